@@ -1,0 +1,136 @@
+/*
+ * backend.c - the backend registry and the context: the only file that knows whether CUDA was
+ * compiled in (GHM_HAVE_CUDA is defined for this file alone). AUTO takes the first backend whose
+ * probe succeeds, as ggml_backend_init_best does; the CUDA probe runs once per process.
+ */
+#include "ghm_backend_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static pthread_once_t cuda_probe_once = PTHREAD_ONCE_INIT;
+static int cuda_probe_result = GHM_ERR_NO_DEVICE;
+
+static void probe_cuda(void)
+{
+#if GHM_HAVE_CUDA
+    cuda_probe_result = ghm_cuda_backend.probe();
+#else
+    cuda_probe_result = GHM_ERR_NO_DEVICE;
+#endif
+}
+
+int ghm_cuda_available(void)
+{
+    pthread_once(&cuda_probe_once, probe_cuda);
+    return cuda_probe_result == GHM_OK;
+}
+
+static const GhmBackend *pick_backend(GhmBackendKind kind)
+{
+#if GHM_HAVE_CUDA
+    if ((kind == GHM_BACKEND_CUDA || kind == GHM_BACKEND_AUTO) && ghm_cuda_available())
+        return &ghm_cuda_backend;
+#endif
+    if (kind == GHM_BACKEND_CUDA)
+        return NULL;
+    return &ghm_cpu_backend;
+}
+
+GhmContextOptions ghm_context_defaults(void)
+{
+    GhmContextOptions opt = {.backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0};
+    return opt;
+}
+
+int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
+{
+    if (!opt || !out || opt->threads < 0 || opt->backend < GHM_BACKEND_AUTO ||
+        opt->backend > GHM_BACKEND_CUDA)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    const GhmBackend *backend = pick_backend(opt->backend);
+    if (!backend)
+        return GHM_ERR_NO_DEVICE;
+    GhmContext *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return GHM_ERR_NOMEM;
+    ctx->backend = backend;
+    ctx->threads = opt->threads;
+    ctx->seed = opt->seed;
+    ctx->verbose = opt->verbose;
+    int ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
+    if (ret < 0) {
+        free(ctx);
+        return ret;
+    }
+    *out = ctx;
+    return GHM_OK;
+}
+
+void ghm_context_free(GhmContext **ctx)
+{
+    if (!ctx || !*ctx)
+        return;
+    if ((*ctx)->backend->shutdown)
+        (*ctx)->backend->shutdown((*ctx)->state);
+    free(*ctx);
+    *ctx = NULL;
+}
+
+GhmBackendKind ghm_context_backend(const GhmContext *ctx) { return ctx->backend->kind; }
+const char *ghm_context_backend_name(const GhmContext *ctx) { return ctx->backend->name; }
+uint64_t ghm_context_seed(const GhmContext *ctx) { return ctx->seed; }
+int ghm_context_threads(const GhmContext *ctx) { return ctx->threads; }
+int ghm_context_verbose(const GhmContext *ctx) { return ctx->verbose; }
+
+void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size)
+{
+    ctx->backend->describe(ctx, buf, size);
+}
+
+int ghm_buffer_alloc(GhmContext *ctx, size_t bytes, void **out)
+{
+    if (!ctx || !out)
+        return GHM_ERR_INVALID;
+    return ctx->backend->alloc(ctx, bytes, out);
+}
+
+void ghm_buffer_free(GhmContext *ctx, void **p)
+{
+    if (!p || !*p)
+        return;
+    ctx->backend->free(ctx, *p);
+    *p = NULL;
+}
+
+int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes)
+{
+    return bytes ? ctx->backend->upload(ctx, dst, host_src, bytes) : GHM_OK;
+}
+
+int ghm_buffer_download(GhmContext *ctx, void *host_dst, const void *src, size_t bytes)
+{
+    return bytes ? ctx->backend->download(ctx, host_dst, src, bytes) : GHM_OK;
+}
+
+int ghm_buffer_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? ctx->backend->copy(ctx, dst, src, bytes) : GHM_OK;
+}
+
+int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes)
+{
+    return bytes ? ctx->backend->zero(ctx, dst, bytes) : GHM_OK;
+}
+
+int ghm_context_sync(GhmContext *ctx) { return ctx->backend->sync(ctx); }
+
+double ghm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

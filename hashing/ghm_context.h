@@ -1,0 +1,88 @@
+/*
+ * ghm_context.h - the context every structure and pipeline runs in: which backend (CPU or
+ * CUDA), how many CPU threads, the seed, and memory that lives where that backend computes.
+ *
+ * Usage:
+ *     GhmContext *ctx = NULL;
+ *     GhmContextOptions opt = ghm_context_defaults();
+ *     opt.backend = GHM_BACKEND_AUTO;          // CUDA when a device is present, else CPU
+ *     if ((ret = ghm_context_create(&opt, &ctx)) < 0) goto fail;
+ *     printf("running on %s\n", ghm_context_backend_name(ctx));
+ *     ...
+ *     ghm_context_free(&ctx);
+ *
+ * "Backend memory" below means device memory on the CUDA backend and ordinary host memory on
+ * the CPU backend. Pipelines keep their arrays in backend memory between stages, so nothing
+ * makes a round trip through the host; they never need to know which backend they are on.
+ */
+#ifndef GHM_CONTEXT_H
+#define GHM_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum GhmBackendKind {
+    GHM_BACKEND_AUTO = 0, /* the first backend whose probe succeeds: CUDA, then CPU */
+    GHM_BACKEND_CPU = 1,
+    GHM_BACKEND_CUDA = 2
+} GhmBackendKind;
+
+typedef struct GhmContextOptions {
+    GhmBackendKind backend;
+    int threads;   /* CPU worker threads; 0 = all cores (OpenMP's default) */
+    uint64_t seed; /* every random choice (hash constants, sampling) derives from it */
+    int verbose;   /* 0 quiet, 1 normal, 2 debug: backends may log to stderr at 2 */
+} GhmContextOptions;
+
+typedef struct GhmContext GhmContext;
+
+/* Returns the defaults: AUTO backend, all cores, seed 1, verbose 0. */
+GhmContextOptions ghm_context_defaults(void);
+
+/* Creates a context. GHM_ERR_NO_DEVICE when CUDA is asked for explicitly and either this build
+ * has no CUDA or no device answers; GHM_ERR_INVALID on a NULL argument or negative threads.
+ * The caller owns *out and frees it with ghm_context_free(). */
+int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
+
+/* Frees the context and sets *ctx to NULL; accepts NULL and a pointer to NULL. */
+void ghm_context_free(GhmContext **ctx);
+
+GhmBackendKind ghm_context_backend(const GhmContext *ctx);
+const char *ghm_context_backend_name(const GhmContext *ctx); /* "cpu" or "cuda" */
+uint64_t ghm_context_seed(const GhmContext *ctx);
+int ghm_context_threads(const GhmContext *ctx); /* the number actually used, >= 1 */
+int ghm_context_verbose(const GhmContext *ctx);
+
+/* Describes the device in one line ("NVIDIA H100 80GB HBM3, sm_90" or "2 CPU threads").
+ * Writes at most size bytes including the terminating NUL. */
+void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size);
+
+/* True (1) when this build has CUDA and a device answers. Probes once per process. */
+int ghm_cuda_available(void);
+
+/* Backend memory. ghm_buffer_alloc returns zeroed memory of at least `bytes` bytes (bytes may be
+ * 0, giving a valid pointer that must still be freed). ghm_buffer_free accepts NULL. */
+int ghm_buffer_alloc(GhmContext *ctx, size_t bytes, void **out);
+void ghm_buffer_free(GhmContext *ctx, void **p);
+int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);
+int ghm_buffer_download(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
+int ghm_buffer_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes); /* within backend */
+int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes);
+
+/* Waits until all work queued on the context's stream is done (no-op on the CPU). */
+int ghm_context_sync(GhmContext *ctx);
+
+/* Monotonic wall clock in seconds, for timings printed by benchmarks and --verbose. */
+double ghm_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_CONTEXT_H */

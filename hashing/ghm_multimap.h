@@ -1,0 +1,56 @@
+/*
+ * ghm_multimap.h - GhmMultimap: all values of a 32-bit key, stored contiguously
+ * (thesis 6.3: sort the pairs by key, then a cuckoo map from each distinct key to its run).
+ *
+ * Usage:
+ *     GhmMultimap *mm = NULL;
+ *     if ((ret = ghm_multimap_create(ctx, 0.0, &mm)) < 0) goto fail;
+ *     if ((ret = ghm_multimap_build(mm, keys, values, n)) < 0) goto fail;
+ *     if ((ret = ghm_multimap_find(mm, queries, m, first, count)) < 0) goto fail;
+ *     const uint32_t *vals; size_t nvals;
+ *     ghm_multimap_values(mm, &vals, &nvals);   // backend memory: vals[first[i] .. +count[i])
+ *     ghm_multimap_free(&mm);
+ *
+ * Order: values of one key appear in the order they had in the input (the sort is stable), so
+ * both backends produce the same array. An absent key gets count 0 and first GHM_NOT_FOUND.
+ * Memory rules as in ghm_map.h. Every 32-bit value is a valid key.
+ */
+#ifndef GHM_MULTIMAP_H
+#define GHM_MULTIMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GhmMultimap GhmMultimap;
+
+/* load_factor of the key -> run map, in (0, 0.99], or 0 for the default. Keeps a pointer to ctx. */
+int ghm_multimap_create(GhmContext *ctx, double load_factor, GhmMultimap **out);
+
+/* Replaces the content with the n (key, value) pairs. n may be 0. */
+int ghm_multimap_build(GhmMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n);
+
+/* For each key: first[i] = index of its first value in the values array and count[i] = how
+ * many it has; absent keys give first GHM_NOT_FOUND and count 0. Either output may be NULL. */
+int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n, uint32_t *first,
+                      uint32_t *count);
+
+/* The contiguous values array in backend memory, owned by the multimap (valid until the next
+ * build or free), and its length (= n of the last build). */
+int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *n);
+
+/* Number of distinct keys. */
+size_t ghm_multimap_keys(const GhmMultimap *mm);
+
+void ghm_multimap_free(GhmMultimap **mm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_MULTIMAP_H */

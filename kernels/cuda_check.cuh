@@ -1,0 +1,33 @@
+/*
+ * cuda_check.cuh - the one CUDA error-checking macro (after CUB's CubDebug): a failing call logs
+ * file:line and CUDA's error string to stderr and yields GHM_ERR_CUDA. GHM_CUDA_LAUNCH checks a
+ * kernel launch; built with -DGHM_CUDA_DEBUG_SYNC it also synchronises, so that an error is
+ * reported by the launch that caused it.
+ */
+#ifndef GHM_CUDA_CHECK_CUH
+#define GHM_CUDA_CHECK_CUH
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "../hashing/ghm_error.h"
+
+static inline int ghm_cuda_status(cudaError_t err, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return GHM_OK;
+    fprintf(stderr, "%s:%d: CUDA error: %s\n", file, line, cudaGetErrorString(err));
+    return err == cudaErrorMemoryAllocation ? GHM_ERR_NOMEM : GHM_ERR_CUDA;
+}
+
+/* Evaluates to GHM_OK or a negative GHM_ERR_* value. */
+#define GHM_CUDA(call) ghm_cuda_status((call), __FILE__, __LINE__)
+
+#ifdef GHM_CUDA_DEBUG_SYNC
+#define GHM_CUDA_LAUNCH()                                                                    \
+    (GHM_CUDA(cudaGetLastError()) < 0 ? GHM_ERR_CUDA : GHM_CUDA(cudaDeviceSynchronize()))
+#else
+#define GHM_CUDA_LAUNCH() GHM_CUDA(cudaGetLastError())
+#endif
+
+#endif /* GHM_CUDA_CHECK_CUH */

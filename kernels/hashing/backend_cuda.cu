@@ -1,0 +1,157 @@
+/*
+ * backend_cuda.cu - the CUDA backend: device 0, one non-blocking stream per context, backend
+ * memory is device memory. Copies are queued on the context's stream and waited for, so the
+ * buffer API is synchronous with respect to the host like the CPU backend's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../cuda_check.cuh"
+#include "backend_cuda.h"
+
+typedef struct CudaState {
+    int device;
+    cudaStream_t stream;
+} CudaState;
+
+cudaStream_t ghm_cuda_stream(const GhmContext *ctx)
+{
+    return ((const CudaState *)ctx->state)->stream;
+}
+
+int ghm_cuda_is_device_pointer(const void *p)
+{
+    cudaPointerAttributes attr;
+    if (!p || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky-free error of an unregistered host pointer */
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+static int cuda_probe(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+        cudaGetLastError();
+        return GHM_ERR_NO_DEVICE;
+    }
+    return GHM_OK;
+}
+
+static int cuda_init(GhmContext *ctx, void **state)
+{
+    CudaState *st = (CudaState *)calloc(1, sizeof *st);
+    if (!st)
+        return GHM_ERR_NOMEM;
+    int ret = GHM_CUDA(cudaSetDevice(0));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking));
+    if (ret < 0) {
+        free(st);
+        return ret;
+    }
+    if (ctx->threads == 0)
+        ctx->threads = 1;
+    *state = st;
+    return GHM_OK;
+}
+
+static void cuda_shutdown(void *state)
+{
+    CudaState *st = (CudaState *)state;
+    if (!st)
+        return;
+    cudaStreamDestroy(st->stream);
+    free(st);
+}
+
+static void cuda_describe(const GhmContext *ctx, char *buf, size_t size)
+{
+    (void)ctx;
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        snprintf(buf, size, "CUDA device");
+        return;
+    }
+    snprintf(buf, size, "%s, sm_%d%d, %.0f GiB", prop.name, prop.major, prop.minor,
+             (double)prop.totalGlobalMem / (1u << 30));
+}
+
+static int cuda_alloc(GhmContext *ctx, size_t bytes, void **out)
+{
+    *out = NULL;
+    int ret = GHM_CUDA(cudaMalloc(out, bytes ? bytes : 1));
+    if (ret < 0)
+        return ret;
+    ret = GHM_CUDA(cudaMemsetAsync(*out, 0, bytes, ghm_cuda_stream(ctx)));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(ctx)));
+    if (ret < 0) {
+        cudaFree(*out);
+        *out = NULL;
+    }
+    return ret;
+}
+
+static void cuda_free(GhmContext *ctx, void *p)
+{
+    (void)ctx;
+    cudaFree(p);
+}
+
+static int copy_kind(GhmContext *ctx, void *dst, const void *src, size_t bytes,
+                     cudaMemcpyKind kind)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, s));
+    return ret < 0 ? ret : GHM_CUDA(cudaStreamSynchronize(s));
+}
+
+static int cuda_upload(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy_kind(ctx, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+static int cuda_download(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy_kind(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+static int cuda_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return copy_kind(ctx, dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+static int cuda_zero(GhmContext *ctx, void *dst, size_t bytes)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_CUDA(cudaMemsetAsync(dst, 0, bytes, s));
+    return ret < 0 ? ret : GHM_CUDA(cudaStreamSynchronize(s));
+}
+
+static int cuda_sync(GhmContext *ctx)
+{
+    return GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(ctx)));
+}
+
+extern "C" const GhmBackend ghm_cuda_backend = {
+    /* .name = */ "cuda",
+    /* .kind = */ GHM_BACKEND_CUDA,
+    /* .probe = */ cuda_probe,
+    /* .init = */ cuda_init,
+    /* .shutdown = */ cuda_shutdown,
+    /* .describe = */ cuda_describe,
+    /* .alloc = */ cuda_alloc,
+    /* .free = */ cuda_free,
+    /* .upload = */ cuda_upload,
+    /* .download = */ cuda_download,
+    /* .copy = */ cuda_copy,
+    /* .zero = */ cuda_zero,
+    /* .sync = */ cuda_sync,
+    /* The structures' op tables are filled in as their kernels land (kernels/hashing/). */
+    /* .map = */ NULL,
+    /* .set = */ NULL,
+    /* .multimap = */ NULL,
+    /* .index = */ NULL,
+};

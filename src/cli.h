@@ -1,0 +1,90 @@
+/*
+ * cli.h - what every sub-command of geohash-match shares: exit codes, the common options,
+ * number parsing with clear messages, one-line errors, and the context a command runs in.
+ *
+ * A command parses its own options with getopt_long over an array that starts with
+ * GHM_COMMON_LONG_OPTIONS, hands every option it does not know to ghm_cli_common_option(),
+ * and returns a GHM_EXIT_* status; only main() calls exit().
+ */
+#ifndef GHM_CLI_H
+#define GHM_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ghm_context.h"
+
+#define GHM_PROGRAM "geohash-match"
+
+enum { GHM_EXIT_FOUND = 0, GHM_EXIT_NOT_FOUND = 1, GHM_EXIT_ERROR = 2 };
+
+/* getopt_long ids of the common options; a command's own ids start at GHM_OPT_FIRST_COMMAND. */
+enum {
+    GHM_OPT_BACKEND = 1000,
+    GHM_OPT_JSON,
+    GHM_OPT_QUIET,
+    GHM_OPT_SEED,
+    GHM_OPT_THREADS,
+    GHM_OPT_VERBOSE,
+    GHM_OPT_HELP,
+    GHM_OPT_VERSION,
+    GHM_OPT_FIRST_COMMAND = 1100
+};
+
+#define GHM_COMMON_LONG_OPTIONS                                                              \
+    {"backend", required_argument, NULL, GHM_OPT_BACKEND},                                   \
+        {"json", no_argument, NULL, GHM_OPT_JSON},                                           \
+        {"quiet", no_argument, NULL, GHM_OPT_QUIET},                                         \
+        {"seed", required_argument, NULL, GHM_OPT_SEED},                                     \
+        {"threads", required_argument, NULL, GHM_OPT_THREADS},                               \
+        {"verbose", no_argument, NULL, GHM_OPT_VERBOSE},                                     \
+        {"help", no_argument, NULL, GHM_OPT_HELP},                                           \
+        {"version", no_argument, NULL, GHM_OPT_VERSION}
+
+typedef struct GhmCommonOptions {
+    GhmBackendKind backend;
+    int json;    /* machine-readable output on stdout */
+    int quiet;   /* nothing on stdout but the result (and no progress) */
+    int threads; /* 0 = all cores */
+    uint64_t seed;
+    int verbose; /* timings and table sizes on stderr */
+    int help;    /* --help was given: the command prints its help and returns 0 */
+    int version;
+} GhmCommonOptions;
+
+GhmCommonOptions ghm_cli_common_defaults(void);
+
+/* Applies one common option. Returns 1 if id was a common option it applied, 0 if id is not a
+ * common option, or -1 after printing an error line for a bad value. */
+int ghm_cli_common_option(GhmCommonOptions *opt, int id, const char *arg);
+
+/* Prints "geohash-match: <subject>: <message>" as one line on stderr. subject may be NULL. */
+void ghm_cli_error(const char *subject, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints a warning line "geohash-match: warning: <subject>: <message>" on stderr. */
+void ghm_cli_warn(const char *subject, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing of option values: the whole string must be a number within
+ * [min, max]; otherwise prints "geohash-match: --name: ..." and returns -1. */
+int ghm_cli_parse_long(const char *name, const char *arg, long min, long max, long *out);
+int ghm_cli_parse_double(const char *name, const char *arg, double min, double max, double *out);
+
+/* Creates the context for the common options, printing one error line on failure (e.g. CUDA
+ * asked for where no device is). Returns GHM_OK or the error. */
+int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out);
+
+/* Prints "geohash-match: unexpected argument..." / usage hints for getopt failures. */
+void ghm_cli_usage_hint(const char *command);
+
+/* The top-level help and the version line. */
+void ghm_cli_print_help(FILE *f);
+void ghm_cli_print_version(FILE *f);
+
+/* The sub-commands. Each returns a GHM_EXIT_* status. argv[0] is the command's name. */
+int ghm_cmd_match(int argc, char **argv); /* REFERENCE QUERY (image or video) */
+int ghm_cmd_voxel(int argc, char **argv);
+int ghm_cmd_bench(int argc, char **argv);
+
+#endif /* GHM_CLI_H */

@@ -1,0 +1,19 @@
+/*
+ * json_out.h - JSON output through jansson, so that every string (file names with quotes,
+ * non-ASCII or even invalid UTF-8) comes out as valid JSON.
+ */
+#ifndef GHM_JSON_OUT_H
+#define GHM_JSON_OUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* A JSON string for arbitrary bytes: valid UTF-8 is kept, each invalid byte becomes U+FFFD.
+ * Returns a new reference, or NULL when out of memory. */
+json_t *ghm_json_string_lossy(const char *s);
+
+/* Writes obj on one line followed by a newline (JSON Lines friendly) and flushes f.
+ * Returns 0, or -1 on a write error. Does not take the reference. */
+int ghm_json_print(FILE *f, const json_t *obj);
+
+#endif /* GHM_JSON_OUT_H */

@@ -1,0 +1,123 @@
+/* check_context.c - the backend registry, contexts, backend memory and error strings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_context.h"
+#include "test_support.h"
+
+START_TEST(test_cpu_context)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    ck_assert_str_eq(ghm_context_backend_name(ctx), "cpu");
+    ck_assert_int_eq(ghm_context_backend(ctx), GHM_BACKEND_CPU);
+    ck_assert_int_ge(ghm_context_threads(ctx), 1);
+    ck_assert_uint_eq(ghm_context_seed(ctx), 1);
+    char what[128];
+    ghm_context_describe(ctx, what, sizeof what);
+    ck_assert_ptr_nonnull(strstr(what, "CPU"));
+    ghm_context_free(&ctx);
+    ck_assert_ptr_null(ctx);
+    ghm_context_free(&ctx); /* a second free of the nulled pointer is harmless */
+    ghm_context_free(NULL);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+    GhmContext *ctx = NULL;
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.threads = -1;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_INVALID);
+    ck_assert_ptr_null(ctx);
+    opt = ghm_context_defaults();
+    opt.backend = (GhmBackendKind)7;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_context_create(NULL, &ctx), GHM_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_cuda_absent_is_an_error)
+{
+    if (ghm_test_have_cuda())
+        return; /* covered by the cuda case on a GPU machine */
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CUDA;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_NO_DEVICE);
+    ck_assert_ptr_null(ctx);
+    opt.backend = GHM_BACKEND_AUTO;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    ck_assert_str_eq(ghm_context_backend_name(ctx), "cpu");
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static void buffer_round_trip(GhmBackendKind kind)
+{
+    GhmContext *ctx = ghm_test_context(kind);
+    enum { N = 1000 };
+    uint32_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 2654435761u;
+    void *a = NULL, *b = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, sizeof host, &a), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, sizeof host, &b), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, back, a, sizeof back), GHM_OK);
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(back[i], 0); /* alloc zeroes */
+    ck_assert_int_eq(ghm_buffer_upload(ctx, a, host, sizeof host), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_copy(ctx, b, a, sizeof host), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, back, b, sizeof back), GHM_OK);
+    ck_assert_mem_eq(host, back, sizeof host);
+    ck_assert_int_eq(ghm_buffer_zero(ctx, b, sizeof host), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, back, b, sizeof back), GHM_OK);
+    ck_assert_uint_eq(back[N - 1], 0);
+    ck_assert_int_eq(ghm_context_sync(ctx), GHM_OK);
+    ghm_buffer_free(ctx, &a);
+    ghm_buffer_free(ctx, &b);
+    ck_assert_ptr_null(a);
+    ghm_buffer_free(ctx, &a);
+    ghm_context_free(&ctx);
+}
+
+START_TEST(test_cpu_buffers) { buffer_round_trip(GHM_BACKEND_CPU); }
+END_TEST
+
+START_TEST(test_cuda_buffers)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CUDA);
+    ck_assert_str_eq(ghm_context_backend_name(ctx), "cuda");
+    ghm_context_free(&ctx);
+    buffer_round_trip(GHM_BACKEND_CUDA);
+}
+END_TEST
+
+START_TEST(test_strerror)
+{
+    ck_assert_str_eq(ghm_strerror(GHM_OK), "success");
+    ck_assert_str_eq(ghm_strerror(GHM_ERR_NO_DEVICE), "no CUDA device available");
+    for (int e = GHM_OK; e >= GHM_ERR_BUILD_FAILED; e--)
+        ck_assert_str_ne(ghm_strerror(e), "unknown error");
+    ck_assert_str_eq(ghm_strerror(-1000), "unknown error");
+    ck_assert_str_eq(ghm_strerror(5), "unknown error");
+}
+END_TEST
+
+static Suite *context_suite(void)
+{
+    Suite *s = suite_create("context");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_cpu_context);
+    tcase_add_test(core, test_bad_options);
+    tcase_add_test(core, test_cuda_absent_is_an_error);
+    tcase_add_test(core, test_cpu_buffers);
+    tcase_add_test(core, test_strerror);
+    suite_add_tcase(s, core);
+    TCase *cuda = tcase_create("cuda");
+    tcase_add_test(cuda, test_cuda_buffers);
+    suite_add_tcase(s, cuda);
+    return s;
+}
+
+int main(void) { return ghm_test_main(context_suite()); }

@@ -1,0 +1,73 @@
+/*
+ * ghm_image.h - the one grey 8-bit image type the pipelines use, read from PNG or JPEG (chosen
+ * by the file's content, never its name) and written as PNG for overlays.
+ *
+ * Usage:
+ *     GhmImage *img = NULL;
+ *     char why[256];
+ *     if ((ret = ghm_image_load("photo.jpg", &img, why, sizeof why)) < 0) {
+ *         fprintf(stderr, "photo.jpg: %s\n", why);     // e.g. "truncated JPEG data"
+ *         goto fail;
+ *     }
+ *     // img->pixels[y * img->stride + x], 0 = black, 255 = white
+ *     ghm_image_free(&img);
+ *
+ * Colour inputs become grey by ITU-R BT.601 luma (as libjpeg and OpenCV do); 16-bit samples are
+ * reduced to 8 bits; alpha is dropped (composited on black). Images with more than
+ * GHM_IMAGE_MAX_PIXELS pixels, or a side longer than GHM_IMAGE_MAX_SIDE, are refused with
+ * GHM_ERR_TOO_LARGE before any pixel memory is allocated.
+ */
+#ifndef GHM_IMAGE_H
+#define GHM_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GHM_IMAGE_MAX_SIDE 32768
+#define GHM_IMAGE_MAX_PIXELS (100u * 1000u * 1000u) /* 100 megapixels */
+
+typedef struct GhmImage {
+    int width;
+    int height;
+    int stride; /* bytes between rows, >= width */
+    uint8_t *pixels;
+} GhmImage;
+
+/* An RGB image, used only for drawing overlays. */
+typedef struct GhmRgbImage {
+    int width;
+    int height;
+    uint8_t *pixels; /* width * height * 3 bytes, row-major, no padding */
+} GhmRgbImage;
+
+/* Creates a zeroed grey image. GHM_ERR_INVALID for sizes < 1, GHM_ERR_TOO_LARGE above the limits. */
+int ghm_image_create(int width, int height, GhmImage **out);
+
+/* Reads a PNG or JPEG file. On failure returns GHM_ERR_IO (cannot open/read), GHM_ERR_FORMAT
+ * (not PNG or JPEG, or damaged), GHM_ERR_TRUNCATED, GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM and, when
+ * why is not NULL, writes one line saying what is wrong (without the file name). */
+int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size);
+
+/* The same from a buffer in memory (the whole encoded file). */
+int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why, size_t why_size);
+
+/* Writes a grey image as PNG, atomically (a temporary file renamed into place). */
+int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size);
+
+void ghm_image_free(GhmImage **img);
+
+int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out);
+int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size);
+void ghm_rgb_image_free(GhmRgbImage **img);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_IMAGE_H */
