@@ -77,4 +77,5 @@ const GhmBackend ghm_cpu_backend = {
     .set = NULL,
     .multimap = NULL,
     .index = NULL,
+    .sorted = NULL,
 };

@@ -58,6 +58,13 @@ typedef struct GhmIndexOps {
     void (*destroy)(void *impl);
 } GhmIndexOps;
 
+typedef struct GhmSortedOps {
+    int (*create)(GhmContext *ctx, void **impl);
+    int (*build)(void *impl, const uint32_t *keys, const uint32_t *values, size_t n);
+    int (*find)(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
+    void (*destroy)(void *impl);
+} GhmSortedOps;
+
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
@@ -78,6 +85,7 @@ typedef struct GhmBackend {
     const GhmSetOps *set;
     const GhmMultimapOps *multimap;
     const GhmIndexOps *index;
+    const GhmSortedOps *sorted;
 } GhmBackend;
 
 struct GhmContext {
@@ -97,6 +105,7 @@ extern const GhmMapOps ghm_cpu_map_ops;
 extern const GhmSetOps ghm_cpu_set_ops;
 extern const GhmMultimapOps ghm_cpu_multimap_ops;
 extern const GhmIndexOps ghm_cpu_index_ops;
+extern const GhmSortedOps ghm_cpu_sorted_ops;
 
 /* A 64-bit mixer (splitmix64) used to derive hash constants from the context seed, so that both
  * backends draw identical constants for the same seed and attempt number. */

@@ -154,4 +154,5 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .set = */ NULL,
     /* .multimap = */ NULL,
     /* .index = */ NULL,
+    /* .sorted = */ NULL,
 };
