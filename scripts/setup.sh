@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# setup.sh - installs what a fresh Debian 12 machine lacks to build and test geohash-match.
+# Idempotent: asks apt only for packages that are missing. Works as root or through sudo.
+# The CUDA toolkit is optional (the build uses nvcc when it is on PATH) and is not installed here.
+set -euo pipefail
+
+packages=(
+    build-essential cmake pkg-config            # compiler, build
+    libpng-dev libjpeg62-turbo-dev              # images
+    libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg  # video (ffmpeg: test fixtures)
+    libjansson-dev                              # JSON output
+    check libsubunit-dev                        # unit tests
+    python3 python3-numpy                       # test helpers, voxel truth script
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all ${#packages[@]} packages present"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+else
+    echo "setup: missing packages (${missing[*]}) and neither root nor sudo to install them" >&2
+    exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# test.sh - the one test command (README and .ci/run call it): installs what is missing, builds,
+# runs the whole suite through ctest, then runs it again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (CPU backend). CUDA tests report "skipped" without a device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (release, CUDA when nvcc is found)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+echo "== tests"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, CPU only)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGEOHASH_SANITIZE=ON -DGEOHASH_CUDA=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+echo "== tests under the sanitizers"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
