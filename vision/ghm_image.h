@@ -66,6 +66,23 @@ int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out);
 int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size);
 void ghm_rgb_image_free(GhmRgbImage **img);
 
+/* Creates a black RGB image; the same size rules and codes as ghm_image_create. */
+int ghm_rgb_image_create(int width, int height, GhmRgbImage **out);
+
+/* Sets one pixel; coordinates outside the image are ignored (drawing clips, never fails). */
+void ghm_rgb_image_set(GhmRgbImage *img, int x, int y, uint8_t r, uint8_t g, uint8_t b);
+
+/* Draws a filled square of side 2 * radius + 1 centred on the pixel nearest (x, y), clipped.
+ * Non-finite coordinates draw nothing. */
+void ghm_rgb_image_draw_point(GhmRgbImage *img, double x, double y, int radius, uint8_t r,
+                              uint8_t g, uint8_t b);
+
+/* Draws a one-pixel line from (x0, y0) to (x1, y1) (pixel centres at integer coordinates),
+ * clipped to the image first, so far-away or huge endpoints cost nothing. Non-finite
+ * coordinates draw nothing. */
+void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, double y1,
+                             uint8_t r, uint8_t g, uint8_t b);
+
 #ifdef __cplusplus
 }
 #endif

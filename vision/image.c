@@ -1,0 +1,349 @@
+/*
+ * image.c - the GhmImage and GhmRgbImage types, reading a whole file into memory, choosing the
+ * decoder by the first bytes of the content (never the file name), the size limits, and the
+ * small drawing helpers used for overlays.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_internal.h"
+
+/* Encoded files above this are refused before reading: even a 100-megapixel RGBA PNG stored
+ * uncompressed stays below it, so only garbage or a wrong file gets here. */
+#define MAX_FILE_BYTES ((size_t)1 << 30)
+
+static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
+static const uint8_t jpeg_signature[3] = {0xff, 0xd8, 0xff};
+
+void ghmi_why(char *why, size_t why_size, const char *fmt, ...)
+{
+    if (why == NULL || why_size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+}
+
+int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why_size)
+{
+    if (width == 0 || height == 0) {
+        ghmi_why(why, why_size, "image has zero width or height (%llux%llu)",
+                 (unsigned long long)width, (unsigned long long)height);
+        return GHM_ERR_FORMAT;
+    }
+    /* Both sides are below 2^32 here in practice, but check the sides first so that the
+     * product below cannot overflow whatever the caller passed. */
+    if (width > GHM_IMAGE_MAX_SIDE || height > GHM_IMAGE_MAX_SIDE) {
+        if (width <= UINT32_MAX && height <= UINT32_MAX && width * height > GHM_IMAGE_MAX_PIXELS)
+            ghmi_why(why, why_size, "image is %llux%llu pixels, above the limit of %u pixels",
+                     (unsigned long long)width, (unsigned long long)height,
+                     GHM_IMAGE_MAX_PIXELS);
+        else
+            ghmi_why(why, why_size,
+                     "image is %llux%llu pixels, a side is above the limit of %d pixels",
+                     (unsigned long long)width, (unsigned long long)height, GHM_IMAGE_MAX_SIDE);
+        return GHM_ERR_TOO_LARGE;
+    }
+    if (width * height > GHM_IMAGE_MAX_PIXELS) {
+        ghmi_why(why, why_size, "image is %llux%llu pixels, above the limit of %u pixels",
+                 (unsigned long long)width, (unsigned long long)height, GHM_IMAGE_MAX_PIXELS);
+        return GHM_ERR_TOO_LARGE;
+    }
+    return GHM_OK;
+}
+
+/* The public create reports a zero or negative size as an argument error, not a bad file. */
+static int check_create_size(int width, int height)
+{
+    if (width < 1 || height < 1)
+        return GHM_ERR_INVALID;
+    return ghmi_image_check_size((uint64_t)width, (uint64_t)height, NULL, 0);
+}
+
+int ghm_image_create(int width, int height, GhmImage **out)
+{
+    if (out == NULL)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    int ret = check_create_size(width, height);
+    if (ret < 0)
+        return ret;
+    GhmImage *img = calloc(1, sizeof *img);
+    if (img == NULL)
+        return GHM_ERR_NOMEM;
+    img->pixels = calloc((size_t)width * (size_t)height, 1);
+    if (img->pixels == NULL) {
+        free(img);
+        return GHM_ERR_NOMEM;
+    }
+    img->width = width;
+    img->height = height;
+    img->stride = width;
+    *out = img;
+    return GHM_OK;
+}
+
+void ghm_image_free(GhmImage **img)
+{
+    if (img == NULL || *img == NULL)
+        return;
+    free((*img)->pixels);
+    free(*img);
+    *img = NULL;
+}
+
+/* 1 when the first bytes of data agree with sig as far as data goes (size >= 1). A short file
+ * that is a prefix of a signature is then reported by that decoder as truncated. */
+static int starts_like(const uint8_t *data, size_t size, const uint8_t *sig, size_t sig_size)
+{
+    size_t n = size < sig_size ? size : sig_size;
+    return n > 0 && memcmp(data, sig, n) == 0;
+}
+
+int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
+                     size_t why_size)
+{
+    if (out == NULL || (data == NULL && size > 0)) {
+        ghmi_why(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    *out = NULL;
+    if (size == 0) {
+        ghmi_why(why, why_size, "empty file");
+        return GHM_ERR_FORMAT;
+    }
+    if (starts_like(data, size, png_signature, sizeof png_signature))
+        return ghmi_png_decode(data, size, out, why, why_size);
+    if (starts_like(data, size, jpeg_signature, sizeof jpeg_signature))
+        return ghmi_jpeg_decode(data, size, out, why, why_size);
+    ghmi_why(why, why_size, "not a PNG or JPEG image");
+    return GHM_ERR_FORMAT;
+}
+
+/* Reads the rest of f into a growing buffer, refusing more than MAX_FILE_BYTES. The first
+ * guess comes from fstat so that a regular file is read with one allocation. */
+static int read_all(FILE *f, size_t guess, uint8_t **data, size_t *size, char *why,
+                    size_t why_size)
+{
+    size_t cap = guess + 1, used = 0;
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL)
+        return GHM_ERR_NOMEM;
+    for (;;) {
+        used += fread(buf + used, 1, cap - used, f);
+        if (used < cap)
+            break;
+        if (cap > MAX_FILE_BYTES) {
+            free(buf);
+            ghmi_why(why, why_size, "file is larger than %zu bytes", MAX_FILE_BYTES);
+            return GHM_ERR_TOO_LARGE;
+        }
+        size_t grown = cap * 2 > MAX_FILE_BYTES + 1 ? MAX_FILE_BYTES + 1 : cap * 2;
+        uint8_t *bigger = realloc(buf, grown);
+        if (bigger == NULL) {
+            free(buf);
+            return GHM_ERR_NOMEM;
+        }
+        buf = bigger;
+        cap = grown;
+    }
+    if (ferror(f)) {
+        int err = errno;
+        free(buf);
+        ghmi_why(why, why_size, "cannot read: %s", strerror(err));
+        return GHM_ERR_IO;
+    }
+    *data = buf;
+    *size = used;
+    return GHM_OK;
+}
+
+/* Opens path and checks it is a regular-sized readable file; returns the size hint. */
+static int open_input(const char *path, FILE **f, size_t *guess, char *why, size_t why_size)
+{
+    *f = fopen(path, "rb");
+    if (*f == NULL) {
+        ghmi_why(why, why_size, "cannot open: %s", strerror(errno));
+        return GHM_ERR_IO;
+    }
+    struct stat st;
+    *guess = 64 * 1024;
+    if (fstat(fileno(*f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            ghmi_why(why, why_size, "is a directory, not an image file");
+            return GHM_ERR_IO;
+        }
+        if (S_ISREG(st.st_mode)) {
+            if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
+                ghmi_why(why, why_size, "file is %lld bytes, above the limit of %zu bytes",
+                         (long long)st.st_size, MAX_FILE_BYTES);
+                return GHM_ERR_TOO_LARGE;
+            }
+            *guess = (size_t)st.st_size;
+        }
+    }
+    return GHM_OK;
+}
+
+int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size)
+{
+    if (path == NULL || out == NULL) {
+        ghmi_why(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    *out = NULL;
+    FILE *f = NULL;
+    uint8_t *data = NULL;
+    size_t size = 0, guess = 0;
+    int ret = open_input(path, &f, &guess, why, why_size);
+    if (ret < 0)
+        goto done;
+    if ((ret = read_all(f, guess, &data, &size, why, why_size)) < 0)
+        goto done;
+    ret = ghm_image_decode(data, size, out, why, why_size);
+done:
+    if (ret == GHM_ERR_NOMEM)
+        ghmi_why(why, why_size, "out of memory");
+    free(data);
+    if (f != NULL)
+        fclose(f);
+    return ret;
+}
+
+int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size)
+{
+    if (img == NULL || path == NULL || img->pixels == NULL || img->stride < img->width) {
+        ghmi_why(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    return ghmi_png_write(path, img->width, img->height, 1, img->pixels, (size_t)img->stride,
+                          why, why_size);
+}
+
+/* --- RGB images for overlays ------------------------------------------------------------- */
+
+int ghm_rgb_image_create(int width, int height, GhmRgbImage **out)
+{
+    if (out == NULL)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    int ret = check_create_size(width, height);
+    if (ret < 0)
+        return ret;
+    GhmRgbImage *img = calloc(1, sizeof *img);
+    if (img == NULL)
+        return GHM_ERR_NOMEM;
+    img->pixels = calloc((size_t)width * (size_t)height, 3);
+    if (img->pixels == NULL) {
+        free(img);
+        return GHM_ERR_NOMEM;
+    }
+    img->width = width;
+    img->height = height;
+    *out = img;
+    return GHM_OK;
+}
+
+int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out)
+{
+    if (grey == NULL || grey->pixels == NULL || out == NULL)
+        return GHM_ERR_INVALID;
+    int ret = ghm_rgb_image_create(grey->width, grey->height, out);
+    if (ret < 0)
+        return ret;
+    uint8_t *dst = (*out)->pixels;
+    for (int y = 0; y < grey->height; y++) {
+        const uint8_t *row = grey->pixels + (size_t)y * (size_t)grey->stride;
+        for (int x = 0; x < grey->width; x++, dst += 3)
+            dst[0] = dst[1] = dst[2] = row[x];
+    }
+    return GHM_OK;
+}
+
+int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size)
+{
+    if (img == NULL || path == NULL || img->pixels == NULL) {
+        ghmi_why(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    return ghmi_png_write(path, img->width, img->height, 3, img->pixels, (size_t)img->width * 3,
+                          why, why_size);
+}
+
+void ghm_rgb_image_free(GhmRgbImage **img)
+{
+    if (img == NULL || *img == NULL)
+        return;
+    free((*img)->pixels);
+    free(*img);
+    *img = NULL;
+}
+
+void ghm_rgb_image_set(GhmRgbImage *img, int x, int y, uint8_t r, uint8_t g, uint8_t b)
+{
+    if (img == NULL || x < 0 || y < 0 || x >= img->width || y >= img->height)
+        return;
+    uint8_t *p = img->pixels + ((size_t)y * (size_t)img->width + (size_t)x) * 3;
+    p[0] = r;
+    p[1] = g;
+    p[2] = b;
+}
+
+void ghm_rgb_image_draw_point(GhmRgbImage *img, double x, double y, int radius, uint8_t r,
+                              uint8_t g, uint8_t b)
+{
+    if (img == NULL || !isfinite(x) || !isfinite(y) || radius < 0)
+        return;
+    /* Reject far-away points before converting, so that the int casts below are defined. */
+    double reach = (double)radius + 1.0;
+    if (x < -reach || y < -reach || x > img->width + reach || y > img->height + reach)
+        return;
+    int cx = (int)lround(x), cy = (int)lround(y);
+    for (int dy = -radius; dy <= radius; dy++)
+        for (int dx = -radius; dx <= radius; dx++)
+            ghm_rgb_image_set(img, cx + dx, cy + dy, r, g, b);
+}
+
+/* Liang-Barsky: narrows [t0, t1] to the part of p + t * d inside [lo, hi]; 0 when empty. */
+static int clip_axis(double p, double d, double lo, double hi, double *t0, double *t1)
+{
+    if (d == 0.0)
+        return p >= lo && p <= hi;
+    double a = (lo - p) / d, b = (hi - p) / d;
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    if (a > *t0)
+        *t0 = a;
+    if (b < *t1)
+        *t1 = b;
+    return *t0 <= *t1;
+}
+
+void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, double y1,
+                             uint8_t r, uint8_t g, uint8_t b)
+{
+    if (img == NULL || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
+        return;
+    double dx = x1 - x0, dy = y1 - y0, t0 = 0.0, t1 = 1.0;
+    if (!clip_axis(x0, dx, -0.5, img->width - 0.5, &t0, &t1) ||
+        !clip_axis(y0, dy, -0.5, img->height - 0.5, &t0, &t1))
+        return;
+    double ax = x0 + t0 * dx, ay = y0 + t0 * dy, bx = x0 + t1 * dx, by = y0 + t1 * dy;
+    /* After clipping both ends lie in the image, so the step count is bounded by its size. */
+    double len = fmax(fabs(bx - ax), fabs(by - ay));
+    int steps = (int)ceil(len);
+    for (int i = 0; i <= steps; i++) {
+        double t = steps == 0 ? 0.0 : (double)i / steps;
+        ghm_rgb_image_set(img, (int)lround(ax + t * (bx - ax)), (int)lround(ay + t * (by - ay)),
+                          r, g, b);
+    }
+}

@@ -1,0 +1,41 @@
+/*
+ * image_internal.h - what image.c, image_png.c and image_jpeg.c share: the size check every
+ * decoder runs on the header before it allocates pixels, the "why" message writer, the luma
+ * formula, and the per-format decoders and writer that image.c dispatches to.
+ */
+#ifndef GHM_IMAGE_INTERNAL_H
+#define GHM_IMAGE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_image.h"
+
+/* Writes a printf-style message into why (size why_size); does nothing when why is NULL. */
+void ghmi_why(char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* GHM_OK when a width x height image is allowed, GHM_ERR_FORMAT for a zero side,
+ * GHM_ERR_TOO_LARGE above GHM_IMAGE_MAX_SIDE or GHM_IMAGE_MAX_PIXELS; writes why on failure.
+ * Takes 64-bit sizes so that a header's raw 32-bit fields can be checked before any cast. */
+int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why_size);
+
+/* ITU-R BT.601 luma, rounded: the weights libjpeg uses for YCbCr and OpenCV for RGB2GRAY. */
+static inline uint8_t ghmi_luma(unsigned r, unsigned g, unsigned b)
+{
+    return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
+}
+
+/* Decoders for a whole file in memory whose signature already matched. Same contract as
+ * ghm_image_decode. */
+int ghmi_png_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
+                    size_t why_size);
+int ghmi_jpeg_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
+                     size_t why_size);
+
+/* Writes 8-bit rows (channels 1 = grey, 3 = RGB) as a PNG at path, through a temporary file in
+ * the same directory that is renamed into place; nothing is left behind on failure. */
+int ghmi_png_write(const char *path, int width, int height, int channels, const uint8_t *pixels,
+                   size_t stride, char *why, size_t why_size);
+
+#endif /* GHM_IMAGE_INTERNAL_H */

@@ -1,0 +1,160 @@
+/*
+ * image_jpeg.c - JPEG through libjpeg-turbo: baseline and progressive, grey, YCbCr or RGB,
+ * decoded from memory straight to grey (libjpeg takes the Y channel of YCbCr, which is the
+ * BT.601 luma, and converts RGB with the same weights). CMYK and YCCK are refused as
+ * unsupported: turning ink coverage into a brightness needs a colour profile we do not have.
+ *
+ * libjpeg's default error handler prints and calls exit(); ours formats the message and
+ * longjmps back to the one function that drives the decoder. Warnings (libjpeg calls
+ * emit_message with level -1, e.g. "Premature end of JPEG file" when data is cut short and it
+ * pads with a fake EOI) are errors too: a damaged file must not decode to a half-grey image.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* jpeglib.h uses size_t and FILE without including their headers. */
+#include <jerror.h>
+#include <jpeglib.h>
+
+#include "image_internal.h"
+
+/* libjpeg-turbo's own TurboJPEG API stops at this many scans (TJFLAG_LIMITSCANS): a
+ * progressive file with thousands of tiny scans otherwise costs minutes of CPU. */
+#define MAX_SCANS 500
+
+typedef struct JpegFailure {
+    struct jpeg_error_mgr mgr; /* first, so that cinfo->err points at the whole struct */
+    jmp_buf jump;
+    int status;
+    char message[JMSG_LENGTH_MAX];
+} JpegFailure;
+
+/* Everything the decoder touches after setjmp, owned by ghmi_jpeg_decode. */
+typedef struct JpegDecoder {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_progress_mgr progress;
+    JpegFailure failure;
+    GhmImage *img;
+} JpegDecoder;
+
+static void on_jpeg_error(j_common_ptr cinfo)
+{
+    JpegFailure *f = (JpegFailure *)cinfo->err;
+    cinfo->err->format_message(cinfo, f->message);
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF || code == JERR_INPUT_EOF)
+        f->status = GHM_ERR_TRUNCATED;
+    else if (code == JERR_OUT_OF_MEMORY)
+        f->status = GHM_ERR_NOMEM;
+    else if (code == JERR_BAD_PRECISION || code == JERR_CONVERSION_NOTIMPL ||
+             code == JERR_NOT_COMPILED || code == JERR_ARITH_NOTIMPL)
+        f->status = GHM_ERR_UNSUPPORTED;
+    else
+        f->status = GHM_ERR_FORMAT;
+    longjmp(f->jump, 1);
+}
+
+/* Level -1 is a warning about damaged data: fail. Levels >= 0 are trace output: ignore. */
+static void on_jpeg_message(j_common_ptr cinfo, int level)
+{
+    if (level < 0)
+        on_jpeg_error(cinfo);
+}
+
+static void on_jpeg_progress(j_common_ptr cinfo)
+{
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (cinfo->is_decompressor && d->input_scan_number > MAX_SCANS) {
+        JpegFailure *f = (JpegFailure *)cinfo->err;
+        snprintf(f->message, sizeof f->message, "more than %d progressive scans", MAX_SCANS);
+        f->status = GHM_ERR_UNSUPPORTED;
+        longjmp(f->jump, 1);
+    }
+}
+
+/* Chooses grey output, or refuses colour spaces we cannot turn into a brightness. */
+static int choose_output(JpegDecoder *d, char *why, size_t why_size)
+{
+    switch (d->cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_YCbCr:
+    case JCS_RGB:
+        d->cinfo.out_color_space = JCS_GRAYSCALE;
+        return GHM_OK;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        ghmi_why(why, why_size, "CMYK JPEG images are not supported");
+        return GHM_ERR_UNSUPPORTED;
+    default:
+        ghmi_why(why, why_size, "JPEG colour space %d is not supported",
+                 (int)d->cinfo.jpeg_color_space);
+        return GHM_ERR_UNSUPPORTED;
+    }
+}
+
+/* The only function that calls into libjpeg; returns GHM_OK or a GHM_ERR_*. */
+static int decode_with_libjpeg(JpegDecoder *d, const uint8_t *data, size_t size, char *why,
+                               size_t why_size)
+{
+    if (setjmp(d->failure.jump))
+        return d->failure.status;
+    jpeg_create_decompress(&d->cinfo);
+    d->progress.progress_monitor = on_jpeg_progress;
+    d->cinfo.progress = &d->progress;
+    jpeg_mem_src(&d->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&d->cinfo, TRUE);
+    int ret = ghmi_image_check_size(d->cinfo.image_width, d->cinfo.image_height, why, why_size);
+    if (ret < 0 || (ret = choose_output(d, why, why_size)) < 0)
+        return ret;
+    jpeg_start_decompress(&d->cinfo);
+    if (d->cinfo.output_components != 1) {
+        ghmi_why(why, why_size, "JPEG decoder did not produce grey output");
+        return GHM_ERR_EXTERNAL;
+    }
+    ret = ghm_image_create((int)d->cinfo.output_width, (int)d->cinfo.output_height, &d->img);
+    if (ret < 0)
+        return ret;
+    while (d->cinfo.output_scanline < d->cinfo.output_height) {
+        JSAMPROW row = d->img->pixels + (size_t)d->cinfo.output_scanline * d->img->stride;
+        jpeg_read_scanlines(&d->cinfo, &row, 1);
+    }
+    /* Reading to EOI catches a file cut after its last scan. */
+    jpeg_finish_decompress(&d->cinfo);
+    return GHM_OK;
+}
+
+static void describe_failure(const JpegFailure *f, int ret, char *why, size_t why_size)
+{
+    if (ret == GHM_ERR_TRUNCATED)
+        ghmi_why(why, why_size, "truncated JPEG data (premature end of file)");
+    else if (ret == GHM_ERR_NOMEM)
+        ghmi_why(why, why_size, "out of memory decoding JPEG");
+    else if (ret == GHM_ERR_UNSUPPORTED)
+        ghmi_why(why, why_size, "unsupported JPEG: %s", f->message);
+    else
+        ghmi_why(why, why_size, "damaged JPEG data: %s", f->message);
+}
+
+int ghmi_jpeg_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
+                     size_t why_size)
+{
+    JpegDecoder d;
+    memset(&d, 0, sizeof d);
+    d.cinfo.err = jpeg_std_error(&d.failure.mgr);
+    d.failure.mgr.error_exit = on_jpeg_error;
+    d.failure.mgr.emit_message = on_jpeg_message;
+    int ret = decode_with_libjpeg(&d, data, size, why, why_size);
+    /* A message from libjpeg means it longjmped; otherwise why was written where we failed. */
+    if (ret < 0 && d.failure.message[0] != '\0')
+        describe_failure(&d.failure, ret, why, why_size);
+    else if (ret == GHM_ERR_NOMEM)
+        ghmi_why(why, why_size, "out of memory decoding JPEG");
+    if (ret < 0)
+        ghm_image_free(&d.img);
+    /* Safe even when creation itself failed: the struct was zeroed and mem is NULL then. */
+    jpeg_destroy_decompress(&d.cinfo);
+    *out = d.img;
+    return ret;
+}
