@@ -71,6 +71,34 @@ test_bench_unknown() {
     run_cmd 2 bench no-such-bench
 }
 
+# --- image input (image I/O helper) ---
+# A damaged or foreign QUERY image: exit 2 and one stderr line that names the file and says why.
+bad_image() {
+    run_cmd 2 --backend cpu "$DATA/images/box_in_scene.png" "$DATA/bad/$1"
+    expect_one_error_line "$1"
+    grep -qF -- "$2" "$TMP/err" || fail "stderr does not say '$2': $(cat "$TMP/err")"
+}
+
+test_bad_image_empty() { bad_image empty.png "empty file"; }
+test_bad_image_corrupt_signature() { bad_image corrupt_signature.png "not a PNG or JPEG image"; }
+test_bad_image_corrupt_ihdr_crc() { bad_image corrupt_ihdr_crc.png "CRC error"; }
+test_bad_image_huge_dimensions() { bad_image huge_dimensions.png "above the limit"; }
+test_bad_image_truncated_jpg() { bad_image truncated.jpg "truncated JPEG data"; }
+test_bad_image_not_an_image() { bad_image not_an_image.jpg "not a PNG or JPEG image"; }
+
+# The same when the bad image is the REFERENCE, and for a PNG cut short in a temporary copy.
+test_bad_image_as_reference() {
+    run_cmd 2 --backend cpu "$DATA/bad/truncated.jpg" "$DATA/images/box.png"
+    expect_one_error_line truncated.jpg
+}
+
+test_bad_image_truncated_png() {
+    head -c 20000 "$DATA/images/box.png" >"$TMP/cut.png"
+    run_cmd 2 --backend cpu "$DATA/images/box_in_scene.png" "$TMP/cut.png"
+    expect_one_error_line cut.png
+    grep -qF "truncated PNG data" "$TMP/err" || fail "not reported as truncated: $(cat "$TMP/err")"
+}
+
 if [ $# -ne 1 ] || ! declare -F "$1" >/dev/null; then
     echo "usage: $0 test_NAME" >&2
     exit 2

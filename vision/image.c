@@ -328,6 +328,13 @@ static int clip_axis(double p, double d, double lo, double hi, double *t0, doubl
     return *t0 <= *t1;
 }
 
+/* Rounds a clipped coordinate (within [-0.5, size - 0.5]) to a pixel index in [0, size). */
+static int snap(double v, int size)
+{
+    int i = (int)floor(v + 0.5);
+    return i < 0 ? 0 : i >= size ? size - 1 : i;
+}
+
 void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, double y1,
                              uint8_t r, uint8_t g, uint8_t b)
 {
@@ -337,13 +344,23 @@ void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, 
     if (!clip_axis(x0, dx, -0.5, img->width - 0.5, &t0, &t1) ||
         !clip_axis(y0, dy, -0.5, img->height - 0.5, &t0, &t1))
         return;
-    double ax = x0 + t0 * dx, ay = y0 + t0 * dy, bx = x0 + t1 * dx, by = y0 + t1 * dy;
-    /* After clipping both ends lie in the image, so the step count is bounded by its size. */
-    double len = fmax(fabs(bx - ax), fabs(by - ay));
-    int steps = (int)ceil(len);
-    for (int i = 0; i <= steps; i++) {
-        double t = steps == 0 ? 0.0 : (double)i / steps;
-        ghm_rgb_image_set(img, (int)lround(ax + t * (bx - ax)), (int)lround(ay + t * (by - ay)),
-                          r, g, b);
+    int ax = snap(x0 + t0 * dx, img->width), ay = snap(y0 + t0 * dy, img->height);
+    int bx = snap(x0 + t1 * dx, img->width), by = snap(y0 + t1 * dy, img->height);
+    /* Bresenham between the clipped, snapped ends: one pixel per step of the longer axis. */
+    int sx = ax < bx ? 1 : -1, sy = ay < by ? 1 : -1;
+    int ex = abs(bx - ax), ey = -abs(by - ay), err = ex + ey;
+    for (;;) {
+        ghm_rgb_image_set(img, ax, ay, r, g, b);
+        if (ax == bx && ay == by)
+            break;
+        int e2 = 2 * err;
+        if (e2 >= ey) {
+            err += ey;
+            ax += sx;
+        }
+        if (e2 <= ex) {
+            err += ex;
+            ay += sy;
+        }
     }
 }
