@@ -388,6 +388,14 @@ START_TEST(test_read_errors)
     ck_assert_str_eq(why, "empty file");
     /* why may be NULL. */
     ck_assert_int_eq(ghm_image_load(tmp_path("missing.png"), &img, NULL, 0), GHM_ERR_IO);
+    /* A (sparse) file above the 1 GiB limit is refused without being read. */
+    FILE *f = fopen(tmp_path("huge.png"), "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), ((off_t)1 << 30) + 1), 0);
+    fclose(f);
+    ck_assert_int_eq(ghm_image_load(tmp_path("huge.png"), &img, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(why, "above the limit"));
 }
 END_TEST
 
@@ -851,6 +859,70 @@ START_TEST(test_size_limits_in_headers)
 }
 END_TEST
 
+/* A valid progressive grey JPEG with one scan per AC coefficient and successive-approximation
+ * bit (1 + 63 * scans_per_band scans). */
+static void encode_many_scans(int scans_per_band, uint8_t **out, size_t *size)
+{
+    enum { W = 16, H = 16 };
+    static uint8_t grey[W * H];
+    for (int i = 0; i < W * H; i++)
+        grey[i] = (uint8_t)(i * 37);
+    static jpeg_scan_info scans[1 + 63 * 9];
+    int n = 0;
+    scans[n++] = (jpeg_scan_info){.comps_in_scan = 1, .Ss = 0, .Se = 0, .Ah = 0, .Al = 0};
+    for (int k = 1; k <= 63; k++) {
+        int al = scans_per_band - 1;
+        scans[n++] = (jpeg_scan_info){.comps_in_scan = 1, .Ss = k, .Se = k, .Ah = 0, .Al = al};
+        for (; al > 0; al--)
+            scans[n++] =
+                (jpeg_scan_info){.comps_in_scan = 1, .Ss = k, .Se = k, .Ah = al, .Al = al - 1};
+    }
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    unsigned char *buf = NULL;
+    unsigned long len = 0;
+    jpeg_mem_dest(&c, &buf, &len);
+    c.image_width = W;
+    c.image_height = H;
+    c.input_components = 1;
+    c.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    c.scan_info = scans;
+    c.num_scans = n;
+    jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = grey + (size_t)c.next_scanline * W;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    *out = buf;
+    *size = len;
+}
+
+/* Thousands of tiny scans are a known way to make a small JPEG cost minutes of CPU: refused
+ * above libjpeg-turbo's own limit of 500, while an ordinary many-scan file still decodes. */
+START_TEST(test_jpeg_scan_limit)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    GhmImage *img = NULL;
+    char why[256] = "";
+    encode_many_scans(1, &data, &size); /* 64 scans */
+    ck_assert_int_eq(ghm_image_decode(data, size, &img, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(img->width, 16);
+    ghm_image_free(&img);
+    free(data);
+    encode_many_scans(9, &data, &size); /* 568 scans */
+    ck_assert_int_eq(ghm_image_decode(data, size, &img, why, sizeof why), GHM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(why, "progressive scans"));
+    ck_assert_ptr_null(img);
+    free(data);
+}
+END_TEST
+
 static Suite *image_suite(void)
 {
     Suite *s = suite_create("image");
@@ -888,6 +960,7 @@ static Suite *image_suite(void)
     tcase_add_test(bad, test_truncated_interlaced_png_file);
     tcase_add_test(bad, test_garbage);
     tcase_add_test(bad, test_size_limits_in_headers);
+    tcase_add_test(bad, test_jpeg_scan_limit);
     suite_add_tcase(s, bad);
     return s;
 }

@@ -51,13 +51,19 @@ int ghm_image_create(int width, int height, GhmImage **out);
 
 /* Reads a PNG or JPEG file. On failure returns GHM_ERR_IO (cannot open/read), GHM_ERR_FORMAT
  * (not PNG or JPEG, or damaged), GHM_ERR_TRUNCATED, GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM and, when
- * why is not NULL, writes one line saying what is wrong (without the file name). */
+ * why is not NULL, writes one line saying what is wrong (without the file name).
+ * GHM_ERR_UNSUPPORTED for valid JPEGs we cannot make grey (CMYK/YCCK, more than 500 progressive
+ * scans). Files above 1 GiB are refused with GHM_ERR_TOO_LARGE before they are read. *out is
+ * NULL after any failure. */
 int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size);
 
 /* The same from a buffer in memory (the whole encoded file). */
 int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why, size_t why_size);
 
-/* Writes a grey image as PNG, atomically (a temporary file renamed into place). */
+/* Writes a grey image as PNG, atomically: PATH.tmp.XXXXXX in the same directory, renamed into
+ * place; on any failure the temporary file is removed and PATH is untouched. GHM_ERR_IO (with
+ * why) when the file cannot be created, written or renamed; GHM_ERR_INVALID for a NULL or
+ * malformed image. ghm_rgb_image_save_png does the same for RGB. */
 int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size);
 
 void ghm_image_free(GhmImage **img);
