@@ -1,0 +1,26 @@
+/*
+ * pointcloud_internal.h - what the point-cloud readers share: the PLY body reader and the
+ * message helper. Included by vision/pointcloud*.c only.
+ */
+#ifndef GHM_POINTCLOUD_INTERNAL_H
+#define GHM_POINTCLOUD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_pointcloud.h"
+
+/* Formats one line into why (when not NULL) and returns status, so that error paths read
+ * `return ghmi_pc_fail(why, why_size, GHM_ERR_FORMAT, "line %d: ...", line);`. */
+int ghmi_pc_fail(char *why, size_t why_size, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Decodes a PLY file held in data[0..size), which starts with the magic "ply\n" (or
+ * "ply\r\n"). Same contract as ghm_pointcloud_decode. */
+int ghmi_ply_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
+                    size_t why_size);
+
+/* Normalises n (nx, ny, nz) triples in place; zero vectors stay zero. */
+void ghmi_normalise(float *normals, size_t n);
+
+#endif /* GHM_POINTCLOUD_INTERNAL_H */
