@@ -1,0 +1,780 @@
+/* check_video.c - video decoding (FFmpeg), the YUV4MPEG2 reader, the frame queue and the
+ * decoding thread, and bad video inputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ghm_frame_queue.h"
+#include "ghm_image.h"
+#include "ghm_video.h"
+#include "test_support.h"
+
+#define MEGAMIND "video/Megamind.avi"
+
+/* Opens a data file that FFmpeg must decode; in a build without FFmpeg checks the refusal
+ * instead and returns NULL (the caller then returns). */
+static GhmVideo *open_ffmpeg_video(const char *relative)
+{
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    int ret = ghm_video_open(ghm_test_data(relative), &v, why, sizeof why);
+    if (!ghm_video_have_ffmpeg()) {
+        ck_assert_int_eq(ret, GHM_ERR_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(why, "no FFmpeg"));
+        return NULL;
+    }
+    ck_assert_msg(ret == GHM_OK, "%s: %s", relative, why);
+    return v;
+}
+
+/* Reads to the end; returns the number of frames, fills counts of damaged ones and the final
+ * status (GHM_VIDEO_END or the error). */
+static int read_all(GhmVideo *v, int *damaged, int *final, char *why, size_t n)
+{
+    int frames = 0;
+    *damaged = 0;
+    GhmVideoFrame f;
+    for (;;) {
+        int ret = ghm_video_read(v, &f, why, n);
+        if (ret == GHM_VIDEO_FRAME) {
+            ck_assert_ptr_nonnull(f.image);
+            frames++;
+            ghm_image_free(&f.image);
+        } else if (ret == GHM_VIDEO_DAMAGED) {
+            ck_assert_ptr_null(f.image);
+            (*damaged)++;
+        } else {
+            *final = ret;
+            return frames;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------- decode */
+
+START_TEST(test_megamind_frames)
+{
+    GhmVideo *v = open_ffmpeg_video(MEGAMIND);
+    if (!v)
+        return;
+    const GhmVideoInfo *info = ghm_video_info(v);
+    ck_assert_int_eq(info->width, 720);
+    ck_assert_int_eq(info->height, 528);
+    ck_assert_int_eq(info->frames, 270);
+    ck_assert_double_eq_tol(info->fps, 23.976, 0.001);
+    ck_assert_str_eq(info->codec, "mpeg4");
+    GhmVideoFrame f;
+    char why[256];
+    double last_pts = -1;
+    int count = 0, ret;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) == GHM_VIDEO_FRAME) {
+        ck_assert_int_eq(f.index, count);
+        ck_assert_int_eq(f.image->width, 720);
+        ck_assert_int_eq(f.image->height, 528);
+        ck_assert(f.pts > last_pts);
+        ck_assert_double_eq_tol(f.pts, count / (2997.0 / 125.0), 1e-6);
+        last_pts = f.pts;
+        count++;
+        ghm_image_free(&f.image);
+    }
+    ck_assert_msg(ret == GHM_VIDEO_END, "status %d: %s", ret, why);
+    ck_assert_int_eq(count, 270);
+    /* The end is sticky. */
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_END);
+    ghm_video_free(&v);
+    ck_assert_ptr_null(v);
+}
+END_TEST
+
+/* Frame 50 against megamind_frame050.png, which FFmpeg wrote as RGB and the image loader turns
+ * grey by BT.601 luma. Our frames are full-range GRAY8 from libswscale, i.e. the same luma
+ * computed from Y directly. Measured: mean |difference| 1.11 grey levels (FFmpeg's YUV->RGB
+ * rounds about one level darker), largest 9, and 330 of 380,160 pixels (0.09 %) differ by more
+ * than 2, where saturated colours were clipped in RGB. We assert bounds just above that. */
+START_TEST(test_megamind_frame50_matches_png)
+{
+    GhmVideo *v = open_ffmpeg_video(MEGAMIND);
+    if (!v)
+        return;
+    ck_assert_int_eq(ghm_video_select(v, 50, 50, 1), GHM_OK);
+    GhmVideoFrame f;
+    char why[256];
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_FRAME);
+    ck_assert_int_eq(f.index, 50);
+    GhmImage *png = NULL;
+    ck_assert_int_eq(ghm_image_load(ghm_test_data("video/megamind_frame050.png"), &png, why,
+                                    sizeof why),
+                     GHM_OK);
+    ck_assert_int_eq(png->width, f.image->width);
+    ck_assert_int_eq(png->height, f.image->height);
+    long total = 0, far = 0;
+    int worst = 0;
+    for (int y = 0; y < png->height; y++)
+        for (int x = 0; x < png->width; x++) {
+            int d = f.image->pixels[y * f.image->stride + x] - png->pixels[y * png->stride + x];
+            d = abs(d);
+            total += d;
+            far += d > 2;
+            worst = d > worst ? d : worst;
+        }
+    double mean = (double)total / (png->width * png->height);
+    ck_assert_msg(mean < 1.3, "mean difference %.3f", mean);
+    ck_assert_msg(worst <= 12, "largest difference %d", worst);
+    ck_assert_msg(far < 1000, "%ld pixels differ by more than 2", far);
+    ghm_image_free(&f.image);
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_END);
+    ghm_image_free(&png);
+    ghm_video_free(&v);
+}
+END_TEST
+
+START_TEST(test_select_frames)
+{
+    GhmVideo *v = open_ffmpeg_video(MEGAMIND);
+    if (!v)
+        return;
+    ck_assert_int_eq(ghm_video_select(v, -1, 5, 1), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_video_select(v, 0, 5, 0), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_video_select(v, 10, 22, 5), GHM_OK);
+    GhmVideoFrame f;
+    char why[256];
+    const int64_t want[] = {10, 15, 20};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(f.index, want[i]);
+        ck_assert_double_eq_tol(f.pts, want[i] * 125.0 / 2997.0, 1e-6);
+        ghm_image_free(&f.image);
+    }
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_END);
+    ghm_video_free(&v);
+}
+END_TEST
+
+START_TEST(test_synthetic_pts_match_truth)
+{
+    GhmVideo *v = open_ffmpeg_video("video/synthetic_rubberwhale.mp4");
+    if (!v)
+        return;
+    json_error_t jerr;
+    json_t *truth = json_load_file(ghm_test_data("video/synthetic_rubberwhale_truth.json"), 0,
+                                   &jerr);
+    ck_assert_msg(truth != NULL, "truth: %s", jerr.text);
+    json_t *frames = json_object_get(truth, "truth");
+    ck_assert_int_eq(json_array_size(frames), 48);
+    ck_assert_str_eq(ghm_video_info(v)->codec, "h264");
+    GhmVideoFrame f;
+    char why[256];
+    int count = 0, ret;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) == GHM_VIDEO_FRAME) {
+        ck_assert_int_lt(count, 48);
+        json_t *t = json_array_get(frames, (size_t)count);
+        ck_assert_int_eq(f.index, json_integer_value(json_object_get(t, "frame")));
+        ck_assert_double_eq_tol(f.pts, json_real_value(json_object_get(t, "pts")), 1e-4);
+        ck_assert_int_eq(f.image->width, 320);
+        ck_assert_int_eq(f.image->height, 240);
+        count++;
+        ghm_image_free(&f.image);
+    }
+    ck_assert_msg(ret == GHM_VIDEO_END, "%s", why);
+    ck_assert_int_eq(count, 48);
+    json_decref(truth);
+    ghm_video_free(&v);
+}
+END_TEST
+
+/* The decoding thread gives the same frames, in order, as reading directly. */
+START_TEST(test_reader_thread_same_frames)
+{
+    GhmVideo *direct = open_ffmpeg_video("video/synthetic_rubberwhale.mp4");
+    if (!direct)
+        return;
+    GhmVideo *threaded = open_ffmpeg_video("video/synthetic_rubberwhale.mp4");
+    GhmVideoReader *r = NULL;
+    ck_assert_int_eq(ghm_video_reader_start(threaded, 2, &r), GHM_OK);
+    GhmVideoFrame f;
+    GhmQueuedFrame item;
+    char why[256];
+    int count = 0;
+    while (ghm_video_read(direct, &f, why, sizeof why) == GHM_VIDEO_FRAME) {
+        ck_assert_int_eq(ghm_video_reader_next(r, &item), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(item.frame.index, f.index);
+        ck_assert_double_eq(item.frame.pts, f.pts);
+        ck_assert_int_eq(memcmp(item.frame.image->pixels, f.image->pixels,
+                                (size_t)f.image->stride * (size_t)f.image->height),
+                         0);
+        ghm_image_free(&f.image);
+        ghm_image_free(&item.frame.image);
+        count++;
+    }
+    ck_assert_int_eq(count, 48);
+    ck_assert_int_eq(ghm_video_reader_next(r, &item), GHM_VIDEO_END);
+    ck_assert_int_eq(ghm_video_reader_next(r, &item), GHM_VIDEO_END); /* repeats */
+    ghm_video_reader_stop(&r);
+    ck_assert_ptr_null(r);
+    ghm_video_free(&threaded);
+    ghm_video_free(&direct);
+}
+END_TEST
+
+/* Stopping after a few frames, with the decoder blocked on a full queue, ends the thread. */
+START_TEST(test_reader_stop_early)
+{
+    GhmVideo *v = open_ffmpeg_video(MEGAMIND);
+    if (!v)
+        return;
+    GhmVideoReader *r = NULL;
+    ck_assert_int_eq(ghm_video_reader_start(v, 3, &r), GHM_OK);
+    GhmQueuedFrame item;
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(ghm_video_reader_next(r, &item), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(item.frame.index, i);
+        ghm_image_free(&item.frame.image);
+    }
+    struct timespec pause = {0, 50 * 1000 * 1000}; /* let the decoder fill the queue, block */
+    nanosleep(&pause, NULL);
+    ghm_video_reader_stop(&r);
+    ghm_video_reader_stop(&r); /* NULL is fine */
+    ghm_video_free(&v);
+}
+END_TEST
+
+START_TEST(test_queue_semantics)
+{
+    GhmFrameQueue *q = NULL;
+    ck_assert_int_eq(ghm_frame_queue_create(0, &q), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_frame_queue_create(2, &q), GHM_OK);
+    GhmQueuedFrame in, out;
+    memset(&in, 0, sizeof in);
+    for (int i = 0; i < 2; i++) {
+        in.frame.index = i;
+        ck_assert_int_eq(ghm_image_create(8, 4, &in.frame.image), GHM_OK);
+        ck_assert_int_eq(ghm_frame_queue_push(q, &in), GHM_OK);
+    }
+    ck_assert_int_eq(ghm_frame_queue_pop(q, &out), GHM_OK);
+    ck_assert_int_eq(out.frame.index, 0);
+    ghm_image_free(&out.frame.image);
+    ghm_frame_queue_close(q);
+    ghm_frame_queue_close(q);
+    in.frame.image = NULL;
+    ck_assert_int_eq(ghm_frame_queue_push(q, &in), 1); /* refused after close */
+    ck_assert_int_eq(ghm_frame_queue_pop(q, &out), GHM_OK); /* what was queued drains */
+    ck_assert_int_eq(out.frame.index, 1);
+    ghm_image_free(&out.frame.image);
+    ck_assert_int_eq(ghm_frame_queue_pop(q, &out), 1); /* closed and empty: no wait */
+    /* An item left in the queue is freed with it (ASan would see a leak otherwise). */
+    ghm_frame_queue_free(&q);
+    ck_assert_int_eq(ghm_frame_queue_create(1, &q), GHM_OK);
+    ck_assert_int_eq(ghm_image_create(8, 4, &in.frame.image), GHM_OK);
+    ck_assert_int_eq(ghm_frame_queue_push(q, &in), GHM_OK);
+    ghm_frame_queue_free(&q);
+    ck_assert_ptr_null(q);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------- y4m */
+
+/* A YUV4MPEG2 stream in a temporary file: the header, then frames whose Y plane is
+ * y0 + frame + x (mod 256) and whose chroma planes hold 0x80. */
+static FILE *make_y4m(const char *header, int w, int h, size_t chroma, int frames, int y0)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    fputs(header, f);
+    for (int i = 0; i < frames; i++) {
+        fputs("FRAME\n", f);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                fputc((y0 + i + x) & 0xff, f);
+        for (size_t c = 0; c < chroma; c++)
+            fputc(0x80, f);
+    }
+    rewind(f);
+    return f;
+}
+
+static uint8_t limited_to_full(int v)
+{
+    double g = floor((v - 16) * 255.0 / 219.0 + 0.5);
+    return (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+}
+
+/* Reads all frames of a generated stream and checks size, pts and pixels. */
+static void check_y4m_stream(FILE *f, int w, int h, int frames, int y0, int full_range,
+                             double fps)
+{
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    ck_assert_msg(ghm_video_open_y4m(f, &v, why, sizeof why) == GHM_OK, "%s", why);
+    ck_assert_int_eq(ghm_video_info(v)->width, w);
+    ck_assert_int_eq(ghm_video_info(v)->height, h);
+    ck_assert_double_eq_tol(ghm_video_info(v)->fps, fps, 1e-9);
+    GhmVideoFrame fr;
+    for (int i = 0; i < frames; i++) {
+        ck_assert_int_eq(ghm_video_read(v, &fr, why, sizeof why), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(fr.index, i);
+        ck_assert_double_eq_tol(fr.pts, i / fps, 1e-9);
+        ck_assert_int_eq(fr.image->width, w);
+        ck_assert_int_eq(fr.image->height, h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                int stored = (y0 + i + x) & 0xff;
+                int want = full_range ? stored : limited_to_full(stored);
+                ck_assert_int_eq(fr.image->pixels[y * fr.image->stride + x], want);
+            }
+        ghm_image_free(&fr.image);
+    }
+    ck_assert_int_eq(ghm_video_read(v, &fr, why, sizeof why), GHM_VIDEO_END);
+    ghm_video_free(&v);
+    fclose(f);
+}
+
+START_TEST(test_y4m_420)
+{
+    /* Odd sizes: the chroma planes are ceil(w/2) x ceil(h/2). */
+    const int w = 33, h = 17;
+    size_t chroma = 2 * 17 * 9;
+    check_y4m_stream(make_y4m("YUV4MPEG2 W33 H17 F30000:1001 Ip A1:1 C420jpeg XYSCSS=420JPEG\n",
+                              w, h, chroma, 3, 0),
+                     w, h, 3, 0, 0, 30000.0 / 1001.0);
+    check_y4m_stream(make_y4m("YUV4MPEG2 W33 H17 F25:1 C420mpeg2\n", w, h, chroma, 2, 200), w, h,
+                     2, 200, 0, 25.0);
+    /* No C field: 420jpeg is the format's default. */
+    check_y4m_stream(make_y4m("YUV4MPEG2 W33 H17 F25:1\n", w, h, chroma, 2, 7), w, h, 2, 7, 0,
+                     25.0);
+    check_y4m_stream(make_y4m("YUV4MPEG2 W33 H17 F25:1 C420 XCOLORRANGE=FULL\n", w, h, chroma, 2,
+                              9),
+                     w, h, 2, 9, 1, 25.0);
+}
+END_TEST
+
+START_TEST(test_y4m_mono_422_444)
+{
+    check_y4m_stream(make_y4m("YUV4MPEG2 W20 H10 F24:1 Cmono\n", 20, 10, 0, 3, 100), 20, 10, 3,
+                     100, 1, 24.0);
+    check_y4m_stream(make_y4m("YUV4MPEG2 W21 H10 F24:1 C422\n", 21, 10, 2 * 11 * 10, 3, 50), 21,
+                     10, 3, 50, 0, 24.0);
+    check_y4m_stream(make_y4m("YUV4MPEG2 W21 H10 F24:1 C444 It\n", 21, 10, 2 * 21 * 10, 3, 60),
+                     21, 10, 3, 60, 0, 24.0);
+}
+END_TEST
+
+START_TEST(test_y4m_bad_headers)
+{
+    static const struct {
+        const char *header;
+        int status;
+        const char *says;
+    } cases[] = {
+        {"", GHM_ERR_FORMAT, "empty"},
+        {"YUV4MPEG W8 H8 F25:1\n", GHM_ERR_FORMAT, "not a YUV4MPEG2"},
+        {"YUV4MPEG2 H8 F25:1\n", GHM_ERR_FORMAT, "width"},
+        {"YUV4MPEG2 W8 F25:1\n", GHM_ERR_FORMAT, "height"},
+        {"YUV4MPEG2 W8 H8\n", GHM_ERR_FORMAT, "frame rate"},
+        {"YUV4MPEG2 W8  H8 F25:1\n", GHM_ERR_FORMAT, "unknown field"},
+        {"YUV4MPEG2 W8 H8 F25:1 \n", GHM_ERR_FORMAT, "unknown field"},
+        {"YUV4MPEG2 W-8 H8 F25:1\n", GHM_ERR_FORMAT, "width"},
+        {"YUV4MPEG2 W0 H8 F25:1\n", GHM_ERR_FORMAT, "width"},
+        {"YUV4MPEG2 W8x H8 F25:1\n", GHM_ERR_FORMAT, "width"},
+        {"YUV4MPEG2 W40000 H8 F25:1\n", GHM_ERR_FORMAT, "width"},
+        {"YUV4MPEG2 W30000 H30000 F25:1\n", GHM_ERR_TOO_LARGE, "exceed"},
+        {"YUV4MPEG2 W8 H8 F25:0\n", GHM_ERR_FORMAT, "frame rate"},
+        {"YUV4MPEG2 W8 H8 F25\n", GHM_ERR_FORMAT, "frame rate"},
+        {"YUV4MPEG2 W8 H8 W8 F25:1\n", GHM_ERR_FORMAT, "repeats"},
+        {"YUV4MPEG2 W8 H8 F25:1 Z3\n", GHM_ERR_FORMAT, "unknown field"},
+        {"YUV4MPEG2 W8 H8 F25:1 Iq\n", GHM_ERR_FORMAT, "interlacing"},
+        {"YUV4MPEG2 W8 H8 F25:1 C420p10\n", GHM_ERR_UNSUPPORTED, "C420p10"},
+        {"YUV4MPEG2 W8 H8 F25:1 Cmono16\n", GHM_ERR_UNSUPPORTED, "not supported"},
+        {"YUV4MPEG2 W8 H8 F25:1", GHM_ERR_TRUNCATED, "ends inside"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = make_y4m(cases[i].header, 0, 0, 0, 0, 0);
+        GhmVideo *v = NULL;
+        char why[256] = "";
+        int ret = ghm_video_open_y4m(f, &v, why, sizeof why);
+        ck_assert_msg(ret == cases[i].status, "header '%s': status %d (%s), expected %d",
+                      cases[i].header, ret, why, cases[i].status);
+        ck_assert_ptr_null(v);
+        ck_assert_msg(strstr(why, cases[i].says), "header '%s': '%s' does not say '%s'",
+                      cases[i].header, why, cases[i].says);
+        fclose(f);
+    }
+    /* A header line with no end (binary data) is refused without reading it all. */
+    FILE *f = tmpfile();
+    fputs("YUV4MPEG2 W8 H8 F25:1 X", f);
+    for (int i = 0; i < 100000; i++)
+        fputc('a', f);
+    rewind(f);
+    GhmVideo *v = NULL;
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, NULL, 0), GHM_ERR_FORMAT);
+    fclose(f);
+}
+END_TEST
+
+/* Opens a stream and reads it to the end: frames read and the final status. */
+static int y4m_frames_then(FILE *f, int *final, char *why, size_t n)
+{
+    GhmVideo *v = NULL;
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, why, n), GHM_OK);
+    int damaged = 0;
+    int frames = read_all(v, &damaged, final, why, n);
+    ck_assert_int_eq(damaged, 0);
+    ghm_video_free(&v);
+    fclose(f);
+    return frames;
+}
+
+START_TEST(test_y4m_truncated_and_damaged)
+{
+    char why[256];
+    int final = 0;
+    /* Two whole frames, then a third with half its Y plane. */
+    FILE *f = make_y4m("YUV4MPEG2 W16 H8 F25:1 Cmono\n", 16, 8, 0, 2, 0);
+    fseek(f, 0, SEEK_END);
+    fputs("FRAME\n", f);
+    for (int i = 0; i < 64; i++)
+        fputc(1, f);
+    rewind(f);
+    ck_assert_int_eq(y4m_frames_then(f, &final, why, sizeof why), 2);
+    ck_assert_int_eq(final, GHM_ERR_TRUNCATED);
+    ck_assert_msg(strstr(why, "inside frame 2") && strstr(why, "64 of 128"), "%s", why);
+    /* A stream cut inside the FRAME line. */
+    f = make_y4m("YUV4MPEG2 W16 H8 F25:1 Cmono\n", 16, 8, 0, 1, 0);
+    fseek(f, 0, SEEK_END);
+    fputs("FRA", f);
+    rewind(f);
+    ck_assert_int_eq(y4m_frames_then(f, &final, why, sizeof why), 1);
+    ck_assert_int_eq(final, GHM_ERR_TRUNCATED);
+    /* Chroma cut short in a 420 stream is truncation too. */
+    f = make_y4m("YUV4MPEG2 W16 H8 F25:1 C420\n", 16, 8, 63, 1, 0);
+    ck_assert_int_eq(y4m_frames_then(f, &final, why, sizeof why), 0);
+    ck_assert_int_eq(final, GHM_ERR_TRUNCATED);
+    /* A frame that does not start with FRAME (bytes lost in a pipe). */
+    f = make_y4m("YUV4MPEG2 W16 H8 F25:1 Cmono\n", 16, 8, 0, 2, 0);
+    fseek(f, 0, SEEK_END);
+    fputs("FRAMX\n", f);
+    rewind(f);
+    ck_assert_int_eq(y4m_frames_then(f, &final, why, sizeof why), 2);
+    ck_assert_int_eq(final, GHM_ERR_FORMAT);
+    ck_assert_msg(strstr(why, "frame 2"), "%s", why);
+}
+END_TEST
+
+START_TEST(test_y4m_select)
+{
+    FILE *f = make_y4m("YUV4MPEG2 W16 H8 F10:1 C420\n", 16, 8, 2 * 8 * 4, 10, 0);
+    GhmVideo *v = NULL;
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_video_select(v, 1, -1, 4), GHM_OK);
+    GhmVideoFrame fr;
+    const int want[] = {1, 5, 9};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(fr.index, want[i]);
+        ck_assert_double_eq_tol(fr.pts, want[i] / 10.0, 1e-12);
+        ck_assert_int_eq(fr.image->pixels[0], limited_to_full(want[i]));
+        ghm_image_free(&fr.image);
+    }
+    ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_END);
+    ghm_video_free(&v);
+    fclose(f);
+}
+END_TEST
+
+/* A Y4M file read by FFmpeg (libswscale to GRAY8) and by our reader gives the same pixels, so
+ * "ffmpeg -f yuv4mpegpipe - | geohash-match ref.png -" sees what the file itself would give.
+ * In a build without FFmpeg the file goes to our reader, and the check is trivially true. */
+START_TEST(test_y4m_file_same_as_ffmpeg)
+{
+    char path[] = "/tmp/ghm_y4m_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w+b");
+    fputs("YUV4MPEG2 W64 H48 F25:1 Ip A1:1 C420jpeg\n", f);
+    for (int i = 0; i < 3; i++) {
+        fputs("FRAME\n", f);
+        for (int p = 0; p < 64 * 48; p++)
+            fputc((p * 7 + i * 31) & 0xff, f); /* every value 0..255 occurs */
+        for (int p = 0; p < 2 * 32 * 24; p++)
+            fputc((p * 13) & 0xff, f);
+    }
+    fflush(f);
+    rewind(f);
+    GhmVideo *ours = NULL, *file = NULL;
+    char why[256] = "";
+    ck_assert_int_eq(ghm_video_open_y4m(f, &ours, why, sizeof why), GHM_OK);
+    ck_assert_msg(ghm_video_open(path, &file, why, sizeof why) == GHM_OK, "%s", why);
+    GhmVideoFrame a, b;
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(ghm_video_read(ours, &a, why, sizeof why), GHM_VIDEO_FRAME);
+        ck_assert_msg(ghm_video_read(file, &b, why, sizeof why) == GHM_VIDEO_FRAME, "%s", why);
+        ck_assert_int_eq(a.index, b.index);
+        ck_assert_double_eq_tol(a.pts, b.pts, 1e-9);
+        for (int y = 0; y < 48; y++)
+            for (int x = 0; x < 64; x++)
+                ck_assert_int_eq(a.image->pixels[y * a.image->stride + x],
+                                 b.image->pixels[y * b.image->stride + x]);
+        ghm_image_free(&a.image);
+        ghm_image_free(&b.image);
+    }
+    ck_assert_int_eq(ghm_video_read(file, &b, why, sizeof why), GHM_VIDEO_END);
+    ghm_video_free(&ours);
+    ghm_video_free(&file);
+    fclose(f);
+    unlink(path);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------- bad */
+
+static int open_status(const char *path, char *why, size_t n)
+{
+    GhmVideo *v = NULL;
+    int ret = ghm_video_open(path, &v, why, n);
+    ck_assert_ptr_null(v);
+    return ret;
+}
+
+START_TEST(test_empty_missing_text_dir)
+{
+    char why[256];
+    ck_assert_int_eq(open_status(ghm_test_data("bad/empty.mp4"), why, sizeof why),
+                     GHM_ERR_FORMAT);
+    ck_assert_msg(strstr(why, "empty"), "%s", why);
+    ck_assert_int_eq(open_status(ghm_test_data("video/no_such.mp4"), why, sizeof why),
+                     GHM_ERR_IO);
+    ck_assert_msg(strstr(why, "No such file"), "%s", why);
+    ck_assert_int_eq(open_status(ghm_test_data("video"), why, sizeof why), GHM_ERR_IO);
+    ck_assert_msg(strstr(why, "directory"), "%s", why);
+    int ret = open_status(ghm_test_data("bad/not_an_image.jpg"), why, sizeof why);
+    if (ghm_video_have_ffmpeg()) {
+        ck_assert_int_eq(ret, GHM_ERR_FORMAT);
+        ck_assert_msg(strstr(why, "not a video"), "%s", why);
+    } else {
+        ck_assert_int_eq(ret, GHM_ERR_UNSUPPORTED);
+    }
+}
+END_TEST
+
+START_TEST(test_truncated_avi)
+{
+    GhmVideo *v = open_ffmpeg_video("bad/truncated.avi");
+    if (!v)
+        return;
+    char why[256] = "";
+    int damaged = 0, final = 0;
+    int frames = read_all(v, &damaged, &final, why, sizeof why);
+    /* The first quarter of the file holds 62 whole frames (ffprobe -count_frames agrees). */
+    ck_assert_int_eq(frames + damaged, 62);
+    ck_assert_int_eq(final, GHM_ERR_TRUNCATED);
+    ck_assert_msg(strstr(why, "ends early") && strstr(why, "270"), "%s", why);
+    GhmVideoFrame f;
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_ERR_TRUNCATED); /* sticky */
+    ghm_video_free(&v);
+}
+END_TEST
+
+/* Writes data to NAME in a new temporary directory and returns its path (static buffer);
+ * remove_temp() deletes both. The name is ours to choose, so a test can make it lie. */
+static char temp_dir[64];
+static char temp_path[128];
+
+static const char *temp_file(const void *data, size_t n, const char *name)
+{
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/ghm_video_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
+    snprintf(temp_path, sizeof temp_path, "%s/%s", temp_dir, name);
+    FILE *f = fopen(temp_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+    return temp_path;
+}
+
+static void remove_temp(void)
+{
+    unlink(temp_path);
+    rmdir(temp_dir);
+}
+
+static uint8_t *read_whole(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *data = malloc(*n);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_uint_eq(fread(data, 1, *n, f), *n);
+    fclose(f);
+    return data;
+}
+
+/* A copy of Megamind.avi with the payload of one video chunk ("00dc") overwritten by noise:
+ * that frame is reported damaged and skipped, the others still come, numbered as before. */
+START_TEST(test_damaged_frame_in_middle)
+{
+    if (!ghm_video_have_ffmpeg())
+        return;
+    size_t n = 0;
+    uint8_t *data = read_whole(ghm_test_data(MEGAMIND), &n);
+    /* The 100th or a later chunk with a real picture in it: the 7-byte chunks are the
+     * placeholders of packed B-frames, and "00dc" in the index (idx1) is followed by flags. */
+    int chunk = 0;
+    size_t at = 0;
+    uint32_t size = 0;
+    for (size_t i = 0; i + 8 < n && !at; i++) {
+        if (memcmp(data + i, "00dc", 4) != 0)
+            continue;
+        size = data[i + 4] | data[i + 5] << 8 | data[i + 6] << 16 | (uint32_t)data[i + 7] << 24;
+        if (++chunk >= 100 && size > 2000 && size < 200000 && i + 8 + size <= n)
+            at = i;
+    }
+    ck_assert_uint_gt(at, 0);
+    uint32_t state = 12345;
+    for (size_t i = at + 8 + 40; i < at + 8 + 400; i++) {
+        state = state * 1103515245u + 12345u;
+        data[i] = (uint8_t)(state >> 16);
+    }
+    const char *path = temp_file(data, n, "damaged.avi");
+    free(data);
+    GhmVideo *v = NULL;
+    char why[256] = "", damaged_why[256] = "";
+    ck_assert_int_eq(ghm_video_open(path, &v, why, sizeof why), GHM_OK);
+    GhmVideoFrame f;
+    int frames = 0, damaged = 0, ret;
+    int64_t expect = 0;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
+        ck_assert_msg(ret >= 0, "error %d: %s", ret, why);
+        ck_assert_int_eq(f.index, expect++); /* damaged frames keep their number */
+        if (ret == GHM_VIDEO_DAMAGED) {
+            damaged++;
+            snprintf(damaged_why, sizeof damaged_why, "%s", why);
+        } else {
+            frames++;
+            ghm_image_free(&f.image);
+        }
+    }
+    ck_assert_int_ge(damaged, 1);
+    ck_assert_int_le(damaged, 3);
+    ck_assert_int_eq(frames + damaged, 270);
+    ck_assert_msg(strstr(damaged_why, "damaged") || strstr(damaged_why, "cannot be decoded"),
+                  "%s", damaged_why);
+    ghm_video_free(&v);
+    remove_temp();
+}
+END_TEST
+
+/* A valid media file with no video: a one-second WAV of silence, written here. */
+START_TEST(test_audio_only)
+{
+    enum { RATE = 8000, SAMPLES = 8000 };
+    uint8_t wav[44 + 2 * SAMPLES];
+    memset(wav, 0, sizeof wav);
+    const uint32_t data_bytes = 2 * SAMPLES;
+    const uint32_t fields[] = {36 + data_bytes, 16, 1 | 1u << 16, RATE, RATE * 2, 2 | 16u << 16,
+                               data_bytes};
+    memcpy(wav, "RIFF", 4);
+    memcpy(wav + 8, "WAVEfmt ", 8);
+    memcpy(wav + 36, "data", 4);
+    const size_t where[] = {4, 16, 20, 24, 28, 32, 40};
+    for (int i = 0; i < 7; i++)
+        for (int b = 0; b < 4; b++)
+            wav[where[i] + (size_t)b] = (uint8_t)(fields[i] >> (8 * b));
+    const char *path = temp_file(wav, sizeof wav, "clip.mp4"); /* the name lies; content decides */
+    char why[256] = "";
+    int ret = open_status(path, why, sizeof why);
+    remove_temp();
+    if (!ghm_video_have_ffmpeg()) {
+        ck_assert_int_eq(ret, GHM_ERR_UNSUPPORTED);
+        return;
+    }
+    ck_assert_int_eq(ret, GHM_ERR_FORMAT);
+    ck_assert_msg(strstr(why, "no video stream"), "%s", why);
+}
+END_TEST
+
+/* Noise is either refused at open or ends in an error: never a hang or a crash. */
+START_TEST(test_noise_file)
+{
+    enum { N = 200000 };
+    uint8_t *data = malloc(N);
+    uint32_t state = 99;
+    for (int i = 0; i < N; i++) {
+        state = state * 1664525u + 1013904223u;
+        data[i] = (uint8_t)(state >> 24);
+    }
+    const char *path = temp_file(data, N, "noise.avi");
+    free(data);
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    int ret = ghm_video_open(path, &v, why, sizeof why);
+    if (ret == GHM_OK) {
+        int damaged = 0, final = 0;
+        read_all(v, &damaged, &final, why, sizeof why);
+        ghm_video_free(&v);
+    } else {
+        ck_assert_int_lt(ret, 0);
+        ck_assert_msg(why[0] != '\0', "no reason given");
+    }
+    remove_temp();
+}
+END_TEST
+
+START_TEST(test_is_video_path)
+{
+    ck_assert_int_eq(ghm_video_is_video_path("-"), 1);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data(MEGAMIND)), 1);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("bad/empty.mp4")), 1);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("bad/not_an_image.jpg")), 1);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("images/box.png")), 0);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("images/butterfly.jpg")), 0);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("bad/corrupt_signature.png")), 0);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("bad/truncated.jpg")), 0);
+    ck_assert_int_eq(ghm_video_is_video_path(ghm_test_data("images/no_such.png")), 0);
+    ck_assert_int_eq(ghm_video_is_video_path(NULL), 0);
+}
+END_TEST
+
+static Suite *video_suite(void)
+{
+    Suite *s = suite_create("video");
+    TCase *decode = tcase_create("decode");
+    tcase_set_timeout(decode, 120);
+    tcase_add_test(decode, test_megamind_frames);
+    tcase_add_test(decode, test_megamind_frame50_matches_png);
+    tcase_add_test(decode, test_select_frames);
+    tcase_add_test(decode, test_synthetic_pts_match_truth);
+    tcase_add_test(decode, test_reader_thread_same_frames);
+    tcase_add_test(decode, test_reader_stop_early);
+    tcase_add_test(decode, test_queue_semantics);
+    suite_add_tcase(s, decode);
+    TCase *y4m = tcase_create("y4m");
+    tcase_add_test(y4m, test_y4m_420);
+    tcase_add_test(y4m, test_y4m_mono_422_444);
+    tcase_add_test(y4m, test_y4m_bad_headers);
+    tcase_add_test(y4m, test_y4m_truncated_and_damaged);
+    tcase_add_test(y4m, test_y4m_select);
+    tcase_add_test(y4m, test_y4m_file_same_as_ffmpeg);
+    suite_add_tcase(s, y4m);
+    TCase *bad = tcase_create("bad");
+    tcase_set_timeout(bad, 120);
+    tcase_add_test(bad, test_empty_missing_text_dir);
+    tcase_add_test(bad, test_truncated_avi);
+    tcase_add_test(bad, test_damaged_frame_in_middle);
+    tcase_add_test(bad, test_audio_only);
+    tcase_add_test(bad, test_noise_file);
+    tcase_add_test(bad, test_is_video_path);
+    suite_add_tcase(s, bad);
+    return s;
+}
+
+int main(void)
+{
+    return ghm_test_main(video_suite());
+}

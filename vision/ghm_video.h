@@ -1,0 +1,121 @@
+/*
+ * ghm_video.h - video frames as grey GhmImages: any container/codec FFmpeg decodes (the file is
+ * recognised by its content, never its name), or a YUV4MPEG2 stream ("-" = standard input).
+ *
+ * Usage:
+ *     GhmVideo *v = NULL;
+ *     char why[256];
+ *     if ((ret = ghm_video_open("clip.mp4", &v, why, sizeof why)) < 0) {
+ *         fprintf(stderr, "clip.mp4: %s\n", why);      // e.g. "has no video stream"
+ *         goto fail;
+ *     }
+ *     GhmVideoFrame f = {0};
+ *     while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
+ *         if (ret < 0) goto fail;                     // fatal: why says what (truncated, ...)
+ *         if (ret == GHM_VIDEO_DAMAGED) { warn(why); continue; }   // frame f.index skipped
+ *         use(f.image, f.index, f.pts);               // f.image->pixels, 0 = black
+ *         ghm_image_free(&f.image);
+ *     }
+ *     ghm_video_free(&v);
+ *
+ * Grey values: FFmpeg frames go through libswscale to full-range GRAY8, i.e. the BT.601 luma
+ * that the PNG/JPEG loader computes from RGB, up to rounding: on Megamind.avi frame 50 against
+ * FFmpeg's own RGB PNG of it, the mean absolute difference is about 1.1 grey levels (the RGB
+ * conversion rounds differently and clips saturated colours). YUV4MPEG2 streams give their Y
+ * plane, expanded from limited (16-235) to full range unless the header says XCOLORRANGE=FULL
+ * (Cmono is full range, as FFmpeg writes it), so that "ffmpeg -f yuv4mpegpipe - |" and the file
+ * itself give the same pictures.
+ *
+ * Frame numbers count from 0 in presentation order; a frame whose data the decoder rejects
+ * (GHM_VIDEO_DAMAGED) still uses up its number, so later frames keep theirs. pts is in seconds
+ * from the first frame's timestamp, so frame 0 is at 0 (NAN when the container gives none).
+ *
+ * A build without FFmpeg (GEOHASH_FFMPEG=OFF) reads YUV4MPEG2 only, from standard input or a
+ * file; other files give GHM_ERR_UNSUPPORTED ("this build has no FFmpeg").
+ */
+#ifndef GHM_VIDEO_H
+#define GHM_VIDEO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ghm_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Non-negative results of ghm_video_read(). */
+enum {
+    GHM_VIDEO_FRAME = 0,   /* a frame was returned */
+    GHM_VIDEO_END = 1,     /* no more frames (end of stream or past the selected range) */
+    GHM_VIDEO_DAMAGED = 2  /* the decoder rejected frame f->index; why says how; read on */
+};
+
+/* After this many damaged frames in a row the stream is declared unreadable (GHM_ERR_FORMAT),
+ * so that a file of garbage ends the loop instead of producing warnings for ever. */
+#define GHM_VIDEO_MAX_DAMAGED_RUN 64
+
+typedef struct GhmVideo GhmVideo;
+
+typedef struct GhmVideoInfo {
+    int width, height;   /* of the first frame as declared by the stream */
+    double fps;          /* frames per second, 0 when unknown */
+    int64_t frames;      /* frame count the container declares, -1 when unknown */
+    char format[32];     /* container: "avi", "mov,mp4,m4a,3gp,3g2,mj2", "yuv4mpegpipe", ... */
+    char codec[32];      /* "mpeg4", "h264", "rawvideo", ... */
+} GhmVideoInfo;
+
+typedef struct GhmVideoFrame {
+    GhmImage *image; /* owned by the caller after GHM_VIDEO_FRAME; free with ghm_image_free() */
+    int64_t index;   /* frame number from 0, presentation order */
+    double pts;      /* seconds from the first frame; NAN when unknown */
+} GhmVideoFrame;
+
+/* Opens a video file, or standard input (a YUV4MPEG2 stream) when path is "-". On failure
+ * returns GHM_ERR_IO (cannot open or read), GHM_ERR_FORMAT (empty, not a video, no video
+ * stream), GHM_ERR_UNSUPPORTED (no decoder for its codec, a Y4M variant we do not read, or no
+ * FFmpeg in this build), GHM_ERR_TOO_LARGE, GHM_ERR_NOMEM or GHM_ERR_EXTERNAL and, when why
+ * is not NULL, writes one line saying what is wrong (without the file name). The caller owns
+ * *out and frees it with ghm_video_free(). */
+int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size);
+
+/* Reads a YUV4MPEG2 stream from f, which stays owned by the caller and must outlive the video
+ * (ghm_video_open("-") uses stdin). Same results as ghm_video_open(). */
+int ghm_video_open_y4m(FILE *f, GhmVideo **out, char *why, size_t why_size);
+
+/* What the stream declares. Never NULL for a valid video. */
+const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
+
+/* Chooses the frames ghm_video_read() returns: numbers start, start+step, ... up to end
+ * (inclusive; end < 0 means to the last). Frames outside are decoded (later frames may need
+ * them) but not converted. Call before the first read. GHM_ERR_INVALID for start < 0 or
+ * step < 1. */
+int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
+
+/* Decodes the next selected frame into *f (f->image is new and owned by the caller). Returns
+ * GHM_VIDEO_FRAME, GHM_VIDEO_END, GHM_VIDEO_DAMAGED (f->index says which frame was skipped,
+ * f->image is NULL, why says why; reading may go on), or a negative error after which the
+ * video is unusable: GHM_ERR_TRUNCATED when the file ends before the data it declares (the
+ * frames before were returned), GHM_ERR_FORMAT, GHM_ERR_IO, GHM_ERR_NOMEM, GHM_ERR_EXTERNAL.
+ * why (may be NULL) gets one line for every result but GHM_VIDEO_FRAME/END. */
+int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
+
+/* Closes the video and sets *v to NULL; accepts NULL and a pointer to NULL. */
+void ghm_video_free(GhmVideo **v);
+
+/* 1 when the build decodes video files through FFmpeg, 0 when it reads YUV4MPEG2 only. */
+int ghm_video_have_ffmpeg(void);
+
+/* 1 when path should be read as a video: "-", or a file whose first bytes are neither a PNG
+ * nor a JPEG signature (an empty file counts as a video, so that its error names a video).
+ * 0 for PNG/JPEG content and for files that cannot be opened (the image loader then reports
+ * why). Reads at most a few bytes. */
+int ghm_video_is_video_path(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_VIDEO_H */
