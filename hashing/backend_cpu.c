@@ -71,11 +71,9 @@ const GhmBackend ghm_cpu_backend = {
     .copy = cpu_copy,
     .zero = cpu_zero,
     .sync = cpu_sync,
-    /* Filled in as each structure's CPU implementation lands; NULL makes its API return
-     * GHM_ERR_UNSUPPORTED rather than crash. */
-    .map = NULL,
-    .set = NULL,
-    .multimap = NULL,
-    .index = NULL,
-    .sorted = NULL,
+    .map = &ghm_cpu_map_ops,
+    .set = &ghm_cpu_set_ops,
+    .multimap = &ghm_cpu_multimap_ops,
+    .index = &ghm_cpu_index_ops,
+    .sorted = &ghm_cpu_sorted_ops,
 };

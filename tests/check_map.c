@@ -1,0 +1,396 @@
+/* check_map.c - GhmMap on the CPU backend: both layouts, sizes, duplicates, extreme keys, load
+ * factors, the failure path and the rebuild budget, and independence of the thread count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_map.h"
+#include "hash_internal.h"
+#include "test_support.h"
+
+static uint32_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 32);
+}
+
+/* n distinct keys (a permutation of counters), and m more keys none of them equals. */
+static uint32_t *unique_keys(size_t n, uint32_t seed)
+{
+    uint32_t *k = malloc((n ? n : 1) * sizeof *k);
+    ck_assert_ptr_nonnull(k);
+    for (size_t i = 0; i < n; i++)
+        k[i] = ghmi_permute32((uint32_t)i, seed);
+    return k;
+}
+
+static GhmContext *context_with_threads(int threads, uint64_t seed)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CPU;
+    opt.threads = threads;
+    opt.seed = seed;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    return ctx;
+}
+
+static GhmMapOptions options(GhmMapLayout layout, double load, int hash_functions)
+{
+    GhmMapOptions opt = ghm_map_defaults();
+    opt.layout = layout;
+    opt.load_factor = load;
+    opt.hash_functions = hash_functions;
+    return opt;
+}
+
+/* Builds n unique random keys with random values, checks every key, n absent keys and the
+ * stats. Returns the stats for callers that count rebuilds. */
+static GhmMapStats check_unique(GhmContext *ctx, const GhmMapOptions *opt, size_t n, uint32_t seed)
+{
+    uint32_t *all = unique_keys(2 * n, seed); /* second half: absent keys */
+    uint32_t *vals = malloc((n ? n : 1) * sizeof *vals);
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    ck_assert(vals && out);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++)
+        vals[i] = rng_next(&s) & 0x7FFFFFFF;
+    GhmMap *map = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, opt, &map), GHM_OK);
+    int ret = ghm_map_build(map, all, vals, n);
+    ck_assert_msg(ret == GHM_OK, "build of %zu keys at load %.2f layout %d: %s", n,
+                  opt->load_factor, opt->layout, ghm_strerror(ret));
+    ck_assert_int_eq(ghm_map_find(map, all, n, out), GHM_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(out[i] == vals[i], "key %u: got %u, want %u", all[i], out[i], vals[i]);
+    ck_assert_int_eq(ghm_map_find(map, all + n, n, out), GHM_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(out[i] == GHM_NOT_FOUND, "absent key %u found (%u)", all[n + i], out[i]);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, n);
+    ck_assert_uint_ge(st.capacity, n);
+    ck_assert_uint_ge(st.bytes, st.capacity * 8);
+    ghm_map_free(&map);
+    ck_assert_ptr_null(map);
+    free(all);
+    free(vals);
+    free(out);
+    return st;
+}
+
+START_TEST(test_sizes_both_layouts)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int layout = 0; layout < 2; layout++)
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            GhmMapOptions opt = options((GhmMapLayout)layout, 0.0, 0);
+            check_unique(ctx, &opt, sizes[i], (uint32_t)(7 + i));
+        }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_more_hash_functions)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmMapOptions b3 = options(GHM_MAP_BUCKETED, 0.9, 3);
+    check_unique(ctx, &b3, 100000, 3);
+    for (int h = 2; h <= 5; h++) {
+        GhmMapOptions t = options(GHM_MAP_THESIS, h == 2 ? 0.4 : 0.8, h);
+        check_unique(ctx, &t, 100000, (uint32_t)h);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Expected answer per key: the smallest value, found with a sorted (key << 32 | value) list. */
+static uint32_t reference_min(const uint64_t *sorted, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uint32_t)(sorted[mid] >> 32) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && (uint32_t)(sorted[lo] >> 32) == key ? (uint32_t)sorted[lo] : GHM_NOT_FOUND;
+}
+
+/* n pairs drawn from `distinct` keys (many duplicates, extreme keys included); checks that each
+ * key answers its smallest value and that size counts distinct keys. */
+static void check_duplicates(GhmContext *ctx, GhmMapLayout layout, size_t n, size_t distinct)
+{
+    static const uint32_t extreme[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u};
+    uint32_t *pool = unique_keys(distinct, 99);
+    for (size_t i = 0; i < 5 && i < distinct; i++)
+        pool[i] = extreme[i];
+    uint32_t *keys = malloc(n * sizeof *keys), *vals = malloc(n * sizeof *vals);
+    uint32_t *out = malloc(n * sizeof *out);
+    uint64_t *ref = malloc(n * sizeof *ref);
+    ck_assert(keys && vals && out && ref);
+    uint64_t s = 12345;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = pool[rng_next(&s) % distinct];
+        vals[i] = rng_next(&s);
+        ref[i] = (uint64_t)keys[i] << 32 | vals[i];
+    }
+    qsort(ref, n, sizeof *ref, cmp_pair);
+    size_t want_size = 0;
+    for (size_t i = 0; i < n; i++)
+        want_size += i == 0 || (ref[i] >> 32) != (ref[i - 1] >> 32);
+    GhmMapOptions opt = options(layout, 0.0, 0);
+    GhmMap *map = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(map, keys, vals, n), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(map, keys, n, out), GHM_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(out[i] == reference_min(ref, n, keys[i]), "key %u: got %u want %u",
+                      keys[i], out[i], reference_min(ref, n, keys[i]));
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, want_size);
+    ghm_map_free(&map);
+    free(pool);
+    free(keys);
+    free(vals);
+    free(out);
+    free(ref);
+}
+
+START_TEST(test_duplicates_keep_smallest)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    for (int layout = 0; layout < 2; layout++) {
+        check_duplicates(ctx, (GhmMapLayout)layout, 2, 1);
+        check_duplicates(ctx, (GhmMapLayout)layout, 1000, 10);
+        check_duplicates(ctx, (GhmMapLayout)layout, 200000, 50000);
+        check_duplicates(ctx, (GhmMapLayout)layout, 200000, 1000);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_extreme_keys)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    const uint32_t keys[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u};
+    const uint32_t vals[] = {10, 11, 12, GHM_NOT_FOUND - 1, 0};
+    const uint32_t absent[] = {2, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFDu};
+    for (int layout = 0; layout < 2; layout++) {
+        GhmMapOptions opt = options((GhmMapLayout)layout, 0.0, 0);
+        GhmMap *map = NULL;
+        uint32_t out[5];
+        ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+        /* Before any build every key is absent, 0xFFFFFFFF included. */
+        ck_assert_int_eq(ghm_map_find(map, keys, 5, out), GHM_OK);
+        for (int i = 0; i < 5; i++)
+            ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+        ck_assert_int_eq(ghm_map_build(map, keys, vals, 5), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(map, keys, 5, out), GHM_OK);
+        ck_assert_mem_eq(out, vals, sizeof vals);
+        ck_assert_int_eq(ghm_map_find(map, absent, 4, out), GHM_OK);
+        for (int i = 0; i < 4; i++)
+            ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+        /* A rebuild replaces the content: 0xFFFFFFFF without it is absent again. */
+        ck_assert_int_eq(ghm_map_build(map, keys, vals, 3), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(map, keys, 5, out), GHM_OK);
+        ck_assert_uint_eq(out[2], 12);
+        ck_assert_uint_eq(out[3], GHM_NOT_FOUND);
+        ck_assert_uint_eq(out[4], GHM_NOT_FOUND);
+        GhmMapStats st;
+        ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+        ck_assert_uint_eq(st.size, 3);
+        ghm_map_free(&map);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_thread_counts_agree)
+{
+    enum { N = 300000 };
+    uint32_t *keys = malloc(N * sizeof *keys), *vals = malloc(N * sizeof *vals);
+    uint32_t *ref = malloc(N * sizeof *ref), *out = malloc(N * sizeof *out);
+    ck_assert(keys && vals && ref && out);
+    uint64_t s = 77;
+    for (int i = 0; i < N; i++) {
+        keys[i] = rng_next(&s) % 100000; /* duplicates, and queries that miss */
+        vals[i] = rng_next(&s);
+    }
+    static const int threads[] = {1, 2, 4};
+    for (int layout = 0; layout < 2; layout++)
+        for (int t = 0; t < 3; t++) {
+            GhmContext *ctx = context_with_threads(threads[t], 5);
+            GhmMapOptions opt = options((GhmMapLayout)layout, 0.9, 0);
+            GhmMap *map = NULL;
+            ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+            ck_assert_int_eq(ghm_map_build(map, keys, vals, N / 2), GHM_OK);
+            ck_assert_int_eq(ghm_map_find(map, keys, N, t == 0 ? ref : out), GHM_OK);
+            if (t > 0)
+                ck_assert_mem_eq(ref, out, N * sizeof *out);
+            ghm_map_free(&map);
+            ghm_context_free(&ctx);
+        }
+    free(keys);
+    free(vals);
+    free(ref);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmMap *map = NULL;
+    GhmMapOptions opt = ghm_map_defaults();
+    ck_assert_int_eq(ghm_map_create(NULL, &opt, &map), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, NULL), GHM_ERR_INVALID);
+    opt.load_factor = 1.0;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt.load_factor = -0.1;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = options(GHM_MAP_THESIS, 0.5, 6);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = options(GHM_MAP_BUCKETED, 0.5, 4);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = options((GhmMapLayout)9, 0.5, 0);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    ck_assert_ptr_null(map);
+    opt = ghm_map_defaults();
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    uint32_t k = 1, v = 2, o = 0;
+    ck_assert_int_eq(ghm_map_build(map, NULL, &v, 1), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_map_build(map, &k, NULL, 1), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_map_build(map, NULL, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(map, &k, 1, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_map_find(NULL, &k, 1, &o), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_map_find(map, &k, 1, &o), GHM_OK);
+    ck_assert_uint_eq(o, GHM_NOT_FOUND);
+    ck_assert_int_eq(ghm_map_stats(map, NULL), GHM_ERR_INVALID);
+    ghm_map_free(&map);
+    ghm_map_free(&map);
+    ghm_map_free(NULL);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_load_factors)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const double loads[] = {0.5, 0.8, 0.9, 0.95};
+    for (int layout = 0; layout < 2; layout++)
+        for (int i = 0; i < 4; i++) {
+            GhmMapOptions opt = options((GhmMapLayout)layout, loads[i], 0);
+            GhmMapStats st = check_unique(ctx, &opt, 1 << 18, (uint32_t)(100 + i));
+            /* The table really is as full as asked (within bucket rounding). */
+            ck_assert_double_le((double)(1 << 18) / (double)st.capacity, loads[i] + 1e-9);
+            ck_assert_double_ge((double)(1 << 18) / (double)st.capacity, loads[i] - 0.01);
+        }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* An impossible table (two thesis functions cannot pass load 0.5) must fail within the rebuild
+ * budget - and leave an empty map - instead of hanging. */
+START_TEST(test_impossible_load_fails)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    size_t n = 1 << 16;
+    uint32_t *keys = unique_keys(n, 3);
+    uint32_t *out = malloc(n * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    GhmMapOptions opts[] = {options(GHM_MAP_THESIS, 0.99, 2), options(GHM_MAP_THESIS, 0.7, 2)};
+    for (int i = 0; i < 2; i++) {
+        GhmMap *map = NULL;
+        ck_assert_int_eq(ghm_map_create(ctx, &opts[i], &map), GHM_OK);
+        ck_assert_int_eq(ghm_map_build(map, keys, keys, n), GHM_ERR_BUILD_FAILED);
+        GhmMapStats st;
+        ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+        ck_assert_uint_eq(st.size, 0);
+        ck_assert_int_eq(st.rebuilds, opts[i].max_rebuilds);
+        ck_assert_int_eq(ghm_map_find(map, keys, n, out), GHM_OK);
+        for (size_t j = 0; j < n; j++)
+            ck_assert_uint_eq(out[j], GHM_NOT_FOUND);
+        /* The same map builds fine afterwards with a possible input. */
+        ck_assert_int_eq(ghm_map_build(map, keys, keys, 1), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(map, keys, 1, out), GHM_OK);
+        ck_assert_uint_eq(out[0], keys[0]);
+        ghm_map_free(&map);
+    }
+    /* Bucketed at 0.99 is at the edge of what two 8-slot buckets can hold: the build may fail,
+     * but it must end within the budget, and a success must be complete. */
+    GhmMapOptions edge = options(GHM_MAP_BUCKETED, 0.99, 2);
+    edge.max_rebuilds = 2;
+    GhmMap *map = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, &edge, &map), GHM_OK);
+    int ret = ghm_map_build(map, keys, keys, n);
+    ck_assert(ret == GHM_OK || ret == GHM_ERR_BUILD_FAILED);
+    ck_assert_int_eq(ghm_map_find(map, keys, n, out), GHM_OK);
+    for (size_t j = 0; j < n; j++)
+        ck_assert_uint_eq(out[j], ret == GHM_OK ? keys[j] : GHM_NOT_FOUND);
+    printf("map bucketed, load 0.99, 2^16 keys: %s\n", ghm_strerror(ret));
+    ghm_map_free(&map);
+    free(keys);
+    free(out);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* 100 seeds at load 0.95 with 2^16 keys: no build may fail (the stash and rebuilds absorb the
+ * rare bad draws); prints how often they were needed. */
+static void hundred_seeds(GhmMapLayout layout)
+{
+    size_t n = 1 << 16, stash = 0, with_stash = 0;
+    int rebuilds = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        GhmContext *ctx = context_with_threads(0, seed);
+        GhmMapOptions opt = options(layout, 0.95, 0);
+        GhmMapStats st = check_unique(ctx, &opt, n, (uint32_t)seed * 31);
+        stash += st.stash_used;
+        with_stash += st.stash_used > 0;
+        rebuilds += st.rebuilds;
+        ghm_context_free(&ctx);
+    }
+    printf("map %s, load 0.95, 2^16 keys, 100 seeds: %zu keys in stashes (%zu builds), "
+           "%d rebuilds\n",
+           layout == GHM_MAP_THESIS ? "thesis" : "bucketed", stash, with_stash, rebuilds);
+}
+
+START_TEST(test_hundred_seeds_bucketed) { hundred_seeds(GHM_MAP_BUCKETED); }
+END_TEST
+
+START_TEST(test_hundred_seeds_thesis) { hundred_seeds(GHM_MAP_THESIS); }
+END_TEST
+
+static Suite *map_suite(void)
+{
+    Suite *s = suite_create("map");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 300);
+    tcase_add_test(core, test_sizes_both_layouts);
+    tcase_add_test(core, test_more_hash_functions);
+    tcase_add_test(core, test_duplicates_keep_smallest);
+    tcase_add_test(core, test_extreme_keys);
+    tcase_add_test(core, test_thread_counts_agree);
+    tcase_add_test(core, test_bad_arguments);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 600);
+    tcase_add_test(limits, test_load_factors);
+    tcase_add_test(limits, test_impossible_load_fails);
+    tcase_add_test(limits, test_hundred_seeds_bucketed);
+    tcase_add_test(limits, test_hundred_seeds_thesis);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return ghm_test_main(map_suite()); }

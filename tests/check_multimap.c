@@ -1,0 +1,265 @@
+/* check_multimap.c - GhmMultimap on the CPU backend: counts and value lists against a sorted
+ * reference (qsort), input order within a key, sizes, extreme keys, load factors, thread counts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_map.h"
+#include "ghm_multimap.h"
+#include "hash_internal.h"
+#include "test_support.h"
+
+static uint32_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 32);
+}
+
+typedef struct Pair {
+    uint32_t key, value, pos; /* pos: input index, the tie-break that makes qsort stable */
+} Pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const Pair *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static GhmContext *context_with_threads(int threads)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CPU;
+    opt.threads = threads;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    return ctx;
+}
+
+/* Builds a multimap of n pairs over `distinct` keys and checks it against the stable qsort
+ * reference: number of keys, each key's count and values in input order, absent keys. */
+static void check_against_reference(GhmContext *ctx, double load, size_t n, size_t distinct,
+                                    uint64_t seed)
+{
+    static const uint32_t extreme[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u};
+    uint32_t *pool = malloc((distinct ? distinct : 1) * sizeof *pool);
+    uint32_t *keys = malloc((n ? n : 1) * sizeof *keys), *vals = malloc((n ? n : 1) * 4);
+    uint32_t *first = malloc((n > 64 ? n : 64) * 4), *count = malloc((n > 64 ? n : 64) * 4);
+    Pair *ref = malloc((n ? n : 1) * sizeof *ref);
+    ck_assert(pool && keys && vals && first && count && ref);
+    for (size_t i = 0; i < distinct; i++)
+        pool[i] = i < 5 ? extreme[i] : ghmi_permute32((uint32_t)i, (uint32_t)seed);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = pool[rng_next(&s) % distinct];
+        vals[i] = rng_next(&s);
+        ref[i] = (Pair){keys[i], vals[i], (uint32_t)i};
+    }
+    qsort(ref, n, sizeof *ref, cmp_pair);
+    size_t want_keys = 0;
+    for (size_t i = 0; i < n; i++)
+        want_keys += i == 0 || ref[i].key != ref[i - 1].key;
+
+    GhmMultimap *mm = NULL;
+    ck_assert_int_eq(ghm_multimap_create(ctx, load, &mm), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, n), GHM_OK);
+    ck_assert_uint_eq(ghm_multimap_keys(mm), want_keys);
+    const uint32_t *values = NULL;
+    size_t nvalues = 0;
+    ck_assert_int_eq(ghm_multimap_values(mm, &values, &nvalues), GHM_OK);
+    ck_assert_uint_eq(nvalues, n);
+    ck_assert_int_eq(ghm_multimap_find(mm, keys, n, first, count), GHM_OK);
+    /* The values array is the reference's value column, and each key points at its run. */
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(values[i], ref[i].value);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_lt(first[i], n);
+        ck_assert_uint_eq(ref[first[i]].key, keys[i]);
+        ck_assert(first[i] == 0 || ref[first[i] - 1].key != keys[i]);
+        size_t end = first[i] + count[i];
+        ck_assert(end == n || ref[end].key != keys[i]);
+        ck_assert_uint_eq(ref[end - 1].key, keys[i]);
+    }
+    if (n) { /* either output may be NULL */
+        uint32_t c1 = 7, f1 = 7;
+        ck_assert_int_eq(ghm_multimap_find(mm, keys, 1, NULL, &c1), GHM_OK);
+        ck_assert_int_eq(ghm_multimap_find(mm, keys, 1, &f1, NULL), GHM_OK);
+        ck_assert_uint_eq(c1, count[0]);
+        ck_assert_uint_eq(f1, first[0]);
+    }
+    /* Absent keys: first GHM_NOT_FOUND, count 0. */
+    uint32_t absent[64];
+    size_t na = 0;
+    for (uint32_t c = 0; na < 64 && c < 1000000; c++) {
+        uint32_t k = ghmi_permute32(c, 0xABCDu);
+        Pair probe = {k, 0, 0};
+        int present = 0;
+        for (size_t j = 0; j < distinct && !present; j++)
+            present = pool[j] == probe.key;
+        if (!present)
+            absent[na++] = k;
+    }
+    ck_assert_int_eq(ghm_multimap_find(mm, absent, na, first, count), GHM_OK);
+    for (size_t i = 0; i < na; i++) {
+        ck_assert_uint_eq(first[i], GHM_NOT_FOUND);
+        ck_assert_uint_eq(count[i], 0);
+    }
+    ghm_multimap_free(&mm);
+    ck_assert_ptr_null(mm);
+    free(pool);
+    free(keys);
+    free(vals);
+    free(first);
+    free(count);
+    free(ref);
+}
+
+START_TEST(test_sizes)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    check_against_reference(ctx, 0.0, 0, 1, 1);
+    check_against_reference(ctx, 0.0, 1, 1, 2);
+    check_against_reference(ctx, 0.0, 2, 1, 3);
+    check_against_reference(ctx, 0.0, 2, 2, 4);
+    check_against_reference(ctx, 0.0, 1000, 37, 5);
+    check_against_reference(ctx, 0.0, 1000000, 300000, 6);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_multiplicities)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const size_t mult[] = {1, 2, 4, 8, 16, 32, 64};
+    for (int i = 0; i < 7; i++)
+        check_against_reference(ctx, 0.0, 100000, 100000 / mult[i], 10 + (uint64_t)i);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_input_order_kept)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    /* Keys interleaved, values counting up: each key's values must come out ascending. */
+    enum { N = 100000, K = 7 };
+    uint32_t *keys = malloc(N * 4), *vals = malloc(N * 4);
+    ck_assert(keys && vals);
+    for (uint32_t i = 0; i < N; i++) {
+        keys[i] = (K - 1 - i % K) * 0x20000000u;
+        vals[i] = i;
+    }
+    GhmMultimap *mm = NULL;
+    ck_assert_int_eq(ghm_multimap_create(ctx, 0.5, &mm), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, N), GHM_OK);
+    const uint32_t *values;
+    size_t nv;
+    ck_assert_int_eq(ghm_multimap_values(mm, &values, &nv), GHM_OK);
+    for (uint32_t k = 0; k < K; k++) {
+        uint32_t key = k * 0x20000000u, f, c;
+        ck_assert_int_eq(ghm_multimap_find(mm, &key, 1, &f, &c), GHM_OK);
+        ck_assert_uint_eq(c, N / K + (K - 1 - k < N % K));
+        for (uint32_t j = 1; j < c; j++)
+            ck_assert_uint_eq(values[f + j], values[f + j - 1] + K);
+    }
+    ghm_multimap_free(&mm);
+    free(keys);
+    free(vals);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmMultimap *mm = NULL;
+    ck_assert_int_eq(ghm_multimap_create(ctx, 1.5, &mm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_create(NULL, 0.0, &mm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_create(ctx, 0.0, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_create(ctx, 0.0, &mm), GHM_OK);
+    uint32_t k = 5, v = 6, f = 0, c = 9;
+    ck_assert_int_eq(ghm_multimap_build(mm, NULL, &v, 1), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_find(mm, NULL, 1, &f, &c), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_values(mm, NULL, NULL), GHM_ERR_INVALID);
+    /* Before a build, every key is absent. */
+    ck_assert_int_eq(ghm_multimap_find(mm, &k, 1, &f, &c), GHM_OK);
+    ck_assert_uint_eq(f, GHM_NOT_FOUND);
+    ck_assert_uint_eq(c, 0);
+    ck_assert_uint_eq(ghm_multimap_keys(mm), 0);
+    ghm_multimap_free(&mm);
+    ghm_multimap_free(&mm);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_load_factors)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const double loads[] = {0.5, 0.8, 0.9, 0.95};
+    for (int i = 0; i < 4; i++)
+        check_against_reference(ctx, loads[i], 200000, 60000, 20 + (uint64_t)i);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_thread_counts_agree)
+{
+    enum { N = 500000 };
+    uint32_t *keys = malloc(N * 4), *vals = malloc(N * 4);
+    uint32_t *f0 = malloc(N * 4), *c0 = malloc(N * 4), *f = malloc(N * 4), *c = malloc(N * 4);
+    uint32_t *v0 = malloc(N * 4);
+    ck_assert(keys && vals && f0 && c0 && f && c && v0);
+    uint64_t s = 3;
+    for (int i = 0; i < N; i++) {
+        keys[i] = rng_next(&s) % 50000;
+        vals[i] = rng_next(&s);
+    }
+    static const int threads[] = {1, 2, 4};
+    for (int t = 0; t < 3; t++) {
+        GhmContext *ctx = context_with_threads(threads[t]);
+        GhmMultimap *mm = NULL;
+        ck_assert_int_eq(ghm_multimap_create(ctx, 0.0, &mm), GHM_OK);
+        ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, N), GHM_OK);
+        ck_assert_int_eq(ghm_multimap_find(mm, keys, N, t ? f : f0, t ? c : c0), GHM_OK);
+        const uint32_t *values;
+        size_t nv;
+        ck_assert_int_eq(ghm_multimap_values(mm, &values, &nv), GHM_OK);
+        if (t == 0)
+            memcpy(v0, values, N * 4);
+        else {
+            ck_assert_mem_eq(f, f0, N * 4);
+            ck_assert_mem_eq(c, c0, N * 4);
+            ck_assert_mem_eq(values, v0, N * 4);
+        }
+        ghm_multimap_free(&mm);
+        ghm_context_free(&ctx);
+    }
+    free(keys);
+    free(vals);
+    free(f0);
+    free(c0);
+    free(f);
+    free(c);
+    free(v0);
+}
+END_TEST
+
+static Suite *multimap_suite(void)
+{
+    Suite *s = suite_create("multimap");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 300);
+    tcase_add_test(core, test_sizes);
+    tcase_add_test(core, test_multiplicities);
+    tcase_add_test(core, test_input_order_kept);
+    tcase_add_test(core, test_bad_arguments);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 300);
+    tcase_add_test(limits, test_load_factors);
+    tcase_add_test(limits, test_thread_counts_agree);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return ghm_test_main(multimap_suite()); }
