@@ -99,6 +99,95 @@ test_bad_image_truncated_png() {
     grep -qF "truncated PNG data" "$TMP/err" || fail "not reported as truncated: $(cat "$TMP/err")"
 }
 
+# --- image matching (matching helper) ---
+# json_field FILE EXPR: evaluates a Python expression on the parsed JSON object j.
+json_field() {
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+test_match_pair_json() {
+    run_cmd 0 --backend cpu --json "$DATA/images/box_in_scene.png" "$DATA/pairs/dev_02_query.png"
+    python3 -c 'import json,sys; json.load(sys.stdin)' <"$TMP/out" || fail "not JSON: $(cat "$TMP/out")"
+    [ "$(json_field "$TMP/out" 'j["found"]')" = True ] || fail "not found: $(cat "$TMP/out")"
+    # truth: scale 1.0364, rotation -29.754, translation (82.48, 130.56)
+    python3 - "$TMP/out" <<'PY' || fail "transform off: $(cat "$TMP/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["transform"]
+assert abs(t["scale"] - 1.0364) < 0.01 and abs(t["rotation_deg"] + 29.754) < 0.5, t
+assert abs(t["tx"] - 82.48) < 3 and abs(t["ty"] - 130.56) < 3, t
+assert len(j["corners"]) == 4 and 0 <= j["confidence"] <= 1 and j["votes"] > 0
+assert j["backend"] == "cpu" and j["query"]["width"] == 188 and j["reference"]["height"] == 384
+for k in ("edges", "bases", "signatures", "voting", "verification", "total"):
+    assert k in j["timings_ms"], k
+PY
+}
+
+test_match_text_output() {
+    run_cmd 0 --backend cpu "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_00_query.png"
+    grep -q "found" "$TMP/out" && grep -q "scale 1.23" "$TMP/out" || fail "summary: $(cat "$TMP/out")"
+    run_cmd 0 --backend cpu --quiet "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_00_query.png"
+    [ ! -s "$TMP/out" ] || fail "--quiet printed: $(cat "$TMP/out")"
+}
+
+test_match_unrelated_not_found() {
+    run_cmd 1 --backend cpu --json "$DATA/images/butterfly.jpg" "$DATA/images/rubberwhale1.png"
+    [ "$(json_field "$TMP/out" 'j["found"]')" = False ] || fail "false match: $(cat "$TMP/out")"
+    run_cmd 1 --backend cpu "$DATA/video/megamind_frame050.png" "$DATA/images/box.png"
+}
+
+test_match_help() {
+    for args in "--help" "match --help"; do
+        # shellcheck disable=SC2086
+        run_cmd 0 $args
+        for word in --overlay --save-ref --load-ref --max-points --basis-prob --min-dist --quant \
+            --min-confidence --top-candidates voxel "Exit status"; do
+            grep -qF -- "$word" "$TMP/out" || fail "'$args' does not mention $word"
+        done
+    done
+}
+
+test_match_save_load_ref() {
+    run_cmd 0 --backend cpu --save-ref "$TMP/ref.ghm" "$DATA/images/butterfly.jpg"
+    [ -s "$TMP/ref.ghm" ] || fail "no reference file written"
+    ls "$TMP" | grep -q 'tmp\.' && fail "temporary file left behind"
+    run_cmd 0 --backend cpu --json "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_03_query.jpg"
+    json_field "$TMP/out" 'j["transform"]["matrix"]' >"$TMP/direct"
+    run_cmd 0 --backend cpu --json --load-ref "$TMP/ref.ghm" "$DATA/pairs/dev_03_query.jpg"
+    json_field "$TMP/out" 'j["transform"]["matrix"]' >"$TMP/loaded"
+    cmp -s "$TMP/direct" "$TMP/loaded" || fail "matrices differ: $(cat "$TMP/direct") vs $(cat "$TMP/loaded")"
+}
+
+test_match_damaged_ref() {
+    run_cmd 0 --backend cpu --save-ref "$TMP/ref.ghm" "$DATA/images/box.png"
+    size=$(stat -c %s "$TMP/ref.ghm")
+    # flip one byte in the middle of the payload
+    python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[len(b)//2]^=0x40; open(p,"wb").write(b)' "$TMP/ref.ghm"
+    run_cmd 2 --backend cpu --load-ref "$TMP/ref.ghm" "$DATA/images/box.png"
+    expect_one_error_line ref.ghm
+    grep -q "checksum" "$TMP/err" || fail "not reported as damaged: $(cat "$TMP/err")"
+    head -c $((size / 3)) "$DATA/images/box.png" >"$TMP/short.ghm"
+    run_cmd 2 --backend cpu --load-ref "$TMP/short.ghm" "$DATA/images/box.png"
+    expect_one_error_line short.ghm
+    run_cmd 2 --backend cpu --load-ref "$DATA/images/no_such.ghm" "$DATA/images/box.png"
+    expect_one_error_line no_such.ghm
+}
+
+test_match_overlay() {
+    run_cmd 0 --backend cpu --overlay "$TMP/o.png" "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    [ "$(head -c 8 "$TMP/o.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || fail "overlay is not a PNG"
+    # without a match there is no outline to draw, but the file is still written
+    run_cmd 1 --backend cpu --overlay "$TMP/n.png" "$DATA/images/butterfly.jpg" "$DATA/images/rubberwhale1.png"
+    [ -s "$TMP/n.png" ] || fail "no overlay written"
+}
+
+test_match_bad_option_values() {
+    run_cmd 2 --backend cpu --basis-prob 0 "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    grep -qF -- --basis-prob "$TMP/err" || fail "error does not name --basis-prob"
+    run_cmd 2 --backend cpu --min-dist 0.5 --max-dist 0.2 "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    grep -qF -- --max-dist "$TMP/err" || fail "error does not name --max-dist"
+}
+
 if [ $# -ne 1 ] || ! declare -F "$1" >/dev/null; then
     echo "usage: $0 test_NAME" >&2
     exit 2

@@ -1,0 +1,217 @@
+/* match_cli.c - options, help and reference set-up of the match mode; see match_cli.h. */
+#include "match_cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_OVERLAY = GHM_OPT_FIRST_COMMAND,
+    OPT_SAVE_REF,
+    OPT_LOAD_REF,
+    OPT_MAX_POINTS,
+    OPT_CORNERS,
+    OPT_BASIS_PROB,
+    OPT_MIN_DIST,
+    OPT_MAX_DIST,
+    OPT_QUANT,
+    OPT_ANGLE_BINS,
+    OPT_QUERY_BASES,
+    OPT_MIN_CONFIDENCE,
+    OPT_TOP_CANDIDATES
+};
+
+static const struct option long_options[] = {
+    GHM_COMMON_LONG_OPTIONS,
+    {"overlay", required_argument, NULL, OPT_OVERLAY},
+    {"save-ref", required_argument, NULL, OPT_SAVE_REF},
+    {"load-ref", required_argument, NULL, OPT_LOAD_REF},
+    {"max-points", required_argument, NULL, OPT_MAX_POINTS},
+    {"corners", required_argument, NULL, OPT_CORNERS},
+    {"basis-prob", required_argument, NULL, OPT_BASIS_PROB},
+    {"min-dist", required_argument, NULL, OPT_MIN_DIST},
+    {"max-dist", required_argument, NULL, OPT_MAX_DIST},
+    {"quant", required_argument, NULL, OPT_QUANT},
+    {"angle-bins", required_argument, NULL, OPT_ANGLE_BINS},
+    {"query-bases", required_argument, NULL, OPT_QUERY_BASES},
+    {"min-confidence", required_argument, NULL, OPT_MIN_CONFIDENCE},
+    {"top-candidates", required_argument, NULL, OPT_TOP_CANDIDATES},
+    {NULL, 0, NULL, 0}};
+
+void ghm_match_print_help(FILE *f)
+{
+    ghm_cli_print_help(f);
+    fputs(
+        "\n"
+        "Image matching options (geohash-match [OPTIONS] REFERENCE QUERY):\n"
+        "  --overlay FILE.png       draw the query outline and matched edges on the reference\n"
+        "  --save-ref FILE          save the analysed reference (versioned, checksummed); with\n"
+        "                           no QUERY, only build and save it\n"
+        "  --load-ref FILE          use a saved reference; REFERENCE may then be omitted\n"
+        "                           (geohash-match --load-ref ref.ghm QUERY); if it is given it\n"
+        "                           only serves as the overlay's background\n"
+        "  --max-points N           edge points hashed per image (default 1500)\n"
+        "  --corners N              reference basis points, strongest corners (default 200)\n"
+        "  --basis-prob P           keep each reference basis pair with probability P (0.2)\n"
+        "  --min-dist F, --max-dist F  basis length band, fractions of the reference diagonal\n"
+        "                           (defaults 0.05 and 0.35)\n"
+        "  --quant Q                signature bin size in basis lengths (default 0.06)\n"
+        "  --angle-bins N           edge-direction bins in signatures, 0 = off (default 16)\n"
+        "  --query-bases N          query bases that vote, at most (default 600)\n"
+        "  --top-candidates N       best voted transforms that are verified (default 96)\n"
+        "  --min-confidence C       share of query edges on reference edges needed for a\n"
+        "                           match, in [0,1] (default 0.25)\n"
+        "Reference-side options (--max-points, --corners, --basis-prob, --min-dist, --max-dist,\n"
+        "--quant, --angle-bins) are stored in a saved reference and taken from it on loading.\n",
+        f);
+}
+
+/* Applies one match-mode option; returns 1 if applied, 0 if unknown, -1 on a bad value. */
+static int match_option(GhmMatchOptions *o, int id, const char *arg)
+{
+    GhmMatchParams *p = &o->params;
+    long v = 0;
+    double d = 0.0;
+    switch (id) {
+    case OPT_OVERLAY: o->overlay = arg; return 1;
+    case OPT_SAVE_REF: o->save_ref = arg; return 1;
+    case OPT_LOAD_REF: o->load_ref = arg; return 1;
+    case OPT_MAX_POINTS:
+        if (ghm_cli_parse_long("--max-points", arg, 8, 1000000, &v) < 0)
+            return -1;
+        p->max_points = (size_t)v;
+        return 1;
+    case OPT_CORNERS:
+        if (ghm_cli_parse_long("--corners", arg, 2, 65535, &v) < 0)
+            return -1;
+        p->corners.max_corners = (size_t)v;
+        return 1;
+    case OPT_BASIS_PROB:
+        if (ghm_cli_parse_double("--basis-prob", arg, 1e-6, 1.0, &d) < 0)
+            return -1;
+        p->geo.basis_prob = d;
+        return 1;
+    case OPT_MIN_DIST:
+        if (ghm_cli_parse_double("--min-dist", arg, 1e-4, 2.0, &d) < 0)
+            return -1;
+        p->geo.min_dist = d;
+        return 1;
+    case OPT_MAX_DIST:
+        if (ghm_cli_parse_double("--max-dist", arg, 1e-4, 2.0, &d) < 0)
+            return -1;
+        p->geo.max_dist = d;
+        return 1;
+    case OPT_QUANT:
+        if (ghm_cli_parse_double("--quant", arg, 2.0 * p->geo.window / 255.0, 2.0, &d) < 0)
+            return -1;
+        p->geo.quant = d;
+        return 1;
+    case OPT_ANGLE_BINS:
+        if (ghm_cli_parse_long("--angle-bins", arg, 0, 64, &v) < 0)
+            return -1;
+        p->geo.angle_bins = (int)v;
+        return 1;
+    case OPT_QUERY_BASES:
+        if (ghm_cli_parse_long("--query-bases", arg, 1, 1000000, &v) < 0)
+            return -1;
+        p->geo.query_bases = (size_t)v;
+        return 1;
+    case OPT_MIN_CONFIDENCE:
+        if (ghm_cli_parse_double("--min-confidence", arg, 0.0, 1.0, &d) < 0)
+            return -1;
+        p->min_confidence = d;
+        return 1;
+    case OPT_TOP_CANDIDATES:
+        if (ghm_cli_parse_long("--top-candidates", arg, 1, 100000, &v) < 0)
+            return -1;
+        p->top_candidates = (size_t)v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* REFERENCE QUERY; with --load-ref [REFERENCE] QUERY; with --save-ref REFERENCE [QUERY]. */
+static int positionals(int n, char **args, GhmMatchOptions *o)
+{
+    if (o->load_ref && n == 1) {
+        o->query = args[0];
+        return 0;
+    }
+    if (o->save_ref && !o->load_ref && n == 1) {
+        o->reference = args[0];
+        return 0;
+    }
+    if (n == 2) {
+        o->reference = args[0];
+        o->query = args[1];
+        return 0;
+    }
+    ghm_cli_error(NULL, n < 2 ? "missing REFERENCE and QUERY arguments"
+                              : "too many arguments (expected REFERENCE QUERY)");
+    ghm_cli_usage_hint(NULL);
+    return -1;
+}
+
+int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->common = ghm_cli_common_defaults();
+    opt->params = ghm_match_defaults();
+    int id;
+    optind = 1;
+    opterr = 1;
+    while ((id = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        int used = ghm_cli_common_option(&opt->common, id, optarg);
+        if (used == 0)
+            used = match_option(opt, id, optarg);
+        if (used < 0)
+            return -1;
+        if (used == 0) {
+            ghm_cli_usage_hint(NULL);
+            return -1;
+        }
+    }
+    if (opt->common.help) {
+        ghm_match_print_help(stdout);
+        return 1;
+    }
+    if (opt->common.version) {
+        ghm_cli_print_version(stdout);
+        return 1;
+    }
+    if (opt->params.geo.max_dist <= opt->params.geo.min_dist) {
+        ghm_cli_error("--max-dist", "must be larger than --min-dist (%g)",
+                      opt->params.geo.min_dist);
+        return -1;
+    }
+    return positionals(argc - optind, argv + optind, opt);
+}
+
+int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMatcher **out,
+                             GhmImage **ref_img)
+{
+    char why[512] = "";
+    int ret;
+    *ref_img = NULL;
+    /* With --load-ref the image is only the overlay's background: skip decoding it otherwise. */
+    if (opt->reference && (!opt->load_ref || opt->overlay)) {
+        if ((ret = ghm_image_load(opt->reference, ref_img, why, sizeof why)) < 0) {
+            ghm_cli_error(opt->reference, "%s", why);
+            return ret;
+        }
+    }
+    if (opt->load_ref) {
+        if ((ret = ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why)) < 0)
+            ghm_cli_error(opt->load_ref, "%s", why);
+    } else if ((ret = ghm_matcher_create(ctx, *ref_img, &opt->params, out)) < 0) {
+        ghm_cli_error(opt->reference, "cannot build the reference tables: %s", ghm_strerror(ret));
+    }
+    if (ret == GHM_OK && opt->save_ref &&
+        (ret = ghm_matcher_save(*out, opt->save_ref, why, sizeof why)) < 0)
+        ghm_cli_error(opt->save_ref, "%s", why);
+    if (ret < 0) {
+        ghm_matcher_free(out);
+        ghm_image_free(ref_img);
+    }
+    return ret;
+}

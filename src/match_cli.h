@@ -1,0 +1,61 @@
+/*
+ * match_cli.h - the options of the image (and video) mode, `geohash-match [OPTIONS] REFERENCE
+ * QUERY`, parsed once for both: the video mode (src/cmd_video.c) receives the same struct and
+ * prints its per-frame results with the same output helpers.
+ */
+#ifndef GHM_MATCH_CLI_H
+#define GHM_MATCH_CLI_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "ghm_image.h"
+#include "ghm_match.h"
+
+typedef struct GhmMatchOptions {
+    GhmCommonOptions common;
+    GhmMatchParams params;
+    const char *overlay;   /* --overlay FILE.png, or NULL */
+    const char *save_ref;  /* --save-ref FILE, or NULL */
+    const char *load_ref;  /* --load-ref FILE, or NULL */
+    const char *reference; /* REFERENCE (NULL when --load-ref is given without it) */
+    const char *query;     /* QUERY (NULL when only --save-ref is asked for) */
+} GhmMatchOptions;
+
+/* Parses the command line of the match mode into opt. Returns 0 to go on, 1 when --help or
+ * --version was printed (exit 0), or -1 after printing one error line (exit 2). */
+int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt);
+
+/* The top-level help followed by this mode's options. */
+void ghm_match_print_help(FILE *f);
+
+/* Builds the matcher for opt: from --load-ref or from the REFERENCE image, then writes
+ * --save-ref if asked. *ref_img receives the decoded reference image when one was read (for
+ * overlays; NULL with --load-ref), owned by the caller. Prints one error line on failure and
+ * returns the GHM_ERR_* code. */
+int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMatcher **out,
+                             GhmImage **ref_img);
+
+/* The result as a JSON object (new reference, NULL when out of memory): found, votes,
+ * confidence, transform, corners, inliers, timings_ms, tables. The caller adds "reference",
+ * "query", "backend" (and "frame", "pts" for video). */
+json_t *ghm_match_result_json(const GhmMatchResult *res, int query_w, int query_h);
+
+/* The readable summary of a result (several lines) on f. */
+void ghm_match_print_text(FILE *f, const GhmMatchResult *res, const char *query, int query_w,
+                          int query_h);
+
+/* Timings and table sizes on stderr (--verbose). */
+void ghm_match_print_verbose(const GhmMatchResult *res, double build_ms);
+
+/* Draws the reference (ref, or its edges in grey when ref is NULL) with the query outline and
+ * the matched edge points; writes PNG atomically. Prints one error line and returns the error
+ * on failure. */
+int ghm_match_write_overlay(const char *path, const GhmImage *ref, const GhmMatcher *m,
+                            const GhmMatchResult *res, int query_w, int query_h);
+
+/* The four query corners (0,0), (w-1,0), (w-1,h-1), (0,h-1) mapped by the result's matrix. */
+void ghm_match_corners(const GhmMatchResult *res, int query_w, int query_h, double c[4][2]);
+
+#endif /* GHM_MATCH_CLI_H */

@@ -1,0 +1,395 @@
+/* check_geohash.c - geometric hashing and the image matcher end to end (CPU backend):
+ * signature invariance, known-transform pairs with truth, synthetic similarity warps over the
+ * full circle, no false matches, degenerate images, reproducibility. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_geohash.h"
+#include "ghm_match.h"
+#include "ghm_similarity.h"
+#include "test_support.h"
+
+#define PI 3.14159265358979323846
+
+static GhmImage *load(const char *rel)
+{
+    GhmImage *img = NULL;
+    char why[256] = "";
+    int ret = ghm_image_load(ghm_test_data(rel), &img, why, sizeof why);
+    ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
+    return img;
+}
+
+/* Largest distance between the query corners mapped by m and by truth. */
+static double corner_error(const double m[2][3], const double t[2][3], int w, int h)
+{
+    double c[4][2] = {{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}, worst = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double dx = (m[0][0] - t[0][0]) * c[i][0] + (m[0][1] - t[0][1]) * c[i][1] + m[0][2] -
+                    t[0][2];
+        double dy = (m[1][0] - t[1][0]) * c[i][0] + (m[1][1] - t[1][1]) * c[i][1] + m[1][2] -
+                    t[1][2];
+        worst = fmax(worst, hypot(dx, dy));
+    }
+    return worst;
+}
+
+static GhmMatcher *matcher_for(GhmContext *ctx, const GhmImage *ref)
+{
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmMatcher *m = NULL;
+    int ret = ghm_matcher_create(ctx, ref, &mp, &m);
+    ck_assert_msg(ret == GHM_OK, "matcher: %s", ghm_strerror(ret));
+    return m;
+}
+
+/* --- core: the hashing layer on exact point sets ---------------------------------------- */
+
+/* Random points, then the same points under a similarity: the best voted cell must pair each
+ * query basis point with its own reference point. */
+START_TEST(test_signatures_invariant_under_similarity)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { NB = 40, NC = 400 };
+    GhmGeoPoint rb[NB], rc[NC], qb[NB], qc[NC];
+    GhmSimilarity s = {0.8 * cos(2.0), 0.8 * sin(2.0), 250.0, 40.0}, inv;
+    ck_assert_int_eq(ghm_similarity_invert(&s, &inv), GHM_OK);
+    uint64_t r = 99;
+    for (int i = 0; i < NB + NC; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        double x = 20.0 + (double)((r >> 20) % 4600) / 10.0, y = 20.0 + (double)((r >> 40) % 3400) / 10.0;
+        GhmGeoPoint p = {(float)x, (float)y, (float)((r >> 8) % 628) / 100.0f - 3.14f};
+        double qx, qy;
+        ghm_similarity_apply(&inv, x, y, &qx, &qy);
+        GhmGeoPoint q = {(float)qx, (float)qy, p.angle - 2.0f}; /* directions turn with it */
+        if (i < NB) {
+            rb[i] = p;
+            qb[i] = q;
+        } else {
+            rc[i - NB] = p;
+            qc[i - NB] = q;
+        }
+    }
+    GhmGeoParams gp = ghm_geo_defaults();
+    GhmGeoRef *ref = NULL;
+    GhmGeoVoter *v = NULL;
+    ck_assert_int_eq(ghm_geo_ref_build(ctx, rb, NB, rc, NC, hypot(500, 380), &gp, &ref), GHM_OK);
+    size_t nbases = 0, entries = 0, keys = 0;
+    ghm_geo_ref_sizes(ref, &nbases, &entries, &keys);
+    ck_assert_uint_gt(nbases, 50);
+    ck_assert_uint_gt(entries, nbases);
+    ck_assert_int_eq(ghm_geo_voter_create(ref, &v), GHM_OK);
+    GhmGeoCandidate cand[16];
+    size_t n = 0;
+    GhmGeoStats st;
+    ck_assert_int_eq(ghm_geo_vote(v, qb, NB, qc, NC, &gp, 1, cand, 16, &n, &st), GHM_OK);
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 0; i < 4 && i < n; i++) {
+        ck_assert_uint_eq(cand[i].ref_i, cand[i].q_k);
+        ck_assert_uint_eq(cand[i].ref_j, cand[i].q_l);
+        ck_assert_uint_gt(cand[i].votes, 20);
+    }
+    ghm_geo_voter_free(&v);
+    ghm_geo_ref_free(&ref);
+    ck_assert_ptr_null(ref);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_bad_parameters)
+{
+    GhmGeoParams gp = ghm_geo_defaults();
+    ck_assert_int_eq(ghm_geo_check_params(&gp), GHM_OK);
+    gp.quant = 0.001; /* more than 255 bins per axis */
+    ck_assert_int_eq(ghm_geo_check_params(&gp), GHM_ERR_INVALID);
+    gp = ghm_geo_defaults();
+    gp.max_dist = gp.min_dist;
+    ck_assert_int_eq(ghm_geo_check_params(&gp), GHM_ERR_INVALID);
+    GhmMatchParams mp = ghm_match_defaults();
+    ck_assert_int_eq(ghm_match_check_params(&mp), GHM_OK);
+    mp.min_confidence = 1.5;
+    ck_assert_int_eq(ghm_match_check_params(&mp), GHM_ERR_INVALID);
+}
+END_TEST
+
+/* --- pairs: data/pairs/truth.json --------------------------------------------------------- */
+
+START_TEST(test_known_pairs)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(ghm_test_data("pairs/truth.json"), 0, &jerr);
+    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
+    json_t *pairs = json_object_get(root, "pairs");
+    ck_assert_uint_eq(json_array_size(pairs), 6);
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    double errors[6 * 4];
+    size_t ne = 0, i;
+    json_t *p;
+    json_array_foreach(pairs, i, p)
+    {
+        char rel[256];
+        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
+        GhmImage *ref = load(rel);
+        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
+        GhmImage *query = load(rel);
+        double t[2][3];
+        json_t *mt = json_object_get(p, "matrix");
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 3; b++)
+                t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
+        GhmMatcher *m = matcher_for(ctx, ref);
+        GhmMatchResult res;
+        ck_assert_int_eq(ghm_matcher_match(m, query, &res), GHM_OK);
+        const char *id = json_string_value(json_object_get(p, "id"));
+        ck_assert_msg(res.found, "%s: not found (confidence %.3f)", id, res.confidence);
+        double limit = 0.02 * hypot(ref->width, ref->height);
+        ck_assert_msg(corner_error(res.matrix, t, query->width, query->height) <= limit,
+                      "%s: corner error %.2f > %.2f", id,
+                      corner_error(res.matrix, t, query->width, query->height), limit);
+        /* every corner error, for the median */
+        double c[4][2] = {{0, 0}, {query->width - 1, 0}, {query->width - 1, query->height - 1},
+                          {0, query->height - 1}};
+        for (int k = 0; k < 4; k++) {
+            double one[2][3], tr[2][3];
+            memcpy(one, res.matrix, sizeof one);
+            memcpy(tr, t, sizeof tr);
+            double x1 = one[0][0] * c[k][0] + one[0][1] * c[k][1] + one[0][2];
+            double y1 = one[1][0] * c[k][0] + one[1][1] * c[k][1] + one[1][2];
+            double x2 = tr[0][0] * c[k][0] + tr[0][1] * c[k][1] + tr[0][2];
+            double y2 = tr[1][0] * c[k][0] + tr[1][1] * c[k][1] + tr[1][2];
+            errors[ne++] = hypot(x1 - x2, y1 - y2);
+        }
+        ck_assert(res.confidence >= 0.0 && res.confidence <= 1.0);
+        ck_assert_uint_gt(res.votes, 0);
+        ghm_matcher_free(&m);
+        ghm_image_free(&ref);
+        ghm_image_free(&query);
+    }
+    for (size_t a = 0; a < ne; a++) /* insertion sort for the median */
+        for (size_t b = a; b > 0 && errors[b] < errors[b - 1]; b--) {
+            double x = errors[b];
+            errors[b] = errors[b - 1];
+            errors[b - 1] = x;
+        }
+    double median = 0.5 * (errors[ne / 2 - 1] + errors[ne / 2]);
+    ck_assert_msg(median < 1.0, "median corner error %.3f px", median);
+    ghm_context_free(&ctx);
+    json_decref(root);
+}
+END_TEST
+
+/* --- transforms: synthetic warps of a real photo ------------------------------------------ */
+
+static double sample(const GhmImage *img, double x, double y)
+{
+    if (x < 0.0 || y < 0.0 || x > img->width - 1 || y > img->height - 1)
+        return 0.0;
+    int x0 = (int)x, y0 = (int)y;
+    int x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
+    double fx = x - x0, fy = y - y0;
+    const uint8_t *r0 = img->pixels + (size_t)y0 * img->stride;
+    const uint8_t *r1 = img->pixels + (size_t)y1 * img->stride;
+    return (r0[x0] * (1 - fx) + r0[x1] * fx) * (1 - fy) + (r1[x0] * (1 - fx) + r1[x1] * fx) * fy;
+}
+
+/* A 3x3 binomial blur, applied before shrinking warps against aliasing. */
+static GhmImage *blurred(const GhmImage *src)
+{
+    GhmImage *out = NULL;
+    ck_assert_int_eq(ghm_image_create(src->width, src->height, &out), GHM_OK);
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++) {
+            int s = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int xx = x + dx < 0 ? 0 : x + dx >= src->width ? src->width - 1 : x + dx;
+                    int yy = y + dy < 0 ? 0 : y + dy >= src->height ? src->height - 1 : y + dy;
+                    s += src->pixels[(size_t)yy * src->stride + xx] * (2 - abs(dx)) * (2 - abs(dy));
+                }
+            out->pixels[(size_t)y * out->stride + x] = (uint8_t)((s + 8) / 16);
+        }
+    return out;
+}
+
+/* The query of size w x h whose pixel q shows the reference at t(q), plus noise of about
+ * 2 grey levels. t maps the query centre to (cx, cy). */
+static GhmImage *warp(const GhmImage *ref, int w, int h, double scale, double deg, double cx,
+                      double cy, uint64_t seed, double t[2][3])
+{
+    double a = scale * cos(deg * PI / 180.0), b = scale * sin(deg * PI / 180.0);
+    double qx = (w - 1) / 2.0, qy = (h - 1) / 2.0;
+    t[0][0] = a, t[0][1] = -b, t[0][2] = cx - (a * qx - b * qy);
+    t[1][0] = b, t[1][1] = a, t[1][2] = cy - (b * qx + a * qy);
+    GhmImage *src = scale > 1.2 ? blurred(ref) : NULL, *q = NULL;
+    ck_assert_int_eq(ghm_image_create(w, h, &q), GHM_OK);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            double noise = ((double)((seed >> 40) % 1000) / 1000.0 - 0.5) * 7.0; /* sd ~2 */
+            double v = sample(src ? src : ref, t[0][0] * x + t[0][1] * y + t[0][2],
+                              t[1][0] * x + t[1][1] * y + t[1][2]) + noise;
+            q->pixels[(size_t)y * q->stride + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5);
+        }
+    ghm_image_free(&src);
+    return q;
+}
+
+/* Rotations every 45 degrees over the full circle, scales 0.65 .. 1.5, one matcher for all
+ * queries (the reference tables are built once). */
+START_TEST(test_synthetic_similarities)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmImage *ref = load("images/rubberwhale1.png");
+    GhmMatcher *m = matcher_for(ctx, ref);
+    static const double scales[] = {0.65, 0.8, 1.0, 1.25, 1.5};
+    double limit = 0.02 * hypot(ref->width, ref->height);
+    char report[2048] = "";
+    int failures = 0;
+    for (int k = 0; k < 8; k++) {
+        double scale = scales[k % 5], deg = -180.0 + 45.0 * k + 7.0;
+        /* The footprint in the reference is about 230 x 180 pixels whatever the scale (like
+         * the pairs in data/pairs, 15-20 % of the reference), placed so that it stays inside. */
+        double cx = 292.0 + 40.0 * cos(k), cy = 194.0 + 20.0 * sin(k), t[2][3];
+        GhmImage *q = warp(ref, (int)(230.0 / scale), (int)(180.0 / scale), scale, deg, cx, cy,
+                           1000 + k, t);
+        GhmMatchResult res;
+        ck_assert_int_eq(ghm_matcher_match(m, q, &res), GHM_OK);
+        double err = corner_error(res.matrix, t, q->width, q->height);
+        if (!res.found || err > limit || fabs(res.scale - scale) > 0.02 * scale) {
+            size_t len = strlen(report);
+            snprintf(report + len, sizeof report - len,
+                     " [rotation %.0f scale %.2f: found %d confidence %.3f corner error %.2f]",
+                     deg, scale, res.found, res.confidence, err);
+            failures++;
+        }
+        ghm_image_free(&q);
+    }
+    ck_assert_msg(failures == 0, "%d of 8 warps failed:%s", failures, report);
+    ghm_matcher_free(&m);
+    ghm_image_free(&ref);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* --- bad: what must not match, and must not crash ---------------------------------------- */
+
+START_TEST(test_unrelated_images_do_not_match)
+{
+    static const char *pairs[][2] = {
+        {"images/butterfly.jpg", "images/rubberwhale1.png"},
+        {"images/rubberwhale1.png", "images/butterfly.jpg"},
+        {"video/megamind_frame050.png", "images/box.png"},
+        {"images/box_in_scene.png", "pairs/dev_05_query.png"},
+        {"images/Blender_Suzanne1.jpg", "pairs/dev_01_query.png"},
+    };
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        GhmImage *ref = load(pairs[i][0]), *q = load(pairs[i][1]);
+        GhmMatcher *m = matcher_for(ctx, ref);
+        GhmMatchResult res;
+        ck_assert_int_eq(ghm_matcher_match(m, q, &res), GHM_OK);
+        ck_assert_msg(!res.found, "%s in %s: false match, confidence %.3f", pairs[i][1],
+                      pairs[i][0], res.confidence);
+        ghm_matcher_free(&m);
+        ghm_image_free(&ref);
+        ghm_image_free(&q);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static GhmImage *uniform(int w, int h, uint8_t v)
+{
+    GhmImage *img = NULL;
+    ck_assert_int_eq(ghm_image_create(w, h, &img), GHM_OK);
+    memset(img->pixels, v, (size_t)img->stride * h);
+    return img;
+}
+
+START_TEST(test_blank_and_tiny_images)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmImage *photo = load("images/box_in_scene.png");
+    GhmImage *blank = uniform(320, 240, 128), *tiny = uniform(1, 1, 7), *small = uniform(5, 3, 0);
+    GhmImage *refs[] = {photo, blank, tiny, small}, *queries[] = {photo, blank, tiny, small};
+    for (int r = 0; r < 4; r++) {
+        GhmMatcher *m = matcher_for(ctx, refs[r]);
+        for (int q = 0; q < 4; q++) {
+            if (r == 0 && q == 0)
+                continue;
+            GhmMatchResult res;
+            ck_assert_int_eq(ghm_matcher_match(m, queries[q], &res), GHM_OK);
+            ck_assert_msg(!res.found, "ref %d query %d", r, q);
+        }
+        ghm_matcher_free(&m);
+    }
+    ghm_image_free(&photo);
+    ghm_image_free(&blank);
+    ghm_image_free(&tiny);
+    ghm_image_free(&small);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static void match_with_seed(uint64_t seed, GhmMatchResult *res)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CPU;
+    opt.seed = seed;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    GhmImage *ref = load("images/butterfly.jpg"), *q = load("pairs/dev_00_query.png");
+    GhmMatcher *m = matcher_for(ctx, ref);
+    ck_assert_int_eq(ghm_matcher_match(m, q, res), GHM_OK);
+    ghm_matcher_free(&m);
+    ghm_image_free(&ref);
+    ghm_image_free(&q);
+    ghm_context_free(&ctx);
+}
+
+START_TEST(test_same_seed_same_result)
+{
+    GhmMatchResult a, b, c;
+    match_with_seed(5, &a);
+    match_with_seed(5, &b);
+    ck_assert(a.found && b.found);
+    ck_assert_mem_eq(a.matrix, b.matrix, sizeof a.matrix);
+    ck_assert_uint_eq(a.votes, b.votes);
+    ck_assert_uint_eq(a.inliers, b.inliers);
+    match_with_seed(77, &c); /* another seed samples other bases, and still finds it */
+    ck_assert(c.found);
+    ck_assert(fabs(c.matrix[0][2] - a.matrix[0][2]) < 1.0);
+}
+END_TEST
+
+static Suite *geohash_suite(void)
+{
+    Suite *s = suite_create("geohash");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_signatures_invariant_under_similarity);
+    tcase_add_test(core, test_bad_parameters);
+    suite_add_tcase(s, core);
+    TCase *pairs = tcase_create("pairs");
+    tcase_set_timeout(pairs, 300);
+    tcase_add_test(pairs, test_known_pairs);
+    suite_add_tcase(s, pairs);
+    TCase *transforms = tcase_create("transforms");
+    tcase_set_timeout(transforms, 300);
+    tcase_add_test(transforms, test_synthetic_similarities);
+    suite_add_tcase(s, transforms);
+    TCase *bad = tcase_create("bad");
+    tcase_set_timeout(bad, 300);
+    tcase_add_test(bad, test_unrelated_images_do_not_match);
+    tcase_add_test(bad, test_blank_and_tiny_images);
+    tcase_add_test(bad, test_same_seed_same_result);
+    suite_add_tcase(s, bad);
+    return s;
+}
+
+int main(void)
+{
+    return ghm_test_main(geohash_suite());
+}

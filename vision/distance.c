@@ -1,0 +1,120 @@
+/*
+ * distance.c - exact squared Euclidean distance transform with argmin (Felzenszwalb and
+ * Huttenlocher): a 1-D pass down every column, then the lower envelope of parabolas along every
+ * row. See ghm_distance.h.
+ */
+#include "ghm_distance.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Large enough to lose to any real distance, small enough that sums do not overflow. */
+#define FAR 1.0e20f
+
+/* Column pass: for every pixel the squared vertical distance to the nearest seed in its column
+ * (FAR if none) and that seed's row. Two sweeps; ties keep the upper seed. */
+static void column_pass(int w, int h, const int32_t *seeds, float *d, int32_t *row)
+{
+#pragma omp parallel for schedule(static)
+    for (int x = 0; x < w; x++) {
+        int last = -1;
+        for (int y = 0; y < h; y++) {
+            if (seeds[(size_t)y * w + x] >= 0)
+                last = y;
+            row[(size_t)y * w + x] = last;
+        }
+        last = -1;
+        for (int y = h - 1; y >= 0; y--) {
+            size_t i = (size_t)y * w + x;
+            if (seeds[i] >= 0)
+                last = y;
+            int up = row[i];
+            int best = up;
+            if (last >= 0 && (up < 0 || last - y < y - up))
+                best = last;
+            row[i] = best;
+            d[i] = best < 0 ? FAR : (float)(best - y) * (float)(best - y);
+        }
+    }
+}
+
+/* Row pass on one row: f[x] = column distances; writes the argmin column of the lower
+ * envelope to arg. v (w ints) and z (w + 1 floats) are scratch. */
+static void envelope_row(int w, const float *f, int *v, float *z, int *arg)
+{
+    int k = 0;
+    v[0] = 0;
+    z[0] = -INFINITY;
+    z[1] = INFINITY;
+    for (int q = 1; q < w; q++) {
+        float s;
+        for (;;) { /* z[0] = -infinity ends the loop at k = 0 */
+            int p = v[k];
+            s = ((f[q] + (float)q * q) - (f[p] + (float)p * p)) / (2.0f * (float)(q - p));
+            if (s > z[k])
+                break;
+            k--;
+        }
+        k++;
+        v[k] = q;
+        z[k] = s;
+        z[k + 1] = INFINITY;
+    }
+    k = 0;
+    for (int q = 0; q < w; q++) {
+        while (z[k + 1] < (float)q)
+            k++;
+        arg[q] = v[k];
+    }
+}
+
+int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest, float *dist2)
+{
+    if (w < 1 || h < 1 || !seeds || !nearest)
+        return GHM_ERR_INVALID;
+    size_t npix = (size_t)w * h;
+    float *d = malloc(npix * sizeof *d);
+    int32_t *row = malloc(npix * sizeof *row);
+    if (!d || !row) {
+        free(d);
+        free(row);
+        return GHM_ERR_NOMEM;
+    }
+    column_pass(w, h, seeds, d, row);
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        int *v = malloc((size_t)w * sizeof *v), *arg = malloc((size_t)w * sizeof *arg);
+        float *z = malloc(((size_t)w + 1) * sizeof *z);
+        if (!v || !arg || !z)
+            failed = 1;
+#pragma omp for schedule(static)
+        for (int y = 0; y < h; y++) {
+            if (failed)
+                continue;
+            const float *f = d + (size_t)y * w;
+            envelope_row(w, f, v, z, arg);
+            for (int x = 0; x < w; x++) {
+                size_t i = (size_t)y * w + x;
+                int sx = arg[x];
+                int sy = row[(size_t)y * w + sx];
+                float dx = (float)(x - sx);
+                if (sy < 0 || f[sx] >= FAR) {
+                    nearest[i] = -1;
+                    if (dist2)
+                        dist2[i] = INFINITY;
+                    continue;
+                }
+                nearest[i] = sy * w + sx;
+                if (dist2)
+                    dist2[i] = dx * dx + f[sx];
+            }
+        }
+        free(v);
+        free(arg);
+        free(z);
+    }
+    free(d);
+    free(row);
+    return failed ? GHM_ERR_NOMEM : GHM_OK;
+}

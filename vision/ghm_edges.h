@@ -1,0 +1,103 @@
+/*
+ * ghm_edges.h - edge and corner features of a grey image, the input of geometric hashing.
+ *
+ * Usage:
+ *     GhmEdgeParams ep = ghm_edge_defaults();
+ *     GhmEdges *e = NULL;
+ *     if ((ret = ghm_edges_detect(img, &ep, &e)) < 0) goto fail;
+ *     // e->points[0 .. e->count): thin (one pixel wide) edge points with sub-pixel position,
+ *     // gradient direction and strength; e->pixel_point[y * w + x] = index of the point found
+ *     // at that pixel or -1 (what the distance transform starts from).
+ *     GhmCorner *c = NULL; size_t nc = 0;
+ *     ghm_corners_detect(e, &cp, &c, &nc);   // Harris corners from the same gradients
+ *     ghm_edges_free(&e); free(c);
+ *
+ * The pipeline: Gaussian blur (sigma blur_sigma) -> Sobel -> non-maximum suppression along the
+ * gradient direction (interpolated, so a contour gives a line one pixel wide) -> a threshold
+ * chosen from the image itself (a percentile of the suppressed magnitudes, never below a floor
+ * proportional to the measured noise) -> sub-pixel position by a parabola across the edge.
+ * Everything is deterministic (the point order is raster order), OpenMP over rows.
+ */
+#ifndef GHM_EDGES_H
+#define GHM_EDGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_error.h"
+#include "ghm_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GhmEdgeParams {
+    double blur_sigma;   /* Gaussian sigma before Sobel, pixels; 0 = none (default 1.0) */
+    double percentile;   /* keep suppressed maxima above this quantile of their magnitudes,
+                            in [0, 1) (default 0.35: the weakest 35 % are texture and noise),
+                            but never above half of their 90 % quantile */
+    double noise_factor; /* magnitude floor = noise_factor x the image's gradient noise (4) */
+} GhmEdgeParams;
+
+typedef struct GhmEdgePoint {
+    float x, y;     /* sub-pixel position, origin at the centre of the top-left pixel */
+    float angle;    /* gradient direction, radians in [-pi, pi] (dark -> bright) */
+    float strength; /* gradient magnitude (Sobel / 8 units: grey levels per pixel) */
+} GhmEdgePoint;
+
+typedef struct GhmEdges {
+    int width, height;
+    float threshold;      /* the magnitude threshold that was applied */
+    float noise;          /* the estimated gradient noise level */
+    GhmEdgePoint *points; /* count points in raster order of their pixels */
+    size_t count;
+    int32_t *pixel_point; /* width * height: index into points, or -1 */
+    float *gx, *gy;       /* the Sobel gradients (width * height), kept for corners */
+} GhmEdges;
+
+typedef struct GhmCorner {
+    float x, y;     /* sub-pixel position */
+    float response; /* Harris response */
+} GhmCorner;
+
+typedef struct GhmCornerParams {
+    double sigma;        /* integration sigma of the structure tensor (default 1.5) */
+    double k;            /* Harris k (default 0.05) */
+    int radius;          /* non-maximum suppression radius in pixels (default 3) */
+    double rel_threshold; /* keep responses above this share of the strongest (default 0.001) */
+    size_t max_corners;  /* keep at most this many, the strongest (default 200) */
+} GhmCornerParams;
+
+GhmEdgeParams ghm_edge_defaults(void);
+GhmCornerParams ghm_corner_defaults(void);
+
+/* Detects the edges of img. Images smaller than 3x3 give zero points (not an error).
+ * GHM_ERR_INVALID on NULL arguments or parameters out of range, GHM_ERR_NOMEM. The caller owns
+ * *out and frees it with ghm_edges_free(). */
+int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
+
+/* Frees the edges and sets *e to NULL; accepts NULL and a pointer to NULL. */
+void ghm_edges_free(GhmEdges **e);
+
+/* Spatially even subsampling: the image is cut into cells of cell x cell pixels and the
+ * strongest point of each cell is kept. Writes the kept indices (ascending) to idx, which must
+ * hold n entries, and their number to *kept. */
+int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height, double cell,
+                          uint32_t *idx, size_t *kept);
+
+/* Chooses a grid cell size (>= min_cell) for which ghm_edges_grid_sample keeps at most
+ * max_points points, and runs it. */
+int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int height,
+                            double min_cell, size_t max_points, uint32_t *idx, size_t *kept,
+                            double *cell_used);
+
+/* Harris corners from the gradients in e: response local maxima within radius, above the
+ * relative threshold, the max_corners strongest, sorted by falling response (ties by position).
+ * The caller frees *out with free(); *out is NULL when *n is 0. */
+int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_EDGES_H */

@@ -1,0 +1,116 @@
+/*
+ * ghm_geohash.h - geometric hashing (Lamdan and Wolfson; on hash tables as in Alcantara et al.
+ * 2009, section 6): reference tables built once, then votes for every query.
+ *
+ * Usage:
+ *     GhmGeoParams gp = ghm_geo_defaults();
+ *     GhmGeoRef *ref = NULL;
+ *     ghm_geo_ref_build(ctx, ref_basis_pts, nb, ref_coded_pts, nc, ref_diag, &gp, &ref);
+ *     GhmGeoVoter *v = NULL;
+ *     ghm_geo_voter_create(ref, &v);                  // scratch, reused query after query
+ *     ghm_geo_vote(v, q_basis_pts, nqb, q_coded_pts, nqc, &gp, seed, cand, max, &ncand, &st);
+ *     // cand[0..ncand): (reference basis, query basis) pairs with the most votes, best first
+ *     ghm_geo_voter_free(&v);
+ *     ghm_geo_ref_free(&ref);
+ *
+ * Bases are ordered pairs (i, j) of basis points whose distance lies in the configured band.
+ * The reference keeps each pair with probability basis_prob, decided by a hash of (seed, i, j),
+ * so the tables depend on the seed and nothing else. The chosen bases go into a GhmIndex
+ * (key i << 16 | j, dense ids both ways). Every coded point q in a basis frame (p1, p2),
+ * d = p2 - p1, gets u = ((q - p1) . d) / |d|^2 and v = ((q - p1) x d) / |d|^2, which a similarity
+ * leaves unchanged; (u, v) quantised to quant, inside a window of +-window basis lengths around
+ * the basis midpoint, is the signature, and a GhmMultimap maps signature -> basis id.
+ *
+ * Departure from the paper: the signature also holds the coded point's edge direction relative
+ * to the basis direction, quantised to angle_bins (0 turns it off). A similarity rotates the
+ * edge direction and the basis direction alike, so the relative angle is invariant too; it
+ * makes a signature about angle_bins times more selective, which cuts the random votes that
+ * dense texture casts for every basis (the failure the paper notes at the end of section 6).
+ *
+ * Voting: every query basis looks up the signatures of the query points in its frame and adds
+ * one vote per (reference basis, query basis) cell of the n x m vote array T, addressed through
+ * the two two-way indices. On the CPU a row of T (one query basis) is owned by one thread, so
+ * the adds need no atomics and the row stays in cache; it is reduced to its best cells at once.
+ */
+#ifndef GHM_GEOHASH_H
+#define GHM_GEOHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GhmGeoParams {
+    double basis_prob;   /* reference: keep each ordered pair with this probability (0.2) */
+    double min_dist;     /* reference basis length band, fractions of the reference diagonal */
+    double max_dist;     /* (defaults 0.05 and 0.35) */
+    double min_scale;    /* the query-to-reference scales searched for (0.5 .. 2.0): they set */
+    double max_scale;    /* the query's basis length band from the reference's */
+    double quant;        /* (u, v) bin size in basis lengths (0.06) */
+    double window;       /* coded window: |u - 0.5| and |v| below this many basis lengths (1.5) */
+    int angle_bins;      /* relative edge direction bins in the signature; 0 = none (16) */
+    size_t query_bases;  /* query bases sampled per query, at most (600) */
+} GhmGeoParams;
+
+/* A basis point (corner) and a coded point (edge point with its gradient direction). */
+typedef struct GhmGeoPoint {
+    float x, y;
+    float angle; /* radians; ignored for basis points */
+} GhmGeoPoint;
+
+typedef struct GhmGeoCandidate {
+    uint32_t votes;
+    uint32_t ref_i, ref_j; /* reference basis points (indices into the reference's array) */
+    uint32_t q_k, q_l;     /* query basis points */
+} GhmGeoCandidate;
+
+typedef struct GhmGeoStats {
+    size_t query_bases;     /* m */
+    size_t lookups;         /* signatures looked up */
+    uint64_t votes;         /* votes cast */
+    double bases_ms, signatures_ms, voting_ms;
+} GhmGeoStats;
+
+typedef struct GhmGeoRef GhmGeoRef;
+typedef struct GhmGeoVoter GhmGeoVoter;
+
+GhmGeoParams ghm_geo_defaults(void);
+
+/* GHM_OK when the parameters are usable, GHM_ERR_INVALID otherwise. */
+int ghm_geo_check_params(const GhmGeoParams *p);
+
+/* Builds the reference tables. Basis points and coded points are copied. diag is the
+ * reference image diagonal (for the length band). At most 65535 basis points. The seed is the
+ * context's. GHM_ERR_INVALID, GHM_ERR_TOO_LARGE (more than 2^31 signatures), GHM_ERR_NOMEM or
+ * the hashing layer's errors. The caller frees *out with ghm_geo_ref_free(). */
+int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                      const GhmGeoPoint *coded_pts, size_t nc, double diag,
+                      const GhmGeoParams *p, GhmGeoRef **out);
+
+void ghm_geo_ref_free(GhmGeoRef **ref);
+
+/* Table sizes: bases n, signatures stored, distinct signature keys. */
+void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, size_t *keys);
+
+/* Scratch for voting against ref (which must outlive it); one per concurrent query. */
+int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out);
+void ghm_geo_voter_free(GhmGeoVoter **v);
+
+/* Votes for one query. Query bases are ordered pairs of basis points whose length, times a
+ * scale in [min_scale, max_scale], falls in the reference band; at most query_bases of them
+ * are sampled by a hash of (seed, k, l). Writes up to max_cand candidates, most votes first
+ * (ties by query basis id, then reference basis id), and the per-stage timings to stats (may be
+ * NULL). Deterministic for a seed. */
+int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
+                 const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
+                 GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_GEOHASH_H */

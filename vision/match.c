@@ -1,0 +1,610 @@
+/*
+ * match.c - the image matcher: reference side built once, then per query: features, votes,
+ * verification and refinement. See ghm_match.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_distance.h"
+#include "ghm_similarity.h"
+#include "match_internal.h"
+
+#define DEG 0.017453292519943295
+/* Images above this many pixels are refused: the per-pixel arrays would take gigabytes. */
+#define MAX_MATCH_PIXELS (40u * 1000u * 1000u)
+/* Radii (pixels) of the refinement iterations: wide first to pull in, then tight to settle. */
+static const double REFINE_RADII[] = {6.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.5, 1.5, 1.5};
+#define REFINE_STEPS (sizeof REFINE_RADII / sizeof REFINE_RADII[0])
+/* The final polish uses up to this many query edge points (all of them in practice). */
+#define MAX_POLISH_POINTS 40000
+
+GhmMatchParams ghm_match_defaults(void)
+{
+    GhmMatchParams p = {.edges = ghm_edge_defaults(),
+                        .corners = ghm_corner_defaults(),
+                        .query_corners = 160,
+                        .max_points = 1500,
+                        .point_cell = 4.0,
+                        .geo = ghm_geo_defaults(),
+                        .top_candidates = 96,
+                        .refine_candidates = 6,
+                        .verify_points = 1000,
+                        .inlier_px = 2.0,
+                        .inlier_angle_deg = 25.0,
+                        .min_confidence = 0.25};
+    return p;
+}
+
+int ghm_match_check_params(const GhmMatchParams *p)
+{
+    if (!p || ghm_geo_check_params(&p->geo) < 0)
+        return GHM_ERR_INVALID;
+    if (p->edges.blur_sigma < 0.0 || p->edges.blur_sigma > 5.0 || p->edges.percentile < 0.0 ||
+        p->edges.percentile >= 1.0 || p->edges.noise_factor < 0.0)
+        return GHM_ERR_INVALID;
+    if (p->corners.max_corners < 2 || p->corners.max_corners > 65535 ||
+        p->query_corners < 2 || p->query_corners > 65535 || p->corners.radius < 1 ||
+        p->corners.sigma < 0.0 || p->corners.sigma > 5.0)
+        return GHM_ERR_INVALID;
+    if (p->max_points < 8 || p->max_points > 1000000 || !(p->point_cell >= 1.0) ||
+        p->top_candidates < 1 || p->top_candidates > 100000 || p->refine_candidates < 1 ||
+        p->verify_points < 16 || !(p->inlier_px > 0.0) || !(p->inlier_angle_deg > 0.0) ||
+        !(p->min_confidence >= 0.0 && p->min_confidence <= 1.0))
+        return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+void ghm_matcher_free(GhmMatcher **m)
+{
+    if (!m || !*m)
+        return;
+    GhmMatcher *t = *m;
+    ghm_geo_voter_free(&t->voter);
+    ghm_geo_ref_free(&t->geo);
+    free(t->edges);
+    free(t->edge_pixel);
+    free(t->corners);
+    free(t->nearest);
+    free(t->coded);
+    free(t->cand);
+    free(t->inliers);
+    free(t);
+    *m = NULL;
+}
+
+/* The coded points: edge points thinned by a grid (strongest per cell), with directions. */
+static int select_coded(const GhmEdgePoint *pts, size_t n, int w, int h, const GhmMatchParams *p,
+                        GhmGeoPoint **out, size_t *nout)
+{
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    GhmGeoPoint *g = NULL;
+    size_t k = 0;
+    int ret = GHM_ERR_NOMEM;
+    if (!idx)
+        return ret;
+    if ((ret = ghm_edges_sample_capped(pts, n, w, h, p->point_cell, p->max_points, idx, &k,
+                                       NULL)) < 0)
+        goto done;
+    ret = GHM_ERR_NOMEM;
+    if (!(g = malloc((k ? k : 1) * sizeof *g)))
+        goto done;
+    for (size_t i = 0; i < k; i++) {
+        g[i].x = pts[idx[i]].x;
+        g[i].y = pts[idx[i]].y;
+        g[i].angle = pts[idx[i]].angle;
+    }
+    *out = g;
+    *nout = k;
+    ret = GHM_OK;
+done:
+    free(idx);
+    return ret;
+}
+
+static int corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out)
+{
+    *out = malloc((n ? n : 1) * sizeof **out);
+    if (!*out)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        (*out)[i].x = c[i].x;
+        (*out)[i].y = c[i].y;
+        (*out)[i].angle = 0.0f;
+    }
+    return GHM_OK;
+}
+
+/* The per-pixel nearest edge point of the reference (through the distance transform). */
+static int build_nearest(GhmMatcher *m)
+{
+    size_t npix = (size_t)m->width * m->height;
+    int32_t *seeds = malloc(npix * sizeof *seeds);
+    m->nearest = malloc(npix * sizeof *m->nearest);
+    if (!seeds || !m->nearest) {
+        free(seeds);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < npix; i++)
+        seeds[i] = -1;
+    for (size_t i = 0; i < m->nedges; i++)
+        seeds[m->edge_pixel[i]] = (int32_t)i;
+    int ret = ghm_distance_transform(m->width, m->height, seeds, m->nearest, NULL);
+    if (ret == GHM_OK)
+        for (size_t i = 0; i < npix; i++)
+            m->nearest[i] = m->nearest[i] < 0 ? -1 : seeds[m->nearest[i]];
+    free(seeds);
+    return ret;
+}
+
+static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_t *edge_pixel,
+                         size_t nedges, const GhmCorner *corners, size_t ncorners)
+{
+    m->edges = malloc((nedges ? nedges : 1) * sizeof *m->edges);
+    m->edge_pixel = malloc((nedges ? nedges : 1) * sizeof *m->edge_pixel);
+    m->corners = malloc((ncorners ? ncorners : 1) * sizeof *m->corners);
+    if (!m->edges || !m->edge_pixel || !m->corners)
+        return GHM_ERR_NOMEM;
+    size_t npix = (size_t)m->width * m->height;
+    for (size_t i = 0; i < nedges; i++)
+        if (edge_pixel[i] >= npix)
+            return GHM_ERR_INVALID;
+    if (nedges) {
+        memcpy(m->edges, edges, nedges * sizeof *edges);
+        memcpy(m->edge_pixel, edge_pixel, nedges * sizeof *edge_pixel);
+    }
+    if (ncorners)
+        memcpy(m->corners, corners, ncorners * sizeof *corners);
+    m->nedges = nedges;
+    m->ncorners = ncorners;
+    return GHM_OK;
+}
+
+int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
+                       const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
+                       size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
+{
+    if (!ctx || !out || width < 1 || height < 1 || (!edges && nedges) ||
+        (!edge_pixel && nedges) || (!corners && ncorners))
+        return GHM_ERR_INVALID;
+    int ret = ghm_match_check_params(p);
+    if (ret < 0)
+        return ret;
+    if ((size_t)width * height > MAX_MATCH_PIXELS)
+        return GHM_ERR_TOO_LARGE;
+    *out = NULL;
+    GhmMatcher *m = calloc(1, sizeof *m);
+    GhmGeoPoint *bp = NULL;
+    if (!m)
+        return GHM_ERR_NOMEM;
+    m->ctx = ctx;
+    m->p = *p;
+    m->seed = ghm_context_seed(ctx);
+    m->width = width;
+    m->height = height;
+    if ((ret = copy_features(m, edges, edge_pixel, nedges, corners, ncorners)) < 0 ||
+        (ret = build_nearest(m)) < 0 ||
+        (ret = select_coded(m->edges, m->nedges, width, height, p, &m->coded, &m->ncoded)) < 0 ||
+        (ret = corners_to_points(m->corners, m->ncorners, &bp)) < 0)
+        goto fail;
+    double diag = hypot((double)width, (double)height);
+    if ((ret = ghm_geo_ref_build(ctx, bp, m->ncorners, m->coded, m->ncoded, diag, &p->geo,
+                                 &m->geo)) < 0 ||
+        (ret = ghm_geo_voter_create(m->geo, &m->voter)) < 0)
+        goto fail;
+    ret = GHM_ERR_NOMEM;
+    if (!(m->cand = malloc(p->top_candidates * sizeof *m->cand)))
+        goto fail;
+    free(bp);
+    *out = m;
+    return GHM_OK;
+fail:
+    free(bp);
+    ghm_matcher_free(&m);
+    return ret;
+}
+
+int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
+                       GhmMatcher **out)
+{
+    if (!ctx || !ref || !out || ghm_match_check_params(p) < 0)
+        return GHM_ERR_INVALID;
+    if ((size_t)ref->width * ref->height > MAX_MATCH_PIXELS)
+        return GHM_ERR_TOO_LARGE;
+    GhmEdges *e = NULL;
+    GhmCorner *c = NULL;
+    size_t nc = 0;
+    uint32_t *pix = NULL;
+    int ret = ghm_edges_detect(ref, &p->edges, &e);
+    if (ret < 0)
+        return ret;
+    if ((ret = ghm_corners_detect(e, &p->corners, &c, &nc)) < 0)
+        goto done;
+    ret = GHM_ERR_NOMEM;
+    if (!(pix = malloc((e->count ? e->count : 1) * sizeof *pix)))
+        goto done;
+    size_t npix = (size_t)e->width * e->height;
+    for (size_t i = 0; i < npix; i++)
+        if (e->pixel_point[i] >= 0)
+            pix[e->pixel_point[i]] = (uint32_t)i;
+    ret = ghmi_matcher_build(ctx, ref->width, ref->height, e->points, pix, e->count, c, nc, p,
+                             out);
+done:
+    free(pix);
+    free(c);
+    ghm_edges_free(&e);
+    return ret;
+}
+
+/* --- verification ------------------------------------------------------------------------ */
+
+typedef struct Score {
+    size_t inliers, inside;
+    double confidence;
+} Score;
+
+/* Query points prepared for scoring: positions and unit gradient directions. */
+typedef struct QueryPts {
+    size_t n;
+    double (*xy)[2];
+    double (*dir)[2];
+} QueryPts;
+
+static void query_pts_free(QueryPts *q)
+{
+    free(q->xy);
+    free(q->dir);
+    q->xy = q->dir = NULL;
+}
+
+static int query_pts_from(const GhmEdgePoint *pts, const uint32_t *idx, size_t n, QueryPts *q)
+{
+    q->n = n;
+    q->xy = malloc((n ? n : 1) * sizeof *q->xy);
+    q->dir = malloc((n ? n : 1) * sizeof *q->dir);
+    if (!q->xy || !q->dir) {
+        query_pts_free(q);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const GhmEdgePoint *e = &pts[idx ? idx[i] : i];
+        q->xy[i][0] = e->x;
+        q->xy[i][1] = e->y;
+        q->dir[i][0] = cos(e->angle);
+        q->dir[i][1] = sin(e->angle);
+    }
+    return GHM_OK;
+}
+
+/* The reference edge point that query point i lands on under s, or -1: within radius and
+ * with an edge direction within the angle tolerance (cos_tol). *inside says whether it landed
+ * inside the reference at all. */
+static inline int32_t land(const GhmMatcher *m, const GhmSimilarity *s, double cs, double sn,
+                           const QueryPts *q, size_t i, double radius, double cos_tol,
+                           int *inside)
+{
+    double x, y;
+    ghm_similarity_apply(s, q->xy[i][0], q->xy[i][1], &x, &y);
+    double fx = floor(x + 0.5), fy = floor(y + 0.5);
+    *inside = fx >= 0.0 && fy >= 0.0 && fx < m->width && fy < m->height;
+    if (!*inside)
+        return -1;
+    int32_t e = m->nearest[(size_t)fy * m->width + (size_t)fx];
+    if (e < 0)
+        return -1;
+    const GhmEdgePoint *r = &m->edges[e];
+    double dx = x - r->x, dy = y - r->y;
+    if (dx * dx + dy * dy > radius * radius)
+        return -1;
+    double ux = cs * q->dir[i][0] - sn * q->dir[i][1], uy = sn * q->dir[i][0] + cs * q->dir[i][1];
+    if (ux * cosf(r->angle) + uy * sinf(r->angle) < cos_tol)
+        return -1;
+    return e;
+}
+
+static void unit_rotation(const GhmSimilarity *s, double *cs, double *sn)
+{
+    double sc = ghm_similarity_scale(s);
+    *cs = sc > 0.0 ? s->a / sc : 1.0;
+    *sn = sc > 0.0 ? s->b / sc : 0.0;
+}
+
+/* Confidence = inliers over the points that land inside the reference, but never over fewer
+ * than half of all points: a transform that throws most of the query outside the reference
+ * cannot score high on the few that stay. */
+static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *q, double radius)
+{
+    Score r = {0, 0, 0.0};
+    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
+    unit_rotation(s, &cs, &sn);
+    for (size_t i = 0; i < q->n; i++) {
+        int inside;
+        r.inliers += land(m, s, cs, sn, q, i, radius, cos_tol, &inside) >= 0;
+        r.inside += inside != 0;
+    }
+    double den = fmax((double)r.inside, 0.5 * (double)q->n);
+    r.confidence = den > 0.0 ? (double)r.inliers / den : 0.0;
+    return r;
+}
+
+/* Iterated point-to-line least squares: correspondences are the nearest reference edge points
+ * with a matching direction within a shrinking radius. Scratch arrays hold q->n entries. */
+static void refine(const GhmMatcher *m, GhmSimilarity *s, const QueryPts *q, double (*src)[2],
+                   double (*dst)[2], double (*nrm)[2])
+{
+    double cos_tol = cos(m->p.inlier_angle_deg * DEG);
+    for (size_t it = 0; it < REFINE_STEPS; it++) {
+        double cs, sn;
+        unit_rotation(s, &cs, &sn);
+        size_t k = 0;
+        for (size_t i = 0; i < q->n; i++) {
+            int inside;
+            int32_t e = land(m, s, cs, sn, q, i, REFINE_RADII[it], cos_tol, &inside);
+            if (e < 0)
+                continue;
+            src[k][0] = q->xy[i][0];
+            src[k][1] = q->xy[i][1];
+            dst[k][0] = m->edges[e].x;
+            dst[k][1] = m->edges[e].y;
+            nrm[k][0] = cos(m->edges[e].angle);
+            nrm[k][1] = sin(m->edges[e].angle);
+            k++;
+        }
+        GhmSimilarity t;
+        if (k < 8 || ghm_similarity_fit_lines((const double(*)[2])src, (const double(*)[2])dst,
+                                              (const double(*)[2])nrm, NULL, k, 0.01, &t) < 0)
+            return;
+        *s = t;
+    }
+}
+
+typedef struct Hypothesis {
+    GhmSimilarity s;
+    Score sc;
+    uint32_t votes;
+} Hypothesis;
+
+static int cmp_hyp(const void *a, const void *b)
+{
+    const Hypothesis *x = a, *y = b;
+    if (x->sc.inliers != y->sc.inliers)
+        return x->sc.inliers < y->sc.inliers ? 1 : -1;
+    return (x->votes < y->votes) - (x->votes > y->votes);
+}
+
+/* Transforms of the voted candidates, scored on the verification points. */
+static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const QueryPts *vq,
+                            size_t ncand, Hypothesis *hyp, size_t *nhyp)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < ncand; c++) {
+        const GhmGeoCandidate *cd = &m->cand[c];
+        double q1[2] = {qb[cd->q_k].x, qb[cd->q_k].y}, q2[2] = {qb[cd->q_l].x, qb[cd->q_l].y};
+        double r1[2] = {m->corners[cd->ref_i].x, m->corners[cd->ref_i].y};
+        double r2[2] = {m->corners[cd->ref_j].x, m->corners[cd->ref_j].y};
+        if (ghm_similarity_from_bases(q1, q2, r1, r2, &hyp[n].s) < 0)
+            continue;
+        hyp[n].votes = cd->votes;
+        n++;
+    }
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t i = 0; i < n; i++)
+        hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px);
+    qsort(hyp, n, sizeof *hyp, cmp_hyp);
+    *nhyp = n;
+    return GHM_OK;
+}
+
+/* Refines the best few hypotheses on the verification points and returns the best. */
+static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp, size_t nhyp,
+                       Hypothesis *best)
+{
+    size_t nr = nhyp < m->p.refine_candidates ? nhyp : m->p.refine_candidates;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
+    for (size_t i = 0; i < nr; i++) {
+        double(*buf)[2] = malloc(3 * (vq->n ? vq->n : 1) * sizeof *buf);
+        if (!buf) {
+            failed = 1;
+            continue;
+        }
+        refine(m, &hyp[i].s, vq, buf, buf + vq->n, buf + 2 * vq->n);
+        hyp[i].sc = score(m, &hyp[i].s, vq, m->p.inlier_px);
+        free(buf);
+    }
+    if (failed)
+        return GHM_ERR_NOMEM;
+    qsort(hyp, nr, sizeof *hyp, cmp_hyp);
+    *best = hyp[0];
+    return GHM_OK;
+}
+
+/* Final polish on all query edge points, the final score, and the inliers for drawing. */
+static int polish(GhmMatcher *m, const QueryPts *all, Hypothesis *h)
+{
+    double(*buf)[2] = malloc(3 * (all->n ? all->n : 1) * sizeof *buf);
+    if (!buf)
+        return GHM_ERR_NOMEM;
+    refine(m, &h->s, all, buf, buf + all->n, buf + 2 * all->n);
+    free(buf);
+    h->sc = score(m, &h->s, all, m->p.inlier_px);
+    if (h->sc.inliers > m->cap_inliers) {
+        float(*t)[2] = realloc(m->inliers, h->sc.inliers * sizeof *t);
+        if (!t)
+            return GHM_ERR_NOMEM;
+        m->inliers = t;
+        m->cap_inliers = h->sc.inliers;
+    }
+    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
+    unit_rotation(&h->s, &cs, &sn);
+    size_t k = 0;
+    for (size_t i = 0; i < all->n && k < h->sc.inliers; i++) {
+        int inside;
+        if (land(m, &h->s, cs, sn, all, i, m->p.inlier_px, cos_tol, &inside) < 0)
+            continue;
+        double x, y;
+        ghm_similarity_apply(&h->s, all->xy[i][0], all->xy[i][1], &x, &y);
+        m->inliers[k][0] = (float)x;
+        m->inliers[k][1] = (float)y;
+        k++;
+    }
+    m->ninliers = k;
+    return GHM_OK;
+}
+
+static void fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult *res)
+{
+    res->votes = h->votes;
+    res->confidence = h->sc.confidence;
+    res->inliers = h->sc.inliers;
+    res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8;
+    res->scale = ghm_similarity_scale(&h->s);
+    res->rotation_deg = ghm_similarity_rotation_deg(&h->s);
+    res->tx = h->s.tx;
+    res->ty = h->s.ty;
+    ghm_similarity_matrix(&h->s, res->matrix);
+}
+
+/* Voting and verification for a query whose features are known. */
+static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *qb, size_t nqb,
+                          GhmMatchResult *res)
+{
+    GhmGeoPoint *coded = NULL;
+    size_t ncoded = 0, ncand = 0, nhyp = 0;
+    uint32_t *idx = NULL;
+    QueryPts vq = {0}, all = {0};
+    Hypothesis *hyp = NULL;
+    GhmGeoStats st = {0};
+    int ret = select_coded(qe->points, qe->count, qe->width, qe->height, &m->p, &coded, &ncoded);
+    if (ret < 0)
+        return ret;
+    res->query_coded_points = ncoded;
+    if ((ret = ghm_geo_vote(m->voter, qb, nqb, coded, ncoded, &m->p.geo, m->seed, m->cand,
+                            m->p.top_candidates, &ncand, &st)) < 0)
+        goto done;
+    res->time.bases_ms = st.bases_ms;
+    res->time.signatures_ms = st.signatures_ms;
+    res->time.voting_ms = st.voting_ms;
+    res->query_bases = st.query_bases;
+    res->lookups = st.lookups;
+    res->votes_cast = st.votes;
+    res->candidates = ncand;
+    double t0 = ghm_now();
+    size_t nv = 0;
+    ret = GHM_ERR_NOMEM;
+    if (!(idx = malloc((qe->count ? qe->count : 1) * sizeof *idx)) ||
+        !(hyp = malloc((ncand ? ncand : 1) * sizeof *hyp)))
+        goto done;
+    if ((ret = ghm_edges_sample_capped(qe->points, qe->count, qe->width, qe->height, 2.0,
+                                       m->p.verify_points, idx, &nv, NULL)) < 0 ||
+        (ret = query_pts_from(qe->points, idx, nv, &vq)) < 0 ||
+        (ret = score_candidates(m, qb, &vq, ncand, hyp, &nhyp)) < 0)
+        goto done;
+    if (nhyp > 0) {
+        Hypothesis best;
+        size_t na = 0;
+        if ((ret = refine_best(m, &vq, hyp, nhyp, &best)) < 0 ||
+            (ret = ghm_edges_sample_capped(qe->points, qe->count, qe->width, qe->height, 1.0,
+                                           MAX_POLISH_POINTS, idx, &na, NULL)) < 0 ||
+            (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
+            (ret = polish(m, &all, &best)) < 0)
+            goto done;
+        fill_result(m, &best, res);
+        res->query_edges = all.n;
+    }
+    res->time.verification_ms = 1e3 * (ghm_now() - t0);
+    ret = GHM_OK;
+done:
+    query_pts_free(&vq);
+    query_pts_free(&all);
+    free(hyp);
+    free(idx);
+    free(coded);
+    return ret;
+}
+
+int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
+{
+    if (!m || !query || !res)
+        return GHM_ERR_INVALID;
+    if ((size_t)query->width * query->height > MAX_MATCH_PIXELS)
+        return GHM_ERR_TOO_LARGE;
+    memset(res, 0, sizeof *res);
+    res->matrix[0][0] = res->matrix[1][1] = res->scale = 1.0;
+    ghm_geo_ref_sizes(m->geo, &res->ref_bases, &res->ref_entries, &res->ref_keys);
+    res->ref_edge_points = m->nedges;
+    res->ref_basis_points = m->ncorners;
+    res->ref_coded_points = m->ncoded;
+    m->ninliers = 0;
+    double t0 = ghm_now();
+    GhmEdges *qe = NULL;
+    GhmCorner *qc = NULL;
+    GhmGeoPoint *qb = NULL;
+    size_t nqc = 0;
+    GhmCornerParams cp = m->p.corners;
+    cp.max_corners = m->p.query_corners;
+    int ret = ghm_edges_detect(query, &m->p.edges, &qe);
+    if (ret < 0)
+        return ret;
+    if ((ret = ghm_corners_detect(qe, &cp, &qc, &nqc)) < 0 ||
+        (ret = corners_to_points(qc, nqc, &qb)) < 0)
+        goto done;
+    res->time.edges_ms = 1e3 * (ghm_now() - t0);
+    res->query_edge_points = qe->count;
+    res->query_basis_points = nqc;
+    ret = match_features(m, qe, qb, nqc, res);
+done:
+    res->time.total_ms = 1e3 * (ghm_now() - t0);
+    free(qb);
+    free(qc);
+    ghm_edges_free(&qe);
+    return ret;
+}
+
+void ghm_matcher_inliers(const GhmMatcher *m, const float (**xy)[2], size_t *n)
+{
+    *xy = (const float(*)[2])m->inliers;
+    *n = m->ninliers;
+}
+
+void ghm_matcher_reference_edges(const GhmMatcher *m, const GhmEdgePoint **pts, size_t *n)
+{
+    *pts = m->edges;
+    *n = m->nedges;
+}
+
+void ghm_matcher_size(const GhmMatcher *m, int *width, int *height)
+{
+    *width = m->width;
+    *height = m->height;
+}
+
+const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m)
+{
+    return &m->p;
+}
+
+int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p)
+{
+    if (!m || !p)
+        return GHM_ERR_INVALID;
+    GhmMatchParams t = m->p;
+    t.query_corners = p->query_corners;
+    t.top_candidates = p->top_candidates;
+    t.refine_candidates = p->refine_candidates;
+    t.verify_points = p->verify_points;
+    t.inlier_px = p->inlier_px;
+    t.inlier_angle_deg = p->inlier_angle_deg;
+    t.min_confidence = p->min_confidence;
+    t.geo.query_bases = p->geo.query_bases;
+    if (ghm_match_check_params(&t) < 0)
+        return GHM_ERR_INVALID;
+    if (t.top_candidates > m->p.top_candidates) {
+        GhmGeoCandidate *c = realloc(m->cand, t.top_candidates * sizeof *c);
+        if (!c)
+            return GHM_ERR_NOMEM;
+        m->cand = c;
+    }
+    m->p = t;
+    return GHM_OK;
+}

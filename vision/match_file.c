@@ -1,0 +1,444 @@
+/*
+ * match_file.c - reference files: the reference's features and parameters, so that a later run
+ * rebuilds the matcher without decoding and analysing the reference image again.
+ *
+ * Layout (all integers little-endian, floats IEEE-754 binary32 / binary64 little-endian):
+ *     header   8 bytes magic "GHMREF\r\n", u32 version (1), u32 0, u64 payload bytes,
+ *              u64 FNV-1a 64 of the payload
+ *     payload  u32 width, u32 height, the reference-side parameters (see put_params), u64 number
+ *              of edge points, u64 number of corners, edge points (f32 x, y, angle, strength,
+ *              u32 pixel), corners (f32 x, y, response)
+ * The tables are not stored: they follow from the features, the parameters and the seed of the
+ * run that loads the file, exactly as when the reference image itself is given.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "match_internal.h"
+
+#define REF_MAGIC "GHMREF\r\n"
+#define REF_VERSION 1u
+#define HEADER_BYTES 32u
+#define EDGE_BYTES 20u
+#define CORNER_BYTES 12u
+/* A reference of the largest accepted size has a few million edge points; refuse files that
+ * claim more than this before allocating anything. */
+#define MAX_PAYLOAD ((uint64_t)1 << 31)
+
+typedef struct Buf {
+    uint8_t *p;
+    size_t n, cap;
+    int failed;
+} Buf;
+
+static void put(Buf *b, const void *src, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        uint8_t *t = realloc(b->p, cap);
+        if (!t) {
+            b->failed = 1;
+            return;
+        }
+        b->p = t;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+
+static void put_u32(Buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(b, x, 4);
+}
+
+static void put_u64(Buf *b, uint64_t v)
+{
+    put_u32(b, (uint32_t)v);
+    put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_f32(Buf *b, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    put_u32(b, v);
+}
+
+static void put_f64(Buf *b, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(b, v);
+}
+
+/* Reading side: a cursor that fails (and stays failed) instead of reading past the end. */
+typedef struct Cur {
+    const uint8_t *p;
+    size_t n, at;
+    int failed;
+} Cur;
+
+static uint32_t get_u32(Cur *c)
+{
+    if (c->failed || c->n - c->at < 4) {
+        c->failed = 1;
+        return 0;
+    }
+    const uint8_t *x = c->p + c->at;
+    c->at += 4;
+    return (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+}
+
+static uint64_t get_u64(Cur *c)
+{
+    uint64_t lo = get_u32(c);
+    return lo | (uint64_t)get_u32(c) << 32;
+}
+
+static float get_f32(Cur *c)
+{
+    uint32_t v = get_u32(c);
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static double get_f64(Cur *c)
+{
+    uint64_t v = get_u64(c);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static uint64_t fnv1a64(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* The parameters that shape the reference side, in a fixed order. */
+static void put_params(Buf *b, const GhmMatchParams *p)
+{
+    put_f64(b, p->edges.blur_sigma);
+    put_f64(b, p->edges.percentile);
+    put_f64(b, p->edges.noise_factor);
+    put_f64(b, p->corners.sigma);
+    put_f64(b, p->corners.k);
+    put_u32(b, (uint32_t)p->corners.radius);
+    put_f64(b, p->corners.rel_threshold);
+    put_u64(b, p->corners.max_corners);
+    put_u64(b, p->max_points);
+    put_f64(b, p->point_cell);
+    put_f64(b, p->geo.basis_prob);
+    put_f64(b, p->geo.min_dist);
+    put_f64(b, p->geo.max_dist);
+    put_f64(b, p->geo.quant);
+    put_f64(b, p->geo.window);
+    put_u32(b, (uint32_t)p->geo.angle_bins);
+}
+
+static void get_params(Cur *c, GhmMatchParams *p)
+{
+    p->edges.blur_sigma = get_f64(c);
+    p->edges.percentile = get_f64(c);
+    p->edges.noise_factor = get_f64(c);
+    p->corners.sigma = get_f64(c);
+    p->corners.k = get_f64(c);
+    p->corners.radius = (int)get_u32(c);
+    p->corners.rel_threshold = get_f64(c);
+    p->corners.max_corners = (size_t)get_u64(c);
+    p->max_points = (size_t)get_u64(c);
+    p->point_cell = get_f64(c);
+    p->geo.basis_prob = get_f64(c);
+    p->geo.min_dist = get_f64(c);
+    p->geo.max_dist = get_f64(c);
+    p->geo.quant = get_f64(c);
+    p->geo.window = get_f64(c);
+    p->geo.angle_bins = (int)get_u32(c);
+}
+
+static void say(char *why, size_t size, const char *fmt, ...)
+{
+    if (!why || !size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, size, fmt, ap);
+    va_end(ap);
+}
+
+static void encode(const GhmMatcher *m, Buf *b)
+{
+    Buf payload = {0};
+    put_u32(&payload, (uint32_t)m->width);
+    put_u32(&payload, (uint32_t)m->height);
+    put_params(&payload, &m->p);
+    put_u64(&payload, m->nedges);
+    put_u64(&payload, m->ncorners);
+    for (size_t i = 0; i < m->nedges; i++) {
+        put_f32(&payload, m->edges[i].x);
+        put_f32(&payload, m->edges[i].y);
+        put_f32(&payload, m->edges[i].angle);
+        put_f32(&payload, m->edges[i].strength);
+        put_u32(&payload, m->edge_pixel[i]);
+    }
+    for (size_t i = 0; i < m->ncorners; i++) {
+        put_f32(&payload, m->corners[i].x);
+        put_f32(&payload, m->corners[i].y);
+        put_f32(&payload, m->corners[i].response);
+    }
+    put(b, REF_MAGIC, 8);
+    put_u32(b, REF_VERSION);
+    put_u32(b, 0);
+    put_u64(b, payload.n);
+    put_u64(b, payload.failed ? 0 : fnv1a64(payload.p, payload.n));
+    put(b, payload.p, payload.n);
+    b->failed |= payload.failed;
+    free(payload.p);
+}
+
+int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t why_size)
+{
+    if (!m || !path)
+        return GHM_ERR_INVALID;
+    Buf b = {0};
+    encode(m, &b);
+    if (b.failed) {
+        free(b.p);
+        say(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    /* Write a temporary file next to the target, then rename: never a partial file. */
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    int ret = GHM_ERR_IO, fd = -1;
+    FILE *f = NULL;
+    if (!tmp) {
+        free(b.p);
+        say(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        say(why, why_size, "cannot create a file there: %s", strerror(errno));
+        goto done;
+    }
+    if (!(f = fdopen(fd, "wb"))) {
+        say(why, why_size, "cannot write: %s", strerror(errno));
+        close(fd);
+        unlink(tmp);
+        goto done;
+    }
+    int bad = fwrite(b.p, 1, b.n, f) != b.n;
+    bad |= fflush(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        say(why, why_size, "cannot write: %s", strerror(errno));
+        unlink(tmp);
+        goto done;
+    }
+    ret = GHM_OK;
+done:
+    free(tmp);
+    free(b.p);
+    return ret;
+}
+
+/* Reads the whole file, refusing anything larger than a reference file can be. */
+static int read_file(const char *path, uint8_t **data, size_t *n, char *why, size_t why_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        say(why, why_size, "cannot open: %s", strerror(errno));
+        return GHM_ERR_IO;
+    }
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    int ret = GHM_OK;
+    while (buf) {
+        if (len == cap) {
+            if (cap > MAX_PAYLOAD + HEADER_BYTES) {
+                say(why, why_size, "not a reference file (far too large)");
+                ret = GHM_ERR_FORMAT;
+                break;
+            }
+            uint8_t *t = realloc(buf, 2 * cap);
+            if (!t)
+                break;
+            buf = t;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                say(why, why_size, "read error: %s", strerror(errno));
+                ret = GHM_ERR_IO;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        say(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    if (ret < 0) {
+        free(buf);
+        return ret;
+    }
+    *data = buf;
+    *n = len;
+    return GHM_OK;
+}
+
+/* Checks the header; on success *payload and *plen describe the verified payload. */
+static int check_header(const uint8_t *data, size_t n, const uint8_t **payload, size_t *plen,
+                        char *why, size_t why_size)
+{
+    if (n < HEADER_BYTES || memcmp(data, REF_MAGIC, 8) != 0) {
+        say(why, why_size, "not a geohash-match reference file (bad magic)");
+        return GHM_ERR_FORMAT;
+    }
+    Cur c = {data, n, 8, 0};
+    uint32_t version = get_u32(&c);
+    (void)get_u32(&c);
+    uint64_t len = get_u64(&c), sum = get_u64(&c);
+    if (version != REF_VERSION) {
+        say(why, why_size, "reference file version %u, this program reads version %u", version,
+            REF_VERSION);
+        return GHM_ERR_FORMAT;
+    }
+    if (len != n - HEADER_BYTES) {
+        say(why, why_size, "damaged reference file: %s (payload %llu bytes, file holds %zu)",
+            len > n - HEADER_BYTES ? "truncated" : "trailing bytes", (unsigned long long)len,
+            n - HEADER_BYTES);
+        return GHM_ERR_FORMAT;
+    }
+    if (fnv1a64(data + HEADER_BYTES, (size_t)len) != sum) {
+        say(why, why_size, "damaged reference file (checksum mismatch)");
+        return GHM_ERR_FORMAT;
+    }
+    *payload = data + HEADER_BYTES;
+    *plen = (size_t)len;
+    return GHM_OK;
+}
+
+typedef struct Features {
+    int width, height;
+    GhmMatchParams p;
+    GhmEdgePoint *edges;
+    uint32_t *pixel;
+    GhmCorner *corners;
+    size_t nedges, ncorners;
+} Features;
+
+static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t why_size)
+{
+    Cur c = {pl, n, 0, 0};
+    uint32_t w = get_u32(&c), h = get_u32(&c);
+    get_params(&c, &ft->p);
+    uint64_t ne = get_u64(&c), nc = get_u64(&c);
+    if (c.failed || w < 1 || h < 1 || w > GHM_IMAGE_MAX_SIDE || h > GHM_IMAGE_MAX_SIDE ||
+        ne > (n - c.at) / EDGE_BYTES || nc > (n - c.at) / CORNER_BYTES ||
+        ne * EDGE_BYTES + nc * CORNER_BYTES != n - c.at) {
+        say(why, why_size, "damaged reference file (inconsistent sizes)");
+        return GHM_ERR_FORMAT;
+    }
+    ft->width = (int)w;
+    ft->height = (int)h;
+    ft->edges = malloc((ne ? ne : 1) * sizeof *ft->edges);
+    ft->pixel = malloc((ne ? ne : 1) * sizeof *ft->pixel);
+    ft->corners = malloc((nc ? nc : 1) * sizeof *ft->corners);
+    if (!ft->edges || !ft->pixel || !ft->corners) {
+        say(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    int finite = 1;
+    for (size_t i = 0; i < ne; i++) {
+        GhmEdgePoint *e = &ft->edges[i];
+        e->x = get_f32(&c), e->y = get_f32(&c), e->angle = get_f32(&c), e->strength = get_f32(&c);
+        ft->pixel[i] = get_u32(&c);
+        finite &= isfinite(e->x) && isfinite(e->y) && isfinite(e->angle) && isfinite(e->strength);
+        finite &= ft->pixel[i] < (uint64_t)w * h;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        GhmCorner *k = &ft->corners[i];
+        k->x = get_f32(&c), k->y = get_f32(&c), k->response = get_f32(&c);
+        finite &= isfinite(k->x) && isfinite(k->y) && isfinite(k->response);
+    }
+    ft->nedges = ne;
+    ft->ncorners = nc;
+    if (c.failed || !finite) {
+        say(why, why_size, "damaged reference file (invalid point data)");
+        return GHM_ERR_FORMAT;
+    }
+    return GHM_OK;
+}
+
+/* The reference-side parameters come from the file, the query-side ones from q. */
+static int merge_params(const GhmMatchParams *file, const GhmMatchParams *q, GhmMatchParams *out)
+{
+    *out = q ? *q : ghm_match_defaults();
+    out->edges = file->edges;
+    out->corners = file->corners;
+    out->max_points = file->max_points;
+    out->point_cell = file->point_cell;
+    out->geo.basis_prob = file->geo.basis_prob;
+    out->geo.min_dist = file->geo.min_dist;
+    out->geo.max_dist = file->geo.max_dist;
+    out->geo.quant = file->geo.quant;
+    out->geo.window = file->geo.window;
+    out->geo.angle_bins = file->geo.angle_bins;
+    return ghm_match_check_params(out);
+}
+
+int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
+                     GhmMatcher **out, char *why, size_t why_size)
+{
+    if (!ctx || !path || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    uint8_t *data = NULL;
+    size_t n = 0, plen = 0;
+    const uint8_t *payload = NULL;
+    Features ft = {0};
+    GhmMatchParams mp;
+    int ret = read_file(path, &data, &n, why, why_size);
+    if (ret < 0)
+        return ret;
+    if ((ret = check_header(data, n, &payload, &plen, why, why_size)) < 0 ||
+        (ret = decode(payload, plen, &ft, why, why_size)) < 0)
+        goto done;
+    if ((ret = merge_params(&ft.p, p, &mp)) < 0) {
+        say(why, why_size, "damaged reference file (parameters out of range)");
+        ret = GHM_ERR_FORMAT;
+        goto done;
+    }
+    ret = ghmi_matcher_build(ctx, ft.width, ft.height, ft.edges, ft.pixel, ft.nedges, ft.corners,
+                             ft.ncorners, &mp, out);
+    if (ret < 0)
+        say(why, why_size, "cannot rebuild the reference: %s", ghm_strerror(ret));
+done:
+    free(ft.edges);
+    free(ft.pixel);
+    free(ft.corners);
+    free(data);
+    return ret;
+}

@@ -1,0 +1,39 @@
+/*
+ * match_internal.h - the matcher's state, shared by match.c (building, matching) and
+ * match_file.c (reference files). Not a public header.
+ */
+#ifndef GHM_MATCH_INTERNAL_H
+#define GHM_MATCH_INTERNAL_H
+
+#include "ghm_match.h"
+
+struct GhmMatcher {
+    GhmContext *ctx;
+    GhmMatchParams p;
+    uint64_t seed;
+    int width, height;
+    /* reference features: what a reference file stores */
+    GhmEdgePoint *edges;  /* all edge points */
+    uint32_t *edge_pixel; /* the pixel (y * width + x) each edge point was found at */
+    size_t nedges;
+    GhmCorner *corners;
+    size_t ncorners;
+    /* derived, rebuilt on load */
+    int32_t *nearest;     /* per pixel: index of the nearest edge point, or -1 */
+    GhmGeoPoint *coded;
+    size_t ncoded;
+    GhmGeoRef *geo;
+    GhmGeoVoter *voter;
+    /* per-query scratch, reused */
+    GhmGeoCandidate *cand;
+    float (*inliers)[2];
+    size_t ninliers, cap_inliers;
+};
+
+/* Builds a matcher from reference features (copied): the path shared by ghm_matcher_create
+ * and ghm_matcher_load. edge_pixel[i] must be < width * height. */
+int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
+                       const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
+                       size_t ncorners, const GhmMatchParams *p, GhmMatcher **out);
+
+#endif /* GHM_MATCH_INTERNAL_H */
