@@ -35,6 +35,7 @@ static const struct option long_options[] = {
     {"query-bases", required_argument, NULL, OPT_QUERY_BASES},
     {"min-confidence", required_argument, NULL, OPT_MIN_CONFIDENCE},
     {"top-candidates", required_argument, NULL, OPT_TOP_CANDIDATES},
+    GHM_VIDEO_LONG_OPTIONS,
     {NULL, 0, NULL, 0}};
 
 void ghm_match_print_help(FILE *f)
@@ -54,8 +55,8 @@ void ghm_match_print_help(FILE *f)
         "  --basis-prob P           keep each reference basis pair with probability P (0.2)\n"
         "  --min-dist F, --max-dist F  basis length band, fractions of the reference diagonal\n"
         "                           (defaults 0.05 and 0.35)\n"
-        "  --quant Q                signature bin size in basis lengths (default 0.06)\n"
-        "  --angle-bins N           edge-direction bins in signatures, 0 = off (default 16)\n"
+        "  --quant Q                signature bin size in basis lengths (default 0.05)\n"
+        "  --angle-bins N           edge-direction bins in signatures, 0 = off (default 32)\n"
         "  --query-bases N          query bases that vote, at most (default 600)\n"
         "  --top-candidates N       best voted transforms that are verified (default 96)\n"
         "  --min-confidence C       share of query edges on reference edges needed for a\n"
@@ -63,6 +64,8 @@ void ghm_match_print_help(FILE *f)
         "Reference-side options (--max-points, --corners, --basis-prob, --min-dist, --max-dist,\n"
         "--quant, --angle-bins) are stored in a saved reference and taken from it on loading.\n",
         f);
+    fputc('\n', f);
+    ghm_video_cli_help(f);
 }
 
 /* Applies one match-mode option; returns 1 if applied, 0 if unknown, -1 on a bad value. */
@@ -157,6 +160,7 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
     memset(opt, 0, sizeof *opt);
     opt->common = ghm_cli_common_defaults();
     opt->params = ghm_match_defaults();
+    opt->video = ghm_video_cli_defaults();
     int id;
     optind = 1;
     opterr = 1;
@@ -164,6 +168,8 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
         int used = ghm_cli_common_option(&opt->common, id, optarg);
         if (used == 0)
             used = match_option(opt, id, optarg);
+        if (used == 0)
+            used = ghm_video_cli_option(&opt->video, id, optarg);
         if (used < 0)
             return -1;
         if (used == 0) {

@@ -49,9 +49,9 @@ GhmGeoParams ghm_geo_defaults(void)
                       .max_dist = 0.35,
                       .min_scale = 0.5,
                       .max_scale = 2.0,
-                      .quant = 0.06,
+                      .quant = 0.05,
                       .window = 1.5,
-                      .angle_bins = 16,
+                      .angle_bins = 32,
                       .query_bases = 600};
     return p;
 }

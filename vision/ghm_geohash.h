@@ -50,9 +50,9 @@ typedef struct GhmGeoParams {
     double max_dist;     /* (defaults 0.05 and 0.35) */
     double min_scale;    /* the query-to-reference scales searched for (0.5 .. 2.0): they set */
     double max_scale;    /* the query's basis length band from the reference's */
-    double quant;        /* (u, v) bin size in basis lengths (0.06) */
+    double quant;        /* (u, v) bin size in basis lengths (0.05) */
     double window;       /* coded window: |u - 0.5| and |v| below this many basis lengths (1.5) */
-    int angle_bins;      /* relative edge direction bins in the signature; 0 = none (16) */
+    int angle_bins;      /* relative edge direction bins in the signature; 0 = none (32) */
     size_t query_bases;  /* query bases sampled per query, at most (600) */
 } GhmGeoParams;
 
