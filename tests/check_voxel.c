@@ -1,0 +1,457 @@
+/* check_voxel.c - voxel Boolean intersection: grid fitting, voxelization and labels on clouds
+ * whose answer is known exactly (analytic spheres sampled with exact normals), degenerate
+ * clouds, and thread-count independence. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ghm_pointcloud.h"
+#include "ghm_voxel.h"
+#include "test_support.h"
+
+/* A Fibonacci sphere: n nearly uniform points of radius r around c, with outward normals. */
+static GhmPointCloud *sphere(size_t n, double r, double cx, double cy, double cz, int normals)
+{
+    GhmPointCloud *pc = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, normals, 0, &pc), GHM_OK);
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < n; i++) {
+        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
+        double u[3] = {rad * cos(phi), rad * sin(phi), z};
+        pc->xyz[3 * i] = (float)(cx + r * u[0]);
+        pc->xyz[3 * i + 1] = (float)(cy + r * u[1]);
+        pc->xyz[3 * i + 2] = (float)(cz + r * u[2]);
+        for (int k = 0; normals && k < 3; k++)
+            pc->normals[3 * i + (size_t)k] = (float)u[k];
+    }
+    return pc;
+}
+
+static GhmVoxelResult *run(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                           int grid_n, GhmVoxelGrid *grid)
+{
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = grid_n;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, grid, why, sizeof why), GHM_OK);
+    GhmVoxelResult *r = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b, NULL, grid, &opt, &r), GHM_OK);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+static void check_counts_add_up(const GhmVoxelSide *s)
+{
+    size_t sum = 0;
+    for (int l = 0; l < 4; l++)
+        sum += s->label_count[l];
+    ck_assert_uint_eq(sum, s->voxels);
+    for (size_t v = 1; v < s->voxels; v++)
+        ck_assert_uint_lt(s->keys[v - 1], s->keys[v]);
+}
+
+/* --- core --------------------------------------------------------------------------------- */
+
+START_TEST(test_grid_fit)
+{
+    GhmPointCloud *a = NULL, *b = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &a), GHM_OK);
+    ck_assert_int_eq(ghm_pointcloud_create(1, 0, 0, &b), GHM_OK);
+    float pa[6] = {0, 0, 0, 4, 1, 2}, pb[3] = {1, 2, -1};
+    memcpy(a->xyz, pa, sizeof pa);
+    memcpy(b->xyz, pb, sizeof pb);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    ck_assert_int_eq(opt.grid, 128);
+    opt.grid = 8; /* joint box (0,0,-1)-(4,2,2): longest side 4, voxels of 0.5 */
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_double_eq_tol(g.voxel_size, 0.5, 1e-12);
+    ck_assert_int_eq(g.dims[0], 8);
+    ck_assert_int_eq(g.dims[1], 4);
+    ck_assert_int_eq(g.dims[2], 6);
+    ck_assert_double_eq(g.origin[2], -1.0);
+    double c[3];
+    ghm_voxel_centre(&g, 1 + 8 * (2 + 4 * 3), c);
+    ck_assert_double_eq_tol(c[0], 0.75, 1e-12);
+    ck_assert_double_eq_tol(c[1], 1.25, 1e-12);
+    ck_assert_double_eq_tol(c[2], 0.75, 1e-12);
+    /* a pose moves B for the fit */
+    double pose[16] = {1, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, pose, 1, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_double_eq_tol(g.voxel_size, 11.0 / 8, 1e-12);
+    /* too fine: refused with a reason, never allocated */
+    opt.voxel_size = 0.001;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(why, "at most 1024"));
+    opt.voxel_size = 0;
+    opt.grid = 1025;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
+                     GHM_ERR_INVALID);
+    opt = ghm_voxel_defaults();
+    opt.t_in = 1.5;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
+                     GHM_ERR_INVALID);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
+START_TEST(test_one_point)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = NULL, *b = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(1, 0, 0, &a), GHM_OK);
+    ck_assert_int_eq(ghm_pointcloud_create(1, 1, 0, &b), GHM_OK);
+    a->xyz[0] = b->xyz[0] = 3.0f;
+    b->normals[2] = 1.0f;
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, a, b, 128, &g);
+    /* every point coincides: voxels of 1.0, one voxel, occupied by both */
+    ck_assert_double_eq(g.voxel_size, 1.0);
+    ck_assert_int_eq(g.dims[0] * g.dims[1] * g.dims[2], 1);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(r->side[i].voxels, 1);
+        ck_assert_uint_eq(r->side[i].label_count[GHM_VOXEL_INTERSECTION], 1);
+        ck_assert_uint_eq(r->side[i].counts[0], 1);
+    }
+    ck_assert_int_eq(r->side[0].normals_estimated, 1);
+    ck_assert_int_eq(r->side[1].normals_estimated, 0);
+    ck_assert_float_eq(r->side[1].normals[2], 1.0f);
+    ghm_voxel_result_free(&r);
+    ck_assert_ptr_null(r);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_empty_and_disjoint)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *empty = NULL, *s1 = sphere(4000, 1.0, 0, 0, 0, 1), *s2 = sphere(4000, 1.0, 5, 0, 0, 1);
+    ck_assert_int_eq(ghm_pointcloud_create(0, 0, 0, &empty), GHM_OK);
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, empty, s1, 32, &g);
+    ck_assert_uint_eq(r->side[0].voxels, 0);
+    ck_assert_uint_gt(r->side[1].voxels, 0);
+    /* nothing crosses, so nothing can be seeded: all unknown, as the method says */
+    ck_assert_uint_eq(r->side[1].label_count[GHM_VOXEL_UNKNOWN], r->side[1].voxels);
+    check_counts_add_up(&r->side[1]);
+    ghm_voxel_result_free(&r);
+
+    r = run(ctx, s1, s2, 64, &g);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_gt(r->side[i].voxels, 100);
+        ck_assert_uint_eq(r->side[i].label_count[GHM_VOXEL_INTERSECTION], 0);
+        ck_assert_uint_eq(r->side[i].label_count[GHM_VOXEL_UNKNOWN], r->side[i].voxels);
+    }
+    ghm_voxel_result_free(&r);
+
+    r = run(ctx, empty, empty, 16, &g);
+    ck_assert_uint_eq(r->side[0].voxels + r->side[1].voxels, 0);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&empty);
+    ghm_pointcloud_free(&s1);
+    ghm_pointcloud_free(&s2);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_counts_and_output)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(20000, 1.0, 0, 0, 0, 1), *b = sphere(5000, 0.5, 0.8, 0, 0, 1);
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, a, b, 48, &g);
+    for (int i = 0; i < 2; i++) {
+        check_counts_add_up(&r->side[i]);
+        size_t pts = 0;
+        for (size_t v = 0; v < r->side[i].voxels; v++)
+            pts += r->side[i].counts[v];
+        ck_assert_uint_eq(pts, i ? 5000 : 20000);
+    }
+    ck_assert_uint_eq(r->side[0].label_count[GHM_VOXEL_INTERSECTION],
+                      r->side[1].label_count[GHM_VOXEL_INTERSECTION]);
+    char dir[] = "/tmp/check_voxel.XXXXXX", path[64], why[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.ply", dir);
+    for (int ascii = 0; ascii <= 1; ascii++) {
+        ck_assert_int_eq(ghm_voxel_save_ply(r, path, ascii, why, sizeof why), GHM_OK);
+        GhmPointCloud *back = NULL;
+        ck_assert_int_eq(ghm_pointcloud_load(path, &back, why, sizeof why), GHM_OK);
+        ck_assert_uint_eq(back->n, r->side[0].voxels + r->side[1].voxels);
+        ck_assert_ptr_nonnull(back->rgb);
+        double c[3];
+        ghm_voxel_centre(&g, r->side[1].keys[0], c);
+        size_t first_b = r->side[0].voxels;
+        ck_assert_float_eq_tol(back->xyz[3 * first_b], (float)c[0], 1e-6f);
+        uint8_t rgb[3];
+        ghm_voxel_label_colour(r->side[1].labels[0], rgb);
+        ck_assert_mem_eq(back->rgb + 3 * first_b, rgb, 3);
+        ghm_pointcloud_free(&back);
+    }
+    unlink(path);
+    rmdir(dir);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* --- spheres ------------------------------------------------------------------------------ */
+
+/* A: radius 1 at the origin; B: radius 0.5 at (0.8, 0, 0), crossing A. A voxel of one sphere
+ * whose centre lies farther than `band` voxels from the other sphere must carry exactly the
+ * analytic label (no unknown, no error); nearer ones straddle the other surface and may carry
+ * any label. Returns the fraction of inside voxels (intersection counted half) per side. */
+static void check_crossing(const GhmVoxelResult *r, double band, double inside_frac[2])
+{
+    const double cen[2][3] = {{0, 0, 0}, {0.8, 0, 0}}, rad[2] = {1.0, 0.5};
+    double s = r->grid.voxel_size;
+    for (int i = 0; i < 2; i++) {
+        const GhmVoxelSide *sd = &r->side[i];
+        int o = 1 - i;
+        size_t far = 0, wrong = 0, in = 0;
+        for (size_t v = 0; v < sd->voxels; v++) {
+            double c[3];
+            ghm_voxel_centre(&r->grid, sd->keys[v], c);
+            double d = sqrt((c[0] - cen[o][0]) * (c[0] - cen[o][0]) + c[1] * c[1] + c[2] * c[2]);
+            int label = sd->labels[v];
+            in += label == GHM_VOXEL_INSIDE ? 2 : label == GHM_VOXEL_INTERSECTION;
+            if (label == GHM_VOXEL_INTERSECTION) {
+                /* occupied by both: within half a voxel diagonal (+ sampling) of both surfaces */
+                ck_assert_double_lt(fabs(d - rad[o]), 0.9 * s);
+                continue;
+            }
+            if (fabs(d - rad[o]) <= band * s)
+                continue;
+            far++;
+            int want = d < rad[o] ? GHM_VOXEL_INSIDE : GHM_VOXEL_OUTSIDE;
+            wrong += label != want;
+        }
+        ck_assert_msg(wrong == 0, "side %d: %zu of %zu voxels away from the crossing are wrong", i,
+                      wrong, far);
+        ck_assert_uint_gt(far, sd->voxels / 2);
+        ck_assert_uint_gt(sd->label_count[GHM_VOXEL_INTERSECTION], 10);
+        inside_frac[i] = in / (2.0 * sd->voxels);
+    }
+}
+
+START_TEST(test_crossing_spheres)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    for (int grid = 32; grid <= 64; grid += 32) {
+        GhmVoxelGrid g;
+        GhmVoxelResult *r = run(ctx, a, b, grid, &g);
+        double frac[2];
+        check_crossing(r, 1.5, frac);
+        /* Area fractions: A's cap inside B is (1 - 0.86875) / 2 = 0.0656 of A; B inside A is
+         * (1 + 0.1375) / 2 = 0.56875 of B. Voxel counts follow area to a few percent. */
+        ck_assert_double_eq_tol(frac[0], 0.0656, 0.02);
+        ck_assert_double_eq_tol(frac[1], 0.56875, 0.03);
+        ck_assert_int_eq(r->side[0].radius, 1);
+        ghm_voxel_result_free(&r);
+    }
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_crossing_spheres_estimated_normals)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 0), *b = sphere(15000, 0.5, 0.8, 0, 0, 0);
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, a, b, 48, &g);
+    ck_assert_int_eq(r->side[0].normals_estimated, 1);
+    /* estimated normals of a sphere point outward */
+    for (int i = 0; i < 2; i++) {
+        const double cx = i ? 0.8 : 0.0;
+        size_t good = 0;
+        for (size_t v = 0; v < r->side[i].voxels; v++) {
+            double c[3];
+            ghm_voxel_centre(&g, r->side[i].keys[v], c);
+            double rr = sqrt((c[0] - cx) * (c[0] - cx) + c[1] * c[1] + c[2] * c[2]);
+            const float *n = r->side[i].normals + 3 * v;
+            good += ((c[0] - cx) * n[0] + c[1] * n[1] + c[2] * n[2]) / rr > 0.95;
+        }
+        ck_assert_uint_eq(good, r->side[i].voxels);
+    }
+    double frac[2];
+    check_crossing(r, 1.5, frac);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_inside_without_crossing)
+{
+    /* B wholly inside A: nothing crosses, so the method has no seed and must say unknown */
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(20000, 1.0, 0, 0, 0, 1), *b = sphere(5000, 0.3, 0.2, 0, 0, 1);
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, a, b, 48, &g);
+    for (int i = 0; i < 2; i++)
+        ck_assert_uint_eq(r->side[i].label_count[GHM_VOXEL_UNKNOWN], r->side[i].voxels);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_pose_moves_b)
+{
+    /* B built at the origin and moved by the pose gives the labels of B built in place. */
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(40000, 1.0, 0, 0, 0, 1), *b0 = sphere(10000, 0.5, 0, 0, 0, 1);
+    GhmPointCloud *b1 = sphere(10000, 0.5, 0, 0.75, 0, 1);
+    /* a quarter turn about z keeps the sphere, the shift puts it at (0, 0.75, 0) */
+    double pose[16] = {0, -1, 0, 0, 1, 0, 0, 0.75, 0, 0, 1, 0, 0, 0, 0, 1};
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 40;
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b0, pose, 1, &opt, &g, why, sizeof why), GHM_OK);
+    GhmVoxelResult *moved = NULL, *placed = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b0, pose, &g, &opt, &moved), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b1, NULL, &g, &opt, &placed), GHM_OK);
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < 4; l++) {
+            double x = (double)moved->side[i].label_count[l], y = (double)placed->side[i].label_count[l];
+            ck_assert_double_le(fabs(x - y), 0.03 * (x + y) + 3); /* points near voxel faces */
+        }
+    ck_assert_uint_gt(moved->side[1].label_count[GHM_VOXEL_INSIDE], 0);
+    ghm_voxel_result_free(&moved);
+    ghm_voxel_result_free(&placed);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b0);
+    ghm_pointcloud_free(&b1);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* --- edge --------------------------------------------------------------------------------- */
+
+START_TEST(test_threads_agree)
+{
+    GhmPointCloud *a = sphere(30000, 1.0, 0, 0, 0, 0), *b = sphere(8000, 0.5, 0.8, 0.1, 0, 1);
+    GhmVoxelResult *r[2] = {NULL, NULL};
+    for (int t = 0; t < 2; t++) {
+        GhmContextOptions o = ghm_context_defaults();
+        o.backend = GHM_BACKEND_CPU;
+        o.threads = t + 1;
+        GhmContext *ctx = NULL;
+        ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
+        ck_assert_int_eq(ghm_context_threads(ctx), t + 1);
+        GhmVoxelGrid g;
+        r[t] = run(ctx, a, b, 64, &g);
+        ghm_context_free(&ctx);
+    }
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(r[0]->side[i].voxels, r[1]->side[i].voxels);
+        size_t K = r[0]->side[i].voxels;
+        ck_assert_mem_eq(r[0]->side[i].keys, r[1]->side[i].keys, K * 4);
+        ck_assert_mem_eq(r[0]->side[i].labels, r[1]->side[i].labels, K);
+        ck_assert_mem_eq(r[0]->side[i].counts, r[1]->side[i].counts, K * 4);
+        ck_assert_mem_eq(r[0]->side[i].normals, r[1]->side[i].normals, K * 12);
+    }
+    ghm_voxel_result_free(&r[0]);
+    ghm_voxel_result_free(&r[1]);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
+START_TEST(test_grid_faces_and_outside_points)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = NULL, *b = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &a), GHM_OK);
+    ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &b), GHM_OK);
+    float pa[6] = {0, 0, 0, 1, 1, 1}, pb[6] = {0.5f, 0.5f, 0.5f, 7, 7, 7};
+    memcpy(a->xyz, pa, sizeof pa);
+    memcpy(b->xyz, pb, sizeof pb);
+    /* the grid of A alone: B's second point lies outside and is ignored */
+    GhmVoxelGrid g;
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 4;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, a, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(g.dims[0], 4);
+    GhmVoxelResult *r = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b, NULL, &g, &opt, &r), GHM_OK);
+    /* the point on the far corner belongs to the last voxel */
+    ck_assert_uint_eq(r->side[0].voxels, 2);
+    ck_assert_uint_eq(r->side[0].keys[0], 0);
+    ck_assert_uint_eq(r->side[0].keys[1], 63);
+    ck_assert_uint_eq(r->side[1].voxels, 1);
+    ck_assert_uint_eq(r->side[1].keys[0], 2 + 4 * (2 + 4 * 2));
+    ck_assert_uint_eq(r->side[1].points, 2);
+    ghm_voxel_result_free(&r);
+    /* bad arguments */
+    g.dims[0] = 2000;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b, NULL, &g, &opt, &r), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, NULL, b, NULL, &g, &opt, &r), GHM_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_sparse_cloud_widens)
+{
+    /* about one point per voxel: 26-neighbours leave holes, so the neighbourhood widens and the
+     * fill still reaches every voxel far from the crossing */
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(1200, 0.5, 0.8, 0, 0, 1);
+    GhmVoxelGrid g;
+    GhmVoxelResult *r = run(ctx, a, b, 64, &g);
+    ck_assert_int_eq(r->side[0].radius, 1);
+    ck_assert_int_ge(r->side[1].radius, 2);
+    double frac[2];
+    check_crossing(r, 1.5, frac);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static Suite *voxel_suite(void)
+{
+    Suite *s = suite_create("voxel");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_grid_fit);
+    tcase_add_test(core, test_one_point);
+    tcase_add_test(core, test_empty_and_disjoint);
+    tcase_add_test(core, test_counts_and_output);
+    suite_add_tcase(s, core);
+    TCase *spheres = tcase_create("spheres");
+    tcase_set_timeout(spheres, 120);
+    tcase_add_test(spheres, test_crossing_spheres);
+    tcase_add_test(spheres, test_crossing_spheres_estimated_normals);
+    tcase_add_test(spheres, test_inside_without_crossing);
+    tcase_add_test(spheres, test_pose_moves_b);
+    suite_add_tcase(s, spheres);
+    TCase *edge = tcase_create("edge");
+    tcase_set_timeout(edge, 120);
+    tcase_add_test(edge, test_threads_agree);
+    tcase_add_test(edge, test_grid_faces_and_outside_points);
+    tcase_add_test(edge, test_sparse_cloud_widens);
+    suite_add_tcase(s, edge);
+    return s;
+}
+
+int main(void) { return ghm_test_main(voxel_suite()); }

@@ -1,0 +1,595 @@
+/*
+ * voxel.c - voxel Boolean intersection of two point clouds, CPU path; see ghm_voxel.h.
+ *
+ * One step: keys (parallel over points) -> GhmIndex per cloud -> per-voxel counts, normal sums
+ * (and moments for clouds without normals) -> bulk GhmIndex look-ups of the 26 neighbour keys of
+ * every voxel in its own cloud and of its own key in the other cloud -> intersection and seed
+ * votes (parallel over voxels, each voxel gathering from its neighbours, so no atomics and the
+ * same answer for any number of threads) -> breadth-first fill with conflict rounds.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_index.h"
+#include "ghm_map.h"
+#include "voxel_internal.h"
+
+void ghmi_hood_make(int radius, GhmiHood *h)
+{
+    h->radius = radius;
+    h->n = 0;
+    for (int dz = -radius; dz <= radius; dz++)
+        for (int dy = -radius; dy <= radius; dy++)
+            for (int dx = -radius; dx <= radius; dx++)
+                if (dx || dy || dz) {
+                    h->step[h->n][0] = dx;
+                    h->step[h->n][1] = dy;
+                    h->step[h->n][2] = dz;
+                    h->n++;
+                }
+}
+
+/* A cloud whose median voxel has fewer occupied neighbours than this is too sparse for the grid
+ * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
+enum { MIN_MEDIAN_NEIGHBOURS = 6 };
+
+enum { NO_SEED = 0xFF };
+
+GhmVoxelOptions ghm_voxel_defaults(void)
+{
+    GhmVoxelOptions o = {.grid = 128, .voxel_size = 0.0, .t_out = 0.2, .t_in = 0.2, .max_rounds = 4};
+    return o;
+}
+
+void ghm_voxel_centre(const GhmVoxelGrid *g, uint32_t key, double c[3])
+{
+    uint32_t nx = (uint32_t)g->dims[0], ny = (uint32_t)g->dims[1];
+    uint32_t x = key % nx, y = (key / nx) % ny, z = key / nx / ny;
+    c[0] = g->origin[0] + (x + 0.5) * g->voxel_size;
+    c[1] = g->origin[1] + (y + 0.5) * g->voxel_size;
+    c[2] = g->origin[2] + (z + 0.5) * g->voxel_size;
+}
+
+static void apply_pose(const double *m, const float *p, double out[3])
+{
+    if (!m) {
+        out[0] = p[0], out[1] = p[1], out[2] = p[2];
+        return;
+    }
+    for (int r = 0; r < 3; r++)
+        out[r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
+}
+
+/* --- grid --------------------------------------------------------------------------------- */
+
+static int check_options(const GhmVoxelOptions *o)
+{
+    if (!o || !(o->voxel_size >= 0) || !isfinite(o->voxel_size) || o->max_rounds < 1 ||
+        !(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
+        return GHM_ERR_INVALID;
+    if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
+        return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+static void bbox_add(double lo[3], double hi[3], const double p[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+        hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+    }
+}
+
+int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
+                       int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                       size_t why_size)
+{
+    if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) || check_options(opt) < 0) {
+        if (why && why_size)
+            snprintf(why, why_size, "invalid voxel grid options");
+        return GHM_ERR_INVALID;
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double p[3];
+    for (size_t i = 0; i < a->n; i++) {
+        apply_pose(NULL, a->xyz + 3 * i, p);
+        bbox_add(lo, hi, p);
+    }
+    for (int k = 0; k < (nposes ? nposes : 1); k++)
+        for (size_t i = 0; i < b->n; i++) {
+            apply_pose(nposes ? poses + 16 * k : NULL, b->xyz + 3 * i, p);
+            bbox_add(lo, hi, p);
+        }
+    if (a->n + b->n == 0)
+        lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0.0;
+    double longest = 0;
+    for (int k = 0; k < 3; k++)
+        longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
+    double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = ceil((hi[k] - lo[k]) / s - 1e-9);
+        d[k] = d[k] < 1 ? 1 : d[k];
+    }
+    if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM) {
+        if (why && why_size)
+            snprintf(why, why_size, "the grid would be %.0f x %.0f x %.0f voxels of size %g "
+                     "(at most %d per axis)", d[0], d[1], d[2], s, GHM_VOXEL_MAX_DIM);
+        return GHM_ERR_TOO_LARGE;
+    }
+    for (int k = 0; k < 3; k++) {
+        out->origin[k] = lo[k];
+        out->dims[k] = (int)d[k];
+    }
+    out->voxel_size = s;
+    return GHM_OK;
+}
+
+/* --- one cloud ---------------------------------------------------------------------------- */
+
+typedef struct Side {
+    const GhmPointCloud *pc;
+    GhmIndex *ix;
+    size_t n, K;
+    uint32_t *pkey;     /* n: voxel key of each point, GHM_NOT_FOUND outside the grid */
+    uint32_t *pid;      /* n: voxel id of each point */
+    uint32_t *keys;     /* K ascending */
+    uint32_t *counts;   /* K */
+    float *normals;     /* 3K */
+    double *moments;    /* GHMI_MOMENTS * K, only when estimating normals */
+    GhmiHood hood;      /* the neighbourhood of fill, seeds and normals */
+    uint32_t *nbr;      /* hood.n * K neighbour ids */
+    uint32_t *cross;    /* K: id of the same voxel in the other cloud */
+    uint8_t *label;     /* K */
+    uint8_t *ring;      /* K: next to an intersection voxel */
+    uint8_t *seed;      /* K: seed label or NO_SEED */
+    uint32_t *sid;      /* K: id of the seed a filled voxel was reached from */
+    size_t conflicts, seeds;
+} Side;
+
+static void side_free(GhmContext *ctx, Side *s)
+{
+    (void)ctx;
+    ghm_index_free(&s->ix);
+    free(s->pkey);
+    free(s->pid);
+    free(s->keys);
+    free(s->counts);
+    free(s->normals);
+    free(s->moments);
+    free(s->nbr);
+    free(s->cross);
+    free(s->label);
+    free(s->ring);
+    free(s->seed);
+    free(s->sid);
+    memset(s, 0, sizeof *s);
+}
+
+static uint32_t point_key(const GhmVoxelGrid *g, const double p[3])
+{
+    uint32_t c[3];
+    for (int k = 0; k < 3; k++) {
+        double f = (p[k] - g->origin[k]) / g->voxel_size;
+        double fl = floor(f);
+        /* points on the far face (or a rounding error past it) belong to the last voxel */
+        if (fl >= g->dims[k] && f < g->dims[k] + 1e-6)
+            fl = g->dims[k] - 1;
+        if (fl < 0 && f > -1e-6)
+            fl = 0;
+        if (!(fl >= 0 && fl < g->dims[k]))
+            return GHM_NOT_FOUND;
+        c[k] = (uint32_t)fl;
+    }
+    return c[0] + (uint32_t)g->dims[0] * (c[1] + (uint32_t)g->dims[1] * c[2]);
+}
+
+static int compute_keys(Side *s, const double *pose, const GhmVoxelGrid *g, int threads,
+                        size_t *outside)
+{
+    size_t n = s->n, out = 0;
+    s->pkey = malloc((n + 1) * sizeof *s->pkey);
+    s->pid = malloc((n + 1) * sizeof *s->pid);
+    if (!s->pkey || !s->pid)
+        return GHM_ERR_NOMEM;
+    const float *xyz = s->pc->xyz;
+    uint32_t *pkey = s->pkey;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : out)
+    for (size_t i = 0; i < n; i++) {
+        double p[3];
+        apply_pose(pose, xyz + 3 * i, p);
+        pkey[i] = point_key(g, p);
+        out += pkey[i] == GHM_NOT_FOUND;
+    }
+    *outside = out;
+    return GHM_OK;
+}
+
+/* Builds the index over the keys of the points inside the grid and gives each point its id. */
+static int build_index(GhmContext *ctx, Side *s, size_t outside)
+{
+    int ret;
+    if ((ret = ghm_index_create(ctx, 0.0, &s->ix)) < 0)
+        return ret;
+    const uint32_t *keys = s->pkey;
+    uint32_t *inside = NULL;
+    size_t m = s->n;
+    if (outside > 0) {
+        inside = malloc((s->n - outside + 1) * sizeof *inside);
+        if (!inside)
+            return GHM_ERR_NOMEM;
+        m = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->pkey[i] != GHM_NOT_FOUND)
+                inside[m++] = s->pkey[i];
+        keys = inside;
+    }
+    ret = ghm_index_build(s->ix, keys, m);
+    free(inside);
+    if (ret < 0)
+        return ret;
+    s->K = ghm_index_size(s->ix);
+    if ((ret = ghm_index_ids(s->ix, s->pkey, s->n, s->pid)) < 0)
+        return ret;
+    s->keys = malloc((s->K + 1) * sizeof *s->keys);
+    if (!s->keys)
+        return GHM_ERR_NOMEM;
+    const uint32_t *dev_keys = NULL;
+    if ((ret = ghm_index_key_array(s->ix, &dev_keys)) < 0)
+        return ret;
+    return ghm_buffer_download(ctx, s->keys, dev_keys, s->K * sizeof *s->keys);
+}
+
+/* Per-voxel point counts, normal sums and (for estimation) moments; serial, since it is one
+ * streaming pass and scattered float additions would make the sums depend on thread timing. */
+static int accumulate(Side *s, const double *pose, const GhmVoxelGrid *g)
+{
+    size_t K = s->K;
+    int estimate = s->pc->normals == NULL;
+    s->counts = calloc(K + 1, sizeof *s->counts);
+    s->normals = calloc(3 * K + 1, sizeof *s->normals);
+    if (estimate)
+        s->moments = calloc(GHMI_MOMENTS * K + 1, sizeof *s->moments);
+    if (!s->counts || !s->normals || (estimate && !s->moments))
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t v = s->pid[i];
+        if (v == GHM_NOT_FOUND)
+            continue;
+        s->counts[v]++;
+        if (!estimate) {
+            const float *n = s->pc->normals + 3 * i;
+            float *acc = s->normals + 3 * (size_t)v;
+            if (pose) /* normals turn with the cloud (a rigid pose has no shear) */
+                for (int r = 0; r < 3; r++)
+                    acc[r] += (float)(pose[4 * r] * n[0] + pose[4 * r + 1] * n[1] +
+                                      pose[4 * r + 2] * n[2]);
+            else
+                acc[0] += n[0], acc[1] += n[1], acc[2] += n[2];
+            continue;
+        }
+        double p[3], c[3], d[3];
+        apply_pose(pose, s->pc->xyz + 3 * i, p);
+        ghm_voxel_centre(g, s->pkey[i], c);
+        for (int k = 0; k < 3; k++)
+            d[k] = p[k] - c[k];
+        double *m = s->moments + GHMI_MOMENTS * (size_t)v;
+        m[0] += d[0], m[1] += d[1], m[2] += d[2];
+        m[3] += d[0] * d[0], m[4] += d[0] * d[1], m[5] += d[0] * d[2];
+        m[6] += d[1] * d[1], m[7] += d[1] * d[2], m[8] += d[2] * d[2];
+    }
+    if (!estimate)
+        for (size_t v = 0; v < K; v++) {
+            float *a = s->normals + 3 * v;
+            float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+            if (len > 1e-6f)
+                a[0] /= len, a[1] /= len, a[2] /= len;
+            else
+                a[0] = a[1] = a[2] = 0.0f;
+        }
+    return GHM_OK;
+}
+
+/* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query. */
+static int neighbours(const GhmVoxelGrid *g, Side *s, int threads)
+{
+    size_t K = s->K, nn = (size_t)s->hood.n;
+    free(s->nbr);
+    uint32_t *nkeys = malloc((nn * K + 1) * sizeof *nkeys);
+    s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
+    if (!nkeys || !s->nbr) {
+        free(nkeys);
+        return GHM_ERR_NOMEM;
+    }
+    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    const uint32_t *keys = s->keys;
+    const GhmiHood *h = &s->hood;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t v = 0; v < K; v++) {
+        int64_t x = keys[v] % nx, y = (keys[v] / nx) % ny, z = keys[v] / nx / ny;
+        for (size_t k = 0; k < nn; k++) {
+            int64_t a = x + h->step[k][0], b = y + h->step[k][1], c = z + h->step[k][2];
+            int inside = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+            /* keys are below 2^30, so GHM_NOT_FOUND is never a stored key */
+            nkeys[nn * v + k] = inside ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
+        }
+    }
+    int ret = K > 0 ? ghm_index_ids(s->ix, nkeys, nn * K, s->nbr) : GHM_OK;
+    free(nkeys);
+    return ret;
+}
+
+/* The median number of occupied neighbours, from a histogram (deterministic, O(K)). */
+static int median_neighbours(const Side *s)
+{
+    size_t hist[GHMI_MAX_HOOD + 1] = {0}, nn = (size_t)s->hood.n;
+    for (size_t v = 0; v < s->K; v++) {
+        int c = 0;
+        for (size_t k = 0; k < nn; k++)
+            c += s->nbr[nn * v + k] != GHM_NOT_FOUND;
+        hist[c]++;
+    }
+    size_t seen = 0;
+    for (int c = 0; c <= (int)nn; c++)
+        if ((seen += hist[c]) * 2 >= s->K)
+            return c;
+    return (int)nn;
+}
+
+/* 26-neighbours, widened step by step for a cloud too sparse for the grid, then the id of each
+ * voxel in the other cloud. */
+static int look_up(const GhmVoxelGrid *g, Side *s, const Side *other, int threads)
+{
+    int ret;
+    for (int r = 1; r <= GHMI_MAX_RADIUS; r++) {
+        ghmi_hood_make(r, &s->hood);
+        if ((ret = neighbours(g, s, threads)) < 0)
+            return ret;
+        if (s->K == 0 || median_neighbours(s) >= MIN_MEDIAN_NEIGHBOURS)
+            break;
+    }
+    size_t K = s->K;
+    s->cross = malloc((K + 1) * sizeof *s->cross);
+    if (!s->cross)
+        return GHM_ERR_NOMEM;
+    if (other->K == 0 || K == 0) {
+        for (size_t v = 0; v < K; v++)
+            s->cross[v] = GHM_NOT_FOUND;
+        return GHM_OK;
+    }
+    return ghm_index_ids(other->ix, s->keys, K, s->cross);
+}
+
+static int voxelize(GhmContext *ctx, Side *s, const double *pose, const GhmVoxelGrid *g,
+                    int threads)
+{
+    size_t outside = 0;
+    int ret = compute_keys(s, pose, g, threads, &outside);
+    if (ret == GHM_OK)
+        ret = build_index(ctx, s, outside);
+    if (ret == GHM_OK)
+        ret = accumulate(s, pose, g);
+    return ret;
+}
+
+/* --- labels ------------------------------------------------------------------------------- */
+
+/* Intersection voxels, the ring around them, and the seed votes of the ring. */
+static int classify(Side *s, const Side *o, const GhmVoxelOptions *opt, int threads)
+{
+    size_t K = s->K;
+    s->label = malloc(K + 1);
+    s->ring = calloc(K + 1, 1);
+    s->seed = malloc(K + 1);
+    s->sid = malloc((K + 1) * sizeof *s->sid);
+    if (!s->label || !s->ring || !s->seed || !s->sid)
+        return GHM_ERR_NOMEM;
+    for (size_t v = 0; v < K; v++)
+        s->label[v] = s->cross[v] != GHM_NOT_FOUND ? GHM_VOXEL_INTERSECTION : GHM_VOXEL_UNKNOWN;
+    const int nn = s->hood.n;
+    double (*unit)[3] = malloc((size_t)nn * sizeof *unit);
+    if (!unit)
+        return GHM_ERR_NOMEM;
+    for (int k = 0; k < nn; k++) {
+        const int *d = s->hood.step[k];
+        double len = sqrt((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+        for (int c = 0; c < 3; c++)
+            unit[k][c] = d[c] / len;
+    }
+    const double t_out = opt->t_out, t_in = opt->t_in;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t v = 0; v < K; v++) {
+        s->seed[v] = NO_SEED;
+        if (s->label[v] == GHM_VOXEL_INTERSECTION)
+            continue;
+        int in = 0, out = 0, ring = 0;
+        for (int k = 0; k < nn; k++) {
+            uint32_t x = s->nbr[(size_t)nn * v + (size_t)k];
+            if (x == GHM_NOT_FOUND || s->label[x] != GHM_VOXEL_INTERSECTION)
+                continue;
+            ring = 1;
+            /* step from x to v is the opposite of step k (v to x) */
+            const float *n = o->normals + 3 * (size_t)s->cross[x];
+            double dot = -(unit[k][0] * n[0] + unit[k][1] * n[1] + unit[k][2] * n[2]);
+            out += dot > t_out;
+            in += dot < -t_in;
+        }
+        s->ring[v] = (uint8_t)ring;
+        if (in != out)
+            s->seed[v] = in > out ? GHM_VOXEL_INSIDE : GHM_VOXEL_OUTSIDE;
+    }
+    free(unit);
+    return GHM_OK;
+}
+
+/* One breadth-first fill from the live seeds; labels what it reaches. */
+static void fill_once(Side *s, uint32_t *queue)
+{
+    size_t K = s->K, head = 0, tail = 0;
+    for (size_t v = 0; v < K; v++) {
+        if (s->label[v] == GHM_VOXEL_INTERSECTION)
+            continue;
+        s->label[v] = GHM_VOXEL_UNKNOWN;
+        s->sid[v] = GHM_NOT_FOUND;
+        if (s->seed[v] != NO_SEED) {
+            s->label[v] = s->seed[v];
+            s->sid[v] = (uint32_t)v;
+            queue[tail++] = (uint32_t)v;
+        }
+    }
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (int k = 0; k < s->hood.n; k++) {
+            uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
+            if (u == GHM_NOT_FOUND || s->label[u] != GHM_VOXEL_UNKNOWN)
+                continue;
+            s->label[u] = s->label[v];
+            s->sid[u] = s->sid[v];
+            queue[tail++] = u;
+        }
+    }
+}
+
+/* Inside next to outside away from the crossing: drops the seeds of both; returns the pairs. */
+static size_t find_conflicts(Side *s, uint8_t *drop)
+{
+    size_t pairs = 0;
+    for (size_t v = 0; v < s->K; v++) {
+        uint8_t l = s->label[v];
+        if (s->ring[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
+            continue;
+        for (int k = 0; k < s->hood.n; k++) {
+            uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
+            if (u == GHM_NOT_FOUND || s->ring[u] || s->label[u] == l ||
+                (s->label[u] != GHM_VOXEL_INSIDE && s->label[u] != GHM_VOXEL_OUTSIDE))
+                continue;
+            drop[s->sid[v]] = drop[s->sid[u]] = 1;
+            pairs += u > v; /* each pair once */
+        }
+    }
+    return pairs;
+}
+
+static int fill(Side *s, const GhmVoxelOptions *opt, int *rounds)
+{
+    uint32_t *queue = malloc((s->K + 1) * sizeof *queue);
+    uint8_t *drop = calloc(s->K + 1, 1);
+    if (!queue || !drop) {
+        free(queue);
+        free(drop);
+        return GHM_ERR_NOMEM;
+    }
+    int r = 0;
+    for (;;) {
+        fill_once(s, queue);
+        r++;
+        s->conflicts = find_conflicts(s, drop);
+        if (s->conflicts == 0 || r == opt->max_rounds)
+            break;
+        for (size_t v = 0; v < s->K; v++)
+            if (drop[v])
+                s->seed[v] = NO_SEED;
+    }
+    s->seeds = 0;
+    for (size_t v = 0; v < s->K; v++)
+        s->seeds += s->seed[v] != NO_SEED;
+    *rounds = r > *rounds ? r : *rounds;
+    free(queue);
+    free(drop);
+    return GHM_OK;
+}
+
+/* --- the step ----------------------------------------------------------------------------- */
+
+static void hand_over(Side *s, GhmVoxelSide *out)
+{
+    out->points = s->n;
+    out->voxels = s->K;
+    out->keys = s->keys, s->keys = NULL;
+    out->labels = s->label, s->label = NULL;
+    out->counts = s->counts, s->counts = NULL;
+    out->normals = s->normals, s->normals = NULL;
+    out->normals_estimated = s->pc->normals == NULL;
+    out->seeds = s->seeds;
+    out->conflicts = s->conflicts;
+    out->radius = s->hood.radius;
+    for (size_t v = 0; v < out->voxels; v++)
+        out->label_count[out->labels[v]]++;
+}
+
+static int run_step(GhmContext *ctx, Side *s, const double *b_pose, const GhmVoxelGrid *g,
+                    const GhmVoxelOptions *opt, int threads, GhmVoxelResult *r)
+{
+    int ret;
+    double t0 = ghm_now();
+    for (int i = 0; i < 2; i++)
+        if ((ret = voxelize(ctx, &s[i], i ? b_pose : NULL, g, threads)) < 0)
+            return ret;
+    double t1 = ghm_now();
+    for (int i = 0; i < 2; i++)
+        if ((ret = look_up(g, &s[i], &s[1 - i], threads)) < 0)
+            return ret;
+    double t2 = ghm_now();
+    for (int i = 0; i < 2; i++)
+        if (s[i].moments && (ret = ghmi_voxel_estimate_normals(g, s[i].K, s[i].keys, s[i].counts,
+                                                               s[i].moments, &s[i].hood, s[i].nbr, threads,
+                                                               s[i].normals)) < 0)
+            return ret;
+    double t3 = ghm_now();
+    for (int i = 0; i < 2; i++)
+        if ((ret = classify(&s[i], &s[1 - i], opt, threads)) < 0)
+            return ret;
+    double t4 = ghm_now();
+    for (int i = 0; i < 2; i++)
+        if ((ret = fill(&s[i], opt, &r->rounds)) < 0)
+            return ret;
+    double t5 = ghm_now();
+    r->time.voxelize_ms = 1e3 * ((t1 - t0) + (t3 - t2));
+    r->time.lookup_ms = 1e3 * (t2 - t1);
+    r->time.classify_ms = 1e3 * (t4 - t3);
+    r->time.fill_ms = 1e3 * (t5 - t4);
+    r->time.total_ms = 1e3 * (t5 - t0);
+    return GHM_OK;
+}
+
+int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                        const double *b_pose, const GhmVoxelGrid *grid,
+                        const GhmVoxelOptions *opt, GhmVoxelResult **out)
+{
+    if (!ctx || !a || !b || !grid || !out || check_options(opt) < 0 || !(grid->voxel_size > 0))
+        return GHM_ERR_INVALID;
+    for (int k = 0; k < 3; k++)
+        if (grid->dims[k] < 1 || grid->dims[k] > GHM_VOXEL_MAX_DIM)
+            return GHM_ERR_INVALID;
+    GhmVoxelResult *r = calloc(1, sizeof *r);
+    if (!r)
+        return GHM_ERR_NOMEM;
+    r->grid = *grid;
+    Side s[2] = {{.pc = a, .n = a->n}, {.pc = b, .n = b->n}};
+    int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), r);
+    if (ret == GHM_OK) {
+        hand_over(&s[0], &r->side[0]);
+        hand_over(&s[1], &r->side[1]);
+        *out = r;
+    } else
+        ghm_voxel_result_free(&r);
+    side_free(ctx, &s[0]);
+    side_free(ctx, &s[1]);
+    return ret;
+}
+
+void ghm_voxel_result_free(GhmVoxelResult **r)
+{
+    if (!r || !*r)
+        return;
+    for (int i = 0; i < 2; i++) {
+        free((*r)->side[i].keys);
+        free((*r)->side[i].labels);
+        free((*r)->side[i].counts);
+        free((*r)->side[i].normals);
+    }
+    free(*r);
+    *r = NULL;
+}

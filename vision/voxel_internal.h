@@ -1,0 +1,37 @@
+/*
+ * voxel_internal.h - what voxel.c and normals.c share. Included by vision/voxel*.c and
+ * vision/normals.c only.
+ */
+#ifndef GHM_VOXEL_INTERNAL_H
+#define GHM_VOXEL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_voxel.h"
+
+/* A cubic neighbourhood of radius r: the (2r+1)^3 - 1 steps (dx, dy, dz) other than (0,0,0),
+ * in lexicographic (dz, dy, dx) order, so that the opposite of step k is step n - 1 - k.
+ * Radius 1 is the 26-neighbourhood. */
+enum { GHMI_MAX_RADIUS = 3, GHMI_MAX_HOOD = 342 };
+typedef struct GhmiHood {
+    int radius;
+    int n;
+    int step[GHMI_MAX_HOOD][3];
+} GhmiHood;
+
+void ghmi_hood_make(int radius, GhmiHood *h);
+
+/* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
+ * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */
+enum { GHMI_MOMENTS = 9 };
+
+/* Estimates unit normals[3K] from the moments of each voxel and its neighbours (nbr[hood->n * K],
+ * GHM_NOT_FOUND where a neighbour is empty) and orients them consistently; voxels whose
+ * neighbourhood has fewer than 3 points get a zero normal. */
+int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32_t *keys,
+                                const uint32_t *counts, const double *moments,
+                                const GhmiHood *hood, const uint32_t *nbr, int threads,
+                                float *normals);
+
+#endif /* GHM_VOXEL_INTERNAL_H */
