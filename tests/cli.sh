@@ -188,6 +188,145 @@ test_match_bad_option_values() {
     grep -qF -- --max-dist "$TMP/err" || fail "error does not name --max-dist"
 }
 
+# --- voxel (voxel helper) ---
+VOXEL_A="$DATA/pointclouds/bunny.ply"
+VOXEL_B="$DATA/pointclouds/kitten.ply"
+
+# json_get FILE EXPR: evaluates a Python expression on the JSON object `j` read from FILE.
+json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# only_out_err: nothing but the captured stdout/stderr is left in $TMP (no partial output).
+only_out_err() {
+    local extra; extra=$(ls -A "$TMP" | grep -vxE 'out|err' || true)
+    [ -z "$extra" ] || fail "files left behind: $extra"
+}
+
+test_voxel_bunny_kitten_json() {
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "expected one JSON line"
+    [ "$(json_get "$TMP/out" 'j["grid"]["dims"][0]')" -eq 64 ] || fail "dims: $(cat "$TMP/out")"
+    for side in A B; do
+        for key in voxels outside inside intersection; do
+            [ "$(json_get "$TMP/out" "j['$side']['$key']")" -gt 0 ] || fail "$side.$key is 0"
+        done
+        [ "$(json_get "$TMP/out" "j['$side']['voxels'] - sum(j['$side'][k] for k in ('outside','inside','intersection','unknown'))")" -eq 0 ] \
+            || fail "$side: labels do not add up"
+        [ "$(json_get "$TMP/out" "j['$side']['normals']")" = file ] || fail "$side normals"
+    done
+    [ "$(json_get "$TMP/out" 'j["A"]["intersection"] == j["B"]["intersection"]')" = True ] \
+        || fail "intersection counts differ"
+    # about a quarter of the kitten lies inside the bunny (data/README.md)
+    [ "$(json_get "$TMP/out" '0.15 < j["B"]["inside"] / j["B"]["voxels"] < 0.35')" = True ] \
+        || fail "kitten inside fraction: $(cat "$TMP/out")"
+}
+
+test_voxel_text_summary() {
+    run_cmd 0 voxel --backend cpu "$VOXEL_A" "$VOXEL_B"
+    grep -q '^grid 128 x' "$TMP/out" || fail "no grid line: $(cat "$TMP/out")"
+    grep -q '^B .*kitten.ply: 5210 points' "$TMP/out" || fail "no B line: $(cat "$TMP/out")"
+}
+
+test_voxel_output_ply() {
+    run_cmd 0 voxel --backend cpu --json --grid 48 -o "$TMP/vox.ply" "$VOXEL_A" "$VOXEL_B"
+    local n; n=$(json_get "$TMP/out" 'j["A"]["voxels"] + j["B"]["voxels"]')
+    python3 - "$TMP/vox.ply" "$n" <<'PY' || fail "bad PLY output"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+head, body = data.split(b"end_header\n", 1)
+lines = head.decode().splitlines()
+assert lines[0] == "ply" and lines[1] == "format binary_little_endian 1.0", lines[:2]
+assert f"element vertex {sys.argv[2]}" in lines, lines
+props = [l.split()[1:] for l in lines if l.startswith("property")]
+assert props == [["float", "x"], ["float", "y"], ["float", "z"], ["uchar", "cloud"],
+                 ["uchar", "label"], ["uchar", "red"], ["uchar", "green"], ["uchar", "blue"]], props
+assert len(body) == 17 * int(sys.argv[2]), len(body)
+labels = {body[17 * i + 13] for i in range(int(sys.argv[2]))}
+clouds = {body[17 * i + 12] for i in range(int(sys.argv[2]))}
+assert labels <= {0, 1, 2, 3} and {0, 1, 2} <= labels and clouds == {0, 1}, (labels, clouds)
+PY
+    run_cmd 0 voxel --backend cpu --quiet --ascii --grid 48 -o "$TMP/vox.ply" "$VOXEL_A" "$VOXEL_B"
+    [ ! -s "$TMP/out" ] || fail "--quiet printed: $(cat "$TMP/out")"
+    grep -q '^format ascii 1.0' "$TMP/vox.ply" || fail "not ascii"
+    [ "$(sed '1,/^end_header/d' "$TMP/vox.ply" | wc -l)" -eq "$n" ] || fail "ascii row count"
+    rm -f "$TMP/vox.ply"
+    only_out_err
+}
+
+# voxel_bad FILE NEEDLE: the bad cloud as A (and as B) gives exit 2, one line naming the file.
+voxel_bad() {
+    for order in AB BA; do
+        if [ $order = AB ]; then
+            run_cmd 2 voxel --backend cpu -o "$TMP/never.ply" "$DATA/bad/$1" "$VOXEL_B"
+        else
+            run_cmd 2 voxel --backend cpu -o "$TMP/never.ply" "$VOXEL_B" "$DATA/bad/$1"
+        fi
+        expect_one_error_line "$1"
+        grep -qF -- "$2" "$TMP/err" || fail "stderr lacks '$2': $(cat "$TMP/err")"
+        only_out_err
+    done
+}
+test_voxel_bad_empty() { voxel_bad empty.ply "empty file"; }
+test_voxel_bad_off() { voxel_bad OutOfMemory.off "OFF"; }
+test_voxel_bad_obj() { voxel_bad malformed.obj "OBJ"; }
+test_voxel_bad_list_in_vertex() { voxel_bad issue623_list_in_vertex.ply "line 13"; }
+test_voxel_bad_truncated_binary() { voxel_bad truncated_binary.ply "byte offset 29791"; }
+test_voxel_bad_lying_count() { voxel_bad lying_vertex_count.ply "353535235358"; }
+test_voxel_bad_no_end_header() { voxel_bad no_end_header.ply "end_header"; }
+test_voxel_bad_format_line() { voxel_bad bad_format_line.ply "binary_middle_endian"; }
+test_voxel_bad_nan() { voxel_bad nan_coordinates.ply "line 12: vertex 1: x is nan"; }
+test_voxel_bad_missing() { voxel_bad no_such_cloud.ply "cannot open"; }
+
+test_voxel_no_normals_estimated() {
+    run_cmd 0 voxel --backend cpu --json "$DATA/bad/cube_no_normals.ply" "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["A"]["normals"]')" = estimated ] || fail "$(cat "$TMP/out")"
+    [ "$(json_get "$TMP/out" 'j["B"]["normals"]')" = file ] || fail "$(cat "$TMP/out")"
+}
+
+test_voxel_bad_options() {
+    run_cmd 2 voxel --grid 0 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --grid
+    run_cmd 2 voxel --voxel-size 1e-9 "$VOXEL_A" "$VOXEL_B"
+    grep -q 'at most 1024' "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel --transform-b 1,2,3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --transform-b
+    run_cmd 2 voxel --transform-b 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1 --rotate-b 1,2,3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --rotate-b
+    run_cmd 2 voxel "$VOXEL_A"
+    grep -q missing "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel -o /nonexistent_dir/x.ply "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line /nonexistent_dir/x.ply
+    run_cmd 0 voxel --help
+    grep -q -- --sweep "$TMP/out" || fail "help lacks --sweep"
+}
+
+test_voxel_sweep_json_lines() {
+    run_cmd 0 voxel --backend cpu --json --grid 48 --sweep 4 --rotate-b 0,0,40 \
+        --translate-b 0.1,0,0 -o "$TMP/last.ply" "$VOXEL_A" "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "expected 4 lines: $(cat "$TMP/out")"
+    python3 - "$TMP/out" <<'PY' || fail "bad JSON Lines"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["step"] for r in rows] == [0, 1, 2, 3]
+assert abs(rows[0]["t"]) < 1e-12 and abs(rows[-1]["t"] - 1) < 1e-12
+assert len({json.dumps(r["grid"]) for r in rows}) == 1          # one grid for the sweep
+assert rows[0]["B"]["inside"] != rows[-1]["B"]["inside"]        # B did move
+PY
+    [ -s "$TMP/last.ply" ] || fail "no output of the last step"
+}
+
+test_voxel_preview() {
+    run_cmd 0 voxel --backend cpu --quiet --grid 64 --preview "$TMP/view.png" --preview-axis x \
+        "$VOXEL_A" "$VOXEL_B"
+    [ "$(head -c 8 "$TMP/view.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+        || fail "not a PNG"
+}
+
+test_voxel_threads_agree() {
+    run_cmd 0 voxel --backend cpu --threads 1 --grid 64 -o "$TMP/t1.ply" "$VOXEL_A" "$VOXEL_B"
+    run_cmd 0 voxel --backend cpu --threads 2 --grid 64 -o "$TMP/t2.ply" "$VOXEL_A" "$VOXEL_B"
+    cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
+}
+
 if [ $# -ne 1 ] || ! declare -F "$1" >/dev/null; then
     echo "usage: $0 test_NAME" >&2
     exit 2
