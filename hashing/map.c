@@ -28,13 +28,20 @@
  * Inserts also merge into an existing copy they see (atomic min by compare-exchange), which keeps
  * such copies rare.
  */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE): a Linux hint, used where available */
+#endif
 #include "ghm_map.h"
 
 #include <math.h>
+#ifdef MAPTIME
+#include <stdio.h>
+#endif
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ghm_backend_internal.h"
 #include "hash_internal.h"
@@ -149,6 +156,7 @@ typedef struct CpuMap {
     Slot stash[GHMI_STASH_SIZE];
     int stash_active; /* some key went to the stash: find must look there */
     GhmiHashConsts hc;
+    int built;        /* the last build succeeded: the table holds its content */
     int have_oob; /* the key 0xFFFFFFFF, which equals the empty marker, was inserted */
     uint32_t oob_value;
     size_t size;
@@ -328,13 +336,12 @@ static int thesis_insert(CpuMap *m, BuildShared *sh, uint64_t entry)
     return stash_insert(m, sh, entry);
 }
 
-static void prefetch_first(const CpuMap *m, uint32_t key)
+/* Where probe i of key starts: its bucket's first slot, or its slot. The callers prefetch it
+ * themselves: GCC deems a function that only prefetches free of effects and drops its calls. */
+static const Slot *probe_address(const CpuMap *m, int i, uint32_t key)
 {
-    uint32_t h = ghmi_hash(&m->hc, 0, key, m->range);
-    if (m->opt.layout == GHM_MAP_BUCKETED)
-        __builtin_prefetch(m->slots + (size_t)h * GHMI_BUCKET_SLOTS, 1);
-    else
-        __builtin_prefetch(m->slots + h, 1);
+    uint32_t h = ghmi_hash(&m->hc, i, key, m->range);
+    return m->slots + (m->opt.layout == GHM_MAP_BUCKETED ? (size_t)h * GHMI_BUCKET_SLOTS : h);
 }
 
 static void note_oob(BuildShared *sh, uint32_t v)
@@ -343,6 +350,28 @@ static void note_oob(BuildShared *sh, uint32_t v)
     uint32_t cur = atomic_load(&sh->oob_min);
     while (v < cur && !atomic_compare_exchange_weak(&sh->oob_min, &cur, v))
         ;
+}
+
+/* Inserts keys[lo..hi): prefetches the first bucket of all of them, then inserts, so that the
+ * batch's cache misses overlap. Returns -1 when the attempt has failed. */
+static int insert_batch(CpuMap *m, BuildShared *sh, const uint32_t *keys, const uint32_t *values,
+                        size_t lo, size_t hi, uint32_t *rng)
+{
+    for (size_t i = lo; i < hi; i++)
+        if (keys[i] != GHMI_EMPTY_KEY)
+            __builtin_prefetch(probe_address(m, 0, keys[i]));
+    for (size_t i = lo; i < hi; i++) {
+        if (keys[i] == GHMI_EMPTY_KEY) {
+            note_oob(sh, values[i]);
+            continue;
+        }
+        uint64_t e = ghmi_pack(keys[i], values[i]);
+        int r = m->opt.layout == GHM_MAP_BUCKETED ? bucketed_insert(m, sh, e, rng)
+                                                  : thesis_insert(m, sh, e);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static void insert_all(CpuMap *m, BuildShared *sh, const uint32_t *keys, const uint32_t *values,
@@ -357,22 +386,8 @@ static void insert_all(CpuMap *m, BuildShared *sh, const uint32_t *keys, const u
             size_t lo = bi * BATCH, hi = lo + BATCH < n ? lo + BATCH : n;
             if (atomic_load_explicit(&sh->failed, memory_order_relaxed))
                 continue;
-            for (size_t i = lo; i < hi; i++)
-                if (keys[i] != GHMI_EMPTY_KEY)
-                    prefetch_first(m, keys[i]);
-            for (size_t i = lo; i < hi; i++) {
-                if (keys[i] == GHMI_EMPTY_KEY) {
-                    note_oob(sh, values[i]);
-                    continue;
-                }
-                uint64_t e = ghmi_pack(keys[i], values[i]);
-                int r = m->opt.layout == GHM_MAP_BUCKETED ? bucketed_insert(m, sh, e, &rng)
-                                                          : thesis_insert(m, sh, e);
-                if (r < 0) {
-                    atomic_store(&sh->failed, 1);
-                    break;
-                }
-            }
+            if (insert_batch(m, sh, keys, values, lo, hi, &rng) < 0)
+                atomic_store(&sh->failed, 1);
         }
     }
 }
@@ -413,29 +428,25 @@ static size_t first_copy(const CpuMap *m, uint32_t key, size_t upto)
     return SIZE_MAX;
 }
 
-static void prefetch_all(const CpuMap *m, uint32_t key)
-{
-    for (int i = 0; i < m->opt.hash_functions; i++) {
-        uint32_t h = ghmi_hash(&m->hc, i, key, m->range);
-        __builtin_prefetch(m->slots + (m->opt.layout == GHM_MAP_BUCKETED
-                                           ? (size_t)h * GHMI_BUCKET_SLOTS
-                                           : (size_t)h));
-    }
-}
-
 /* Merges every non-canonical main-table copy into its canonical copy; returns the number of
  * canonical entries (distinct keys) in the main table. */
 static size_t merge_main(CpuMap *m)
 {
     size_t distinct = 0;
     size_t nbatch = (m->capacity + BATCH - 1) / BATCH;
+    size_t width = m->opt.layout == GHM_MAP_BUCKETED ? GHMI_BUCKET_SLOTS : 1;
 #pragma omp parallel for schedule(static) reduction(+ : distinct) num_threads(nthreads(m))
     for (size_t bi = 0; bi < nbatch; bi++) {
         size_t lo = bi * BATCH, hi = lo + BATCH < m->capacity ? lo + BATCH : m->capacity;
         for (size_t p = lo; p < hi; p++) {
             uint64_t e = atomic_load_explicit(&m->slots[p], memory_order_relaxed);
-            if (e != GHMI_EMPTY_SLOT)
-                prefetch_all(m, ghmi_slot_key(e));
+            /* Only the probes before the one that holds p can hold an earlier copy. */
+            for (int i = 0; e != GHMI_EMPTY_SLOT && i < m->opt.hash_functions; i++) {
+                const Slot *a = probe_address(m, i, ghmi_slot_key(e));
+                if (m->slots + p >= a && m->slots + p < a + width)
+                    break;
+                __builtin_prefetch(a);
+            }
         }
         for (size_t p = lo; p < hi; p++) {
             uint64_t e = atomic_load_explicit(&m->slots[p], memory_order_relaxed);
@@ -491,6 +502,26 @@ static int max_chain_for(const CpuMap *m, size_t n)
     return (int)(base * scale);
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Tables are probed at random, so with 4 KiB pages nearly every probe also misses the TLB; big
+ * tables are therefore 2 MiB aligned and offered to the kernel as transparent huge pages. */
+static Slot *alloc_slots(size_t cap)
+{
+    size_t bytes = (cap * sizeof(Slot) + 63) / 64 * 64;
+    if (bytes < 2 * HUGE_PAGE)
+        return aligned_alloc(64, bytes);
+    bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    Slot *p = aligned_alloc(HUGE_PAGE, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, bytes, MADV_HUGEPAGE); /* only a hint: failure changes nothing */
+#endif
+    return p;
+}
+
+/* Sizes the table for n keys; keeps the current one when it has the same size already (repeated
+ * builds then touch no new pages). */
 static int alloc_table(CpuMap *m, size_t n)
 {
     double want = ceil((double)(n ? n : 1) / m->opt.load_factor);
@@ -502,11 +533,12 @@ static int alloc_table(CpuMap *m, size_t n)
     if (units > UINT32_MAX)
         return GHM_ERR_TOO_LARGE;
     size_t cap = m->opt.layout == GHM_MAP_BUCKETED ? units * GHMI_BUCKET_SLOTS : units;
-    size_t bytes = (cap * sizeof(Slot) + 63) / 64 * 64;
-    free(m->slots);
-    m->slots = aligned_alloc(64, bytes);
-    m->capacity = m->slots ? cap : 0;
     m->range = (uint32_t)units;
+    if (m->slots && m->capacity == cap)
+        return GHM_OK;
+    free(m->slots);
+    m->slots = alloc_slots(cap);
+    m->capacity = m->slots ? cap : 0;
     return m->slots ? GHM_OK : GHM_ERR_NOMEM;
 }
 
@@ -520,12 +552,16 @@ static void clear_table(CpuMap *m)
         atomic_store_explicit(&m->stash[s], GHMI_EMPTY_SLOT, memory_order_relaxed);
 }
 
-static void reset_content(CpuMap *m)
+/* Forgets the content (the table memory is kept for the next build unless release is set). */
+static void reset_content(CpuMap *m, int release)
 {
-    free(m->slots);
-    m->slots = NULL;
-    m->capacity = 0;
-    m->range = 0;
+    if (release) {
+        free(m->slots);
+        m->slots = NULL;
+        m->capacity = 0;
+        m->range = 0;
+    }
+    m->built = 0;
     m->stash_active = 0;
     m->have_oob = 0;
     m->size = 0;
@@ -542,8 +578,17 @@ static int try_build(CpuMap *m, int attempt, const uint32_t *keys, const uint32_
     atomic_init(&sh.oob_seen, 0);
     sh.max_chain = max_chain_for(m, n);
     m->hc = ghmi_hash_consts(m->ctx->seed, attempt);
+#ifdef MAPTIME
+    double t0 = ghm_now();
+#endif
     clear_table(m);
+#ifdef MAPTIME
+    double t1 = ghm_now();
+#endif
     insert_all(m, &sh, keys, values, n);
+#ifdef MAPTIME
+    double t2 = ghm_now();
+#endif
     if (atomic_load(&sh.failed))
         return GHM_ERR_BUILD_FAILED;
     m->stash_active = atomic_load(&sh.stash_used);
@@ -553,24 +598,31 @@ static int try_build(CpuMap *m, int attempt, const uint32_t *keys, const uint32_
     m->size = merge_main(m) + (size_t)m->have_oob;
     if (m->stash_active)
         m->size += merge_stash(m);
+#ifdef MAPTIME
+    double t3 = ghm_now();
+    fprintf(stderr, "clear %.3f insert %.3f merge %.3f\n", t1 - t0, t2 - t1, t3 - t2);
+#endif
     return GHM_OK;
 }
 
 static int cpu_map_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
 {
     CpuMap *m = impl;
-    reset_content(m);
+    reset_content(m, 0);
     int ret = alloc_table(m, n);
-    if (ret < 0)
+    if (ret < 0) {
+        reset_content(m, 1);
         return ret;
+    }
     for (int attempt = 0; attempt <= m->opt.max_rebuilds; attempt++) {
         ret = try_build(m, attempt, keys, values, n);
         if (ret == GHM_OK) {
             m->rebuilds = attempt;
+            m->built = 1;
             return GHM_OK;
         }
     }
-    reset_content(m);
+    reset_content(m, 1);
     m->rebuilds = m->opt.max_rebuilds;
     return GHM_ERR_BUILD_FAILED;
 }
@@ -641,7 +693,7 @@ static void find_batch(const CpuMap *m, const uint32_t *keys, size_t cnt, uint32
 static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
 {
     const CpuMap *m = impl;
-    if (!m->slots) {
+    if (!m->built) {
         for (size_t i = 0; i < n; i++)
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
