@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench.h"
 #include "cli.h"
 
 typedef struct BenchEntry {
@@ -15,6 +16,7 @@ typedef struct BenchEntry {
 } BenchEntry;
 
 static const BenchEntry benches[] = {
+    {"hash", "hash tables vs sort + binary search", ghm_bench_hash},
     {NULL, NULL, NULL},
 };
 

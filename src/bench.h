@@ -1,0 +1,11 @@
+/*
+ * bench.h - the built-in benchmarks that `geohash-match bench WHAT` dispatches to (the table is
+ * in cmd_bench.c). Each takes the arguments after WHAT (argv[0] is WHAT) and returns a
+ * GHM_EXIT_* status.
+ */
+#ifndef GHM_BENCH_H
+#define GHM_BENCH_H
+
+int ghm_bench_hash(int argc, char **argv); /* bench_hash.c: hash tables vs sort + search */
+
+#endif /* GHM_BENCH_H */

@@ -1,0 +1,581 @@
+/*
+ * bench_hash.c - `geohash-match bench hash`: the hash tables against the sort + binary search
+ * baseline (thesis ch. 6 figures), measured in the same run on the same backend memory.
+ *
+ *   map       both layouts at loads 0.5/0.8/0.9/0.95 for every N = 2^min .. 2^max: insert,
+ *             find of present keys, find of absent keys (keys/s)
+ *   absent    at the largest N, load 0.8: find rate vs the share of absent queries 0..100 %
+ *             (both layouts and the sorted baseline)
+ *   sorted    the baseline at every N: build (sort) and binary-search find
+ *   multimap  at the largest N pairs: multiplicity 1..64, build and retrieve (values/s;
+ *             retrieve = find of every distinct key plus, where backend memory is host memory,
+ *             reading all its values)
+ *   index     at the largest N: build, key -> id and id -> key
+ *
+ * Keys are distinct by construction (a 32-bit permutation of counters); absent keys are the
+ * permutation of other counters. Inputs are uploaded to backend memory once, outside the clock;
+ * every timed call ends with ghm_context_sync, and each number is the best of --reps runs.
+ * Uses the public API only, so it runs unchanged on every backend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "ghm_index.h"
+#include "ghm_map.h"
+#include "ghm_multimap.h"
+#include "ghm_sorted.h"
+#include "json_out.h"
+
+enum { OPT_MIN_LOG2 = GHM_OPT_FIRST_COMMAND, OPT_MAX_LOG2, OPT_JSON_OUT, OPT_QUICK, OPT_REPS };
+
+static const struct option long_options[] = {
+    GHM_COMMON_LONG_OPTIONS,
+    {"min-log2", required_argument, NULL, OPT_MIN_LOG2},
+    {"max-log2", required_argument, NULL, OPT_MAX_LOG2},
+    {"json-out", required_argument, NULL, OPT_JSON_OUT},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {NULL, 0, NULL, 0}};
+
+static const double loads[] = {0.5, 0.8, 0.9, 0.95};
+static const int absent_percent[] = {0, 25, 50, 75, 100};
+static const int multiplicities[] = {1, 2, 4, 8, 16, 32, 64};
+
+typedef struct HashArgs {
+    GhmCommonOptions common;
+    long min_log2, max_log2; /* max_log2 0 = backend default */
+    long reps;
+    int quick;
+    const char *json_out;
+} HashArgs;
+
+/* Backend arrays for the largest N, reused by every measurement. */
+typedef struct Bench {
+    GhmContext *ctx;
+    const HashArgs *args;
+    int reps;
+    size_t cap;
+    uint32_t *host; /* cap entries of host scratch for generating inputs */
+    uint32_t *keys, *vals, *absent, *queries, *out, *out2; /* backend memory */
+    json_t *map_rows, *absent_rows, *sorted_rows, *multimap_rows, *index_rows;
+} Bench;
+
+static void print_help(void)
+{
+    printf("Usage: geohash-match bench hash [OPTIONS]\n\n"
+           "Insert and find rates of the hash tables (GhmMap in both layouts, GhmMultimap,\n"
+           "GhmIndex) against sort + binary search (GhmSorted), measured in one run.\n"
+           "  --min-log2 K       smallest table, 2^K keys (default 16)\n"
+           "  --max-log2 K       largest table, 2^K keys (default 26 on CUDA, 22 on the CPU)\n"
+           "  --reps N           runs per measurement, the best is kept (default 3)\n"
+           "  --quick            2^16 .. 2^18 keys, one run each (a smoke test)\n"
+           "  --json-out FILE    also write the measurements as JSON (scripts/plot_hash.py)\n"
+           "  --backend, --threads, --seed as everywhere\n");
+}
+
+static int parse_args(int argc, char **argv, HashArgs *a)
+{
+    *a = (HashArgs){.common = ghm_cli_common_defaults(), .min_log2 = 16, .reps = 3};
+    int id;
+    optind = 1;
+    while ((id = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        int used = ghm_cli_common_option(&a->common, id, optarg);
+        if (used < 0)
+            return -1;
+        if (used > 0)
+            continue;
+        if (id == OPT_MIN_LOG2) {
+            if (ghm_cli_parse_long("--min-log2", optarg, 1, 30, &a->min_log2) < 0)
+                return -1;
+        } else if (id == OPT_MAX_LOG2) {
+            if (ghm_cli_parse_long("--max-log2", optarg, 1, 30, &a->max_log2) < 0)
+                return -1;
+        } else if (id == OPT_REPS) {
+            if (ghm_cli_parse_long("--reps", optarg, 1, 100, &a->reps) < 0)
+                return -1;
+        } else if (id == OPT_QUICK)
+            a->quick = 1;
+        else if (id == OPT_JSON_OUT)
+            a->json_out = optarg;
+        else {
+            ghm_cli_usage_hint("bench hash");
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        ghm_cli_error("bench hash", "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* A bijection of 32-bit counters (odd multiplies and xorshifts), so distinct counters give
+ * distinct keys and the keys of counters >= N are certainly absent from a table of the first N. */
+static uint32_t key_of(uint32_t counter, uint32_t seed)
+{
+    uint32_t x = counter ^ seed;
+    x *= 0x9E3779B1u;
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    x *= 0xC2B2AE35u;
+    x ^= x >> 16;
+    return x;
+}
+
+static int upload(Bench *b, uint32_t *dst, size_t n)
+{
+    int ret = ghm_buffer_upload(b->ctx, dst, b->host, n * sizeof *dst);
+    if (ret < 0)
+        ghm_cli_error("bench hash", "upload: %s", ghm_strerror(ret));
+    return ret;
+}
+
+/* Fills keys (counters 0..n), values and absent keys (counters n..2n) for a table of n keys. */
+static int make_inputs(Bench *b, size_t n, uint32_t seed)
+{
+    int ret;
+    for (size_t i = 0; i < n; i++)
+        b->host[i] = key_of((uint32_t)i, seed);
+    if ((ret = upload(b, b->keys, n)) < 0)
+        return ret;
+    for (size_t i = 0; i < n; i++)
+        b->host[i] = (uint32_t)i;
+    if ((ret = upload(b, b->vals, n)) < 0)
+        return ret;
+    for (size_t i = 0; i < n; i++)
+        b->host[i] = key_of((uint32_t)(n + i), seed);
+    return upload(b, b->absent, n);
+}
+
+/* ---- timing: one operation, run reps times, best time kept ---- */
+
+typedef enum OpKind {
+    OP_MAP_BUILD,
+    OP_MAP_FIND,
+    OP_SORTED_BUILD,
+    OP_SORTED_FIND,
+    OP_MM_BUILD,
+    OP_MM_RETRIEVE,
+    OP_INDEX_BUILD,
+    OP_INDEX_IDS,
+    OP_INDEX_KEYS
+} OpKind;
+
+typedef struct Op {
+    OpKind kind;
+    void *handle;
+    const uint32_t *in;
+    size_t n;
+    uint64_t checksum; /* multimap retrieve: sum of the values read, so the reads happen */
+} Op;
+
+/* Reads every value of every run; only where backend memory is host memory. */
+static uint64_t gather_values(Bench *b, GhmMultimap *mm, size_t nkeys)
+{
+    const uint32_t *vals = NULL;
+    size_t nv = 0;
+    if (ghm_context_backend(b->ctx) != GHM_BACKEND_CPU || ghm_multimap_values(mm, &vals, &nv) < 0)
+        return 0;
+    uint64_t sum = 0;
+    const uint32_t *first = b->out, *count = b->out2;
+#pragma omp parallel for schedule(static) reduction(+ : sum) num_threads(ghm_context_threads(b->ctx))
+    for (size_t i = 0; i < nkeys; i++)
+        for (uint32_t j = 0; j < count[i]; j++)
+            sum += vals[first[i] + j];
+    return sum;
+}
+
+static int run_op(Bench *b, Op *op)
+{
+    switch (op->kind) {
+    case OP_MAP_BUILD:
+        return ghm_map_build(op->handle, op->in, b->vals, op->n);
+    case OP_MAP_FIND:
+        return ghm_map_find(op->handle, op->in, op->n, b->out);
+    case OP_SORTED_BUILD:
+        return ghm_sorted_build(op->handle, op->in, b->vals, op->n);
+    case OP_SORTED_FIND:
+        return ghm_sorted_find(op->handle, op->in, op->n, b->out);
+    case OP_MM_BUILD:
+        return ghm_multimap_build(op->handle, op->in, b->vals, op->n);
+    case OP_MM_RETRIEVE: {
+        int ret = ghm_multimap_find(op->handle, op->in, op->n, b->out, b->out2);
+        if (ret == GHM_OK)
+            op->checksum += gather_values(b, op->handle, op->n);
+        return ret;
+    }
+    case OP_INDEX_BUILD:
+        return ghm_index_build(op->handle, op->in, op->n);
+    case OP_INDEX_IDS:
+        return ghm_index_ids(op->handle, op->in, op->n, b->out2);
+    case OP_INDEX_KEYS:
+        return ghm_index_keys(op->handle, op->in, op->n, b->out);
+    }
+    return GHM_ERR_INVALID;
+}
+
+/* Best wall time of reps runs in seconds, or a negative GHM_ERR_* from the operation. */
+static int time_op(Bench *b, Op *op, double *best)
+{
+    *best = 0.0;
+    for (int r = 0; r < b->reps; r++) {
+        double t0 = ghm_now();
+        int ret = run_op(b, op);
+        if (ret == GHM_OK)
+            ret = ghm_context_sync(b->ctx);
+        double dt = ghm_now() - t0;
+        if (ret < 0)
+            return ret;
+        if (r == 0 || dt < *best)
+            *best = dt;
+    }
+    return GHM_OK;
+}
+
+static double rate(size_t n, double seconds) { return seconds > 0 ? (double)n / seconds : 0.0; }
+
+static int add_row(json_t *rows, json_t *row)
+{
+    if (!row || json_array_append_new(rows, row) < 0) {
+        ghm_cli_error("bench hash", "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    return GHM_OK;
+}
+
+static int report_failure(const char *what, int ret)
+{
+    ghm_cli_error("bench hash", "%s: %s", what, ghm_strerror(ret));
+    return ret;
+}
+
+/* ---- the measurements ---- */
+
+static const char *layout_name(GhmMapLayout l) { return l == GHM_MAP_THESIS ? "thesis" : "bucketed"; }
+
+/* One map configuration at n keys: insert, find present, find absent. A build that fails within
+ * its rebuild budget is recorded as failed, not fatal. */
+static int bench_map(Bench *b, GhmMapLayout layout, double load, size_t n)
+{
+    GhmMapOptions opt = ghm_map_defaults();
+    opt.layout = layout;
+    opt.load_factor = load;
+    GhmMap *map = NULL;
+    int ret = ghm_map_create(b->ctx, &opt, &map);
+    if (ret < 0)
+        return report_failure("map create", ret);
+    double t_ins = 0, t_hit = 0, t_miss = 0;
+    Op build = {OP_MAP_BUILD, map, b->keys, n, 0};
+    Op hit = {OP_MAP_FIND, map, b->keys, n, 0};
+    Op miss = {OP_MAP_FIND, map, b->absent, n, 0};
+    ret = time_op(b, &build, &t_ins);
+    int failed = ret == GHM_ERR_BUILD_FAILED;
+    if (ret == GHM_OK && (ret = time_op(b, &hit, &t_hit)) == GHM_OK)
+        ret = time_op(b, &miss, &t_miss);
+    GhmMapStats st = {0};
+    if (ret == GHM_OK)
+        ret = ghm_map_stats(map, &st);
+    ghm_map_free(&map);
+    if (ret < 0 && !failed)
+        return report_failure("map", ret);
+    printf("map       %-8s load %.2f  2^%-2d  insert %8.1f  find %8.1f  absent %8.1f M/s"
+           "%s\n",
+           layout_name(layout), load, __builtin_ctzll(n), rate(n, t_ins) / 1e6,
+           rate(n, t_hit) / 1e6, rate(n, t_miss) / 1e6, failed ? "  (build failed)" : "");
+    fflush(stdout);
+    return add_row(b->map_rows,
+                   json_pack("{s:s,s:f,s:I,s:b,s:f,s:f,s:f,s:I,s:I,s:i,s:I}", "layout",
+                             layout_name(layout), "load", load, "n", (json_int_t)n, "failed",
+                             failed, "insert_keys_per_s", rate(n, t_ins),
+                             "find_present_keys_per_s", rate(n, t_hit),
+                             "find_absent_keys_per_s", rate(n, t_miss), "capacity",
+                             (json_int_t)st.capacity, "stash_used", (json_int_t)st.stash_used,
+                             "rebuilds", st.rebuilds, "bytes", (json_int_t)st.bytes));
+}
+
+static int bench_sorted(Bench *b, size_t n)
+{
+    GhmSorted *s = NULL;
+    int ret = ghm_sorted_create(b->ctx, &s);
+    if (ret < 0)
+        return report_failure("sorted create", ret);
+    double t_build = 0, t_hit = 0, t_miss = 0;
+    Op build = {OP_SORTED_BUILD, s, b->keys, n, 0};
+    Op hit = {OP_SORTED_FIND, s, b->keys, n, 0};
+    Op miss = {OP_SORTED_FIND, s, b->absent, n, 0};
+    if ((ret = time_op(b, &build, &t_build)) == GHM_OK &&
+        (ret = time_op(b, &hit, &t_hit)) == GHM_OK)
+        ret = time_op(b, &miss, &t_miss);
+    ghm_sorted_free(&s);
+    if (ret < 0)
+        return report_failure("sorted", ret);
+    printf("sorted    baseline            2^%-2d  build  %8.1f  find %8.1f  absent %8.1f M/s\n",
+           __builtin_ctzll(n), rate(n, t_build) / 1e6, rate(n, t_hit) / 1e6,
+           rate(n, t_miss) / 1e6);
+    fflush(stdout);
+    return add_row(b->sorted_rows,
+                   json_pack("{s:I,s:f,s:f,s:f}", "n", (json_int_t)n, "build_keys_per_s",
+                             rate(n, t_build), "find_present_keys_per_s", rate(n, t_hit),
+                             "find_absent_keys_per_s", rate(n, t_miss)));
+}
+
+/* Queries with `percent` % absent keys, spread evenly, into b->queries. */
+static int make_mixed_queries(Bench *b, size_t n, int percent)
+{
+    uint32_t *host = b->host;
+    int ret = ghm_buffer_download(b->ctx, host, b->keys, n * sizeof *host);
+    if (ret < 0)
+        return report_failure("download", ret);
+    for (size_t i = 0; i < n; i++)
+        if ((uint32_t)(i * 2654435761u) % 100u < (uint32_t)percent)
+            host[i] = key_of((uint32_t)(n + i), (uint32_t)b->args->common.seed);
+    return upload(b, b->queries, n);
+}
+
+static int absent_row(Bench *b, const char *what, double load, size_t n, int percent, double t)
+{
+    printf("absent    %-8s load %.2f  2^%-2d  %3d %% absent  find %8.1f M/s\n", what, load,
+           __builtin_ctzll(n), percent, rate(n, t) / 1e6);
+    fflush(stdout);
+    return add_row(b->absent_rows, json_pack("{s:s,s:f,s:I,s:i,s:f}", "structure", what, "load",
+                                             load, "n", (json_int_t)n, "absent_percent", percent,
+                                             "find_keys_per_s", rate(n, t)));
+}
+
+/* Find rate vs share of absent queries: both layouts at load 0.8 and the sorted baseline. */
+static int bench_absent_share(Bench *b, size_t n)
+{
+    GhmMap *maps[2] = {NULL, NULL};
+    GhmSorted *s = NULL;
+    int ret = GHM_OK;
+    for (int l = 0; l < 2 && ret == GHM_OK; l++) {
+        GhmMapOptions opt = ghm_map_defaults();
+        opt.layout = (GhmMapLayout)l;
+        opt.load_factor = 0.8;
+        if ((ret = ghm_map_create(b->ctx, &opt, &maps[l])) == GHM_OK)
+            ret = ghm_map_build(maps[l], b->keys, b->vals, n);
+    }
+    if (ret == GHM_OK && (ret = ghm_sorted_create(b->ctx, &s)) == GHM_OK)
+        ret = ghm_sorted_build(s, b->keys, b->vals, n);
+    for (int p = 0; p < 5 && ret == GHM_OK; p++) {
+        if ((ret = make_mixed_queries(b, n, absent_percent[p])) < 0)
+            break;
+        double t = 0;
+        for (int l = 0; l < 2 && ret == GHM_OK; l++) {
+            Op find = {OP_MAP_FIND, maps[l], b->queries, n, 0};
+            if ((ret = time_op(b, &find, &t)) == GHM_OK)
+                ret = absent_row(b, layout_name((GhmMapLayout)l), 0.8, n, absent_percent[p], t);
+        }
+        Op sfind = {OP_SORTED_FIND, s, b->queries, n, 0};
+        if (ret == GHM_OK && (ret = time_op(b, &sfind, &t)) == GHM_OK)
+            ret = absent_row(b, "sorted", 0.0, n, absent_percent[p], t);
+    }
+    ghm_map_free(&maps[0]);
+    ghm_map_free(&maps[1]);
+    ghm_sorted_free(&s);
+    return ret < 0 ? report_failure("absent-share", ret) : GHM_OK;
+}
+
+/* n pairs, each of n / m distinct keys m times (interleaved), values 0..n-1. Builds into
+ * b->queries the keys, and into b->absent's first n / m entries the distinct keys. */
+static int make_multimap_inputs(Bench *b, size_t n, size_t m)
+{
+    size_t k = n / m;
+    uint32_t seed = (uint32_t)b->args->common.seed + 7u;
+    for (size_t i = 0; i < n; i++)
+        b->host[i] = key_of((uint32_t)(i % k), seed);
+    int ret = upload(b, b->queries, n);
+    for (size_t i = 0; ret == GHM_OK && i < k; i++)
+        b->host[i] = key_of((uint32_t)i, seed);
+    return ret == GHM_OK ? upload(b, b->absent, k) : ret;
+}
+
+static int bench_multimap(Bench *b, size_t n)
+{
+    int ret = GHM_OK;
+    for (int mi = 0; mi < 7 && ret == GHM_OK; mi++) {
+        size_t m = (size_t)multiplicities[mi];
+        if (m > n)
+            break;
+        if ((ret = make_multimap_inputs(b, n, m)) < 0)
+            break;
+        GhmMultimap *mm = NULL;
+        if ((ret = ghm_multimap_create(b->ctx, 0.0, &mm)) < 0)
+            break;
+        double t_build = 0, t_get = 0;
+        Op build = {OP_MM_BUILD, mm, b->queries, n, 0};
+        Op get = {OP_MM_RETRIEVE, mm, b->absent, n / m, 0};
+        if ((ret = time_op(b, &build, &t_build)) == GHM_OK)
+            ret = time_op(b, &get, &t_get);
+        int gathered = ghm_context_backend(b->ctx) == GHM_BACKEND_CPU;
+        ghm_multimap_free(&mm);
+        if (ret < 0)
+            break;
+        printf("multimap  x%-2zu                 2^%-2d  build  %8.1f  retrieve %8.1f M values/s\n",
+               m, __builtin_ctzll(n), rate(n, t_build) / 1e6, rate(n, t_get) / 1e6);
+        fflush(stdout);
+        ret = add_row(b->multimap_rows,
+                      json_pack("{s:I,s:I,s:I,s:f,s:f,s:b}", "n", (json_int_t)n, "multiplicity",
+                                (json_int_t)m, "keys", (json_int_t)(n / m), "build_values_per_s",
+                                rate(n, t_build), "retrieve_values_per_s", rate(n, t_get),
+                                "retrieve_reads_values", gathered));
+    }
+    return ret < 0 ? report_failure("multimap", ret) : GHM_OK;
+}
+
+static int bench_index(Bench *b, size_t n)
+{
+    GhmIndex *ix = NULL;
+    int ret = ghm_index_create(b->ctx, 0.0, &ix);
+    if (ret < 0)
+        return report_failure("index create", ret);
+    double t_build = 0, t_ids = 0, t_keys = 0;
+    Op build = {OP_INDEX_BUILD, ix, b->keys, n, 0};
+    Op ids = {OP_INDEX_IDS, ix, b->keys, n, 0};
+    Op keys = {OP_INDEX_KEYS, ix, b->out2, n, 0}; /* the ids just found, in random order */
+    if ((ret = time_op(b, &build, &t_build)) == GHM_OK && (ret = time_op(b, &ids, &t_ids)) == GHM_OK)
+        ret = time_op(b, &keys, &t_keys);
+    ghm_index_free(&ix);
+    if (ret < 0)
+        return report_failure("index", ret);
+    printf("index     unique keys         2^%-2d  build  %8.1f  key->id %8.1f  id->key %8.1f M/s\n",
+           __builtin_ctzll(n), rate(n, t_build) / 1e6, rate(n, t_ids) / 1e6,
+           rate(n, t_keys) / 1e6);
+    fflush(stdout);
+    return add_row(b->index_rows,
+                   json_pack("{s:I,s:f,s:f,s:f}", "n", (json_int_t)n, "build_keys_per_s",
+                             rate(n, t_build), "key_to_id_per_s", rate(n, t_ids),
+                             "id_to_key_per_s", rate(n, t_keys)));
+}
+
+/* ---- set-up, the run, output ---- */
+
+static void bench_free(Bench *b)
+{
+    uint32_t **bufs[] = {&b->keys, &b->vals, &b->absent, &b->queries, &b->out, &b->out2};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        ghm_buffer_free(b->ctx, (void **)bufs[i]);
+    free(b->host);
+    json_decref(b->map_rows);
+    json_decref(b->absent_rows);
+    json_decref(b->sorted_rows);
+    json_decref(b->multimap_rows);
+    json_decref(b->index_rows);
+}
+
+static int bench_alloc(Bench *b, size_t cap)
+{
+    b->cap = cap;
+    uint32_t **bufs[] = {&b->keys, &b->vals, &b->absent, &b->queries, &b->out, &b->out2};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
+        int ret = ghm_buffer_alloc(b->ctx, cap * sizeof(uint32_t), (void **)bufs[i]);
+        if (ret < 0)
+            return report_failure("allocating backend memory", ret);
+    }
+    b->host = malloc(cap * sizeof *b->host);
+    b->map_rows = json_array();
+    b->absent_rows = json_array();
+    b->sorted_rows = json_array();
+    b->multimap_rows = json_array();
+    b->index_rows = json_array();
+    if (!b->host || !b->map_rows || !b->absent_rows || !b->sorted_rows || !b->multimap_rows ||
+        !b->index_rows)
+        return report_failure("allocating host memory", GHM_ERR_NOMEM);
+    return GHM_OK;
+}
+
+static int run_all(Bench *b, int lo, int hi)
+{
+    int ret = GHM_OK;
+    uint32_t seed = (uint32_t)b->args->common.seed;
+    for (int lg = lo; lg <= hi && ret == GHM_OK; lg++) {
+        size_t n = (size_t)1 << lg;
+        if ((ret = make_inputs(b, n, seed)) < 0)
+            break;
+        for (int layout = 0; layout < 2 && ret == GHM_OK; layout++)
+            for (int l = 0; l < 4 && ret == GHM_OK; l++)
+                ret = bench_map(b, (GhmMapLayout)layout, loads[l], n);
+        if (ret == GHM_OK)
+            ret = bench_sorted(b, n);
+    }
+    size_t n = (size_t)1 << hi;
+    if (ret == GHM_OK)
+        ret = bench_absent_share(b, n); /* inputs of the largest N are still in place */
+    if (ret == GHM_OK)
+        ret = bench_index(b, n);
+    if (ret == GHM_OK)
+        ret = bench_multimap(b, n);
+    return ret;
+}
+
+/* Writes the JSON to a temporary name and renames it, so FILE is complete or untouched. */
+static int write_json(const Bench *b, const char *path, int lo, int hi)
+{
+    char desc[256];
+    ghm_context_describe(b->ctx, desc, sizeof desc);
+    json_t *root = json_pack(
+        "{s:s,s:s,s:s,s:i,s:I,s:i,s:i,s:i,s:O,s:O,s:O,s:O,s:O}", "benchmark", "hash", "backend",
+        ghm_context_backend_name(b->ctx), "device", desc, "threads",
+        ghm_context_threads(b->ctx), "seed", (json_int_t)b->args->common.seed, "reps", b->reps,
+        "min_log2", lo, "max_log2", hi, "map", b->map_rows, "absent_share", b->absent_rows,
+        "sorted", b->sorted_rows, "multimap", b->multimap_rows, "index", b->index_rows);
+    if (!root)
+        return report_failure("json", GHM_ERR_NOMEM);
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int ok = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(8)) == 0;
+    json_decref(root);
+    if (!ok || rename(tmp, path) != 0) {
+        ghm_cli_error(path, "cannot write the JSON output");
+        remove(tmp);
+        return GHM_ERR_IO;
+    }
+    return GHM_OK;
+}
+
+int ghm_bench_hash(int argc, char **argv)
+{
+    HashArgs a;
+    if (parse_args(argc, argv, &a) < 0)
+        return GHM_EXIT_ERROR;
+    if (a.common.help) {
+        print_help();
+        return GHM_EXIT_FOUND;
+    }
+    Bench b = {0};
+    if (ghm_cli_context(&a.common, &b.ctx) < 0)
+        return GHM_EXIT_ERROR;
+    int lo = (int)a.min_log2;
+    int hi = a.max_log2 ? (int)a.max_log2
+                        : ghm_context_backend(b.ctx) == GHM_BACKEND_CPU ? 22 : 26;
+    b.reps = (int)a.reps;
+    if (a.quick) {
+        lo = 16;
+        hi = 18;
+        b.reps = 1;
+    }
+    b.args = &a;
+    int ret = GHM_OK;
+    if (lo > hi) {
+        ghm_cli_error("bench hash", "--min-log2 %d is above --max-log2 %d", lo, hi);
+        ret = GHM_ERR_INVALID;
+    }
+    char desc[256];
+    ghm_context_describe(b.ctx, desc, sizeof desc);
+    if (ret == GHM_OK) {
+        printf("bench hash: %s, 2^%d .. 2^%d keys, best of %d, rates in millions per second\n",
+               desc, lo, hi, b.reps);
+        ret = bench_alloc(&b, (size_t)1 << hi);
+    }
+    if (ret == GHM_OK)
+        ret = run_all(&b, lo, hi);
+    if (ret == GHM_OK && a.json_out)
+        ret = write_json(&b, a.json_out, lo, hi);
+    bench_free(&b);
+    ghm_context_free(&b.ctx);
+    return ret == GHM_OK ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
+}
