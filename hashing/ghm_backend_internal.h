@@ -96,6 +96,16 @@ struct GhmContext {
     void *state; /* owned by the backend: init() creates it, shutdown() frees it */
 };
 
+/* Every public handle (GhmMap, GhmSet, GhmMultimap, GhmIndex, GhmSorted in hashing/<x>.c) begins
+ * with these three members in this order, so that a backend can reach its own state behind a
+ * handle: the CUDA backend's device references (kernels/hashing/hash_refs.h) do, after checking
+ * that ops is their own table. */
+typedef struct GhmiHandle {
+    GhmContext *ctx;
+    const void *ops;
+    void *impl;
+} GhmiHandle;
+
 /* The two backends. ghm_cuda_backend exists only in builds with CUDA (kernels/hashing/). */
 extern const GhmBackend ghm_cpu_backend;
 extern const GhmBackend ghm_cuda_backend;

@@ -8,6 +8,7 @@
 
 #include "../cuda_check.cuh"
 #include "backend_cuda.h"
+#include "hash_cuda_internal.cuh"
 
 typedef struct CudaState {
     int device;
@@ -149,10 +150,10 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .copy = */ cuda_copy,
     /* .zero = */ cuda_zero,
     /* .sync = */ cuda_sync,
-    /* The structures' op tables are filled in as their kernels land (kernels/hashing/). */
-    /* .map = */ NULL,
-    /* .set = */ NULL,
-    /* .multimap = */ NULL,
-    /* .index = */ NULL,
-    /* .sorted = */ NULL,
+    /* The structures' op tables (kernels/hashing/<structure>.cu). */
+    /* .map = */ &ghm_cuda_map_ops,
+    /* .set = */ &ghm_cuda_set_ops,
+    /* .multimap = */ &ghm_cuda_multimap_ops,
+    /* .index = */ &ghm_cuda_index_ops,
+    /* .sorted = */ &ghm_cuda_sorted_ops,
 };

@@ -1,0 +1,215 @@
+/*
+ * hash_cuda_internal.cuh - what the CUDA hash structures (map.cu, set.cu, multimap.cu, index.cu,
+ * sorted.cu) share: staging of caller arrays that may be host or device memory, the device map
+ * every structure builds on (defined in map.cu), and the bulk find kernels, templated on what
+ * each structure writes per key.
+ *
+ * Staging: an input array that is device memory is used in place; host memory is copied into a
+ * stream-ordered temporary (cudaMallocAsync, returned to the pool by cudaFreeAsync). An output
+ * array in host memory is computed into such a temporary and copied back before the call
+ * returns. Every public call ends with a stream synchronisation, so it is synchronous with
+ * respect to the host as the API promises.
+ */
+#ifndef GHM_HASH_CUDA_INTERNAL_CUH
+#define GHM_HASH_CUDA_INTERNAL_CUH
+
+#include <cooperative_groups.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../cuda_check.cuh"
+#include "backend_cuda.h"
+#include "map_ref.cuh"
+
+/* ---- staging -------------------------------------------------------------------------------- */
+
+/* *dev = src when src is device memory, else a device copy of its bytes in *owned (free with
+ * ghmi_cuda_release). bytes == 0 gives *dev = src and no copy. */
+static inline int ghmi_cuda_input(GhmContext *ctx, const void *src, size_t bytes,
+                                  const void **dev, void **owned)
+{
+    *owned = NULL;
+    *dev = src;
+    if (bytes == 0 || ghm_cuda_is_device_pointer(src))
+        return GHM_OK;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_CUDA(cudaMallocAsync(owned, bytes, s));
+    if (ret < 0) {
+        *owned = NULL;
+        return ret;
+    }
+    ret = GHM_CUDA(cudaMemcpyAsync(*owned, src, bytes, cudaMemcpyHostToDevice, s));
+    *dev = *owned;
+    return ret;
+}
+
+/* *dev = dst when dst is device memory, else a device temporary in *owned that
+ * ghmi_cuda_output_finish copies back to dst. */
+static inline int ghmi_cuda_output(GhmContext *ctx, void *dst, size_t bytes, void **dev,
+                                   void **owned)
+{
+    *owned = NULL;
+    *dev = dst;
+    if (bytes == 0 || ghm_cuda_is_device_pointer(dst))
+        return GHM_OK;
+    int ret = GHM_CUDA(cudaMallocAsync(owned, bytes, ghm_cuda_stream(ctx)));
+    if (ret < 0)
+        *owned = NULL;
+    *dev = *owned;
+    return ret;
+}
+
+/* Copies a staged output back (when there is one) and waits for the stream. */
+static inline int ghmi_cuda_output_finish(GhmContext *ctx, void *dst, const void *owned,
+                                          size_t bytes)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_OK;
+    if (owned && bytes)
+        ret = GHM_CUDA(cudaMemcpyAsync(dst, owned, bytes, cudaMemcpyDeviceToHost, s));
+    int sync = GHM_CUDA(cudaStreamSynchronize(s));
+    return ret < 0 ? ret : sync;
+}
+
+/* Frees a staged temporary (NULL is fine); stream-ordered, so it may follow queued kernels. */
+static inline void ghmi_cuda_release(GhmContext *ctx, void *owned)
+{
+    if (owned)
+        cudaFreeAsync(owned, ghm_cuda_stream(ctx));
+}
+
+/* Device memory for a structure's own arrays (stream-ordered; NULL when bytes == 0). */
+static inline int ghmi_cuda_alloc(GhmContext *ctx, size_t bytes, void **out)
+{
+    *out = NULL;
+    if (bytes == 0)
+        return GHM_OK;
+    int ret = GHM_CUDA(cudaMallocAsync(out, bytes, ghm_cuda_stream(ctx)));
+    if (ret < 0)
+        *out = NULL;
+    return ret;
+}
+
+/* ---- the device map (map.cu) ---------------------------------------------------------------- */
+
+typedef struct CudaMap CudaMap;
+
+/* opt as in ghm_map.h (load 0 = default). */
+int ghmi_cuda_map_create(GhmContext *ctx, const GhmMapOptions *opt, CudaMap **out);
+
+/* Builds from device arrays. values == NULL stores value i for keys[i] (ranks, run numbers).
+ * unique != 0 promises distinct keys, which skips the duplicate pass. */
+int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
+                        int unique);
+
+/* The map as a device reference (valid until the next build or destroy). */
+const GhmMapRef *ghmi_cuda_map_get_ref(const CudaMap *m);
+
+/* Distinct keys stored by the last successful build. */
+size_t ghmi_cuda_map_size(const CudaMap *m);
+
+void ghmi_cuda_map_destroy(CudaMap *m);
+
+/* ---- bulk find: one key per group of bucket_slots lanes (BUCKETED) or per thread (THESIS) ---- */
+
+/* Emit functors receive (index, key, value-or-GHM_NOT_FOUND) once per key. */
+struct GhmiEmitValue {
+    uint32_t *out;
+    __device__ void operator()(size_t i, uint32_t key, uint32_t v) const { out[i] = v; }
+};
+
+/* A bucketed probe: each lane of the tile loads one 8-byte slot, so the B lanes read a bucket
+ * (one 32-byte sector for B = 4) in one coalesced transaction and vote on hit / room. */
+template <int B, class Emit>
+static __global__ __launch_bounds__(256) void ghmi_find_bucketed_kernel(
+    GhmMapRef ref, const uint32_t *__restrict__ keys, size_t n, Emit emit)
+{
+    namespace cg = cooperative_groups;
+    cg::thread_block_tile<B> tile = cg::tiled_partition<B>(cg::this_thread_block());
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / B;
+    if (i >= n)
+        return; /* whole tiles leave together: i is the same for all B lanes */
+    uint32_t lane = tile.thread_rank();
+    uint32_t key = keys[i];
+    uint32_t value = GHM_NOT_FOUND;
+    if (key == GHM_EMPTY_KEY) {
+        value = ref.oob_present ? ref.oob_value : GHM_NOT_FOUND;
+    } else {
+        int found = 0;
+        for (uint32_t h = 0; h < ref.num_hashes; h++) {
+            uint32_t b = ghm_map_ref_bucket(&ref, key, h);
+            unsigned long long e = __ldg(ref.slots + (size_t)b * B + lane);
+            uint32_t hit = tile.ballot(ghm_slot_key(e) == key);
+            if (hit) {
+                value = tile.shfl(ghm_slot_value(e), __ffs(hit) - 1);
+                found = 1;
+                break;
+            }
+            if (ref.full_prefix && tile.ballot(ghm_slot_key(e) == GHM_EMPTY_KEY))
+                break;
+        }
+        if (!found)
+            value = ghm_map_ref_find_stash(&ref, key);
+    }
+    if (lane == 0)
+        emit(i, key, value);
+}
+
+template <class Emit>
+static __global__ __launch_bounds__(256) void ghmi_find_thesis_kernel(
+    GhmMapRef ref, const uint32_t *__restrict__ keys, size_t n, Emit emit)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t key = keys[i];
+    emit(i, key, ghm_map_ref_find(&ref, key));
+}
+
+/* Launches the find kernel that suits ref's layout on stream s; keys are device memory. */
+template <class Emit>
+static int ghmi_map_find_launch(const GhmMapRef *ref, const uint32_t *keys, size_t n, Emit emit,
+                                cudaStream_t s)
+{
+    if (n == 0)
+        return GHM_OK;
+    const unsigned block = 256;
+    size_t lanes = ref->bucket_slots == 1 ? 1 : ref->bucket_slots;
+    size_t grid = (n * lanes + block - 1) / block;
+    if (grid > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (ref->bucket_slots == 4)
+        ghmi_find_bucketed_kernel<4, Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
+    else if (ref->bucket_slots == 8)
+        ghmi_find_bucketed_kernel<8, Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
+    else
+        ghmi_find_thesis_kernel<Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
+    return GHM_CUDA_LAUNCH();
+}
+
+/* ---- the CUDA backend's op tables (map.cu, set.cu, multimap.cu, index.cu, sorted.cu) ---------- */
+
+extern "C" const GhmMapOps ghm_cuda_map_ops;
+extern "C" const GhmSetOps ghm_cuda_set_ops;
+extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
+extern "C" const GhmIndexOps ghm_cuda_index_ops;
+extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
+
+/* The pieces of a multimap that a device reference needs (multimap.cu). */
+int ghmi_cuda_multimap_parts(const void *impl, const GhmMapRef **map, const uint32_t **offsets,
+                             const uint32_t **values, size_t *num_keys, size_t *n);
+
+/* ---- the unique-key index that GhmIndex and GhmSet share (index.cu) -------------------------- */
+
+typedef struct CudaIndex CudaIndex;
+
+int ghmi_cuda_index_create(GhmContext *ctx, double load_factor, CudaIndex **out);
+/* Builds from n keys in device memory: the sorted distinct keys and a map key -> rank. */
+int ghmi_cuda_index_build(CudaIndex *ix, const uint32_t *keys, size_t n);
+size_t ghmi_cuda_index_size(const CudaIndex *ix);
+GhmContext *ghmi_cuda_index_context(const CudaIndex *ix);
+const uint32_t *ghmi_cuda_index_keys(const CudaIndex *ix); /* device, ascending */
+const GhmMapRef *ghmi_cuda_index_map_ref(const CudaIndex *ix);
+void ghmi_cuda_index_destroy(CudaIndex *ix);
+
+#endif /* GHM_HASH_CUDA_INTERNAL_CUH */

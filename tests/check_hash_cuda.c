@@ -1,0 +1,581 @@
+/* check_hash_cuda.c - the CUDA backend of the hashing subsystem against the CPU backend: every
+ * structure built on both from the same inputs (sizes 0..10^6, duplicates, extreme keys, load
+ * factors, host and device arrays) must give the same answers; plus the failure path, 100 seeds
+ * at load 0.95 and the device references. GHM_TEST_SMALL=1 caps sizes at 10^4 (for
+ * compute-sanitizer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_index.h"
+#include "ghm_map.h"
+#include "ghm_multimap.h"
+#include "ghm_set.h"
+#include "ghm_sorted.h"
+#include "hash_internal.h"
+#include "kernels/hashing/hash_refs.h"
+#include "test_support.h"
+
+static uint32_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 32);
+}
+
+static size_t cap_size(size_t n)
+{
+    const char *small = getenv("GHM_TEST_SMALL");
+    return small && *small && *small != '0' && n > 10000 ? 10000 : n;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+typedef struct Backends {
+    GhmContext *cpu, *gpu;
+} Backends;
+
+static Backends backends(uint64_t seed)
+{
+    Backends b = {NULL, NULL};
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.seed = seed;
+    opt.backend = GHM_BACKEND_CPU;
+    ck_assert_int_eq(ghm_context_create(&opt, &b.cpu), GHM_OK);
+    opt.backend = GHM_BACKEND_CUDA;
+    ck_assert_int_eq(ghm_context_create(&opt, &b.gpu), GHM_OK);
+    ck_assert_str_eq(ghm_context_backend_name(b.gpu), "cuda");
+    return b;
+}
+
+static void backends_free(Backends *b)
+{
+    ghm_context_free(&b->cpu);
+    ghm_context_free(&b->gpu);
+}
+
+/* Input shapes: the keys of n pairs drawn from `distinct` candidates (distinct == 0: all
+ * different), the first five candidates being the extreme keys. */
+typedef struct Input {
+    size_t n;
+    uint32_t *keys, *values;
+    uint32_t *queries; /* 2n + 8: every key, as many absent ones, the extremes */
+    size_t nq;
+} Input;
+
+static Input make_input(size_t n, size_t distinct, uint64_t seed)
+{
+    static const uint32_t extreme[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u,
+                                       0x7FFFFFFFu, 2, 0xFFFFFFFDu};
+    Input in = {n, xmalloc(n * 4), xmalloc(n * 4), xmalloc((2 * n + 8) * 4), 2 * n + 8};
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = distinct ? rng_next(&s) % distinct : i;
+        in.keys[i] = c < 5 ? extreme[c] : ghmi_permute32((uint32_t)c, (uint32_t)seed);
+        in.values[i] = rng_next(&s);
+    }
+    /* Absent queries: counters past every key's under the same permutation, so never a key;
+     * one that hits an extreme key (which are not permutation outputs) is moved on. */
+    for (size_t i = 0; i < n; i++) {
+        in.queries[i] = in.keys[(i * 7919) % n];
+        uint32_t a = ghmi_permute32((uint32_t)(i + n + 16), (uint32_t)seed);
+        for (int e = 0; e < 5; e++)
+            if (a == extreme[e])
+                a = ghmi_permute32((uint32_t)(i + 3 * n + 16), (uint32_t)seed);
+        in.queries[n + i] = a;
+    }
+    memcpy(in.queries + 2 * n, extreme, sizeof extreme);
+    return in;
+}
+
+static void free_input(Input *in)
+{
+    free(in->keys);
+    free(in->values);
+    free(in->queries);
+}
+
+/* A device copy of a host array, owned by the caller (ghm_buffer_free). */
+static uint32_t *to_device(GhmContext *gpu, const uint32_t *host, size_t n)
+{
+    void *d = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(gpu, n * 4, &d), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(gpu, d, host, n * 4), GHM_OK);
+    return d;
+}
+
+static void assert_same(const uint32_t *cpu, const uint32_t *gpu, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(cpu[i] == gpu[i], "%s[%zu]: cpu %u, cuda %u", what, i, cpu[i], gpu[i]);
+}
+
+/* ---- GhmMap ------------------------------------------------------------------------------------ */
+
+/* Builds the map on both backends and compares every query; device_io also runs the CUDA side
+ * with device input and output arrays. Returns the CUDA stats. */
+static GhmMapStats compare_map(Backends *b, const GhmMapOptions *opt, const Input *in,
+                               int device_io)
+{
+    GhmMap *mc = NULL, *mg = NULL;
+    uint32_t *oc = xmalloc(in->nq * 4), *og = xmalloc(in->nq * 4);
+    ck_assert_int_eq(ghm_map_create(b->cpu, opt, &mc), GHM_OK);
+    ck_assert_int_eq(ghm_map_create(b->gpu, opt, &mg), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(mc, in->keys, in->values, in->n), GHM_OK);
+    int ret = ghm_map_build(mg, in->keys, in->values, in->n);
+    ck_assert_msg(ret == GHM_OK, "cuda build n=%zu load %.2f layout %d: %s", in->n,
+                  opt->load_factor, opt->layout, ghm_strerror(ret));
+    ck_assert_int_eq(ghm_map_find(mc, in->queries, in->nq, oc), GHM_OK);
+    memset(og, 0xA5, in->nq * 4);
+    ck_assert_int_eq(ghm_map_find(mg, in->queries, in->nq, og), GHM_OK);
+    assert_same(oc, og, in->nq, "map find");
+    if (device_io) {
+        uint32_t *dk = to_device(b->gpu, in->keys, in->n);
+        uint32_t *dv = to_device(b->gpu, in->values, in->n);
+        uint32_t *dq = to_device(b->gpu, in->queries, in->nq);
+        void *dout = NULL;
+        ck_assert_int_eq(ghm_buffer_alloc(b->gpu, in->nq * 4, &dout), GHM_OK);
+        ck_assert_int_eq(ghm_map_build(mg, dk, dv, in->n), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(mg, dq, in->nq, dout), GHM_OK);
+        memset(og, 0xA5, in->nq * 4);
+        ck_assert_int_eq(ghm_buffer_download(b->gpu, og, dout, in->nq * 4), GHM_OK);
+        assert_same(oc, og, in->nq, "map find (device arrays)");
+        ck_assert_int_eq(ghm_map_find(mg, dq, in->nq, og), GHM_OK); /* device in, host out */
+        assert_same(oc, og, in->nq, "map find (device keys, host out)");
+        ghm_buffer_free(b->gpu, (void **)&dk);
+        ghm_buffer_free(b->gpu, (void **)&dv);
+        ghm_buffer_free(b->gpu, (void **)&dq);
+        ghm_buffer_free(b->gpu, &dout);
+    }
+    GhmMapStats sc, sg;
+    ck_assert_int_eq(ghm_map_stats(mc, &sc), GHM_OK);
+    ck_assert_int_eq(ghm_map_stats(mg, &sg), GHM_OK);
+    ck_assert_uint_eq(sc.size, sg.size);
+    ck_assert_uint_ge(sg.capacity, in->n);
+    ghm_map_free(&mc);
+    ghm_map_free(&mg);
+    ck_assert_ptr_null(mg);
+    free(oc);
+    free(og);
+    return sg;
+}
+
+static GhmMapOptions map_options(GhmMapLayout layout, double load, int hashes)
+{
+    GhmMapOptions opt = ghm_map_defaults();
+    opt.layout = layout;
+    opt.load_factor = load;
+    opt.hash_functions = hashes;
+    return opt;
+}
+
+START_TEST(test_map_sizes)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(1);
+    const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int layout = 0; layout < 2; layout++)
+        for (int i = 0; i < 5; i++) {
+            Input in = make_input(cap_size(sizes[i]), 0, 10 + i);
+            GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.0, 0);
+            GhmMapStats st = compare_map(&b, &opt, &in, i == 3 || i == 4);
+            ck_assert_uint_eq(st.size, in.n);
+            free_input(&in);
+        }
+    backends_free(&b);
+}
+END_TEST
+
+START_TEST(test_map_duplicates)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(2);
+    /* distinct candidates: 1 (one key repeated), 7 (extremes only), 1000, n/2 */
+    size_t n = cap_size(1000000);
+    const size_t distinct[] = {1, 7, 1000, n / 2};
+    for (int layout = 0; layout < 2; layout++)
+        for (int i = 0; i < 4; i++) {
+            Input in = make_input(n, distinct[i], 20 + i);
+            GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.9, 0);
+            compare_map(&b, &opt, &in, i == 2);
+            free_input(&in);
+        }
+    backends_free(&b);
+}
+END_TEST
+
+/* Extreme keys and values by hand: 0xFFFFFFFF (the empty marker) as a key, repeated with
+ * different values, and GHM_NOT_FOUND as a value. */
+START_TEST(test_map_extreme_keys)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(3);
+    uint32_t keys[] = {0xFFFFFFFFu, 0, 0xFFFFFFFFu, 1, 0xFFFFFFFEu, 0, 0x80000000u, 0xFFFFFFFFu};
+    uint32_t vals[] = {9, 0xFFFFFFFFu, 4, 7, 0, 3, 0xFFFFFFFFu, 6};
+    Input in = {8, keys, vals, keys, 8};
+    for (int layout = 0; layout < 2; layout++) {
+        GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.5, 0);
+        GhmMapStats st = compare_map(&b, &opt, &in, 1);
+        ck_assert_uint_eq(st.size, 5);
+        GhmMap *m = NULL;
+        uint32_t out[8];
+        ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &m), GHM_OK);
+        ck_assert_int_eq(ghm_map_build(m, keys, vals, 8), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(m, keys, 8, out), GHM_OK);
+        ck_assert_uint_eq(out[0], 4); /* 0xFFFFFFFF: smallest of 9, 4, 6 */
+        ck_assert_uint_eq(out[1], 3); /* 0: smallest of 0xFFFFFFFF, 3 */
+        ck_assert_uint_eq(out[4], 0);
+        ck_assert_uint_eq(out[6], 0xFFFFFFFFu);
+        ghm_map_free(&m);
+    }
+    backends_free(&b);
+}
+END_TEST
+
+START_TEST(test_map_loads)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(4);
+    const double loads[] = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+    for (int layout = 0; layout < 2; layout++)
+        for (int i = 0; i < 6; i++)
+            for (int h = 0; h < 2; h++) {
+                int hashes = layout == GHM_MAP_THESIS ? (h ? 5 : 4) : (h ? 3 : 2);
+                Input in = make_input(cap_size(200000), 0, 40 + i);
+                GhmMapOptions opt = map_options((GhmMapLayout)layout, loads[i], hashes);
+                GhmMapStats st = compare_map(&b, &opt, &in, 0);
+                ck_assert_double_le((double)in.n / (double)st.capacity, loads[i] + 1e-9);
+                free_input(&in);
+            }
+    backends_free(&b);
+}
+END_TEST
+
+/* Two thesis functions cannot reach load 0.99: the build must fail within the budget, leave an
+ * empty map, and the map must build normally afterwards. */
+START_TEST(test_map_build_failed)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(5);
+    size_t n = cap_size(1 << 16);
+    Input in = make_input(n, 0, 50);
+    uint32_t *out = xmalloc(n * 4);
+    GhmMapOptions opt = map_options(GHM_MAP_THESIS, 0.99, 2);
+    opt.max_rebuilds = 3;
+    GhmMap *m = NULL;
+    ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &m), GHM_OK);
+    double t0 = ghm_now();
+    ck_assert_int_eq(ghm_map_build(m, in.keys, in.values, n), GHM_ERR_BUILD_FAILED);
+    printf("cuda map: failed build of %zu keys took %.3f s\n", n, ghm_now() - t0);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, 0);
+    ck_assert_int_eq(st.rebuilds, 3);
+    ck_assert_int_eq(ghm_map_find(m, in.keys, n, out), GHM_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+    ck_assert_int_eq(ghm_map_build(m, in.keys, in.values, 1), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(m, in.keys, 1, out), GHM_OK);
+    ck_assert_uint_eq(out[0], in.values[0]);
+    ghm_map_free(&m);
+    free(out);
+    free_input(&in);
+    backends_free(&b);
+}
+END_TEST
+
+/* 100 seeds at load 0.95, both layouts: no build may fail, every answer right. */
+START_TEST(test_map_hundred_seeds)
+{
+    GHM_REQUIRE_CUDA();
+    size_t n = cap_size(1 << 16);
+    for (int layout = 0; layout < 2; layout++) {
+        size_t stash = 0;
+        int rebuilds = 0;
+        for (uint64_t seed = 1; seed <= 100; seed++) {
+            GhmContextOptions copt = ghm_context_defaults();
+            copt.backend = GHM_BACKEND_CUDA;
+            copt.seed = seed;
+            GhmContext *ctx = NULL;
+            ck_assert_int_eq(ghm_context_create(&copt, &ctx), GHM_OK);
+            Input in = make_input(n, 0, seed * 31);
+            uint32_t *out = xmalloc(in.nq * 4);
+            GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.95, 0);
+            GhmMap *m = NULL;
+            ck_assert_int_eq(ghm_map_create(ctx, &opt, &m), GHM_OK);
+            int ret = ghm_map_build(m, in.keys, in.values, n);
+            ck_assert_msg(ret == GHM_OK, "layout %d seed %llu: %s", layout,
+                          (unsigned long long)seed, ghm_strerror(ret));
+            ck_assert_int_eq(ghm_map_find(m, in.queries, 2 * n, out), GHM_OK);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_uint_eq(out[i], in.values[(i * 7919) % n]);
+            for (size_t i = n; i < 2 * n; i++)
+                ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+            GhmMapStats st;
+            ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
+            stash += st.stash_used;
+            rebuilds += st.rebuilds;
+            ghm_map_free(&m);
+            free(out);
+            free_input(&in);
+            ghm_context_free(&ctx);
+        }
+        printf("cuda map %s, load 0.95, %zu keys, 100 seeds: %zu keys in stashes, %d rebuilds\n",
+               layout ? "thesis" : "bucketed", n, stash, rebuilds);
+    }
+}
+END_TEST
+
+/* ---- GhmSet, GhmIndex, GhmSorted ---------------------------------------------------------------- */
+
+static void compare_set_index(Backends *b, const Input *in, double load)
+{
+    GhmSet *sc = NULL, *sg = NULL;
+    GhmIndex *ic = NULL, *ig = NULL;
+    uint8_t *fc = xmalloc(in->nq), *fg = xmalloc(in->nq);
+    uint32_t *oc = xmalloc(in->nq * 4), *og = xmalloc(in->nq * 4);
+    ck_assert_int_eq(ghm_set_create(b->cpu, load, &sc), GHM_OK);
+    ck_assert_int_eq(ghm_set_create(b->gpu, load, &sg), GHM_OK);
+    ck_assert_int_eq(ghm_set_build(sc, in->keys, in->n), GHM_OK);
+    ck_assert_int_eq(ghm_set_build(sg, in->keys, in->n), GHM_OK);
+    size_t k = ghm_set_size(sc);
+    ck_assert_uint_eq(ghm_set_size(sg), k);
+    ck_assert_int_eq(ghm_set_contains(sc, in->queries, in->nq, fc), GHM_OK);
+    memset(fg, 7, in->nq);
+    ck_assert_int_eq(ghm_set_contains(sg, in->queries, in->nq, fg), GHM_OK);
+    ck_assert_mem_eq(fc, fg, in->nq);
+    ck_assert_int_eq(ghm_set_keys(sc, oc), GHM_OK);
+    ck_assert_int_eq(ghm_set_keys(sg, og), GHM_OK);
+    assert_same(oc, og, k, "set keys");
+
+    ck_assert_int_eq(ghm_index_create(b->cpu, load, &ic), GHM_OK);
+    ck_assert_int_eq(ghm_index_create(b->gpu, load, &ig), GHM_OK);
+    ck_assert_int_eq(ghm_index_build(ic, in->keys, in->n), GHM_OK);
+    ck_assert_int_eq(ghm_index_build(ig, in->keys, in->n), GHM_OK);
+    ck_assert_uint_eq(ghm_index_size(ig), k);
+    ck_assert_int_eq(ghm_index_ids(ic, in->queries, in->nq, oc), GHM_OK);
+    ck_assert_int_eq(ghm_index_ids(ig, in->queries, in->nq, og), GHM_OK);
+    assert_same(oc, og, in->nq, "index ids");
+    /* id -> key for every id, and the key array */
+    uint32_t *ids = xmalloc(k * 4), *back = xmalloc(k * 4), *arr = xmalloc(k * 4);
+    for (size_t i = 0; i < k; i++)
+        ids[i] = (uint32_t)(k - 1 - i);
+    ck_assert_int_eq(ghm_index_keys(ig, ids, k, back), GHM_OK);
+    const uint32_t *dkeys = NULL;
+    ck_assert_int_eq(ghm_index_key_array(ig, &dkeys), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(b->gpu, arr, dkeys, k * 4), GHM_OK);
+    ck_assert_int_eq(ghm_set_keys(sc, oc), GHM_OK);
+    assert_same(oc, arr, k, "index key array");
+    for (size_t i = 0; i < k; i++)
+        ck_assert_uint_eq(back[i], oc[k - 1 - i]);
+    if (k) { /* an id out of range: GHM_ERR_INVALID, GHM_NOT_FOUND written */
+        uint32_t bad[2] = {0, (uint32_t)k}, res[2];
+        ck_assert_int_eq(ghm_index_keys(ig, bad, 2, res), GHM_ERR_INVALID);
+        ck_assert_uint_eq(res[0], oc[0]);
+        ck_assert_uint_eq(res[1], GHM_NOT_FOUND);
+    }
+    ghm_set_free(&sc);
+    ghm_set_free(&sg);
+    ghm_index_free(&ic);
+    ghm_index_free(&ig);
+    ck_assert_ptr_null(ig);
+    free(ids);
+    free(back);
+    free(arr);
+    free(fc);
+    free(fg);
+    free(oc);
+    free(og);
+}
+
+START_TEST(test_set_index)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(6);
+    const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int i = 0; i < 5; i++) {
+        size_t n = cap_size(sizes[i]);
+        Input uniq = make_input(n, 0, 60 + i);
+        compare_set_index(&b, &uniq, 0.0);
+        free_input(&uniq);
+        Input dups = make_input(n, n / 3 + 1, 70 + i);
+        compare_set_index(&b, &dups, 0.9);
+        free_input(&dups);
+    }
+    backends_free(&b);
+}
+END_TEST
+
+START_TEST(test_sorted)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(7);
+    const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int i = 0; i < 5; i++)
+        for (int dup = 0; dup < 2; dup++) {
+            size_t n = cap_size(sizes[i]);
+            Input in = make_input(n, dup ? n / 4 + 1 : 0, 80 + i);
+            GhmSorted *sc = NULL, *sg = NULL;
+            uint32_t *oc = xmalloc(in.nq * 4), *og = xmalloc(in.nq * 4);
+            ck_assert_int_eq(ghm_sorted_create(b.cpu, &sc), GHM_OK);
+            ck_assert_int_eq(ghm_sorted_create(b.gpu, &sg), GHM_OK);
+            ck_assert_int_eq(ghm_sorted_build(sc, in.keys, in.values, n), GHM_OK);
+            ck_assert_int_eq(ghm_sorted_build(sg, in.keys, in.values, n), GHM_OK);
+            ck_assert_int_eq(ghm_sorted_find(sc, in.queries, in.nq, oc), GHM_OK);
+            ck_assert_int_eq(ghm_sorted_find(sg, in.queries, in.nq, og), GHM_OK);
+            assert_same(oc, og, in.nq, "sorted find");
+            ghm_sorted_free(&sc);
+            ghm_sorted_free(&sg);
+            free(oc);
+            free(og);
+            free_input(&in);
+        }
+    backends_free(&b);
+}
+END_TEST
+
+/* ---- GhmMultimap ---------------------------------------------------------------------------------- */
+
+static void compare_multimap(Backends *b, const Input *in, double load, int device_io)
+{
+    GhmMultimap *mc = NULL, *mg = NULL;
+    size_t nq = in->nq;
+    uint32_t *fc = xmalloc(nq * 4), *cc = xmalloc(nq * 4);
+    uint32_t *fg = xmalloc(nq * 4), *cg = xmalloc(nq * 4), *vg = xmalloc(in->n * 4);
+    ck_assert_int_eq(ghm_multimap_create(b->cpu, load, &mc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_create(b->gpu, load, &mg), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mc, in->keys, in->values, in->n), GHM_OK);
+    if (device_io) {
+        uint32_t *dk = to_device(b->gpu, in->keys, in->n);
+        uint32_t *dv = to_device(b->gpu, in->values, in->n);
+        ck_assert_int_eq(ghm_multimap_build(mg, dk, dv, in->n), GHM_OK);
+        ghm_buffer_free(b->gpu, (void **)&dk);
+        ghm_buffer_free(b->gpu, (void **)&dv);
+    } else {
+        ck_assert_int_eq(ghm_multimap_build(mg, in->keys, in->values, in->n), GHM_OK);
+    }
+    ck_assert_uint_eq(ghm_multimap_keys(mg), ghm_multimap_keys(mc));
+    ck_assert_int_eq(ghm_multimap_find(mc, in->queries, nq, fc, cc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_find(mg, in->queries, nq, fg, cg), GHM_OK);
+    assert_same(fc, fg, nq, "multimap first");
+    assert_same(cc, cg, nq, "multimap count");
+    memset(cg, 0xA5, nq * 4);
+    ck_assert_int_eq(ghm_multimap_find(mg, in->queries, nq, NULL, cg), GHM_OK);
+    assert_same(cc, cg, nq, "multimap count alone");
+    const uint32_t *vc = NULL, *dvals = NULL;
+    size_t nc = 0, ng = 0;
+    ck_assert_int_eq(ghm_multimap_values(mc, &vc, &nc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_values(mg, &dvals, &ng), GHM_OK);
+    ck_assert_uint_eq(nc, ng);
+    ck_assert_int_eq(ghm_buffer_download(b->gpu, vg, dvals, ng * 4), GHM_OK);
+    assert_same(vc, vg, nc, "multimap values");
+    /* The device reference answers as the bulk call does. */
+    GhmMultimapRef ref;
+    ck_assert_int_eq(ghm_cuda_multimap_ref(mg, &ref), GHM_OK);
+    ck_assert_uint_eq(ref.num_keys, ghm_multimap_keys(mc));
+    ck_assert_int_eq(ghm_cuda_multimap_ref_probe(b->gpu, &ref, in->queries, nq, fg, cg), GHM_OK);
+    assert_same(fc, fg, nq, "multimap ref first");
+    assert_same(cc, cg, nq, "multimap ref count");
+    ck_assert_int_eq(ghm_cuda_multimap_ref(mc, &ref), GHM_ERR_INVALID); /* a CPU multimap */
+    ghm_multimap_free(&mc);
+    ghm_multimap_free(&mg);
+    ck_assert_ptr_null(mg);
+    free(fc);
+    free(cc);
+    free(fg);
+    free(cg);
+    free(vg);
+}
+
+START_TEST(test_multimap)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(8);
+    const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int i = 0; i < 5; i++) {
+        size_t n = cap_size(sizes[i]);
+        Input uniq = make_input(n, 0, 90 + i);
+        compare_multimap(&b, &uniq, 0.0, i == 3);
+        free_input(&uniq);
+        Input mult8 = make_input(n, n / 8 + 1, 95 + i); /* about 8 values per key */
+        compare_multimap(&b, &mult8, 0.95, i == 4);
+        free_input(&mult8);
+    }
+    Input one = make_input(cap_size(100000), 1, 99); /* a single key */
+    compare_multimap(&b, &one, 0.5, 0);
+    free_input(&one);
+    backends_free(&b);
+}
+END_TEST
+
+/* ---- device references ------------------------------------------------------------------------ */
+
+START_TEST(test_refs)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(9);
+    Input in = make_input(cap_size(100000), cap_size(100000) / 2, 110);
+    uint32_t *bulk = xmalloc(in.nq * 4), *probed = xmalloc(in.nq * 4);
+    for (int layout = 0; layout < 2; layout++) {
+        GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.9, 0);
+        GhmMap *m = NULL;
+        ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &m), GHM_OK);
+        ck_assert_int_eq(ghm_map_build(m, in.keys, in.values, in.n), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(m, in.queries, in.nq, bulk), GHM_OK);
+        GhmMapRef ref;
+        ck_assert_int_eq(ghm_cuda_map_ref(m, &ref), GHM_OK);
+        ck_assert_int_eq(ghm_cuda_map_ref_probe(b.gpu, &ref, in.queries, in.nq, probed), GHM_OK);
+        assert_same(bulk, probed, in.nq, "map ref");
+        ghm_map_free(&m);
+    }
+    GhmIndex *ig = NULL, *ic = NULL;
+    ck_assert_int_eq(ghm_index_create(b.gpu, 0.0, &ig), GHM_OK);
+    ck_assert_int_eq(ghm_index_build(ig, in.keys, in.n), GHM_OK);
+    ck_assert_int_eq(ghm_index_ids(ig, in.queries, in.nq, bulk), GHM_OK);
+    GhmIndexRef iref;
+    ck_assert_int_eq(ghm_cuda_index_ref(ig, &iref), GHM_OK);
+    ck_assert_uint_eq(iref.size, ghm_index_size(ig));
+    ck_assert_int_eq(ghm_cuda_map_ref_probe(b.gpu, &iref.map, in.queries, in.nq, probed), GHM_OK);
+    assert_same(bulk, probed, in.nq, "index ref");
+    ck_assert_int_eq(ghm_index_create(b.cpu, 0.0, &ic), GHM_OK);
+    ck_assert_int_eq(ghm_cuda_index_ref(ic, &iref), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_index_ref(NULL, &iref), GHM_ERR_INVALID);
+    GhmSet *sg = NULL;
+    ck_assert_int_eq(ghm_set_create(b.gpu, 0.0, &sg), GHM_OK);
+    ck_assert_int_eq(ghm_set_build(sg, in.keys, in.n), GHM_OK);
+    ck_assert_int_eq(ghm_cuda_set_ref(sg, &iref), GHM_OK);
+    ck_assert_uint_eq(iref.size, ghm_set_size(sg));
+    ghm_set_free(&sg);
+    ghm_index_free(&ig);
+    ghm_index_free(&ic);
+    free(bulk);
+    free(probed);
+    free_input(&in);
+    backends_free(&b);
+}
+END_TEST
+
+static Suite *hash_cuda_suite(void)
+{
+    Suite *s = suite_create("hash_cuda");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_map_sizes);
+    tcase_add_test(tc, test_map_duplicates);
+    tcase_add_test(tc, test_map_extreme_keys);
+    tcase_add_test(tc, test_map_loads);
+    tcase_add_test(tc, test_map_build_failed);
+    tcase_add_test(tc, test_map_hundred_seeds);
+    tcase_add_test(tc, test_set_index);
+    tcase_add_test(tc, test_sorted);
+    tcase_add_test(tc, test_multimap);
+    tcase_add_test(tc, test_refs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return ghm_test_main(hash_cuda_suite()); }
