@@ -6,6 +6,7 @@
 #ifndef GHM_BENCH_H
 #define GHM_BENCH_H
 
-int ghm_bench_hash(int argc, char **argv); /* bench_hash.c: hash tables vs sort + search */
+int ghm_bench_hash(int argc, char **argv);  /* bench_hash.c: hash tables vs sort + search */
+int ghm_bench_video(int argc, char **argv); /* bench_video.c: decode / match / end-to-end */
 
 #endif /* GHM_BENCH_H */

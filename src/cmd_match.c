@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_video.h"
 #include "ghm_image.h"
 #include "ghm_match.h"
+#include "ghm_video.h"
 #include "json_out.h"
 #include "match_cli.h"
 
@@ -94,13 +96,12 @@ int ghm_cmd_match(int argc, char **argv)
     int parsed = ghm_match_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
-    if (o.query && (strcmp(o.query, "-") == 0 || !looks_like_image(o.query))) {
-        /* VIDEO BRANCH: a QUERY that is "-" or not a PNG/JPEG by content is a video; the video
-         * mode (src/cmd_video.c) takes the same options and returns a GHM_EXIT_* status. */
-        ghm_cli_error(o.query, "not a PNG or JPEG image (video input is not available in this "
-                               "build yet)");
-        return GHM_EXIT_ERROR;
-    }
+    /* VIDEO BRANCH: a QUERY that is "-" or not a PNG/JPEG by content is a video; the video
+     * mode (src/cmd_video.c) takes the same options and returns a GHM_EXIT_* status.
+     * ghm_video_is_video_path also keeps foreign files with the image loader in a build
+     * without FFmpeg. */
+    int video = o.query && (strcmp(o.query, "-") == 0 || !looks_like_image(o.query)) &&
+                ghm_video_is_video_path(o.query);
     GhmContext *ctx = NULL;
     if (ghm_cli_context(&o.common, &ctx) < 0)
         return GHM_EXIT_ERROR;
@@ -117,7 +118,8 @@ int ghm_cmd_match(int argc, char **argv)
         status = GHM_EXIT_FOUND;
         goto done;
     }
-    status = match_image(&o, ctx, m, ref, build_ms);
+    status = video ? ghm_cmd_video(&o, &o.video, ctx, m, ref)
+                   : match_image(&o, ctx, m, ref, build_ms);
 done:
     ghm_matcher_free(&m);
     ghm_image_free(&ref);

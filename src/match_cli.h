@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "ghm_image.h"
 #include "ghm_match.h"
+#include "video_cli.h"
 
 typedef struct GhmMatchOptions {
     GhmCommonOptions common;
@@ -21,6 +22,7 @@ typedef struct GhmMatchOptions {
     const char *load_ref;  /* --load-ref FILE, or NULL */
     const char *reference; /* REFERENCE (NULL when --load-ref is given without it) */
     const char *query;     /* QUERY (NULL when only --save-ref is asked for) */
+    GhmVideoOptions video; /* --start, --end, --step, --swap (video_cli.h) */
 } GhmMatchOptions;
 
 /* Parses the command line of the match mode into opt. Returns 0 to go on, 1 when --help or

@@ -188,6 +188,221 @@ test_match_bad_option_values() {
     grep -qF -- --max-dist "$TMP/err" || fail "error does not name --max-dist"
 }
 
+# --- video (video helper) ---
+# Video mode: REFERENCE image, VIDEO file (or - for YUV4MPEG2 on stdin); one line per frame.
+MEGA_REF=video/megamind_frame050.png
+MEGA=video/Megamind.avi
+
+# Skips (77) in a build without FFmpeg, where only YUV4MPEG2 can be read.
+need_ffmpeg_build() {
+    "$BIN" --backend cpu --quiet --end 0 "$DATA/$MEGA_REF" "$DATA/$MEGA" >/dev/null 2>"$TMP/probe"
+    if grep -q "no FFmpeg" "$TMP/probe"; then exit 77; fi
+}
+
+# Checks JSON Lines in $TMP/out: every line an object with "frame" (the listed numbers, in
+# order), "pts" and "found". Prints nothing; fails with the reason.
+check_json_lines() {
+    python3 - "$TMP/out" "$@" <<'EOF' || fail "bad JSON Lines output"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+want = [int(x) for x in sys.argv[2:]]
+frames = [r["frame"] for r in rows]
+if frames != want:
+    sys.exit("frames %s..., expected %s..." % (frames[:8], want[:8]))
+for r in rows:
+    if not isinstance(r["found"], bool) or "pts" not in r:
+        sys.exit("line without found/pts: %s" % r)
+EOF
+}
+
+# All 270 frames of Megamind.avi, one JSON line each, in order, and nothing on stderr when it
+# is not a terminal. The slowest video test (about 40 s of CPU on 2 cores): the matching
+# options barely change it (edge detection dominates), so it runs with the defaults and also
+# checks the results that test_video_megamind_identity_and_cut checks on a few frames.
+test_video_megamind_all_frames() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    [ "$(wc -l <"$TMP/out")" -eq 270 ] || fail "expected 270 lines, got $(wc -l <"$TMP/out")"
+    check_json_lines $(seq 0 269)
+    check_megamind_results
+    [ ! -s "$TMP/err" ] || fail "stderr not empty without a terminal: $(head -c 300 "$TMP/err")"
+}
+
+# Frame 50 of $TMP/out is the identity; no frame of 98-153 (another scene) is found.
+check_megamind_results() {
+    python3 - "$TMP/out" <<'EOF' || fail "wrong results: $(head -c 600 "$TMP/out")"
+import json, sys
+rows = {r["frame"]: r for r in map(json.loads, open(sys.argv[1]))}
+f50 = rows[50]
+assert f50["found"], "frame 50 not found"
+m = f50["transform"]["matrix"]
+ident = [[1, 0, 0], [0, 1, 0]]
+err = max(abs(m[i][j] - ident[i][j]) * (1 if j < 2 else 0.01) for i in range(2) for j in range(3))
+assert err < 0.01, "frame 50 matrix %s is not the identity" % m
+assert abs(f50["pts"] - 50 * 125 / 2997) < 1e-3, "frame 50 pts %s" % f50["pts"]
+false_pos = [f for f, r in rows.items() if 98 <= f <= 153 and r["found"]]
+assert not false_pos, "found in the other scene: %s" % false_pos
+EOF
+}
+
+# Frame 50 is the reference itself: the identity. Frames 98-153 are another scene: not found.
+test_video_megamind_identity_and_cut() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --start 50 --end 154 --step 8 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    check_json_lines $(seq 50 8 154)
+    check_megamind_results
+}
+
+# The synthetic video against its source photo: every frame right by the corner criterion of
+# the truth file (2 % of the reference diagonal), and pts as in the truth.
+test_video_synthetic_truth() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json "$DATA/images/rubberwhale1.png" "$DATA/video/synthetic_rubberwhale.mp4"
+    python3 - "$DATA/video/synthetic_rubberwhale_truth.json" "$TMP/out" <<'EOF' || fail "synthetic video: frames wrong"
+import json, math, sys
+truth = json.load(open(sys.argv[1]))
+W, H = truth["reference_size"]
+w, h = truth["frame_size"]
+tol = 0.02 * math.hypot(W, H)
+rows = {r["frame"]: r for r in map(json.loads, open(sys.argv[2]))}
+assert len(rows) == len(truth["truth"]) == 48, "%d lines" % len(rows)
+bad = []
+for t in truth["truth"]:
+    r = rows[t["frame"]]
+    if not r["found"]:
+        bad.append("frame %d not found" % t["frame"])
+        continue
+    if abs(r["pts"] - t["pts"]) > 1e-3:
+        bad.append("frame %d pts %s, truth %s" % (t["frame"], r["pts"], t["pts"]))
+    M, T = r["transform"]["matrix"], t["matrix"]
+    for x, y in ((0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)):
+        d = math.hypot(M[0][0] * x + M[0][1] * y + M[0][2] - (T[0][0] * x + T[0][1] * y + T[0][2]),
+                       M[1][0] * x + M[1][1] * y + M[1][2] - (T[1][0] * x + T[1][1] * y + T[1][2]))
+        if d > tol:
+            bad.append("frame %d corner (%d,%d) off by %.1f px (bound %.1f)" % (t["frame"], x, y, d, tol))
+            break
+if bad:
+    sys.exit("\n".join(bad[:10]))
+EOF
+}
+
+# Text output: one line per frame, then the summary.
+test_video_text_output() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --start 49 --end 51 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    [ "$(grep -c '^frame ' "$TMP/out")" -eq 3 ] || fail "expected 3 frame lines: $(cat "$TMP/out")"
+    grep -qE '^frame 50 .* found .*scale (0\.99|1\.00)' "$TMP/out" || fail "frame 50 line: $(cat "$TMP/out")"
+    grep -q '^summary: 3 frames, 3 found' "$TMP/out" || fail "no summary: $(cat "$TMP/out")"
+}
+
+# --swap: the frame is the reference, the image the query (same picture here: the identity).
+test_video_swap() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --swap --start 50 --end 50 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+m = r["transform"]["matrix"]
+assert r["found"] and r["swapped"] and abs(m[0][0] - 1) < 0.01 and abs(m[0][2]) < 1 and abs(m[1][2]) < 1, r
+' "$TMP/out" || fail "swap: $(cat "$TMP/out")"
+}
+
+# YUV4MPEG2 on standard input gives the same lines as the file (same pixels, same seed).
+test_video_y4m_stdin() {
+    need_ffmpeg_build
+    command -v ffmpeg >/dev/null || exit 77
+    ffmpeg -v error -i "$DATA/video/synthetic_rubberwhale.mp4" -frames:v 6 -f yuv4mpegpipe - \
+        2>"$TMP/ff" | "$BIN" --backend cpu --json "$DATA/images/rubberwhale1.png" - >"$TMP/piped" 2>"$TMP/err"
+    [ "$?" -eq 0 ] || fail "piped run failed: $(cat "$TMP/err" "$TMP/ff")"
+    run_cmd 0 --backend cpu --json --end 5 "$DATA/images/rubberwhale1.png" "$DATA/video/synthetic_rubberwhale.mp4"
+    python3 - "$TMP/piped" "$TMP/out" <<'EOF' || fail "stdin and file differ"
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b) == 6, (len(a), len(b))
+for x, y in zip(a, b):
+    assert x["frame"] == y["frame"] and abs(x["pts"] - y["pts"]) < 1e-3, (x["frame"], y["frame"])
+    assert x["found"] == y["found"] and x.get("transform") == y.get("transform"), x["frame"]
+EOF
+}
+
+test_video_y4m_stdin_bad_header() {
+    printf 'YUV4MPEG2 W16 H8 F25:1 C420p10\n' | "$BIN" --backend cpu "$DATA/images/box.png" - >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -eq 2 ] || fail "expected exit 2"
+    expect_one_error_line "standard input"
+    grep -q "not supported" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
+test_video_bad_empty() {
+    need_ffmpeg_build
+    run_cmd 2 --backend cpu "$DATA/$MEGA_REF" "$DATA/bad/empty.mp4"
+    expect_one_error_line empty.mp4
+    grep -q "empty" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
+test_video_bad_text_file() {
+    need_ffmpeg_build
+    printf 'just some text,\nnot a video at all\n' >"$TMP/clip.mp4"
+    run_cmd 2 --backend cpu "$DATA/$MEGA_REF" "$TMP/clip.mp4"
+    expect_one_error_line clip.mp4
+}
+
+# The first quarter of Megamind.avi: the frames it holds are printed, then one error line
+# saying that the file ends early, and exit 2.
+test_video_bad_truncated() {
+    need_ffmpeg_build
+    run_cmd 2 --backend cpu --json --step 10 "$DATA/$MEGA_REF" "$DATA/bad/truncated.avi"
+    check_json_lines $(seq 0 10 60)
+    expect_one_error_line truncated.avi
+    grep -q "ends early" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
+# One video chunk of a copy of Megamind.avi overwritten with noise: warnings, a "damaged" line
+# per lost frame, and the frames after it still matched.
+test_video_bad_damaged_frame() {
+    need_ffmpeg_build
+    python3 - "$DATA/$MEGA" "$TMP/damaged.avi" <<'EOF' || fail "cannot make the damaged copy"
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i, n = 0, 0
+while True:
+    i = d.find(b"00dc", i + 1)
+    size = int.from_bytes(d[i + 4:i + 8], "little")
+    n += 1
+    if n >= 100 and 2000 < size < 200000:
+        break
+for k in range(i + 48, i + 408):
+    d[k] = (k * 2654435761 >> 13) & 0xFF
+open(sys.argv[2], "wb").write(d)
+EOF
+    "$BIN" --backend cpu --json --start 96 --end 106 "$DATA/$MEGA_REF" "$TMP/damaged.avi" >"$TMP/out" 2>"$TMP/err"
+    local got=$?
+    [ "$got" -le 1 ] || fail "exit $got: $(cat "$TMP/err")"
+    check_json_lines $(seq 96 106)
+    grep -q '"damaged"' "$TMP/out" || fail "no damaged frame reported: $(cat "$TMP/out")"
+    grep -q 'warning: .*damaged.avi: frame' "$TMP/err" || fail "no warning: $(cat "$TMP/err")"
+}
+
+# A media file without a video stream (a WAV written here; the name lies).
+test_video_bad_no_video_stream() {
+    need_ffmpeg_build
+    python3 -c '
+import sys, wave
+w = wave.open(sys.argv[1], "wb"); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes(b"\0\0" * 8000); w.close()' "$TMP/sound.wav"
+    mv "$TMP/sound.wav" "$TMP/sound.mp4"
+    run_cmd 2 --backend cpu "$DATA/$MEGA_REF" "$TMP/sound.mp4"
+    expect_one_error_line sound.mp4
+    grep -q "no video stream" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
+test_video_bad_selection() {
+    run_cmd 2 --backend cpu --start 10 --end 5 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    grep -qF -- "--end" "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 --backend cpu --step 0 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    grep -qF -- "--step" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
 # --- voxel (voxel helper) ---
 VOXEL_A="$DATA/pointclouds/bunny.ply"
 VOXEL_B="$DATA/pointclouds/kitten.ply"

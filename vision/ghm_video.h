@@ -109,9 +109,10 @@ void ghm_video_free(GhmVideo **v);
 int ghm_video_have_ffmpeg(void);
 
 /* 1 when path should be read as a video: "-", or a file whose first bytes are neither a PNG
- * nor a JPEG signature (an empty file counts as a video, so that its error names a video).
- * 0 for PNG/JPEG content and for files that cannot be opened (the image loader then reports
- * why). Reads at most a few bytes. */
+ * nor a JPEG signature (an empty file or a text file counts as a video, so that the error
+ * names both possibilities). In a build without FFmpeg: "-", a YUV4MPEG2 file, or a file with
+ * the signature of a common video container (which is then refused with "no FFmpeg"). 0 for
+ * everything else and for files that cannot be opened (the image loader then says why). */
 int ghm_video_is_video_path(const char *path);
 
 #ifdef __cplusplus

@@ -246,7 +246,7 @@ static int probe_format(const char *path, const AVInputFormat **fmt, char *why, 
     ret = av_probe_input_buffer2(pb, fmt, "", NULL, 0, 0);
     avio_closep(&pb);
     if (ret < 0) {
-        say(why, n, "not a video file FFmpeg recognises (nor a PNG/JPEG image)");
+        say(why, n, "not a PNG or JPEG image, nor a video FFmpeg recognises");
         return GHM_ERR_FORMAT;
     }
     return GHM_OK;
@@ -699,6 +699,18 @@ void ghm_video_free(GhmVideo **v)
     *v = NULL;
 }
 
+/* Signatures of common video containers, for a build without FFmpeg: such a file is sent
+ * to the video reader, which then says that this build cannot decode it (more helpful than
+ * "not a PNG or JPEG image"). */
+static int looks_like_container(const uint8_t *h, size_t n)
+{
+    return (n >= 12 && memcmp(h, "RIFF", 4) == 0 && memcmp(h + 8, "AVI ", 4) == 0) ||
+           (n >= 8 && memcmp(h + 4, "ftyp", 4) == 0) ||
+           (n >= 4 && memcmp(h, "\x1a\x45\xdf\xa3", 4) == 0) || /* Matroska, WebM */
+           (n >= 4 && memcmp(h, "OggS", 4) == 0) || (n >= 3 && memcmp(h, "FLV", 3) == 0) ||
+           (n >= 4 && memcmp(h, "\x00\x00\x01\xba", 4) == 0); /* MPEG program stream */
+}
+
 int ghm_video_is_video_path(const char *path)
 {
     if (!path)
@@ -708,12 +720,16 @@ int ghm_video_is_video_path(const char *path)
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    uint8_t head[8];
+    uint8_t head[16];
     size_t n = fread(head, 1, sizeof head, f);
     int err = ferror(f);
     fclose(f);
     if (err)
         return 0;
+    /* Without FFmpeg only what this build can read, or will explain it cannot, is a video;
+     * anything else (text, an empty file) gets the image loader's message. */
+    if (!ghm_video_have_ffmpeg())
+        return ghmi_y4m_signature(head, n) || looks_like_container(head, n);
     /* Loose on purpose: a PNG with a damaged signature ("\x89PNX") or a JPEG cut after its
      * first marker still goes to the image loader, which says what is wrong with it. No
      * video container starts with 0x89 or with 0xFF 0xD8. */

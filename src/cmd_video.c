@@ -1,0 +1,393 @@
+/*
+ * cmd_video.c - `geohash-match [OPTIONS] REFERENCE VIDEO`: every selected frame matched against
+ * the reference (see cmd_video.h for which way round, and --swap).
+ *
+ * Frames are decoded on their own thread into a small bounded queue (vision/frame_queue.c)
+ * while the main thread matches the previous ones, so decoding overlaps matching and memory
+ * stays at a few frames however long the video is.
+ *
+ * Output: one line per selected frame on stdout, in frame order; with --json one JSON object
+ * per line (JSON Lines): the image mode's fields plus "frame" (from 0) and "pts" (seconds from
+ * the first frame, null when unknown). A damaged frame gets a line too, with "found": false and
+ * "damaged": the reason, and a warning on stderr, so that the numbering is never ambiguous.
+ * The summary (frames, found, damaged, average and worst matching time) ends the text output
+ * on stdout; with --json it goes to stderr, and only when stderr is a terminal or with
+ * --verbose, so that stdout stays pure JSON Lines and a script's stderr holds nothing but
+ * warnings and errors. The progress bar is drawn on stderr only when it is a terminal.
+ */
+#include "cmd_video.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ghm_frame_queue.h"
+#include "json_out.h"
+
+/* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory. */
+#define QUEUE_FRAMES 4
+
+/* Everything one run uses, gathered from ghm_cmd_video's arguments. */
+typedef struct Run {
+    const GhmCommonOptions *common;
+    const GhmVideoOptions *video;
+    const GhmMatchParams *params; /* for the per-frame matchers of --swap */
+    GhmContext *ctx;
+    const char *video_path;    /* a file, or "-" */
+    const char *subject;       /* how errors name it: the path, or "standard input" */
+    GhmMatcher *matcher;       /* the reference's */
+    const GhmImage *reference; /* the reference image (--swap) */
+} Run;
+
+GhmVideoOptions ghm_video_cli_defaults(void)
+{
+    GhmVideoOptions opt = {.start = 0, .end = -1, .step = 1, .swap = 0};
+    return opt;
+}
+
+int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg)
+{
+    switch (id) {
+    case GHM_OPT_VIDEO_START:
+        return ghm_cli_parse_long("--start", arg, 0, LONG_MAX, &opt->start) < 0 ? -1 : 1;
+    case GHM_OPT_VIDEO_END:
+        return ghm_cli_parse_long("--end", arg, 0, LONG_MAX, &opt->end) < 0 ? -1 : 1;
+    case GHM_OPT_VIDEO_STEP:
+        return ghm_cli_parse_long("--step", arg, 1, LONG_MAX, &opt->step) < 0 ? -1 : 1;
+    case GHM_OPT_VIDEO_SWAP:
+        opt->swap = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void ghm_video_cli_help(FILE *f)
+{
+    fputs("Video options (VIDEO is any file FFmpeg decodes, or - for YUV4MPEG2 on stdin):\n"
+          "  --start N   first frame number to match (frames count from 0; default 0)\n"
+          "  --end N     last frame number to match, inclusive (default: the last frame)\n"
+          "  --step N    match every N-th frame from --start (default 1)\n"
+          "  --swap      each frame is the reference and REFERENCE the query: for finding a\n"
+          "              small picture (a logo) in the frames; the matrix then maps REFERENCE\n"
+          "              pixels into the frame, and tables are rebuilt per frame (slower)\n"
+          "  Without --swap the matrix maps FRAME pixels into REFERENCE, whose tables are built\n"
+          "  once. Output: one line per frame (JSON Lines with --json: the image fields plus\n"
+          "  \"frame\" and \"pts\"); the summary ends the text output (with --json it goes to\n"
+          "  stderr when that is a terminal or with --verbose).\n",
+          f);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------------- progress bar */
+
+typedef struct Progress {
+    int active;     /* stderr is a terminal and not --quiet */
+    int drawn;      /* a bar is on the screen (cleared before any other stderr line) */
+    double t0, last_draw;
+    int64_t total;  /* selected frames, -1 when unknown */
+} Progress;
+
+static void progress_clear(Progress *p)
+{
+    if (p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        p->drawn = 0;
+    }
+}
+
+static void format_duration(double s, char *buf, size_t n)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void progress_draw(Progress *p, int64_t done, int force)
+{
+    if (!p->active)
+        return;
+    double t = now_s();
+    if (!force && t - p->last_draw < 0.1)
+        return;
+    p->last_draw = t;
+    double fps = t > p->t0 ? done / (t - p->t0) : 0.0;
+    char line[160], left[32] = "?";
+    if (p->total > 0 && fps > 0)
+        format_duration((double)(p->total - done) / fps, left, sizeof left);
+    if (p->total > 0) {
+        enum { WIDTH = 30 };
+        char bar[WIDTH + 1];
+        int filled = (int)(WIDTH * (done > p->total ? 1.0 : (double)done / p->total));
+        for (int i = 0; i < WIDTH; i++)
+            bar[i] = i < filled ? '#' : '.';
+        bar[WIDTH] = '\0';
+        snprintf(line, sizeof line, "[%s] %lld/%lld frames  %.1f frames/s  %s left", bar,
+                 (long long)done, (long long)p->total, fps, left);
+    } else {
+        snprintf(line, sizeof line, "%lld frames  %.1f frames/s", (long long)done, fps);
+    }
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+    p->drawn = 1;
+}
+
+/* ------------------------------------------------------------------------------ output */
+
+typedef struct Stats {
+    int64_t frames;  /* matched frames */
+    int64_t found;
+    int64_t damaged; /* selected frames that could not be decoded */
+    double match_ms_sum, match_ms_worst;
+    int64_t worst_frame;
+    double t0;
+} Stats;
+
+static json_t *pts_json(double pts)
+{
+    return isnan(pts) ? json_null() : json_real(pts);
+}
+
+/* "frame" and "pts" first, then the image mode's fields for the same result; the query size
+ * (for its corners) is the frame's, or the reference image's with --swap. */
+static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMatchResult *res)
+{
+    const GhmImage *query = run->video->swap ? run->reference : f->image;
+    json_t *fields = ghm_match_result_json(res, query->width, query->height);
+    json_t *obj = json_object();
+    if (!fields || !obj) {
+        json_decref(fields);
+        json_decref(obj);
+        return -1;
+    }
+    json_object_set_new(obj, "frame", json_integer(f->index));
+    json_object_set_new(obj, "pts", pts_json(f->pts));
+    json_object_update(obj, fields);
+    json_decref(fields);
+    if (run->video->swap)
+        json_object_set_new(obj, "swapped", json_true());
+    int ret = ghm_json_print(stdout, obj);
+    json_decref(obj);
+    return ret;
+}
+
+static int print_frame_text(const GhmVideoFrame *f, const GhmMatchResult *res)
+{
+    int n;
+    if (res->found)
+        n = printf("frame %lld  %.3f s  found  scale %.4f  rotation %+.2f deg  translation "
+                   "(%.2f, %.2f)  votes %u  confidence %.3f\n",
+                   (long long)f->index, f->pts, res->scale, res->rotation_deg, res->tx, res->ty,
+                   res->votes, res->confidence);
+    else
+        n = printf("frame %lld  %.3f s  not found\n", (long long)f->index, f->pts);
+    return n < 0 ? -1 : 0;
+}
+
+static int print_damaged(const GhmCommonOptions *common, const GhmQueuedFrame *item)
+{
+    if (common->quiet)
+        return 0;
+    if (!common->json)
+        return printf("frame %lld  %.3f s  damaged: %s\n", (long long)item->frame.index,
+                      item->frame.pts, item->why) < 0 ? -1 : 0;
+    json_t *obj = json_object();
+    json_object_set_new(obj, "frame", json_integer(item->frame.index));
+    json_object_set_new(obj, "pts", pts_json(item->frame.pts));
+    json_object_set_new(obj, "found", json_false());
+    json_object_set_new(obj, "damaged", ghm_json_string_lossy(item->why));
+    int ret = ghm_json_print(stdout, obj);
+    json_decref(obj);
+    return ret;
+}
+
+static void print_summary(const Run *run, const Stats *s)
+{
+    const GhmCommonOptions *c = run->common;
+    if (c->quiet || (c->json && !c->verbose && !isatty(2)))
+        return;
+    double wall = now_s() - s->t0;
+    char line[512];
+    snprintf(line, sizeof line,
+             "%lld frames, %lld found, %lld damaged; matching %.1f ms per frame on average, "
+             "worst %.1f ms (frame %lld); %.1f frames/s overall",
+             (long long)s->frames, (long long)s->found, (long long)s->damaged,
+             s->frames ? s->match_ms_sum / s->frames : 0.0, s->match_ms_worst,
+             (long long)s->worst_frame, wall > 0 ? s->frames / wall : 0.0);
+    if (c->json)
+        fprintf(stderr, "%s: summary: %s\n", GHM_PROGRAM, line);
+    else
+        printf("summary: %s\n", line);
+}
+
+/* ------------------------------------------------------------------------------ the run */
+
+static int match_frame(const Run *run, GhmMatcher *matcher, const GhmImage *frame,
+                       GhmMatchResult *res)
+{
+    if (!run->video->swap)
+        return ghm_matcher_match(matcher, frame, res);
+    GhmMatcher *per_frame = NULL;
+    int ret = ghm_matcher_create(run->ctx, frame, run->params, &per_frame);
+    if (ret == GHM_OK)
+        ret = ghm_matcher_match(per_frame, run->reference, res);
+    ghm_matcher_free(&per_frame);
+    return ret;
+}
+
+/* Selected frames in the video, -1 when its length is unknown and no --end was given. */
+static int64_t selected_total(const GhmVideoOptions *o, const GhmVideoInfo *info)
+{
+    int64_t last = o->end;
+    if (info->frames > 0 && (last < 0 || last > info->frames - 1))
+        last = info->frames - 1;
+    if (last < 0)
+        return -1;
+    return last < o->start ? 0 : (last - o->start) / o->step + 1;
+}
+
+/* One item from the decoding thread. Returns 0 to go on, 1 at the end, -1 on an error (printed). */
+static int handle_item(const Run *run, GhmMatcher *matcher, GhmQueuedFrame *item,
+                       Stats *s, Progress *p)
+{
+    const GhmCommonOptions *c = run->common;
+    if (item->status == GHM_VIDEO_END)
+        return 1;
+    if (item->status < 0) {
+        progress_clear(p);
+        ghm_cli_error(run->subject, "%s", item->why);
+        return -1;
+    }
+    if (item->status == GHM_VIDEO_DAMAGED) {
+        progress_clear(p);
+        ghm_cli_warn(run->subject, "%s", item->why);
+        const GhmVideoOptions *o = run->video;
+        int64_t i = item->frame.index;
+        if (i >= o->start && (o->end < 0 || i <= o->end) && (i - o->start) % o->step == 0) {
+            s->damaged++;
+            if (print_damaged(c, item) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    GhmMatchResult res;
+    double t = now_s();
+    int ret = match_frame(run, matcher, item->frame.image, &res);
+    double ms = (now_s() - t) * 1e3;
+    if (ret < 0) {
+        progress_clear(p);
+        ghm_cli_error(run->subject, "frame %lld: matching failed: %s",
+                      (long long)item->frame.index, ghm_strerror(ret));
+        return -1;
+    }
+    s->frames++;
+    s->found += res.found != 0;
+    s->match_ms_sum += ms;
+    if (ms > s->match_ms_worst) {
+        s->match_ms_worst = ms;
+        s->worst_frame = item->frame.index;
+    }
+    if (!c->quiet) {
+        int out = c->json ? print_frame_json(run, &item->frame, &res)
+                          : print_frame_text(&item->frame, &res);
+        if (out < 0) {
+            progress_clear(p);
+            ghm_cli_error(NULL, "cannot write to standard output");
+            return -1;
+        }
+    }
+    progress_draw(p, s->frames + s->damaged, 0);
+    return 0;
+}
+
+static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
+                         const GhmImage *ref_img)
+{
+    if (opt->overlay) {
+        ghm_cli_error("--overlay", "draws one query; it is not available for a video");
+        return -1;
+    }
+    if (o->end >= 0 && o->end < o->start) {
+        ghm_cli_error("--end", "%ld is before --start %ld", o->end, o->start);
+        return -1;
+    }
+    if (o->swap && !ref_img) {
+        ghm_cli_error("--swap", "needs a REFERENCE image (PNG or JPEG), not only --load-ref");
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens the video and applies the selection; prints the error line on failure. */
+static int open_video(const Run *run, GhmVideo **out)
+{
+    char why[256] = "";
+    if (ghm_video_open(run->video_path, out, why, sizeof why) < 0) {
+        ghm_cli_error(run->subject, "%s", why);
+        return -1;
+    }
+    const GhmVideoOptions *o = run->video;
+    if (ghm_video_select(*out, o->start, o->end, o->step) < 0) {
+        ghm_cli_error(NULL, "bad frame selection");
+        ghm_video_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Pulls frames from the decoding thread until the end or an error. Returns 1 at the end, -1
+ * after an error line. */
+static int run_frames(const Run *run, GhmVideoReader *reader, Stats *s, Progress *p)
+{
+    GhmQueuedFrame item;
+    int r = 0;
+    while (r == 0) {
+        ghm_video_reader_next(reader, &item);
+        r = handle_item(run, run->matcher, &item, s, p);
+        ghm_image_free(&item.frame.image);
+    }
+    progress_clear(p);
+    return r;
+}
+
+int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
+                  GhmMatcher *matcher, const GhmImage *ref_img)
+{
+    if (check_options(opt, video, ref_img) < 0)
+        return GHM_EXIT_ERROR;
+    int stdin_video = strcmp(opt->query, "-") == 0;
+    Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
+               .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
+               .matcher = matcher, .reference = ref_img};
+    GhmVideo *v = NULL;
+    if (open_video(&run, &v) < 0)
+        return GHM_EXIT_ERROR;
+    int status = GHM_EXIT_ERROR;
+    GhmVideoReader *reader = NULL;
+    if (ghm_video_reader_start(v, QUEUE_FRAMES, &reader) < 0) {
+        ghm_cli_error(NULL, "cannot start the decoding thread");
+    } else {
+        Stats s = {.worst_frame = -1, .t0 = now_s()};
+        Progress p = {.active = !opt->common.quiet && isatty(2), .t0 = s.t0,
+                      .total = selected_total(video, ghm_video_info(v))};
+        if (run_frames(&run, reader, &s, &p) > 0) {
+            print_summary(&run, &s);
+            status = s.found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+        }
+    }
+    ghm_video_reader_stop(&reader); /* before the video: the thread reads it */
+    ghm_video_free(&v);
+    return status;
+}
