@@ -36,12 +36,22 @@
 #include <math.h>
 #ifdef MAPTIME
 #include <stdio.h>
+#include <time.h>
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 #endif
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ghm_backend_internal.h"
 #include "hash_internal.h"
@@ -144,6 +154,7 @@ void ghm_map_free(GhmMap **map)
  */
 
 #define BATCH 32 /* keys whose slots are prefetched together: enough misses in flight per core */
+#define MERGE_BATCH 256 /* slots per merge batch: about one in ten needs a random line */
 
 typedef _Atomic uint64_t Slot;
 
@@ -233,31 +244,53 @@ static int stash_insert(CpuMap *m, BuildShared *sh, uint64_t entry)
     }
 }
 
+/* Bit s set when slot s of the bucket holds key. With SSE2 the 64-byte bucket is compared in four
+ * 16-byte loads (the key is the odd 32-bit lane of each slot). These are plain loads of atomic
+ * slots: each aligned 8-byte half is still read whole on x86, and during a build the answer is
+ * only a hint that the caller re-checks with an atomic operation. */
+static unsigned key_mask(const Slot *bucket, uint32_t key)
+{
+#ifdef __SSE2__
+    const __m128i *p = (const __m128i *)(const void *)bucket;
+    __m128 k = _mm_castsi128_ps(_mm_set1_epi32((int)key));
+    /* Gather the odd lanes (the keys) of slots 0-3 and 4-7, compare, one bit per slot. */
+    __m128 lo = _mm_shuffle_ps(_mm_castsi128_ps(_mm_load_si128(p)),
+                               _mm_castsi128_ps(_mm_load_si128(p + 1)), _MM_SHUFFLE(3, 1, 3, 1));
+    __m128 hi = _mm_shuffle_ps(_mm_castsi128_ps(_mm_load_si128(p + 2)),
+                               _mm_castsi128_ps(_mm_load_si128(p + 3)), _MM_SHUFFLE(3, 1, 3, 1));
+    unsigned m_lo = (unsigned)_mm_movemask_ps(
+        _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(lo), _mm_castps_si128(k))));
+    unsigned m_hi = (unsigned)_mm_movemask_ps(
+        _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(hi), _mm_castps_si128(k))));
+    return m_lo | m_hi << 4;
+#else
+    unsigned mask = 0;
+    for (int s = 0; s < GHMI_BUCKET_SLOTS; s++)
+        mask |= (unsigned)(ghmi_slot_key(atomic_load_explicit(&bucket[s], memory_order_relaxed)) ==
+                           key)
+                << s;
+    return mask;
+#endif
+}
+
 /* Scans one bucket for the key (merging into it) or a free slot (taking it).
  * Returns 1 when the entry is placed or merged, 0 when the bucket is full of other keys. */
 static int bucket_try(Slot *bucket, uint64_t entry)
 {
     uint32_t key = ghmi_slot_key(entry);
     for (;;) {
-        int free_slot = -1;
-        for (int s = 0; s < GHMI_BUCKET_SLOTS; s++) {
-            uint64_t cur = atomic_load_explicit(&bucket[s], memory_order_relaxed);
-            if (ghmi_slot_key(cur) == key) {
-                if (merge_min(&bucket[s], key, ghmi_slot_value(entry)))
-                    return 1;
-                free_slot = -2; /* moved away under us: look again */
-                break;
-            }
-            if (cur == GHMI_EMPTY_SLOT && free_slot == -1)
-                free_slot = s;
-        }
-        if (free_slot == -1)
-            return 0;
-        if (free_slot >= 0) {
-            uint64_t expect = GHMI_EMPTY_SLOT;
-            if (atomic_compare_exchange_strong(&bucket[free_slot], &expect, entry))
+        unsigned mine = key_mask(bucket, key);
+        if (mine) {
+            if (merge_min(&bucket[__builtin_ctz(mine)], key, ghmi_slot_value(entry)))
                 return 1;
+            continue; /* it moved away under us: look again */
         }
+        unsigned free_slots = key_mask(bucket, GHMI_EMPTY_KEY);
+        if (!free_slots)
+            return 0;
+        uint64_t expect = GHMI_EMPTY_SLOT;
+        if (atomic_compare_exchange_strong(&bucket[__builtin_ctz(free_slots)], &expect, entry))
+            return 1;
     }
 }
 
@@ -316,8 +349,35 @@ static uint32_t next_location(const CpuMap *m, uint32_t key, uint32_t loc)
     return loc;
 }
 
+/* The thesis starts every insert with an exchange at h_1, which on a CPU turns most inserts
+ * into eviction chains of dependent cache misses. First looking along h_1, h_2, ... for the key
+ * (merge) or an empty slot (compare-exchange) keeps the layout's invariant - a key sits at h_j
+ * only while h_1 .. h_{j-1} are full - and leaves chains to the keys that need them.
+ * Returns 1 when placed or merged, 0 when all its slots hold other keys. */
+static int thesis_place(CpuMap *m, uint64_t entry)
+{
+    uint32_t key = ghmi_slot_key(entry);
+    for (int i = 0; i < m->opt.hash_functions; i++) {
+        Slot *slot = &m->slots[ghmi_hash(&m->hc, i, key, m->range)];
+        uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+        while (cur == GHMI_EMPTY_SLOT || ghmi_slot_key(cur) == key) {
+            if (cur == GHMI_EMPTY_SLOT) {
+                if (atomic_compare_exchange_strong(slot, &cur, entry))
+                    return 1;
+            } else if (merge_min(slot, key, ghmi_slot_value(entry))) {
+                return 1;
+            } else {
+                cur = atomic_load_explicit(slot, memory_order_relaxed);
+            }
+        }
+    }
+    return 0;
+}
+
 static int thesis_insert(CpuMap *m, BuildShared *sh, uint64_t entry)
 {
+    if (thesis_place(m, entry))
+        return 0;
     uint32_t loc = ghmi_hash(&m->hc, 0, ghmi_slot_key(entry), m->range);
     for (int step = 0; step < sh->max_chain; step++) {
         if (atomic_load_explicit(&sh->failed, memory_order_relaxed))
@@ -357,9 +417,10 @@ static void note_oob(BuildShared *sh, uint32_t v)
 static int insert_batch(CpuMap *m, BuildShared *sh, const uint32_t *keys, const uint32_t *values,
                         size_t lo, size_t hi, uint32_t *rng)
 {
+    int nfetch = m->opt.layout == GHM_MAP_BUCKETED ? m->opt.hash_functions : 2;
     for (size_t i = lo; i < hi; i++)
-        if (keys[i] != GHMI_EMPTY_KEY)
-            __builtin_prefetch(probe_address(m, 0, keys[i]));
+        for (int j = 0; j < nfetch && keys[i] != GHMI_EMPTY_KEY; j++)
+            __builtin_prefetch(probe_address(m, j, keys[i]));
     for (size_t i = lo; i < hi; i++) {
         if (keys[i] == GHMI_EMPTY_KEY) {
             note_oob(sh, values[i]);
@@ -399,31 +460,26 @@ static void insert_all(CpuMap *m, BuildShared *sh, const uint32_t *keys, const u
  * order (pass SIZE_MAX for the whole order). */
 static size_t first_copy(const CpuMap *m, uint32_t key, size_t upto)
 {
-    int nh = m->opt.hash_functions;
-    uint32_t h[GHMI_MAX_HASH];
-    for (int i = 0; i < nh; i++)
-        h[i] = ghmi_hash(&m->hc, i, key, m->range);
-    for (int i = 0; i < nh; i++) {
-        if (m->opt.layout == GHM_MAP_THESIS) {
-            size_t pos = h[i];
-            if (pos == upto)
-                return SIZE_MAX;
-            if (ghmi_slot_key(atomic_load_explicit(&m->slots[pos], memory_order_relaxed)) == key)
-                return pos;
-            continue;
-        }
-        int seen = 0; /* two functions may pick the same bucket */
+    int bucketed = m->opt.layout == GHM_MAP_BUCKETED;
+    size_t width = bucketed ? GHMI_BUCKET_SLOTS : 1;
+    size_t base[GHMI_MAX_HASH];
+    for (int i = 0; i < m->opt.hash_functions; i++) {
+        base[i] = (size_t)(probe_address(m, i, key) - m->slots);
+        int again = 0; /* two functions may pick the same bucket or slot */
         for (int j = 0; j < i; j++)
-            seen |= h[j] == h[i];
-        if (seen)
+            again |= base[j] == base[i];
+        if (again)
             continue;
-        size_t base = (size_t)h[i] * GHMI_BUCKET_SLOTS;
-        for (size_t s = base; s < base + GHMI_BUCKET_SLOTS; s++) {
-            if (s == upto)
-                return SIZE_MAX;
-            if (ghmi_slot_key(atomic_load_explicit(&m->slots[s], memory_order_relaxed)) == key)
-                return s;
-        }
+        int holds_upto = upto >= base[i] && upto < base[i] + width;
+        unsigned before = holds_upto ? (1u << (upto - base[i])) - 1u : ~0u;
+        unsigned hits = bucketed ? key_mask(m->slots + base[i], key)
+                                 : ghmi_slot_key(atomic_load_explicit(
+                                       &m->slots[base[i]], memory_order_relaxed)) == key;
+        hits &= before;
+        if (hits)
+            return base[i] + (size_t)__builtin_ctz(hits);
+        if (holds_upto)
+            return SIZE_MAX;
     }
     return SIZE_MAX;
 }
@@ -433,11 +489,12 @@ static size_t first_copy(const CpuMap *m, uint32_t key, size_t upto)
 static size_t merge_main(CpuMap *m)
 {
     size_t distinct = 0;
-    size_t nbatch = (m->capacity + BATCH - 1) / BATCH;
+    size_t nbatch = (m->capacity + MERGE_BATCH - 1) / MERGE_BATCH;
     size_t width = m->opt.layout == GHM_MAP_BUCKETED ? GHMI_BUCKET_SLOTS : 1;
 #pragma omp parallel for schedule(static) reduction(+ : distinct) num_threads(nthreads(m))
     for (size_t bi = 0; bi < nbatch; bi++) {
-        size_t lo = bi * BATCH, hi = lo + BATCH < m->capacity ? lo + BATCH : m->capacity;
+        size_t lo = bi * MERGE_BATCH;
+        size_t hi = lo + MERGE_BATCH < m->capacity ? lo + MERGE_BATCH : m->capacity;
         for (size_t p = lo; p < hi; p++) {
             uint64_t e = atomic_load_explicit(&m->slots[p], memory_order_relaxed);
             /* Only the probes before the one that holds p can hold an earlier copy. */
@@ -579,15 +636,15 @@ static int try_build(CpuMap *m, int attempt, const uint32_t *keys, const uint32_
     sh.max_chain = max_chain_for(m, n);
     m->hc = ghmi_hash_consts(m->ctx->seed, attempt);
 #ifdef MAPTIME
-    double t0 = ghm_now();
+    double t0 = cpu_now();
 #endif
     clear_table(m);
 #ifdef MAPTIME
-    double t1 = ghm_now();
+    double t1 = cpu_now();
 #endif
     insert_all(m, &sh, keys, values, n);
 #ifdef MAPTIME
-    double t2 = ghm_now();
+    double t2 = cpu_now();
 #endif
     if (atomic_load(&sh.failed))
         return GHM_ERR_BUILD_FAILED;
@@ -599,7 +656,7 @@ static int try_build(CpuMap *m, int attempt, const uint32_t *keys, const uint32_
     if (m->stash_active)
         m->size += merge_stash(m);
 #ifdef MAPTIME
-    double t3 = ghm_now();
+    double t3 = cpu_now();
     fprintf(stderr, "clear %.3f insert %.3f merge %.3f\n", t1 - t0, t2 - t1, t3 - t2);
 #endif
     return GHM_OK;
@@ -640,11 +697,10 @@ static uint32_t bucketed_find(const CpuMap *m, uint32_t key, const uint32_t *b)
 {
     for (int i = 0; i < m->opt.hash_functions; i++) {
         const Slot *bucket = m->slots + (size_t)b[i] * GHMI_BUCKET_SLOTS;
-        for (int s = 0; s < GHMI_BUCKET_SLOTS; s++) {
-            uint64_t e = atomic_load_explicit(&bucket[s], memory_order_relaxed);
-            if (ghmi_slot_key(e) == key)
-                return ghmi_slot_value(e);
-        }
+        unsigned mine = key_mask(bucket, key);
+        if (mine)
+            return ghmi_slot_value(
+                atomic_load_explicit(&bucket[__builtin_ctz(mine)], memory_order_relaxed));
     }
     return m->stash_active ? stash_find(m, key) : GHM_NOT_FOUND;
 }
