@@ -20,7 +20,8 @@ GhmEdgeParams ghm_edge_defaults(void)
 GhmCornerParams ghm_corner_defaults(void)
 {
     GhmCornerParams p = {
-        .sigma = 1.5, .k = 0.05, .radius = 3, .rel_threshold = 0.001, .max_corners = 200};
+        .sigma = 1.5, .k = 0.05, .radius = 3, .rel_threshold = 0.001, .max_corners = 200,
+        .grid = 6};
     return p;
 }
 
@@ -457,6 +458,47 @@ static size_t local_maxima(const float *resp, int w, int h, int radius, float th
     return n;
 }
 
+/* Keeps max_corners of the nc candidates (sorted strongest first), spread over the image: each
+ * of about grid x grid square cells first takes up to its share, then the strongest left fill
+ * up. Low-contrast regions keep their own corners, so that a query cut from anywhere in the
+ * image finds basis points there. Leaves the kept ones sorted strongest first. */
+static int spread(CornerCand *cand, size_t *nc, int w, int h, const GhmCornerParams *p)
+{
+    double cell = (double)(w > h ? w : h) / p->grid;
+    int cw = (int)ceil(w / cell), ch = (int)ceil(h / cell);
+    size_t quota = p->max_corners / ((size_t)cw * ch);
+    size_t *used = calloc((size_t)cw * ch, sizeof *used);
+    uint8_t *take = calloc(*nc, 1);
+    if (!used || !take) {
+        free(used);
+        free(take);
+        return GHM_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < *nc && k < p->max_corners; i++) {
+        int x = cand[i].pixel % w, y = cand[i].pixel / w;
+        size_t c = (size_t)((int)(y / cell) * cw + (int)(x / cell));
+        if (used[c] < quota) {
+            used[c]++;
+            take[i] = 1;
+            k++;
+        }
+    }
+    for (size_t i = 0; i < *nc && k < p->max_corners; i++)
+        if (!take[i]) {
+            take[i] = 1;
+            k++;
+        }
+    size_t n = 0;
+    for (size_t i = 0; i < *nc; i++) /* stable: the order stays strongest first */
+        if (take[i])
+            cand[n++] = cand[i];
+    *nc = n;
+    free(used);
+    free(take);
+    return GHM_OK;
+}
+
 static float parabola_offset(float a, float b, float c)
 {
     float den = a - 2.0f * b + c;
@@ -492,6 +534,8 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
     /* Two maxima are never within radius (>= 1) of each other: at most one per 2x2 block. */
     size_t nc = local_maxima(resp, w, h, p->radius, (float)p->rel_threshold * maxr, cand);
     qsort(cand, nc, sizeof *cand, cmp_cand);
+    if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
+        goto fail;
     if (nc > p->max_corners)
         nc = p->max_corners;
     if (nc) {

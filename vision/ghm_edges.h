@@ -66,6 +66,9 @@ typedef struct GhmCornerParams {
     int radius;          /* non-maximum suppression radius in pixels (default 3) */
     double rel_threshold; /* keep responses above this share of the strongest (default 0.001) */
     size_t max_corners;  /* keep at most this many, the strongest (default 200) */
+    int grid;            /* spread them: the image is cut into about grid x grid cells and each
+                            cell first gets its share of the strongest; 0 = globally strongest
+                            (default 6) */
 } GhmCornerParams;
 
 GhmEdgeParams ghm_edge_defaults(void);
@@ -92,7 +95,8 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
                             double *cell_used);
 
 /* Harris corners from the gradients in e: response local maxima within radius, above the
- * relative threshold, the max_corners strongest, sorted by falling response (ties by position).
+ * relative threshold, at most max_corners: with grid > 0 each cell first takes its share of
+ * its strongest, then the strongest left fill up; sorted by falling response (ties by position).
  * The caller frees *out with free(); *out is NULL when *n is 0. */
 int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out, size_t *n);
 

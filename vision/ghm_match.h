@@ -19,9 +19,10 @@
  * points, see ghm_geohash.h) -> votes against the reference tables -> the best
  * (reference basis, query basis) cells give candidate transforms -> each is scored by the share
  * of query edge points that land on reference edges with the same direction (a distance
- * transform of the reference edges gives the nearest edge in O(1)) -> the best few are refined
- * by iterated point-to-line least squares on their inliers -> the best is reported, with
- * confidence = its inlier share. The matcher keeps its scratch between queries and never
+ * transform of the reference edges gives the nearest edge in O(1)) and the share of reference
+ * edge points inside the footprint that land on query edges (the same, backwards) -> the best
+ * few are refined by iterated point-to-line least squares on their inliers -> the best is
+ * reported, with confidence = the geometric mean of the two shares. The matcher keeps its scratch between queries and never
  * rebuilds the reference side. One matcher serves one thread at a time.
  *
  * Reference files (ghm_matcher_save / ghm_matcher_load) hold the reference's edge points,
@@ -64,7 +65,9 @@ typedef struct GhmMatchTimings {
 typedef struct GhmMatchResult {
     int found;             /* 1 when the best transform's confidence >= min_confidence */
     uint32_t votes;        /* votes of the (reference basis, query basis) cell it came from */
-    double confidence;     /* inlier share in [0, 1] */
+    double confidence;     /* in [0, 1]: geometric mean of the two shares below */
+    double forward_share;  /* query edge points that land on reference edges */
+    double backward_share; /* reference edge points in the footprint that land on query edges */
     double scale, rotation_deg, tx, ty;
     double matrix[2][3];   /* query pixel -> reference pixel */
     size_t inliers;        /* query edge points on reference edges under the final transform */

@@ -18,6 +18,10 @@ static const double REFINE_RADII[] = {6.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.5, 1.
 #define REFINE_STEPS (sizeof REFINE_RADII / sizeof REFINE_RADII[0])
 /* The final polish uses up to this many query edge points (all of them in practice). */
 #define MAX_POLISH_POINTS 40000
+/* Reference edge points used for the backward check, at most. */
+#define CHECK_POINTS 2500
+/* Voted candidates that are scored in both directions after the forward screening. */
+#define BACKWARD_CANDIDATES 16
 
 GhmMatchParams ghm_match_defaults(void)
 {
@@ -69,6 +73,8 @@ void ghm_matcher_free(GhmMatcher **m)
     free(t->coded);
     free(t->cand);
     free(t->inliers);
+    free(t->rcheck);
+    free(t->qnearest);
     free(t);
     *m = NULL;
 }
@@ -137,6 +143,16 @@ static int build_nearest(GhmMatcher *m)
     return ret;
 }
 
+/* Reference edge points, evenly thinned, that check a transform in the backward direction. */
+static int select_check_points(GhmMatcher *m)
+{
+    m->rcheck = malloc((m->nedges ? m->nedges : 1) * sizeof *m->rcheck);
+    if (!m->rcheck)
+        return GHM_ERR_NOMEM;
+    return ghm_edges_sample_capped(m->edges, m->nedges, m->width, m->height, 2.0, CHECK_POINTS,
+                                   m->rcheck, &m->nrcheck, NULL);
+}
+
 static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_t *edge_pixel,
                          size_t nedges, const GhmCorner *corners, size_t ncorners)
 {
@@ -183,7 +199,7 @@ int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoin
     m->width = width;
     m->height = height;
     if ((ret = copy_features(m, edges, edge_pixel, nedges, corners, ncorners)) < 0 ||
-        (ret = build_nearest(m)) < 0 ||
+        (ret = build_nearest(m)) < 0 || (ret = select_check_points(m)) < 0 ||
         (ret = select_coded(m->edges, m->nedges, width, height, p, &m->coded, &m->ncoded)) < 0 ||
         (ret = corners_to_points(m->corners, m->ncorners, &bp)) < 0)
         goto fail;
@@ -239,7 +255,9 @@ done:
 /* --- verification ------------------------------------------------------------------------ */
 
 typedef struct Score {
-    size_t inliers, inside;
+    size_t inliers, inside;     /* query edge points on reference edges / inside the reference */
+    size_t back_inliers, back_inside; /* reference edge points in the footprint / explained */
+    double forward, backward;   /* the two shares */
     double confidence;
 } Score;
 
@@ -309,12 +327,49 @@ static void unit_rotation(const GhmSimilarity *s, double *cs, double *sn)
     *sn = sc > 0.0 ? s->b / sc : 0.0;
 }
 
-/* Confidence = inliers over the points that land inside the reference, but never over fewer
- * than half of all points: a transform that throws most of the query outside the reference
- * cannot score high on the few that stay. */
-static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *q, double radius)
+/* The backward direction: reference edge points inside the query's footprint (away from its
+ * border, where the query has no edges) that a query edge explains, with radius in reference
+ * pixels. */
+static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double radius, Score *r)
 {
-    Score r = {0, 0, 0.0};
+    GhmSimilarity inv;
+    const GhmEdges *qe = m->qedges;
+    if (ghm_similarity_invert(s, &inv) < 0 || !qe)
+        return;
+    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
+    unit_rotation(&inv, &cs, &sn);
+    double rq = radius / ghm_similarity_scale(s), rq2 = rq * rq; /* in query pixels */
+    for (size_t k = 0; k < m->nrcheck; k++) {
+        const GhmEdgePoint *e = &m->edges[m->rcheck[k]];
+        double x, y;
+        ghm_similarity_apply(&inv, e->x, e->y, &x, &y);
+        double fx = floor(x + 0.5), fy = floor(y + 0.5);
+        if (!(fx >= 2.0 && fy >= 2.0 && fx < qe->width - 2 && fy < qe->height - 2))
+            continue;
+        r->back_inside++;
+        int32_t qi = m->qnearest[(size_t)fy * qe->width + (size_t)fx];
+        if (qi < 0)
+            continue;
+        const GhmEdgePoint *q = &qe->points[qi];
+        double dx = x - q->x, dy = y - q->y;
+        if (dx * dx + dy * dy > rq2)
+            continue;
+        double ex = cos(e->angle), ey = sin(e->angle);
+        double ux = cs * ex - sn * ey, uy = sn * ex + cs * ey;
+        if (ux * cosf(q->angle) + uy * sinf(q->angle) >= cos_tol)
+            r->back_inliers++;
+    }
+}
+
+/* Forward share = query edge points on reference edges over those that land inside the
+ * reference, but never over fewer than half of all points: a transform that throws most of the
+ * query outside cannot score high on the few that stay. Backward share = reference edge points
+ * in the footprint explained by query edges. Confidence = their geometric mean: a query that
+ * sits on dense texture explains its own edges (forward) but not the texture's (backward). */
+static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *q, double radius,
+                   int backward)
+{
+    Score r = {0};
     double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
     unit_rotation(s, &cs, &sn);
     for (size_t i = 0; i < q->n; i++) {
@@ -323,7 +378,14 @@ static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *
         r.inside += inside != 0;
     }
     double den = fmax((double)r.inside, 0.5 * (double)q->n);
-    r.confidence = den > 0.0 ? (double)r.inliers / den : 0.0;
+    r.forward = den > 0.0 ? (double)r.inliers / den : 0.0;
+    if (!backward) { /* a cheap first screening: forward only */
+        r.confidence = r.forward;
+        return r;
+    }
+    score_backward(m, s, radius, &r);
+    r.backward = r.back_inside >= 16 ? (double)r.back_inliers / (double)r.back_inside : 0.0;
+    r.confidence = sqrt(r.forward * r.backward);
     return r;
 }
 
@@ -367,6 +429,8 @@ typedef struct Hypothesis {
 static int cmp_hyp(const void *a, const void *b)
 {
     const Hypothesis *x = a, *y = b;
+    if (x->sc.confidence != y->sc.confidence)
+        return x->sc.confidence < y->sc.confidence ? 1 : -1;
     if (x->sc.inliers != y->sc.inliers)
         return x->sc.inliers < y->sc.inliers ? 1 : -1;
     return (x->votes < y->votes) - (x->votes > y->votes);
@@ -389,8 +453,14 @@ static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const Qu
     }
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t i = 0; i < n; i++)
-        hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px);
+        hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px, 0);
     qsort(hyp, n, sizeof *hyp, cmp_hyp);
+    /* The best by the forward share are checked backwards too, and ranked by both. */
+    size_t nb = n < BACKWARD_CANDIDATES ? n : BACKWARD_CANDIDATES;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < nb; i++)
+        hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px, 1);
+    qsort(hyp, nb, sizeof *hyp, cmp_hyp);
     *nhyp = n;
     return GHM_OK;
 }
@@ -409,7 +479,7 @@ static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp,
             continue;
         }
         refine(m, &hyp[i].s, vq, buf, buf + vq->n, buf + 2 * vq->n);
-        hyp[i].sc = score(m, &hyp[i].s, vq, m->p.inlier_px);
+        hyp[i].sc = score(m, &hyp[i].s, vq, m->p.inlier_px, 1);
         free(buf);
     }
     if (failed)
@@ -427,7 +497,7 @@ static int polish(GhmMatcher *m, const QueryPts *all, Hypothesis *h)
         return GHM_ERR_NOMEM;
     refine(m, &h->s, all, buf, buf + all->n, buf + 2 * all->n);
     free(buf);
-    h->sc = score(m, &h->s, all, m->p.inlier_px);
+    h->sc = score(m, &h->s, all, m->p.inlier_px, 1);
     if (h->sc.inliers > m->cap_inliers) {
         float(*t)[2] = realloc(m->inliers, h->sc.inliers * sizeof *t);
         if (!t)
@@ -456,6 +526,8 @@ static void fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult
 {
     res->votes = h->votes;
     res->confidence = h->sc.confidence;
+    res->forward_share = h->sc.forward;
+    res->backward_share = h->sc.backward;
     res->inliers = h->sc.inliers;
     res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8;
     res->scale = ghm_similarity_scale(&h->s);
@@ -523,6 +595,26 @@ done:
     return ret;
 }
 
+/* The query's nearest-edge map, for the backward check (scratch kept between queries). */
+static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
+{
+    size_t npix = (size_t)qe->width * qe->height;
+    if (npix > m->cap_qnearest) {
+        int32_t *t = realloc(m->qnearest, npix * sizeof *t);
+        if (!t)
+            return GHM_ERR_NOMEM;
+        m->qnearest = t;
+        m->cap_qnearest = npix;
+    }
+    int ret = ghm_distance_transform(qe->width, qe->height, qe->pixel_point, m->qnearest, NULL);
+    if (ret < 0)
+        return ret;
+    for (size_t i = 0; i < npix; i++)
+        m->qnearest[i] = m->qnearest[i] < 0 ? -1 : qe->pixel_point[m->qnearest[i]];
+    m->qedges = qe;
+    return GHM_OK;
+}
+
 int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
     if (!m || !query || !res)
@@ -549,11 +641,14 @@ int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
     if ((ret = ghm_corners_detect(qe, &cp, &qc, &nqc)) < 0 ||
         (ret = corners_to_points(qc, nqc, &qb)) < 0)
         goto done;
+    if ((ret = query_nearest(m, qe)) < 0)
+        goto done;
     res->time.edges_ms = 1e3 * (ghm_now() - t0);
     res->query_edge_points = qe->count;
     res->query_basis_points = nqc;
     ret = match_features(m, qe, qb, nqc, res);
 done:
+    m->qedges = NULL;
     res->time.total_ms = 1e3 * (ghm_now() - t0);
     free(qb);
     free(qc);

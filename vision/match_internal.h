@@ -24,10 +24,15 @@ struct GhmMatcher {
     size_t ncoded;
     GhmGeoRef *geo;
     GhmGeoVoter *voter;
+    uint32_t *rcheck;     /* reference edge points that check a transform backwards */
+    size_t nrcheck;
     /* per-query scratch, reused */
     GhmGeoCandidate *cand;
     float (*inliers)[2];
     size_t ninliers, cap_inliers;
+    int32_t *qnearest;    /* the query's nearest-edge map (distance transform) */
+    const GhmEdges *qedges; /* the query being matched (valid during a match only) */
+    size_t cap_qnearest;
 };
 
 /* Builds a matcher from reference features (copied): the path shared by ghm_matcher_create
