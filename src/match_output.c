@@ -55,9 +55,10 @@ json_t *ghm_match_result_json(const GhmMatchResult *res, int query_w, int query_
         (json_int_t)res->query_coded_points, "query_bases", (json_int_t)res->query_bases,
         "lookups", (json_int_t)res->lookups, "votes_cast", (json_int_t)res->votes_cast,
         "candidates", (json_int_t)res->candidates);
-    json_t *o = json_pack("{s:b,s:I,s:o,s:I}", "found", res->found, "votes",
-                          (json_int_t)res->votes, "confidence", num(res->confidence), "inliers",
-                          (json_int_t)res->inliers);
+    json_t *o = json_pack("{s:b,s:I,s:o,s:o,s:o,s:I}", "found", res->found, "votes",
+                          (json_int_t)res->votes, "confidence", num(res->confidence),
+                          "forward_share", num(res->forward_share), "backward_share",
+                          num(res->backward_share), "inliers", (json_int_t)res->inliers);
     if (!o || !timings || !tables) {
         json_decref(o);
         json_decref(timings);
@@ -82,8 +83,11 @@ void ghm_match_print_text(FILE *f, const GhmMatchResult *res, const char *query,
     }
     double c[4][2];
     ghm_match_corners(res, query_w, query_h, c);
-    fprintf(f, "%s: found, confidence %.3f, %u votes, %zu of %zu edge points on reference edges\n",
-            query, res->confidence, res->votes, res->inliers, res->query_edges);
+    fprintf(f,
+            "%s: found, confidence %.3f, %u votes, %zu of %zu edge points on reference edges, "
+            "%.0f %% of the reference edges under it explained\n",
+            query, res->confidence, res->votes, res->inliers, res->query_edges,
+            100.0 * res->backward_share);
     fprintf(f, "  scale %.5f  rotation %.3f deg  translation (%.3f, %.3f)\n", res->scale,
             res->rotation_deg, res->tx, res->ty);
     fprintf(f, "  matrix [[%.6f, %.6f, %.4f], [%.6f, %.6f, %.4f]]\n", res->matrix[0][0],
