@@ -216,10 +216,11 @@ EOF
 }
 
 # All 270 frames of Megamind.avi, one JSON line each, in order, and nothing on stderr when it
-# is not a terminal. The slowest video test (about 40 s of CPU on 2 cores): the matching
-# options barely change it (edge detection dominates), so it runs with the defaults and also
-# checks the results that test_video_megamind_identity_and_cut checks on a few frames.
-test_video_megamind_all_frames() {
+# is not a terminal. The slowest video test (about 40 s of CPU on 2 cores, minutes under the
+# sanitizers, hence _slow: label slow): the matching options barely change it (edge detection
+# dominates), so it runs with the defaults and also checks the results that
+# test_video_megamind_identity_and_cut checks on a few frames.
+test_video_megamind_all_frames_slow() {
     need_ffmpeg_build
     run_cmd 0 --backend cpu --json "$DATA/$MEGA_REF" "$DATA/$MEGA"
     [ "$(wc -l <"$TMP/out")" -eq 270 ] || fail "expected 270 lines, got $(wc -l <"$TMP/out")"
