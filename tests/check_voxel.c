@@ -341,6 +341,68 @@ START_TEST(test_pose_moves_b)
 }
 END_TEST
 
+START_TEST(test_real_cloud_through_sphere)
+{
+    /* parasaurolophus_6700.ply (non-unit, partly flipped normals, sparse at 128^3) with a sphere
+     * centred on its surface: the dinosaur's voxels away from the sphere must be labelled by
+     * which side of the sphere they are on; a few isolated voxels may stay unknown. */
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *a = NULL;
+    char why[256];
+    ck_assert_int_eq(ghm_pointcloud_load(ghm_test_data("pointclouds/parasaurolophus_6700.ply"),
+                                         &a, why, sizeof why), GHM_OK);
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, mid[3], best = 1e30;
+    for (size_t i = 0; i < a->n; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], a->xyz[3 * i + k]);
+            hi[k] = fmax(hi[k], a->xyz[3 * i + k]);
+        }
+    double cen[3] = {0, 0, 0}, rad = 0;
+    for (int k = 0; k < 3; k++) {
+        mid[k] = 0.5 * (lo[k] + hi[k]);
+        rad = fmax(rad, 0.15 * (hi[k] - lo[k]));
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d += (a->xyz[3 * i + k] - mid[k]) * (a->xyz[3 * i + k] - mid[k]);
+        if (d < best) {
+            best = d;
+            for (int k = 0; k < 3; k++)
+                cen[k] = a->xyz[3 * i + k];
+        }
+    }
+    GhmPointCloud *b = sphere(20000, rad, cen[0], cen[1], cen[2], 1);
+    for (int grid = 64; grid <= 128; grid += 64) {
+        GhmVoxelGrid g;
+        GhmVoxelResult *r = run(ctx, a, b, grid, &g);
+        size_t far = 0, wrong = 0, unknown = 0, inside = 0;
+        for (size_t v = 0; v < r->side[0].voxels; v++) {
+            double c[3], d = 0;
+            ghm_voxel_centre(&g, r->side[0].keys[v], c);
+            for (int k = 0; k < 3; k++)
+                d += (c[k] - cen[k]) * (c[k] - cen[k]);
+            d = sqrt(d) - rad;
+            if (fabs(d) <= 1.5 * g.voxel_size)
+                continue;
+            int label = r->side[0].labels[v];
+            far++;
+            unknown += label == GHM_VOXEL_UNKNOWN;
+            inside += d < 0;
+            wrong += label != GHM_VOXEL_UNKNOWN && label != (d < 0 ? GHM_VOXEL_INSIDE
+                                                                    : GHM_VOXEL_OUTSIDE);
+        }
+        ck_assert_msg(wrong == 0, "grid %d: %zu of %zu far voxels wrong", grid, wrong, far);
+        ck_assert_msg(unknown * 100 <= 3 * far, "grid %d: %zu of %zu unknown", grid, unknown, far);
+        ck_assert_uint_gt(inside, 50);
+        ghm_voxel_result_free(&r);
+    }
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* --- edge --------------------------------------------------------------------------------- */
 
 START_TEST(test_threads_agree)
@@ -425,6 +487,16 @@ START_TEST(test_sparse_cloud_widens)
     ghm_voxel_result_free(&r);
     ghm_pointcloud_free(&a);
     ghm_pointcloud_free(&b);
+    /* and the other way round: a sparse big sphere, a dense small one */
+    a = sphere(6000, 1.0, 0, 0, 0, 1);
+    b = sphere(20000, 0.5, 0.8, 0, 0, 1);
+    r = run(ctx, a, b, 64, &g);
+    ck_assert_int_ge(r->side[0].radius, 2);
+    ck_assert_int_eq(r->side[1].radius, 1);
+    check_crossing(r, 1.5, frac);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
     ghm_context_free(&ctx);
 }
 END_TEST
@@ -444,6 +516,7 @@ static Suite *voxel_suite(void)
     tcase_add_test(spheres, test_crossing_spheres_estimated_normals);
     tcase_add_test(spheres, test_inside_without_crossing);
     tcase_add_test(spheres, test_pose_moves_b);
+    tcase_add_test(spheres, test_real_cloud_through_sphere);
     suite_add_tcase(s, spheres);
     TCase *edge = tcase_create("edge");
     tcase_set_timeout(edge, 120);

@@ -22,12 +22,6 @@
  * centroid, whose normal is turned away from the centroid (so closed surfaces point outward).
  * Neighbour (26) and cross-cloud look-ups are bulk GhmIndex queries.
  *
- * Sparse clouds: a cloud with about one point per voxel (the 5k-point kitten at 128^3) is not
- * 26-connected, and a fill could not reach most of it. When the median voxel of a cloud has
- * fewer than 6 occupied 26-neighbours, its neighbourhood (for normals, seeds, fill and conflict
- * checks) widens to 5x5x5, then 7x7x7 if still needed; side.radius reports which was used.
- * Clouds that fill their voxels keep the 26-neighbourhood of the paper.
- *
  * Labels: a voxel occupied by both clouds is an intersection. Every other occupied neighbour y
  * of an intersection voxel x gets one vote per such x: with u the unit step from x's centre to
  * y's and n the other cloud's mean normal in x, u.n > t_out votes outside, u.n < -t_in inside,
@@ -37,6 +31,19 @@
  * reached by the fill and neither next to an intersection voxel (where the two labels meet
  * legitimately, along the crossing), is a conflict: the seeds of both are dropped and the fill
  * is redone, at most max_rounds times. Voxels the fill never reaches are unknown.
+ *
+ * Sparse clouds: a cloud with about one point per voxel (the 5k-point kitten at 128^3) is not
+ * 26-connected, and a fill could not reach most of it. When the median voxel of a cloud has
+ * fewer than 6 occupied 26-neighbours, its neighbourhood (for normals, seeds, fill and conflict
+ * checks) widens to 5x5x5, then 7x7x7 if still needed; side.radius reports which was used. Then
+ * two things would leak: the sparse cloud's intersection voxels form a dotted line that the other
+ * cloud's fill slips through, and the sparse cloud's wide neighbourhood jumps over the other
+ * cloud's one-voxel sheet. So with rho = (the larger radius) - 1 > 0, the barrier the fill does
+ * not cross grows from the intersection voxels to every voxel with a voxel of the other cloud
+ * within rho; such a voxel is labelled by the side of the other surface's plane there (through
+ * the mean centre of those voxels, with their mean normal), and its neighbours vote as above
+ * with u.n replaced by (their centre - the plane point).n / |step| (the same test when the plane
+ * point is x's centre). With rho = 0 (two dense clouds) this is exactly the paper's method.
  */
 #ifndef GHM_VOXEL_H
 #define GHM_VOXEL_H

@@ -142,6 +142,8 @@ typedef struct Side {
     GhmiHood hood;      /* the neighbourhood of fill, seeds and normals */
     uint32_t *nbr;      /* hood.n * K neighbour ids */
     uint32_t *cross;    /* K: id of the same voxel in the other cloud */
+    uint8_t *barrier;   /* K: the other surface is near (see contact()); not filled through */
+    float *plane;       /* 6K: point and normal of the other surface near a barrier voxel */
     uint8_t *label;     /* K */
     uint8_t *ring;      /* K: next to an intersection voxel */
     uint8_t *seed;      /* K: seed label or NO_SEED */
@@ -161,6 +163,8 @@ static void side_free(GhmContext *ctx, Side *s)
     free(s->moments);
     free(s->nbr);
     free(s->cross);
+    free(s->barrier);
+    free(s->plane);
     free(s->label);
     free(s->ring);
     free(s->seed);
@@ -338,9 +342,8 @@ static int median_neighbours(const Side *s)
     return (int)nn;
 }
 
-/* 26-neighbours, widened step by step for a cloud too sparse for the grid, then the id of each
- * voxel in the other cloud. */
-static int look_up(const GhmVoxelGrid *g, Side *s, const Side *other, int threads)
+/* 26-neighbours, widened step by step for a cloud too sparse for the grid. */
+static int look_up(const GhmVoxelGrid *g, Side *s, int threads)
 {
     int ret;
     for (int r = 1; r <= GHMI_MAX_RADIUS; r++) {
@@ -350,16 +353,88 @@ static int look_up(const GhmVoxelGrid *g, Side *s, const Side *other, int thread
         if (s->K == 0 || median_neighbours(s) >= MIN_MEDIAN_NEIGHBOURS)
             break;
     }
-    size_t K = s->K;
-    s->cross = malloc((K + 1) * sizeof *s->cross);
-    if (!s->cross)
-        return GHM_ERR_NOMEM;
-    if (other->K == 0 || K == 0) {
-        for (size_t v = 0; v < K; v++)
-            s->cross[v] = GHM_NOT_FOUND;
-        return GHM_OK;
+    return GHM_OK;
+}
+
+/* Where the other surface is near each voxel: the same voxel in the other cloud (an
+ * intersection; the plane goes through this voxel's centre with the other cloud's normal
+ * there, as in the paper), or, when either cloud is sparse (radius rho = max(radii) - 1 > 0),
+ * any voxel of the other cloud within rho (the plane through their mean centre with their mean
+ * normal). Such voxels form the barrier the fill does not cross: a sparse cloud's intersection
+ * voxels are a dotted line that a fill would leak through, and a sparse cloud's wide
+ * neighbourhood would jump over the other cloud's one-voxel sheet. */
+static void contact_of(const GhmVoxelGrid *g, Side *s, const Side *o, const GhmiHood *h,
+                       const uint32_t *ids, size_t v)
+{
+    size_t m = (size_t)h->n + 1;
+    double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
+    ghm_voxel_centre(g, s->keys[v], c);
+    float *pl = s->plane + 6 * v;
+    s->cross[v] = ids[m * v];
+    int found = 0;
+    for (size_t k = 0; k < m; k++) {
+        uint32_t u = ids[m * v + k];
+        if (u == GHM_NOT_FOUND)
+            continue;
+        const int *d = k ? h->step[k - 1] : (const int[3]){0, 0, 0};
+        for (int a = 0; a < 3; a++) {
+            sum_c[a] += c[a] + d[a] * g->voxel_size;
+            sum_n[a] += o->normals[3 * (size_t)u + (size_t)a];
+        }
+        found++;
+        if (k == 0)
+            break; /* an intersection: the paper's plane through this voxel */
     }
-    return ghm_index_ids(other->ix, s->keys, K, s->cross);
+    s->barrier[v] = found > 0;
+    if (!found)
+        return;
+    double len = sqrt(sum_n[0] * sum_n[0] + sum_n[1] * sum_n[1] + sum_n[2] * sum_n[2]);
+    for (int a = 0; a < 3; a++) {
+        pl[a] = (float)(sum_c[a] / found);
+        pl[3 + a] = len > 1e-9 ? (float)(sum_n[a] / len) : 0.0f;
+    }
+}
+
+static int contact(const GhmVoxelGrid *g, Side *s, const Side *o, int threads)
+{
+    size_t K = s->K;
+    int rho = (s->hood.radius > o->hood.radius ? s->hood.radius : o->hood.radius) - 1;
+    GhmiHood *h = malloc(sizeof *h);
+    s->cross = malloc((K + 1) * sizeof *s->cross);
+    s->barrier = calloc(K + 1, 1);
+    s->plane = calloc(6 * K + 1, sizeof *s->plane);
+    size_t m = (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1);
+    uint32_t *q = malloc((m * K + 1) * sizeof *q), *ids = malloc((m * K + 1) * sizeof *ids);
+    int ret = h && s->cross && s->barrier && s->plane && q && ids ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK) {
+        ghmi_hood_make(rho, h);
+        const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t v = 0; v < K; v++) {
+            int64_t x = s->keys[v] % nx, y = (s->keys[v] / nx) % ny, z = s->keys[v] / nx / ny;
+            q[m * v] = s->keys[v];
+            for (size_t k = 1; k < m; k++) {
+                int64_t a = x + h->step[k - 1][0], b = y + h->step[k - 1][1],
+                        c = z + h->step[k - 1][2];
+                int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+                q[m * v + k] = in ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
+            }
+        }
+        if (o->K == 0)
+            for (size_t i = 0; i < m * K; i++)
+                ids[i] = GHM_NOT_FOUND;
+        else if (K > 0)
+            ret = ghm_index_ids(o->ix, q, m * K, ids);
+    }
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t v = 0; v < K; v++)
+            contact_of(g, s, o, h, ids, v);
+    }
+    free(h);
+    free(q);
+    free(ids);
+    return ret;
 }
 
 static int voxelize(GhmContext *ctx, Side *s, const double *pose, const GhmVoxelGrid *g,
@@ -376,51 +451,70 @@ static int voxelize(GhmContext *ctx, Side *s, const double *pose, const GhmVoxel
 
 /* --- labels ------------------------------------------------------------------------------- */
 
-/* Intersection voxels, the ring around them, and the seed votes of the ring. */
-static int classify(Side *s, const Side *o, const GhmVoxelOptions *opt, int threads)
+/* The label of a barrier voxel: intersection, or the side of the other surface's plane. */
+static uint8_t barrier_label(const GhmVoxelGrid *g, const Side *s, size_t v)
+{
+    if (s->cross[v] != GHM_NOT_FOUND)
+        return GHM_VOXEL_INTERSECTION;
+    double c[3];
+    ghm_voxel_centre(g, s->keys[v], c);
+    const float *pl = s->plane + 6 * v;
+    double d = (c[0] - pl[0]) * pl[3] + (c[1] - pl[1]) * pl[4] + (c[2] - pl[2]) * pl[5];
+    return d > 0 ? GHM_VOXEL_OUTSIDE : d < 0 ? GHM_VOXEL_INSIDE : GHM_VOXEL_UNKNOWN;
+}
+
+/* Seed votes of a voxel next to the barrier: for each barrier neighbour x, the step from the
+ * other surface's plane point near x to this voxel, over the length of the step from x,
+ * against the plane's normal; at an intersection that is the paper's unit step . normal. */
+static uint8_t seed_vote(const GhmVoxelGrid *g, const Side *s, size_t v, const double *len,
+                         double t_out, double t_in, uint8_t *ring)
+{
+    int in = 0, out = 0;
+    const int nn = s->hood.n;
+    double c[3];
+    ghm_voxel_centre(g, s->keys[v], c);
+    for (int k = 0; k < nn; k++) {
+        uint32_t x = s->nbr[(size_t)nn * v + (size_t)k];
+        if (x == GHM_NOT_FOUND || !s->barrier[x])
+            continue;
+        *ring = 1;
+        const float *pl = s->plane + 6 * (size_t)x;
+        double dot = ((c[0] - pl[0]) * pl[3] + (c[1] - pl[1]) * pl[4] + (c[2] - pl[2]) * pl[5]) /
+                     (len[k] * g->voxel_size);
+        out += dot > t_out;
+        in += dot < -t_in;
+    }
+    return in == out ? NO_SEED : in > out ? GHM_VOXEL_INSIDE : GHM_VOXEL_OUTSIDE;
+}
+
+/* Barrier labels, the ring of voxels next to the barrier, and the seeds among them. */
+static int classify(const GhmVoxelGrid *g, Side *s, const GhmVoxelOptions *opt, int threads)
 {
     size_t K = s->K;
+    const int nn = s->hood.n;
     s->label = malloc(K + 1);
     s->ring = calloc(K + 1, 1);
     s->seed = malloc(K + 1);
     s->sid = malloc((K + 1) * sizeof *s->sid);
-    if (!s->label || !s->ring || !s->seed || !s->sid)
+    double *len = malloc((size_t)nn * sizeof *len);
+    if (!s->label || !s->ring || !s->seed || !s->sid || !len) {
+        free(len);
         return GHM_ERR_NOMEM;
-    for (size_t v = 0; v < K; v++)
-        s->label[v] = s->cross[v] != GHM_NOT_FOUND ? GHM_VOXEL_INTERSECTION : GHM_VOXEL_UNKNOWN;
-    const int nn = s->hood.n;
-    double (*unit)[3] = malloc((size_t)nn * sizeof *unit);
-    if (!unit)
-        return GHM_ERR_NOMEM;
+    }
     for (int k = 0; k < nn; k++) {
         const int *d = s->hood.step[k];
-        double len = sqrt((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
-        for (int c = 0; c < 3; c++)
-            unit[k][c] = d[c] / len;
+        len[k] = sqrt((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
     }
-    const double t_out = opt->t_out, t_in = opt->t_in;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t v = 0; v < K; v++) {
         s->seed[v] = NO_SEED;
-        if (s->label[v] == GHM_VOXEL_INTERSECTION)
-            continue;
-        int in = 0, out = 0, ring = 0;
-        for (int k = 0; k < nn; k++) {
-            uint32_t x = s->nbr[(size_t)nn * v + (size_t)k];
-            if (x == GHM_NOT_FOUND || s->label[x] != GHM_VOXEL_INTERSECTION)
-                continue;
-            ring = 1;
-            /* step from x to v is the opposite of step k (v to x) */
-            const float *n = o->normals + 3 * (size_t)s->cross[x];
-            double dot = -(unit[k][0] * n[0] + unit[k][1] * n[1] + unit[k][2] * n[2]);
-            out += dot > t_out;
-            in += dot < -t_in;
-        }
-        s->ring[v] = (uint8_t)ring;
-        if (in != out)
-            s->seed[v] = in > out ? GHM_VOXEL_INSIDE : GHM_VOXEL_OUTSIDE;
+        s->label[v] = GHM_VOXEL_UNKNOWN;
+        if (s->barrier[v])
+            s->label[v] = barrier_label(g, s, v);
+        else
+            s->seed[v] = seed_vote(g, s, v, len, opt->t_out, opt->t_in, &s->ring[v]);
     }
-    free(unit);
+    free(len);
     return GHM_OK;
 }
 
@@ -429,7 +523,7 @@ static void fill_once(Side *s, uint32_t *queue)
 {
     size_t K = s->K, head = 0, tail = 0;
     for (size_t v = 0; v < K; v++) {
-        if (s->label[v] == GHM_VOXEL_INTERSECTION)
+        if (s->barrier[v])
             continue;
         s->label[v] = GHM_VOXEL_UNKNOWN;
         s->sid[v] = GHM_NOT_FOUND;
@@ -443,7 +537,7 @@ static void fill_once(Side *s, uint32_t *queue)
         uint32_t v = queue[head++];
         for (int k = 0; k < s->hood.n; k++) {
             uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
-            if (u == GHM_NOT_FOUND || s->label[u] != GHM_VOXEL_UNKNOWN)
+            if (u == GHM_NOT_FOUND || s->barrier[u] || s->label[u] != GHM_VOXEL_UNKNOWN)
                 continue;
             s->label[u] = s->label[v];
             s->sid[u] = s->sid[v];
@@ -458,11 +552,11 @@ static size_t find_conflicts(Side *s, uint8_t *drop)
     size_t pairs = 0;
     for (size_t v = 0; v < s->K; v++) {
         uint8_t l = s->label[v];
-        if (s->ring[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
+        if (s->ring[v] || s->barrier[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
             continue;
         for (int k = 0; k < s->hood.n; k++) {
             uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
-            if (u == GHM_NOT_FOUND || s->ring[u] || s->label[u] == l ||
+            if (u == GHM_NOT_FOUND || s->ring[u] || s->barrier[u] || s->label[u] == l ||
                 (s->label[u] != GHM_VOXEL_INSIDE && s->label[u] != GHM_VOXEL_OUTSIDE))
                 continue;
             drop[s->sid[v]] = drop[s->sid[u]] = 1;
@@ -522,36 +616,35 @@ static void hand_over(Side *s, GhmVoxelSide *out)
 static int run_step(GhmContext *ctx, Side *s, const double *b_pose, const GhmVoxelGrid *g,
                     const GhmVoxelOptions *opt, int threads, GhmVoxelResult *r)
 {
-    int ret;
-    double t0 = ghm_now();
-    for (int i = 0; i < 2; i++)
-        if ((ret = voxelize(ctx, &s[i], i ? b_pose : NULL, g, threads)) < 0)
-            return ret;
-    double t1 = ghm_now();
-    for (int i = 0; i < 2; i++)
-        if ((ret = look_up(g, &s[i], &s[1 - i], threads)) < 0)
-            return ret;
-    double t2 = ghm_now();
-    for (int i = 0; i < 2; i++)
-        if (s[i].moments && (ret = ghmi_voxel_estimate_normals(g, s[i].K, s[i].keys, s[i].counts,
-                                                               s[i].moments, &s[i].hood, s[i].nbr, threads,
-                                                               s[i].normals)) < 0)
-            return ret;
-    double t3 = ghm_now();
-    for (int i = 0; i < 2; i++)
-        if ((ret = classify(&s[i], &s[1 - i], opt, threads)) < 0)
-            return ret;
-    double t4 = ghm_now();
-    for (int i = 0; i < 2; i++)
-        if ((ret = fill(&s[i], opt, &r->rounds)) < 0)
-            return ret;
-    double t5 = ghm_now();
-    r->time.voxelize_ms = 1e3 * ((t1 - t0) + (t3 - t2));
-    r->time.lookup_ms = 1e3 * (t2 - t1);
-    r->time.classify_ms = 1e3 * (t4 - t3);
-    r->time.fill_ms = 1e3 * (t5 - t4);
-    r->time.total_ms = 1e3 * (t5 - t0);
-    return GHM_OK;
+    int ret = GHM_OK;
+    double t[7];
+    t[0] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = voxelize(ctx, &s[i], i ? b_pose : NULL, g, threads);
+    t[1] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = look_up(g, &s[i], threads);
+    t[2] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        if (s[i].moments)
+            ret = ghmi_voxel_estimate_normals(g, s[i].K, s[i].keys, s[i].counts, s[i].moments,
+                                              &s[i].hood, s[i].nbr, threads, s[i].normals);
+    t[3] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = contact(g, &s[i], &s[1 - i], threads);
+    t[4] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = classify(g, &s[i], opt, threads);
+    t[5] = ghm_now();
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = fill(&s[i], opt, &r->rounds);
+    t[6] = ghm_now();
+    r->time.voxelize_ms = 1e3 * ((t[1] - t[0]) + (t[3] - t[2]));
+    r->time.lookup_ms = 1e3 * ((t[2] - t[1]) + (t[4] - t[3]));
+    r->time.classify_ms = 1e3 * (t[5] - t[4]);
+    r->time.fill_ms = 1e3 * (t[6] - t[5]);
+    r->time.total_ms = 1e3 * (t[6] - t[0]);
+    return ret;
 }
 
 int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
