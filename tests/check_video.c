@@ -652,6 +652,7 @@ START_TEST(test_damaged_frame_in_middle)
     while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
         ck_assert_msg(ret >= 0, "error %d: %s", ret, why);
         ck_assert_int_eq(f.index, expect++); /* damaged frames keep their number */
+        ck_assert_double_eq_tol(f.pts, f.index * 125.0 / 2997.0, 1e-6);
         if (ret == GHM_VIDEO_DAMAGED) {
             damaged++;
             snprintf(damaged_why, sizeof damaged_why, "%s", why);

@@ -555,7 +555,9 @@ static int av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
             return GHM_VIDEO_END;
         if (av->missing > 0) {
             av->missing--;
-            return report_missing(v, f, "is missing: the decoder dropped it", why, n);
+            int ret = report_missing(v, f, "is missing: the decoder dropped it", why, n);
+            f->pts = av->held_pts - (double)(av->missing + 1) / v->info.fps; /* gap: cfr */
+            return ret;
         }
         if (av->held) {
             av->held = 0;
