@@ -543,6 +543,38 @@ test_voxel_threads_agree() {
     cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
 }
 
+test_voxel_xyz_input_same_as_ply() {
+    # the kitten as XYZ text (x y z nx ny nz), named .txt: recognised by content
+    sed '1,/^end_header/d' "$VOXEL_B" >"$TMP/kitten.txt"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$TMP/kitten.txt"
+    mv "$TMP/out" "$TMP/xyz.json"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    python3 - "$TMP/xyz.json" "$TMP/out" <<'PY' || fail "XYZ and PLY inputs differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+keys = ("points", "voxels", "outside", "inside", "intersection", "unknown", "normals")
+assert all(a[s][k] == b[s][k] for s in "AB" for k in keys), (a, b)
+PY
+    rm -f "$TMP/kitten.txt" "$TMP/xyz.json"
+}
+
+test_voxel_identity_transform() {
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    mv "$TMP/out" "$TMP/plain.json"
+    run_cmd 0 voxel --backend cpu --json --grid 64 --transform-b 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1 \
+        "$VOXEL_A" "$VOXEL_B"
+    python3 - "$TMP/plain.json" "$TMP/out" <<'PY' || fail "identity transform changed the result"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["grid"] == b["grid"] and a["A"] == b["A"] and a["B"] == b["B"]
+PY
+    # a shift that takes the kitten away from the bunny: nothing crosses, all unknown
+    run_cmd 0 voxel --backend cpu --json --grid 64 --translate-b 5,0,0 "$VOXEL_A" "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["B"]["intersection"] == 0 and j["B"]["unknown"] == j["B"]["voxels"]')" = True ] \
+        || fail "$(cat "$TMP/out")"
+    rm -f "$TMP/plain.json"
+}
+
 if [ $# -ne 1 ] || ! declare -F "$1" >/dev/null; then
     echo "usage: $0 test_NAME" >&2
     exit 2
