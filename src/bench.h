@@ -8,5 +8,6 @@
 
 int ghm_bench_hash(int argc, char **argv);  /* bench_hash.c: hash tables vs sort + search */
 int ghm_bench_video(int argc, char **argv); /* bench_video.c: decode / match / end-to-end */
+int ghm_bench_voxel(int argc, char **argv); /* bench_voxel.c: voxel intersection per step */
 
 #endif /* GHM_BENCH_H */

@@ -14,12 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "ghm_pointcloud.h"
 #include "ghm_voxel.h"
 #include "json_out.h"
-
-int ghm_bench_voxel(int argc, char **argv); /* declared in bench.h too, once that is committed */
 
 enum { OPT_JSON_OUT = GHM_OPT_FIRST_COMMAND, OPT_REPS, OPT_GRID, OPT_POINTS, OPT_ESTIMATE };
 

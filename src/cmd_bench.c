@@ -18,6 +18,7 @@ typedef struct BenchEntry {
 static const BenchEntry benches[] = {
     {"hash", "hash tables vs sort + binary search", ghm_bench_hash},
     {"video", "video decoding, matching and both together (frames/s)", ghm_bench_video},
+    {"voxel", "voxel Boolean intersection, time per step", ghm_bench_voxel},
     {NULL, NULL, NULL},
 };
 
