@@ -334,6 +334,12 @@ static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
 static int open_video(const Run *run, GhmVideo **out)
 {
     char why[256] = "";
+    if (strcmp(run->video_path, "-") == 0 && isatty(0)) {
+        /* Reading would wait for typing that never comes as YUV4MPEG2. */
+        ghm_cli_error(run->subject, "is a terminal: pipe a YUV4MPEG2 stream into it (ffmpeg -i "
+                                    "FILE -f yuv4mpegpipe - | geohash-match REFERENCE -)");
+        return -1;
+    }
     if (ghm_video_open(run->video_path, out, why, sizeof why) < 0) {
         ghm_cli_error(run->subject, "%s", why);
         return -1;
