@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ghm_geohash.h"
 #include "ghm_match.h"
@@ -365,6 +366,75 @@ START_TEST(test_same_seed_same_result)
 }
 END_TEST
 
+/* A saved reference gives the same answer as the image; damaged files are refused. */
+START_TEST(test_reference_file_round_trip)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmImage *ref = load("images/butterfly.jpg"), *q = load("pairs/dev_03_query.jpg");
+    GhmMatcher *m = matcher_for(ctx, ref), *back = NULL;
+    char path[] = "/tmp/ghm_check_refXXXXXX", why[256] = "";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(ghm_matcher_save(m, path, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_load(ctx, path, NULL, &back, why, sizeof why), GHM_OK);
+    GhmMatchResult a, b;
+    ck_assert_int_eq(ghm_matcher_match(m, q, &a), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_match(back, q, &b), GHM_OK);
+    ck_assert(a.found && b.found);
+    ck_assert_mem_eq(a.matrix, b.matrix, sizeof a.matrix);
+    ghm_matcher_free(&back);
+    /* flip one byte of the payload, then cut the file short, then a foreign file */
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    ck_assert_int_eq(ghm_matcher_load(ctx, path, NULL, &back, why, sizeof why), GHM_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(why, "checksum"));
+    ck_assert_int_eq(truncate(path, size / 3), 0);
+    ck_assert_int_eq(ghm_matcher_load(ctx, path, NULL, &back, why, sizeof why), GHM_ERR_FORMAT);
+    ck_assert_int_eq(ghm_matcher_load(ctx, ghm_test_data("images/box.png"), NULL, &back, why,
+                                      sizeof why),
+                     GHM_ERR_FORMAT);
+    unlink(path);
+    ck_assert_int_eq(ghm_matcher_load(ctx, path, NULL, &back, why, sizeof why), GHM_ERR_IO);
+    ck_assert_ptr_null(back);
+    ghm_matcher_free(&m);
+    ghm_image_free(&ref);
+    ghm_image_free(&q);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* One thread or two: the same matrix, bit for bit. */
+START_TEST(test_threads_agree)
+{
+    GhmMatchResult res[2];
+    for (int t = 0; t < 2; t++) {
+        GhmContextOptions opt = ghm_context_defaults();
+        opt.backend = GHM_BACKEND_CPU;
+        opt.threads = t + 1;
+        GhmContext *ctx = NULL;
+        ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+        GhmImage *ref = load("images/rubberwhale1.png"), *q = load("pairs/dev_04_query.png");
+        GhmMatcher *m = matcher_for(ctx, ref);
+        ck_assert_int_eq(ghm_matcher_match(m, q, &res[t]), GHM_OK);
+        ghm_matcher_free(&m);
+        ghm_image_free(&ref);
+        ghm_image_free(&q);
+        ghm_context_free(&ctx);
+    }
+    ck_assert(res[0].found && res[1].found);
+    ck_assert_mem_eq(res[0].matrix, res[1].matrix, sizeof res[0].matrix);
+    ck_assert_uint_eq(res[0].votes_cast, res[1].votes_cast);
+}
+END_TEST
+
 static Suite *geohash_suite(void)
 {
     Suite *s = suite_create("geohash");
@@ -385,6 +455,8 @@ static Suite *geohash_suite(void)
     tcase_add_test(bad, test_unrelated_images_do_not_match);
     tcase_add_test(bad, test_blank_and_tiny_images);
     tcase_add_test(bad, test_same_seed_same_result);
+    tcase_add_test(bad, test_reference_file_round_trip);
+    tcase_add_test(bad, test_threads_agree);
     suite_add_tcase(s, bad);
     return s;
 }

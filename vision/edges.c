@@ -97,12 +97,13 @@ static double image_noise_sigma(const GhmImage *img)
     int w = img->width, h = img->height;
     if (w < 3 || h < 3)
         return 0.0;
-    double total = 0.0;
+    /* Exact integer sums per row, added in a fixed order: the same value for any thread count. */
+    int64_t total = 0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
     for (int y = 1; y < h - 1; y++) {
         const uint8_t *a = img->pixels + (size_t)(y - 1) * img->stride;
         const uint8_t *b = a + img->stride, *c = b + img->stride;
-        double s = 0.0;
+        int64_t s = 0;
         for (int x = 1; x < w - 1; x++) {
             int v = a[x - 1] - 2 * a[x] + a[x + 1] - 2 * b[x - 1] + 4 * b[x] - 2 * b[x + 1] +
                     c[x - 1] - 2 * c[x] + c[x + 1];
@@ -110,7 +111,7 @@ static double image_noise_sigma(const GhmImage *img)
         }
         total += s;
     }
-    return sqrt(GHM_PI / 2.0) * total / (6.0 * (w - 2) * (double)(h - 2));
+    return sqrt(GHM_PI / 2.0) * (double)total / (6.0 * (w - 2) * (double)(h - 2));
 }
 
 /* Standard deviation of one Sobel/8 component for unit white noise after the blur: the root

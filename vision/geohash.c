@@ -216,7 +216,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
                           uint32_t **vals_out, size_t *n_out)
 {
     size_t nbases = r->nbases, space = key_space(&r->p, r->nbins);
-    int nthreads = omp_get_max_threads();
+    int nthreads = ghm_context_threads(r->ctx);
     size_t *offs = calloc(nbases + 1, sizeof *offs);
     uint32_t *stamps = calloc((size_t)nthreads * space, sizeof *stamps);
     uint32_t *scratch = malloc((size_t)nthreads * (nc ? nc : 1) * sizeof *scratch);
@@ -226,7 +226,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
         goto fail;
     for (int pass = 0; pass < 2; pass++) {
         memset(stamps, 0, (size_t)nthreads * space * sizeof *stamps);
-#pragma omp parallel
+#pragma omp parallel num_threads(nthreads)
         {
             int t = omp_get_thread_num();
             uint32_t *st = stamps + (size_t)t * space, *buf = scratch + (size_t)t * nc;
@@ -393,7 +393,9 @@ int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out)
     if (!v)
         return GHM_ERR_NOMEM;
     v->ref = ref;
-    v->nthreads = omp_get_max_threads();
+    /* Every parallel region of the voter runs with exactly this many threads: the per-thread
+     * rows and stamps below are sized for them. */
+    v->nthreads = ghm_context_threads(ref->ctx);
     size_t space = key_space(&ref->p, ref->nbins);
     v->rows = calloc((size_t)v->nthreads * (ref->nbases ? ref->nbases : 1), sizeof *v->rows);
     v->stamps = calloc((size_t)v->nthreads * space, sizeof *v->stamps);
@@ -488,7 +490,7 @@ static int query_signatures(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoP
     uint32_t *counts = malloc((m + 1) * sizeof *counts);
     if (!counts)
         return GHM_ERR_NOMEM;
-#pragma omp parallel
+#pragma omp parallel num_threads(v->nthreads)
     {
         uint32_t *st = v->stamps + (size_t)omp_get_thread_num() * space;
         memset(st, 0, space * sizeof *st);
@@ -545,7 +547,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
     const GhmGeoRef *r = v->ref;
     size_t n = r->nbases;
     uint64_t total = 0;
-#pragma omp parallel reduction(+ : total)
+#pragma omp parallel reduction(+ : total) num_threads(v->nthreads)
     {
         uint32_t *row = v->rows + (size_t)omp_get_thread_num() * (n ? n : 1);
 #pragma omp for schedule(dynamic, 8)

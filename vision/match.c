@@ -3,6 +3,7 @@
  * verification and refinement. See ghm_match.h.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,16 @@ static const double REFINE_RADII[] = {6.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.5, 1.
 #define CHECK_POINTS 2500
 /* Voted candidates that are scored in both directions after the forward screening. */
 #define BACKWARD_CANDIDATES 16
+
+/* The stages in vision/ (edges, distance transform, scoring) use OpenMP's default team size:
+ * the public entry points run them with the context's thread count (--threads) and give the
+ * caller its own setting back (the setting belongs to the calling thread only). */
+static int threads_enter(GhmContext *ctx)
+{
+    int old = omp_get_max_threads();
+    omp_set_num_threads(ghm_context_threads(ctx));
+    return old;
+}
 
 GhmMatchParams ghm_match_defaults(void)
 {
@@ -176,9 +187,9 @@ static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_
     return GHM_OK;
 }
 
-int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
-                       const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
-                       size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
+static int build_impl(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
+                      const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
+                      size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
 {
     if (!ctx || !out || width < 1 || height < 1 || (!edges && nedges) ||
         (!edge_pixel && nedges) || (!corners && ncorners))
@@ -220,7 +231,19 @@ fail:
     return ret;
 }
 
-int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
+int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
+                       const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
+                       size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
+{
+    if (!ctx)
+        return GHM_ERR_INVALID;
+    int old = threads_enter(ctx);
+    int ret = build_impl(ctx, width, height, edges, edge_pixel, nedges, corners, ncorners, p, out);
+    omp_set_num_threads(old);
+    return ret;
+}
+
+static int create_impl(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
                        GhmMatcher **out)
 {
     if (!ctx || !ref || !out || ghm_match_check_params(p) < 0)
@@ -243,12 +266,22 @@ int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
     for (size_t i = 0; i < npix; i++)
         if (e->pixel_point[i] >= 0)
             pix[e->pixel_point[i]] = (uint32_t)i;
-    ret = ghmi_matcher_build(ctx, ref->width, ref->height, e->points, pix, e->count, c, nc, p,
-                             out);
+    ret = build_impl(ctx, ref->width, ref->height, e->points, pix, e->count, c, nc, p, out);
 done:
     free(pix);
     free(c);
     ghm_edges_free(&e);
+    return ret;
+}
+
+int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
+                       GhmMatcher **out)
+{
+    if (!ctx)
+        return GHM_ERR_INVALID;
+    int old = threads_enter(ctx);
+    int ret = create_impl(ctx, ref, p, out);
+    omp_set_num_threads(old);
     return ret;
 }
 
@@ -615,7 +648,7 @@ static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
     return GHM_OK;
 }
 
-int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
+static int match_impl(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
     if (!m || !query || !res)
         return GHM_ERR_INVALID;
@@ -653,6 +686,16 @@ done:
     free(qb);
     free(qc);
     ghm_edges_free(&qe);
+    return ret;
+}
+
+int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
+{
+    if (!m)
+        return GHM_ERR_INVALID;
+    int old = threads_enter(m->ctx);
+    int ret = match_impl(m, query, res);
+    omp_set_num_threads(old);
     return ret;
 }
 
