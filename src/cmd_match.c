@@ -72,7 +72,11 @@ static int match_image(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
     }
     int status = GHM_EXIT_ERROR;
     if ((ret = ghm_matcher_match(m, query, &res)) < 0) {
-        ghm_cli_error(o->query, "matching failed: %s", ghm_strerror(ret));
+        if (ret == GHM_ERR_TOO_LARGE)
+            ghm_cli_error(o->query, "%dx%d is larger than image matching takes (16 megapixels)",
+                          query->width, query->height);
+        else
+            ghm_cli_error(o->query, "matching failed: %s", ghm_strerror(ret));
         goto done;
     }
     if (o->common.verbose)

@@ -210,7 +210,12 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMat
         if ((ret = ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why)) < 0)
             ghm_cli_error(opt->load_ref, "%s", why);
     } else if ((ret = ghm_matcher_create(ctx, *ref_img, &opt->params, out)) < 0) {
-        ghm_cli_error(opt->reference, "cannot build the reference tables: %s", ghm_strerror(ret));
+        if (ret == GHM_ERR_TOO_LARGE)
+            ghm_cli_error(opt->reference, "%dx%d is larger than image matching takes "
+                          "(16 megapixels)", (*ref_img)->width, (*ref_img)->height);
+        else
+            ghm_cli_error(opt->reference, "cannot build the reference tables: %s",
+                          ghm_strerror(ret));
     }
     if (ret == GHM_OK && opt->save_ref &&
         (ret = ghm_matcher_save(*out, opt->save_ref, why, sizeof why)) < 0)

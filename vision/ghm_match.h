@@ -91,7 +91,8 @@ int ghm_match_check_params(const GhmMatchParams *p);
 /* Builds the reference side (edges, distance transform, bases, signature tables) from ref.
  * ctx must outlive the matcher. GHM_ERR_INVALID (NULL or bad params), GHM_ERR_TOO_LARGE,
  * GHM_ERR_NOMEM and the hashing layer's errors. A blank reference is valid: it matches
- * nothing. The caller frees *out with ghm_matcher_free(). */
+ * nothing. Images above 16 megapixels give GHM_ERR_TOO_LARGE. The caller frees *out with
+ * ghm_matcher_free(). */
 int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
                        GhmMatcher **out);
 

@@ -12,8 +12,9 @@
 #include "match_internal.h"
 
 #define DEG 0.017453292519943295
-/* Images above this many pixels are refused: the per-pixel arrays would take gigabytes. */
-#define MAX_MATCH_PIXELS (40u * 1000u * 1000u)
+/* Images above this many pixels (16 megapixels, 4096 x 4096) are refused: the per-pixel
+ * arrays of the stages take about 50 bytes a pixel. */
+#define MAX_MATCH_PIXELS (16u * 1024u * 1024u)
 /* Radii (pixels) of the refinement iterations: wide first to pull in, then tight to settle. */
 static const double REFINE_RADII[] = {6.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.5, 1.5, 1.5};
 #define REFINE_STEPS (sizeof REFINE_RADII / sizeof REFINE_RADII[0])
