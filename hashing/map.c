@@ -6,8 +6,9 @@
  *                     its 2 (or 3) buckets. Insert takes a free slot of the first bucket, else of
  *                     the next; when all are full it evicts a random slot of a bucket other than
  *                     the one the carried key came from (bucketized cuckoo, bounded chain).
- *   GHM_MAP_THESIS    one slot per hash function (2..5); an insert swaps its entry into the slot
- *                     by atomic exchange and carries the evicted entry on to that entry's next
+ *   GHM_MAP_THESIS    one slot per hash function (2..5); an insert takes the first empty slot
+ *                     among h_1, h_2, ... if there is one, else swaps its entry into h_1 by
+ *                     atomic exchange and carries the evicted entry on to that entry's next
  *                     function, round-robin, for at most ~7 lg N steps (thesis 6.2.1).
  *
  * Either way a key whose chain runs out gets one try at a 101-slot stash with its own hash; if
@@ -154,6 +155,8 @@ void ghm_map_free(GhmMap **map)
  */
 
 #define BATCH 32 /* keys whose slots are prefetched together: enough misses in flight per core */
+/* Parallel loops hand out work in chunks rather than one static share per thread: on a machine
+ * busy with other work a descheduled thread then delays a chunk, not half of the call. */
 #define MERGE_BATCH 256 /* slots per merge batch: about one in ten needs a random line */
 
 typedef _Atomic uint64_t Slot;
@@ -491,7 +494,7 @@ static size_t merge_main(CpuMap *m)
     size_t distinct = 0;
     size_t nbatch = (m->capacity + MERGE_BATCH - 1) / MERGE_BATCH;
     size_t width = m->opt.layout == GHM_MAP_BUCKETED ? GHMI_BUCKET_SLOTS : 1;
-#pragma omp parallel for schedule(static) reduction(+ : distinct) num_threads(nthreads(m))
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : distinct) num_threads(nthreads(m))
     for (size_t bi = 0; bi < nbatch; bi++) {
         size_t lo = bi * MERGE_BATCH;
         size_t hi = lo + MERGE_BATCH < m->capacity ? lo + MERGE_BATCH : m->capacity;
@@ -755,7 +758,7 @@ static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32
         return GHM_OK;
     }
     size_t nbatch = (n + BATCH - 1) / BATCH;
-#pragma omp parallel for schedule(static) num_threads(nthreads(m)) if (n > 4096)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads(m)) if (n > 4096)
     for (size_t bi = 0; bi < nbatch; bi++) {
         size_t lo = bi * BATCH, cnt = lo + BATCH < n ? BATCH : n - lo;
         find_batch(m, keys + lo, cnt, out + lo);

@@ -166,7 +166,7 @@ static int cpu_sorted_find(const void *impl, const uint32_t *keys, size_t n, uin
 {
     const CpuSorted *s = impl;
     size_t k = s->k;
-#pragma omp parallel for schedule(static) num_threads(s->ctx->threads) if (n > 4096)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(s->ctx->threads) if (n > 4096)
     for (size_t i = 0; i < n; i++) {
         if (k == 0) {
             out[i] = GHM_NOT_FOUND;
