@@ -1,6 +1,7 @@
 /*
  * ghm_backend_internal.h - what a backend provides, and the context that holds one.
- * Included by hashing/ and kernels/hashing/ only; pipelines use the public headers.
+ * Included by hashing/, kernels/ and vision/vision_backend.c only; pipelines use the public
+ * headers.
  *
  * A backend is one const GhmBackend with designated initializers pointing at static functions
  * (FFmpeg's HWContextType, ggml's backend interface). backend.c, the registry, is the only file
@@ -65,6 +66,10 @@ typedef struct GhmSortedOps {
     void (*destroy)(void *impl);
 } GhmSortedOps;
 
+/* The device kernels of vision/ (vision/vision_backend_internal.h): only the pointer is known
+ * here, so the hashing layer does not depend on vision/. */
+struct GhmVisionOps;
+
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
@@ -86,6 +91,10 @@ typedef struct GhmBackend {
     const GhmMultimapOps *multimap;
     const GhmIndexOps *index;
     const GhmSortedOps *sorted;
+    /* Vision stages on this backend's device; NULL (the CPU backend): the host modules of
+     * vision/ run them. Vision code reads it through ghmi_vision_ops(ctx), never by testing
+     * for CUDA. */
+    const struct GhmVisionOps *vision;
 } GhmBackend;
 
 struct GhmContext {
@@ -109,6 +118,8 @@ typedef struct GhmiHandle {
 /* The two backends. ghm_cuda_backend exists only in builds with CUDA (kernels/hashing/). */
 extern const GhmBackend ghm_cpu_backend;
 extern const GhmBackend ghm_cuda_backend;
+/* The CUDA backend's vision op table (kernels/vision/ops.cu). */
+extern const struct GhmVisionOps ghm_cuda_vision_ops;
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
 extern const GhmMapOps ghm_cpu_map_ops;

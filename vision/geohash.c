@@ -11,9 +11,12 @@
 #include "ghm_index.h"
 #include "ghm_map.h"
 #include "ghm_multimap.h"
+#include "vision_backend_internal.h"
 
 #define TWO_PI 6.28318530717958647692
-#define CAND_PER_ROW 2 /* best cells kept per query basis before the global ranking */
+#define CAND_PER_ROW GHM_GEO_ROW_BEST /* best cells kept per query basis before the ranking */
+/* Cells of the vote array per device batch of query bases: bounds its memory (128 MiB). */
+#define DEVICE_CELLS ((size_t)32 << 20)
 
 struct GhmGeoRef {
     GhmContext *ctx;
@@ -29,6 +32,10 @@ struct GhmGeoRef {
     size_t nbases, nentries, nkeys;
 };
 
+/* The device voter's buffers: query basis frames, coded points, a batch of the vote array, its
+ * signature bitmaps, the best cells of every row, the two counters. */
+enum { DEV_FRAMES, DEV_CODED, DEV_VOTES, DEV_SEEN, DEV_BEST, DEV_COUNTERS, DEV_BUFFERS };
+
 struct GhmGeoVoter {
     const GhmGeoRef *ref;
     int nthreads;
@@ -40,6 +47,9 @@ struct GhmGeoVoter {
     size_t cap_pairs, cap_keys, cap_first, cap_count, cap_bases;
     void *dev_pairs, *dev_keys; /* backend copies fed to the hashing calls */
     size_t cap_dev_pairs, cap_dev_keys;
+    /* voting on the backend's device (GhmVisionOps): backend memory, grown as needed */
+    void *dev[DEV_BUFFERS];
+    size_t cap_dev[DEV_BUFFERS]; /* in 32-bit words */
 };
 
 GhmGeoParams ghm_geo_defaults(void)
@@ -380,6 +390,8 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     free(t->qbasis);
     ghm_buffer_free(ctx, &t->dev_pairs);
     ghm_buffer_free(ctx, &t->dev_keys);
+    for (int i = 0; i < DEV_BUFFERS; i++)
+        ghm_buffer_free(ctx, &t->dev[i]);
     free(t);
     *v = NULL;
 }
@@ -541,6 +553,15 @@ static int cmp_cand(const void *a, const void *b)
     return (rx > ry) - (rx < ry);
 }
 
+/* The order of cells within a row: more votes first, then the lower reference basis id. A
+ * strict total order on (final count, id) makes the incremental best list below exact whatever
+ * the order the votes arrive in (counts only grow), so the device's reduction of the finished
+ * row picks the same cells. */
+static inline int beats(uint32_t votes, uint32_t id, uint32_t best_votes, uint32_t best_id)
+{
+    return votes > best_votes || (votes == best_votes && id < best_id);
+}
+
 /* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells. */
 static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
 {
@@ -558,7 +579,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                 const uint32_t *vals = r->values + v->first[s];
                 for (uint32_t c = 0; c < v->count[s]; c++) {
                     uint32_t id = vals[c], votes = ++row[id];
-                    if (votes <= best[CAND_PER_ROW - 1])
+                    if (!beats(votes, id, best[CAND_PER_ROW - 1], who[CAND_PER_ROW - 1]))
                         continue;
                     /* Insert id into the small best list (it may already be in it). */
                     int at = CAND_PER_ROW - 1;
@@ -567,7 +588,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                             at = i;
                             break;
                         }
-                    while (at > 0 && best[at - 1] < votes) {
+                    while (at > 0 && beats(votes, id, best[at - 1], who[at - 1])) {
                         best[at] = best[at - 1];
                         who[at] = who[at - 1];
                         at--;
@@ -591,6 +612,94 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
     return total;
 }
 
+/* --- voting on the backend's device ----------------------------------------------------------- */
+
+/* Basis (a, b) with what signature() derives from it, computed by the same expressions (d in
+ * float, then widened), so that the device's signatures are bit for bit the CPU's. */
+static GhmGeoFrame basis_frame(const GhmGeoPoint *a, const GhmGeoPoint *b)
+{
+    GhmGeoFrame f = {0};
+    double dx = b->x - a->x, dy = b->y - a->y;
+    double len2 = dx * dx + dy * dy;
+    f.ax = a->x;
+    f.ay = a->y;
+    f.dx = dx;
+    f.dy = dy;
+    f.valid = len2 > 0.0;
+    if (f.valid) {
+        f.inv_len2 = 1.0 / len2;
+        f.phi = atan2(dy, dx);
+    }
+    return f;
+}
+
+static int dev_grow(GhmGeoVoter *v, int which, size_t bytes)
+{
+    return grow_backend(v->ref->ctx, &v->dev[which], &v->cap_dev[which], (bytes + 3) / 4 + 1);
+}
+
+/* Signatures and votes of the m query bases in v->qbasis on the device, in batches of query
+ * bases that keep the vote array within DEVICE_CELLS; fills row_best as vote_rows() does and
+ * st->lookups / st->votes. *t_up is set when the inputs are on the device. */
+static int device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPoint *bp,
+                       const GhmGeoPoint *cp, size_t nc, const GhmGeoParams *p, size_t m,
+                       GhmGeoCandidate *row_best, GhmGeoStats *st, double *t_up)
+{
+    const GhmGeoRef *r = v->ref;
+    GhmContext *ctx = r->ctx;
+    size_t n = r->nbases, words = (key_space(p, r->nbins) + 31) / 32;
+    size_t batch = DEVICE_CELLS / (n > words ? n : words);
+    batch = batch < 1 ? 1 : batch > m ? m : batch;
+    GhmGeoSigParams sp = {p->window, p->quant, r->nbins, p->angle_bins};
+    GhmGeoFrame *frames = malloc((m ? m : 1) * sizeof *frames);
+    uint32_t *best = malloc((m ? m : 1) * CAND_PER_ROW * 2 * sizeof *best);
+    unsigned long long counters[2] = {0, 0};
+    int ret = GHM_ERR_NOMEM;
+    if (!frames || !best)
+        goto done;
+    for (size_t b = 0; b < m; b++)
+        frames[b] = basis_frame(&bp[v->qbasis[b] >> 16], &bp[v->qbasis[b] & 0xFFFF]);
+    if ((ret = dev_grow(v, DEV_FRAMES, m * sizeof *frames)) < 0 ||
+        (ret = dev_grow(v, DEV_CODED, nc * sizeof *cp)) < 0 ||
+        (ret = dev_grow(v, DEV_VOTES, batch * n * sizeof(uint32_t))) < 0 ||
+        (ret = dev_grow(v, DEV_SEEN, batch * words * sizeof(uint32_t))) < 0 ||
+        (ret = dev_grow(v, DEV_BEST, m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
+        (ret = dev_grow(v, DEV_COUNTERS, sizeof counters)) < 0 ||
+        (ret = ghm_buffer_upload(ctx, v->dev[DEV_FRAMES], frames, m * sizeof *frames)) < 0 ||
+        (ret = ghm_buffer_upload(ctx, v->dev[DEV_CODED], cp, nc * sizeof *cp)) < 0 ||
+        (ret = ghm_buffer_zero(ctx, v->dev[DEV_COUNTERS], sizeof counters)) < 0)
+        goto done;
+    *t_up = ghm_now();
+    for (size_t b0 = 0; b0 < m; b0 += batch) {
+        size_t mb = m - b0 < batch ? m - b0 : batch;
+        if ((ret = ops->geo_vote(ctx, r->table, n, (const GhmGeoFrame *)v->dev[DEV_FRAMES] + b0,
+                                 mb, v->dev[DEV_CODED], nc, &sp, v->dev[DEV_VOTES],
+                                 v->dev[DEV_SEEN], v->dev[DEV_COUNTERS])) < 0 ||
+            (ret = ops->geo_best(ctx, v->dev[DEV_VOTES], mb, n,
+                                 (uint32_t *)v->dev[DEV_BEST] + b0 * CAND_PER_ROW * 2)) < 0)
+            goto done;
+    }
+    if ((ret = ghm_buffer_download(ctx, best, v->dev[DEV_BEST],
+                                   m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
+        (ret = ghm_buffer_download(ctx, counters, v->dev[DEV_COUNTERS], sizeof counters)) < 0)
+        goto done;
+    for (size_t i = 0; i < m * CAND_PER_ROW; i++) {
+        GhmGeoCandidate *c = &row_best[i];
+        uint32_t votes = best[2 * i], rk = votes ? r->basis_keys[best[2 * i + 1]] : 0;
+        c->votes = votes;
+        c->ref_i = rk >> 16;
+        c->ref_j = rk & 0xFFFF;
+        c->q_k = v->qbasis[i / CAND_PER_ROW] >> 16;
+        c->q_l = v->qbasis[i / CAND_PER_ROW] & 0xFFFF;
+    }
+    st->lookups = (size_t)counters[0];
+    st->votes = counters[1];
+done:
+    free(frames);
+    free(best);
+    return ret;
+}
+
 int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
                  const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
                  GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats)
@@ -610,13 +719,24 @@ int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
     if (ret < 0)
         return ret;
     double t1 = ghm_now();
-    if ((ret = query_signatures(v, basis_pts, coded_pts, nc, p, m, &nkeys)) < 0)
+    /* A backend with vision kernels computes signatures and votes on its device. */
+    const GhmVisionOps *ops = ghmi_vision_ops(r->ctx);
+    int on_device = ops && ops->geo_vote && ops->geo_best;
+    if (!on_device && (ret = query_signatures(v, basis_pts, coded_pts, nc, p, m, &nkeys)) < 0)
         return ret;
     double t2 = ghm_now();
     GhmGeoCandidate *row_best = malloc((m ? m : 1) * CAND_PER_ROW * sizeof *row_best);
     if (!row_best)
         return GHM_ERR_NOMEM;
-    st.votes = r->nbases ? vote_rows(v, m, row_best) : 0;
+    if (on_device) {
+        if ((ret = device_vote(v, ops, basis_pts, coded_pts, nc, p, m, row_best, &st, &t2)) < 0) {
+            free(row_best);
+            return ret;
+        }
+        nkeys = st.lookups;
+    } else {
+        st.votes = r->nbases ? vote_rows(v, m, row_best) : 0;
+    }
     size_t n = 0;
     for (size_t i = 0; i < m * CAND_PER_ROW && r->nbases; i++)
         if (row_best[i].votes > 0)

@@ -156,4 +156,5 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .multimap = */ &ghm_cuda_multimap_ops,
     /* .index = */ &ghm_cuda_index_ops,
     /* .sorted = */ &ghm_cuda_sorted_ops,
+    /* .vision = */ &ghm_cuda_vision_ops, /* kernels/vision/ops.cu */
 };

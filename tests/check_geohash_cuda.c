@@ -1,0 +1,360 @@
+/* check_geohash_cuda.c - geometric hashing on the CUDA backend against the CPU backend: the
+ * device voting path is the one taken, its votes and candidates are identical to the CPU's (on
+ * exact point sets, on real features, in several batches of query bases), and the image
+ * matcher gives the same transforms (within a pixel at the query corners) and meets the corner
+ * criterion of data/pairs/truth.json on CUDA. One TCase, "cuda"; without a device it skips. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_edges.h"
+#include "ghm_geohash.h"
+#include "ghm_match.h"
+#include "ghm_similarity.h"
+#include "test_support.h"
+#include "vision_backend_internal.h"
+
+static GhmImage *load(const char *rel)
+{
+    GhmImage *img = NULL;
+    char why[256] = "";
+    int ret = ghm_image_load(ghm_test_data(rel), &img, why, sizeof why);
+    ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
+    return img;
+}
+
+/* Largest distance between the query corners mapped by a and by b. */
+static double corner_error(const double a[2][3], const double b[2][3], int w, int h)
+{
+    double c[4][2] = {{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}, worst = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double dx = (a[0][0] - b[0][0]) * c[i][0] + (a[0][1] - b[0][1]) * c[i][1] + a[0][2] -
+                    b[0][2];
+        double dy = (a[1][0] - b[1][0]) * c[i][0] + (a[1][1] - b[1][1]) * c[i][1] + a[1][2] -
+                    b[1][2];
+        worst = fmax(worst, hypot(dx, dy));
+    }
+    return worst;
+}
+
+/* A point set for geo_vote: basis and coded points on both sides. */
+typedef struct Side {
+    GhmGeoPoint *basis, *coded;
+    size_t nb, nc;
+} Side;
+
+static void side_free(Side *s)
+{
+    free(s->basis);
+    free(s->coded);
+}
+
+typedef struct Votes {
+    GhmGeoCandidate *cand;
+    size_t ncand;
+    GhmGeoStats st;
+    size_t bases, entries, keys;
+} Votes;
+
+/* Builds the reference tables on a context of the given backend and votes for the query once;
+ * every candidate (max_cand of them at most) comes back. */
+static Votes vote_on(GhmBackendKind backend, const Side *ref, const Side *q, double diag,
+                     const GhmGeoParams *gp, size_t max_cand)
+{
+    GhmContext *ctx = ghm_test_context(backend);
+    GhmGeoRef *r = NULL;
+    GhmGeoVoter *v = NULL;
+    Votes out = {0};
+    out.cand = calloc(max_cand, sizeof *out.cand);
+    ck_assert_ptr_nonnull(out.cand);
+    ck_assert_int_eq(ghm_geo_ref_build(ctx, ref->basis, ref->nb, ref->coded, ref->nc, diag, gp, &r),
+                     GHM_OK);
+    ghm_geo_ref_sizes(r, &out.bases, &out.entries, &out.keys);
+    ck_assert_int_eq(ghm_geo_voter_create(r, &v), GHM_OK);
+    ck_assert_int_eq(ghm_geo_vote(v, q->basis, q->nb, q->coded, q->nc, gp, 3, out.cand, max_cand,
+                                  &out.ncand, &out.st),
+                     GHM_OK);
+    ghm_geo_voter_free(&v);
+    ghm_geo_ref_free(&r);
+    ghm_context_free(&ctx);
+    return out;
+}
+
+/* Every candidate, every count: the same on both backends. */
+static void assert_same_votes(const Votes *cpu, const Votes *gpu, const char *what)
+{
+    ck_assert_uint_eq(cpu->bases, gpu->bases);
+    ck_assert_uint_eq(cpu->entries, gpu->entries);
+    ck_assert_uint_eq(cpu->keys, gpu->keys);
+    ck_assert_uint_eq(cpu->st.query_bases, gpu->st.query_bases);
+    ck_assert_msg(cpu->st.lookups == gpu->st.lookups, "%s: look-ups cpu %zu cuda %zu", what,
+                  cpu->st.lookups, gpu->st.lookups);
+    ck_assert_msg(cpu->st.votes == gpu->st.votes, "%s: votes cpu %llu cuda %llu", what,
+                  (unsigned long long)cpu->st.votes, (unsigned long long)gpu->st.votes);
+    ck_assert_msg(cpu->ncand == gpu->ncand, "%s: candidates cpu %zu cuda %zu", what, cpu->ncand,
+                  gpu->ncand);
+    for (size_t i = 0; i < cpu->ncand; i++) {
+        const GhmGeoCandidate *a = &cpu->cand[i], *b = &gpu->cand[i];
+        ck_assert_msg(a->votes == b->votes && a->ref_i == b->ref_i && a->ref_j == b->ref_j &&
+                          a->q_k == b->q_k && a->q_l == b->q_l,
+                      "%s: candidate %zu: cpu %u (%u,%u)<-(%u,%u), cuda %u (%u,%u)<-(%u,%u)", what,
+                      i, a->votes, a->ref_i, a->ref_j, a->q_k, a->q_l, b->votes, b->ref_i,
+                      b->ref_j, b->q_k, b->q_l);
+    }
+}
+
+/* Random points and the same points under a similarity (as check_geohash.c's core test). */
+static void random_sides(int nb, int nc, Side *ref, Side *q)
+{
+    GhmSimilarity s = {0.8 * cos(2.0), 0.8 * sin(2.0), 250.0, 40.0}, inv;
+    ck_assert_int_eq(ghm_similarity_invert(&s, &inv), GHM_OK);
+    ref->nb = q->nb = (size_t)nb;
+    ref->nc = q->nc = (size_t)nc;
+    ref->basis = malloc((size_t)nb * sizeof *ref->basis);
+    q->basis = malloc((size_t)nb * sizeof *q->basis);
+    ref->coded = malloc((size_t)nc * sizeof *ref->coded);
+    q->coded = malloc((size_t)nc * sizeof *q->coded);
+    ck_assert(ref->basis && q->basis && ref->coded && q->coded);
+    uint64_t r = 99;
+    for (int i = 0; i < nb + nc; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        double x = 20.0 + (double)((r >> 20) % 4600) / 10.0;
+        double y = 20.0 + (double)((r >> 40) % 3400) / 10.0;
+        GhmGeoPoint p = {(float)x, (float)y, (float)((r >> 8) % 628) / 100.0f - 3.14f};
+        double qx, qy;
+        ghm_similarity_apply(&inv, x, y, &qx, &qy);
+        GhmGeoPoint pq = {(float)qx, (float)qy, p.angle - 2.0f};
+        if (i < nb) {
+            ref->basis[i] = p;
+            q->basis[i] = pq;
+        } else {
+            ref->coded[i - nb] = p;
+            q->coded[i - nb] = pq;
+        }
+    }
+}
+
+/* The matcher's features of an image: corners as basis points, grid-thinned edge points. */
+static Side image_side(const char *rel, size_t max_corners)
+{
+    GhmImage *img = load(rel);
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmEdges *e = NULL;
+    GhmCorner *c = NULL;
+    size_t ncorners = 0, kept = 0;
+    ck_assert_int_eq(ghm_edges_detect(img, &mp.edges, &e), GHM_OK);
+    GhmCornerParams cp = mp.corners;
+    cp.max_corners = max_corners;
+    ck_assert_int_eq(ghm_corners_detect(e, &cp, &c, &ncorners), GHM_OK);
+    uint32_t *idx = malloc((e->count ? e->count : 1) * sizeof *idx);
+    ck_assert_ptr_nonnull(idx);
+    ck_assert_int_eq(ghm_edges_sample_capped(e->points, e->count, e->width, e->height,
+                                             mp.point_cell, mp.max_points, idx, &kept, NULL),
+                     GHM_OK);
+    Side s = {malloc((ncorners ? ncorners : 1) * sizeof *s.basis),
+              malloc((kept ? kept : 1) * sizeof *s.coded), ncorners, kept};
+    ck_assert(s.basis && s.coded);
+    for (size_t i = 0; i < ncorners; i++)
+        s.basis[i] = (GhmGeoPoint){c[i].x, c[i].y, 0.0f};
+    for (size_t i = 0; i < kept; i++) {
+        const GhmEdgePoint *p = &e->points[idx[i]];
+        s.coded[i] = (GhmGeoPoint){p->x, p->y, p->angle};
+    }
+    free(idx);
+    free(c);
+    ghm_edges_free(&e);
+    ghm_image_free(&img);
+    return s;
+}
+
+/* The CUDA backend carries the vision kernels, the CPU backend does not: the GPU path is the
+ * one the CUDA tests below exercise. */
+START_TEST(test_device_path_selected)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    ck_assert_ptr_null(ghmi_vision_ops(cpu));
+    const GhmVisionOps *ops = ghmi_vision_ops(gpu);
+    ck_assert_ptr_nonnull(ops);
+    ck_assert_ptr_nonnull(ops->geo_vote);
+    ck_assert_ptr_nonnull(ops->geo_best);
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+}
+END_TEST
+
+START_TEST(test_votes_identical_synthetic)
+{
+    GHM_REQUIRE_CUDA();
+    Side ref, q;
+    random_sides(40, 400, &ref, &q);
+    GhmGeoParams gp = ghm_geo_defaults();
+    Votes a = vote_on(GHM_BACKEND_CPU, &ref, &q, hypot(500, 380), &gp, 2000);
+    Votes b = vote_on(GHM_BACKEND_CUDA, &ref, &q, hypot(500, 380), &gp, 2000);
+    ck_assert_uint_gt(a.ncand, 100);
+    ck_assert_uint_gt(a.st.votes, 1000);
+    assert_same_votes(&a, &b, "synthetic");
+    /* the true correspondence wins on both */
+    ck_assert_uint_eq(b.cand[0].ref_i, b.cand[0].q_k);
+    ck_assert_uint_eq(b.cand[0].ref_j, b.cand[0].q_l);
+    free(a.cand);
+    free(b.cand);
+    side_free(&ref);
+    side_free(&q);
+}
+END_TEST
+
+/* So many query and reference bases that the vote array is filled in several device batches
+ * (more than 32 M cells), and fewer direction bins (another key space). */
+START_TEST(test_votes_identical_batched)
+{
+    GHM_REQUIRE_CUDA();
+    Side ref, q;
+    random_sides(160, 40, &ref, &q);
+    GhmGeoParams gp = ghm_geo_defaults();
+    gp.basis_prob = 1.0;
+    gp.query_bases = 30000;
+    gp.angle_bins = 8;
+    Votes a = vote_on(GHM_BACKEND_CPU, &ref, &q, hypot(500, 380), &gp, 60000);
+    Votes b = vote_on(GHM_BACKEND_CUDA, &ref, &q, hypot(500, 380), &gp, 60000);
+    ck_assert_msg(a.bases * a.st.query_bases > ((size_t)32 << 20), "%zu x %zu cells: one batch",
+                  a.bases, a.st.query_bases);
+    assert_same_votes(&a, &b, "batched");
+    free(a.cand);
+    free(b.cand);
+    side_free(&ref);
+    side_free(&q);
+}
+END_TEST
+
+/* Real features, a dense reference (millions of signatures) and the pairs' queries. */
+START_TEST(test_votes_identical_images)
+{
+    GHM_REQUIRE_CUDA();
+    static const char *pairs[][2] = {
+        {"images/box_in_scene.png", "images/box.png"},
+        {"images/butterfly.jpg", "pairs/dev_00_query.png"},
+        {"images/rubberwhale1.png", "pairs/dev_04_query.png"},
+        {"images/Blender_Suzanne1.jpg", "images/Blender_Suzanne2.jpg"},
+    };
+    GhmMatchParams mp = ghm_match_defaults();
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        GhmImage *img = load(pairs[i][0]);
+        double diag = hypot(img->width, img->height);
+        ghm_image_free(&img);
+        Side ref = image_side(pairs[i][0], mp.corners.max_corners);
+        Side q = image_side(pairs[i][1], mp.query_corners);
+        Votes a = vote_on(GHM_BACKEND_CPU, &ref, &q, diag, &mp.geo, 1200);
+        Votes b = vote_on(GHM_BACKEND_CUDA, &ref, &q, diag, &mp.geo, 1200);
+        ck_assert_uint_gt(a.st.votes, 10000);
+        assert_same_votes(&a, &b, pairs[i][1]);
+        free(a.cand);
+        free(b.cand);
+        side_free(&ref);
+        side_free(&q);
+    }
+}
+END_TEST
+
+/* data/pairs/truth.json on both backends: found on CUDA within the corner criterion, the same
+ * votes, and matrices within a pixel of the CPU's at the query corners. */
+START_TEST(test_known_pairs_both_backends)
+{
+    GHM_REQUIRE_CUDA();
+    json_error_t jerr;
+    json_t *root = json_load_file(ghm_test_data("pairs/truth.json"), 0, &jerr);
+    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
+    json_t *pairs = json_object_get(root, "pairs");
+    ck_assert_uint_eq(json_array_size(pairs), 6);
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmMatchParams mp = ghm_match_defaults();
+    size_t i;
+    json_t *p;
+    json_array_foreach(pairs, i, p)
+    {
+        char rel[256];
+        const char *id = json_string_value(json_object_get(p, "id"));
+        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
+        GhmImage *ref = load(rel);
+        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
+        GhmImage *query = load(rel);
+        double t[2][3];
+        json_t *mt = json_object_get(p, "matrix");
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 3; b++)
+                t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
+        GhmMatchResult res[2];
+        GhmContext *ctxs[2] = {cpu, gpu};
+        for (int k = 0; k < 2; k++) {
+            GhmMatcher *m = NULL;
+            ck_assert_int_eq(ghm_matcher_create(ctxs[k], ref, &mp, &m), GHM_OK);
+            ck_assert_int_eq(ghm_matcher_match(m, query, &res[k]), GHM_OK);
+            ghm_matcher_free(&m);
+        }
+        double limit = 0.02 * hypot(ref->width, ref->height);
+        double truth_err = corner_error(res[1].matrix, t, query->width, query->height);
+        double agree = corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
+        ck_assert_msg(res[1].found, "%s: not found on CUDA (confidence %.3f)", id,
+                      res[1].confidence);
+        ck_assert_msg(truth_err <= limit, "%s: CUDA corner error %.2f > %.2f", id, truth_err,
+                      limit);
+        ck_assert_msg(agree <= 1.0, "%s: CPU and CUDA corners %.3f px apart", id, agree);
+        ck_assert_msg(res[0].votes_cast == res[1].votes_cast && res[0].lookups == res[1].lookups &&
+                          res[0].candidates == res[1].candidates && res[0].votes == res[1].votes,
+                      "%s: votes cast cpu %llu cuda %llu", id,
+                      (unsigned long long)res[0].votes_cast, (unsigned long long)res[1].votes_cast);
+        ghm_image_free(&ref);
+        ghm_image_free(&query);
+    }
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+    json_decref(root);
+}
+END_TEST
+
+/* A reference without bases (blank) and queries without corners vote nothing on either. */
+START_TEST(test_blank_images_both_backends)
+{
+    GHM_REQUIRE_CUDA();
+    GhmImage *blank = NULL, *photo = load("images/box_in_scene.png");
+    ck_assert_int_eq(ghm_image_create(320, 240, &blank), GHM_OK);
+    memset(blank->pixels, 128, (size_t)blank->stride * blank->height);
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmImage *refs[] = {blank, photo, blank}, *queries[] = {photo, blank, blank};
+    for (int k = 0; k < 3; k++) {
+        GhmMatcher *m = NULL;
+        GhmMatchResult res;
+        ck_assert_int_eq(ghm_matcher_create(gpu, refs[k], &mp, &m), GHM_OK);
+        ck_assert_int_eq(ghm_matcher_match(m, queries[k], &res), GHM_OK);
+        ck_assert(!res.found);
+        ck_assert_uint_eq(res.candidates, 0);
+        ghm_matcher_free(&m);
+    }
+    ghm_context_free(&gpu);
+    ghm_image_free(&blank);
+    ghm_image_free(&photo);
+}
+END_TEST
+
+static Suite *geohash_cuda_suite(void)
+{
+    Suite *s = suite_create("geohash_cuda");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_device_path_selected);
+    tcase_add_test(tc, test_votes_identical_synthetic);
+    tcase_add_test(tc, test_votes_identical_batched);
+    tcase_add_test(tc, test_votes_identical_images);
+    tcase_add_test(tc, test_known_pairs_both_backends);
+    tcase_add_test(tc, test_blank_images_both_backends);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return ghm_test_main(geohash_cuda_suite());
+}

@@ -1,0 +1,13 @@
+/*
+ * vision_backend.c - the one bridge from vision/ to the backend mechanism (see
+ * vision_backend_internal.h): it reads the context's backend, so that the rest of vision/ keeps
+ * to the public headers and never learns which backends were compiled in.
+ */
+#include "vision_backend_internal.h"
+
+#include "ghm_backend_internal.h"
+
+const GhmVisionOps *ghmi_vision_ops(const GhmContext *ctx)
+{
+    return ctx && ctx->backend ? ctx->backend->vision : NULL;
+}
