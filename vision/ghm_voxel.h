@@ -27,7 +27,9 @@
  * y's and n the other cloud's mean normal in x, u.n > t_out votes outside, u.n < -t_in inside,
  * anything between abstains; y is seeded with the majority (no seed on a tie). A breadth-first
  * fill over each cloud's occupied voxels (26-connectivity, not through intersection voxels)
- * carries each seed's label and id. Afterwards an inside voxel next to an outside voxel, both
+ * carries each seed's label and id: a voxel takes the label of the nearest seed in neighbour
+ * steps, ties going to the smallest seed (voxel id), so the result does not depend on the order
+ * of the work. Afterwards an inside voxel next to an outside voxel, both
  * reached by the fill and neither next to an intersection voxel (where the two labels meet
  * legitimately, along the crossing), is a conflict: the seeds of both are dropped and the fill
  * is redone, at most max_rounds times. Voxels the fill never reaches are unknown.

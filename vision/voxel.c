@@ -518,11 +518,16 @@ static int classify(const GhmVoxelGrid *g, Side *s, const GhmVoxelOptions *opt, 
     return GHM_OK;
 }
 
-/* One breadth-first fill from the live seeds; labels what it reaches. */
-static void fill_once(Side *s, uint32_t *queue)
+/* One breadth-first fill from the live seeds. Each voxel it reaches takes the label of the
+ * nearest seed in neighbour steps, ties going to the smallest seed id: a rule that does not
+ * depend on the order of the work, so a parallel (level-synchronous, atomic-min) fill gives the
+ * same labels. The FIFO queue finishes level L before it starts on level L + 1, so a voxel's
+ * seed is settled before the voxel is expanded. */
+static void fill_once(Side *s, uint32_t *queue, uint32_t *level)
 {
-    size_t K = s->K, head = 0, tail = 0;
+    size_t K = s->K, head = 0, tail = 0, nn = (size_t)s->hood.n;
     for (size_t v = 0; v < K; v++) {
+        level[v] = GHM_NOT_FOUND;
         if (s->barrier[v])
             continue;
         s->label[v] = GHM_VOXEL_UNKNOWN;
@@ -530,18 +535,23 @@ static void fill_once(Side *s, uint32_t *queue)
         if (s->seed[v] != NO_SEED) {
             s->label[v] = s->seed[v];
             s->sid[v] = (uint32_t)v;
+            level[v] = 0;
             queue[tail++] = (uint32_t)v;
         }
     }
     while (head < tail) {
         uint32_t v = queue[head++];
-        for (int k = 0; k < s->hood.n; k++) {
-            uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
-            if (u == GHM_NOT_FOUND || s->barrier[u] || s->label[u] != GHM_VOXEL_UNKNOWN)
+        for (size_t k = 0; k < nn; k++) {
+            uint32_t u = s->nbr[nn * v + k];
+            if (u == GHM_NOT_FOUND || s->barrier[u])
+                continue;
+            if (level[u] == GHM_NOT_FOUND) {
+                level[u] = level[v] + 1;
+                queue[tail++] = u;
+            } else if (level[u] != level[v] + 1 || s->sid[u] <= s->sid[v])
                 continue;
             s->label[u] = s->label[v];
             s->sid[u] = s->sid[v];
-            queue[tail++] = u;
         }
     }
 }
@@ -569,15 +579,17 @@ static size_t find_conflicts(Side *s, uint8_t *drop)
 static int fill(Side *s, const GhmVoxelOptions *opt, int *rounds)
 {
     uint32_t *queue = malloc((s->K + 1) * sizeof *queue);
+    uint32_t *level = malloc((s->K + 1) * sizeof *level);
     uint8_t *drop = calloc(s->K + 1, 1);
-    if (!queue || !drop) {
+    if (!queue || !level || !drop) {
         free(queue);
+        free(level);
         free(drop);
         return GHM_ERR_NOMEM;
     }
     int r = 0;
     for (;;) {
-        fill_once(s, queue);
+        fill_once(s, queue, level);
         r++;
         s->conflicts = find_conflicts(s, drop);
         if (s->conflicts == 0 || r == opt->max_rounds)
@@ -591,6 +603,7 @@ static int fill(Side *s, const GhmVoxelOptions *opt, int *rounds)
         s->seeds += s->seed[v] != NO_SEED;
     *rounds = r > *rounds ? r : *rounds;
     free(queue);
+    free(level);
     free(drop);
     return GHM_OK;
 }
