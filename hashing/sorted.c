@@ -1,7 +1,8 @@
 /*
  * sorted.c - GhmSorted, the baseline: the public API and the CPU backend. The CPU build sorts
  * the pairs with the parallel radix sort and keeps one entry per distinct key holding the
- * smallest of its values (so duplicates answer like GhmMap); find is a branch-free binary search.
+ * smallest of its values (so duplicates answer like GhmMap); find runs branch-free binary searches
+ * in groups.
  */
 #include "ghm_sorted.h"
 
@@ -150,30 +151,40 @@ static int cpu_sorted_build(void *impl, const uint32_t *keys, const uint32_t *va
     return ret;
 }
 
-/* Index of the first key >= q in keys[0..n), n > 0 (branch-free, so it pipelines). */
-static size_t lower_bound(const uint32_t *keys, size_t n, uint32_t q)
+#define GROUP 16 /* searches run in lockstep, so their cache misses overlap */
+
+/* Finds keys[0..cnt), cnt <= GROUP: branch-free lower bounds over the k sorted keys, one level
+ * of all searches at a time (a lone binary search waits for each of its ~lg k misses in turn). */
+static void find_group(const CpuSorted *s, const uint32_t *keys, size_t cnt, uint32_t *out)
 {
-    const uint32_t *base = keys;
-    while (n > 1) {
-        size_t half = n / 2;
-        base = base[half - 1] < q ? base + half : base;
-        n -= half;
+    const uint32_t *base[GROUP];
+    for (size_t g = 0; g < cnt; g++)
+        base[g] = s->keys;
+    for (size_t len = s->k; len > 1;) {
+        size_t half = len / 2;
+        for (size_t g = 0; g < cnt; g++)
+            base[g] = base[g][half - 1] < keys[g] ? base[g] + half : base[g];
+        len -= half;
     }
-    return (size_t)(base - keys) + (*base < q);
+    for (size_t g = 0; g < cnt; g++) {
+        size_t p = (size_t)(base[g] - s->keys) + (*base[g] < keys[g]);
+        out[g] = p < s->k && s->keys[p] == keys[g] ? s->values[p] : GHM_NOT_FOUND;
+    }
 }
 
 static int cpu_sorted_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
 {
     const CpuSorted *s = impl;
-    size_t k = s->k;
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(s->ctx->threads) if (n > 4096)
-    for (size_t i = 0; i < n; i++) {
-        if (k == 0) {
+    if (s->k == 0) {
+        for (size_t i = 0; i < n; i++)
             out[i] = GHM_NOT_FOUND;
-            continue;
-        }
-        size_t p = lower_bound(s->keys, k, keys[i]);
-        out[i] = p < k && s->keys[p] == keys[i] ? s->values[p] : GHM_NOT_FOUND;
+        return GHM_OK;
+    }
+    size_t ngroups = (n + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(s->ctx->threads) if (n > 4096)
+    for (size_t gi = 0; gi < ngroups; gi++) {
+        size_t lo = gi * GROUP, cnt = n - lo < GROUP ? n - lo : GROUP;
+        find_group(s, keys + lo, cnt, out + lo);
     }
     return GHM_OK;
 }
