@@ -86,7 +86,9 @@ void ghm_matcher_free(GhmMatcher **m)
     free(t->cand);
     free(t->inliers);
     free(t->rcheck);
+    free(t->edge_dir);
     free(t->qnearest);
+    free(t->qdir);
     free(t);
     *m = NULL;
 }
@@ -183,6 +185,14 @@ static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_
     }
     if (ncorners)
         memcpy(m->corners, corners, ncorners * sizeof *corners);
+    /* Unit gradient directions, computed once: scoring compares directions millions of times. */
+    m->edge_dir = malloc((nedges ? nedges : 1) * sizeof *m->edge_dir);
+    if (!m->edge_dir)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < nedges; i++) {
+        m->edge_dir[i][0] = cosf(edges[i].angle);
+        m->edge_dir[i][1] = sinf(edges[i].angle);
+    }
     m->nedges = nedges;
     m->ncorners = ncorners;
     return GHM_OK;
@@ -349,7 +359,7 @@ static inline int32_t land(const GhmMatcher *m, const GhmSimilarity *s, double c
     if (dx * dx + dy * dy > radius * radius)
         return -1;
     double ux = cs * q->dir[i][0] - sn * q->dir[i][1], uy = sn * q->dir[i][0] + cs * q->dir[i][1];
-    if (ux * cosf(r->angle) + uy * sinf(r->angle) < cos_tol)
+    if (ux * m->edge_dir[e][0] + uy * m->edge_dir[e][1] < cos_tol)
         return -1;
     return e;
 }
@@ -388,9 +398,9 @@ static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double r
         double dx = x - q->x, dy = y - q->y;
         if (dx * dx + dy * dy > rq2)
             continue;
-        double ex = cos(e->angle), ey = sin(e->angle);
+        double ex = m->edge_dir[m->rcheck[k]][0], ey = m->edge_dir[m->rcheck[k]][1];
         double ux = cs * ex - sn * ey, uy = sn * ex + cs * ey;
-        if (ux * cosf(q->angle) + uy * sinf(q->angle) >= cos_tol)
+        if (ux * m->qdir[qi][0] + uy * m->qdir[qi][1] >= cos_tol)
             r->back_inliers++;
     }
 }
@@ -442,8 +452,8 @@ static void refine(const GhmMatcher *m, GhmSimilarity *s, const QueryPts *q, dou
             src[k][1] = q->xy[i][1];
             dst[k][0] = m->edges[e].x;
             dst[k][1] = m->edges[e].y;
-            nrm[k][0] = cos(m->edges[e].angle);
-            nrm[k][1] = sin(m->edges[e].angle);
+            nrm[k][0] = m->edge_dir[e][0];
+            nrm[k][1] = m->edge_dir[e][1];
             k++;
         }
         GhmSimilarity t;
@@ -629,7 +639,8 @@ done:
     return ret;
 }
 
-/* The query's nearest-edge map, for the backward check (scratch kept between queries). */
+/* The query's nearest-edge map and edge directions, for the backward check (scratch kept
+ * between queries). */
 static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
 {
     size_t npix = (size_t)qe->width * qe->height;
@@ -645,6 +656,17 @@ static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
         return ret;
     for (size_t i = 0; i < npix; i++)
         m->qnearest[i] = m->qnearest[i] < 0 ? -1 : qe->pixel_point[m->qnearest[i]];
+    if (qe->count > m->cap_qdir) {
+        float(*t)[2] = realloc(m->qdir, qe->count * sizeof *t);
+        if (!t)
+            return GHM_ERR_NOMEM;
+        m->qdir = t;
+        m->cap_qdir = qe->count;
+    }
+    for (size_t i = 0; i < qe->count; i++) {
+        m->qdir[i][0] = cosf(qe->points[i].angle);
+        m->qdir[i][1] = sinf(qe->points[i].angle);
+    }
     m->qedges = qe;
     return GHM_OK;
 }

@@ -19,6 +19,7 @@ struct GhmMatcher {
     GhmCorner *corners;
     size_t ncorners;
     /* derived, rebuilt on load */
+    float (*edge_dir)[2]; /* unit gradient direction of each edge point */
     int32_t *nearest;     /* per pixel: index of the nearest edge point, or -1 */
     GhmGeoPoint *coded;
     size_t ncoded;
@@ -33,6 +34,8 @@ struct GhmMatcher {
     int32_t *qnearest;    /* the query's nearest-edge map (distance transform) */
     const GhmEdges *qedges; /* the query being matched (valid during a match only) */
     size_t cap_qnearest;
+    float (*qdir)[2];     /* the query's unit edge directions */
+    size_t cap_qdir;
 };
 
 /* Builds a matcher from reference features (copied): the path shared by ghm_matcher_create
