@@ -3,9 +3,11 @@
  *
  * One step: keys (parallel over points) -> GhmIndex per cloud -> per-voxel counts, normal sums
  * (and moments for clouds without normals) -> bulk GhmIndex look-ups of the 26 neighbour keys of
- * every voxel in its own cloud and of its own key in the other cloud -> intersection and seed
- * votes (parallel over voxels, each voxel gathering from its neighbours, so no atomics and the
- * same answer for any number of threads) -> breadth-first fill with conflict rounds.
+ * every voxel in its own cloud (more for a sparse cloud) -> normals estimated where the cloud has
+ * none -> bulk look-ups of each voxel's key (and, for sparse clouds, its near keys) in the other
+ * cloud: intersection and barrier -> seed votes (parallel over voxels, each voxel gathering from
+ * its neighbours, so no atomics and the same answer for any number of threads) -> breadth-first
+ * fill with conflict rounds.
  */
 #include <math.h>
 #include <stdio.h>
@@ -145,7 +147,7 @@ typedef struct Side {
     uint8_t *barrier;   /* K: the other surface is near (see contact()); not filled through */
     float *plane;       /* 6K: point and normal of the other surface near a barrier voxel */
     uint8_t *label;     /* K */
-    uint8_t *ring;      /* K: next to an intersection voxel */
+    uint8_t *ring;      /* K: next to a barrier voxel (seeds live here) */
     uint8_t *seed;      /* K: seed label or NO_SEED */
     uint32_t *sid;      /* K: id of the seed a filled voxel was reached from */
     size_t conflicts, seeds;
