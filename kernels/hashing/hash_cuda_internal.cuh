@@ -13,7 +13,6 @@
 #ifndef GHM_HASH_CUDA_INTERNAL_CUH
 #define GHM_HASH_CUDA_INTERNAL_CUH
 
-#include <cooperative_groups.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,7 +109,7 @@ size_t ghmi_cuda_map_size(const CudaMap *m);
 
 void ghmi_cuda_map_destroy(CudaMap *m);
 
-/* ---- bulk find: one key per group of bucket_slots lanes (BUCKETED) or per thread (THESIS) ---- */
+/* ---- bulk find: one thread per key --------------------------------------------------------- */
 
 /* Emit functors receive (index, key, value-or-GHM_NOT_FOUND) once per key. */
 struct GhmiEmitValue {
@@ -118,46 +117,17 @@ struct GhmiEmitValue {
     __device__ void operator()(size_t i, uint32_t key, uint32_t v) const { out[i] = v; }
 };
 
-/* A bucketed probe: each lane of the tile loads one 8-byte slot, so the B lanes read a bucket
- * (one 32-byte sector for B = 4) in one coalesced transaction and vote on hit / room. */
-template <int B, class Emit>
-static __global__ __launch_bounds__(256) void ghmi_find_bucketed_kernel(
-    GhmMapRef ref, const uint32_t *__restrict__ keys, size_t n, Emit emit)
-{
-    namespace cg = cooperative_groups;
-    cg::thread_block_tile<B> tile = cg::tiled_partition<B>(cg::this_thread_block());
-    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / B;
-    if (i >= n)
-        return; /* whole tiles leave together: i is the same for all B lanes */
-    uint32_t lane = tile.thread_rank();
-    uint32_t key = keys[i];
-    uint32_t value = GHM_NOT_FOUND;
-    if (key == GHM_EMPTY_KEY) {
-        value = ref.oob_present ? ref.oob_value : GHM_NOT_FOUND;
-    } else {
-        int found = 0;
-        for (uint32_t h = 0; h < ref.num_hashes; h++) {
-            uint32_t b = ghm_map_ref_bucket(&ref, key, h);
-            unsigned long long e = __ldg(ref.slots + (size_t)b * B + lane);
-            uint32_t hit = tile.ballot(ghm_slot_key(e) == key);
-            if (hit) {
-                value = tile.shfl(ghm_slot_value(e), __ffs(hit) - 1);
-                found = 1;
-                break;
-            }
-            if (ref.full_prefix && tile.ballot(ghm_slot_key(e) == GHM_EMPTY_KEY))
-                break;
-        }
-        if (!found)
-            value = ghm_map_ref_find_stash(&ref, key);
-    }
-    if (lane == 0)
-        emit(i, key, value);
-}
-
+/* One thread per key, reading a bucket with 16-byte loads (ghm_map_ref_find): a 4-slot bucket
+ * is one 32-byte sector, so a key in its first bucket costs one memory transaction. Cooperative
+ * probes (a tile of B lanes, a lane per slot, ballots for hit / room) were measured and lost on
+ * the H100 (2^26 keys, find present / absent, G keys/s): one key per tile 7.7 / 6.5 at load 0.8;
+ * B keys per tile with their B loads in flight together 24.5 / 19.1 at 0.8 (B = 4) and
+ * 17.5 / 13.4 at 0.95 (B = 8); one thread per key 24.6 / 19.2 and 23.2 / 16.7. A random 32-byte
+ * gather on the same table runs at 30.2 G/s, the ceiling. */
 template <class Emit>
-static __global__ __launch_bounds__(256) void ghmi_find_thesis_kernel(
-    GhmMapRef ref, const uint32_t *__restrict__ keys, size_t n, Emit emit)
+static __global__ __launch_bounds__(256) void ghmi_find_kernel(GhmMapRef ref,
+                                                               const uint32_t *__restrict__ keys,
+                                                               size_t n, Emit emit)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -166,24 +136,17 @@ static __global__ __launch_bounds__(256) void ghmi_find_thesis_kernel(
     emit(i, key, ghm_map_ref_find(&ref, key));
 }
 
-/* Launches the find kernel that suits ref's layout on stream s; keys are device memory. */
+/* Launches the find kernel on stream s; keys are device memory. */
 template <class Emit>
 static int ghmi_map_find_launch(const GhmMapRef *ref, const uint32_t *keys, size_t n, Emit emit,
                                 cudaStream_t s)
 {
     if (n == 0)
         return GHM_OK;
-    const unsigned block = 256;
-    size_t lanes = ref->bucket_slots == 1 ? 1 : ref->bucket_slots;
-    size_t grid = (n * lanes + block - 1) / block;
+    size_t grid = (n + 255) / 256;
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
-    if (ref->bucket_slots == 4)
-        ghmi_find_bucketed_kernel<4, Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
-    else if (ref->bucket_slots == 8)
-        ghmi_find_bucketed_kernel<8, Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
-    else
-        ghmi_find_thesis_kernel<Emit><<<(unsigned)grid, block, 0, s>>>(*ref, keys, n, emit);
+    ghmi_find_kernel<Emit><<<(unsigned)grid, 256, 0, s>>>(*ref, keys, n, emit);
     return GHM_CUDA_LAUNCH();
 }
 

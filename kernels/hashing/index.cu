@@ -4,7 +4,7 @@
  * backends, and a bucketed cuckoo map key -> id (map.cu) for the forward direction; id -> key is
  * a gather from the sorted array. GhmSet (set.cu) is the same structure answering membership.
  *
- * Kernels: the bulk find of hash_cuda_internal.cuh (one bucket-wide tile per key) and
+ * Kernels: the bulk find of hash_cuda_internal.cuh (one thread per key) and
  * gather_keys_kernel, one thread per id, which flags ids >= K.
  */
 #include <cub/cub.cuh>

@@ -9,10 +9,10 @@
  *    for at most max_iter swaps (7 lg N at the thesis's load 0.8, longer above), then one CAS
  *    into the 101-slot stash under its own hash; a collision there fails the attempt.
  *  - GHM_MAP_BUCKETED (bucketed cuckoo): buckets of B = 4 slots (one 32-byte sector) up to load
- *    0.9 and B = 8 (64 bytes) above; a tile of B lanes handles one pair, each lane owning one
- *    slot, and votes with ballots. A pair goes into the first of its H buckets (in hash order)
- *    that has room, by CAS; when all are full it evicts a random slot of a random bucket and the
- *    evicted pair goes on to its other buckets. Then the stash, as above.
+ *    0.9 and B = 8 (64 bytes) above. A thread per pair reads a bucket with 16-byte loads; the
+ *    pair goes into the first of its H buckets (in hash order) that has room, by CAS; when all
+ *    are full it evicts a random slot of a random bucket and the evicted pair goes on to its other
+ *    buckets. Then the stash, as above. Finds: one thread per key (hash_cuda_internal.cuh).
  * Both keep one invariant that find relies on: a slot or bucket never empties during a build,
  * and a key is only ever placed behind buckets that were full (placement in hash order; an
  * eviction fills the bucket it leaves). So a probe stops at the first bucket with room, and
@@ -24,10 +24,12 @@
  * copies (a key in flight in an eviction chain is in no slot while another copy looks for it),
  * so unless the caller promises distinct keys a pass over the quiescent table settles them
  * without any sort (as the CPU backend does): the canonical copy of a key is its first in probe
- * order, which is the one every find returns (buckets in hash order, the lowest lane of a bucket,
- * the stash last); every other copy atomicMin's its value into it. The other copies stay in place,
- * which keeps the invariant above (removing them would open holes in full buckets); they only
- * cost a slot. The same pass counts the distinct keys.
+ * order, which is the one every find returns (buckets in hash order, slots in order, the stash
+ * last); every other copy atomicMin's its value into it. The other copies stay in place, which
+ * keeps the invariant above (removing them would open holes in full buckets); they only cost a
+ * slot. The THESIS pass looks at every slot; the BUCKETED pass only at the slots the insert
+ * marked as possible second copies (dedup_marked_kernel says why that suffices), which makes it
+ * a small fraction of the build. The passes also yield the number of distinct keys.
  *
  * Failure: a pair that exhausts its chain and collides in the stash sets MapMeta.failed; the
  * other threads see it within 16 steps and stop. The host then retries with constants from
@@ -40,15 +42,15 @@
 
 #include "hash_cuda_internal.cuh"
 
-namespace cg = cooperative_groups;
-
 typedef struct MapMeta {
     unsigned int failed;
     unsigned int stash_count;
     unsigned int oob_present;
     unsigned int oob_value;
-    unsigned long long distinct; /* canonical copies in table + stash (dedup pass) */
-    unsigned long long copies;   /* non-canonical copies (dedup pass) */
+    unsigned int oob_inputs;     /* input pairs with key 0xFFFFFFFF */
+    unsigned long long merges;   /* pairs that merged into a copy already stored */
+    unsigned long long distinct; /* canonical copies in table + stash (THESIS dedup pass) */
+    unsigned long long copies;   /* non-canonical copies (dedup passes) */
 } MapMeta;
 
 struct CudaMap {
@@ -60,6 +62,7 @@ struct CudaMap {
     unsigned long long *slots;
     size_t slots_alloc;
     unsigned long long *stash;
+    uint32_t *marks; /* BUCKETED: a bit per slot, set where an exchange or a carried pair wrote */
     MapMeta *meta;
     GhmMapRef ref;
     size_t size;
@@ -69,7 +72,7 @@ struct CudaMap {
 
 /* ---- device helpers --------------------------------------------------------------------------- */
 
-static __device__ inline uint32_t xorshift32(uint32_t x)
+static __device__ __forceinline__ uint32_t xorshift32(uint32_t x)
 {
     x ^= x << 13;
     x ^= x >> 17;
@@ -79,7 +82,7 @@ static __device__ inline uint32_t xorshift32(uint32_t x)
 
 /* Lowers the value of the slot holding key k (last seen as `seen`) to at most v. Returns 1 when
  * done, 0 when the slot no longer holds k (the key moved on in someone's eviction chain). */
-static __device__ int merge_min(unsigned long long *slot, uint32_t k, uint32_t v,
+static __device__ __forceinline__ int merge_min(unsigned long long *slot, uint32_t k, uint32_t v,
                                 unsigned long long seen)
 {
     unsigned long long e = seen;
@@ -94,14 +97,20 @@ static __device__ int merge_min(unsigned long long *slot, uint32_t k, uint32_t v
     return 0;
 }
 
-static __device__ void oob_insert(MapMeta *meta, uint32_t value)
+static __device__ __forceinline__ void oob_insert(MapMeta *meta, uint32_t value)
 {
     atomicMin(&meta->oob_value, value);
     atomicExch(&meta->oob_present, 1u);
+    atomicAdd(&meta->oob_inputs, 1u);
+}
+
+static __device__ __forceinline__ void count_merge(MapMeta *meta)
+{
+    atomicAdd(&meta->merges, 1ull);
 }
 
 /* One CAS into the pair's stash slot; a different key there fails the attempt (thesis 6.1.1). */
-static __device__ void stash_insert(const GhmMapRef &ref, unsigned long long *stash,
+static __device__ __forceinline__ void stash_insert(const GhmMapRef &ref, unsigned long long *stash,
                                     unsigned long long e, MapMeta *meta)
 {
     uint32_t k = ghm_slot_key(e);
@@ -109,7 +118,9 @@ static __device__ void stash_insert(const GhmMapRef &ref, unsigned long long *st
     unsigned long long old = atomicCAS(slot, GHM_EMPTY_SLOT, e);
     if (old == GHM_EMPTY_SLOT)
         atomicAdd(&meta->stash_count, 1u);
-    else if (ghm_slot_key(old) != k || !merge_min(slot, k, ghm_slot_value(e), old))
+    else if (ghm_slot_key(old) == k && merge_min(slot, k, ghm_slot_value(e), old))
+        count_merge(meta);
+    else
         atomicExch(&meta->failed, 1u);
 }
 
@@ -162,45 +173,76 @@ static __global__ __launch_bounds__(128) void insert_thesis_kernel(
 
 /* ---- GHM_MAP_BUCKETED insertion --------------------------------------------------------------- */
 
+/* The slots of one bucket by 16-byte loads served from L2 (__ldcg: other threads change them). */
+template <int B>
+static __device__ __forceinline__ void load_bucket(const unsigned long long *bucket, unsigned long long (&e)[B])
+{
+#pragma unroll
+    for (int j = 0; j < B; j += 2) {
+        ulonglong2 v = __ldcg((const ulonglong2 *)(bucket + j));
+        e[j] = v.x;
+        e[j + 1] = v.y;
+    }
+}
+
+static __device__ __forceinline__ uint32_t pick3(uint32_t b0, uint32_t b1, uint32_t b2, uint32_t idx)
+{
+    return idx == 0 ? b0 : idx == 1 ? b1 : b2;
+}
+
 /* One step for the pair in *cur: merge into a copy of its key, or CAS into the first bucket with
  * room (skipping *from, the bucket it was just evicted from), or evict. Returns 1 when the pair is
- * placed, 0 when *cur now holds an evicted pair (and *from its old bucket). */
-template <int B>
-static __device__ int place_step(const cg::thread_block_tile<B> &tile, const GhmMapRef &ref,
-                                 unsigned long long *slots, unsigned long long *cur,
-                                 uint32_t *from, uint32_t *rng)
+ * placed, 0 when *cur holds a pair still to place (an evicted one, *from its old bucket). */
+/* Marks slot p as written by an exchange or with a carried pair (see dedup_marked_kernel). */
+static __device__ __forceinline__ void mark(uint32_t *marks, size_t p)
 {
-    uint32_t lane = tile.thread_rank();
+    atomicOr(marks + (p >> 5), 1u << (p & 31));
+}
+
+template <int B>
+static __device__ __forceinline__ int place_step(const GhmMapRef &ref, unsigned long long *slots,
+                                                 uint32_t *marks, MapMeta *meta,
+                                                 unsigned long long *cur, uint32_t *from,
+                                                 int *carried, uint32_t *rng)
+{
     uint32_t k = ghm_slot_key(*cur);
-    uint32_t bk[3];
     uint32_t nh = ref.num_hashes;
-#pragma unroll
-    for (uint32_t h = 0; h < 3; h++)
-        bk[h] = h < nh ? ghm_map_ref_bucket(&ref, k, h) : 0;
+    uint32_t b0 = ghm_map_ref_bucket(&ref, k, 0), b1 = ghm_map_ref_bucket(&ref, k, 1);
+    uint32_t b2 = nh > 2 ? ghm_map_ref_bucket(&ref, k, 2) : b1;
     for (uint32_t h = 0; h < nh; h++) {
-        if (bk[h] == *from)
+        uint32_t b = pick3(b0, b1, b2, h);
+        if (b == *from)
             continue;
-        unsigned long long *bucket = slots + (size_t)bk[h] * B;
+        unsigned long long *bucket = slots + (size_t)b * B;
         int tries = 0;
-        for (; tries <= 2 * B; tries++) { /* a lost CAS: look at the bucket again */
-            unsigned long long e = __ldcg(bucket + lane);
-            uint32_t hit = tile.ballot(ghm_slot_key(e) == k);
-            if (hit) {
-                int src = __ffs(hit) - 1, ok = 0;
-                if ((int)lane == src)
-                    ok = merge_min(bucket + lane, k, ghm_slot_value(*cur), e);
-                if (tile.shfl(ok, src))
-                    return 1;
-                continue;
+        for (; tries <= 2 * B; tries++) { /* a lost race: look at the bucket again */
+            unsigned long long e[B];
+            load_bucket<B>(bucket, e);
+            int hit = -1, room = -1;
+            unsigned long long seen = 0;
+#pragma unroll
+            for (int j = B - 1; j >= 0; j--) { /* the first match and the first empty slot */
+                if (ghm_slot_key(e[j]) == k) {
+                    hit = j;
+                    seen = e[j];
+                }
+                if (ghm_slot_key(e[j]) == GHM_EMPTY_KEY)
+                    room = j;
             }
-            uint32_t room = tile.ballot(ghm_slot_key(e) == GHM_EMPTY_KEY);
-            if (!room)
+            if (hit >= 0) {
+                if (merge_min(bucket + hit, k, ghm_slot_value(*cur), seen)) {
+                    count_merge(meta);
+                    return 1;
+                }
+                continue; /* the copy moved on meanwhile */
+            }
+            if (room < 0)
                 break;
-            int src = __ffs(room) - 1, ok = 0;
-            if ((int)lane == src)
-                ok = atomicCAS(bucket + lane, GHM_EMPTY_SLOT, *cur) == GHM_EMPTY_SLOT;
-            if (tile.shfl(ok, src))
+            if (atomicCAS(bucket + room, GHM_EMPTY_SLOT, *cur) == GHM_EMPTY_SLOT) {
+                if (*carried)
+                    mark(marks, (size_t)b * B + room);
                 return 1;
+            }
         }
         /* Still not settled after so many lost races: start the step over rather than pass a
          * bucket that may have room (which would break the probe order). */
@@ -211,78 +253,81 @@ static __device__ int place_step(const cg::thread_block_tile<B> &tile, const Ghm
     *rng = xorshift32(*rng);
     uint32_t vb;
     if (*from == 0xFFFFFFFFu) {
-        vb = bk[*rng % nh];
+        vb = pick3(b0, b1, b2, *rng % nh);
     } else {
-        uint32_t cand[3], nc = 0;
-        for (uint32_t h = 0; h < nh; h++)
-            if (bk[h] != *from)
-                cand[nc++] = bk[h];
-        vb = nc ? cand[*rng % nc] : *from; /* all functions agree: the key has one bucket */
+        uint32_t nc = (b0 != *from) + (b1 != *from) + (nh > 2 && b2 != *from);
+        if (nc == 0) {
+            vb = *from; /* all functions agree: the key has one bucket */
+        } else {
+            uint32_t r = *rng % nc;
+            vb = *from;
+            for (uint32_t h = 0; h < nh; h++) {
+                uint32_t b = pick3(b0, b1, b2, h);
+                if (b != *from && r-- == 0) {
+                    vb = b;
+                    break;
+                }
+            }
+        }
     }
-    uint32_t vlane = (*rng >> 16) % B;
-    unsigned long long *slot = slots + (size_t)vb * B + vlane;
-    unsigned long long old = 0;
-    if (lane == vlane)
-        old = atomicExch(slot, *cur);
-    old = tile.shfl(old, vlane);
+    size_t vp = (size_t)vb * B + (*rng >> 16) % B;
+    unsigned long long old = atomicExch(slots + vp, *cur);
+    mark(marks, vp);
     if (ghm_slot_key(old) == GHM_EMPTY_KEY)
         return 1;
     if (ghm_slot_key(old) == k) { /* evicted a copy of our own key: keep the smaller value */
         uint32_t m = min(ghm_slot_value(old), ghm_slot_value(*cur));
-        int ok = m == ghm_slot_value(*cur);
-        if (!ok && lane == vlane)
-            ok = merge_min(slot, k, m, *cur);
-        if (tile.shfl(ok, vlane))
+        if (m == ghm_slot_value(*cur) || merge_min(slots + vp, k, m, *cur)) {
+            count_merge(meta);
             return 1;
-        *cur = ghm_slot_pack(k, m);
+        }
+        *cur = ghm_slot_pack(k, m); /* stands for a copy that was in the table: carried */
         *from = 0xFFFFFFFFu;
+        *carried = 1;
         return 0;
     }
     *cur = old;
     *from = vb;
+    *carried = 1;
     return 0;
 }
 
+/* One thread per pair. A tile per pair (each lane one slot, votes by ballot) was tried first: it
+ * keeps too few probes in flight per SM (the same effect as in the bulk find), so each thread
+ * reads its bucket with 16-byte loads of one sector instead. */
 template <int B>
 static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
-    GhmMapRef ref, unsigned long long *slots, unsigned long long *stash,
+    GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
     const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values, size_t n,
     uint32_t max_iter, uint32_t rng_seed, MapMeta *meta)
 {
-    cg::thread_block_tile<B> tile = cg::tiled_partition<B>(cg::this_thread_block());
-    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / B;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
-        return; /* the whole tile leaves together */
+        return;
     uint32_t k = keys[i];
     uint32_t v = values ? values[i] : (uint32_t)i;
     if (k == GHM_EMPTY_KEY) {
-        if (tile.thread_rank() == 0)
-            oob_insert(meta, v);
+        oob_insert(meta, v);
         return;
     }
     unsigned long long cur = ghm_slot_pack(k, v);
     uint32_t from = 0xFFFFFFFFu;
+    int carried = 0;
     uint32_t rng = ghm_hash_mix((uint32_t)i, rng_seed, (uint32_t)(i >> 32)) | 1u;
     for (uint32_t it = 0; it < max_iter; it++) {
-        if ((it & 15) == 15) {
-            unsigned int failed = 0;
-            if (tile.thread_rank() == 0)
-                failed = *(volatile unsigned int *)&meta->failed;
-            if (tile.shfl(failed, 0))
-                return;
-        }
-        if (place_step<B>(tile, ref, slots, &cur, &from, &rng))
+        if ((it & 15) == 15 && *(volatile unsigned int *)&meta->failed)
+            return;
+        if (place_step<B>(ref, slots, marks, meta, &cur, &from, &carried, &rng))
             return;
     }
-    if (tile.thread_rank() == 0)
-        stash_insert(ref, stash, cur, meta);
+    stash_insert(ref, stash, cur, meta);
 }
 
 /* ---- the duplicate pass ----------------------------------------------------------------------- */
 
 /* Position of the first copy of key k in its probe order (buckets h_1.., slots in order, the
  * stash last), looking only before position p (or everywhere for a stash entry); ~0 if none. */
-static __device__ size_t first_copy(const GhmMapRef &ref, const unsigned long long *slots,
+static __device__ __forceinline__ size_t first_copy(const GhmMapRef &ref, const unsigned long long *slots,
                                     uint32_t k, size_t p, int in_stash)
 {
     uint32_t nb = ref.bucket_slots;
@@ -299,36 +344,111 @@ static __device__ size_t first_copy(const GhmMapRef &ref, const unsigned long lo
     return ~(size_t)0;
 }
 
-/* Every non-canonical copy lowers the canonical copy's value to its own; counts both. */
-static __global__ __launch_bounds__(256) void dedup_min_kernel(GhmMapRef ref,
-                                                               unsigned long long *slots,
-                                                               unsigned long long *stash,
-                                                               size_t capacity, MapMeta *meta)
+/* Adds a block's counts to meta with one atomic each (per-slot atomics on two counters would
+ * serialise and cost more than the pass). */
+static __device__ __forceinline__ void add_counts(MapMeta *meta, unsigned long long canonical,
+                                                  unsigned long long copies)
 {
-    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int canonical = 0, copy = 0;
-    if (p < capacity + GHM_MAP_STASH_SLOTS) {
-        int in_stash = p >= capacity;
-        unsigned long long e = in_stash ? stash[p - capacity] : slots[p];
-        uint32_t k = ghm_slot_key(e);
-        if (k != GHM_EMPTY_KEY) {
-            size_t q = first_copy(ref, slots, k, p, in_stash);
-            if (q == ~(size_t)0) {
-                canonical = 1;
-            } else {
-                atomicMin(slots + q, e); /* same key in the high word: a min of the values */
-                copy = 1;
+    __shared__ unsigned long long block_canonical, block_copies;
+    if (threadIdx.x == 0)
+        block_canonical = block_copies = 0;
+    __syncthreads();
+    if (canonical)
+        atomicAdd(&block_canonical, canonical);
+    if (copies)
+        atomicAdd(&block_copies, copies);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicAdd(&meta->distinct, block_canonical);
+        if (block_copies)
+            atomicAdd(&meta->copies, block_copies);
+    }
+}
+
+/* The bucketed table. A second copy of a key can only appear through a race with a pair in
+ * flight (evicted and not yet placed again) or through two fresh pairs that both found all their
+ * buckets full and exchanged themselves in; two fresh pairs placed by CAS always see each other
+ * (both take the first slot with room of the first bucket with room, and full buckets never get
+ * room again). The insert therefore marks every slot written by an exchange or with a carried
+ * pair, and of any two copies of a key at least one is marked or in the stash. Only marked slots
+ * are examined here: the thread of a marked copy reads the key's buckets; if it is not the
+ * canonical (first) copy it lowers the canonical value to its own and counts itself; if it is,
+ * it does that for every later unmarked copy (marked ones and the stash count themselves). So
+ * each non-canonical copy is counted once, the distinct keys are the stored pairs minus those,
+ * and the pass reads a bit per slot plus the buckets of the few marked keys instead of the
+ * whole table. */
+template <int B>
+static __global__ __launch_bounds__(256) void dedup_marked_kernel(GhmMapRef ref,
+                                                                  unsigned long long *slots,
+                                                                  const uint32_t *marks,
+                                                                  size_t words, MapMeta *meta)
+{
+    unsigned long long copies = 0;
+    for (size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x; w < words;
+         w += (size_t)gridDim.x * blockDim.x) {
+        for (uint32_t bits = marks[w]; bits; bits &= bits - 1) {
+            size_t p = w * 32 + (__ffs(bits) - 1);
+            unsigned long long e = slots[p];
+            uint32_t k = ghm_slot_key(e);
+            if (k == GHM_EMPTY_KEY)
+                continue;
+            size_t first = ~(size_t)0;
+            for (uint32_t h = 0; h < ref.num_hashes; h++) {
+                uint32_t b = ghm_map_ref_bucket(&ref, k, h);
+                int seen_before = 0; /* the same bucket under an earlier function */
+                for (uint32_t g = 0; g < h; g++)
+                    seen_before |= ghm_map_ref_bucket(&ref, k, g) == b;
+                if (seen_before)
+                    continue;
+                unsigned long long c[B];
+                load_bucket<B>(slots + (size_t)b * B, c);
+#pragma unroll
+                for (int j = 0; j < B; j++) {
+                    size_t q = (size_t)b * B + j;
+                    if (ghm_slot_key(c[j]) != k)
+                        continue;
+                    if (first == ~(size_t)0) {
+                        first = q;
+                    } else if (first == p && !((marks[q >> 5] >> (q & 31)) & 1u)) {
+                        atomicMin(slots + p, c[j]); /* a later unmarked copy: ours to settle */
+                        copies++;
+                    }
+                }
+            }
+            if (first != p && first != ~(size_t)0) {
+                atomicMin(slots + first, e); /* same key in the high word: a min of the values */
+                copies++;
             }
         }
     }
-    canonical = __syncthreads_count(canonical);
-    copy = __syncthreads_count(copy);
-    if (threadIdx.x == 0) {
-        if (canonical)
-            atomicAdd(&meta->distinct, (unsigned long long)canonical);
-        if (copy)
-            atomicAdd(&meta->copies, (unsigned long long)copy);
+    add_counts(meta, 0, copies);
+}
+
+/* The thesis table (or, with capacity 0 and slots = the stash, the stash of either layout): a
+ * thread per slot; the first copy is looked for in the slots of the key's probe order before
+ * this one (every table slot of the key, for a stash entry). */
+static __global__ __launch_bounds__(256) void dedup_slots_kernel(GhmMapRef ref,
+                                                                 unsigned long long *slots,
+                                                                 const unsigned long long *entries,
+                                                                 size_t count, int in_stash,
+                                                                 MapMeta *meta)
+{
+    unsigned long long canonical = 0, copies = 0;
+    for (size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long e = entries[p];
+        uint32_t k = ghm_slot_key(e);
+        if (k == GHM_EMPTY_KEY)
+            continue;
+        size_t q = first_copy(ref, slots, k, p, in_stash);
+        if (q == ~(size_t)0) {
+            canonical++;
+        } else {
+            atomicMin(slots + q, e);
+            copies++;
+        }
     }
+    add_counts(meta, canonical, copies);
 }
 
 /* ---- host side -------------------------------------------------------------------------------- */
@@ -392,6 +512,8 @@ void ghmi_cuda_map_destroy(CudaMap *m)
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     if (m->slots)
         cudaFreeAsync(m->slots, s);
+    if (m->marks)
+        cudaFreeAsync(m->marks, s);
     if (m->stash)
         cudaFreeAsync(m->stash, s);
     if (m->meta)
@@ -460,6 +582,8 @@ static int clear_table(CudaMap *m, size_t capacity)
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     int ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0xFF, capacity * 8, s));
     if (ret >= 0)
+        ret = GHM_CUDA(cudaMemsetAsync(m->marks, 0, (capacity + 31) / 32 * 4, s));
+    if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(m->stash, 0xFF, GHM_MAP_STASH_SLOTS * 8, s));
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(m->meta, 0, sizeof(MapMeta), s));
@@ -480,9 +604,9 @@ static int launch_insert(CudaMap *m, const GhmMapRef *r, const uint32_t *keys,
 {
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     uint32_t max_iter = max_chain(m, n);
-    unsigned lanes = r->bucket_slots == 1 ? 1 : r->bucket_slots;
+    unsigned lanes = r->bucket_slots; /* 1 = THESIS */
     unsigned block = lanes == 1 ? 128 : 256;
-    size_t grid = (n * lanes + block - 1) / block;
+    size_t grid = (n + block - 1) / block; /* one thread per pair */
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
     if (lanes == 1)
@@ -490,22 +614,35 @@ static int launch_insert(CudaMap *m, const GhmMapRef *r, const uint32_t *keys,
                                                                values, n, max_iter, m->meta);
     else if (lanes == 4)
         insert_bucketed_kernel<4><<<(unsigned)grid, block, 0, s>>>(
-            *r, m->slots, m->stash, keys, values, n, max_iter, rng_seed, m->meta);
+            *r, m->slots, m->stash, m->marks, keys, values, n, max_iter, rng_seed, m->meta);
     else
         insert_bucketed_kernel<8><<<(unsigned)grid, block, 0, s>>>(
-            *r, m->slots, m->stash, keys, values, n, max_iter, rng_seed, m->meta);
+            *r, m->slots, m->stash, m->marks, keys, values, n, max_iter, rng_seed, m->meta);
     return GHM_CUDA_LAUNCH();
 }
 
-/* Settles duplicate copies (see the top comment) and counts the distinct keys into meta. */
-static int dedup(CudaMap *m, const GhmMapRef *r, size_t capacity, MapMeta *meta)
+/* Queues the passes that settle duplicate copies (see the top comment and dedup_marked_kernel)
+ * and count them (and, for THESIS, the distinct keys) into meta. The stash pass only reads the table, so the passes
+ * may run in either order. */
+static int dedup(CudaMap *m, const GhmMapRef *r, size_t capacity)
 {
     cudaStream_t s = ghm_cuda_stream(m->ctx);
-    size_t total = capacity + GHM_MAP_STASH_SLOTS;
-    unsigned grid = (unsigned)((total + 255) / 256);
-    dedup_min_kernel<<<grid, 256, 0, s>>>(*r, m->slots, m->stash, capacity, m->meta);
+    size_t words = (capacity + 31) / 32;
+    size_t blocks = (r->bucket_slots == 1 ? capacity : words) / 256 + 1;
+    unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
+    if (r->bucket_slots == 4)
+        dedup_marked_kernel<4><<<grid, 256, 0, s>>>(*r, m->slots, m->marks, words, m->meta);
+    else if (r->bucket_slots == 8)
+        dedup_marked_kernel<8><<<grid, 256, 0, s>>>(*r, m->slots, m->marks, words, m->meta);
+    else
+        dedup_slots_kernel<<<grid, 256, 0, s>>>(*r, m->slots, m->slots, capacity, 0, m->meta);
     int ret = GHM_CUDA_LAUNCH();
-    return ret < 0 ? ret : read_meta(m, meta);
+    if (ret >= 0) {
+        dedup_slots_kernel<<<1, 128, 0, s>>>(*r, m->slots, m->stash, GHM_MAP_STASH_SLOTS, 1,
+                                            m->meta);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    return ret;
 }
 
 /* Makes room for `capacity` slots, keeping a large enough table from an earlier build. */
@@ -516,11 +653,19 @@ static int reserve(CudaMap *m, size_t capacity)
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     if (m->slots)
         cudaFreeAsync(m->slots, s);
+    if (m->marks)
+        cudaFreeAsync(m->marks, s);
     m->slots = NULL;
+    m->marks = NULL;
     m->slots_alloc = 0;
     int ret = GHM_CUDA(cudaMallocAsync((void **)&m->slots, capacity * 8, s));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMallocAsync((void **)&m->marks, (capacity + 31) / 32 * 4, s));
     if (ret < 0) {
+        if (m->slots)
+            cudaFreeAsync(m->slots, s);
         m->slots = NULL;
+        m->marks = NULL;
         return ret;
     }
     m->slots_alloc = capacity;
@@ -560,16 +705,19 @@ int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values
             return ret;
         if (n && (ret = launch_insert(m, &r, keys, values, n, rng_seed)) < 0)
             return ret;
+        /* The duplicate pass is queued right behind the insert (one wait, not two); after a
+         * failed insert its result is simply not used. */
+        if (!unique && n && (ret = dedup(m, &r, capacity)) < 0)
+            return ret;
         if ((ret = read_meta(m, &meta)) < 0)
             return ret;
         if (meta.failed)
             continue;
-        size_t distinct = n - (meta.oob_present ? 1 : 0);
-        if (!unique && n) {
-            if ((ret = dedup(m, &r, capacity, &meta)) < 0)
-                return ret;
+        /* Pairs stored = input pairs - out-of-band ones - merged ones; minus the extra copies.
+         * The THESIS pass counts the canonical copies directly. */
+        size_t distinct = n - meta.oob_inputs - (size_t)meta.merges - (size_t)meta.copies;
+        if (!unique && n && m->layout == GHM_MAP_THESIS)
             distinct = (size_t)meta.distinct;
-        }
         publish(m, &r, &meta, distinct);
         m->rebuilds = attempt;
         return GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(m->ctx)));
