@@ -407,7 +407,8 @@ END_TEST
 
 START_TEST(test_threads_agree)
 {
-    GhmPointCloud *a = sphere(30000, 1.0, 0, 0, 0, 0), *b = sphere(8000, 0.5, 0.8, 0.1, 0, 1);
+    /* big enough (over 16k voxels) for every parallel loop to run on both threads */
+    GhmPointCloud *a = sphere(80000, 1.0, 0, 0, 0, 0), *b = sphere(20000, 0.5, 0.8, 0.1, 0, 1);
     GhmVoxelResult *r[2] = {NULL, NULL};
     for (int t = 0; t < 2; t++) {
         GhmContextOptions o = ghm_context_defaults();
@@ -417,7 +418,8 @@ START_TEST(test_threads_agree)
         ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
         ck_assert_int_eq(ghm_context_threads(ctx), t + 1);
         GhmVoxelGrid g;
-        r[t] = run(ctx, a, b, 64, &g);
+        r[t] = run(ctx, a, b, 96, &g);
+        ck_assert_uint_gt(r[t]->side[0].voxels, 16384);
         ghm_context_free(&ctx);
     }
     for (int i = 0; i < 2; i++) {

@@ -175,7 +175,7 @@ int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32
     if (K == 0)
         return GHM_OK;
     double s = grid->voxel_size;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > 4096)
     for (size_t v = 0; v < K; v++)
         pca_normal(v, s, counts, moments, hood, nbr, normals + 3 * v);
 

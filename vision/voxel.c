@@ -39,6 +39,10 @@ enum { MIN_MEDIAN_NEIGHBOURS = 6 };
 
 enum { NO_SEED = 0xFF };
 
+/* Loops shorter than this run on one thread: a parallel region costs a few microseconds on an
+ * idle machine but up to a scheduler time slice when the cores are shared. */
+enum { PARALLEL_MIN = 16384 };
+
 GhmVoxelOptions ghm_voxel_defaults(void)
 {
     GhmVoxelOptions o = {.grid = 128, .voxel_size = 0.0, .t_out = 0.2, .t_in = 0.2, .max_rounds = 4};
@@ -204,7 +208,7 @@ static int compute_keys(Side *s, const double *pose, const GhmVoxelGrid *g, int 
     const float *xyz = s->pc->xyz;
     uint32_t *pkey = s->pkey;
     const double inv = 1.0 / g->voxel_size;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : out)
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > PARALLEL_MIN) reduction(+ : out)
     for (size_t i = 0; i < n; i++) {
         double p[3];
         apply_pose(pose, xyz + 3 * i, p);
@@ -314,7 +318,7 @@ static int neighbours(const GhmVoxelGrid *g, Side *s, int threads)
     const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
     const uint32_t *keys = s->keys;
     const GhmiHood *h = &s->hood;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > PARALLEL_MIN)
     for (size_t v = 0; v < K; v++) {
         int64_t x = keys[v] % nx, y = (keys[v] / nx) % ny, z = keys[v] / nx / ny;
         for (size_t k = 0; k < nn; k++) {
@@ -413,7 +417,7 @@ static int contact(const GhmVoxelGrid *g, Side *s, const Side *o, int threads)
     if (ret == GHM_OK) {
         ghmi_hood_make(rho, h);
         const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > PARALLEL_MIN)
         for (size_t v = 0; v < K; v++) {
             int64_t x = s->keys[v] % nx, y = (s->keys[v] / nx) % ny, z = s->keys[v] / nx / ny;
             q[m * v] = s->keys[v];
@@ -431,7 +435,7 @@ static int contact(const GhmVoxelGrid *g, Side *s, const Side *o, int threads)
             ret = ghm_index_ids(o->ix, q, m * K, ids);
     }
     if (ret == GHM_OK) {
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > PARALLEL_MIN)
         for (size_t v = 0; v < K; v++)
             contact_of(g, s, o, h, ids, v);
     }
@@ -509,7 +513,7 @@ static int classify(const GhmVoxelGrid *g, Side *s, const GhmVoxelOptions *opt, 
         const int *d = s->hood.step[k];
         len[k] = sqrt((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
     }
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > PARALLEL_MIN)
     for (size_t v = 0; v < K; v++) {
         s->seed[v] = NO_SEED;
         s->label[v] = GHM_VOXEL_UNKNOWN;
