@@ -166,9 +166,14 @@ test_match_damaged_ref() {
     run_cmd 2 --backend cpu --load-ref "$TMP/ref.ghm" "$DATA/images/box.png"
     expect_one_error_line ref.ghm
     grep -q "checksum" "$TMP/err" || fail "not reported as damaged: $(cat "$TMP/err")"
-    head -c $((size / 3)) "$DATA/images/box.png" >"$TMP/short.ghm"
+    run_cmd 0 --backend cpu --save-ref "$TMP/good.ghm" "$DATA/images/box.png"
+    head -c $((size / 3)) "$TMP/good.ghm" >"$TMP/short.ghm"
     run_cmd 2 --backend cpu --load-ref "$TMP/short.ghm" "$DATA/images/box.png"
     expect_one_error_line short.ghm
+    grep -q "truncated" "$TMP/err" || fail "not reported as truncated: $(cat "$TMP/err")"
+    run_cmd 2 --backend cpu --load-ref "$DATA/images/box.png" "$DATA/images/box.png"
+    expect_one_error_line box.png
+    grep -q "not a geohash-match reference file" "$TMP/err" || fail "foreign file: $(cat "$TMP/err")"
     run_cmd 2 --backend cpu --load-ref "$DATA/images/no_such.ghm" "$DATA/images/box.png"
     expect_one_error_line no_such.ghm
 }
