@@ -1,8 +1,9 @@
 /* check_geohash_cuda.c - geometric hashing on the CUDA backend against the CPU backend: the
  * device voting path is the one taken, its votes and candidates are identical to the CPU's (on
- * exact point sets, on real features, in several batches of query bases), and the image
- * matcher gives the same transforms (within a pixel at the query corners) and meets the corner
- * criterion of data/pairs/truth.json on CUDA. One TCase, "cuda"; without a device it skips. */
+ * exact point sets, on real features, in several batches of query bases), the edge detector's
+ * device stages give the CPU's edges bit for bit, and the image matcher gives the same
+ * transforms (within a pixel at the query corners) and meets the corner criterion of
+ * data/pairs/truth.json on CUDA. One TCase, "cuda"; without a device it skips. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -258,6 +259,53 @@ START_TEST(test_votes_identical_images)
 }
 END_TEST
 
+/* The edge detector's device stages give the CPU's edges bit for bit: gradients, threshold,
+ * every point and the pixel map, on photos, a JPEG, a tiny and a blank image, and without blur. */
+START_TEST(test_edges_identical)
+{
+    GHM_REQUIRE_CUDA();
+    static const char *images[] = {"images/box_in_scene.png", "images/rubberwhale1.png",
+                                   "pairs/dev_03_query.jpg", "images/Blender_Suzanne2.jpg"};
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmImage *tiny = NULL, *blank = NULL;
+    ck_assert_int_eq(ghm_image_create(2, 5, &tiny), GHM_OK);
+    ck_assert_int_eq(ghm_image_create(64, 48, &blank), GHM_OK);
+    memset(blank->pixels, 77, (size_t)blank->stride * blank->height);
+    for (size_t k = 0; k < sizeof images / sizeof images[0] + 3; k++) {
+        GhmImage *own = k < 4 ? load(images[k]) : NULL;
+        const GhmImage *img = own ? own : k == 4 ? tiny : blank;
+        GhmEdgeParams ep = ghm_edge_defaults();
+        if (k == 6) { /* no blur, on a photo */
+            own = load(images[0]);
+            img = own;
+            ep.blur_sigma = 0.0;
+        }
+        GhmEdges *a = NULL, *b = NULL;
+        ck_assert_int_eq(ghm_edges_detect(img, &ep, &a), GHM_OK);
+        ck_assert_int_eq(ghm_edges_detect_ctx(gpu, img, &ep, &b), GHM_OK);
+        size_t npix = (size_t)img->width * img->height;
+        ck_assert_msg(a->count == b->count, "image %zu: %zu points on the CPU, %zu on CUDA", k,
+                      a->count, b->count);
+        ck_assert(a->threshold == b->threshold && a->noise == b->noise);
+        ck_assert_msg(memcmp(a->gx, b->gx, npix * sizeof *a->gx) == 0, "image %zu: gx", k);
+        ck_assert_msg(memcmp(a->gy, b->gy, npix * sizeof *a->gy) == 0, "image %zu: gy", k);
+        ck_assert_mem_eq(a->pixel_point, b->pixel_point, npix * sizeof *a->pixel_point);
+        for (size_t i = 0; i < a->count; i++)
+            ck_assert_msg(a->points[i].x == b->points[i].x && a->points[i].y == b->points[i].y &&
+                              a->points[i].angle == b->points[i].angle &&
+                              a->points[i].strength == b->points[i].strength,
+                          "image %zu point %zu: (%.6f, %.6f) vs (%.6f, %.6f)", k, i,
+                          a->points[i].x, a->points[i].y, b->points[i].x, b->points[i].y);
+        ghm_edges_free(&a);
+        ghm_edges_free(&b);
+        ghm_image_free(&own);
+    }
+    ghm_image_free(&tiny);
+    ghm_image_free(&blank);
+    ghm_context_free(&gpu);
+}
+END_TEST
+
 /* data/pairs/truth.json on both backends: found on CUDA within the corner criterion, the same
  * votes, and matrices within a pixel of the CPU's at the query corners. */
 START_TEST(test_known_pairs_both_backends)
@@ -348,6 +396,7 @@ static Suite *geohash_cuda_suite(void)
     tcase_add_test(tc, test_votes_identical_synthetic);
     tcase_add_test(tc, test_votes_identical_batched);
     tcase_add_test(tc, test_votes_identical_images);
+    tcase_add_test(tc, test_edges_identical);
     tcase_add_test(tc, test_known_pairs_both_backends);
     tcase_add_test(tc, test_blank_images_both_backends);
     suite_add_tcase(s, tc);

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vision_backend_internal.h"
+
 #define MAX_KERNEL_RADIUS 16
+_Static_assert(MAX_KERNEL_RADIUS == GHM_EDGE_MAX_RADIUS, "device taps hold the CPU's");
 #define GHM_PI 3.14159265358979323846
 
 GhmEdgeParams ghm_edge_defaults(void)
@@ -556,5 +559,85 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
 fail:
     free(cand);
     free(buf);
+    return ret;
+}
+
+/* --- the per-pixel stages on the backend's device (vision_backend_internal.h) ---------------- */
+
+enum { DEV_PIXELS, DEV_TMP, DEV_BLUR, DEV_GX, DEV_GY, DEV_MAG, DEV_BUFFERS };
+
+/* detect_into() with blur, Sobel and suppression on the device: the noise floor is computed
+ * here first, the threshold and the points from the downloaded maxima (a: nms, c: offsets). */
+static int detect_device(GhmContext *ctx, const GhmVisionOps *ops, const GhmImage *img,
+                         const GhmEdgeParams *p, GhmEdges *e, float *a, float *c)
+{
+    int w = img->width, h = img->height;
+    size_t npix = (size_t)w * h, fbytes = npix * sizeof(float);
+    size_t pbytes = (size_t)(h - 1) * img->stride + (size_t)w;
+    GhmEdgeTaps taps;
+    taps.radius = gaussian_taps(p->blur_sigma, taps.g);
+    e->noise = (float)(image_noise_sigma(img) * gradient_noise_gain(taps.g, taps.radius) *
+                       sqrt(GHM_PI / 2.0));
+    float floor_mag = (float)p->noise_factor * e->noise;
+    if (floor_mag < 0.5f)
+        floor_mag = 0.5f; /* as detect_into() */
+    void *d[DEV_BUFFERS] = {NULL};
+    int ret = ghm_buffer_alloc(ctx, pbytes, &d[DEV_PIXELS]);
+    for (int i = DEV_TMP; i < DEV_BUFFERS && ret == GHM_OK; i++)
+        ret = ghm_buffer_alloc(ctx, fbytes, &d[i]);
+    if (ret < 0 || (ret = ghm_buffer_upload(ctx, d[DEV_PIXELS], img->pixels, pbytes)) < 0 ||
+        (ret = ops->edge_gradients(ctx, d[DEV_PIXELS], w, h, img->stride, &taps, d[DEV_TMP],
+                                   d[DEV_BLUR], d[DEV_GX], d[DEV_GY], d[DEV_MAG])) < 0 ||
+        (ret = ops->edge_suppress(ctx, d[DEV_MAG], d[DEV_GX], d[DEV_GY], w, h, floor_mag,
+                                  d[DEV_BLUR], d[DEV_TMP])) < 0 ||
+        (ret = ghm_buffer_download(ctx, e->gx, d[DEV_GX], fbytes)) < 0 ||
+        (ret = ghm_buffer_download(ctx, e->gy, d[DEV_GY], fbytes)) < 0 ||
+        (ret = ghm_buffer_download(ctx, a, d[DEV_BLUR], fbytes)) < 0 ||
+        (ret = ghm_buffer_download(ctx, c, d[DEV_TMP], fbytes)) < 0)
+        goto done;
+    if ((ret = choose_threshold(a, npix, p->percentile, floor_mag, &e->threshold)) < 0)
+        goto done;
+    ret = compact_points(e, a, c);
+done:
+    for (int i = 0; i < DEV_BUFFERS; i++)
+        ghm_buffer_free(ctx, &d[i]);
+    return ret;
+}
+
+int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgeParams *p,
+                         GhmEdges **out)
+{
+    const GhmVisionOps *ops = ctx ? ghmi_vision_ops(ctx) : NULL;
+    if (!ops || !ops->edge_gradients || !ops->edge_suppress)
+        return ghm_edges_detect(img, p, out);
+    if (!img || !p || !out || !img->pixels || img->width < 1 || img->height < 1)
+        return GHM_ERR_INVALID;
+    if (p->blur_sigma < 0.0 || p->blur_sigma > 5.0 || p->percentile < 0.0 ||
+        p->percentile >= 1.0 || p->noise_factor < 0.0)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    size_t npix = (size_t)img->width * img->height;
+    float *a = malloc(npix * sizeof *a), *c = malloc(npix * sizeof *c);
+    GhmEdges *e = calloc(1, sizeof *e);
+    int ret = GHM_ERR_NOMEM;
+    if (!a || !c || !e)
+        goto fail;
+    e->width = img->width;
+    e->height = img->height;
+    e->gx = malloc(npix * sizeof *e->gx);
+    e->gy = malloc(npix * sizeof *e->gy);
+    e->pixel_point = malloc(npix * sizeof *e->pixel_point);
+    if (!e->gx || !e->gy || !e->pixel_point)
+        goto fail;
+    if ((ret = detect_device(ctx, ops, img, p, e, a, c)) < 0)
+        goto fail;
+    free(a);
+    free(c);
+    *out = e;
+    return GHM_OK;
+fail:
+    free(a);
+    free(c);
+    ghm_edges_free(&e);
     return ret;
 }

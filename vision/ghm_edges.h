@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ghm_context.h"
 #include "ghm_error.h"
 #include "ghm_image.h"
 
@@ -78,6 +79,15 @@ GhmCornerParams ghm_corner_defaults(void);
  * GHM_ERR_INVALID on NULL arguments or parameters out of range, GHM_ERR_NOMEM. The caller owns
  * *out and frees it with ghm_edges_free(). */
 int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
+
+/* As ghm_edges_detect, on ctx's backend: where it has vision kernels (CUDA) the per-pixel stages
+ * (blur, Sobel, suppression) run on its device, with a result identical to the CPU's; elsewhere,
+ * or with ctx NULL, this is ghm_edges_detect. Also GHM_ERR_CUDA and the buffer errors.
+ * The matcher does not use it yet: while corners and the distance transform run on the host,
+ * downloading the gradient fields costs more than the device saves (docs/bench_raw/
+ * match_cuda.txt); it is the first stage of a device-resident feature chain. */
+int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgeParams *p,
+                         GhmEdges **out);
 
 /* Frees the edges and sets *e to NULL; accepts NULL and a pointer to NULL. */
 void ghm_edges_free(GhmEdges **e);

@@ -50,6 +50,13 @@ typedef struct GhmGeoSigParams {
     int32_t nbins, angle_bins;
 } GhmGeoSigParams;
 
+/* Gaussian taps g[0..radius] of edges.c (radius 0: no blur), passed to kernels by value. */
+#define GHM_EDGE_MAX_RADIUS 16
+typedef struct GhmEdgeTaps {
+    float g[GHM_EDGE_MAX_RADIUS + 1];
+    int32_t radius;
+} GhmEdgeTaps;
+
 typedef struct GhmVisionOps {
     /* Votes of the mb query bases `frames` against the reference table: for every query basis,
      * the distinct signatures of the nc coded points (seen: mb x ceil(key space / 32) words of
@@ -66,6 +73,17 @@ typedef struct GhmVisionOps {
      * none), [... + 1] = reference basis id. Backend memory. */
     int (*geo_best)(GhmContext *ctx, const uint32_t *votes, size_t mb, size_t nbases,
                     uint32_t *best);
+    /* The first stages of edges.c on the device, with the same float arithmetic (results bit
+     * for bit the CPU's): the w x h grey image pixels (rows stride bytes apart) blurred by the
+     * separable taps (clamped borders; tmp and blur: w * h floats of scratch), Sobel / 8 into gx
+     * and gy, and the magnitude into mag. */
+    int (*edge_gradients)(GhmContext *ctx, const uint8_t *pixels, int w, int h, size_t stride,
+                          const GhmEdgeTaps *taps, float *tmp, float *blur, float *gx, float *gy,
+                          float *mag);
+    /* Non-maximum suppression across the edge as edges.c's suppress(): nms = the magnitude of
+     * maxima above floor_mag (0 elsewhere), off = their sub-pixel offset along the gradient. */
+    int (*edge_suppress)(GhmContext *ctx, const float *mag, const float *gx, const float *gy,
+                         int w, int h, float floor_mag, float *nms, float *off);
 } GhmVisionOps;
 
 /* The vision op table of ctx's backend, or NULL when the backend runs vision on the CPU. */
