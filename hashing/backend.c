@@ -5,6 +5,7 @@
  */
 #include "ghm_backend_internal.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,9 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
     if (!ctx)
         return GHM_ERR_NOMEM;
     ctx->backend = backend;
-    ctx->threads = opt->threads;
+    /* CPU stages run on every backend (the CUDA pipelines keep some on the host), so the
+     * default thread count is all cores whichever backend was picked. */
+    ctx->threads = opt->threads ? opt->threads : omp_get_max_threads();
     ctx->seed = opt->seed;
     ctx->verbose = opt->verbose;
     int ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
