@@ -17,6 +17,7 @@ typedef struct BenchEntry {
 
 static const BenchEntry benches[] = {
     {"hash", "hash tables vs sort + binary search", ghm_bench_hash},
+    {"match", "image matching per query, by stage (reference tables built)", ghm_bench_match},
     {"video", "video decoding, matching and both together (frames/s)", ghm_bench_video},
     {"voxel", "voxel Boolean intersection, time per step", ghm_bench_voxel},
     {NULL, NULL, NULL},

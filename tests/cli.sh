@@ -71,6 +71,24 @@ test_bench_unknown() {
     run_cmd 2 bench no-such-bench
 }
 
+# The benchmarks are never timed in tests; these check that they run and write valid JSON.
+test_bench_match_runs() {
+    run_cmd 0 bench match --backend cpu --reps 1 --data "$DATA" --json-out "$TMP/m.json"
+    python3 - "$TMP/m.json" <<'PY' || fail "bad bench match JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["bench"] == "match" and len(d["rows"]) == 3, d
+assert all(r["found"] for r in d["rows"]), "a benchmark case found no match"
+assert all(r["median_ms"]["total"] > 0 for r in d["rows"])
+PY
+}
+
+test_bench_hash_quick() {
+    run_cmd 0 bench hash --backend cpu --quick --json-out "$TMP/h.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d' "$TMP/h.json" ||
+        fail "bad bench hash JSON"
+}
+
 # --- image input (image I/O helper) ---
 # A damaged or foreign QUERY image: exit 2 and one stderr line that names the file and says why.
 bad_image() {

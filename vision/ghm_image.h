@@ -68,6 +68,11 @@ int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t 
 
 void ghm_image_free(GhmImage **img);
 
+/* Resamples src through an affine map: out pixel (x, y) shows src at t * (x, y, 1), bilinear,
+ * black outside src. Used to make known-transform queries (benchmarks, tests). */
+int ghm_image_warp_affine(const GhmImage *src, int width, int height, const double t[2][3],
+                          GhmImage **out);
+
 int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out);
 int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size);
 void ghm_rgb_image_free(GhmRgbImage **img);
