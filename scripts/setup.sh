@@ -10,7 +10,7 @@ packages=(
     libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg  # video (ffmpeg: test fixtures)
     libjansson-dev                              # JSON output
     check libsubunit-dev                        # unit tests
-    python3 python3-numpy                       # test helpers, voxel truth script
+    python3 python3-numpy python3-scipy         # test helpers, voxel truth script
 )
 
 missing=()
