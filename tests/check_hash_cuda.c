@@ -16,12 +16,6 @@
 #include "kernels/hashing/hash_refs.h"
 #include "test_support.h"
 
-static uint32_t rng_next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(*s >> 32);
-}
-
 static size_t cap_size(size_t n)
 {
     const char *small = getenv("GHM_TEST_SMALL");

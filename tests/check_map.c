@@ -10,22 +10,6 @@
 
 /* Check records every passing assertion (a write to its log pipe), so loops over a million
  * entries count the failures and assert once. */
-#define CHECK_EACH(count, cond)                                                              \
-    do {                                                                                     \
-        size_t n_bad_ = 0, first_bad_ = 0;                                                   \
-        for (size_t i = 0; i < (size_t)(count); i++)                                         \
-            if (!(cond) && n_bad_++ == 0)                                                    \
-                first_bad_ = i;                                                              \
-        ck_assert_msg(n_bad_ == 0, "'%s' fails for %zu of %zu entries, first at %zu", #cond, \
-                      n_bad_, (size_t)(count), first_bad_);                                  \
-    } while (0)
-
-static uint32_t rng_next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(*s >> 32);
-}
-
 /* n distinct keys (a permutation of counters), and m more keys none of them equals. */
 static uint32_t *unique_keys(size_t n, uint32_t seed)
 {

@@ -7,6 +7,8 @@
 #define GHM_TEST_SUPPORT_H
 
 #include <check.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "ghm_context.h"
 
@@ -23,6 +25,32 @@ int ghm_test_have_cuda(void);
         if (!ghm_test_have_cuda())                                                           \
             return;                                                                          \
     } while (0)
+
+/* Asserts cond for every i in [0, count) and fails once, naming how many entries failed and the
+ * first; one ck_assert per element would log millions of passing checks on big arrays. */
+#define CHECK_EACH(count, cond)                                                              \
+    do {                                                                                     \
+        size_t n_bad_ = 0, first_bad_ = 0;                                                   \
+        for (size_t i = 0; i < (size_t)(count); i++)                                         \
+            if (!(cond) && n_bad_++ == 0)                                                    \
+                first_bad_ = i;                                                              \
+        ck_assert_msg(n_bad_ == 0, "'%s' fails for %zu of %zu entries, first at %zu", #cond, \
+                      n_bad_, (size_t)(count), first_bad_);                                  \
+    } while (0)
+
+/* A small seeded generator (64-bit LCG, high half) for test inputs. */
+static inline uint32_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 32);
+}
+
+/* qsort comparator of uint32_t. */
+static inline int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 /* Creates a context on the given backend with seed 1, failing the test if that is impossible. */
 GhmContext *ghm_test_context(GhmBackendKind backend);
