@@ -17,6 +17,7 @@
  * every timed call ends with ghm_context_sync, and each number is the best of --reps runs.
  * Uses the public API only, so it runs unchanged on every backend.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,13 +526,10 @@ static int write_json(const Bench *b, const char *path, int lo, int hi)
         "sorted", b->sorted_rows, "multimap", b->multimap_rows, "index", b->index_rows);
     if (!root)
         return report_failure("json", GHM_ERR_NOMEM);
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int ok = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(8)) == 0;
+    int ok = ghm_json_write_file(path, root) == 0;
     json_decref(root);
-    if (!ok || rename(tmp, path) != 0) {
-        ghm_cli_error(path, "cannot write the JSON output");
-        remove(tmp);
+    if (!ok) {
+        ghm_cli_error(path, "cannot write the JSON output: %s", strerror(errno));
         return GHM_ERR_IO;
     }
     return GHM_OK;

@@ -248,16 +248,10 @@ static int write_json(const BenchArgs *a, const BenchResult *r, const GhmContext
         "frames_per_s", rate(r->e2e_frames, r->e2e_s));
     if (!obj)
         return -1;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", a->json_out);
-    FILE *f = fopen(tmp, "w");
-    int ok = f && ghm_json_print(f, obj) == 0;
-    if (f && fclose(f) != 0)
-        ok = 0;
+    int ok = ghm_json_write_file(a->json_out, obj) == 0;
     json_decref(obj);
-    if (!ok || rename(tmp, a->json_out) != 0) {
+    if (!ok) {
         ghm_cli_error(a->json_out, "cannot write: %s", strerror(errno));
-        remove(tmp);
         return -1;
     }
     return 0;

@@ -9,6 +9,7 @@
  * normals. Three sizes by default: 20k, 160k (the paper's clouds) and 1.28M points per cloud.
  * Each row reports the best and the median of --reps steps.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,13 +244,10 @@ static int write_json(const VoxelBenchArgs *a, GhmContext *ctx, const Row *rows,
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, row_json(&rows[i]));
     json_object_set_new(o, "rows", arr);
-    FILE *f = fopen(a->json_out, "w");
-    int ret = f && ghm_json_print(f, o) == 0 ? 0 : -1;
-    if (f && fclose(f) != 0)
-        ret = -1;
+    int ret = ghm_json_write_file(a->json_out, o);
     json_decref(o);
     if (ret < 0)
-        ghm_cli_error(a->json_out, "cannot write the measurements");
+        ghm_cli_error(a->json_out, "cannot write the measurements: %s", strerror(errno));
     return ret;
 }
 

@@ -1,6 +1,7 @@
 /* json_out.c - see json_out.h. */
 #include "json_out.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,25 @@ json_t *ghm_json_string_lossy(const char *s)
     str = json_string(fixed);
     free(fixed);
     return str;
+}
+
+int ghm_json_write_file(const char *path, const json_t *obj)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 5);
+    if (!tmp)
+        return -1;
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp", 5);
+    int ok = json_dump_file(obj, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0 &&
+             rename(tmp, path) == 0;
+    if (!ok) {
+        int saved = errno;
+        remove(tmp);
+        errno = saved;
+    }
+    free(tmp);
+    return ok ? 0 : -1;
 }
 
 int ghm_json_print(FILE *f, const json_t *obj)
