@@ -12,7 +12,8 @@
 
 #include "ghm_context.h"
 
-/* Path of a file under the repository's data/ folder, in a static buffer (one at a time). */
+/* Path of a file under the repository's data/ folder (or $GHM_TEST_DATA when set), in a static
+ * buffer (one at a time). */
 const char *ghm_test_data(const char *relative);
 
 /* 1 when a CUDA device is usable; probed in a forked child and cached. */
