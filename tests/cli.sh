@@ -89,6 +89,24 @@ test_bench_hash_quick() {
         fail "bad bench hash JSON"
 }
 
+# File names with quotes, backslashes, non-ASCII and even invalid UTF-8 must still give valid
+# JSON (jansson; invalid bytes become U+FFFD).
+test_json_odd_file_names() {
+    local odd=$'$TMP/q"uo\\te caf\xc3\xa9 \xff.png'
+    odd=${odd/\$TMP/$TMP}
+    cp "$DATA/pairs/dev_02_query.png" "$odd" || fail "cannot make the odd file name"
+    run_cmd 0 --json --backend cpu "$DATA/images/box_in_scene.png" "$odd"
+    python3 - "$TMP/out" <<'PY' || fail "invalid JSON for an odd file name: $(cat "$TMP/out")"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")  # strict: the output itself is valid UTF-8
+d = json.loads(raw)
+path = d["query"]["path"]
+assert '"' in path and "\\" in path and "caf\u00e9" in path and "\ufffd" in path, path
+assert d["found"] is True
+PY
+}
+
 # --- image input (image I/O helper) ---
 # A damaged or foreign QUERY image: exit 2 and one stderr line that names the file and says why.
 bad_image() {
