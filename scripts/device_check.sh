@@ -52,15 +52,15 @@ now() { date +%s.%N; }
     for pair in $VIDEOS; do
         clip=${pair%%:*} ref=${pair##*:}
         y4m=/tmp/$(basename "$clip").y4m
-        t0=$(now); python3 scripts/y4m_from_video.py "$clip" >"$y4m"; t1=$(now)
-        n=$(grep -c -a '^FRAME' "$y4m")
+        t0=$(now); n=$(python3 scripts/y4m_from_video.py "$clip" 2>&1 >"$y4m" | awk '{print $2}')
+        t1=$(now)
         for b in cuda cpu; do
             t2=$(now); "$BIN/geohash-match" --json --backend "$b" --threads 16 "$ref" - <"$y4m" \
                 >"/tmp/lines_$b.jsonl"; t3=$(now)
             t4=$(now); python3 scripts/y4m_from_video.py "$clip" |
                 "$BIN/geohash-match" --json --backend "$b" --threads 16 "$ref" - >/dev/null; t5=$(now)
             found=$(grep -c '"found":true' "/tmp/lines_$b.jsonl")
-            python3 -c "import sys; n,a,b,c,d,e,f=map(float,sys.argv[1:8]); print(f'{sys.argv[8]} {sys.argv[9]}: {int(n)} frames, decode {n/(b-a):.1f} fps, match {n/(d-c):.1f} fps, end-to-end {n/(f-e):.1f} fps, found {sys.argv[10]}')" \
+            python3 -c "import sys; n,a,b,c,d,e,f=map(float,sys.argv[1:8]); print(f'{sys.argv[8]} {sys.argv[9]}: {int(n)} frames, decode {n/(b-a):.1f} fps ({b-a:.2f} s), match {n/(d-c):.1f} fps ({d-c:.2f} s), end-to-end {n/(f-e):.1f} fps ({f-e:.2f} s), found {sys.argv[10]}')" \
                 "$n" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$clip" "$b" "$found"
         done
     done
