@@ -69,6 +69,8 @@ typedef struct GhmSortedOps {
 /* The device kernels of vision/ (vision/vision_backend_internal.h): only the pointer is known
  * here, so the hashing layer does not depend on vision/. */
 struct GhmVisionOps;
+/* The device stages of the voxel pipeline (vision/voxel_backend_internal.h), likewise. */
+struct GhmVoxelOps;
 
 typedef struct GhmBackend {
     const char *name;
@@ -95,6 +97,9 @@ typedef struct GhmBackend {
      * vision/ run them. Vision code reads it through ghmi_vision_ops(ctx), never by testing
      * for CUDA. */
     const struct GhmVisionOps *vision;
+    /* Voxel stages on this backend's device, read through ghmi_voxel_ops(ctx); NULL: the CPU
+     * path of vision/voxel.c. */
+    const struct GhmVoxelOps *voxel;
 } GhmBackend;
 
 struct GhmContext {
@@ -120,6 +125,8 @@ extern const GhmBackend ghm_cpu_backend;
 extern const GhmBackend ghm_cuda_backend;
 /* The CUDA backend's vision op table (kernels/vision/ops.cu). */
 extern const struct GhmVisionOps ghm_cuda_vision_ops;
+/* The CUDA backend's voxel op table (kernels/voxel/ops.cu). */
+extern const struct GhmVoxelOps ghm_cuda_voxel_ops;
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
 extern const GhmMapOps ghm_cpu_map_ops;

@@ -16,6 +16,7 @@
 
 #include "ghm_index.h"
 #include "ghm_map.h"
+#include "voxel_backend_internal.h"
 #include "voxel_internal.h"
 
 void ghmi_hood_make(int radius, GhmiHood *h)
@@ -33,11 +34,7 @@ void ghmi_hood_make(int radius, GhmiHood *h)
                 }
 }
 
-/* A cloud whose median voxel has fewer occupied neighbours than this is too sparse for the grid
- * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
-enum { MIN_MEDIAN_NEIGHBOURS = 6 };
-
-enum { NO_SEED = 0xFF };
+enum { NO_SEED = GHMI_VOXEL_NO_SEED };
 
 /* Loops shorter than this run on one thread: a parallel region costs a few microseconds on an
  * idle machine but up to a scheduler time slice when the cores are shared. */
@@ -254,18 +251,25 @@ static int build_index(GhmContext *ctx, Side *s, size_t outside)
     return ghm_buffer_download(ctx, s->keys, dev_keys, s->K * sizeof *s->keys);
 }
 
-/* Per-voxel point counts, normal sums and (for estimation) moments; serial, since it is one
- * streaming pass and scattered float additions would make the sums depend on thread timing. */
+/* Per-voxel point counts, normal sums (in fixed point, GHMI_VOXEL_FIX_SCALE: integer sums are
+ * exact, so a device summing with atomics in any order gets the same normals) and, for
+ * estimation, moments; serial, since it is one streaming pass and scattered double additions of
+ * moments would make them depend on thread timing. */
 static int accumulate(Side *s, const double *pose, const GhmVoxelGrid *g)
 {
     size_t K = s->K;
     int estimate = s->pc->normals == NULL;
+    uint64_t *sum = NULL;
     s->counts = calloc(K + 1, sizeof *s->counts);
     s->normals = calloc(3 * K + 1, sizeof *s->normals);
     if (estimate)
         s->moments = calloc(GHMI_MOMENTS * K + 1, sizeof *s->moments);
-    if (!s->counts || !s->normals || (estimate && !s->moments))
+    else
+        sum = calloc(3 * K + 1, sizeof *sum);
+    if (!s->counts || !s->normals || (estimate ? !s->moments : !sum)) {
+        free(sum);
         return GHM_ERR_NOMEM;
+    }
     for (size_t i = 0; i < s->n; i++) {
         uint32_t v = s->pid[i];
         if (v == GHM_NOT_FOUND)
@@ -273,13 +277,13 @@ static int accumulate(Side *s, const double *pose, const GhmVoxelGrid *g)
         s->counts[v]++;
         if (!estimate) {
             const float *n = s->pc->normals + 3 * i;
-            float *acc = s->normals + 3 * (size_t)v;
+            float f[3] = {n[0], n[1], n[2]};
             if (pose) /* normals turn with the cloud (a rigid pose has no shear) */
                 for (int r = 0; r < 3; r++)
-                    acc[r] += (float)(pose[4 * r] * n[0] + pose[4 * r + 1] * n[1] +
-                                      pose[4 * r + 2] * n[2]);
-            else
-                acc[0] += n[0], acc[1] += n[1], acc[2] += n[2];
+                    f[r] = (float)(pose[4 * r] * n[0] + pose[4 * r + 1] * n[1] +
+                                   pose[4 * r + 2] * n[2]);
+            for (int r = 0; r < 3; r++) /* unsigned: wrapping is defined, as on the device */
+                sum[3 * (size_t)v + (size_t)r] += (uint64_t)ghmi_voxel_fix(f[r]);
             continue;
         }
         double p[3], c[3], d[3];
@@ -292,15 +296,15 @@ static int accumulate(Side *s, const double *pose, const GhmVoxelGrid *g)
         m[3] += d[0] * d[0], m[4] += d[0] * d[1], m[5] += d[0] * d[2];
         m[6] += d[1] * d[1], m[7] += d[1] * d[2], m[8] += d[2] * d[2];
     }
-    if (!estimate)
-        for (size_t v = 0; v < K; v++) {
-            float *a = s->normals + 3 * v;
-            float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-            if (len > 1e-6f)
-                a[0] /= len, a[1] /= len, a[2] /= len;
-            else
-                a[0] = a[1] = a[2] = 0.0f;
-        }
+    for (size_t v = 0; !estimate && v < K; v++) {
+        double a[3];
+        for (int r = 0; r < 3; r++)
+            a[r] = (double)(int64_t)sum[3 * v + (size_t)r] * (1.0 / GHMI_VOXEL_FIX_SCALE);
+        double len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        for (int r = 0; r < 3; r++)
+            s->normals[3 * v + (size_t)r] = len > 1e-6 ? (float)(a[r] / len) : 0.0f;
+    }
+    free(sum);
     return GHM_OK;
 }
 
@@ -358,7 +362,7 @@ static int look_up(const GhmVoxelGrid *g, Side *s, int threads)
         ghmi_hood_make(r, &s->hood);
         if ((ret = neighbours(g, s, threads)) < 0)
             return ret;
-        if (s->K == 0 || median_neighbours(s) >= MIN_MEDIAN_NEIGHBOURS)
+        if (s->K == 0 || median_neighbours(s) >= GHMI_MIN_MEDIAN_NEIGHBOURS)
             break;
     }
     return GHM_OK;
@@ -681,6 +685,17 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
     if (!r)
         return GHM_ERR_NOMEM;
     r->grid = *grid;
+    /* The device path takes normals from the files; estimating them (PCA and an orientation
+     * search over the voxels) stays on the CPU. */
+    const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
+    if (ops && (a->normals || a->n == 0) && (b->normals || b->n == 0)) {
+        int ret = ghmi_voxel_step_device(ctx, ops, a, b, b_pose, grid, opt, r);
+        if (ret == GHM_OK)
+            *out = r;
+        else
+            ghm_voxel_result_free(&r);
+        return ret;
+    }
     Side s[2] = {{.pc = a, .n = a->n}, {.pc = b, .n = b->n}};
     int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), r);
     if (ret == GHM_OK) {

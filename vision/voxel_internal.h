@@ -1,6 +1,6 @@
 /*
- * voxel_internal.h - what voxel.c and normals.c share. Included by vision/voxel*.c and
- * vision/normals.c only.
+ * voxel_internal.h - what voxel.c, voxel_device.c and normals.c share. Included by vision/voxel*.c,
+ * vision/normals.c and kernels/voxel/ only.
  */
 #ifndef GHM_VOXEL_INTERNAL_H
 #define GHM_VOXEL_INTERNAL_H
@@ -9,6 +9,10 @@
 #include <stdint.h>
 
 #include "ghm_voxel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A cubic neighbourhood of radius r: the (2r+1)^3 - 1 steps (dx, dy, dz) other than (0,0,0),
  * in lexicographic (dz, dy, dx) order, so that the opposite of step k is step n - 1 - k.
@@ -22,6 +26,20 @@ typedef struct GhmiHood {
 
 void ghmi_hood_make(int radius, GhmiHood *h);
 
+/* A cloud whose median voxel has fewer occupied neighbours than this is too sparse for the grid
+ * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
+enum { GHMI_MIN_MEDIAN_NEIGHBOURS = 6 };
+
+/* One step (ghm_voxel_intersect) on a backend with device kernels (ops, see
+ * voxel_backend_internal.h): the stages of voxel.c with every array in backend memory, the same
+ * results bit for bit. Fills r->side[], r->rounds and r->time (r->grid already set); on failure
+ * r may hold some host arrays, which ghm_voxel_result_free() releases. */
+struct GhmVoxelOps;
+int ghmi_voxel_step_device(GhmContext *ctx, const struct GhmVoxelOps *ops,
+                           const GhmPointCloud *a, const GhmPointCloud *b, const double *b_pose,
+                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
+                           GhmVoxelResult *r);
+
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */
 enum { GHMI_MOMENTS = 9 };
@@ -33,5 +51,9 @@ int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32
                                 const uint32_t *counts, const double *moments,
                                 const GhmiHood *hood, const uint32_t *nbr, int threads,
                                 float *normals);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GHM_VOXEL_INTERNAL_H */

@@ -157,4 +157,5 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .index = */ &ghm_cuda_index_ops,
     /* .sorted = */ &ghm_cuda_sorted_ops,
     /* .vision = */ &ghm_cuda_vision_ops, /* kernels/vision/ops.cu */
+    /* .voxel = */ &ghm_cuda_voxel_ops,   /* kernels/voxel/ops.cu */
 };

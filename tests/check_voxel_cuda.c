@@ -1,0 +1,217 @@
+/* check_voxel_cuda.c - the voxel Boolean intersection on the CUDA backend against the CPU
+ * backend: the device path is the one taken, and keys, counts, normals, labels, seeds,
+ * conflicts, neighbourhood radius and rounds are identical to the CPU's, on real clouds
+ * (bunny vs kitten, dense and sparse), crossing analytic spheres (with a pose, with a sparse
+ * cloud that widens its neighbourhood and grows the barrier) and degenerate clouds. One TCase,
+ * "cuda"; without a device it skips. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_pointcloud.h"
+#include "ghm_voxel.h"
+#include "test_support.h"
+#include "voxel_backend_internal.h"
+
+static GhmPointCloud *sphere(size_t n, double r, double cx, double cy, double cz, int normals)
+{
+    GhmPointCloud *pc = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, normals, 0, &pc), GHM_OK);
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < n; i++) {
+        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
+        double u[3] = {rad * cos(phi), rad * sin(phi), z};
+        pc->xyz[3 * i] = (float)(cx + r * u[0]);
+        pc->xyz[3 * i + 1] = (float)(cy + r * u[1]);
+        pc->xyz[3 * i + 2] = (float)(cz + r * u[2]);
+        for (int k = 0; normals && k < 3; k++)
+            pc->normals[3 * i + (size_t)k] = (float)u[k];
+    }
+    return pc;
+}
+
+static GhmPointCloud *load(const char *rel)
+{
+    GhmPointCloud *pc = NULL;
+    char why[256] = "";
+    int ret = ghm_pointcloud_load(ghm_test_data(rel), &pc, why, sizeof why);
+    ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
+    return pc;
+}
+
+static void same_side(const GhmVoxelSide *c, const GhmVoxelSide *g, int i)
+{
+    ck_assert_uint_eq(c->points, g->points);
+    ck_assert_uint_eq(c->voxels, g->voxels);
+    ck_assert_int_eq(c->radius, g->radius);
+    ck_assert_int_eq(c->normals_estimated, g->normals_estimated);
+    size_t K = c->voxels, bad_keys = 0, bad_counts = 0, bad_normals = 0, bad_labels = 0;
+    size_t first = K;
+    for (size_t v = 0; v < K; v++) {
+        bad_keys += c->keys[v] != g->keys[v];
+        bad_counts += c->counts[v] != g->counts[v];
+        bad_normals += memcmp(c->normals + 3 * v, g->normals + 3 * v, 12) != 0;
+        if (c->labels[v] != g->labels[v] && bad_labels++ == 0)
+            first = v;
+    }
+    ck_assert_msg(bad_keys + bad_counts + bad_normals == 0,
+                  "side %d: %zu keys, %zu counts, %zu normals of %zu differ", i, bad_keys,
+                  bad_counts, bad_normals, K);
+    ck_assert_msg(bad_labels == 0, "side %d: %zu of %zu labels differ (first: voxel %zu, cpu %d "
+                  "cuda %d)", i, bad_labels, K, first, first < K ? c->labels[first] : -1,
+                  first < K ? g->labels[first] : -1);
+    for (int l = 0; l < 4; l++)
+        ck_assert_uint_eq(c->label_count[l], g->label_count[l]);
+    ck_assert_uint_eq(c->seeds, g->seeds);
+    ck_assert_uint_eq(c->conflicts, g->conflicts);
+}
+
+/* Runs one step on both backends and asserts identical results; returns the CPU's. */
+static GhmVoxelResult *compare(const GhmPointCloud *a, const GhmPointCloud *b, const double *pose,
+                               int grid_n)
+{
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    ck_assert_ptr_nonnull(ghmi_voxel_ops(gpu));
+    ck_assert_ptr_null(ghmi_voxel_ops(cpu));
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = grid_n;
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, pose, pose ? 1 : 0, &opt, &g, why, sizeof why),
+                     GHM_OK);
+    GhmVoxelResult *rc = NULL, *rg = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(cpu, a, b, pose, &g, &opt, &rc), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_intersect(gpu, a, b, pose, &g, &opt, &rg), GHM_OK);
+    ck_assert_int_eq(rc->rounds, rg->rounds);
+    for (int i = 0; i < 2; i++)
+        same_side(&rc->side[i], &rg->side[i], i);
+    ghm_voxel_result_free(&rg);
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+    return rc;
+}
+
+START_TEST(test_bunny_kitten)
+{
+    GHM_REQUIRE_CUDA();
+    GhmPointCloud *a = load("pointclouds/bunny.ply"), *b = load("pointclouds/kitten.ply");
+    /* the kitten sits inside the bunny's box; scale it so that the two surfaces cross */
+    double lo[2][3], hi[2][3];
+    const GhmPointCloud *pcs[2] = {a, b};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[i][k] = INFINITY, hi[i][k] = -INFINITY;
+            for (size_t p = 0; p < pcs[i]->n; p++) {
+                lo[i][k] = fmin(lo[i][k], pcs[i]->xyz[3 * p + k]);
+                hi[i][k] = fmax(hi[i][k], pcs[i]->xyz[3 * p + k]);
+            }
+        }
+    double s = 0.8 * (hi[0][0] - lo[0][0]) / (hi[1][0] - lo[1][0]);
+    double pose[16] = {0};
+    for (int k = 0; k < 3; k++) {
+        pose[5 * k] = s;
+        pose[4 * k + 3] = 0.5 * (lo[0][k] + hi[0][k]) - s * 0.5 * (lo[1][k] + hi[1][k]) +
+                          (k == 0 ? 0.3 * (hi[0][0] - lo[0][0]) : 0.0);
+    }
+    pose[15] = 1;
+    for (int grid = 64; grid <= 128; grid += 64) {
+        GhmVoxelResult *r = compare(a, b, pose, grid);
+        ck_assert_uint_gt(r->side[0].label_count[GHM_VOXEL_INTERSECTION], 0);
+        ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE] +
+                              r->side[1].label_count[GHM_VOXEL_OUTSIDE], 0);
+        ghm_voxel_result_free(&r);
+    }
+    /* as they are (no pose): the kitten at its own place in the common grid */
+    GhmVoxelResult *r = compare(a, b, NULL, 128);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
+START_TEST(test_spheres)
+{
+    GHM_REQUIRE_CUDA();
+    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    for (int grid = 32; grid <= 128; grid *= 2) {
+        GhmVoxelResult *r = compare(a, b, NULL, grid);
+        ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
+        ck_assert_uint_gt(r->side[0].label_count[GHM_VOXEL_OUTSIDE], 0);
+        ghm_voxel_result_free(&r);
+    }
+    /* B built at the origin and moved (a quarter turn and a shift): normals turn too */
+    GhmPointCloud *b0 = sphere(15000, 0.5, 0, 0, 0, 1);
+    double pose[16] = {0, -1, 0, 0.1, 1, 0, 0, 0.75, 0, 0, 1, 0.05, 0, 0, 0, 1};
+    GhmVoxelResult *r = compare(a, b0, pose, 64);
+    ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&b0);
+    ghm_pointcloud_free(&b);
+    /* a sparse B: its neighbourhood widens and the barrier grows (rho > 0) */
+    b = sphere(1200, 0.5, 0.8, 0, 0, 1);
+    r = compare(a, b, NULL, 64);
+    ck_assert_int_ge(r->side[1].radius, 2);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
+START_TEST(test_degenerate)
+{
+    GHM_REQUIRE_CUDA();
+    GhmPointCloud *empty = NULL, *one = NULL, *s1 = sphere(4000, 1.0, 0, 0, 0, 1);
+    ck_assert_int_eq(ghm_pointcloud_create(0, 0, 0, &empty), GHM_OK);
+    ck_assert_int_eq(ghm_pointcloud_create(1, 1, 0, &one), GHM_OK);
+    one->normals[2] = 1.0f;
+    GhmVoxelResult *r = compare(empty, s1, NULL, 32);
+    ck_assert_uint_eq(r->side[0].voxels, 0);
+    ghm_voxel_result_free(&r);
+    r = compare(s1, empty, NULL, 32);
+    ghm_voxel_result_free(&r);
+    r = compare(empty, empty, NULL, 16);
+    ghm_voxel_result_free(&r);
+    r = compare(one, one, NULL, 128); /* one voxel, occupied by both */
+    ck_assert_uint_eq(r->side[0].label_count[GHM_VOXEL_INTERSECTION], 1);
+    ghm_voxel_result_free(&r);
+    r = compare(one, s1, NULL, 64);
+    ghm_voxel_result_free(&r);
+    /* B partly outside A's grid: points outside are ignored on both backends */
+    GhmPointCloud *far = sphere(4000, 1.0, 1.5, 0, 0, 1);
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 40;
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(s1, s1, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    GhmVoxelResult *rc = NULL, *rg = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(cpu, s1, far, NULL, &g, &opt, &rc), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_intersect(gpu, s1, far, NULL, &g, &opt, &rg), GHM_OK);
+    ck_assert_uint_gt(rc->side[1].voxels, 0);
+    for (int i = 0; i < 2; i++)
+        same_side(&rc->side[i], &rg->side[i], i);
+    ghm_voxel_result_free(&rc);
+    ghm_voxel_result_free(&rg);
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+    ghm_pointcloud_free(&far);
+    ghm_pointcloud_free(&empty);
+    ghm_pointcloud_free(&one);
+    ghm_pointcloud_free(&s1);
+}
+END_TEST
+
+static Suite *voxel_cuda_suite(void)
+{
+    Suite *s = suite_create("voxel_cuda");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_bunny_kitten);
+    tcase_add_test(tc, test_spheres);
+    tcase_add_test(tc, test_degenerate);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return ghm_test_main(voxel_cuda_suite()); }
