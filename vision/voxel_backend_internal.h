@@ -56,7 +56,7 @@ typedef struct GhmVoxelPose {
 } GhmVoxelPose;
 
 /* Counters the fill ops add to (unsigned long long, backend memory). */
-enum { GHMI_VOXEL_CHANGED = 0, GHMI_VOXEL_PAIRS = 1, GHMI_VOXEL_SEEDS = 2, GHMI_VOXEL_COUNTERS = 4 };
+enum { GHMI_VOXEL_PAIRS = 0, GHMI_VOXEL_SEEDS = 1, GHMI_VOXEL_COUNTERS = 2 };
 
 typedef struct GhmVoxelOps {
     /* Stream-ordered device memory (uninitialised; bytes 0 gives a valid 1-byte block), its
@@ -90,14 +90,12 @@ typedef struct GhmVoxelOps {
                     int radius, const uint32_t *nbr, const uint32_t *cross,
                     const uint8_t *barrier, const float *plane, double t_out, double t_in,
                     uint8_t *label, uint8_t *ring, uint8_t *seed);
-    /* state[v] = level << 32 | seed id: (0, v) for a live seed, all ones for everything else. */
-    int (*fill_init)(GhmContext *ctx, size_t K, const uint8_t *barrier, const uint8_t *seed,
-                     unsigned long long *state);
-    /* sweeps relaxations: each non-barrier voxel takes the smallest (level + 1, seed id) of its
-     * non-barrier neighbours when smaller than its own; counters[CHANGED] += 1 when any did. */
-    int (*fill_sweeps)(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                       const uint8_t *barrier, unsigned long long *state, int sweeps,
-                       unsigned long long *counters);
+    /* voxel.c's fill_once() without labels: state[v] = level << 32 | id of the nearest live
+     * seed (ties to the smallest id; level 0 and v for a seed), all ones for barrier voxels and
+     * voxels no seed reaches. queue: K ids of scratch; cnt: K + 2 counters, zeroed by the
+     * caller. */
+    int (*fill)(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr, const uint8_t *barrier,
+                const uint8_t *seed, unsigned long long *state, uint32_t *queue, uint32_t *cnt);
     /* Non-barrier labels from the settled state (the seed's label, unknown when unreached),
      * then voxel.c's find_conflicts(): drop[seed] = 1 for both seeds of an inside voxel next to
      * an outside one away from the ring and barrier; counters[PAIRS] += such pairs. */

@@ -3,7 +3,8 @@
  * (GhmVoxelOps): voxel.c's stages in voxel.c's order, every array in backend memory from the
  * upload of the points to the download of keys, counts, normals and labels. The host waits only
  * for small counters: K (is the key GHM_NOT_FOUND, the points outside the grid, among the
- * index's keys?), the neighbour histogram (median, for widening), and the fill's flags.
+ * index's keys?), the neighbour histogram (median, for widening), and each fill round's
+ * conflict count.
  *
  * Points outside the grid keep the key GHM_NOT_FOUND and go into the index with the others
  * (no compaction pass): it is the largest key, so it takes the last id, K, and every other id
@@ -33,6 +34,7 @@ typedef struct DevSide {
     float *plane;
     uint8_t *label, *ring, *seed, *drop;
     unsigned long long *state;
+    uint32_t *queue, *cnt; /* the fill's queue (K) and per-level counts (K + 2) */
     size_t seeds, conflicts;
 } DevSide;
 
@@ -43,9 +45,6 @@ typedef struct Dev {
     uint32_t *hist;               /* GHMI_MAX_HOOD + 1 */
     unsigned long long *counters; /* GHMI_VOXEL_COUNTERS */
 } Dev;
-
-/* Fill batches grow so that short fills stop early and long ones wait rarely. */
-enum { FIRST_SWEEPS = 4, MAX_SWEEPS = 32 };
 
 static int get(Dev *d, size_t bytes, void *out)
 {
@@ -58,7 +57,7 @@ static void side_release(Dev *d, DevSide *s)
 {
     void *arrays[] = {s->xyz,   s->pnormals, s->pkey,  s->pid,   s->counts, s->nsum,
                       s->normals, s->nbr,    s->cross, s->barrier, s->plane, s->label,
-                      s->ring,  s->seed,     s->drop,  s->state};
+                      s->ring,  s->seed,     s->drop,  s->state, s->queue, s->cnt};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         put(d, arrays[i]);
     ghm_index_free(&s->ix);
@@ -191,22 +190,6 @@ static int read_counter(Dev *d, int which, unsigned long long *out)
     return ghm_buffer_download(d->ctx, out, d->counters + which, sizeof *out);
 }
 
-/* Relaxation sweeps until a batch changes nothing. */
-static int fill_once(Dev *d, DevSide *s)
-{
-    int ret = d->ops->fill_init(d->ctx, s->K, s->barrier, s->seed, s->state);
-    unsigned long long changed = 1;
-    for (int sweeps = FIRST_SWEEPS; ret == GHM_OK && changed;
-         sweeps = sweeps < MAX_SWEEPS ? 2 * sweeps : MAX_SWEEPS) {
-        if ((ret = d->ops->zero(d->ctx, d->counters + GHMI_VOXEL_CHANGED, 8)) < 0 ||
-            (ret = d->ops->fill_sweeps(d->ctx, s->K, s->nn, s->nbr, s->barrier, s->state, sweeps,
-                                       d->counters)) < 0)
-            break;
-        ret = read_counter(d, GHMI_VOXEL_CHANGED, &changed);
-    }
-    return ret;
-}
-
 /* voxel.c's fill(): fills with conflict rounds. */
 static int fill(Dev *d, DevSide *s, const GhmVoxelOptions *opt, int *rounds)
 {
@@ -215,10 +198,16 @@ static int fill(Dev *d, DevSide *s, const GhmVoxelOptions *opt, int *rounds)
     if (ret == GHM_OK)
         ret = get(d, K + 1, &s->drop);
     if (ret == GHM_OK)
+        ret = get(d, (K + 1) * 4, &s->queue);
+    if (ret == GHM_OK)
+        ret = get(d, (K + 2) * 4, &s->cnt);
+    if (ret == GHM_OK)
         ret = d->ops->zero(d->ctx, s->drop, K);
     while (ret == GHM_OK && K) {
         unsigned long long pairs = 0;
-        if ((ret = fill_once(d, s)) < 0 ||
+        if ((ret = d->ops->zero(d->ctx, s->cnt, (K + 2) * 4)) < 0 ||
+            (ret = d->ops->fill(d->ctx, K, s->nn, s->nbr, s->barrier, s->seed, s->state, s->queue,
+                                s->cnt)) < 0 ||
             (ret = d->ops->zero(d->ctx, d->counters + GHMI_VOXEL_PAIRS, 8)) < 0 ||
             (ret = d->ops->fill_labels(d->ctx, K, s->nn, s->nbr, s->barrier, s->ring, s->seed,
                                        s->state, s->label, s->drop, d->counters)) < 0 ||

@@ -41,8 +41,7 @@ extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .neighbours = */ ghm_cuda_voxel_neighbours,
     /* .contact = */ ghm_cuda_voxel_contact,
     /* .classify = */ ghm_cuda_voxel_classify,
-    /* .fill_init = */ ghm_cuda_voxel_fill_init,
-    /* .fill_sweeps = */ ghm_cuda_voxel_fill_sweeps,
+    /* .fill = */ ghm_cuda_voxel_fill,
     /* .fill_labels = */ ghm_cuda_voxel_fill_labels,
     /* .seeds = */ ghm_cuda_voxel_seeds,
 };

@@ -14,13 +14,10 @@
  *  contact_kernel     per voxel: the same voxel, then (sparse clouds) its rho-neighbourhood, in
  *                     the other cloud's index: cross id, barrier flag, the other surface's plane.
  *  classify_kernel    per voxel: barrier label, or ring flag and seed vote from its neighbours.
- *  fill_*             the flood fill as relaxation: state = level << 32 | seed id, every
- *                     non-barrier voxel repeatedly takes min(neighbour state + 1 << 32). The
- *                     minimum over paths of (length, seed id) is the only fixed point, and each
- *                     update only lowers a state to the value of some real path, so any order of
- *                     updates (in-place within a sweep, across threads) ends at the labels of
- *                     voxel.c's breadth-first fill: the nearest seed, ties to the smallest id.
- *                     The host sweeps until a batch of sweeps changes nothing.
+ *  fill_kernel        the breadth-first fill, level-synchronous in one cooperative launch
+ *                     (grid-stride, one grid barrier per level): state = level << 32 | seed id,
+ *                     lowered with atomicMin, so a voxel ends with the nearest seed, ties to the
+ *                     smallest id, whatever the order of the atomics: voxel.c's labels.
  *  fill_labels_kernel labels from the settled state, and the conflict test of voxel.c.
  *
  * Exactness: the double arithmetic is voxel.c's, operation by operation, with explicitly rounded
@@ -34,6 +31,10 @@
 #include "../hashing/index_ref.cuh"
 #include "../../vision/voxel_internal.h"
 #include "voxel.h"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
 
 #define VOXEL_THREADS 256
 #define LABEL_OUTSIDE 0
@@ -319,36 +320,44 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
     seed[v] = sd;
 }
 
-static __global__ __launch_bounds__(VOXEL_THREADS) void fill_init_kernel(
-    uint32_t K, const uint8_t *__restrict__ barrier, const uint8_t *__restrict__ seed,
-    unsigned long long *__restrict__ state)
-{
-    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (v < K)
-        state[v] = !barrier[v] && seed[v] != GHMI_VOXEL_NO_SEED ? (unsigned long long)v : STATE_NONE;
-}
-
-/* state is read and written by the same launch (in-place relaxation), so it is neither const
- * nor __restrict__: a stale read only delays convergence, never changes the fixed point. */
-static __global__ __launch_bounds__(VOXEL_THREADS) void fill_sweep_kernel(
+/* The breadth-first fill of voxel.c as one cooperative launch: the grid expands level L's
+ * queue segment (each voxel's state final: level L's atomicMin only writes level L + 1), with
+ * atomicMin of (L + 1) << 32 | seed id into each non-barrier neighbour, so that a voxel reached
+ * from several seeds at the same level keeps the smallest id whatever the order; the thread that
+ * replaces "none" appends the voxel to level L + 1. cnt[L] counts level L's voxels (zeroed by
+ * the caller, K + 2 entries), so the appends of level L + 1 never race the reading of level L's
+ * end; one grid-wide barrier per level. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     uint32_t K, int nn, const uint32_t *__restrict__ nbr, const uint8_t *__restrict__ barrier,
-    unsigned long long *state, unsigned long long *counters)
+    const uint8_t *__restrict__ seed, unsigned long long *state, uint32_t *queue, uint32_t *cnt)
 {
-    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (v >= K || barrier[v])
-        return;
-    unsigned long long own = state[v], best = own;
-    for (int k = 0; k < nn; k++) {
-        uint32_t u = nbr[(size_t)k * K + v];
-        if (u == GHM_NOT_FOUND || barrier[u])
-            continue;
-        unsigned long long s = state[u];
-        if (s != STATE_NONE && s + (1ull << 32) < best)
-            best = s + (1ull << 32);
+    cg::grid_group grid = cg::this_grid();
+    const uint32_t stride = (uint32_t)grid.size(), tid = (uint32_t)grid.thread_rank();
+    for (uint32_t v = tid; v < K; v += stride) {
+        int live = !barrier[v] && seed[v] != GHMI_VOXEL_NO_SEED;
+        state[v] = live ? (unsigned long long)v : STATE_NONE;
+        if (live)
+            queue[atomicAdd(&cnt[0], 1u)] = v;
     }
-    if (best < own) {
-        state[v] = best;
-        counters[GHMI_VOXEL_CHANGED] = 1;
+    grid.sync();
+    uint32_t start = 0, end = *(volatile uint32_t *)&cnt[0];
+    for (uint32_t level = 0; start < end; level++) {
+        for (uint32_t i = start + tid; i < end; i += stride) {
+            uint32_t v = queue[i];
+            unsigned long long cand = (unsigned long long)(level + 1) << 32 | (uint32_t)state[v];
+            for (int k = 0; k < nn; k++) {
+                uint32_t u = nbr[(size_t)k * K + v];
+                if (u == GHM_NOT_FOUND || barrier[u])
+                    continue;
+                if (state[u] <= cand) /* settled nearer, or already as good */
+                    continue;
+                if (atomicMin(&state[u], cand) == STATE_NONE)
+                    queue[end + atomicAdd(&cnt[level + 1], 1u)] = u;
+            }
+        }
+        grid.sync();
+        start = end;
+        end += *(volatile uint32_t *)&cnt[level + 1];
     }
 }
 
@@ -513,37 +522,34 @@ extern "C" int ghm_cuda_voxel_classify(GhmContext *ctx, const uint32_t *keys, si
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_fill_init(GhmContext *ctx, size_t K, const uint8_t *barrier,
-                                        const uint8_t *seed, unsigned long long *state)
+extern "C" int ghm_cuda_voxel_fill(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
+                                   const uint8_t *barrier, const uint8_t *seed,
+                                   unsigned long long *state, uint32_t *queue, uint32_t *cnt)
 {
-    if (!ctx || (K && (!barrier || !seed || !state)))
+    if (!ctx || nn < 0 || nn > GHMI_MAX_HOOD ||
+        (K && (!nbr || !barrier || !seed || !state || !queue || !cnt)))
         return GHM_ERR_INVALID;
-    if (K > 0xFFFFFFFFu)
+    if (K > 0xFFFFFFFEu)
         return GHM_ERR_TOO_LARGE;
     if (K == 0)
         return GHM_OK;
-    fill_init_kernel<<<blocks_for(K), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>((uint32_t)K,
-                                                                                barrier, seed, state);
-    return GHM_CUDA_LAUNCH();
-}
-
-extern "C" int ghm_cuda_voxel_fill_sweeps(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                                          const uint8_t *barrier, unsigned long long *state,
-                                          int sweeps, unsigned long long *counters)
-{
-    if (!ctx || !counters || nn < 0 || nn > GHMI_MAX_HOOD || sweeps < 0 ||
-        (K && (!nbr || !barrier || !state)))
-        return GHM_ERR_INVALID;
-    if (K > 0xFFFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    for (int i = 0; K && i < sweeps; i++) {
-        fill_sweep_kernel<<<blocks_for(K), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-            (uint32_t)K, nn, nbr, barrier, state, counters);
-        int ret = GHM_CUDA_LAUNCH();
-        if (ret < 0)
-            return ret;
-    }
-    return GHM_OK;
+    int dev = 0, sms = 0, per_sm = 0;
+    int ret = GHM_CUDA(cudaGetDevice(&dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fill_kernel,
+                                                                     VOXEL_THREADS, 0));
+    if (ret < 0)
+        return ret;
+    /* a few voxels per thread: fewer blocks make the per-level barrier cheaper */
+    size_t want = (K + 4 * VOXEL_THREADS - 1) / (4 * VOXEL_THREADS);
+    size_t most = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)(sms > 0 ? sms : 1);
+    unsigned blocks = (unsigned)(want < most ? want : most);
+    uint32_t k32 = (uint32_t)K;
+    void *args[] = {&k32, &nn, &nbr, &barrier, &seed, &state, &queue, &cnt};
+    return GHM_CUDA(cudaLaunchCooperativeKernel((const void *)fill_kernel, blocks, VOXEL_THREADS,
+                                                args, 0, ghm_cuda_stream(ctx)));
 }
 
 extern "C" int ghm_cuda_voxel_fill_labels(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,

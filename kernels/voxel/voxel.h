@@ -36,11 +36,9 @@ int ghm_cuda_voxel_classify(GhmContext *ctx, const uint32_t *keys, size_t K,
                             const uint32_t *cross, const uint8_t *barrier, const float *plane,
                             double t_out, double t_in, uint8_t *label, uint8_t *ring,
                             uint8_t *seed);
-int ghm_cuda_voxel_fill_init(GhmContext *ctx, size_t K, const uint8_t *barrier,
-                             const uint8_t *seed, unsigned long long *state);
-int ghm_cuda_voxel_fill_sweeps(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                               const uint8_t *barrier, unsigned long long *state, int sweeps,
-                               unsigned long long *counters);
+int ghm_cuda_voxel_fill(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
+                       const uint8_t *barrier, const uint8_t *seed, unsigned long long *state,
+                       uint32_t *queue, uint32_t *cnt);
 int ghm_cuda_voxel_fill_labels(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
                                const uint8_t *barrier, const uint8_t *ring, const uint8_t *seed,
                                const unsigned long long *state, uint8_t *label, uint8_t *drop,
