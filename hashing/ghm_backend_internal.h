@@ -44,6 +44,9 @@ typedef struct GhmMultimapOps {
     int (*build)(void *impl, const uint32_t *keys, const uint32_t *values, size_t n);
     int (*find)(const void *impl, const uint32_t *keys, size_t n, uint32_t *first,
                 uint32_t *count);
+    /* ghm_multimap_retrieve after the argument checks of the API layer. */
+    int (*retrieve)(const void *impl, const uint32_t *keys, size_t n, uint32_t *offsets,
+                    uint32_t *values_out, size_t capacity, size_t *total);
     int (*values)(const void *impl, const uint32_t **values, size_t *n);
     size_t (*num_keys)(const void *impl);
     void (*destroy)(void *impl);

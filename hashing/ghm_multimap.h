@@ -40,6 +40,18 @@ int ghm_multimap_build(GhmMultimap *mm, const uint32_t *keys, const uint32_t *va
 int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n, uint32_t *first,
                       uint32_t *count);
 
+/* All values of each key, copied out: key i's count[i] values go to
+ * values_out[offsets[i] .. offsets[i + 1]) in stored order, where offsets (n + 1 entries) is the
+ * exclusive sum of the counts in key order and offsets[n] = *total (absent keys: 0 values).
+ * offsets, values_out and keys follow the memory rules of ghm_map.h (host or backend memory).
+ * If *total > capacity (entries of values_out), offsets and *total are still filled, so the
+ * caller can size the buffer, nothing is written to values_out and GHM_ERR_TOO_LARGE is returned;
+ * values_out may be NULL when capacity is 0. A total of 2^32 or more cannot be expressed in
+ * 32-bit offsets: *total is set, offsets are left unspecified, GHM_ERR_TOO_LARGE. */
+int ghm_multimap_retrieve(const GhmMultimap *mm, const uint32_t *keys, size_t n,
+                          uint32_t *offsets, uint32_t *values_out, size_t capacity,
+                          size_t *total);
+
 /* The contiguous values array in backend memory, owned by the multimap (valid until the next
  * build or free), and its length (= n of the last build). */
 int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *n);

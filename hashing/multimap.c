@@ -58,6 +58,15 @@ int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n, uin
     return mm->ops->find(mm->impl, keys, n, first, count);
 }
 
+int ghm_multimap_retrieve(const GhmMultimap *mm, const uint32_t *keys, size_t n,
+                          uint32_t *offsets, uint32_t *values_out, size_t capacity,
+                          size_t *total)
+{
+    if (!mm || !offsets || !total || (n && !keys) || (capacity && !values_out))
+        return GHM_ERR_INVALID;
+    return mm->ops->retrieve(mm->impl, keys, n, offsets, values_out, capacity, total);
+}
+
 int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *n)
 {
     if (!mm || !values || !n)
@@ -210,6 +219,45 @@ static int cpu_multimap_find(const void *impl, const uint32_t *keys, size_t n, u
     return GHM_OK;
 }
 
+/* Exclusive sum of count[0..n) into offsets[0..n]; the total in 64 bits (may pass 2^32). */
+static uint64_t exclusive_sum(const uint32_t *count, size_t n, uint32_t *offsets)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        offsets[i] = (uint32_t)sum;
+        sum += count[i];
+    }
+    offsets[n] = (uint32_t)sum;
+    return sum;
+}
+
+/* Counts (via find), their exclusive sum, then one memcpy per key in parallel. */
+static int cpu_multimap_retrieve(const void *impl, const uint32_t *keys, size_t n,
+                                 uint32_t *offsets, uint32_t *values_out, size_t capacity,
+                                 size_t *total)
+{
+    const CpuMultimap *mm = impl;
+    uint32_t *first = malloc((n ? n : 1) * sizeof *first);
+    uint32_t *count = malloc((n ? n : 1) * sizeof *count);
+    int ret = first && count ? cpu_multimap_find(impl, keys, n, first, count) : GHM_ERR_NOMEM;
+    uint64_t sum = ret == GHM_OK ? exclusive_sum(count, n, offsets) : 0;
+    if (ret == GHM_OK) {
+        *total = (size_t)sum;
+        if (sum > 0xFFFFFFFFu || sum > capacity)
+            ret = GHM_ERR_TOO_LARGE;
+    }
+    if (ret == GHM_OK) {
+        const uint32_t *vals = mm->values;
+#pragma omp parallel for schedule(static) num_threads(threads_of(mm)) if (n > 65536)
+        for (size_t i = 0; i < n; i++)
+            if (count[i])
+                memcpy(values_out + offsets[i], vals + first[i], count[i] * sizeof *vals);
+    }
+    free(first);
+    free(count);
+    return ret;
+}
+
 static int cpu_multimap_values(const void *impl, const uint32_t **values, size_t *n)
 {
     const CpuMultimap *mm = impl;
@@ -224,6 +272,7 @@ const GhmMultimapOps ghm_cpu_multimap_ops = {
     .create = cpu_multimap_create,
     .build = cpu_multimap_build,
     .find = cpu_multimap_find,
+    .retrieve = cpu_multimap_retrieve,
     .values = cpu_multimap_values,
     .num_keys = cpu_multimap_num_keys,
     .destroy = cpu_multimap_destroy,

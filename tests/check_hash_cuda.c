@@ -436,6 +436,56 @@ END_TEST
 
 /* ---- GhmMultimap ---------------------------------------------------------------------------------- */
 
+/* Like assert_same, but asserts once: Check logs every passing assertion, and a retrieve
+ * compares millions of entries. */
+static void assert_same_once(const uint32_t *cpu, const uint32_t *gpu, size_t n, const char *what)
+{
+    size_t bad = 0, at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cpu[i] != gpu[i] && bad++ == 0)
+            at = i;
+    ck_assert_msg(bad == 0, "%s: %zu of %zu differ, first at %zu", what, bad, n, at);
+}
+
+/* ghm_multimap_retrieve on both backends: the same total (also when it is too large to copy),
+ * offsets and values; device_io: keys, offsets and values_out in device memory. */
+static void compare_retrieve(Backends *b, GhmMultimap *mc, GhmMultimap *mg, const uint32_t *q,
+                             size_t nq, int device_io)
+{
+    uint32_t *oc = xmalloc((nq + 1) * 4), *og = xmalloc((nq + 1) * 4);
+    size_t tc = 0, tg = 1;
+    int rc = ghm_multimap_retrieve(mc, q, nq, oc, NULL, 0, &tc);
+    ck_assert_int_eq(ghm_multimap_retrieve(mg, q, nq, og, NULL, 0, &tg), rc);
+    ck_assert_uint_eq(tc, tg);
+    ck_assert_int_eq(rc, tc ? GHM_ERR_TOO_LARGE : GHM_OK);
+    if (tc < ((size_t)1 << 28)) { /* else the offsets do not fit 32 bits or the test's memory */
+        assert_same_once(oc, og, nq + 1, "retrieve offsets (too small)");
+        uint32_t *vc = xmalloc(tc * 4), *vg = xmalloc(tc * 4);
+        ck_assert_int_eq(ghm_multimap_retrieve(mc, q, nq, oc, vc, tc, &tc), GHM_OK);
+        memset(og, 0xA5, (nq + 1) * 4);
+        if (device_io) {
+            uint32_t *dq = to_device(b->gpu, q, nq), *dof = NULL, *dv = NULL;
+            ck_assert_int_eq(ghm_buffer_alloc(b->gpu, (nq + 1) * 4, (void **)&dof), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_alloc(b->gpu, tc * 4, (void **)&dv), GHM_OK);
+            ck_assert_int_eq(ghm_multimap_retrieve(mg, dq, nq, dof, dv, tc, &tg), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_download(b->gpu, og, dof, (nq + 1) * 4), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_download(b->gpu, vg, dv, tc * 4), GHM_OK);
+            ghm_buffer_free(b->gpu, (void **)&dq);
+            ghm_buffer_free(b->gpu, (void **)&dof);
+            ghm_buffer_free(b->gpu, (void **)&dv);
+        } else {
+            ck_assert_int_eq(ghm_multimap_retrieve(mg, q, nq, og, vg, tc, &tg), GHM_OK);
+        }
+        ck_assert_uint_eq(tc, tg);
+        assert_same_once(oc, og, nq + 1, "retrieve offsets");
+        assert_same_once(vc, vg, tc, "retrieve values");
+        free(vc);
+        free(vg);
+    }
+    free(oc);
+    free(og);
+}
+
 static void compare_multimap(Backends *b, const Input *in, double load, int device_io)
 {
     GhmMultimap *mc = NULL, *mg = NULL;
@@ -477,6 +527,8 @@ static void compare_multimap(Backends *b, const Input *in, double load, int devi
     assert_same(fc, fg, nq, "multimap ref first");
     assert_same(cc, cg, nq, "multimap ref count");
     ck_assert_int_eq(ghm_cuda_multimap_ref(mc, &ref), GHM_ERR_INVALID); /* a CPU multimap */
+    compare_retrieve(b, mc, mg, in->queries, nq, device_io);
+    compare_retrieve(b, mc, mg, in->queries, 0, device_io);
     ghm_multimap_free(&mc);
     ghm_multimap_free(&mg);
     ck_assert_ptr_null(mg);

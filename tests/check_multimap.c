@@ -106,6 +106,98 @@ static void check_against_reference(GhmContext *ctx, double load, size_t n, size
     free(ref);
 }
 
+/* Expected retrieve of queries q[0..nq) from the stable-sorted pairs ref[0..n): offsets and
+ * values; returns the total. want_val holds at least the total. */
+static size_t reference_retrieve(const Pair *ref, size_t n, const uint32_t *q, size_t nq,
+                                 uint32_t *want_off, uint32_t *want_val)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nq; i++) {
+        want_off[i] = (uint32_t)total;
+        size_t lo = 0, hi = n; /* first pair with key >= q[i] */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ref[mid].key < q[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t j = lo; j < n && ref[j].key == q[i]; j++)
+            want_val[total++] = ref[j].value;
+    }
+    want_off[nq] = (uint32_t)total;
+    return total;
+}
+
+/* Retrieve of present keys (some repeated) mixed with absent ones, n = 0 and too small a
+ * capacity, against the sorted reference. */
+START_TEST(test_retrieve)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { N = 20000, DISTINCT = 2500, NQ = 6000 };
+    uint32_t *keys = malloc(N * 4), *vals = malloc(N * 4), *q = malloc(NQ * 4);
+    uint32_t *off = malloc((NQ + 1) * 4), *want_off = malloc((NQ + 1) * 4);
+    size_t room = (size_t)NQ * N / DISTINCT * 2; /* twice the expected total */
+    uint32_t *out = malloc(room * 4), *want = malloc(room * 4);
+    Pair *ref = malloc(N * sizeof *ref);
+    ck_assert(keys && vals && q && off && want_off && out && want && ref);
+    uint64_t s = 77;
+    for (size_t i = 0; i < N; i++) {
+        keys[i] = ghmi_permute32((uint32_t)(rng_next(&s) % DISTINCT), 5u);
+        vals[i] = rng_next(&s);
+        ref[i] = (Pair){keys[i], vals[i], (uint32_t)i};
+    }
+    qsort(ref, N, sizeof *ref, cmp_pair);
+    for (size_t i = 0; i < NQ; i++) /* counters >= DISTINCT give absent keys */
+        q[i] = ghmi_permute32((uint32_t)(rng_next(&s) % (DISTINCT + DISTINCT / 4)), 5u);
+    size_t want_total = reference_retrieve(ref, N, q, NQ, want_off, want);
+    ck_assert_uint_lt(want_total, room);
+
+    GhmMultimap *mm = NULL;
+    ck_assert_int_eq(ghm_multimap_create(ctx, 0.0, &mm), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, N), GHM_OK);
+    size_t total = 0;
+    ck_assert_int_eq(ghm_multimap_retrieve(mm, q, NQ, off, out, want_total, &total), GHM_OK);
+    ck_assert_uint_eq(total, want_total);
+    CHECK_EACH(NQ + 1, off[i] == want_off[i]);
+    CHECK_EACH(want_total, out[i] == want[i]);
+    size_t absent = 0;
+    for (size_t i = 0; i < NQ; i++)
+        absent += off[i + 1] == off[i];
+    ck_assert_uint_gt(absent, 0); /* the mix did contain absent keys */
+
+    /* Too small: offsets and total filled, values_out untouched. */
+    memset(off, 0xEE, (NQ + 1) * 4);
+    for (size_t i = 0; i < want_total; i++)
+        out[i] = 0xDEADBEEFu;
+    total = 0;
+    ck_assert_int_eq(ghm_multimap_retrieve(mm, q, NQ, off, out, want_total - 1, &total),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_uint_eq(total, want_total);
+    CHECK_EACH(NQ + 1, off[i] == want_off[i]);
+    CHECK_EACH(want_total, out[i] == 0xDEADBEEFu);
+
+    /* n = 0: one offset, total 0, values_out may be NULL with capacity 0. */
+    off[0] = 5;
+    total = 9;
+    ck_assert_int_eq(ghm_multimap_retrieve(mm, NULL, 0, off, NULL, 0, &total), GHM_OK);
+    ck_assert_uint_eq(total, 0);
+    ck_assert_uint_eq(off[0], 0);
+    ck_assert_int_eq(ghm_multimap_retrieve(mm, q, 1, NULL, out, 8, &total), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_retrieve(mm, q, 1, off, NULL, 8, &total), GHM_ERR_INVALID);
+    ghm_multimap_free(&mm);
+    ghm_context_free(&ctx);
+    free(keys);
+    free(vals);
+    free(q);
+    free(off);
+    free(want_off);
+    free(out);
+    free(want);
+    free(ref);
+}
+END_TEST
+
 START_TEST(test_sizes)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
@@ -244,6 +336,7 @@ static Suite *multimap_suite(void)
     tcase_add_test(core, test_multiplicities);
     tcase_add_test(core, test_input_order_kept);
     tcase_add_test(core, test_bad_arguments);
+    tcase_add_test(core, test_retrieve);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 300);
