@@ -15,29 +15,6 @@
 
 #define PI 3.14159265358979323846
 
-static GhmImage *load(const char *rel)
-{
-    GhmImage *img = NULL;
-    char why[256] = "";
-    int ret = ghm_image_load(ghm_test_data(rel), &img, why, sizeof why);
-    ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
-    return img;
-}
-
-/* Largest distance between the query corners mapped by m and by truth. */
-static double corner_error(const double m[2][3], const double t[2][3], int w, int h)
-{
-    double c[4][2] = {{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}, worst = 0.0;
-    for (int i = 0; i < 4; i++) {
-        double dx = (m[0][0] - t[0][0]) * c[i][0] + (m[0][1] - t[0][1]) * c[i][1] + m[0][2] -
-                    t[0][2];
-        double dy = (m[1][0] - t[1][0]) * c[i][0] + (m[1][1] - t[1][1]) * c[i][1] + m[1][2] -
-                    t[1][2];
-        worst = fmax(worst, hypot(dx, dy));
-    }
-    return worst;
-}
-
 static GhmMatcher *matcher_for(GhmContext *ctx, const GhmImage *ref)
 {
     GhmMatchParams mp = ghm_match_defaults();
@@ -133,9 +110,9 @@ START_TEST(test_known_pairs)
     {
         char rel[256];
         snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = load(rel);
+        GhmImage *ref = ghm_test_load_image(rel);
         snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = load(rel);
+        GhmImage *query = ghm_test_load_image(rel);
         double t[2][3];
         json_t *mt = json_object_get(p, "matrix");
         for (int a = 0; a < 2; a++)
@@ -147,9 +124,9 @@ START_TEST(test_known_pairs)
         const char *id = json_string_value(json_object_get(p, "id"));
         ck_assert_msg(res.found, "%s: not found (confidence %.3f)", id, res.confidence);
         double limit = 0.02 * hypot(ref->width, ref->height);
-        ck_assert_msg(corner_error(res.matrix, t, query->width, query->height) <= limit,
+        ck_assert_msg(ghm_test_corner_error(res.matrix, t, query->width, query->height) <= limit,
                       "%s: corner error %.2f > %.2f", id,
-                      corner_error(res.matrix, t, query->width, query->height), limit);
+                      ghm_test_corner_error(res.matrix, t, query->width, query->height), limit);
         /* every corner error, for the median */
         double c[4][2] = {{0, 0}, {query->width - 1, 0}, {query->width - 1, query->height - 1},
                           {0, query->height - 1}};
@@ -243,7 +220,7 @@ static GhmImage *warp(const GhmImage *ref, int w, int h, double scale, double de
 START_TEST(test_synthetic_similarities)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmImage *ref = load("images/rubberwhale1.png");
+    GhmImage *ref = ghm_test_load_image("images/rubberwhale1.png");
     GhmMatcher *m = matcher_for(ctx, ref);
     static const double scales[] = {0.65, 0.8, 1.0, 1.25, 1.5};
     double limit = 0.02 * hypot(ref->width, ref->height);
@@ -258,7 +235,7 @@ START_TEST(test_synthetic_similarities)
                            1000 + k, t);
         GhmMatchResult res;
         ck_assert_int_eq(ghm_matcher_match(m, q, &res), GHM_OK);
-        double err = corner_error(res.matrix, t, q->width, q->height);
+        double err = ghm_test_corner_error(res.matrix, t, q->width, q->height);
         if (!res.found || err > limit || fabs(res.scale - scale) > 0.02 * scale) {
             size_t len = strlen(report);
             snprintf(report + len, sizeof report - len,
@@ -288,7 +265,7 @@ START_TEST(test_unrelated_images_do_not_match)
     };
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        GhmImage *ref = load(pairs[i][0]), *q = load(pairs[i][1]);
+        GhmImage *ref = ghm_test_load_image(pairs[i][0]), *q = ghm_test_load_image(pairs[i][1]);
         GhmMatcher *m = matcher_for(ctx, ref);
         GhmMatchResult res;
         ck_assert_int_eq(ghm_matcher_match(m, q, &res), GHM_OK);
@@ -313,7 +290,7 @@ static GhmImage *uniform(int w, int h, uint8_t v)
 START_TEST(test_blank_and_tiny_images)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmImage *photo = load("images/box_in_scene.png");
+    GhmImage *photo = ghm_test_load_image("images/box_in_scene.png");
     GhmImage *blank = uniform(320, 240, 128), *tiny = uniform(1, 1, 7), *small = uniform(5, 3, 0);
     GhmImage *refs[] = {photo, blank, tiny, small}, *queries[] = {photo, blank, tiny, small};
     for (int r = 0; r < 4; r++) {
@@ -342,7 +319,7 @@ static void match_with_seed(uint64_t seed, GhmMatchResult *res)
     opt.seed = seed;
     GhmContext *ctx = NULL;
     ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
-    GhmImage *ref = load("images/butterfly.jpg"), *q = load("pairs/dev_00_query.png");
+    GhmImage *ref = ghm_test_load_image("images/butterfly.jpg"), *q = ghm_test_load_image("pairs/dev_00_query.png");
     GhmMatcher *m = matcher_for(ctx, ref);
     ck_assert_int_eq(ghm_matcher_match(m, q, res), GHM_OK);
     ghm_matcher_free(&m);
@@ -370,7 +347,7 @@ END_TEST
 START_TEST(test_reference_file_round_trip)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmImage *ref = load("images/butterfly.jpg"), *q = load("pairs/dev_03_query.jpg");
+    GhmImage *ref = ghm_test_load_image("images/butterfly.jpg"), *q = ghm_test_load_image("pairs/dev_03_query.jpg");
     GhmMatcher *m = matcher_for(ctx, ref), *back = NULL;
     char path[] = "/tmp/ghm_check_refXXXXXX", why[256] = "";
     int fd = mkstemp(path);
@@ -421,7 +398,7 @@ START_TEST(test_threads_agree)
         opt.threads = t + 1;
         GhmContext *ctx = NULL;
         ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
-        GhmImage *ref = load("images/rubberwhale1.png"), *q = load("pairs/dev_04_query.png");
+        GhmImage *ref = ghm_test_load_image("images/rubberwhale1.png"), *q = ghm_test_load_image("pairs/dev_04_query.png");
         GhmMatcher *m = matcher_for(ctx, ref);
         ck_assert_int_eq(ghm_matcher_match(m, q, &res[t]), GHM_OK);
         ghm_matcher_free(&m);

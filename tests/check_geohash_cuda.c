@@ -17,29 +17,6 @@
 #include "test_support.h"
 #include "vision_backend_internal.h"
 
-static GhmImage *load(const char *rel)
-{
-    GhmImage *img = NULL;
-    char why[256] = "";
-    int ret = ghm_image_load(ghm_test_data(rel), &img, why, sizeof why);
-    ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
-    return img;
-}
-
-/* Largest distance between the query corners mapped by a and by b. */
-static double corner_error(const double a[2][3], const double b[2][3], int w, int h)
-{
-    double c[4][2] = {{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}, worst = 0.0;
-    for (int i = 0; i < 4; i++) {
-        double dx = (a[0][0] - b[0][0]) * c[i][0] + (a[0][1] - b[0][1]) * c[i][1] + a[0][2] -
-                    b[0][2];
-        double dy = (a[1][0] - b[1][0]) * c[i][0] + (a[1][1] - b[1][1]) * c[i][1] + a[1][2] -
-                    b[1][2];
-        worst = fmax(worst, hypot(dx, dy));
-    }
-    return worst;
-}
-
 /* A point set for geo_vote: basis and coded points on both sides. */
 typedef struct Side {
     GhmGeoPoint *basis, *coded;
@@ -140,7 +117,7 @@ static void random_sides(int nb, int nc, Side *ref, Side *q)
 /* The matcher's features of an image: corners as basis points, grid-thinned edge points. */
 static Side image_side(const char *rel, size_t max_corners)
 {
-    GhmImage *img = load(rel);
+    GhmImage *img = ghm_test_load_image(rel);
     GhmMatchParams mp = ghm_match_defaults();
     GhmEdges *e = NULL;
     GhmCorner *c = NULL;
@@ -242,7 +219,7 @@ START_TEST(test_votes_identical_images)
     };
     GhmMatchParams mp = ghm_match_defaults();
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        GhmImage *img = load(pairs[i][0]);
+        GhmImage *img = ghm_test_load_image(pairs[i][0]);
         double diag = hypot(img->width, img->height);
         ghm_image_free(&img);
         Side ref = image_side(pairs[i][0], mp.corners.max_corners);
@@ -272,11 +249,11 @@ START_TEST(test_edges_identical)
     ck_assert_int_eq(ghm_image_create(64, 48, &blank), GHM_OK);
     memset(blank->pixels, 77, (size_t)blank->stride * blank->height);
     for (size_t k = 0; k < sizeof images / sizeof images[0] + 3; k++) {
-        GhmImage *own = k < 4 ? load(images[k]) : NULL;
+        GhmImage *own = k < 4 ? ghm_test_load_image(images[k]) : NULL;
         const GhmImage *img = own ? own : k == 4 ? tiny : blank;
         GhmEdgeParams ep = ghm_edge_defaults();
         if (k == 6) { /* no blur, on a photo */
-            own = load(images[0]);
+            own = ghm_test_load_image(images[0]);
             img = own;
             ep.blur_sigma = 0.0;
         }
@@ -325,9 +302,9 @@ START_TEST(test_known_pairs_both_backends)
         char rel[256];
         const char *id = json_string_value(json_object_get(p, "id"));
         snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = load(rel);
+        GhmImage *ref = ghm_test_load_image(rel);
         snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = load(rel);
+        GhmImage *query = ghm_test_load_image(rel);
         double t[2][3];
         json_t *mt = json_object_get(p, "matrix");
         for (int a = 0; a < 2; a++)
@@ -342,8 +319,8 @@ START_TEST(test_known_pairs_both_backends)
             ghm_matcher_free(&m);
         }
         double limit = 0.02 * hypot(ref->width, ref->height);
-        double truth_err = corner_error(res[1].matrix, t, query->width, query->height);
-        double agree = corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
+        double truth_err = ghm_test_corner_error(res[1].matrix, t, query->width, query->height);
+        double agree = ghm_test_corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
         ck_assert_msg(res[1].found, "%s: not found on CUDA (confidence %.3f)", id,
                       res[1].confidence);
         ck_assert_msg(truth_err <= limit, "%s: CUDA corner error %.2f > %.2f", id, truth_err,
@@ -366,7 +343,7 @@ END_TEST
 START_TEST(test_blank_images_both_backends)
 {
     GHM_REQUIRE_CUDA();
-    GhmImage *blank = NULL, *photo = load("images/box_in_scene.png");
+    GhmImage *blank = NULL, *photo = ghm_test_load_image("images/box_in_scene.png");
     ck_assert_int_eq(ghm_image_create(320, 240, &blank), GHM_OK);
     memset(blank->pixels, 128, (size_t)blank->stride * blank->height);
     GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);

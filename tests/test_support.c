@@ -1,6 +1,7 @@
 /* test_support.c - see test_support.h. */
 #include "test_support.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,28 @@ const char *ghm_test_data(const char *relative)
     const char *root = getenv("GHM_TEST_DATA");
     snprintf(path, sizeof path, "%s/%s", root && *root ? root : GHM_TEST_DATA, relative);
     return path;
+}
+
+GhmImage *ghm_test_load_image(const char *relative)
+{
+    GhmImage *img = NULL;
+    char why[256] = "";
+    int ret = ghm_image_load(ghm_test_data(relative), &img, why, sizeof why);
+    ck_assert_msg(ret == GHM_OK, "%s: %s", relative, why);
+    return img;
+}
+
+double ghm_test_corner_error(const double a[2][3], const double b[2][3], int w, int h)
+{
+    double c[4][2] = {{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}, worst = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double dx = (a[0][0] - b[0][0]) * c[i][0] + (a[0][1] - b[0][1]) * c[i][1] + a[0][2] -
+                    b[0][2];
+        double dy = (a[1][0] - b[1][0]) * c[i][0] + (a[1][1] - b[1][1]) * c[i][1] + a[1][2] -
+                    b[1][2];
+        worst = fmax(worst, hypot(dx, dy));
+    }
+    return worst;
 }
 
 int ghm_test_have_cuda(void)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_image.h"
 
 /* Path of a file under the repository's data/ folder (or $GHM_TEST_DATA when set), in a static
  * buffer (one at a time). */
@@ -18,6 +19,14 @@ const char *ghm_test_data(const char *relative);
 
 /* 1 when a CUDA device is usable; probed in a forked child and cached. */
 int ghm_test_have_cuda(void);
+
+/* Loads data/<relative> as a grey image, failing the test (with the loader's reason) if it
+ * cannot. The caller frees it with ghm_image_free(). */
+GhmImage *ghm_test_load_image(const char *relative);
+
+/* Largest distance between the four corners of a w x h query mapped by a and by b: the
+ * success criterion of shared/data/README.md compares it with 2 % of the reference diagonal. */
+double ghm_test_corner_error(const double a[2][3], const double b[2][3], int w, int h);
 
 /* First line of every test in a "cuda" TCase: without a device the test passes vacuously
  * (ctest reports the case as skipped through ghm_test_main's exit code 77). */
