@@ -442,3 +442,15 @@ done:
     free(data);
     return ret;
 }
+
+/* The clone goes through the same path as a reference file: the stored features and the
+ * parameters in effect (query-side ones included) rebuild every table, so with the same seed
+ * the clone's tables, and therefore its answers, are the original's. */
+int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
+{
+    if (!ctx || !m || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    return ghmi_matcher_build(ctx, m->width, m->height, m->edges, m->edge_pixel, m->nedges,
+                              m->corners, m->ncorners, &m->p, out);
+}
