@@ -190,6 +190,12 @@ int ghm_video_reader_next(GhmVideoReader *r, GhmQueuedFrame *item)
     return item->status;
 }
 
+void ghm_video_reader_cancel(GhmVideoReader *r)
+{
+    if (r)
+        ghm_frame_queue_close(r->queue);
+}
+
 void ghm_video_reader_stop(GhmVideoReader **r)
 {
     if (!r || !*r)

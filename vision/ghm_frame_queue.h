@@ -70,6 +70,12 @@ int ghm_video_reader_start(GhmVideo *video, int capacity, GhmVideoReader **out);
  * same final item again (with no image). Returns item->status. */
 int ghm_video_reader_next(GhmVideoReader *r, GhmQueuedFrame *item);
 
+/* Closes the reader's queue without waiting for the thread: it stops at its next push, and
+ * next() gives the items already queued, then an error item ("the frame queue was closed"),
+ * at once. For a consumer that gives up while another of its threads may be waiting in
+ * next(); ghm_video_reader_stop() must still follow. Accepts NULL. */
+void ghm_video_reader_cancel(GhmVideoReader *r);
+
 /* Stops the thread (at once if it waits on a full queue, after the frame it is decoding
  * otherwise), frees frames not taken yet and the reader; sets *r to NULL. Accepts NULL. */
 void ghm_video_reader_stop(GhmVideoReader **r);

@@ -1,0 +1,300 @@
+/*
+ * video_match.c - several workers matching a video's frames, results in stream order (see
+ * ghm_video_match.h).
+ *
+ * One mutex guards the ring and the counters; two condition variables: `space` wakes workers
+ * (a slot was handed back, the reader token is free, the go or stop signal) and `done` wakes
+ * the consumer (a slot is done; at start, a worker is set up). Item seq lives in slot
+ * seq % nslots. A worker takes seq = next_seq only while next_seq - next_out < nslots and
+ * no other worker holds the token (`taking`), reads the reader's next item outside the lock
+ * (so the others can hand in results meanwhile), then matches into the slot it owns until it
+ * marks it done; the consumer only touches a slot that is done. After the reader's final item
+ * (END or an error) no worker reads again. Every wait is finite: workers wait for space that
+ * the consumer frees or for stop; the consumer waits for a slot that a live worker owns or
+ * will take; stop closes the reader's queue so that a worker inside the reader returns.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_video_match.h"
+
+/* Ring slots per worker: one for the frame it matches, one for a frame done early while an
+ * older one is still being matched elsewhere. More would only hold more frames in memory. */
+#define SLOTS_PER_JOB 2
+/* CPU default: one worker per thread, at most this many (each holds a clone of the reference
+ * tables and up to two frames with their matching scratch). */
+#define MAX_DEFAULT_CPU_JOBS 16
+/* CUDA default: enough streams to overlap one frame's host stages with others' kernels. */
+#define DEFAULT_CUDA_JOBS 4
+
+enum { SLOT_FREE = 0, SLOT_TAKEN, SLOT_DONE };
+
+typedef struct Slot {
+    int state;
+    GhmMatchedFrame mf;
+} Slot;
+
+typedef struct Worker {
+    GhmVideoMatch *vm;
+    GhmContext *ctx;
+    GhmMatcher *matcher; /* the clone; NULL with swap */
+    pthread_t thread;
+    int started;
+    int setup_ret;       /* the clone's status */
+} Worker;
+
+struct GhmVideoMatch {
+    GhmVideoReader *reader;
+    GhmContext *ctx;     /* the caller's (one job) */
+    GhmMatcher *matcher; /* the caller's: used with one job, cloned with more */
+    const GhmImage *swap_query;
+    const GhmMatchParams *params;
+    int jobs;
+    /* more than one job */
+    int sync_ready;      /* lock and conditions initialised */
+    pthread_mutex_t lock;
+    pthread_cond_t space;
+    pthread_cond_t done;
+    Slot *slots;
+    int nslots;
+    int64_t next_seq;    /* the next item a worker takes */
+    int64_t next_out;    /* the next item next() hands back */
+    int taking;          /* a worker is reading from the reader */
+    int ended;           /* the reader's final item has been taken */
+    int go;              /* every worker is set up: take items */
+    int stopping;
+    int ready;           /* workers that finished setting up */
+    Worker *workers;
+    int final_seen;
+    GhmMatchedFrame final; /* the final item, to repeat */
+};
+
+int ghm_video_match_default_jobs(const GhmContext *ctx)
+{
+    if (!ctx)
+        return 1;
+    if (ghm_context_backend(ctx) == GHM_BACKEND_CUDA)
+        return DEFAULT_CUDA_JOBS;
+    int t = ghm_context_threads(ctx);
+    return t < 1 ? 1 : t > MAX_DEFAULT_CPU_JOBS ? MAX_DEFAULT_CPU_JOBS : t;
+}
+
+int ghm_video_match_jobs(const GhmVideoMatch *vm)
+{
+    return vm ? vm->jobs : 0;
+}
+
+/* Matches a GHM_VIDEO_FRAME item in ctx (with matcher, or with a matcher built from the frame
+ * under --swap); other items pass through with ret GHM_OK. */
+static void match_item(const GhmVideoMatch *vm, GhmContext *ctx, GhmMatcher *matcher,
+                       GhmMatchedFrame *mf)
+{
+    mf->ret = GHM_OK;
+    mf->match_ms = 0.0;
+    if (mf->item.status != GHM_VIDEO_FRAME)
+        return;
+    double t = ghm_now();
+    if (!vm->swap_query) {
+        mf->ret = ghm_matcher_match(matcher, mf->item.frame.image, &mf->res);
+    } else {
+        GhmMatcher *per_frame = NULL;
+        mf->ret = ghm_matcher_create(ctx, mf->item.frame.image, vm->params, &per_frame);
+        if (mf->ret == GHM_OK)
+            mf->ret = ghm_matcher_match(per_frame, vm->swap_query, &mf->res);
+        ghm_matcher_free(&per_frame);
+    }
+    mf->match_ms = 1e3 * (ghm_now() - t);
+}
+
+static void *worker_main(void *arg)
+{
+    Worker *w = arg;
+    GhmVideoMatch *vm = w->vm;
+    int ret = vm->swap_query ? GHM_OK : ghm_matcher_clone(w->ctx, vm->matcher, &w->matcher);
+    pthread_mutex_lock(&vm->lock);
+    w->setup_ret = ret;
+    vm->ready++;
+    pthread_cond_broadcast(&vm->done);
+    while (!vm->go && !vm->stopping)
+        pthread_cond_wait(&vm->space, &vm->lock);
+    for (;;) {
+        while (!vm->stopping && !vm->ended &&
+               (vm->taking || vm->next_seq - vm->next_out >= vm->nslots))
+            pthread_cond_wait(&vm->space, &vm->lock);
+        if (vm->stopping || vm->ended)
+            break;
+        vm->taking = 1;
+        Slot *s = &vm->slots[vm->next_seq % vm->nslots];
+        vm->next_seq++;
+        s->state = SLOT_TAKEN;
+        pthread_mutex_unlock(&vm->lock);
+
+        /* The slot is this worker's until it is marked done. */
+        memset(&s->mf, 0, sizeof s->mf);
+        ghm_video_reader_next(vm->reader, &s->mf.item);
+        int final = s->mf.item.status == GHM_VIDEO_END || s->mf.item.status < 0;
+        pthread_mutex_lock(&vm->lock);
+        vm->taking = 0;
+        vm->ended |= final;
+        pthread_cond_broadcast(&vm->space);
+        pthread_mutex_unlock(&vm->lock);
+
+        match_item(vm, w->ctx, w->matcher, &s->mf);
+        pthread_mutex_lock(&vm->lock);
+        s->state = SLOT_DONE;
+        pthread_cond_signal(&vm->done); /* only the consumer waits on it now */
+    }
+    pthread_mutex_unlock(&vm->lock);
+    return NULL;
+}
+
+/* Creates the workers' contexts and threads and waits until each has its clone. */
+static int start_workers(GhmVideoMatch *vm)
+{
+    GhmContextOptions co = ghm_context_defaults();
+    co.backend = ghm_context_backend(vm->ctx);
+    co.seed = ghm_context_seed(vm->ctx);
+    co.verbose = ghm_context_verbose(vm->ctx);
+    co.threads = ghm_context_threads(vm->ctx) / vm->jobs;
+    if (co.threads < 1)
+        co.threads = 1;
+    int ret = GHM_OK;
+    for (int i = 0; i < vm->jobs && ret == GHM_OK; i++) {
+        Worker *w = &vm->workers[i];
+        w->vm = vm;
+        if ((ret = ghm_context_create(&co, &w->ctx)) < 0)
+            break;
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+            ret = GHM_ERR_EXTERNAL;
+        else
+            w->started = 1;
+    }
+    int started = 0;
+    for (int i = 0; i < vm->jobs; i++)
+        started += vm->workers[i].started;
+    pthread_mutex_lock(&vm->lock);
+    while (vm->ready < started)
+        pthread_cond_wait(&vm->done, &vm->lock);
+    for (int i = 0; i < vm->jobs && ret == GHM_OK; i++)
+        if (vm->workers[i].setup_ret < 0)
+            ret = vm->workers[i].setup_ret;
+    if (ret == GHM_OK) {
+        vm->go = 1;
+        pthread_cond_broadcast(&vm->space);
+    }
+    pthread_mutex_unlock(&vm->lock);
+    return ret;
+}
+
+static int init_sync(GhmVideoMatch *vm)
+{
+    if (pthread_mutex_init(&vm->lock, NULL) != 0)
+        return GHM_ERR_EXTERNAL;
+    if (pthread_cond_init(&vm->space, NULL) != 0) {
+        pthread_mutex_destroy(&vm->lock);
+        return GHM_ERR_EXTERNAL;
+    }
+    if (pthread_cond_init(&vm->done, NULL) != 0) {
+        pthread_cond_destroy(&vm->space);
+        pthread_mutex_destroy(&vm->lock);
+        return GHM_ERR_EXTERNAL;
+    }
+    vm->sync_ready = 1;
+    return GHM_OK;
+}
+
+int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
+                          const GhmVideoMatchOptions *opt, GhmVideoMatch **out)
+{
+    if (!out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    if (!reader || !ctx || !matcher || !opt || opt->jobs < 0 ||
+        opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params))
+        return GHM_ERR_INVALID;
+    GhmVideoMatch *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return GHM_ERR_NOMEM;
+    vm->reader = reader;
+    vm->ctx = ctx;
+    vm->matcher = matcher;
+    vm->swap_query = opt->swap_query;
+    vm->params = opt->params;
+    vm->jobs = opt->jobs ? opt->jobs : ghm_video_match_default_jobs(ctx);
+    if (vm->jobs == 1) {
+        *out = vm;
+        return GHM_OK;
+    }
+    int ret = GHM_ERR_NOMEM;
+    vm->nslots = SLOTS_PER_JOB * vm->jobs;
+    if (!(vm->slots = calloc((size_t)vm->nslots, sizeof *vm->slots)) ||
+        !(vm->workers = calloc((size_t)vm->jobs, sizeof *vm->workers)) ||
+        (ret = init_sync(vm)) < 0 || (ret = start_workers(vm)) < 0) {
+        ghm_video_match_stop(&vm);
+        return ret;
+    }
+    *out = vm;
+    return GHM_OK;
+}
+
+int ghm_video_match_next(GhmVideoMatch *vm, GhmMatchedFrame *out)
+{
+    if (!vm || !out)
+        return GHM_ERR_INVALID;
+    if (vm->jobs == 1) {
+        memset(out, 0, sizeof *out);
+        ghm_video_reader_next(vm->reader, &out->item);
+        match_item(vm, vm->ctx, vm->matcher, out);
+        return out->item.status;
+    }
+    if (vm->final_seen) {
+        *out = vm->final;
+        return out->item.status;
+    }
+    pthread_mutex_lock(&vm->lock);
+    Slot *s = &vm->slots[vm->next_out % vm->nslots];
+    while (s->state != SLOT_DONE)
+        pthread_cond_wait(&vm->done, &vm->lock);
+    *out = s->mf;
+    memset(&s->mf, 0, sizeof s->mf);
+    s->state = SLOT_FREE;
+    vm->next_out++;
+    pthread_cond_broadcast(&vm->space);
+    pthread_mutex_unlock(&vm->lock);
+    if (out->item.status == GHM_VIDEO_END || out->item.status < 0) {
+        vm->final_seen = 1;
+        vm->final = *out;
+    }
+    return out->item.status;
+}
+
+void ghm_video_match_stop(GhmVideoMatch **pvm)
+{
+    if (!pvm || !*pvm)
+        return;
+    GhmVideoMatch *vm = *pvm;
+    if (vm->sync_ready) {
+        pthread_mutex_lock(&vm->lock);
+        vm->stopping = 1;
+        pthread_cond_broadcast(&vm->space);
+        pthread_mutex_unlock(&vm->lock);
+        ghm_video_reader_cancel(vm->reader); /* a worker waiting on the decoder returns */
+        for (int i = 0; i < vm->jobs; i++)
+            if (vm->workers[i].started)
+                pthread_join(vm->workers[i].thread, NULL);
+        pthread_cond_destroy(&vm->done);
+        pthread_cond_destroy(&vm->space);
+        pthread_mutex_destroy(&vm->lock);
+    }
+    for (int i = 0; vm->slots && i < vm->nslots; i++)
+        ghm_image_free(&vm->slots[i].mf.item.frame.image);
+    for (int i = 0; vm->workers && i < vm->jobs; i++) {
+        ghm_matcher_free(&vm->workers[i].matcher);
+        ghm_context_free(&vm->workers[i].ctx);
+    }
+    free(vm->workers);
+    free(vm->slots);
+    free(vm);
+    *pvm = NULL;
+}
