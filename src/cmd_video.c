@@ -3,8 +3,11 @@
  * the reference (see cmd_video.h for which way round, and --swap).
  *
  * Frames are decoded on their own thread into a small bounded queue (vision/frame_queue.c)
- * while the main thread matches the previous ones, so decoding overlaps matching and memory
- * stays at a few frames however long the video is.
+ * and matched by --jobs workers at once (vision/video_match.c: each with its own context and
+ * clone of the reference's matcher), which hand the results back in frame order; this thread
+ * prints them. Decoding overlaps matching, and memory stays at a few frames per worker however
+ * long the video is. The output does not depend on the number of workers (timings aside); with
+ * --jobs 1 the frames are matched on this thread, one after another.
  *
  * Output: one line per selected frame on stdout, in frame order; with --json one JSON object
  * per line (JSON Lines): the image mode's fields plus "frame" (from 0) and "pts" (seconds from
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "ghm_frame_queue.h"
+#include "ghm_video_match.h"
 #include "json_out.h"
 
 /* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory. */
@@ -44,7 +48,7 @@ typedef struct Run {
 
 GhmVideoOptions ghm_video_cli_defaults(void)
 {
-    GhmVideoOptions opt = {.start = 0, .end = -1, .step = 1, .swap = 0};
+    GhmVideoOptions opt = {.start = 0, .end = -1, .step = 1, .swap = 0, .jobs = 0};
     return opt;
 }
 
@@ -60,6 +64,13 @@ int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg)
     case GHM_OPT_VIDEO_SWAP:
         opt->swap = 1;
         return 1;
+    case GHM_OPT_VIDEO_JOBS: {
+        long v;
+        if (ghm_cli_parse_long("--jobs", arg, 0, GHM_VIDEO_MATCH_MAX_JOBS, &v) < 0)
+            return -1;
+        opt->jobs = (int)v;
+        return 1;
+    }
     default:
         return 0;
     }
@@ -74,6 +85,9 @@ void ghm_video_cli_help(FILE *f)
           "  --swap      each frame is the reference and REFERENCE the query: for finding a\n"
           "              small picture (a logo) in the frames; the matrix then maps REFERENCE\n"
           "              pixels into the frame, and tables are rebuilt per frame (slower)\n"
+          "  --jobs N    frames matched at once, each by its own worker (default 0: one per\n"
+          "              CPU thread, at most 16, each worker with one thread; 4 on CUDA, each\n"
+          "              with its own stream); the output is the same for any N, in order\n"
           "  Without --swap the matrix maps FRAME pixels into REFERENCE, whose tables are built\n"
           "  once. Output: one line per frame (JSON Lines with --json: the image fields plus\n"
           "  \"frame\" and \"pts\"); the summary ends the text output (with --json it goes to\n"
@@ -234,19 +248,6 @@ static void print_summary(const Run *run, const Stats *s)
 
 /* ------------------------------------------------------------------------------ the run */
 
-static int match_frame(const Run *run, GhmMatcher *matcher, const GhmImage *frame,
-                       GhmMatchResult *res)
-{
-    if (!run->video->swap)
-        return ghm_matcher_match(matcher, frame, res);
-    GhmMatcher *per_frame = NULL;
-    int ret = ghm_matcher_create(run->ctx, frame, run->params, &per_frame);
-    if (ret == GHM_OK)
-        ret = ghm_matcher_match(per_frame, run->reference, res);
-    ghm_matcher_free(&per_frame);
-    return ret;
-}
-
 /* Selected frames in the video, -1 when its length is unknown and no --end was given. */
 static int64_t selected_total(const GhmVideoOptions *o, const GhmVideoInfo *info)
 {
@@ -258,11 +259,12 @@ static int64_t selected_total(const GhmVideoOptions *o, const GhmVideoInfo *info
     return last < o->start ? 0 : (last - o->start) / o->step + 1;
 }
 
-/* One item from the decoding thread. Returns 0 to go on, 1 at the end, -1 on an error (printed). */
-static int handle_item(const Run *run, GhmMatcher *matcher, GhmQueuedFrame *item,
-                       Stats *s, Progress *p)
+/* One item, in frame order, as the workers matched it. Returns 0 to go on, 1 at the end, -1 on
+ * an error (printed). */
+static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Progress *p)
 {
     const GhmCommonOptions *c = run->common;
+    const GhmQueuedFrame *item = &mf->item;
     if (item->status == GHM_VIDEO_END)
         return 1;
     if (item->status < 0) {
@@ -282,26 +284,24 @@ static int handle_item(const Run *run, GhmMatcher *matcher, GhmQueuedFrame *item
         }
         return 0;
     }
-    GhmMatchResult res;
-    double t = now_s();
-    int ret = match_frame(run, matcher, item->frame.image, &res);
-    double ms = (now_s() - t) * 1e3;
-    if (ret < 0) {
+    const GhmMatchResult *res = &mf->res;
+    double ms = mf->match_ms;
+    if (mf->ret < 0) {
         progress_clear(p);
         ghm_cli_error(run->subject, "frame %lld: matching failed: %s",
-                      (long long)item->frame.index, ghm_strerror(ret));
+                      (long long)item->frame.index, ghm_strerror(mf->ret));
         return -1;
     }
     s->frames++;
-    s->found += res.found != 0;
+    s->found += res->found != 0;
     s->match_ms_sum += ms;
     if (ms > s->match_ms_worst) {
         s->match_ms_worst = ms;
         s->worst_frame = item->frame.index;
     }
     if (!c->quiet) {
-        int out = c->json ? print_frame_json(run, &item->frame, &res)
-                          : print_frame_text(&item->frame, &res);
+        int out = c->json ? print_frame_json(run, &item->frame, res)
+                          : print_frame_text(&item->frame, res);
         if (out < 0) {
             progress_clear(p);
             ghm_cli_error(NULL, "cannot write to standard output");
@@ -353,19 +353,37 @@ static int open_video(const Run *run, GhmVideo **out)
     return 0;
 }
 
-/* Pulls frames from the decoding thread until the end or an error. Returns 1 at the end, -1
+/* Takes the matched frames in order until the end or an error. Returns 1 at the end, -1
  * after an error line. */
-static int run_frames(const Run *run, GhmVideoReader *reader, Stats *s, Progress *p)
+static int run_frames(const Run *run, GhmVideoMatch *vm, Stats *s, Progress *p)
 {
-    GhmQueuedFrame item;
+    GhmMatchedFrame mf;
     int r = 0;
     while (r == 0) {
-        ghm_video_reader_next(reader, &item);
-        r = handle_item(run, run->matcher, &item, s, p);
-        ghm_image_free(&item.frame.image);
+        ghm_video_match_next(vm, &mf);
+        r = handle_item(run, &mf, s, p);
+        ghm_image_free(&mf.item.frame.image);
     }
     progress_clear(p);
     return r;
+}
+
+/* Starts the matching workers on reader; prints the error line on failure. */
+static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch **vm)
+{
+    GhmVideoMatchOptions mo = {.jobs = run->video->jobs,
+                               .swap_query = run->video->swap ? run->reference : NULL,
+                               .params = run->params};
+    int ret = ghm_video_match_start(reader, run->ctx, run->matcher, &mo, vm);
+    int jobs = mo.jobs ? mo.jobs : ghm_video_match_default_jobs(run->ctx);
+    if (ret < 0) {
+        ghm_cli_error(NULL, "cannot start %d matching worker%s: %s", jobs, jobs == 1 ? "" : "s",
+                      ghm_strerror(ret));
+        return -1;
+    }
+    if (run->common->verbose)
+        fprintf(stderr, "video: %d matching worker%s\n", jobs, jobs == 1 ? "" : "s");
+    return 0;
 }
 
 int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
@@ -382,17 +400,19 @@ int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmC
         return GHM_EXIT_ERROR;
     int status = GHM_EXIT_ERROR;
     GhmVideoReader *reader = NULL;
+    GhmVideoMatch *vm = NULL;
     if (ghm_video_reader_start(v, QUEUE_FRAMES, &reader) < 0) {
         ghm_cli_error(NULL, "cannot start the decoding thread");
-    } else {
+    } else if (start_matching(&run, reader, &vm) == 0) {
         Stats s = {.worst_frame = -1, .t0 = now_s()};
         Progress p = {.active = !opt->common.quiet && isatty(2), .t0 = s.t0,
                       .total = selected_total(video, ghm_video_info(v))};
-        if (run_frames(&run, reader, &s, &p) > 0) {
+        if (run_frames(&run, vm, &s, &p) > 0) {
             print_summary(&run, &s);
             status = s.found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
         }
     }
+    ghm_video_match_stop(&vm);      /* before the reader: the workers read from it */
     ghm_video_reader_stop(&reader); /* before the video: the thread reads it */
     ghm_video_free(&v);
     return status;

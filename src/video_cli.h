@@ -1,5 +1,5 @@
 /*
- * video_cli.h - the options of the video mode (--start, --end, --step, --swap). The match
+ * video_cli.h - the options of the video mode (--start, --end, --step, --swap, --jobs). The match
  * mode's parser (match_cli.c) puts GHM_VIDEO_LONG_OPTIONS in its table and hands every option
  * it does not know to ghm_video_cli_option(), as it does with the common ones; the values
  * travel to ghm_cmd_video() (cmd_video.h) when QUERY turns out to be a video.
@@ -15,20 +15,23 @@ enum {
     GHM_OPT_VIDEO_START = GHM_OPT_FIRST_COMMAND + 80,
     GHM_OPT_VIDEO_END,
     GHM_OPT_VIDEO_STEP,
-    GHM_OPT_VIDEO_SWAP
+    GHM_OPT_VIDEO_SWAP,
+    GHM_OPT_VIDEO_JOBS
 };
 
 #define GHM_VIDEO_LONG_OPTIONS                                                               \
     {"start", required_argument, NULL, GHM_OPT_VIDEO_START},                                 \
         {"end", required_argument, NULL, GHM_OPT_VIDEO_END},                                 \
         {"step", required_argument, NULL, GHM_OPT_VIDEO_STEP},                               \
-        {"swap", no_argument, NULL, GHM_OPT_VIDEO_SWAP}
+        {"swap", no_argument, NULL, GHM_OPT_VIDEO_SWAP},                                     \
+        {"jobs", required_argument, NULL, GHM_OPT_VIDEO_JOBS}
 
 typedef struct GhmVideoOptions {
     long start; /* first frame number (default 0) */
     long end;   /* last frame number, inclusive; -1 = to the end */
     long step;  /* every step-th frame from start (default 1) */
     int swap;   /* frames are the references, the image the query */
+    int jobs;   /* frames matched at once, by as many workers; 0 = ghm_video_match_default_jobs */
 } GhmVideoOptions;
 
 GhmVideoOptions ghm_video_cli_defaults(void);

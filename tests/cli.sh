@@ -445,6 +445,89 @@ test_video_bad_selection() {
     grep -qF -- "--step" "$TMP/err" || fail "$(cat "$TMP/err")"
 }
 
+# --jobs: frames matched by several workers at once come out in order and byte for byte as with
+# one worker (the per-frame "timings_ms" aside, which are wall times).
+strip_timings() { sed -E 's/"timings_ms":\{[^}]*\},?//' "$1"; }
+
+test_video_jobs_same_output() {
+    need_ffmpeg_build
+    local sel="--start 40 --end 170 --step 2"
+    run_cmd 0 --backend cpu --json --jobs 1 $sel "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/one"
+    [ ! -s "$TMP/err" ] || fail "stderr with one job: $(head -c 300 "$TMP/err")"
+    run_cmd 0 --backend cpu --json --jobs 3 $sel "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/three"
+    [ ! -s "$TMP/err" ] || fail "stderr with three jobs: $(head -c 300 "$TMP/err")"
+    [ "$(wc -l <"$TMP/one")" -eq 66 ] || fail "expected 66 lines, got $(wc -l <"$TMP/one")"
+    cmp -s "$TMP/one" "$TMP/three" || fail "--jobs 1 and --jobs 3 differ: $(diff "$TMP/one" "$TMP/three" | head -c 600)"
+    check_json_lines $(seq 40 2 170)
+    # text output: the same frame lines and summary counts (its timings aside)
+    run_cmd 0 --backend cpu --jobs 1 --start 96 --end 103 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    sed 's/; matching .*//' "$TMP/out" >"$TMP/one"
+    run_cmd 0 --backend cpu --jobs 4 --start 96 --end 103 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    sed 's/; matching .*//' "$TMP/out" >"$TMP/four"
+    cmp -s "$TMP/one" "$TMP/four" || fail "text differs: $(diff "$TMP/one" "$TMP/four" | head -c 600)"
+    grep -q '^summary: 8 frames, 2 found, 0 damaged$' "$TMP/four" || fail "summary: $(tail -1 "$TMP/four")"
+}
+
+# --swap builds a matcher per frame in each worker: the same lines as with one job.
+test_video_jobs_swap() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --swap --jobs 1 --start 48 --end 52 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/one"
+    run_cmd 0 --backend cpu --json --swap --jobs 2 --start 48 --end 52 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/two"
+    [ "$(wc -l <"$TMP/two")" -eq 5 ] || fail "expected 5 lines: $(cat "$TMP/two")"
+    cmp -s "$TMP/one" "$TMP/two" || fail "swap: --jobs 1 and 2 differ"
+}
+
+# A truncated file and a damaged frame with several workers: the same lines, warnings, error
+# line and exit status as with one.
+test_video_jobs_bad_input() {
+    need_ffmpeg_build
+    local j
+    for j in 1 3; do
+        "$BIN" --backend cpu --json --jobs $j --step 10 "$DATA/$MEGA_REF" "$DATA/bad/truncated.avi" \
+            >"$TMP/out" 2>"$TMP/err.$j"
+        echo "exit $?" >>"$TMP/err.$j"
+        strip_timings "$TMP/out" >"$TMP/out.$j"
+    done
+    cmp -s "$TMP/out.1" "$TMP/out.3" || fail "truncated: stdout differs"
+    cmp -s "$TMP/err.1" "$TMP/err.3" || fail "truncated: stderr differs: $(cat "$TMP/err.1" "$TMP/err.3")"
+    grep -q "exit 2" "$TMP/err.3" || fail "truncated: $(cat "$TMP/err.3")"
+    python3 - "$DATA/$MEGA" "$TMP/damaged.avi" <<'EOF' || fail "cannot make the damaged copy"
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i, n = 0, 0
+while True:
+    i = d.find(b"00dc", i + 1)
+    size = int.from_bytes(d[i + 4:i + 8], "little")
+    n += 1
+    if n >= 100 and 2000 < size < 200000:
+        break
+for k in range(i + 48, i + 408):
+    d[k] = (k * 2654435761 >> 13) & 0xFF
+open(sys.argv[2], "wb").write(d)
+EOF
+    for j in 1 3; do
+        "$BIN" --backend cpu --json --jobs $j --start 96 --end 106 "$DATA/$MEGA_REF" "$TMP/damaged.avi" \
+            >"$TMP/out" 2>"$TMP/err.$j"
+        echo "exit $?" >>"$TMP/err.$j"
+        strip_timings "$TMP/out" >"$TMP/out.$j"
+    done
+    grep -q '"damaged"' "$TMP/out.3" || fail "no damaged frame reported: $(cat "$TMP/out.3")"
+    cmp -s "$TMP/out.1" "$TMP/out.3" || fail "damaged: stdout differs"
+    cmp -s "$TMP/err.1" "$TMP/err.3" || fail "damaged: stderr differs: $(cat "$TMP/err.1" "$TMP/err.3")"
+}
+
+test_video_bad_jobs() {
+    local v
+    for v in -1 many 257 1.5; do
+        run_cmd 2 --backend cpu --jobs "$v" "$DATA/$MEGA_REF" "$DATA/$MEGA"
+        expect_one_error_line --jobs
+    done
+}
+
 # --- voxel (voxel helper) ---
 
 # The issue's accuracy bar: >= 99 % of the kitten's voxels right against the closed bunny mesh
