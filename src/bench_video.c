@@ -6,7 +6,11 @@
  *   decode      every frame of VIDEO decoded and turned grey, nothing else
  *   match       the first N selected frames, already in memory, matched one after another
  *   end-to-end  the same N frames read through the frame queue (decoding on its own thread)
- *               and matched, as the video mode runs them
+ *               and matched, as the video mode runs them: once with one job (matching on
+ *               this thread) and once with --jobs workers (the video mode's default unless
+ *               told), so that the gain of matching several frames at once shows; the
+ *               workers' set-up (contexts, reference clones) is timed apart, as it is paid
+ *               once per run, not per frame
  *
  * Prints one table; --json-out FILE also writes the numbers as JSON (atomically).
  */
@@ -21,9 +25,17 @@
 #include "ghm_frame_queue.h"
 #include "ghm_match.h"
 #include "ghm_video.h"
+#include "ghm_video_match.h"
 #include "json_out.h"
 
-enum { OPT_VIDEO = GHM_OPT_FIRST_COMMAND, OPT_REFERENCE, OPT_START, OPT_FRAMES, OPT_JSON_OUT };
+enum {
+    OPT_VIDEO = GHM_OPT_FIRST_COMMAND,
+    OPT_REFERENCE,
+    OPT_START,
+    OPT_FRAMES,
+    OPT_JOBS,
+    OPT_JSON_OUT
+};
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
@@ -31,6 +43,7 @@ static const struct option long_options[] = {
     {"reference", required_argument, NULL, OPT_REFERENCE},
     {"start", required_argument, NULL, OPT_START},
     {"frames", required_argument, NULL, OPT_FRAMES},
+    {"jobs", required_argument, NULL, OPT_JOBS},
     {"json-out", required_argument, NULL, OPT_JSON_OUT},
     {NULL, 0, NULL, 0}};
 
@@ -40,6 +53,7 @@ typedef struct BenchArgs {
     const char *reference;
     long start;
     long frames;
+    long jobs; /* of the parallel end-to-end run; 0 = the video mode's default */
     const char *json_out;
 } BenchArgs;
 
@@ -51,6 +65,9 @@ typedef struct BenchResult {
     double match_s, match_cpu;
     long e2e_frames;
     double e2e_s, e2e_cpu;
+    int jobs;             /* workers of the parallel run */
+    long par_frames;
+    double par_s, par_cpu, par_setup_s;
 } BenchResult;
 
 static double now_s(void)
@@ -77,6 +94,8 @@ static void print_help(void)
            "  --reference FILE   reference image (default data/video/megamind_frame050.png)\n"
            "  --start N          first frame of the match and end-to-end runs (default 30)\n"
            "  --frames N         frames matched in the match and end-to-end runs (default 40)\n"
+           "  --jobs N           workers of the second end-to-end run (default 0: as the video\n"
+           "                     mode, one per CPU thread up to 16, or 4 on CUDA)\n"
            "  --json-out FILE    also write the measurements as JSON\n"
            "  --backend, --threads, --seed as everywhere\n");
 }
@@ -88,6 +107,7 @@ static int parse_args(int argc, char **argv, BenchArgs *a)
     a->reference = "data/video/megamind_frame050.png";
     a->start = 30; /* past Megamind's black first frame and dim opening */
     a->frames = 40;
+    a->jobs = 0;
     a->json_out = NULL;
     int id;
     optind = 1;
@@ -106,6 +126,9 @@ static int parse_args(int argc, char **argv, BenchArgs *a)
                 return -1;
         } else if (id == OPT_FRAMES) {
             if (ghm_cli_parse_long("--frames", optarg, 1, 100000, &a->frames) < 0)
+                return -1;
+        } else if (id == OPT_JOBS) {
+            if (ghm_cli_parse_long("--jobs", optarg, 0, GHM_VIDEO_MATCH_MAX_JOBS, &a->jobs) < 0)
                 return -1;
         } else if (id == OPT_JSON_OUT)
             a->json_out = optarg;
@@ -192,35 +215,51 @@ static int bench_match(const BenchArgs *a, GhmMatcher *m, BenchResult *r)
     return status;
 }
 
-/* As the video mode runs: decoding thread, queue, matching on this thread. */
-static int bench_end_to_end(const BenchArgs *a, GhmMatcher *m, BenchResult *r)
+/* As the video mode runs: decoding thread, queue, and matching by `jobs` workers (one job:
+ * on this thread). The workers' set-up goes to *setup_s, outside the timed run. */
+static int bench_end_to_end(const BenchArgs *a, GhmContext *ctx, GhmMatcher *m, int jobs,
+                            long *frames, double *secs, double *cpu, double *setup_s)
 {
     GhmVideo *v = NULL;
     if (open_video(a->video, &v) < 0)
         return -1;
     GhmVideoReader *reader = NULL;
-    int status = 0;
-    double t = now_s(), c = cpu_s();
+    GhmVideoMatch *vm = NULL;
+    GhmVideoMatchOptions mo = {.jobs = jobs};
+    int status = 0, ret;
+    double setup = 0.0, t = now_s(), c = cpu_s();
     if (ghm_video_select(v, a->start, a->start + a->frames - 1, 1) < 0 ||
         ghm_video_reader_start(v, 4, &reader) < 0) {
         ghm_cli_error(NULL, "cannot start the decoding thread");
         status = -1;
-    }
-    GhmQueuedFrame item;
-    while (status == 0 && ghm_video_reader_next(reader, &item) != GHM_VIDEO_END) {
-        if (item.status < 0) {
-            ghm_cli_error(a->video, "%s", item.why);
+    } else {
+        double t_setup = now_s(), c_setup = cpu_s();
+        if ((ret = ghm_video_match_start(reader, ctx, m, &mo, &vm)) < 0) {
+            ghm_cli_error(NULL, "cannot start %d matching workers: %s", jobs, ghm_strerror(ret));
             status = -1;
-        } else if (item.status == GHM_VIDEO_FRAME) {
-            GhmMatchResult res;
-            if (ghm_matcher_match(m, item.frame.image, &res) < 0)
-                status = -1;
-            r->e2e_frames++;
         }
-        ghm_image_free(&item.frame.image);
+        setup = now_s() - t_setup;
+        t += setup;
+        c += cpu_s() - c_setup;
     }
-    r->e2e_s = now_s() - t;
-    r->e2e_cpu = cpu_s() - c;
+    GhmMatchedFrame mf;
+    while (status == 0 && ghm_video_match_next(vm, &mf) != GHM_VIDEO_END) {
+        if (mf.item.status < 0) {
+            ghm_cli_error(a->video, "%s", mf.item.why);
+            status = -1;
+        } else if (mf.item.status == GHM_VIDEO_FRAME) {
+            if (mf.ret < 0) {
+                ghm_cli_error(a->video, "matching failed: %s", ghm_strerror(mf.ret));
+                status = -1;
+            }
+            ++*frames;
+        }
+        ghm_image_free(&mf.item.frame.image);
+    }
+    *secs = now_s() - t;
+    *cpu = cpu_s() - c;
+    *setup_s = setup;
+    ghm_video_match_stop(&vm);
     ghm_video_reader_stop(&reader);
     ghm_video_free(&v);
     return status;
@@ -237,7 +276,7 @@ static int write_json(const BenchArgs *a, const BenchResult *r, const GhmContext
     ghm_context_describe(ctx, device, sizeof device);
     json_t *obj = json_pack(
         "{s:s,s:s,s:s,s:s,s:i,s:i,s:{s:I,s:f,s:f,s:f},s:{s:I,s:I,s:f,s:f,s:f},"
-        "s:{s:I,s:f,s:f,s:f}}",
+        "s:{s:I,s:f,s:f,s:f},s:{s:i,s:I,s:f,s:f,s:f,s:f}}",
         "bench", "video", "backend", ghm_context_backend_name(ctx), "device", device, "video",
         a->video, "width", r->width, "height", r->height, "decode", "frames",
         (json_int_t)r->decoded, "seconds", r->decode_s, "cpu_seconds", r->decode_cpu,
@@ -245,7 +284,9 @@ static int write_json(const BenchArgs *a, const BenchResult *r, const GhmContext
         "found", (json_int_t)r->found, "seconds", r->match_s, "cpu_seconds", r->match_cpu,
         "frames_per_s", rate(r->matched, r->match_s), "end_to_end", "frames",
         (json_int_t)r->e2e_frames, "seconds", r->e2e_s, "cpu_seconds", r->e2e_cpu,
-        "frames_per_s", rate(r->e2e_frames, r->e2e_s));
+        "frames_per_s", rate(r->e2e_frames, r->e2e_s), "end_to_end_jobs", "jobs", r->jobs,
+        "frames", (json_int_t)r->par_frames, "seconds", r->par_s, "cpu_seconds", r->par_cpu,
+        "frames_per_s", rate(r->par_frames, r->par_s), "setup_seconds", r->par_setup_s);
     if (!obj)
         return -1;
     int ok = ghm_json_write_file(a->json_out, obj) == 0;
@@ -284,8 +325,12 @@ int ghm_bench_video(int argc, char **argv)
         goto done;
     }
     BenchResult r = {0};
+    double no_setup;
+    r.jobs = a.jobs ? (int)a.jobs : ghm_video_match_default_jobs(ctx);
     if (bench_decode(&a, &r) < 0 || bench_match(&a, m, &r) < 0 ||
-        bench_end_to_end(&a, m, &r) < 0)
+        bench_end_to_end(&a, ctx, m, 1, &r.e2e_frames, &r.e2e_s, &r.e2e_cpu, &no_setup) < 0 ||
+        bench_end_to_end(&a, ctx, m, r.jobs, &r.par_frames, &r.par_s, &r.par_cpu,
+                         &r.par_setup_s) < 0)
         goto done;
     char device[128];
     ghm_context_describe(ctx, device, sizeof device);
@@ -296,8 +341,12 @@ int ghm_bench_video(int argc, char **argv)
            rate(r.decoded, r.decode_s));
     printf("  %-11s %6ld %9.3f %9.3f %10.1f   (%ld found)\n", "match", r.matched, r.match_s,
            r.match_cpu, rate(r.matched, r.match_s), r.found);
-    printf("  %-11s %6ld %9.3f %9.3f %10.1f\n", "end-to-end", r.e2e_frames, r.e2e_s, r.e2e_cpu,
-           rate(r.e2e_frames, r.e2e_s));
+    printf("  %-11s %6ld %9.3f %9.3f %10.1f   (1 job)\n", "end-to-end", r.e2e_frames, r.e2e_s,
+           r.e2e_cpu, rate(r.e2e_frames, r.e2e_s));
+    printf("  %-11s %6ld %9.3f %9.3f %10.1f   (%d job%s, set up in %.0f ms; %.2fx 1 job)\n",
+           "end-to-end", r.par_frames, r.par_s, r.par_cpu, rate(r.par_frames, r.par_s), r.jobs,
+           r.jobs == 1 ? "" : "s", 1e3 * r.par_setup_s,
+           rate(r.par_frames, r.par_s) / (rate(r.e2e_frames, r.e2e_s) > 0 ? rate(r.e2e_frames, r.e2e_s) : 1.0));
     status = a.json_out && write_json(&a, &r, ctx) < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 done:
     ghm_matcher_free(&m);
