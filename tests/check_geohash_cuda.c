@@ -326,6 +326,18 @@ START_TEST(test_known_pairs_both_backends)
         ck_assert_msg(truth_err <= limit, "%s: CUDA corner error %.2f > %.2f", id, truth_err,
                       limit);
         ck_assert_msg(agree <= 1.0, "%s: CPU and CUDA corners %.3f px apart", id, agree);
+        ck_assert_msg(res[0].query_edge_points == res[1].query_edge_points &&
+                          res[0].query_basis_points == res[1].query_basis_points &&
+                          res[0].query_coded_points == res[1].query_coded_points,
+                      "%s: query features cpu %zu/%zu/%zu cuda %zu/%zu/%zu", id,
+                      res[0].query_edge_points, res[0].query_basis_points,
+                      res[0].query_coded_points, res[1].query_edge_points,
+                      res[1].query_basis_points, res[1].query_coded_points);
+        ck_assert_msg(fabs(res[0].confidence - res[1].confidence) < 0.01 &&
+                          fabs((double)res[0].inliers - (double)res[1].inliers) <=
+                              0.01 * (double)res[0].inliers + 2.0,
+                      "%s: confidence cpu %.4f cuda %.4f, inliers %zu %zu", id, res[0].confidence,
+                      res[1].confidence, res[0].inliers, res[1].inliers);
         ck_assert_msg(res[0].votes_cast == res[1].votes_cast && res[0].lookups == res[1].lookups &&
                           res[0].candidates == res[1].candidates && res[0].votes == res[1].votes,
                       "%s: votes cast cpu %llu cuda %llu", id,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vision_backend_internal.h"
+#include "edges_internal.h"
 
 #define MAX_KERNEL_RADIUS 16
 _Static_assert(MAX_KERNEL_RADIUS == GHM_EDGE_MAX_RADIUS, "device taps hold the CPU's");
@@ -284,7 +284,9 @@ static int compact_points(GhmEdges *e, const float *nms, const float *off)
         GhmEdgePoint *p = &e->points[k];
         p->x = (float)(i % (size_t)e->width) + off[i] * cx;
         p->y = (float)(i / (size_t)e->width) + off[i] * cy;
-        p->angle = atan2f(e->gy[i], e->gx[i]);
+        /* atan2 in double, then rounded: correctly rounded in practice on every libm, so the
+         * CUDA chain (features.cu) gets the same float. */
+        p->angle = (float)atan2((double)e->gy[i], (double)e->gx[i]);
         p->strength = m;
         e->pixel_point[i] = (int32_t)k++;
     }
@@ -419,14 +421,9 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
 
 /* --- Harris corners ------------------------------------------------------------------------ */
 
-typedef struct CornerCand {
-    float response;
-    int32_t pixel;
-} CornerCand;
-
 static int cmp_cand(const void *a, const void *b)
 {
-    const CornerCand *x = a, *y = b;
+    const GhmCornerCand *x = a, *y = b;
     if (x->response != y->response)
         return x->response < y->response ? 1 : -1;
     return (x->pixel > y->pixel) - (x->pixel < y->pixel);
@@ -457,10 +454,18 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
     }
 }
 
+/* The vertex of the parabola through three samples, as an offset in [-0.5, 0.5]. */
+static float parabola_offset(float a, float b, float c)
+{
+    float den = a - 2.0f * b + c;
+    float t = den < 0.0f ? 0.5f * (a - c) / den : 0.0f;
+    return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+}
+
 /* Strict local maxima of resp within radius (ties go to the earlier pixel in raster order),
  * positive and at least thr, away from the border where the response is unreliable. */
 static size_t local_maxima(const float *resp, int w, int h, int radius, float thr,
-                           CornerCand *cand)
+                           GhmCornerCand *cand)
 {
     size_t n = 0;
     int border = radius + 2;
@@ -480,8 +485,11 @@ static size_t local_maxima(const float *resp, int w, int h, int radius, float th
                     }
                 }
             if (is_max) {
+                const float *r0 = resp + (size_t)y * w + x;
                 cand[n].response = v;
                 cand[n].pixel = y * w + x;
+                cand[n].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
+                cand[n].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
                 n++;
             }
         }
@@ -493,7 +501,7 @@ static size_t local_maxima(const float *resp, int w, int h, int radius, float th
  * of about grid x grid square cells first takes up to its share, then the strongest left fill
  * up. Low-contrast regions keep their own corners, so that a query cut from anywhere in the
  * image finds basis points there. Leaves the kept ones sorted strongest first. */
-static int spread(CornerCand *cand, size_t *nc, int w, int h, const GhmCornerParams *p)
+static int spread(GhmCornerCand *cand, size_t *nc, int w, int h, const GhmCornerParams *p)
 {
     double cell = (double)(w > h ? w : h) / p->grid;
     int cw = (int)ceil(w / cell), ch = (int)ceil(h / cell);
@@ -530,27 +538,55 @@ static int spread(CornerCand *cand, size_t *nc, int w, int h, const GhmCornerPar
     return GHM_OK;
 }
 
-static float parabola_offset(float a, float b, float c)
+static int check_corner_params(const GhmCornerParams *p)
 {
-    float den = a - 2.0f * b + c;
-    float t = den < 0.0f ? 0.5f * (a - c) / den : 0.0f;
-    return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+    return p->sigma < 0.0 || p->sigma > 5.0 || p->radius < 1 || p->radius > 32 ||
+                   p->rel_threshold < 0.0
+               ? GHM_ERR_INVALID
+               : GHM_OK;
+}
+
+/* Whether the image is large enough for corners at all (the border takes radius + 2). */
+static int corners_fit(int w, int h, const GhmCornerParams *p)
+{
+    return w >= 2 * p->radius + 5 && h >= 2 * p->radius + 5 && p->max_corners > 0;
+}
+
+int ghmi_corners_select(GhmCornerCand *cand, size_t nc, int w, int h, const GhmCornerParams *p,
+                        GhmCorner **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    qsort(cand, nc, sizeof *cand, cmp_cand);
+    int ret;
+    if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
+        return ret;
+    if (nc > p->max_corners)
+        nc = p->max_corners;
+    if (nc && !(*out = malloc(nc * sizeof **out)))
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < nc; i++) {
+        (*out)[i].x = cand[i].x;
+        (*out)[i].y = cand[i].y;
+        (*out)[i].response = cand[i].response;
+    }
+    *n = nc;
+    return GHM_OK;
 }
 
 int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out, size_t *n)
 {
-    if (!e || !p || !out || !n || p->sigma < 0.0 || p->sigma > 5.0 || p->radius < 1 ||
-        p->radius > 32 || p->rel_threshold < 0.0)
+    if (!e || !p || !out || !n || check_corner_params(p) < 0)
         return GHM_ERR_INVALID;
     *out = NULL;
     *n = 0;
     int w = e->width, h = e->height;
-    if (w < 2 * p->radius + 5 || h < 2 * p->radius + 5 || p->max_corners == 0)
+    if (!corners_fit(w, h, p))
         return GHM_OK;
     size_t npix = (size_t)w * h;
     int ret = GHM_ERR_NOMEM;
     float *buf = malloc(5 * npix * sizeof *buf);
-    CornerCand *cand = NULL;
+    GhmCornerCand *cand = NULL;
     if (!buf)
         return GHM_ERR_NOMEM;
     float *resp = buf;
@@ -559,75 +595,58 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
     for (size_t i = 0; i < npix; i++)
         if (resp[i] > maxr)
             maxr = resp[i];
-    cand = malloc((npix / 4 + (size_t)w + (size_t)h + 1) * sizeof *cand);
+    cand = malloc(ghm_corner_capacity(w, h) * sizeof *cand);
     if (!cand)
         goto fail;
-    /* Two maxima are never within radius (>= 1) of each other: at most one per 2x2 block. */
     size_t nc = local_maxima(resp, w, h, p->radius, (float)p->rel_threshold * maxr, cand);
-    qsort(cand, nc, sizeof *cand, cmp_cand);
-    if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
-        goto fail;
-    if (nc > p->max_corners)
-        nc = p->max_corners;
-    if (nc) {
-        *out = malloc(nc * sizeof **out);
-        if (!*out)
-            goto fail;
-    }
-    for (size_t i = 0; i < nc; i++) {
-        int x = cand[i].pixel % w, y = cand[i].pixel / w;
-        const float *r0 = resp + (size_t)y * w + x;
-        (*out)[i].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
-        (*out)[i].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
-        (*out)[i].response = cand[i].response;
-    }
-    *n = nc;
-    ret = GHM_OK;
+    ret = ghmi_corners_select(cand, nc, w, h, p, out, n);
 fail:
     free(cand);
     free(buf);
     return ret;
 }
 
-/* --- the per-pixel stages on the backend's device (vision_backend_internal.h) ---------------- */
+/* --- the feature chain on the backend's device (vision_backend_internal.h) ---------------- */
 
-enum { DEV_PIXELS, DEV_TMP, DEV_BLUR, DEV_GX, DEV_GY, DEV_MAG, DEV_BUFFERS };
-
-/* detect_into() with blur, Sobel and suppression on the device: the noise floor is computed
- * here first, the threshold and the points from the downloaded maxima (a: nms, c: offsets). */
-static int detect_device(GhmContext *ctx, const GhmVisionOps *ops, const GhmImage *img,
-                         const GhmEdgeParams *p, GhmEdges *e, float *a, float *c)
+int ghmi_feature_params(const GhmEdgeParams *ep, const GhmCornerParams *cp, int w, int h,
+                        GhmFeatureParams *out)
 {
-    int w = img->width, h = img->height;
-    size_t npix = (size_t)w * h, fbytes = npix * sizeof(float);
-    size_t pbytes = (size_t)(h - 1) * img->stride + (size_t)w;
-    GhmEdgeTaps taps;
-    taps.radius = gaussian_taps(p->blur_sigma, taps.g);
-    e->noise = (float)(image_noise_sigma(img) * gradient_noise_gain(taps.g, taps.radius) *
-                       sqrt(GHM_PI / 2.0));
-    float floor_mag = (float)p->noise_factor * e->noise;
-    if (floor_mag < 0.5f)
-        floor_mag = 0.5f; /* as detect_into() */
-    void *d[DEV_BUFFERS] = {NULL};
-    int ret = ghm_buffer_alloc(ctx, pbytes, &d[DEV_PIXELS]);
-    for (int i = DEV_TMP; i < DEV_BUFFERS && ret == GHM_OK; i++)
-        ret = ghm_buffer_alloc(ctx, fbytes, &d[i]);
-    if (ret < 0 || (ret = ghm_buffer_upload(ctx, d[DEV_PIXELS], img->pixels, pbytes)) < 0 ||
-        (ret = ops->edge_gradients(ctx, d[DEV_PIXELS], w, h, img->stride, &taps, d[DEV_TMP],
-                                   d[DEV_BLUR], d[DEV_GX], d[DEV_GY], d[DEV_MAG])) < 0 ||
-        (ret = ops->edge_suppress(ctx, d[DEV_MAG], d[DEV_GX], d[DEV_GY], w, h, floor_mag,
-                                  d[DEV_BLUR], d[DEV_TMP])) < 0 ||
-        (ret = ghm_buffer_download(ctx, e->gx, d[DEV_GX], fbytes)) < 0 ||
-        (ret = ghm_buffer_download(ctx, e->gy, d[DEV_GY], fbytes)) < 0 ||
-        (ret = ghm_buffer_download(ctx, a, d[DEV_BLUR], fbytes)) < 0 ||
-        (ret = ghm_buffer_download(ctx, c, d[DEV_TMP], fbytes)) < 0)
-        goto done;
-    if ((ret = choose_threshold(a, npix, p->percentile, floor_mag, &e->threshold)) < 0)
-        goto done;
-    ret = compact_points(e, a, c);
-done:
-    for (int i = 0; i < DEV_BUFFERS; i++)
-        ghm_buffer_free(ctx, &d[i]);
+    if (!ep || ep->blur_sigma < 0.0 || ep->blur_sigma > 5.0 || ep->percentile < 0.0 ||
+        ep->percentile >= 1.0 || ep->noise_factor < 0.0 || (cp && check_corner_params(cp) < 0))
+        return GHM_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    out->blur.radius = gaussian_taps(ep->blur_sigma, out->blur.g);
+    out->noise_gain = gradient_noise_gain(out->blur.g, out->blur.radius);
+    out->noise_factor = ep->noise_factor;
+    out->percentile = ep->percentile;
+    out->corners = cp && corners_fit(w, h, cp);
+    if (out->corners) {
+        out->tensor.radius = gaussian_taps(cp->sigma, out->tensor.g);
+        out->harris_k = (float)cp->k;
+        out->rel_threshold = (float)cp->rel_threshold;
+        out->radius = cp->radius;
+    }
+    return GHM_OK;
+}
+
+/* Copies the device chain's edges into a GhmEdges of the CPU's layout. */
+static int download_edges(GhmContext *ctx, const GhmDeviceFeatures *f, GhmEdges *e)
+{
+    size_t npix = (size_t)f->width * f->height;
+    e->threshold = f->threshold;
+    e->noise = f->noise;
+    e->count = f->npoints;
+    e->points = malloc((f->npoints ? f->npoints : 1) * sizeof *e->points);
+    if (!e->points)
+        return GHM_ERR_NOMEM;
+    int ret = ghm_buffer_download(ctx, e->gx, f->gx, npix * sizeof *e->gx);
+    if (ret == GHM_OK)
+        ret = ghm_buffer_download(ctx, e->gy, f->gy, npix * sizeof *e->gy);
+    if (ret == GHM_OK)
+        ret = ghm_buffer_download(ctx, e->pixel_point, f->pixel_point,
+                                  npix * sizeof *e->pixel_point);
+    if (ret == GHM_OK && f->npoints)
+        ret = ghm_buffer_download(ctx, e->points, f->points, f->npoints * sizeof *e->points);
     return ret;
 }
 
@@ -635,36 +654,40 @@ int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgePara
                          GhmEdges **out)
 {
     const GhmVisionOps *ops = ctx ? ghmi_vision_ops(ctx) : NULL;
-    if (!ops || !ops->edge_gradients || !ops->edge_suppress)
+    if (!ops || !ops->features_run)
         return ghm_edges_detect(img, p, out);
     if (!img || !p || !out || !img->pixels || img->width < 1 || img->height < 1)
         return GHM_ERR_INVALID;
-    if (p->blur_sigma < 0.0 || p->blur_sigma > 5.0 || p->percentile < 0.0 ||
-        p->percentile >= 1.0 || p->noise_factor < 0.0)
-        return GHM_ERR_INVALID;
+    GhmFeatureParams fp;
+    int ret = ghmi_feature_params(p, NULL, img->width, img->height, &fp);
+    if (ret < 0)
+        return ret;
     *out = NULL;
     size_t npix = (size_t)img->width * img->height;
-    float *a = malloc(npix * sizeof *a), *c = malloc(npix * sizeof *c);
+    GhmFeatureWorkspace *ws = NULL;
+    GhmDeviceFeatures f;
     GhmEdges *e = calloc(1, sizeof *e);
-    int ret = GHM_ERR_NOMEM;
-    if (!a || !c || !e)
-        goto fail;
+    if (!e)
+        return GHM_ERR_NOMEM;
     e->width = img->width;
     e->height = img->height;
     e->gx = malloc(npix * sizeof *e->gx);
     e->gy = malloc(npix * sizeof *e->gy);
     e->pixel_point = malloc(npix * sizeof *e->pixel_point);
+    ret = GHM_ERR_NOMEM;
     if (!e->gx || !e->gy || !e->pixel_point)
         goto fail;
-    if ((ret = detect_device(ctx, ops, img, p, e, a, c)) < 0)
+    if ((ret = ops->features_create(ctx, &ws)) < 0 ||
+        (ret = ops->features_run(ctx, ws, img->pixels, img->width, img->height, img->stride, &fp,
+                                 &f)) < 0 ||
+        (ret = download_edges(ctx, &f, e)) < 0)
         goto fail;
-    free(a);
-    free(c);
+    ops->features_free(ctx, &ws);
     *out = e;
     return GHM_OK;
 fail:
-    free(a);
-    free(c);
+    if (ws)
+        ops->features_free(ctx, &ws);
     ghm_edges_free(&e);
     return ret;
 }

@@ -10,20 +10,11 @@
 #include "ghm_distance.h"
 #include "ghm_similarity.h"
 #include "match_internal.h"
+#include "verify_math.h"
 
-#define DEG 0.017453292519943295
 /* Images above this many pixels (16 megapixels, 4096 x 4096) are refused: the per-pixel
  * arrays of the stages take about 50 bytes a pixel. */
 #define MAX_MATCH_PIXELS (16u * 1024u * 1024u)
-/* Radii (pixels) of the refinement iterations: wide first to pull in, then tight to settle. */
-static const double REFINE_RADII[] = {6.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.5, 1.5, 1.5};
-#define REFINE_STEPS (sizeof REFINE_RADII / sizeof REFINE_RADII[0])
-/* The final polish uses up to this many query edge points (all of them in practice). */
-#define MAX_POLISH_POINTS 40000
-/* Reference edge points used for the backward check, at most. */
-#define CHECK_POINTS 2500
-/* Voted candidates that are scored in both directions after the forward screening. */
-#define BACKWARD_CANDIDATES 16
 
 /* The stages in vision/ (edges, distance transform, scoring) use OpenMP's default team size:
  * the public entry points run them with the context's thread count (--threads) and give the
@@ -76,6 +67,7 @@ void ghm_matcher_free(GhmMatcher **m)
     if (!m || !*m)
         return;
     GhmMatcher *t = *m;
+    ghmi_match_device_free(t);
     ghm_geo_voter_free(&t->voter);
     ghm_geo_ref_free(&t->geo);
     free(t->edges);
@@ -94,8 +86,8 @@ void ghm_matcher_free(GhmMatcher **m)
 }
 
 /* The coded points: edge points thinned by a grid (strongest per cell), with directions. */
-static int select_coded(const GhmEdgePoint *pts, size_t n, int w, int h, const GhmMatchParams *p,
-                        GhmGeoPoint **out, size_t *nout)
+int ghmi_select_coded(const GhmEdgePoint *pts, size_t n, int w, int h, const GhmMatchParams *p,
+                      GhmGeoPoint **out, size_t *nout)
 {
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
     GhmGeoPoint *g = NULL;
@@ -122,7 +114,7 @@ done:
     return ret;
 }
 
-static int corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out)
+int ghmi_corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out)
 {
     *out = malloc((n ? n : 1) * sizeof **out);
     if (!*out)
@@ -163,8 +155,8 @@ static int select_check_points(GhmMatcher *m)
     m->rcheck = malloc((m->nedges ? m->nedges : 1) * sizeof *m->rcheck);
     if (!m->rcheck)
         return GHM_ERR_NOMEM;
-    return ghm_edges_sample_capped(m->edges, m->nedges, m->width, m->height, 2.0, CHECK_POINTS,
-                                   m->rcheck, &m->nrcheck, NULL);
+    return ghm_edges_sample_capped(m->edges, m->nedges, m->width, m->height, 2.0,
+                                   GHMI_CHECK_POINTS, m->rcheck, &m->nrcheck, NULL);
 }
 
 static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_t *edge_pixel,
@@ -222,8 +214,8 @@ static int build_impl(GhmContext *ctx, int width, int height, const GhmEdgePoint
     m->height = height;
     if ((ret = copy_features(m, edges, edge_pixel, nedges, corners, ncorners)) < 0 ||
         (ret = build_nearest(m)) < 0 || (ret = select_check_points(m)) < 0 ||
-        (ret = select_coded(m->edges, m->nedges, width, height, p, &m->coded, &m->ncoded)) < 0 ||
-        (ret = corners_to_points(m->corners, m->ncorners, &bp)) < 0)
+        (ret = ghmi_select_coded(m->edges, m->nedges, width, height, p, &m->coded, &m->ncoded)) < 0 ||
+        (ret = ghmi_corners_to_points(m->corners, m->ncorners, &bp)) < 0)
         goto fail;
     double diag = hypot((double)width, (double)height);
     if ((ret = ghm_geo_ref_build(ctx, bp, m->ncorners, m->coded, m->ncoded, diag, &p->geo,
@@ -232,6 +224,8 @@ static int build_impl(GhmContext *ctx, int width, int height, const GhmEdgePoint
         goto fail;
     ret = GHM_ERR_NOMEM;
     if (!(m->cand = malloc(p->top_candidates * sizeof *m->cand)))
+        goto fail;
+    if ((ret = ghmi_match_device_create(m)) < 0)
         goto fail;
     free(bp);
     *out = m;
@@ -298,12 +292,6 @@ int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
 
 /* --- verification ------------------------------------------------------------------------ */
 
-typedef struct Score {
-    size_t inliers, inside;     /* query edge points on reference edges / inside the reference */
-    size_t back_inliers, back_inside; /* reference edge points in the footprint / explained */
-    double forward, backward;   /* the two shares */
-    double confidence;
-} Score;
 
 /* Query points prepared for scoring: positions and unit gradient directions. */
 typedef struct QueryPts {
@@ -338,37 +326,14 @@ static int query_pts_from(const GhmEdgePoint *pts, const uint32_t *idx, size_t n
     return GHM_OK;
 }
 
-/* The reference edge point that query point i lands on under s, or -1: within radius and
- * with an edge direction within the angle tolerance (cos_tol). *inside says whether it landed
- * inside the reference at all. */
+/* The reference edge point that query point i lands on under s, or -1 (ghm_land). */
 static inline int32_t land(const GhmMatcher *m, const GhmSimilarity *s, double cs, double sn,
                            const QueryPts *q, size_t i, double radius, double cos_tol,
                            int *inside)
 {
-    double x, y;
-    ghm_similarity_apply(s, q->xy[i][0], q->xy[i][1], &x, &y);
-    double fx = floor(x + 0.5), fy = floor(y + 0.5);
-    *inside = fx >= 0.0 && fy >= 0.0 && fx < m->width && fy < m->height;
-    if (!*inside)
-        return -1;
-    int32_t e = m->nearest[(size_t)fy * m->width + (size_t)fx];
-    if (e < 0)
-        return -1;
-    const GhmEdgePoint *r = &m->edges[e];
-    double dx = x - r->x, dy = y - r->y;
-    if (dx * dx + dy * dy > radius * radius)
-        return -1;
-    double ux = cs * q->dir[i][0] - sn * q->dir[i][1], uy = sn * q->dir[i][0] + cs * q->dir[i][1];
-    if (ux * m->edge_dir[e][0] + uy * m->edge_dir[e][1] < cos_tol)
-        return -1;
-    return e;
-}
-
-static void unit_rotation(const GhmSimilarity *s, double *cs, double *sn)
-{
-    double sc = ghm_similarity_scale(s);
-    *cs = sc > 0.0 ? s->a / sc : 1.0;
-    *sn = sc > 0.0 ? s->b / sc : 0.0;
+    GhmLandRef r = {m->nearest, m->edges, (const float(*)[2])m->edge_dir, m->width, m->height};
+    return ghm_land(&r, s, cs, sn, q->xy[i][0], q->xy[i][1], q->dir[i][0], q->dir[i][1], radius,
+                    cos_tol, inside);
 }
 
 /* The backward direction: reference edge points inside the query's footprint (away from its
@@ -380,8 +345,8 @@ static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double r
     const GhmEdges *qe = m->qedges;
     if (ghm_similarity_invert(s, &inv) < 0 || !qe)
         return;
-    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
-    unit_rotation(&inv, &cs, &sn);
+    double cs, sn, cos_tol = ghmi_cos_tol(&m->p);
+    ghm_sim_unit_rotation(&inv, &cs, &sn);
     double rq = radius / ghm_similarity_scale(s), rq2 = rq * rq; /* in query pixels */
     for (size_t k = 0; k < m->nrcheck; k++) {
         const GhmEdgePoint *e = &m->edges[m->rcheck[k]];
@@ -405,6 +370,18 @@ static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double r
     }
 }
 
+void ghmi_score_shares(Score *r, size_t n, int backward)
+{
+    double den = fmax((double)r->inside, 0.5 * (double)n);
+    r->forward = den > 0.0 ? (double)r->inliers / den : 0.0;
+    if (!backward) { /* a cheap first screening: forward only */
+        r->confidence = r->forward;
+        return;
+    }
+    r->backward = r->back_inside >= 16 ? (double)r->back_inliers / (double)r->back_inside : 0.0;
+    r->confidence = sqrt(r->forward * r->backward);
+}
+
 /* Forward share = query edge points on reference edges over those that land inside the
  * reference, but never over fewer than half of all points: a transform that throws most of the
  * query outside cannot score high on the few that stay. Backward share = reference edge points
@@ -414,22 +391,16 @@ static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *
                    int backward)
 {
     Score r = {0};
-    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
-    unit_rotation(s, &cs, &sn);
+    double cs, sn, cos_tol = ghmi_cos_tol(&m->p);
+    ghm_sim_unit_rotation(s, &cs, &sn);
     for (size_t i = 0; i < q->n; i++) {
         int inside;
         r.inliers += land(m, s, cs, sn, q, i, radius, cos_tol, &inside) >= 0;
         r.inside += inside != 0;
     }
-    double den = fmax((double)r.inside, 0.5 * (double)q->n);
-    r.forward = den > 0.0 ? (double)r.inliers / den : 0.0;
-    if (!backward) { /* a cheap first screening: forward only */
-        r.confidence = r.forward;
-        return r;
-    }
-    score_backward(m, s, radius, &r);
-    r.backward = r.back_inside >= 16 ? (double)r.back_inliers / (double)r.back_inside : 0.0;
-    r.confidence = sqrt(r.forward * r.backward);
+    if (backward)
+        score_backward(m, s, radius, &r);
+    ghmi_score_shares(&r, q->n, backward);
     return r;
 }
 
@@ -438,14 +409,14 @@ static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *
 static void refine(const GhmMatcher *m, GhmSimilarity *s, const QueryPts *q, double (*src)[2],
                    double (*dst)[2], double (*nrm)[2])
 {
-    double cos_tol = cos(m->p.inlier_angle_deg * DEG);
-    for (size_t it = 0; it < REFINE_STEPS; it++) {
+    double cos_tol = ghmi_cos_tol(&m->p);
+    for (size_t it = 0; it < GHMI_REFINE_STEPS; it++) {
         double cs, sn;
-        unit_rotation(s, &cs, &sn);
+        ghm_sim_unit_rotation(s, &cs, &sn);
         size_t k = 0;
         for (size_t i = 0; i < q->n; i++) {
             int inside;
-            int32_t e = land(m, s, cs, sn, q, i, REFINE_RADII[it], cos_tol, &inside);
+            int32_t e = land(m, s, cs, sn, q, i, GHMI_REFINE_RADII[it], cos_tol, &inside);
             if (e < 0)
                 continue;
             src[k][0] = q->xy[i][0];
@@ -464,13 +435,8 @@ static void refine(const GhmMatcher *m, GhmSimilarity *s, const QueryPts *q, dou
     }
 }
 
-typedef struct Hypothesis {
-    GhmSimilarity s;
-    Score sc;
-    uint32_t votes;
-} Hypothesis;
 
-static int cmp_hyp(const void *a, const void *b)
+int ghmi_cmp_hyp(const void *a, const void *b)
 {
     const Hypothesis *x = a, *y = b;
     if (x->sc.confidence != y->sc.confidence)
@@ -480,9 +446,7 @@ static int cmp_hyp(const void *a, const void *b)
     return (x->votes < y->votes) - (x->votes > y->votes);
 }
 
-/* Transforms of the voted candidates, scored on the verification points. */
-static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const QueryPts *vq,
-                            size_t ncand, Hypothesis *hyp, size_t *nhyp)
+size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand, Hypothesis *hyp)
 {
     size_t n = 0;
     for (size_t c = 0; c < ncand; c++) {
@@ -495,16 +459,24 @@ static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const Qu
         hyp[n].votes = cd->votes;
         n++;
     }
+    return n;
+}
+
+/* Transforms of the voted candidates, scored on the verification points. */
+static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const QueryPts *vq,
+                            size_t ncand, Hypothesis *hyp, size_t *nhyp)
+{
+    size_t n = ghmi_hypotheses(m, qb, ncand, hyp);
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t i = 0; i < n; i++)
         hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px, 0);
-    qsort(hyp, n, sizeof *hyp, cmp_hyp);
+    qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
     /* The best by the forward share are checked backwards too, and ranked by both. */
-    size_t nb = n < BACKWARD_CANDIDATES ? n : BACKWARD_CANDIDATES;
+    size_t nb = n < GHMI_BACKWARD_CANDIDATES ? n : GHMI_BACKWARD_CANDIDATES;
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t i = 0; i < nb; i++)
         hyp[i].sc = score(m, &hyp[i].s, vq, 2.0 * m->p.inlier_px, 1);
-    qsort(hyp, nb, sizeof *hyp, cmp_hyp);
+    qsort(hyp, nb, sizeof *hyp, ghmi_cmp_hyp);
     *nhyp = n;
     return GHM_OK;
 }
@@ -528,7 +500,7 @@ static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp,
     }
     if (failed)
         return GHM_ERR_NOMEM;
-    qsort(hyp, nr, sizeof *hyp, cmp_hyp);
+    qsort(hyp, nr, sizeof *hyp, ghmi_cmp_hyp);
     *best = hyp[0];
     return GHM_OK;
 }
@@ -549,8 +521,8 @@ static int polish(GhmMatcher *m, const QueryPts *all, Hypothesis *h)
         m->inliers = t;
         m->cap_inliers = h->sc.inliers;
     }
-    double cs, sn, cos_tol = cos(m->p.inlier_angle_deg * DEG);
-    unit_rotation(&h->s, &cs, &sn);
+    double cs, sn, cos_tol = ghmi_cos_tol(&m->p);
+    ghm_sim_unit_rotation(&h->s, &cs, &sn);
     size_t k = 0;
     for (size_t i = 0; i < all->n && k < h->sc.inliers; i++) {
         int inside;
@@ -566,7 +538,7 @@ static int polish(GhmMatcher *m, const QueryPts *all, Hypothesis *h)
     return GHM_OK;
 }
 
-static void fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult *res)
+void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult *res)
 {
     res->votes = h->votes;
     res->confidence = h->sc.confidence;
@@ -581,30 +553,42 @@ static void fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult
     ghm_similarity_matrix(&h->s, res->matrix);
 }
 
-/* Voting and verification for a query whose features are known. */
-static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *qb, size_t nqb,
-                          GhmMatchResult *res)
+int ghmi_vote(GhmMatcher *m, const GhmEdgePoint *pts, size_t n, int w, int h,
+              const GhmGeoPoint *qb, size_t nqb, GhmMatchResult *res, size_t *ncand)
 {
     GhmGeoPoint *coded = NULL;
-    size_t ncoded = 0, ncand = 0, nhyp = 0;
-    uint32_t *idx = NULL;
-    QueryPts vq = {0}, all = {0};
-    Hypothesis *hyp = NULL;
+    size_t ncoded = 0;
     GhmGeoStats st = {0};
-    int ret = select_coded(qe->points, qe->count, qe->width, qe->height, &m->p, &coded, &ncoded);
+    int ret = ghmi_select_coded(pts, n, w, h, &m->p, &coded, &ncoded);
     if (ret < 0)
         return ret;
     res->query_coded_points = ncoded;
-    if ((ret = ghm_geo_vote(m->voter, qb, nqb, coded, ncoded, &m->p.geo, m->seed, m->cand,
-                            m->p.top_candidates, &ncand, &st)) < 0)
-        goto done;
+    ret = ghm_geo_vote(m->voter, qb, nqb, coded, ncoded, &m->p.geo, m->seed, m->cand,
+                       m->p.top_candidates, ncand, &st);
+    free(coded);
+    if (ret < 0)
+        return ret;
     res->time.bases_ms = st.bases_ms;
     res->time.signatures_ms = st.signatures_ms;
     res->time.voting_ms = st.voting_ms;
     res->query_bases = st.query_bases;
     res->lookups = st.lookups;
     res->votes_cast = st.votes;
-    res->candidates = ncand;
+    res->candidates = *ncand;
+    return GHM_OK;
+}
+
+/* Voting and verification for a query whose features are known. */
+static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *qb, size_t nqb,
+                          GhmMatchResult *res)
+{
+    size_t ncand = 0, nhyp = 0;
+    uint32_t *idx = NULL;
+    QueryPts vq = {0}, all = {0};
+    Hypothesis *hyp = NULL;
+    int ret = ghmi_vote(m, qe->points, qe->count, qe->width, qe->height, qb, nqb, res, &ncand);
+    if (ret < 0)
+        return ret;
     double t0 = ghm_now();
     size_t nv = 0;
     ret = GHM_ERR_NOMEM;
@@ -621,11 +605,11 @@ static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *
         size_t na = 0;
         if ((ret = refine_best(m, &vq, hyp, nhyp, &best)) < 0 ||
             (ret = ghm_edges_sample_capped(qe->points, qe->count, qe->width, qe->height, 1.0,
-                                           MAX_POLISH_POINTS, idx, &na, NULL)) < 0 ||
+                                           GHMI_MAX_POLISH_POINTS, idx, &na, NULL)) < 0 ||
             (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
             (ret = polish(m, &all, &best)) < 0)
             goto done;
-        fill_result(m, &best, res);
+        ghmi_fill_result(m, &best, res);
         res->query_edges = all.n;
     }
     res->time.verification_ms = 1e3 * (ghm_now() - t0);
@@ -635,7 +619,6 @@ done:
     query_pts_free(&all);
     free(hyp);
     free(idx);
-    free(coded);
     return ret;
 }
 
@@ -684,6 +667,8 @@ static int match_impl(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
     res->ref_basis_points = m->ncorners;
     res->ref_coded_points = m->ncoded;
     m->ninliers = 0;
+    if (m->dev) /* this backend has vision kernels: the whole query on its device */
+        return ghmi_match_device_query(m, query, res);
     double t0 = ghm_now();
     GhmEdges *qe = NULL;
     GhmCorner *qc = NULL;
@@ -695,7 +680,7 @@ static int match_impl(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
     if (ret < 0)
         return ret;
     if ((ret = ghm_corners_detect(qe, &cp, &qc, &nqc)) < 0 ||
-        (ret = corners_to_points(qc, nqc, &qb)) < 0)
+        (ret = ghmi_corners_to_points(qc, nqc, &qb)) < 0)
         goto done;
     if ((ret = query_nearest(m, qe)) < 0)
         goto done;

@@ -2,7 +2,8 @@
 #include "ghm_similarity.h"
 
 #include <math.h>
-#include <string.h>
+
+#include "verify_math.h"
 
 double ghm_similarity_scale(const GhmSimilarity *s)
 {
@@ -43,14 +44,7 @@ int ghm_similarity_from_bases(const double q1[2], const double q2[2], const doub
 
 int ghm_similarity_invert(const GhmSimilarity *s, GhmSimilarity *out)
 {
-    double n = s->a * s->a + s->b * s->b;
-    if (!(n > 0.0))
-        return GHM_ERR_INVALID;
-    GhmSimilarity t = {s->a / n, -s->b / n, 0.0, 0.0};
-    t.tx = -(t.a * s->tx - t.b * s->ty);
-    t.ty = -(t.b * s->tx + t.a * s->ty);
-    *out = t;
-    return GHM_OK;
+    return ghm_sim_invert(s, out) < 0 ? GHM_ERR_INVALID : GHM_OK;
 }
 
 int ghm_similarity_fit_points(const double (*q)[2], const double (*r)[2], const double *w,
@@ -87,50 +81,6 @@ int ghm_similarity_fit_points(const double (*q)[2], const double (*r)[2], const 
     return GHM_OK;
 }
 
-/* Solves the 4x4 system A x = y by Gaussian elimination with partial pivoting. */
-static int solve4(double A[4][4], double y[4], double x[4])
-{
-    for (int c = 0; c < 4; c++) {
-        int p = c;
-        for (int r = c + 1; r < 4; r++)
-            if (fabs(A[r][c]) > fabs(A[p][c]))
-                p = r;
-        if (!(fabs(A[p][c]) > 1e-12))
-            return GHM_ERR_INVALID;
-        if (p != c) {
-            double t[4];
-            memcpy(t, A[p], sizeof t);
-            memcpy(A[p], A[c], sizeof t);
-            memcpy(A[c], t, sizeof t);
-            double u = y[p];
-            y[p] = y[c];
-            y[c] = u;
-        }
-        for (int r = c + 1; r < 4; r++) {
-            double f = A[r][c] / A[c][c];
-            for (int k = c; k < 4; k++)
-                A[r][k] -= f * A[c][k];
-            y[r] -= f * y[c];
-        }
-    }
-    for (int c = 3; c >= 0; c--) {
-        double s = y[c];
-        for (int k = c + 1; k < 4; k++)
-            s -= A[c][k] * x[k];
-        x[c] = s / A[c][c];
-    }
-    return GHM_OK;
-}
-
-static void accumulate(double A[4][4], double y[4], const double row[4], double target, double w)
-{
-    for (int i = 0; i < 4; i++) {
-        for (int j = 0; j < 4; j++)
-            A[i][j] += w * row[i] * row[j];
-        y[i] += w * row[i] * target;
-    }
-}
-
 int ghm_similarity_fit_lines(const double (*q)[2], const double (*r)[2], const double (*nrm)[2],
                              const double *w, size_t n, double along, GhmSimilarity *out)
 {
@@ -147,26 +97,11 @@ int ghm_similarity_fit_lines(const double (*q)[2], const double (*r)[2], const d
         return GHM_ERR_INVALID;
     cq[0] /= sw, cq[1] /= sw, cr[0] /= sw, cr[1] /= sw;
     double A[4][4] = {{0}}, y[4] = {0}, x[4];
-    for (size_t i = 0; i < n; i++) {
-        double wi = w ? w[i] : 1.0;
-        double qx = q[i][0] - cq[0], qy = q[i][1] - cq[1];
-        double rx = r[i][0] - cr[0], ry = r[i][1] - cr[1];
-        double nx = nrm[i][0], ny = nrm[i][1];
-        double line[4] = {nx * qx + ny * qy, ny * qx - nx * qy, nx, ny};
-        accumulate(A, y, line, nx * rx + ny * ry, wi);
-        if (along > 0.0) {
-            double px[4] = {qx, -qy, 1.0, 0.0}, py[4] = {qy, qx, 0.0, 1.0};
-            accumulate(A, y, px, rx, along * wi);
-            accumulate(A, y, py, ry, along * wi);
-        }
-    }
-    int ret = solve4(A, y, x);
-    if (ret < 0)
-        return ret;
-    out->a = x[0];
-    out->b = x[1];
-    /* Undo the centring: s(q) = z (q - cq) + t' + cr. */
-    out->tx = x[2] + cr[0] - (x[0] * cq[0] - x[1] * cq[1]);
-    out->ty = x[3] + cr[1] - (x[1] * cq[0] + x[0] * cq[1]);
+    for (size_t i = 0; i < n; i++)
+        ghm_fit_accumulate_line(A, y, q[i][0] - cq[0], q[i][1] - cq[1], r[i][0] - cr[0],
+                                r[i][1] - cr[1], nrm[i][0], nrm[i][1], along, w ? w[i] : 1.0);
+    if (ghm_fit_solve4(A, y, x) < 0)
+        return GHM_ERR_INVALID;
+    *out = ghm_fit_uncentre(x, cq[0], cq[1], cr[0], cr[1]);
     return GHM_OK;
 }

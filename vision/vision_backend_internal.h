@@ -24,8 +24,10 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_edges.h"
 #include "ghm_geohash.h"
 #include "ghm_multimap.h"
+#include "ghm_similarity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +59,85 @@ typedef struct GhmEdgeTaps {
     int32_t radius;
 } GhmEdgeTaps;
 
+/* A Harris corner candidate: a local maximum of the response (strict within the radius, above
+ * the relative threshold), its pixel (y * w + x) and its sub-pixel position. Both backends
+ * find these and hand them to ghmi_corners_select (edges.c), which keeps the strongest. */
+typedef struct GhmCornerCand {
+    float response;
+    int32_t pixel;
+    float x, y;
+} GhmCornerCand;
+
+/* The most Harris candidates a w x h image can have: two maxima are never within the radius
+ * (>= 1) of each other, so at most one per 2x2 block (plus the odd row and column). */
+static inline size_t ghm_corner_capacity(int w, int h)
+{
+    return (size_t)w * h / 4 + (size_t)w + (size_t)h + 1;
+}
+
+/* What the device feature chain needs from GhmEdgeParams and GhmCornerParams, prepared on the
+ * host by ghmi_feature_params (edges.c) with the CPU's own arithmetic. */
+typedef struct GhmFeatureParams {
+    GhmEdgeTaps blur;      /* the edge detector's Gaussian */
+    double noise_gain;     /* noise = noise_gain * (sum of |Immerkaer mask|) / ((w-2)(h-2)) */
+    double noise_factor;   /* edge floor = max(0.5, noise_factor * noise) */
+    double percentile;     /* the threshold's quantile of the suppressed maxima */
+    int corners;           /* 0: skip the Harris stage (image too small for it) */
+    GhmEdgeTaps tensor;    /* the structure tensor's Gaussian */
+    float harris_k;
+    float rel_threshold;   /* candidates need response >= rel_threshold x the strongest */
+    int radius;            /* local maximum radius */
+} GhmFeatureParams;
+
+/* What a run of the device feature chain found (counts and levels read back after it). The
+ * arrays stay in the workspace, on the device, until its next run. */
+typedef struct GhmDeviceFeatures {
+    int width, height;
+    float noise, threshold;
+    size_t npoints;           /* edge points, raster order, as edges.c's compaction */
+    const GhmEdgePoint *points;
+    const int32_t *pixel_point; /* width * height: index into points or -1 */
+    const float *gx, *gy;     /* the Sobel gradients */
+    size_t ncand;             /* Harris candidates, in no particular order */
+    const GhmCornerCand *cand;
+} GhmDeviceFeatures;
+
+/* The device feature chain's buffers, sized for an image; opaque (kernels/vision/features.cu). */
+typedef struct GhmFeatureWorkspace GhmFeatureWorkspace;
+
+/* The reference side that candidate transforms are verified against, in backend memory. */
+typedef struct GhmVerifyRef {
+    const int32_t *nearest;     /* width * height: nearest reference edge point or -1 */
+    const GhmEdgePoint *edges;
+    const float (*edge_dir)[2]; /* unit gradient directions of edges */
+    const uint32_t *check;      /* edge points that check a transform backwards */
+    size_t ncheck;
+    int width, height;
+} GhmVerifyRef;
+
+/* A query's side, in backend memory: its edge points and per-pixel point map. */
+typedef struct GhmVerifyQuery {
+    const GhmEdgePoint *points;
+    const int32_t *pixel_point;
+    int width, height;
+} GhmVerifyQuery;
+
+/* Counts behind one transform's score (match.c turns them into shares). */
+typedef struct GhmVerifyCounts {
+    uint32_t inliers, inside;           /* query points on reference edges / inside it */
+    uint32_t back_inliers, back_inside; /* check points explained / inside the footprint */
+} GhmVerifyCounts;
+
+/* Doubles a refinement sums per pass and thread block (count, centroids, normal equations). */
+#define GHM_REFINE_SUMS 20
+
+/* The refinement's schedule: one landing radius per iteration. */
+#define GHM_REFINE_MAX_STEPS 16
+typedef struct GhmRefineSteps {
+    double radius[GHM_REFINE_MAX_STEPS];
+    int32_t steps;
+} GhmRefineSteps;
+
 typedef struct GhmVisionOps {
     /* Votes of the mb query bases `frames` against the reference table: for every query basis,
      * the distinct signatures of the nc coded points (seen: mb x ceil(key space / 32) words of
@@ -73,17 +154,40 @@ typedef struct GhmVisionOps {
      * none), [... + 1] = reference basis id. Backend memory. */
     int (*geo_best)(GhmContext *ctx, const uint32_t *votes, size_t mb, size_t nbases,
                     uint32_t *best);
-    /* The first stages of edges.c on the device, with the same float arithmetic (results bit
-     * for bit the CPU's): the w x h grey image pixels (rows stride bytes apart) blurred by the
-     * separable taps (clamped borders; tmp and blur: w * h floats of scratch), Sobel / 8 into gx
-     * and gy, and the magnitude into mag. */
-    int (*edge_gradients)(GhmContext *ctx, const uint8_t *pixels, int w, int h, size_t stride,
-                          const GhmEdgeTaps *taps, float *tmp, float *blur, float *gx, float *gy,
-                          float *mag);
-    /* Non-maximum suppression across the edge as edges.c's suppress(): nms = the magnitude of
-     * maxima above floor_mag (0 elsewhere), off = their sub-pixel offset along the gradient. */
-    int (*edge_suppress)(GhmContext *ctx, const float *mag, const float *gx, const float *gy,
-                         int w, int h, float floor_mag, float *nms, float *off);
+
+    /* The feature chain of edges.c on the device, with the same float arithmetic (every value
+     * bit for bit the CPU's): noise estimate, blur, Sobel, suppression, the quantile threshold
+     * (a CUB sort), compaction into points and the pixel map, then the Harris response and its
+     * candidates. Unlike the ops above it owns its buffers (a workspace, grown to the largest
+     * image seen) and waits for the device once, to read the counts back into *out. pixels is
+     * host memory (rows stride bytes apart). */
+    int (*features_create)(GhmContext *ctx, GhmFeatureWorkspace **out);
+    void (*features_free)(GhmContext *ctx, GhmFeatureWorkspace **ws);
+    int (*features_run)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
+                        int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+
+    /* Scores the nh transforms hyps (backend memory) on the query points idx[0..nidx) as
+     * match.c's score() does: counts[k].inliers / inside forward with the landing radius, and
+     * with `backward` also the reference check points mapped into the query (a window search
+     * of the query's pixel map stands in for the CPU's distance transform). */
+    int (*verify_score)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                        const uint32_t *idx, size_t nidx, const GhmSimilarity *hyps, size_t nh,
+                        double radius, double cos_tol, int backward, GhmVerifyCounts *counts);
+    /* Refines each of the nh transforms in place as match.c's refine(): per step, the query
+     * points idx that land within the step's radius give point-to-line correspondences and a
+     * least-squares fit (ghm_fit_*); it stops early below 8 correspondences or on a singular
+     * system. Fixed reduction order: deterministic. partials: backend scratch of npartials
+     * doubles, at least nh x GHM_REFINE_SUMS (more lets several thread blocks share a
+     * transform: GHM_REFINE_SUMS per block, up to 1024 blocks a transform). */
+    int (*verify_refine)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                         const uint32_t *idx, size_t nidx, GhmSimilarity *hyps, size_t nh,
+                         const GhmRefineSteps *steps, double cos_tol, double *partials,
+                         size_t npartials);
+    /* Where each query point idx[i] lands under *hyp when it is an inlier (radius, cos_tol):
+     * xy[i] = its mapped position, or NaN when it is not one. */
+    int (*verify_inliers)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                          const uint32_t *idx, size_t nidx, const GhmSimilarity *hyp,
+                          double radius, double cos_tol, float (*xy)[2]);
 } GhmVisionOps;
 
 /* The vision op table of ctx's backend, or NULL when the backend runs vision on the CPU. */

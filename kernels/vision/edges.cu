@@ -1,9 +1,9 @@
 /*
  * edges.cu - the per-pixel stages of vision/edges.c on the GPU: Gaussian blur (separable,
  * clamped borders), Sobel / 8 and the gradient magnitude, then non-maximum suppression across
- * the edge with interpolated neighbours and the parabola's sub-pixel offset. The threshold
- * (a quantile of the surviving maxima) and the compaction into points stay on the host, which
- * also computes the noise floor first.
+ * the edge with interpolated neighbours and the parabola's sub-pixel offset; the same separable
+ * blur for any float field (the structure tensor of the Harris stage). The chain around them
+ * (noise floor, threshold, compaction, corners) is features.cu.
  *
  * Layout: row-major w x h float arrays, the input grey image as bytes with a row stride. Launch
  * shape: one thread per pixel, blocks of 32 x 8 (a warp reads a row segment: coalesced).
@@ -25,14 +25,16 @@ static __device__ __forceinline__ int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Horizontal pass from the bytes: tmp = g[0] p[x] + sum_i g[i] (p[x - i] + p[x + i]). */
+/* Horizontal pass: tmp = g[0] p[x] + sum_i g[i] (p[x - i] + p[x + i]); T is the grey image's
+ * bytes or a float field (rows stride elements apart). */
+template <typename T>
 static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_rows_kernel(
-    const uint8_t *px, int w, int h, size_t stride, GhmEdgeTaps t, float *tmp)
+    const T *px, int w, int h, size_t stride, GhmEdgeTaps t, float *tmp)
 {
     int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
     if (x >= w || y >= h)
         return;
-    const uint8_t *row = px + (size_t)y * stride;
+    const T *row = px + (size_t)y * stride;
     float s = __fmul_rn(t.g[0], (float)row[x]);
     for (int i = 1; i <= t.radius; i++)
         s = __fadd_rn(s, __fmul_rn(t.g[i], __fadd_rn((float)row[clampi(x - i, 0, w - 1)],
@@ -40,9 +42,10 @@ static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_rows_kernel(
     tmp[(size_t)y * w + x] = s;
 }
 
-/* Vertical pass; with radius 0 (no blur) it copies the bytes as floats, as edges.c does. */
+/* Vertical pass; with radius 0 (no blur) it copies the input as floats, as edges.c does. */
+template <typename T>
 static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_cols_kernel(
-    const uint8_t *px, const float *tmp, int w, int h, size_t stride, GhmEdgeTaps t, float *out)
+    const T *px, const float *tmp, int w, int h, size_t stride, GhmEdgeTaps t, float *out)
 {
     int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
     if (x >= w || y >= h)
@@ -98,14 +101,14 @@ static __device__ __forceinline__ float bilinear(const float *m, int w, int h, f
 }
 
 static __global__ __launch_bounds__(TILE_X *TILE_Y) void suppress_kernel(
-    const float *mag, const float *gx, const float *gy, int w, int h, float floor_mag,
+    const float *mag, const float *gx, const float *gy, int w, int h, const float *floor_ptr,
     float *nms, float *off)
 {
     int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
     if (x >= w || y >= h)
         return;
     size_t i = (size_t)y * w + x;
-    float m = mag[i], keep = 0.0f, o = 0.0f;
+    float m = mag[i], keep = 0.0f, o = 0.0f, floor_mag = *floor_ptr;
     if (!(m <= floor_mag || x == 0 || y == 0 || x == w - 1 || y == h - 1)) {
         float cx = __fdiv_rn(gx[i], m), cy = __fdiv_rn(gy[i], m);
         float m1 = bilinear(mag, w, h, __fadd_rn((float)x, cx), __fadd_rn((float)y, cy));
@@ -149,12 +152,30 @@ extern "C" int ghm_cuda_edge_gradients(GhmContext *ctx, const uint8_t *pixels, i
 }
 
 extern "C" int ghm_cuda_edge_suppress(GhmContext *ctx, const float *mag, const float *gx,
-                                      const float *gy, int w, int h, float floor_mag, float *nms,
-                                      float *off)
+                                      const float *gy, int w, int h, const float *floor_mag,
+                                      float *nms, float *off)
 {
-    if (!ctx || !mag || !gx || !gy || !nms || !off || w < 1 || h < 1)
+    if (!ctx || !mag || !gx || !gy || !floor_mag || !nms || !off || w < 1 || h < 1)
         return GHM_ERR_INVALID;
     suppress_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, ghm_cuda_stream(ctx)>>>(
         mag, gx, gy, w, h, floor_mag, nms, off);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_blur_field(GhmContext *ctx, const float *in, int w, int h,
+                                   const GhmEdgeTaps *taps, float *tmp, float *out)
+{
+    if (!ctx || !in || !taps || !tmp || !out || w < 1 || h < 1 || taps->radius < 0 ||
+        taps->radius > GHM_EDGE_MAX_RADIUS)
+        return GHM_ERR_INVALID;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    dim3 grid = pixel_grid(w, h), block(TILE_X, TILE_Y);
+    int ret;
+    if (taps->radius > 0) {
+        blur_rows_kernel<<<grid, block, 0, s>>>(in, w, h, (size_t)w, *taps, tmp);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            return ret;
+    }
+    blur_cols_kernel<<<grid, block, 0, s>>>(in, tmp, w, h, (size_t)w, *taps, out);
     return GHM_CUDA_LAUNCH();
 }

@@ -3,7 +3,7 @@
  * the host module is vision/edges.c, which reaches them through the backend's vision op table
  * (vision/vision_backend_internal.h, filled in kernels/vision/ops.cu).
  *
- * Usage: as GhmVisionOps.edge_gradients / edge_suppress; arguments as documented there. Arrays
+ * Usage: by the device feature chain (features.cu), arguments as documented below. Arrays
  * are device memory; work is queued on ctx's stream; nothing is allocated or waited for. Each
  * returns GHM_OK, GHM_ERR_INVALID (NULL array, size below 1, radius out of range) or
  * GHM_ERR_CUDA.
@@ -17,12 +17,23 @@
 extern "C" {
 #endif
 
+/* The grey image pixels (device, rows stride bytes apart) blurred by the separable taps
+ * (clamped borders; tmp and blur: w * h floats of scratch), Sobel / 8 into gx and gy, and the
+ * magnitude into mag. */
 int ghm_cuda_edge_gradients(GhmContext *ctx, const uint8_t *pixels, int w, int h, size_t stride,
                             const GhmEdgeTaps *taps, float *tmp, float *blur, float *gx, float *gy,
                             float *mag);
 
+/* Non-maximum suppression across the edge as edges.c's suppress(): nms = the magnitude of
+ * maxima above *floor_mag (0 elsewhere), off = their sub-pixel offset along the gradient.
+ * floor_mag is device memory (one float: the chain computes it on the device). */
 int ghm_cuda_edge_suppress(GhmContext *ctx, const float *mag, const float *gx, const float *gy,
-                           int w, int h, float floor_mag, float *nms, float *off);
+                           int w, int h, const float *floor_mag, float *nms, float *off);
+
+/* The separable blur of a w x h float field with clamped borders: in -> out (tmp: scratch;
+ * radius 0 copies). */
+int ghm_cuda_blur_field(GhmContext *ctx, const float *in, int w, int h, const GhmEdgeTaps *taps,
+                        float *tmp, float *out);
 
 #ifdef __cplusplus
 }

@@ -4,12 +4,17 @@
  * vision/ find them through ghmi_vision_ops(ctx) and keep their CPU path for backends without.
  */
 #include "../../hashing/ghm_backend_internal.h"
-#include "edges.h"
+#include "features.h"
 #include "geohash.h"
+#include "verify.h"
 
 extern "C" const GhmVisionOps ghm_cuda_vision_ops = {
     /* .geo_vote = */ ghm_cuda_geo_vote,
     /* .geo_best = */ ghm_cuda_geo_best,
-    /* .edge_gradients = */ ghm_cuda_edge_gradients,
-    /* .edge_suppress = */ ghm_cuda_edge_suppress,
+    /* .features_create = */ ghm_cuda_features_create,
+    /* .features_free = */ ghm_cuda_features_free,
+    /* .features_run = */ ghm_cuda_features_run,
+    /* .verify_score = */ ghm_cuda_verify_score,
+    /* .verify_refine = */ ghm_cuda_verify_refine,
+    /* .verify_inliers = */ ghm_cuda_verify_inliers,
 };

@@ -1,0 +1,429 @@
+/*
+ * features.cu - the whole feature chain of vision/edges.c on the GPU, from the grey image to
+ * edge points and Harris corner candidates, with one wait at the end: the matcher's device path
+ * (vision/match_device.c) and ghm_edges_detect_ctx run it through GhmVisionOps.features_*.
+ *
+ * Stages, all queued on the context's stream:
+ *   noise       Immerkaer's estimate: an exact integer sum (one atomicAdd per block), then
+ *               levels_kernel turns it into the noise level and the magnitude floor with the
+ *               host's double arithmetic (edges.c: image_noise_sigma, detect_into).
+ *   gradients   blur, Sobel, magnitude, suppression (edges.cu).
+ *   threshold   the CPU takes quantiles of the surviving maxima by quickselect; here CUB's radix
+ *               sort orders every pixel's suppressed magnitude (zeros first, they are >= 0 floats
+ *               so their bits sort as integers) and threshold_kernel reads the two quantiles
+ *               after the zeros. Sorting the zeros too keeps the count on the device: no wait.
+ *   compaction  flags, CUB's exclusive scan, then emit_kernel writes each point at its rank:
+ *               raster order, as the CPU's loop.
+ *   corners     structure tensor, blurred (edges.cu's blur), the Harris response, its maximum
+ *               (CUB), then one thread per pixel tests for a strict local maximum and appends a
+ *               candidate (atomicAdd: any order; the host sorts them, a total order).
+ *
+ * Exactness: every float operation is an explicitly rounded intrinsic in the order of the C
+ * expressions (see edges.cu), so points, threshold and responses are bit for bit the CPU's; the
+ * angle is atan2 in double rounded to float on both sides. Tested by geohash_cuda.cuda.
+ */
+#include <cub/cub.cuh>
+
+#include "../cuda_check.cuh"
+#include "../hashing/backend_cuda.h"
+#include "edges.h"
+#include "features.h"
+
+#define TILE_X 32
+#define TILE_Y 8
+#define LINEAR_THREADS 256
+
+/* Per-run scalars, on the device; read back once at the end. */
+typedef struct Levels {
+    unsigned long long noise_sum; /* sum of |Immerkaer mask| over the interior */
+    float noise, floor_mag, threshold, max_response;
+    uint32_t npoints, ncand;
+} Levels;
+
+enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
+
+struct GhmFeatureWorkspace {
+    size_t cap_pix; /* pixels the buffers hold */
+    uint8_t *pixels;
+    float *f[NF];
+    uint32_t *flags, *rank;
+    GhmEdgePoint *points;
+    int32_t *pixel_point;
+    GhmCornerCand *cand;
+    void *cub_tmp;
+    size_t cub_bytes;
+    Levels *levels, *host_levels; /* device; pinned host copy */
+};
+
+static dim3 pixel_grid(int w, int h)
+{
+    return dim3((unsigned)((w + TILE_X - 1) / TILE_X), (unsigned)((h + TILE_Y - 1) / TILE_Y));
+}
+
+static unsigned linear_blocks(size_t n)
+{
+    return (unsigned)((n + LINEAR_THREADS - 1) / LINEAR_THREADS);
+}
+
+/* --- noise and floor ---------------------------------------------------------------------- */
+
+static __global__ __launch_bounds__(TILE_X *TILE_Y) void noise_kernel(const uint8_t *px, int w,
+                                                                      int h, Levels *lv)
+{
+    typedef cub::BlockReduce<unsigned long long, TILE_X, cub::BLOCK_REDUCE_WARP_REDUCTIONS, TILE_Y>
+        Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
+    unsigned long long v = 0;
+    if (x >= 1 && y >= 1 && x < w - 1 && y < h - 1) {
+        const uint8_t *a = px + (size_t)(y - 1) * w, *b = a + w, *c = b + w;
+        int s = a[x - 1] - 2 * a[x] + a[x + 1] - 2 * b[x - 1] + 4 * b[x] - 2 * b[x + 1] +
+                c[x - 1] - 2 * c[x] + c[x + 1];
+        v = (unsigned long long)(s < 0 ? -s : s);
+    }
+    unsigned long long sum = Reduce(tmp).Sum(v);
+    if (threadIdx.x == 0 && threadIdx.y == 0 && sum)
+        atomicAdd(&lv->noise_sum, sum);
+}
+
+/* edges.c: noise = image_noise_sigma * gain * sqrt(pi / 2), floor = max(0.5, factor * noise);
+ * products and quotients only, so no FMA can change a rounding. */
+static __global__ void levels_kernel(int w, int h, double gain, double factor, Levels *lv)
+{
+    const double root = sqrt(3.14159265358979323846 / 2.0);
+    double sigma = 0.0;
+    if (w >= 3 && h >= 3)
+        sigma = __ddiv_rn(__dmul_rn(root, (double)lv->noise_sum),
+                          __dmul_rn(__dmul_rn(6.0, (double)(w - 2)), (double)(h - 2)));
+    lv->noise = (float)__dmul_rn(__dmul_rn(sigma, gain), root);
+    float floor_mag = __fmul_rn((float)factor, lv->noise);
+    lv->floor_mag = floor_mag < 0.5f ? 0.5f : floor_mag;
+}
+
+/* --- threshold and compaction ------------------------------------------------------------- */
+
+/* edges.c's choose_threshold() on the sorted magnitudes (zeros first). */
+static __global__ void threshold_kernel(const float *sorted, size_t npix, double quantile,
+                                        Levels *lv)
+{
+    size_t lo = 0, hi = npix; /* first index holding a value > 0 */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] > 0.0f)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    size_t n = npix - lo;
+    float thr = lv->floor_mag;
+    if (n > 0 && quantile > 0.0) {
+        float q = sorted[lo + (size_t)(quantile * (double)(n - 1))];
+        float strong = __fmul_rn(0.5f, sorted[lo + (size_t)(0.9 * (double)(n - 1))]);
+        if (q > strong)
+            q = strong;
+        if (q > thr)
+            thr = q;
+    }
+    lv->threshold = thr;
+}
+
+static __global__ void flag_kernel(const float *nms, size_t npix, const Levels *lv,
+                                   uint32_t *flags)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < npix)
+        flags[i] = nms[i] >= lv->threshold && nms[i] > 0.0f;
+}
+
+/* edges.c's compact_points(): each kept maximum at its rank, the others -1 in the map. */
+static __global__ void emit_kernel(const float *nms, const float *off, const float *gx,
+                                   const float *gy, const uint32_t *flags, const uint32_t *rank,
+                                   int w, size_t npix, GhmEdgePoint *points, int32_t *pixel_point,
+                                   Levels *lv)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npix)
+        return;
+    if (i == npix - 1)
+        lv->npoints = rank[i] + flags[i];
+    if (!flags[i]) {
+        pixel_point[i] = -1;
+        return;
+    }
+    float m = nms[i], cx = __fdiv_rn(gx[i], m), cy = __fdiv_rn(gy[i], m);
+    GhmEdgePoint p;
+    p.x = __fadd_rn((float)(i % (size_t)w), __fmul_rn(off[i], cx));
+    p.y = __fadd_rn((float)(i / (size_t)w), __fmul_rn(off[i], cy));
+    p.angle = (float)atan2((double)gy[i], (double)gx[i]);
+    p.strength = m;
+    points[rank[i]] = p;
+    pixel_point[i] = (int32_t)rank[i];
+}
+
+/* --- Harris corners ----------------------------------------------------------------------- */
+
+static __global__ void tensor_kernel(const float *gx, const float *gy, size_t npix, float *s0,
+                                     float *s1, float *s2)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npix)
+        return;
+    s0[i] = __fmul_rn(gx[i], gx[i]);
+    s1[i] = __fmul_rn(gy[i], gy[i]);
+    s2[i] = __fmul_rn(gx[i], gy[i]);
+}
+
+/* resp = s0 s1 - s2^2 - k tr^2, evaluated left to right as edges.c does. */
+static __global__ void response_kernel(const float *s0, const float *s1, const float *s2,
+                                       size_t npix, float k, float *resp)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npix)
+        return;
+    float tr = __fadd_rn(s0[i], s1[i]);
+    float det = __fsub_rn(__fmul_rn(s0[i], s1[i]), __fmul_rn(s2[i], s2[i]));
+    resp[i] = __fsub_rn(det, __fmul_rn(__fmul_rn(k, tr), tr));
+}
+
+static __device__ __forceinline__ float parabola_offset(float a, float b, float c)
+{
+    float den = __fadd_rn(__fsub_rn(a, __fmul_rn(2.0f, b)), c);
+    float t = den < 0.0f ? __fdiv_rn(__fmul_rn(0.5f, __fsub_rn(a, c)), den) : 0.0f;
+    return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+}
+
+/* edges.c's local_maxima(): strict maxima within radius (ties go to the earlier pixel in
+ * raster order), positive and >= rel x the strongest response, away from the border. */
+static __global__ __launch_bounds__(TILE_X *TILE_Y) void maxima_kernel(
+    const float *resp, int w, int h, int radius, float rel, Levels *lv, GhmCornerCand *cand)
+{
+    int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
+    int border = radius + 2;
+    if (x < border || y < border || x >= w - border || y >= h - border)
+        return;
+    const float *r0 = resp + (size_t)y * w + x;
+    float v = r0[0], maxr = lv->max_response > 0.0f ? lv->max_response : 0.0f;
+    if (v <= 0.0f || v < __fmul_rn(rel, maxr))
+        return;
+    for (int dy = -radius; dy <= radius; dy++)
+        for (int dx = -radius; dx <= radius; dx++) {
+            float u = r0[(ptrdiff_t)dy * w + dx];
+            int earlier = dy < 0 || (dy == 0 && dx < 0);
+            if (u > v || (u == v && earlier))
+                return;
+        }
+    uint32_t k = atomicAdd(&lv->ncand, 1u);
+    GhmCornerCand c;
+    c.response = v;
+    c.pixel = y * w + x;
+    c.x = __fadd_rn((float)x, parabola_offset(r0[-1], v, r0[1]));
+    c.y = __fadd_rn((float)y, parabola_offset(r0[-w], v, r0[w]));
+    cand[k] = c;
+}
+
+/* --- the workspace ------------------------------------------------------------------------ */
+
+static void release(GhmFeatureWorkspace *ws)
+{
+    cudaFree(ws->pixels);
+    for (int i = 0; i < NF; i++)
+        cudaFree(ws->f[i]);
+    cudaFree(ws->flags);
+    cudaFree(ws->rank);
+    cudaFree(ws->points);
+    cudaFree(ws->pixel_point);
+    cudaFree(ws->cand);
+    cudaFree(ws->cub_tmp);
+    memset(ws->f, 0, sizeof ws->f);
+    ws->pixels = NULL;
+    ws->flags = ws->rank = NULL;
+    ws->points = NULL;
+    ws->pixel_point = NULL;
+    ws->cand = NULL;
+    ws->cub_tmp = NULL;
+    ws->cap_pix = 0;
+}
+
+/* The CUB scratch the three device-wide passes need for n items (the largest of them). */
+static int cub_scratch_bytes(size_t n, size_t *out)
+{
+    size_t a = 0, b = 0, c = 0;
+    int ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(NULL, a, (const float *)NULL, (float *)NULL,
+                                                      (int)n));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, b, (const uint32_t *)NULL,
+                                                     (uint32_t *)NULL, (int)n));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cub::DeviceReduce::Max(NULL, c, (const float *)NULL, (float *)NULL, (int)n));
+    *out = a > b ? (a > c ? a : c) : (b > c ? b : c);
+    return ret;
+}
+
+/* Grows the buffers to npix pixels (w x h, never less than they hold). */
+static int reserve(GhmFeatureWorkspace *ws, int w, int h)
+{
+    size_t npix = (size_t)w * h;
+    if (npix <= ws->cap_pix)
+        return GHM_OK;
+    if (npix > (size_t)INT32_MAX)
+        return GHM_ERR_TOO_LARGE;
+    release(ws);
+    int ret = GHM_CUDA(cudaMalloc((void **)&ws->pixels, npix));
+    for (int i = 0; i < NF && ret == GHM_OK; i++)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->f[i], npix * sizeof(float)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->flags, npix * sizeof(uint32_t)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->rank, npix * sizeof(uint32_t)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->points, npix * sizeof(GhmEdgePoint)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->pixel_point, npix * sizeof(int32_t)));
+    /* Candidates: the bound of any w' x h' with w' h' <= npix is below npix / 4 + npix + 2. */
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->cand, (npix / 4 + npix + 2) * sizeof(GhmCornerCand)));
+    if (ret == GHM_OK)
+        ret = cub_scratch_bytes(npix, &ws->cub_bytes);
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMalloc(&ws->cub_tmp, ws->cub_bytes ? ws->cub_bytes : 1));
+    if (ret < 0) {
+        release(ws);
+        return ret;
+    }
+    ws->cap_pix = npix;
+    return GHM_OK;
+}
+
+extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **out)
+{
+    if (!ctx || !out)
+        return GHM_ERR_INVALID;
+    GhmFeatureWorkspace *ws = (GhmFeatureWorkspace *)calloc(1, sizeof *ws);
+    if (!ws)
+        return GHM_ERR_NOMEM;
+    int ret = GHM_CUDA(cudaMalloc((void **)&ws->levels, sizeof(Levels)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMallocHost((void **)&ws->host_levels, sizeof(Levels)));
+    if (ret < 0) {
+        cudaFree(ws->levels);
+        free(ws);
+        return ret;
+    }
+    *out = ws;
+    return GHM_OK;
+}
+
+extern "C" void ghm_cuda_features_free(GhmContext *ctx, GhmFeatureWorkspace **ws)
+{
+    (void)ctx;
+    if (!ws || !*ws)
+        return;
+    release(*ws);
+    cudaFree((*ws)->levels);
+    cudaFreeHost((*ws)->host_levels);
+    free(*ws);
+    *ws = NULL;
+}
+
+/* --- the chain ---------------------------------------------------------------------------- */
+
+static int run_edges(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
+                     const GhmFeatureParams *p)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    size_t npix = (size_t)w * h;
+    float **f = ws->f;
+    noise_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(ws->pixels, w, h, ws->levels);
+    int ret = GHM_CUDA_LAUNCH();
+    if (ret < 0)
+        return ret;
+    levels_kernel<<<1, 1, 0, s>>>(w, h, p->noise_gain, p->noise_factor, ws->levels);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
+        (ret = ghm_cuda_edge_gradients(ctx, ws->pixels, w, h, (size_t)w, &p->blur, f[F_TMP],
+                                       f[F_BLUR], f[F_GX], f[F_GY], f[F_MAG])) < 0 ||
+        (ret = ghm_cuda_edge_suppress(ctx, f[F_MAG], f[F_GX], f[F_GY], w, h,
+                                      &ws->levels->floor_mag, f[F_NMS], f[F_OFF])) < 0)
+        return ret;
+    size_t bytes = ws->cub_bytes;
+    if ((ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(ws->cub_tmp, bytes, f[F_NMS], f[F_SORTED],
+                                                        (int)npix, 0, 32, s))) < 0)
+        return ret;
+    threshold_kernel<<<1, 1, 0, s>>>(f[F_SORTED], npix, p->percentile, ws->levels);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    flag_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_NMS], npix, ws->levels,
+                                                               ws->flags);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    bytes = ws->cub_bytes;
+    if ((ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, bytes, ws->flags, ws->rank,
+                                                      (int)npix, s))) < 0)
+        return ret;
+    emit_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(
+        f[F_NMS], f[F_OFF], f[F_GX], f[F_GY], ws->flags, ws->rank, w, npix, ws->points,
+        ws->pixel_point, ws->levels);
+    return GHM_CUDA_LAUNCH();
+}
+
+static int run_corners(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
+                       const GhmFeatureParams *p)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    size_t npix = (size_t)w * h;
+    float **f = ws->f;
+    tensor_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_GX], f[F_GY], npix, f[F_S0],
+                                                                 f[F_S1], f[F_S2]);
+    int ret = GHM_CUDA_LAUNCH();
+    /* Blurred in place (edges.c: convolve_sep(s, tmp, s)): the column pass reads only the
+     * scratch field, which the row pass has finished; a radius of 0 leaves the products. */
+    for (int k = F_S0; k <= F_S2 && ret == GHM_OK && p->tensor.radius > 0; k++)
+        ret = ghm_cuda_blur_field(ctx, f[k], w, h, &p->tensor, f[F_TMP], f[k]);
+    if (ret < 0)
+        return ret;
+    response_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_S0], f[F_S1], f[F_S2], npix,
+                                                                   p->harris_k, f[F_RESP]);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    size_t bytes = ws->cub_bytes;
+    if ((ret = GHM_CUDA(cub::DeviceReduce::Max(ws->cub_tmp, bytes, f[F_RESP],
+                                               &ws->levels->max_response, (int)npix, s))) < 0)
+        return ret;
+    maxima_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(
+        f[F_RESP], w, h, p->radius, p->rel_threshold, ws->levels, ws->cand);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                     const uint8_t *pixels, int w, int h, size_t stride,
+                                     const GhmFeatureParams *p, GhmDeviceFeatures *out)
+{
+    if (!ctx || !ws || !pixels || !p || !out || w < 1 || h < 1 || stride < (size_t)w ||
+        p->blur.radius < 0 || p->blur.radius > GHM_EDGE_MAX_RADIUS ||
+        (p->corners && (p->tensor.radius < 0 || p->tensor.radius > GHM_EDGE_MAX_RADIUS ||
+                        p->radius < 1)))
+        return GHM_ERR_INVALID;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = reserve(ws, w, h);
+    if (ret < 0 || (ret = GHM_CUDA(cudaMemsetAsync(ws->levels, 0, sizeof(Levels), s))) < 0 ||
+        (ret = GHM_CUDA(cudaMemcpy2DAsync(ws->pixels, (size_t)w, pixels, stride, (size_t)w,
+                                          (size_t)h, cudaMemcpyHostToDevice, s))) < 0 ||
+        (ret = run_edges(ws, ctx, w, h, p)) < 0 ||
+        (p->corners && (ret = run_corners(ws, ctx, w, h, p)) < 0) ||
+        (ret = GHM_CUDA(cudaMemcpyAsync(ws->host_levels, ws->levels, sizeof(Levels),
+                                        cudaMemcpyDeviceToHost, s))) < 0 ||
+        (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
+        return ret;
+    const Levels *lv = ws->host_levels;
+    out->width = w;
+    out->height = h;
+    out->noise = lv->noise;
+    out->threshold = lv->threshold;
+    out->npoints = lv->npoints;
+    out->points = ws->points;
+    out->pixel_point = ws->pixel_point;
+    out->gx = ws->f[F_GX];
+    out->gy = ws->f[F_GY];
+    out->ncand = lv->ncand;
+    out->cand = ws->cand;
+    return GHM_OK;
+}

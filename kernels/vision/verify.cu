@@ -1,0 +1,412 @@
+/*
+ * verify.cu - verification of candidate transforms on the GPU: the device twin of the scoring,
+ * refinement and inlier listing in vision/match.c, through GhmVisionOps.verify_*. Landing a
+ * point and the least-squares fit are the same inline functions on both sides
+ * (vision/verify_math.h).
+ *
+ * score_kernel: grid (blocks per transform, transforms); the threads stride the query points
+ * (forward) and then the reference check points (backward), counting with one atomicAdd per
+ * block and count: integer sums, so the result does not depend on the order.
+ *
+ * refine_kernel: one cooperative launch, grid (blocks per transform, transforms). Each step is
+ * two passes over the points (centroids of the correspondences, then the normal equations);
+ * after each pass every block writes its partial sums, the grid synchronises, and every block
+ * adds the partials of its transform in the same fixed order, so all of them hold the same sums
+ * and solve the same 4x4 system without another barrier. Warp shuffles and a fixed tree make
+ * the sums deterministic run to run; they differ from the CPU's sequential sums in the last bits.
+ *
+ * Departure from the CPU: the backward check looks for the query edge point nearest to a mapped
+ * reference point in a window of the query's pixel map, not through a distance transform of
+ * the query (which is one sequential scan per row and column, slow on a GPU). Any edge point that
+ * can pass the radius test lies within radius + 1.5 pixels, so the window finds what the
+ * transform finds, except where two pixels are equally near (ties are broken in scan order).
+ */
+#include <cooperative_groups.h>
+
+#include "../cuda_check.cuh"
+#include "../hashing/backend_cuda.h"
+#include "../../vision/verify_math.h"
+#include "verify.h"
+
+namespace cg = cooperative_groups;
+
+#define VERIFY_THREADS 256
+#define VERIFY_WARPS (VERIFY_THREADS / 32)
+/* Points a thread takes per pass before another block is worth launching. */
+#define POINTS_PER_THREAD 4
+/* The widest backward window searched, in query pixels (radius / scale beyond that is
+ * pointless: a transform shrinking the query that much is not a match). */
+#define MAX_WINDOW 32
+/* Sums of one refinement pass: count, query and reference coordinate sums (5), or the normal
+ * equations A (16) and y (4). */
+#define FIT_SUMS GHM_REFINE_SUMS
+/* The most blocks along a grid's y dimension (one row of blocks per transform). */
+#define MAX_GRID_Y 65535
+
+static __device__ __forceinline__ GhmLandRef land_ref(const GhmVerifyRef &r)
+{
+    GhmLandRef l;
+    l.nearest = r.nearest;
+    l.edges = r.edges;
+    l.edge_dir = r.edge_dir;
+    l.width = r.width;
+    l.height = r.height;
+    return l;
+}
+
+/* The query point idx[i]: position and unit gradient direction, as match.c's query_pts_from. */
+static __device__ __forceinline__ void query_point(const GhmVerifyQuery &q, const uint32_t *idx,
+                                                   size_t i, double *x, double *y, double *dx,
+                                                   double *dy)
+{
+    GhmEdgePoint e = q.points[idx[i]];
+    *x = e.x;
+    *y = e.y;
+    sincos((double)e.angle, dy, dx);
+}
+
+/* The query edge point nearest (by pixel) to pixel (fx, fy) within reach pixels, or -1. */
+static __device__ int32_t window_nearest(const GhmVerifyQuery &q, int fx, int fy, double reach)
+{
+    int r = (int)ceil(reach);
+    r = r > MAX_WINDOW ? MAX_WINDOW : r;
+    int best_d2 = (int)floor(reach * reach) + 1, x0 = max(fx - r, 0), x1 = min(fx + r, q.width - 1);
+    int32_t best = -1;
+    for (int y = max(fy - r, 0); y <= min(fy + r, q.height - 1); y++) {
+        int dy2 = (y - fy) * (y - fy);
+        if (dy2 >= best_d2)
+            continue;
+        const int32_t *row = q.pixel_point + (size_t)y * q.width;
+        for (int x = x0; x <= x1; x++) {
+            int d2 = dy2 + (x - fx) * (x - fx);
+            if (d2 < best_d2 && row[x] >= 0) {
+                best_d2 = d2;
+                best = row[x];
+            }
+        }
+    }
+    return best;
+}
+
+/* match.c's score_backward() for one check point k: 0 outside the footprint, 1 inside, 2 inside
+ * and explained by a query edge point. */
+static __device__ int backward_one(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
+                                   const GhmSimilarity &inv, double cs, double sn, double rq,
+                                   double cos_tol, size_t k)
+{
+    uint32_t ei = ref.check[k];
+    GhmEdgePoint e = ref.edges[ei];
+    double x = inv.a * e.x - inv.b * e.y + inv.tx, y = inv.b * e.x + inv.a * e.y + inv.ty;
+    double fx = floor(x + 0.5), fy = floor(y + 0.5);
+    if (!(fx >= 2.0 && fy >= 2.0 && fx < q.width - 2 && fy < q.height - 2))
+        return 0;
+    int32_t qi = window_nearest(q, (int)fx, (int)fy, rq + 1.5);
+    if (qi < 0)
+        return 1;
+    GhmEdgePoint p = q.points[qi];
+    double dx = x - p.x, dy = y - p.y;
+    if (dx * dx + dy * dy > rq * rq)
+        return 1;
+    double ex = ref.edge_dir[ei][0], ey = ref.edge_dir[ei][1];
+    double ux = cs * ex - sn * ey, uy = sn * ex + cs * ey;
+    float qs, qc;
+    sincosf(p.angle, &qs, &qc);
+    return ux * qc + uy * qs >= cos_tol ? 2 : 1;
+}
+
+static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
+    GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx, size_t nidx,
+    const GhmSimilarity *hyps, double radius, double cos_tol, int backward,
+    GhmVerifyCounts *counts)
+{
+    __shared__ uint32_t c[4];
+    if (threadIdx.x < 4)
+        c[threadIdx.x] = 0;
+    __syncthreads();
+    GhmSimilarity s = hyps[blockIdx.y];
+    GhmLandRef lr = land_ref(ref);
+    double cs, sn;
+    ghm_sim_unit_rotation(&s, &cs, &sn);
+    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t inl = 0, ins = 0, binl = 0, bins = 0;
+    for (size_t i = first; i < nidx; i += stride) {
+        double x, y, dx, dy;
+        int inside;
+        query_point(q, idx, i, &x, &y, &dx, &dy);
+        inl += ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) >= 0;
+        ins += inside != 0;
+    }
+    GhmSimilarity inv;
+    if (backward && ghm_sim_invert(&s, &inv) == 0) {
+        double ics, isn;
+        ghm_sim_unit_rotation(&inv, &ics, &isn);
+        double rq = radius / hypot(s.a, s.b);
+        for (size_t k = first; k < ref.ncheck; k += stride) {
+            int r = backward_one(ref, q, inv, ics, isn, rq, cos_tol, k);
+            bins += r > 0;
+            binl += r > 1;
+        }
+    }
+    atomicAdd(&c[0], inl);
+    atomicAdd(&c[1], ins);
+    atomicAdd(&c[2], binl);
+    atomicAdd(&c[3], bins);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        GhmVerifyCounts *out = &counts[blockIdx.y];
+        atomicAdd(&out->inliers, c[0]);
+        atomicAdd(&out->inside, c[1]);
+        atomicAdd(&out->back_inliers, c[2]);
+        atomicAdd(&out->back_inside, c[3]);
+    }
+}
+
+/* Sums v[0..n) over the block in a fixed order; every thread gets the totals in out. */
+template <int N>
+static __device__ void block_sums(double (&v)[N], double (*warp_part)[N], double (&out)[N])
+{
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int k = 0; k < N; k++) {
+        double t = v[k];
+        for (int o = 16; o > 0; o >>= 1)
+            t += __shfl_down_sync(0xffffffffu, t, o);
+        if (lane == 0)
+            warp_part[warp][k] = t;
+    }
+    __syncthreads();
+    for (int k = 0; k < N; k++) {
+        double t = 0.0;
+        for (int w = 0; w < VERIFY_WARPS; w++)
+            t += warp_part[w][k];
+        out[k] = t;
+    }
+    __syncthreads();
+}
+
+/* Adds the partials of the nb blocks of one transform, in block order (the same in every
+ * block, so all of them get the same totals). */
+template <int N>
+static __device__ void grid_sums(const double *partials, int nb, double (&out)[N])
+{
+    for (int k = 0; k < N; k++)
+        out[k] = 0.0;
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < N; k++)
+            out[k] += partials[(size_t)b * N + k];
+}
+
+/* One refinement pass over this thread's points: with `fit` 0 the centroid sums (count, query
+ * x, y, reference x, y), with `fit` 1 the normal equations about the centroids c. */
+static __device__ void refine_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
+                                   const uint32_t *idx, size_t nidx, const GhmSimilarity &s,
+                                   double radius, double cos_tol, int fit, const double *c,
+                                   double (&sum)[FIT_SUMS])
+{
+    for (int k = 0; k < FIT_SUMS; k++)
+        sum[k] = 0.0;
+    GhmLandRef lr = land_ref(ref);
+    double cs, sn, A[4][4] = {{0}}, y[4] = {0};
+    ghm_sim_unit_rotation(&s, &cs, &sn);
+    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = first; i < nidx; i += stride) {
+        double x, yq, dx, dy;
+        int inside;
+        query_point(q, idx, i, &x, &yq, &dx, &dy);
+        int32_t e = ghm_land(&lr, &s, cs, sn, x, yq, dx, dy, radius, cos_tol, &inside);
+        if (e < 0)
+            continue;
+        GhmEdgePoint r = ref.edges[e];
+        if (!fit) {
+            sum[0] += 1.0;
+            sum[1] += x, sum[2] += yq, sum[3] += r.x, sum[4] += r.y;
+            continue;
+        }
+        ghm_fit_accumulate_line(A, y, x - c[0], yq - c[1], r.x - c[2], r.y - c[3],
+                                ref.edge_dir[e][0], ref.edge_dir[e][1], 0.01, 1.0);
+    }
+    if (fit)
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++)
+                sum[i * 4 + j] = A[i][j];
+            sum[16 + i] = y[i];
+        }
+}
+
+/* match.c's refine(): the transform of block row blockIdx.y, refined over steps. partials:
+ * gridDim.y x gridDim.x x FIT_SUMS doubles. */
+static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
+    GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx, size_t nidx, GhmSimilarity *hyps,
+    GhmRefineSteps steps, double cos_tol, double *partials)
+{
+    cg::grid_group grid = cg::this_grid();
+    __shared__ double warp_part[VERIFY_WARPS][FIT_SUMS];
+    double *mine = partials + ((size_t)blockIdx.y * gridDim.x) * FIT_SUMS;
+    GhmSimilarity s = hyps[blockIdx.y];
+    int done = 0;
+    for (int it = 0; it < steps.steps; it++) {
+        double v[FIT_SUMS] = {0}, tot[FIT_SUMS], c[4] = {0, 0, 0, 0};
+        /* Pass 1: the centroids of the correspondences. Every block takes every barrier, done
+         * or not: `done` is the same in all blocks of a transform, not across transforms. */
+        if (!done)
+            refine_pass(ref, q, idx, nidx, s, steps.radius[it], cos_tol, 0, c, v);
+        block_sums<FIT_SUMS>(v, warp_part, tot);
+        if (threadIdx.x == 0 && !done)
+            for (int k = 0; k < FIT_SUMS; k++)
+                mine[(size_t)blockIdx.x * FIT_SUMS + k] = tot[k];
+        grid.sync();
+        if (!done) {
+            grid_sums<FIT_SUMS>(mine, gridDim.x, tot);
+            if (tot[0] < 8.0)
+                done = 1;
+            else
+                for (int k = 0; k < 4; k++)
+                    c[k] = tot[k + 1] / tot[0];
+        }
+        grid.sync(); /* every block has read the pass-1 partials before they are overwritten */
+        /* Pass 2: the normal equations about the centroids. */
+        if (!done)
+            refine_pass(ref, q, idx, nidx, s, steps.radius[it], cos_tol, 1, c, v);
+        block_sums<FIT_SUMS>(v, warp_part, tot);
+        if (threadIdx.x == 0 && !done)
+            for (int k = 0; k < FIT_SUMS; k++)
+                mine[(size_t)blockIdx.x * FIT_SUMS + k] = tot[k];
+        grid.sync();
+        if (!done) {
+            grid_sums<FIT_SUMS>(mine, gridDim.x, tot);
+            double A[4][4], y[4], x[4];
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < 4; j++)
+                    A[i][j] = tot[i * 4 + j];
+                y[i] = tot[16 + i];
+            }
+            if (ghm_fit_solve4(A, y, x) < 0)
+                done = 1;
+            else
+                s = ghm_fit_uncentre(x, c[0], c[1], c[2], c[3]);
+        }
+        grid.sync();
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        hyps[blockIdx.y] = s;
+}
+
+static __global__ void inliers_kernel(GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx,
+                                      size_t nidx, const GhmSimilarity *hyp, double radius,
+                                      double cos_tol, float (*xy)[2])
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nidx)
+        return;
+    GhmSimilarity s = *hyp;
+    GhmLandRef lr = land_ref(ref);
+    double cs, sn, x, y, dx, dy;
+    int inside;
+    ghm_sim_unit_rotation(&s, &cs, &sn);
+    query_point(q, idx, i, &x, &y, &dx, &dy);
+    if (ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) < 0) {
+        xy[i][0] = xy[i][1] = __int_as_float(0x7fc00000); /* NaN */
+        return;
+    }
+    xy[i][0] = (float)(s.a * x - s.b * y + s.tx);
+    xy[i][1] = (float)(s.b * x + s.a * y + s.ty);
+}
+
+/* Blocks per transform for n items: enough for POINTS_PER_THREAD each, at least one. */
+static unsigned blocks_for(size_t n)
+{
+    size_t per = (size_t)VERIFY_THREADS * POINTS_PER_THREAD;
+    size_t b = (n + per - 1) / per;
+    return (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
+}
+
+static int check_args(const GhmVerifyRef *ref, const GhmVerifyQuery *q, const uint32_t *idx,
+                      size_t nidx, const void *hyps)
+{
+    if (!ref || !q || (!idx && nidx) || !hyps || !ref->nearest || !ref->edge_dir ||
+        (!ref->check && ref->ncheck) || !q->pixel_point || ref->width < 1 || ref->height < 1 ||
+        q->width < 1 || q->height < 1)
+        return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
+                                     const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                     const GhmSimilarity *hyps, size_t nh, double radius,
+                                     double cos_tol, int backward, GhmVerifyCounts *counts)
+{
+    if (!ctx || !counts || check_args(ref, q, idx, nidx, hyps) < 0)
+        return GHM_ERR_INVALID;
+    if (nh == 0)
+        return GHM_OK;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_CUDA(cudaMemsetAsync(counts, 0, nh * sizeof *counts, s));
+    size_t work = nidx > ref->ncheck || !backward ? nidx : ref->ncheck;
+    for (size_t h0 = 0; h0 < nh && ret == GHM_OK; h0 += MAX_GRID_Y) {
+        size_t n = nh - h0 < MAX_GRID_Y ? nh - h0 : MAX_GRID_Y;
+        dim3 grid(blocks_for(work), (unsigned)n);
+        score_kernel<<<grid, VERIFY_THREADS, 0, s>>>(*ref, *q, idx, nidx, hyps + h0, radius,
+                                                     cos_tol, backward, counts + h0);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    return ret;
+}
+
+extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
+                                      const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                      GhmSimilarity *hyps, size_t nh, const GhmRefineSteps *steps,
+                                      double cos_tol, double *partials, size_t npartials)
+{
+    if (!ctx || !steps || !partials || check_args(ref, q, idx, nidx, hyps) < 0 ||
+        steps->steps < 0 || steps->steps > GHM_REFINE_MAX_STEPS || npartials < FIT_SUMS)
+        return GHM_ERR_INVALID;
+    if (nh == 0 || steps->steps == 0)
+        return GHM_OK;
+    /* A cooperative launch must fit on the device at once: at most `resident` blocks, shared
+     * out between the transforms of a launch, and at most one block per FIT_SUMS partials. */
+    int per_sm = 0, sms = 0, dev = 0;
+    int ret = GHM_CUDA(cudaGetDevice(&dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refine_kernel,
+                                                                      VERIFY_THREADS, 0));
+    if (ret < 0)
+        return ret;
+    size_t resident = (size_t)per_sm * sms, slots = npartials / FIT_SUMS;
+    size_t budget = resident < slots ? resident : slots;
+    if (budget > MAX_GRID_Y)
+        budget = MAX_GRID_Y;
+    if (budget < 1)
+        return GHM_ERR_INVALID;
+    GhmVerifyRef r = *ref;
+    GhmVerifyQuery qq = *q;
+    GhmRefineSteps st = *steps;
+    for (size_t h0 = 0; h0 < nh && ret == GHM_OK; h0 += budget) {
+        size_t n = nh - h0 < budget ? nh - h0 : budget;
+        size_t per_hyp = blocks_for(nidx);
+        if (per_hyp * n > budget)
+            per_hyp = budget / n;
+        GhmSimilarity *h = hyps + h0;
+        void *args[] = {&r, &qq, (void *)&idx, &nidx, &h, &st, &cos_tol, &partials};
+        ret = GHM_CUDA(cudaLaunchCooperativeKernel((const void *)refine_kernel,
+                                                   dim3((unsigned)per_hyp, (unsigned)n),
+                                                   dim3(VERIFY_THREADS), args, 0,
+                                                   ghm_cuda_stream(ctx)));
+    }
+    return ret;
+}
+
+extern "C" int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref,
+                                       const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                       const GhmSimilarity *hyp, double radius, double cos_tol,
+                                       float (*xy)[2])
+{
+    if (!ctx || !xy || check_args(ref, q, idx, nidx, hyp) < 0)
+        return GHM_ERR_INVALID;
+    if (nidx == 0)
+        return GHM_OK;
+    unsigned blocks = (unsigned)((nidx + VERIFY_THREADS - 1) / VERIFY_THREADS);
+    inliers_kernel<<<blocks, VERIFY_THREADS, 0, ghm_cuda_stream(ctx)>>>(*ref, *q, idx, nidx, hyp,
+                                                                        radius, cos_tol, xy);
+    return GHM_CUDA_LAUNCH();
+}

@@ -1,0 +1,30 @@
+/*
+ * verify.h - the CUDA launchers of candidate verification (kernels/vision/verify.cu):
+ * GhmVisionOps.verify_score / verify_refine / verify_inliers, documented in
+ * vision/vision_backend_internal.h. Arrays are device memory; work is queued on ctx's stream.
+ */
+#ifndef GHM_KERNELS_VISION_VERIFY_H
+#define GHM_KERNELS_VISION_VERIFY_H
+
+#include "../../vision/vision_backend_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                          const uint32_t *idx, size_t nidx, const GhmSimilarity *hyps, size_t nh,
+                          double radius, double cos_tol, int backward, GhmVerifyCounts *counts);
+int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                           const uint32_t *idx, size_t nidx, GhmSimilarity *hyps, size_t nh,
+                           const GhmRefineSteps *steps, double cos_tol, double *partials,
+                           size_t npartials);
+int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                            const uint32_t *idx, size_t nidx, const GhmSimilarity *hyp,
+                            double radius, double cos_tol, float (*xy)[2]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_KERNELS_VISION_VERIFY_H */

@@ -1,0 +1,309 @@
+/*
+ * match_device.c - ghm_matcher_match on a backend with vision kernels (CUDA): the query's
+ * features (kernels/vision/features.cu), voting (geohash.c's device path) and verification
+ * (kernels/vision/verify.cu) run on the device; the host keeps what is small and sequential:
+ * choosing the corners among the candidates, the grid samplings of the points, the ranking of
+ * the transforms between the scoring rounds. The steps and their order are match.c's, so that
+ * both backends find the same transforms (within a pixel; the tests check it).
+ *
+ * What crosses the bus per query: the grey pixels up; the edge points and corner candidates
+ * down (a few hundred KB at 1080p); the sampled indices up; a few hundred bytes of transforms
+ * and counts each way per verification round; the inlier positions down at the end.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges_internal.h"
+#include "match_internal.h"
+
+/* Blocks the refinement may spread one transform over, and their partial sums. */
+#define REFINE_PARTIAL_BLOCKS 256
+
+enum {
+    D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK, /* the reference, uploaded once */
+    D_VERIFY_IDX, D_POLISH_IDX, D_HYPS, D_COUNTS, D_PARTIALS, D_XY, /* per query, grown */
+    D_COUNT
+};
+
+struct GhmMatchDevice {
+    const GhmVisionOps *ops;
+    GhmFeatureWorkspace *ws;
+    void *d[D_COUNT];
+    size_t cap[D_COUNT]; /* bytes */
+    GhmVerifyRef ref;
+    /* host scratch, grown */
+    GhmEdgePoint *points;
+    size_t cap_points;
+    GhmCornerCand *cand;
+    size_t cap_cand;
+    uint32_t *idx;
+    size_t cap_idx;
+    float (*xy)[2];
+    size_t cap_xy;
+    Hypothesis *hyp;
+    GhmSimilarity *sims;
+    GhmVerifyCounts *counts;
+    size_t cap_hyp, cap_sims, cap_counts;
+};
+
+static int grow_host(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return GHM_OK;
+    void *t = realloc(*p, need * size);
+    if (!t)
+        return GHM_ERR_NOMEM;
+    *p = t;
+    *cap = need;
+    return GHM_OK;
+}
+
+static int grow_dev(GhmContext *ctx, GhmMatchDevice *d, int which, size_t bytes)
+{
+    if (bytes <= d->cap[which])
+        return GHM_OK;
+    ghm_buffer_free(ctx, &d->d[which]);
+    d->cap[which] = 0;
+    int ret = ghm_buffer_alloc(ctx, bytes, &d->d[which]);
+    if (ret == GHM_OK)
+        d->cap[which] = bytes;
+    return ret;
+}
+
+static int upload_new(GhmContext *ctx, GhmMatchDevice *d, int which, const void *src,
+                      size_t bytes)
+{
+    int ret = grow_dev(ctx, d, which, bytes ? bytes : 1);
+    return ret < 0 || !bytes ? ret : ghm_buffer_upload(ctx, d->d[which], src, bytes);
+}
+
+void ghmi_match_device_free(GhmMatcher *m)
+{
+    GhmMatchDevice *d = m->dev;
+    if (!d)
+        return;
+    d->ops->features_free(m->ctx, &d->ws);
+    for (int i = 0; i < D_COUNT; i++)
+        ghm_buffer_free(m->ctx, &d->d[i]);
+    free(d->points);
+    free(d->cand);
+    free(d->idx);
+    free(d->xy);
+    free(d->hyp);
+    free(d->sims);
+    free(d->counts);
+    free(d);
+    m->dev = NULL;
+}
+
+int ghmi_match_device_create(GhmMatcher *m)
+{
+    const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
+    if (!ops || !ops->features_run || !ops->verify_score)
+        return GHM_OK;
+    GhmMatchDevice *d = calloc(1, sizeof *d);
+    if (!d)
+        return GHM_ERR_NOMEM;
+    d->ops = ops;
+    m->dev = d;
+    GhmContext *ctx = m->ctx;
+    size_t npix = (size_t)m->width * m->height;
+    int ret = ops->features_create(ctx, &d->ws);
+    if (ret == GHM_OK)
+        ret = upload_new(ctx, d, D_NEAREST, m->nearest, npix * sizeof *m->nearest);
+    if (ret == GHM_OK)
+        ret = upload_new(ctx, d, D_EDGES, m->edges, m->nedges * sizeof *m->edges);
+    if (ret == GHM_OK)
+        ret = upload_new(ctx, d, D_EDGE_DIR, m->edge_dir, m->nedges * sizeof *m->edge_dir);
+    if (ret == GHM_OK)
+        ret = upload_new(ctx, d, D_CHECK, m->rcheck, m->nrcheck * sizeof *m->rcheck);
+    if (ret < 0) {
+        ghmi_match_device_free(m);
+        return ret;
+    }
+    d->ref.nearest = d->d[D_NEAREST];
+    d->ref.edges = d->d[D_EDGES];
+    d->ref.edge_dir = (const float(*)[2])d->d[D_EDGE_DIR];
+    d->ref.check = d->d[D_CHECK];
+    d->ref.ncheck = m->nrcheck;
+    d->ref.width = m->width;
+    d->ref.height = m->height;
+    return GHM_OK;
+}
+
+/* --- features ------------------------------------------------------------------------------ */
+
+/* The query's edge points (host copy in d->points) and basis points (*qb, *nqb). */
+static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
+                          GhmGeoPoint **qb, size_t *nqb)
+{
+    GhmMatchDevice *d = m->dev;
+    GhmCornerParams cp = m->p.corners;
+    cp.max_corners = m->p.query_corners;
+    GhmFeatureParams fp;
+    GhmCorner *qc = NULL;
+    int ret = ghmi_feature_params(&m->p.edges, &cp, query->width, query->height, &fp);
+    if (ret < 0 ||
+        (ret = d->ops->features_run(m->ctx, d->ws, query->pixels, query->width, query->height,
+                                    query->stride, &fp, f)) < 0 ||
+        (ret = grow_host((void **)&d->points, &d->cap_points, f->npoints + 1,
+                         sizeof *d->points)) < 0 ||
+        (ret = grow_host((void **)&d->cand, &d->cap_cand, f->ncand + 1, sizeof *d->cand)) < 0)
+        return ret;
+    if (f->npoints && (ret = ghm_buffer_download(m->ctx, d->points, f->points,
+                                                 f->npoints * sizeof *d->points)) < 0)
+        return ret;
+    if (f->ncand &&
+        (ret = ghm_buffer_download(m->ctx, d->cand, f->cand, f->ncand * sizeof *d->cand)) < 0)
+        return ret;
+    if ((ret = ghmi_corners_select(d->cand, f->ncand, query->width, query->height, &cp, &qc,
+                                   nqb)) < 0)
+        return ret;
+    ret = ghmi_corners_to_points(qc, *nqb, qb);
+    free(qc);
+    return ret;
+}
+
+/* --- verification -------------------------------------------------------------------------- */
+
+/* Grid-samples the query points (cell, cap) into d->idx and uploads them to buffer `which`. */
+static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double cell, size_t cap,
+                         int which, size_t *n)
+{
+    GhmMatchDevice *d = m->dev;
+    int ret = grow_host((void **)&d->idx, &d->cap_idx, f->npoints + 1, sizeof *d->idx);
+    if (ret < 0 || (ret = ghm_edges_sample_capped(d->points, f->npoints, f->width, f->height,
+                                                  cell, cap, d->idx, n, NULL)) < 0)
+        return ret;
+    return upload_new(m->ctx, d, which, d->idx, *n * sizeof *d->idx);
+}
+
+/* Scores hyp[0..n) on the device (the points of buffer idx_buf, nidx of them) and ranks them. */
+static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                       Hypothesis *hyp, size_t n, double radius, int backward)
+{
+    GhmMatchDevice *d = m->dev;
+    for (size_t i = 0; i < n; i++)
+        d->sims[i] = hyp[i].s;
+    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts)) < 0 ||
+        (ret = d->ops->verify_score(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
+                                    radius, ghmi_cos_tol(&m->p), backward,
+                                    d->d[D_COUNTS])) < 0 ||
+        (ret = ghm_buffer_download(m->ctx, d->counts, d->d[D_COUNTS], n * sizeof *d->counts)) < 0)
+        return ret;
+    for (size_t i = 0; i < n; i++) {
+        Score sc = {d->counts[i].inliers, d->counts[i].inside, d->counts[i].back_inliers,
+                    d->counts[i].back_inside, 0.0, 0.0, 0.0};
+        ghmi_score_shares(&sc, nidx, backward);
+        hyp[i].sc = sc;
+    }
+    qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
+    return GHM_OK;
+}
+
+/* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
+ * score_round. */
+static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                        Hypothesis *hyp, size_t n)
+{
+    GhmMatchDevice *d = m->dev;
+    GhmRefineSteps steps = {.steps = (int32_t)GHMI_REFINE_STEPS};
+    for (size_t i = 0; i < GHMI_REFINE_STEPS; i++)
+        steps.radius[i] = GHMI_REFINE_RADII[i];
+    for (size_t i = 0; i < n; i++)
+        d->sims[i] = hyp[i].s;
+    size_t npart = REFINE_PARTIAL_BLOCKS * GHM_REFINE_SUMS;
+    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_PARTIALS, npart * sizeof(double))) < 0 ||
+        (ret = d->ops->verify_refine(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
+                                     &steps, ghmi_cos_tol(&m->p), d->d[D_PARTIALS], npart)) < 0 ||
+        (ret = ghm_buffer_download(m->ctx, d->sims, d->d[D_HYPS], n * sizeof *d->sims)) < 0)
+        return ret;
+    for (size_t i = 0; i < n; i++)
+        hyp[i].s = d->sims[i];
+    return score_round(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1);
+}
+
+/* The inliers of h on the polish points, mapped into the reference, in point order. */
+static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na,
+                           const Hypothesis *h)
+{
+    GhmMatchDevice *d = m->dev;
+    int ret = grow_dev(m->ctx, d, D_XY, (na + 1) * sizeof *d->xy);
+    if (ret < 0 || (ret = grow_host((void **)&d->xy, &d->cap_xy, na + 1, sizeof *d->xy)) < 0 ||
+        (ret = grow_host((void **)&m->inliers, &m->cap_inliers, na + 1, sizeof *m->inliers)) < 0)
+        return ret;
+    d->sims[0] = h->s;
+    if ((ret = upload_new(m->ctx, d, D_HYPS, d->sims, sizeof *d->sims)) < 0 ||
+        (ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_IDX], na, d->d[D_HYPS],
+                                      m->p.inlier_px, ghmi_cos_tol(&m->p), d->d[D_XY])) < 0 ||
+        (na && (ret = ghm_buffer_download(m->ctx, d->xy, d->d[D_XY], na * sizeof *d->xy)) < 0))
+        return ret;
+    size_t k = 0;
+    for (size_t i = 0; i < na; i++)
+        if (!isnan(d->xy[i][0])) {
+            m->inliers[k][0] = d->xy[i][0];
+            m->inliers[k][1] = d->xy[i][1];
+            k++;
+        }
+    m->ninliers = k;
+    return GHM_OK;
+}
+
+/* match.c's verification (score_candidates, refine_best, polish) with the device doing the
+ * per-point work. */
+static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb, size_t ncand,
+                  GhmMatchResult *res)
+{
+    GhmMatchDevice *d = m->dev;
+    GhmVerifyQuery q = {f->points, f->pixel_point, f->width, f->height};
+    size_t nv = 0, na = 0;
+    int ret = grow_host((void **)&d->hyp, &d->cap_hyp, ncand + 1, sizeof *d->hyp);
+    if (ret < 0 ||
+        (ret = grow_host((void **)&d->sims, &d->cap_sims, ncand + 1, sizeof *d->sims)) < 0 ||
+        (ret = grow_host((void **)&d->counts, &d->cap_counts, ncand + 1, sizeof *d->counts)) < 0)
+        return ret;
+    size_t n = ghmi_hypotheses(m, qb, ncand, d->hyp);
+    if (n == 0)
+        return GHM_OK;
+    size_t nb = n < GHMI_BACKWARD_CANDIDATES ? n : GHMI_BACKWARD_CANDIDATES;
+    size_t nr = n < m->p.refine_candidates ? n : m->p.refine_candidates;
+    double screen = 2.0 * m->p.inlier_px;
+    if ((ret = sample_points(m, f, 2.0, m->p.verify_points, D_VERIFY_IDX, &nv)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_IDX, nv, d->hyp, n, screen, 0)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_IDX, nv, d->hyp, nb, screen, 1)) < 0 ||
+        (ret = refine_round(m, &q, D_VERIFY_IDX, nv, d->hyp, nr)) < 0 ||
+        (ret = sample_points(m, f, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_IDX, &na)) < 0 ||
+        (ret = refine_round(m, &q, D_POLISH_IDX, na, d->hyp, 1)) < 0 ||
+        (ret = collect_inliers(m, &q, na, &d->hyp[0])) < 0)
+        return ret;
+    ghmi_fill_result(m, &d->hyp[0], res);
+    res->query_edges = na;
+    return GHM_OK;
+}
+
+int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
+{
+    GhmMatchDevice *d = m->dev;
+    GhmDeviceFeatures f;
+    GhmGeoPoint *qb = NULL;
+    size_t nqb = 0, ncand = 0;
+    double t0 = ghm_now();
+    int ret = query_features(m, query, &f, &qb, &nqb);
+    if (ret < 0)
+        goto done;
+    res->time.edges_ms = 1e3 * (ghm_now() - t0);
+    res->query_edge_points = f.npoints;
+    res->query_basis_points = nqb;
+    if ((ret = ghmi_vote(m, d->points, f.npoints, f.width, f.height, qb, nqb, res, &ncand)) < 0)
+        goto done;
+    double t1 = ghm_now();
+    ret = verify(m, &f, qb, ncand, res);
+    res->time.verification_ms = 1e3 * (ghm_now() - t1);
+done:
+    res->time.total_ms = 1e3 * (ghm_now() - t0);
+    free(qb);
+    return ret;
+}
