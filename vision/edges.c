@@ -405,18 +405,23 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
     if (!(min_cell >= 1.0) || max_points < 1)
         return GHM_ERR_INVALID;
     double cell = min_cell;
-    for (int iter = 0; iter < 64; iter++) {
+    for (int iter = 0; iter < GHMI_SAMPLE_TRIES; iter++) {
         int ret = ghm_edges_grid_sample(pts, n, width, height, cell, idx, kept);
         if (ret < 0)
             return ret;
         if (*kept <= max_points)
             break;
-        /* Points on contours scale with 1 / cell; grow a little beyond the estimate. */
-        cell *= fmax(1.05, 1.02 * (double)*kept / (double)max_points);
+        cell = ghmi_sample_next_cell(cell, *kept, max_points);
     }
     if (cell_used)
         *cell_used = cell;
     return GHM_OK;
+}
+
+double ghmi_sample_next_cell(double cell, size_t kept, size_t max_points)
+{
+    /* Points on contours scale with 1 / cell; grow a little beyond the estimate. */
+    return cell * fmax(1.05, 1.02 * (double)kept / (double)max_points);
 }
 
 /* --- Harris corners ------------------------------------------------------------------------ */

@@ -19,4 +19,10 @@ int ghmi_corners_select(GhmCornerCand *cand, size_t nc, int w, int h, const GhmC
 int ghmi_feature_params(const GhmEdgeParams *ep, const GhmCornerParams *cp, int w, int h,
                         GhmFeatureParams *out);
 
+/* The capped grid sampling (ghm_edges_sample_capped) tries cell sizes from the smallest up, at
+ * most this many, each the last one grown by ghmi_sample_next_cell, until few enough points
+ * are kept. The device path runs the same search with the device's sampler. */
+#define GHMI_SAMPLE_TRIES 64
+double ghmi_sample_next_cell(double cell, size_t kept, size_t max_points);
+
 #endif /* GHM_EDGES_INTERNAL_H */

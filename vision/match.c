@@ -553,19 +553,13 @@ void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult *
     ghm_similarity_matrix(&h->s, res->matrix);
 }
 
-int ghmi_vote(GhmMatcher *m, const GhmEdgePoint *pts, size_t n, int w, int h,
-              const GhmGeoPoint *qb, size_t nqb, GhmMatchResult *res, size_t *ncand)
+int ghmi_vote(GhmMatcher *m, const GhmGeoPoint *coded, size_t ncoded, const GhmGeoPoint *qb,
+              size_t nqb, GhmMatchResult *res, size_t *ncand)
 {
-    GhmGeoPoint *coded = NULL;
-    size_t ncoded = 0;
     GhmGeoStats st = {0};
-    int ret = ghmi_select_coded(pts, n, w, h, &m->p, &coded, &ncoded);
-    if (ret < 0)
-        return ret;
     res->query_coded_points = ncoded;
-    ret = ghm_geo_vote(m->voter, qb, nqb, coded, ncoded, &m->p.geo, m->seed, m->cand,
-                       m->p.top_candidates, ncand, &st);
-    free(coded);
+    int ret = ghm_geo_vote(m->voter, qb, nqb, coded, ncoded, &m->p.geo, m->seed, m->cand,
+                           m->p.top_candidates, ncand, &st);
     if (ret < 0)
         return ret;
     res->time.bases_ms = st.bases_ms;
@@ -586,7 +580,13 @@ static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *
     uint32_t *idx = NULL;
     QueryPts vq = {0}, all = {0};
     Hypothesis *hyp = NULL;
-    int ret = ghmi_vote(m, qe->points, qe->count, qe->width, qe->height, qb, nqb, res, &ncand);
+    GhmGeoPoint *coded = NULL;
+    size_t ncoded = 0;
+    int ret = ghmi_select_coded(qe->points, qe->count, qe->width, qe->height, &m->p, &coded,
+                                &ncoded);
+    if (ret == GHM_OK)
+        ret = ghmi_vote(m, coded, ncoded, qb, nqb, res, &ncand);
+    free(coded);
     if (ret < 0)
         return ret;
     double t0 = ghm_now();

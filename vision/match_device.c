@@ -2,13 +2,14 @@
  * match_device.c - ghm_matcher_match on a backend with vision kernels (CUDA): the query's
  * features (kernels/vision/features.cu), voting (geohash.c's device path) and verification
  * (kernels/vision/verify.cu) run on the device; the host keeps what is small and sequential:
- * choosing the corners among the candidates, the grid samplings of the points, the ranking of
- * the transforms between the scoring rounds. The steps and their order are match.c's, so that
+ * choosing the corners among the candidates, the search for a grid cell size (the sampling
+ * itself runs on the device), the ranking of the transforms between the scoring rounds. The steps and their order are match.c's, so that
  * both backends find the same transforms (within a pixel; the tests check it).
  *
- * What crosses the bus per query: the grey pixels up; the edge points and corner candidates
- * down (a few hundred KB at 1080p); the sampled indices up; a few hundred bytes of transforms
- * and counts each way per verification round; the inlier positions down at the end.
+ * What crosses the bus per query: the grey pixels up; the corner candidates and the coded
+ * points down (tens of KB); a few hundred bytes of transforms and counts each way per
+ * verification round; the inlier positions down at the end. The edge points and the sampled
+ * indices stay on the device.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@
 
 enum {
     D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK, /* the reference, uploaded once */
-    D_VERIFY_IDX, D_POLISH_IDX, D_HYPS, D_COUNTS, D_PARTIALS, D_XY, /* per query, grown */
+    D_VERIFY_IDX, D_POLISH_IDX, D_CODED_IDX, D_CODED, D_HYPS, D_COUNTS, D_PARTIALS, D_XY,
+    /* per query, grown */
     D_COUNT
 };
 
@@ -33,12 +35,10 @@ struct GhmMatchDevice {
     size_t cap[D_COUNT]; /* bytes */
     GhmVerifyRef ref;
     /* host scratch, grown */
-    GhmEdgePoint *points;
-    size_t cap_points;
+    GhmEdgePoint *coded;
+    size_t cap_coded;
     GhmCornerCand *cand;
     size_t cap_cand;
-    uint32_t *idx;
-    size_t cap_idx;
     float (*xy)[2];
     size_t cap_xy;
     Hypothesis *hyp;
@@ -86,9 +86,8 @@ void ghmi_match_device_free(GhmMatcher *m)
     d->ops->features_free(m->ctx, &d->ws);
     for (int i = 0; i < D_COUNT; i++)
         ghm_buffer_free(m->ctx, &d->d[i]);
-    free(d->points);
+    free(d->coded);
     free(d->cand);
-    free(d->idx);
     free(d->xy);
     free(d->hyp);
     free(d->sims);
@@ -100,7 +99,7 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_run || !ops->verify_score)
+    if (!ops || !ops->features_run || !ops->features_sample || !ops->verify_score)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -134,7 +133,7 @@ int ghmi_match_device_create(GhmMatcher *m)
 
 /* --- features ------------------------------------------------------------------------------ */
 
-/* The query's edge points (host copy in d->points) and basis points (*qb, *nqb). */
+/* The query's features on the device and its basis points (*qb, *nqb) on the host. */
 static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
                           GhmGeoPoint **qb, size_t *nqb)
 {
@@ -147,12 +146,7 @@ static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeature
     if (ret < 0 ||
         (ret = d->ops->features_run(m->ctx, d->ws, query->pixels, query->width, query->height,
                                     query->stride, &fp, f)) < 0 ||
-        (ret = grow_host((void **)&d->points, &d->cap_points, f->npoints + 1,
-                         sizeof *d->points)) < 0 ||
         (ret = grow_host((void **)&d->cand, &d->cap_cand, f->ncand + 1, sizeof *d->cand)) < 0)
-        return ret;
-    if (f->npoints && (ret = ghm_buffer_download(m->ctx, d->points, f->points,
-                                                 f->npoints * sizeof *d->points)) < 0)
         return ret;
     if (f->ncand &&
         (ret = ghm_buffer_download(m->ctx, d->cand, f->cand, f->ncand * sizeof *d->cand)) < 0)
@@ -165,19 +159,46 @@ static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeature
     return ret;
 }
 
-/* --- verification -------------------------------------------------------------------------- */
-
-/* Grid-samples the query points (cell, cap) into d->idx and uploads them to buffer `which`. */
-static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double cell, size_t cap,
+/* ghm_edges_sample_capped over the query's points on the device: the kept indices into buffer
+ * `which`, their number into *n. */
+static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double min_cell, size_t cap,
                          int which, size_t *n)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = grow_host((void **)&d->idx, &d->cap_idx, f->npoints + 1, sizeof *d->idx);
-    if (ret < 0 || (ret = ghm_edges_sample_capped(d->points, f->npoints, f->width, f->height,
-                                                  cell, cap, d->idx, n, NULL)) < 0)
-        return ret;
-    return upload_new(m->ctx, d, which, d->idx, *n * sizeof *d->idx);
+    int ret = grow_dev(m->ctx, d, which, (f->npoints + 1) * sizeof(uint32_t));
+    double cell = min_cell;
+    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++) {
+        if ((ret = d->ops->features_sample(m->ctx, d->ws, cell, d->d[which], n)) < 0 ||
+            *n <= cap)
+            break;
+        cell = ghmi_sample_next_cell(cell, *n, cap);
+    }
+    return ret;
 }
+
+/* The query's coded points (ghmi_select_coded), sampled on the device and brought over. */
+static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, GhmGeoPoint **out, size_t *n)
+{
+    GhmMatchDevice *d = m->dev;
+    int ret = sample_points(m, f, m->p.point_cell, m->p.max_points, D_CODED_IDX, n);
+    if (ret < 0 ||
+        (ret = grow_dev(m->ctx, d, D_CODED, (*n + 1) * sizeof(GhmEdgePoint))) < 0 ||
+        (ret = grow_host((void **)&d->coded, &d->cap_coded, *n + 1, sizeof *d->coded)) < 0 ||
+        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_CODED_IDX], *n, d->d[D_CODED])) < 0 ||
+        (*n && (ret = ghm_buffer_download(m->ctx, d->coded, d->d[D_CODED],
+                                          *n * sizeof *d->coded)) < 0))
+        return ret;
+    if (!(*out = malloc((*n + 1) * sizeof **out)))
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < *n; i++) {
+        (*out)[i].x = d->coded[i].x;
+        (*out)[i].y = d->coded[i].y;
+        (*out)[i].angle = d->coded[i].angle;
+    }
+    return GHM_OK;
+}
+
+/* --- verification -------------------------------------------------------------------------- */
 
 /* Scores hyp[0..n) on the device (the points of buffer idx_buf, nidx of them) and ranks them. */
 static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
@@ -286,10 +307,9 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
 
 int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
-    GhmMatchDevice *d = m->dev;
     GhmDeviceFeatures f;
-    GhmGeoPoint *qb = NULL;
-    size_t nqb = 0, ncand = 0;
+    GhmGeoPoint *qb = NULL, *coded = NULL;
+    size_t nqb = 0, ncoded = 0, ncand = 0;
     double t0 = ghm_now();
     int ret = query_features(m, query, &f, &qb, &nqb);
     if (ret < 0)
@@ -297,13 +317,15 @@ int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult
     res->time.edges_ms = 1e3 * (ghm_now() - t0);
     res->query_edge_points = f.npoints;
     res->query_basis_points = nqb;
-    if ((ret = ghmi_vote(m, d->points, f.npoints, f.width, f.height, qb, nqb, res, &ncand)) < 0)
+    if ((ret = coded_points(m, &f, &coded, &ncoded)) < 0 ||
+        (ret = ghmi_vote(m, coded, ncoded, qb, nqb, res, &ncand)) < 0)
         goto done;
     double t1 = ghm_now();
     ret = verify(m, &f, qb, ncand, res);
     res->time.verification_ms = 1e3 * (ghm_now() - t1);
 done:
     res->time.total_ms = 1e3 * (ghm_now() - t0);
+    free(coded);
     free(qb);
     return ret;
 }

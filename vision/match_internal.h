@@ -83,9 +83,9 @@ int ghmi_select_coded(const GhmEdgePoint *pts, size_t n, int w, int h, const Ghm
                       GhmGeoPoint **out, size_t *nout);
 /* Corners as basis points. The caller frees *out. */
 int ghmi_corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out);
-/* Selects the query's coded points and votes: m->cand[0 .. *ncand), stats into res. */
-int ghmi_vote(GhmMatcher *m, const GhmEdgePoint *pts, size_t n, int w, int h,
-              const GhmGeoPoint *qb, size_t nqb, GhmMatchResult *res, size_t *ncand);
+/* Votes with the query's coded and basis points: m->cand[0 .. *ncand), stats into res. */
+int ghmi_vote(GhmMatcher *m, const GhmGeoPoint *coded, size_t ncoded, const GhmGeoPoint *qb,
+              size_t nqb, GhmMatchResult *res, size_t *ncand);
 /* The transforms of the first ncand candidates (degenerate ones skipped); returns how many. */
 size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand, Hypothesis *hyp);
 /* The shares and confidence from the counts of r (n query points scored). */

@@ -165,6 +165,14 @@ typedef struct GhmVisionOps {
     void (*features_free)(GhmContext *ctx, GhmFeatureWorkspace **ws);
     int (*features_run)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                         int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+    /* edges.c's ghm_edges_grid_sample (cells of `cell` pixels, the strongest point of each)
+     * over the points of the workspace's last run: the kept indices, ascending, into idx
+     * (backend memory, npoints entries) and their number into *kept (waits for the device). */
+    int (*features_sample)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
+                           size_t *kept);
+    /* out[i] = the last run's points[idx[i]], i < n (backend memory). */
+    int (*features_gather)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
+                           size_t n, GhmEdgePoint *out);
 
     /* Scores the nh transforms hyps (backend memory) on the query points idx[0..nidx) as
      * match.c's score() does: counts[k].inliers / inside forward with the landing radius, and

@@ -37,13 +37,16 @@
 typedef struct Levels {
     unsigned long long noise_sum; /* sum of |Immerkaer mask| over the interior */
     float noise, floor_mag, threshold, max_response;
-    uint32_t npoints, ncand;
+    uint32_t npoints, ncand, nsample;
 } Levels;
 
 enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
 
 struct GhmFeatureWorkspace {
     size_t cap_pix; /* pixels the buffers hold */
+    int width, height; /* of the last run */
+    size_t npoints;    /* found by the last run */
+    unsigned long long *cells; /* grid sampling: best key per cell */
     uint8_t *pixels;
     float *f[NF];
     uint32_t *flags, *rank;
@@ -234,6 +237,8 @@ static void release(GhmFeatureWorkspace *ws)
     cudaFree(ws->pixel_point);
     cudaFree(ws->cand);
     cudaFree(ws->cub_tmp);
+    cudaFree(ws->cells);
+    ws->cells = NULL;
     memset(ws->f, 0, sizeof ws->f);
     ws->pixels = NULL;
     ws->flags = ws->rank = NULL;
@@ -282,6 +287,8 @@ static int reserve(GhmFeatureWorkspace *ws, int w, int h)
     /* Candidates: the bound of any w' x h' with w' h' <= npix is below npix / 4 + npix + 2. */
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaMalloc((void **)&ws->cand, (npix / 4 + npix + 2) * sizeof(GhmCornerCand)));
+    if (ret == GHM_OK) /* a grid of cells of at least one pixel has at most npix cells */
+        ret = GHM_CUDA(cudaMalloc((void **)&ws->cells, npix * sizeof(unsigned long long)));
     if (ret == GHM_OK)
         ret = cub_scratch_bytes(npix, &ws->cub_bytes);
     if (ret == GHM_OK)
@@ -414,6 +421,9 @@ extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
         (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
         return ret;
     const Levels *lv = ws->host_levels;
+    ws->width = w;
+    ws->height = h;
+    ws->npoints = lv->npoints;
     out->width = w;
     out->height = h;
     out->noise = lv->noise;
@@ -426,4 +436,107 @@ extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
     out->ncand = lv->ncand;
     out->cand = ws->cand;
     return GHM_OK;
+}
+
+/* --- grid sampling of the points ---------------------------------------------------------- */
+
+/* The cell of point p for cells of `cell` pixels, as edges.c's ghm_edges_grid_sample. */
+static __device__ __forceinline__ size_t cell_of(const GhmEdgePoint &p, double cell, int cw, int ch)
+{
+    int cx = (int)__ddiv_rn((double)__fadd_rn(p.x, 0.5f), cell);
+    int cy = (int)__ddiv_rn((double)__fadd_rn(p.y, 0.5f), cell);
+    cx = cx < 0 ? 0 : cx > cw - 1 ? cw - 1 : cx;
+    cy = cy < 0 ? 0 : cy > ch - 1 ? ch - 1 : cy;
+    return (size_t)cy * cw + cx;
+}
+
+/* The CPU keeps the strongest point of a cell, the first one on a tie: the largest key of
+ * (strength, -index). Strengths are positive, so their bits order as integers. */
+static __device__ __forceinline__ unsigned long long sample_key(const GhmEdgePoint &p, size_t i)
+{
+    return ((unsigned long long)__float_as_uint(p.strength) << 32) | (0xffffffffull - i);
+}
+
+static __global__ void cell_best_kernel(const GhmEdgePoint *pts, size_t n, double cell, int cw,
+                                        int ch, unsigned long long *best)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicMax(&best[cell_of(pts[i], cell, cw, ch)], sample_key(pts[i], i));
+}
+
+static __global__ void cell_keep_kernel(const GhmEdgePoint *pts, size_t n, double cell, int cw,
+                                        int ch, const unsigned long long *best, uint32_t *flags)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        flags[i] = best[cell_of(pts[i], cell, cw, ch)] == sample_key(pts[i], i);
+}
+
+static __global__ void scatter_kept_kernel(const uint32_t *flags, const uint32_t *rank, size_t n,
+                                           uint32_t *idx, Levels *lv)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    if (i == n - 1)
+        lv->nsample = rank[i] + flags[i];
+    if (flags[i])
+        idx[rank[i]] = (uint32_t)i;
+}
+
+extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
+                                        uint32_t *idx, size_t *kept)
+{
+    if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
+        return GHM_ERR_INVALID;
+    *kept = 0;
+    size_t n = ws->npoints;
+    if (n == 0)
+        return GHM_OK;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int cw = (int)ceil(ws->width / cell), ch = (int)ceil(ws->height / cell);
+    size_t bytes = ws->cub_bytes;
+    int ret = GHM_CUDA(cudaMemsetAsync(ws->cells, 0, (size_t)cw * ch * sizeof *ws->cells, s));
+    if (ret < 0)
+        return ret;
+    cell_best_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->points, n, cell, cw, ch,
+                                                                 ws->cells);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    cell_keep_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->points, n, cell, cw, ch,
+                                                                 ws->cells, ws->flags);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
+        (ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, bytes, ws->flags, ws->rank,
+                                                      (int)n, s))) < 0)
+        return ret;
+    scatter_kept_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->flags, ws->rank, n, idx,
+                                                                    ws->levels);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
+        (ret = GHM_CUDA(cudaMemcpyAsync(&ws->host_levels->nsample, &ws->levels->nsample,
+                                        sizeof(uint32_t), cudaMemcpyDeviceToHost, s))) < 0 ||
+        (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
+        return ret;
+    *kept = ws->host_levels->nsample;
+    return GHM_OK;
+}
+
+static __global__ void gather_kernel(const GhmEdgePoint *pts, const uint32_t *idx, size_t n,
+                                     GhmEdgePoint *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = pts[idx[i]];
+}
+
+extern "C" int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                        const uint32_t *idx, size_t n, GhmEdgePoint *out)
+{
+    if (!ctx || !ws || (n && (!idx || !out)))
+        return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    gather_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, ghm_cuda_stream(ctx)>>>(ws->points, idx,
+                                                                                 n, out);
+    return GHM_CUDA_LAUNCH();
 }

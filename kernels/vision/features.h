@@ -1,6 +1,6 @@
 /*
  * features.h - the CUDA launchers of the device feature chain (kernels/vision/features.cu):
- * GhmVisionOps.features_create / features_free / features_run, documented in
+ * GhmVisionOps.features_*, documented in
  * vision/vision_backend_internal.h.
  */
 #ifndef GHM_KERNELS_VISION_FEATURES_H
@@ -16,6 +16,10 @@ int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **out);
 void ghm_cuda_features_free(GhmContext *ctx, GhmFeatureWorkspace **ws);
 int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                           int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
+                             size_t *kept);
+int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
+                             size_t n, GhmEdgePoint *out);
 
 #ifdef __cplusplus
 }
