@@ -15,6 +15,7 @@
 #include "ghm_match.h"
 #include "ghm_similarity.h"
 #include "test_support.h"
+#include "edges_internal.h"
 #include "vision_backend_internal.h"
 
 /* A point set for geo_vote: basis and coded points on both sides. */
@@ -283,6 +284,69 @@ START_TEST(test_edges_identical)
 }
 END_TEST
 
+/* The device chain's corner candidates, kept as the CPU keeps them, are the CPU's corners; its
+ * grid sampling keeps the CPU's points for cells of one pixel and up. */
+START_TEST(test_corners_and_sampling_identical)
+{
+    GHM_REQUIRE_CUDA();
+    static const char *images[] = {"images/box_in_scene.png", "images/rubberwhale1.png"};
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    const GhmVisionOps *ops = ghmi_vision_ops(gpu);
+    for (size_t k = 0; k < 2; k++) {
+        GhmImage *img = ghm_test_load_image(images[k]);
+        GhmEdgeParams ep = ghm_edge_defaults();
+        GhmCornerParams cp = ghm_corner_defaults();
+        GhmEdges *e = NULL;
+        GhmCorner *c = NULL, *dc = NULL;
+        size_t nc = 0, ndc = 0;
+        ck_assert_int_eq(ghm_edges_detect(img, &ep, &e), GHM_OK);
+        ck_assert_int_eq(ghm_corners_detect(e, &cp, &c, &nc), GHM_OK);
+        GhmFeatureParams fp;
+        GhmFeatureWorkspace *ws = NULL;
+        GhmDeviceFeatures f;
+        ck_assert_int_eq(ghmi_feature_params(&ep, &cp, img->width, img->height, &fp), GHM_OK);
+        ck_assert_int_eq(ops->features_create(gpu, &ws), GHM_OK);
+        ck_assert_int_eq(ops->features_run(gpu, ws, img->pixels, img->width, img->height,
+                                           img->stride, &fp, &f), GHM_OK);
+        ck_assert_uint_eq(f.npoints, e->count);
+        GhmCornerCand *cand = malloc((f.ncand + 1) * sizeof *cand);
+        ck_assert_int_eq(ghm_buffer_download(gpu, cand, f.cand, f.ncand * sizeof *cand), GHM_OK);
+        ck_assert_int_eq(ghmi_corners_select(cand, f.ncand, img->width, img->height, &cp, &dc,
+                                             &ndc), GHM_OK);
+        ck_assert_uint_eq(ndc, nc);
+        for (size_t i = 0; i < nc; i++)
+            ck_assert_msg(c[i].x == dc[i].x && c[i].y == dc[i].y &&
+                              c[i].response == dc[i].response,
+                          "%s corner %zu: (%.3f, %.3f) vs (%.3f, %.3f)", images[k], i, c[i].x,
+                          c[i].y, dc[i].x, dc[i].y);
+        static const double cells[] = {1.0, 2.0, 4.0, 7.5, 33.3};
+        uint32_t *a = malloc((e->count + 1) * sizeof *a), *b = malloc((e->count + 1) * sizeof *b);
+        void *dev = NULL;
+        ck_assert_int_eq(ghm_buffer_alloc(gpu, (e->count + 1) * sizeof *b, &dev), GHM_OK);
+        for (size_t j = 0; j < sizeof cells / sizeof cells[0]; j++) {
+            size_t na = 0, nb = 0;
+            ck_assert_int_eq(ghm_edges_grid_sample(e->points, e->count, img->width, img->height,
+                                                   cells[j], a, &na), GHM_OK);
+            ck_assert_int_eq(ops->features_sample(gpu, ws, cells[j], dev, &nb), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_download(gpu, b, dev, nb * sizeof *b), GHM_OK);
+            ck_assert_msg(na == nb, "%s cell %.1f: %zu kept on the CPU, %zu on CUDA", images[k],
+                          cells[j], na, nb);
+            ck_assert_mem_eq(a, b, na * sizeof *a);
+        }
+        ghm_buffer_free(gpu, &dev);
+        ops->features_free(gpu, &ws);
+        free(a);
+        free(b);
+        free(cand);
+        free(c);
+        free(dc);
+        ghm_edges_free(&e);
+        ghm_image_free(&img);
+    }
+    ghm_context_free(&gpu);
+}
+END_TEST
+
 /* data/pairs/truth.json on both backends: found on CUDA within the corner criterion, the same
  * votes, and matrices within a pixel of the CPU's at the query corners. */
 START_TEST(test_known_pairs_both_backends)
@@ -386,6 +450,7 @@ static Suite *geohash_cuda_suite(void)
     tcase_add_test(tc, test_votes_identical_batched);
     tcase_add_test(tc, test_votes_identical_images);
     tcase_add_test(tc, test_edges_identical);
+    tcase_add_test(tc, test_corners_and_sampling_identical);
     tcase_add_test(tc, test_known_pairs_both_backends);
     tcase_add_test(tc, test_blank_images_both_backends);
     suite_add_tcase(s, tc);
