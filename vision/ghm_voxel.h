@@ -15,7 +15,9 @@
  *
  * Pipeline (one call = one step of an animation): each point of B is moved by the pose, the
  * voxel key of every point is x + nx * (y + ny * z); a GhmIndex per cloud gives each occupied
- * voxel a dense id (ids follow ascending keys); per voxel the point count and the mean normal.
+ * voxel a dense id (ids follow ascending keys; on a device, one radix sort of both clouds' keys
+ * and one open-addressing table of both clouds' voxels give the same ids); per voxel the point
+ * count and the mean normal.
  * Normals come from the file when it has them, otherwise they are estimated: the smallest
  * principal axis of the points in the voxel and its 26 neighbours, oriented by propagation over
  * neighbouring voxels from, in each connected part, the voxel farthest from the cloud's
@@ -126,10 +128,37 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
 /* Runs one step: voxelizes A and B (B moved by b_pose, a row-major 4x4 matrix, or as it is
  * when NULL), classifies and fills. Points outside the grid are ignored. Either cloud may be
  * empty. The caller frees *out with ghm_voxel_result_free(). Returns GHM_ERR_INVALID for bad
- * arguments, GHM_ERR_NOMEM, or what the hashing backend reports. */
+ * arguments, GHM_ERR_NOMEM, or what the hashing backend reports. A sweep
+ * (below) runs many steps of one pair of clouds without uploading them again. */
 int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
                         const double *b_pose, const GhmVoxelGrid *grid,
                         const GhmVoxelOptions *opt, GhmVoxelResult **out);
+
+/* A sweep: one A and one B stepped through many poses of B on one grid (the paper's
+ * animation), each step as ghm_voxel_intersect would compute it, tables rebuilt per step. On a
+ * backend with device kernels the clouds are uploaded once, by create, and the buffers of a
+ * step are kept for the next; a and b must stay alive and unchanged until the sweep is freed.
+ *
+ *     GhmVoxelSweep *sw = NULL;
+ *     if ((ret = ghm_voxel_sweep_create(ctx, a, b, &grid, &opt, &sw)) < 0) goto fail;
+ *     for (k = 0; k < steps; k++) {
+ *         const GhmVoxelResult *r;
+ *         if ((ret = ghm_voxel_sweep_step(sw, poses + 16 * k, &r)) < 0) goto fail;
+ *         ...                              // r is valid until the next step or the free
+ *     }
+ *     ghm_voxel_sweep_free(&sw);
+ *
+ * create: GHM_ERR_INVALID for bad arguments, GHM_ERR_NOMEM, or what the backend reports; the
+ * caller frees *out with ghm_voxel_sweep_free(). step: *out belongs to the sweep (do not free
+ * it); its arrays are overwritten by the next step. free accepts NULL and sets *sw to NULL. */
+typedef struct GhmVoxelSweep GhmVoxelSweep;
+int ghm_voxel_sweep_create(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
+                           GhmVoxelSweep **out);
+int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxelResult **out);
+/* The milliseconds create took (on a device: uploading the clouds, once per sweep). */
+double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw);
+void ghm_voxel_sweep_free(GhmVoxelSweep **sw);
 
 /* The centre of the voxel with this key. */
 void ghm_voxel_centre(const GhmVoxelGrid *grid, uint32_t key, double centre[3]);

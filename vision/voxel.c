@@ -672,41 +672,144 @@ static int run_step(GhmContext *ctx, Side *s, const double *b_pose, const GhmVox
     return ret;
 }
 
-int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
-                        const double *b_pose, const GhmVoxelGrid *grid,
-                        const GhmVoxelOptions *opt, GhmVoxelResult **out)
+static int check_step(const GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                      const GhmVoxelGrid *grid, const GhmVoxelOptions *opt)
 {
-    if (!ctx || !a || !b || !grid || !out || check_options(opt) < 0 || !(grid->voxel_size > 0))
+    if (!ctx || !a || !b || !grid || check_options(opt) < 0 || !(grid->voxel_size > 0))
         return GHM_ERR_INVALID;
     for (int k = 0; k < 3; k++)
         if (grid->dims[k] < 1 || grid->dims[k] > GHM_VOXEL_MAX_DIM)
             return GHM_ERR_INVALID;
-    GhmVoxelResult *r = calloc(1, sizeof *r);
-    if (!r)
-        return GHM_ERR_NOMEM;
-    r->grid = *grid;
-    /* The device path takes normals from the files; estimating them (PCA and an orientation
-     * search over the voxels) stays on the CPU. */
+    return GHM_OK;
+}
+
+/* The device path takes normals from the files; estimating them (PCA and an orientation search
+ * over the voxels) stays on the CPU. */
+static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud *a,
+                                     const GhmPointCloud *b)
+{
     const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
-    if (ops && (a->normals || a->n == 0) && (b->normals || b->n == 0)) {
-        int ret = ghmi_voxel_step_device(ctx, ops, a, b, b_pose, grid, opt, r);
-        if (ret == GHM_OK)
-            *out = r;
-        else
-            ghm_voxel_result_free(&r);
-        return ret;
-    }
+    return ops && (a->normals || a->n == 0) && (b->normals || b->n == 0) ? ops : NULL;
+}
+
+static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                    const double *b_pose, const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
+                    GhmVoxelResult *r)
+{
     Side s[2] = {{.pc = a, .n = a->n}, {.pc = b, .n = b->n}};
     int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), r);
     if (ret == GHM_OK) {
         hand_over(&s[0], &r->side[0]);
         hand_over(&s[1], &r->side[1]);
-        *out = r;
-    } else
-        ghm_voxel_result_free(&r);
+    }
     side_free(ctx, &s[0]);
     side_free(ctx, &s[1]);
     return ret;
+}
+
+int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                        const double *b_pose, const GhmVoxelGrid *grid,
+                        const GhmVoxelOptions *opt, GhmVoxelResult **out)
+{
+    if (!out || check_step(ctx, a, b, grid, opt) < 0)
+        return GHM_ERR_INVALID;
+    GhmVoxelResult *r = calloc(1, sizeof *r);
+    if (!r)
+        return GHM_ERR_NOMEM;
+    r->grid = *grid;
+    int ret;
+    const GhmVoxelOps *ops = device_ops(ctx, a, b);
+    if (ops) { /* one step: the upload of the points counts as voxelizing */
+        GhmiVoxelDevice *dev = NULL;
+        double t0 = ghm_now();
+        ret = ghmi_voxel_device_create(ctx, ops, a, b, 0, &dev);
+        double up = 1e3 * (ghm_now() - t0);
+        if (ret == GHM_OK)
+            ret = ghmi_voxel_device_step(dev, b_pose, grid, opt, r);
+        ghmi_voxel_device_free(&dev);
+        r->time.voxelize_ms += up;
+        r->time.total_ms += up;
+    } else {
+        ret = cpu_step(ctx, a, b, b_pose, grid, opt, r);
+    }
+    if (ret == GHM_OK)
+        *out = r;
+    else
+        ghm_voxel_result_free(&r);
+    return ret;
+}
+
+/* --- sweeps ------------------------------------------------------------------------------- */
+
+struct GhmVoxelSweep {
+    GhmContext *ctx;
+    const GhmPointCloud *a, *b;
+    GhmVoxelGrid grid;
+    GhmVoxelOptions opt;
+    GhmiVoxelDevice *dev; /* the device path's state, or NULL for the CPU path */
+    GhmVoxelResult view;  /* device path: the last step, arrays in the state's staging */
+    GhmVoxelResult *cpu;  /* CPU path: the last step's result */
+    double setup_ms;
+};
+
+int ghm_voxel_sweep_create(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
+                           GhmVoxelSweep **out)
+{
+    if (!out || check_step(ctx, a, b, grid, opt) < 0)
+        return GHM_ERR_INVALID;
+    GhmVoxelSweep *sw = calloc(1, sizeof *sw);
+    if (!sw)
+        return GHM_ERR_NOMEM;
+    *sw = (GhmVoxelSweep){.ctx = ctx, .a = a, .b = b, .grid = *grid, .opt = *opt};
+    const GhmVoxelOps *ops = device_ops(ctx, a, b);
+    double t0 = ghm_now();
+    int ret = ops ? ghmi_voxel_device_create(ctx, ops, a, b, 1, &sw->dev) : GHM_OK;
+    sw->setup_ms = 1e3 * (ghm_now() - t0);
+    if (ret < 0) {
+        ghm_voxel_sweep_free(&sw);
+        return ret;
+    }
+    *out = sw;
+    return GHM_OK;
+}
+
+int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxelResult **out)
+{
+    if (!sw || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    int ret;
+    if (sw->dev) {
+        memset(&sw->view, 0, sizeof sw->view);
+        sw->view.grid = sw->grid;
+        ret = ghmi_voxel_device_step(sw->dev, b_pose, &sw->grid, &sw->opt, &sw->view);
+        if (ret == GHM_OK)
+            *out = &sw->view;
+        return ret;
+    }
+    ghm_voxel_result_free(&sw->cpu);
+    if (!(sw->cpu = calloc(1, sizeof *sw->cpu)))
+        return GHM_ERR_NOMEM;
+    sw->cpu->grid = sw->grid;
+    ret = cpu_step(sw->ctx, sw->a, sw->b, b_pose, &sw->grid, &sw->opt, sw->cpu);
+    if (ret == GHM_OK)
+        *out = sw->cpu;
+    else
+        ghm_voxel_result_free(&sw->cpu);
+    return ret;
+}
+
+double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw) { return sw ? sw->setup_ms : 0.0; }
+
+void ghm_voxel_sweep_free(GhmVoxelSweep **sw)
+{
+    if (!sw || !*sw)
+        return;
+    ghmi_voxel_device_free(&(*sw)->dev);
+    ghm_voxel_result_free(&(*sw)->cpu);
+    free(*sw);
+    *sw = NULL;
 }
 
 void ghm_voxel_result_free(GhmVoxelResult **r)

@@ -5,19 +5,26 @@
  * Usage (vision/voxel.c, vision/voxel_device.c):
  *     const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
  *     if (ops)                     // this backend runs the step on its device
- *         ret = ghmi_voxel_step_device(ctx, ops, ...);
+ *         ret = ghmi_voxel_device_step(dev, ...);
  *     else
  *         ...the CPU path of voxel.c...
  *
  * As for GhmVisionOps: the CUDA backend fills the table (kernels/voxel/ops.cu), the CPU backend
  * leaves GhmBackend.voxel NULL, so no voxel code tests for CUDA. Every array argument is backend
- * memory; each op queues its work on the context's stream and neither allocates nor waits
- * (scratch / release are the stream-ordered allocator the host module uses for its arrays).
+ * memory unless it says host; each op queues its work on the context's stream and neither
+ * allocates nor waits (the memory ops are the stream-ordered allocator and copies the host
+ * module uses for its arrays).
+ *
+ * Both clouds go through each stage in one launch: points are numbered A's first (0..nA-1), then
+ * B's; voxels are numbered per cloud (ids 0..K-1 in ascending key order, as GhmIndex numbers
+ * them on the CPU path), and kernels that work on voxels take the two clouds' arrays as a
+ * GhmVoxelPair. Voxel keys are looked up in one open-addressing table holding both clouds'
+ * composite keys (cloud << 31 | key -> id).
  *
  * Exactness: the device stages compute what the CPU path computes, bit for bit: the same
  * double operations in the same order with explicitly rounded intrinsics (no FMA contraction),
  * per-voxel normal sums in 64-bit fixed point (integer sums do not depend on the order of the
- * atomics), and a fill whose rule (nearest seed, ties to the smallest id) has one answer.
+ * additions), and a fill whose rule (nearest seed, ties to the smallest id) has one answer.
  */
 #ifndef GHM_VOXEL_BACKEND_INTERNAL_H
 #define GHM_VOXEL_BACKEND_INTERNAL_H
@@ -27,7 +34,6 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
-#include "ghm_index.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,14 +44,16 @@ extern "C" {
 #define GHMI_VOXEL_FIX_SCALE 16777216.0
 #define GHMI_VOXEL_FIX_LIMIT 1099511627776.0
 #define GHMI_VOXEL_NO_SEED 0xFF
+#define GHMI_VOXEL_HIST 343 /* occupied-neighbour counts 0..342 (radius 3) */
 
-/* The grid as kernels see it; inv = 1.0 / size, as voxel.c computes it. */
+/* The grid as kernels see it; inv = 1.0 / size, as voxel.c computes it. key_bits: the bits of
+ * the largest key (nx ny nz - 1), so that a point outside the grid sorts as 1 << key_bits. */
 typedef struct GhmVoxelGridArgs {
     double origin[3];
     double size;
     double inv;
     int32_t dims[3];
-    int32_t pad;
+    int32_t key_bits;
 } GhmVoxelGridArgs;
 
 /* B's pose, a row-major 4x4 matrix (only the top three rows are read); present = 0: none. */
@@ -55,57 +63,117 @@ typedef struct GhmVoxelPose {
     int32_t pad;
 } GhmVoxelPose;
 
-/* Counters the fill ops add to (unsigned long long, backend memory). */
-enum { GHMI_VOXEL_PAIRS = 0, GHMI_VOXEL_SEEDS = 1, GHMI_VOXEL_COUNTERS = 2 };
+/* What the host reads back: after the sort (the first four fields, one small download), and
+ * at the end of the step (all of it, zeroed by the host before the stages that add to it). */
+typedef struct GhmVoxelInfo {
+    uint32_t runs;                              /* distinct sort keys, both clouds */
+    uint32_t runs_a;                            /* of which A's (with A's "outside" run) */
+    uint32_t outside[2];                        /* points outside the grid per cloud */
+    uint32_t hist[2][GHMI_VOXEL_HIST];          /* voxels with c occupied neighbours */
+    unsigned long long label_count[2][4];
+    unsigned long long seeds[2];                /* live seeds after the rounds */
+    unsigned long long conflicts[2];            /* conflicting pairs of the last round */
+    uint32_t rounds[2];                         /* fills run */
+    uint32_t levels[2];                         /* breadth-first levels, all rounds */
+} GhmVoxelInfo;
+
+/* One cloud's voxel arrays (device memory), as the voxel kernels see them. */
+typedef struct GhmVoxelSideArgs {
+    uint32_t K;           /* occupied voxels */
+    int32_t radius;       /* neighbourhood of nbr (1 = 26 neighbours) */
+    uint32_t *keys;       /* K ascending keys */
+    uint32_t *counts;     /* K points per voxel */
+    float *normals;       /* 3K unit mean normals */
+    uint8_t *label;       /* K */
+    uint32_t *nbr;        /* nn K neighbour ids, step-major: nbr[k K + v] */
+    uint32_t *mask;       /* K: bit k = neighbour k is occupied and not barrier (radius 1) */
+    uint32_t *cross;      /* K: id of the same voxel in the other cloud */
+    uint8_t *barrier;     /* K */
+    float *plane;         /* 6K */
+    uint8_t *ring;        /* K */
+    uint8_t *seed;        /* K */
+    uint8_t *drop;        /* K, zeroed by the host */
+    unsigned long long *state; /* K: fill state, level << 32 | seed id */
+    uint32_t *queue;      /* K: the fill's queue */
+} GhmVoxelSideArgs;
+
+typedef struct GhmVoxelPair {
+    GhmVoxelSideArgs s[2];
+} GhmVoxelPair;
+
+/* The composite-key table: capacity slots (a power of two) of 64-bit entries, all ones = empty;
+ * filled by the build op. */
+typedef struct GhmVoxelTable {
+    unsigned long long *slots;
+    uint32_t mask; /* capacity - 1 */
+    uint32_t pad;
+} GhmVoxelTable;
+
+/* Scratch of the fill op (zeroed by the host): per-level queue counts and conflict pairs. */
+typedef struct GhmVoxelFillControl {
+    uint32_t count[2][3];
+    uint32_t pad[2];
+    unsigned long long pairs[2][2];
+} GhmVoxelFillControl;
 
 typedef struct GhmVoxelOps {
     /* Stream-ordered device memory (uninitialised; bytes 0 gives a valid 1-byte block), its
-     * release, and a queued memset to zero. */
+     * release, and a queued memset of every byte to value. */
     int (*scratch)(GhmContext *ctx, size_t bytes, void **out);
     void (*release)(GhmContext *ctx, void *p);
-    int (*zero)(GhmContext *ctx, void *p, size_t bytes);
-    /* pkey[i] = the voxel key of point i (moved by pose), GHM_NOT_FOUND outside the grid. */
-    int (*keys)(GhmContext *ctx, const float *xyz, size_t n, const GhmVoxelPose *pose,
-                const GhmVoxelGridArgs *g, uint32_t *pkey);
-    /* For each point with pid[i] < K: counts[pid]++ and nsum[3 pid + r] += the fixed-point
-     * component r of its normal (turned by pose); counts and nsum zeroed by the caller. */
-    int (*accumulate)(GhmContext *ctx, const uint32_t *pid, size_t n, size_t K,
-                      const float *normals, const GhmVoxelPose *pose, uint32_t *counts,
-                      unsigned long long *nsum);
-    /* normals[3v..] = the unit mean normal from nsum (zero when its length is <= 1e-6). */
-    int (*normalise)(GhmContext *ctx, size_t K, const unsigned long long *nsum, float *normals);
-    /* The ids of the (2 radius + 1)^3 - 1 neighbours of each of the K voxels (keys ascending,
-     * ix their index) in hood order (voxel_internal.h), stored step-major: nbr[k * K + v];
-     * hist[c] += voxels with c occupied neighbours (hist zeroed by the caller). */
-    int (*neighbours)(GhmContext *ctx, const GhmIndex *ix, const uint32_t *keys, size_t K,
-                      const GhmVoxelGridArgs *g, int radius, uint32_t *nbr, uint32_t *hist);
-    /* voxel.c's contact(): cross[v] = id of the same voxel in the other cloud (other: its index
-     * with other_K voxels, onormals its normals), barrier[v] and plane[6v..] from the other
-     * cloud's voxels within rho. */
-    int (*contact)(GhmContext *ctx, const uint32_t *keys, size_t K, const GhmIndex *other,
-                   size_t other_K, const float *onormals, const GhmVoxelGridArgs *g, int rho,
-                   uint32_t *cross, uint8_t *barrier, float *plane);
-    /* voxel.c's classify(): barrier labels, ring and seeds (GHMI_VOXEL_NO_SEED for none). */
-    int (*classify)(GhmContext *ctx, const uint32_t *keys, size_t K, const GhmVoxelGridArgs *g,
-                    int radius, const uint32_t *nbr, const uint32_t *cross,
-                    const uint8_t *barrier, const float *plane, double t_out, double t_in,
-                    uint8_t *label, uint8_t *ring, uint8_t *seed);
-    /* voxel.c's fill_once() without labels: state[v] = level << 32 | id of the nearest live
-     * seed (ties to the smallest id; level 0 and v for a seed), all ones for barrier voxels and
-     * voxels no seed reaches. queue: K ids of scratch; cnt: K + 2 counters, zeroed by the
-     * caller. */
-    int (*fill)(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr, const uint8_t *barrier,
-                const uint8_t *seed, unsigned long long *state, uint32_t *queue, uint32_t *cnt);
-    /* Non-barrier labels from the settled state (the seed's label, unknown when unreached),
-     * then voxel.c's find_conflicts(): drop[seed] = 1 for both seeds of an inside voxel next to
-     * an outside one away from the ring and barrier; counters[PAIRS] += such pairs. */
-    int (*fill_labels)(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                       const uint8_t *barrier, const uint8_t *ring, const uint8_t *seed,
-                       const unsigned long long *state, uint8_t *label, uint8_t *drop,
-                       unsigned long long *counters);
-    /* Seeds with drop[v] set (drop may be NULL) become NO_SEED; counters[SEEDS] += live seeds. */
-    int (*seeds)(GhmContext *ctx, size_t K, const uint8_t *drop, uint8_t *seed,
-                 unsigned long long *counters);
+    int (*memset)(GhmContext *ctx, void *p, int value, size_t bytes);
+    /* Page-locked host memory (waits for the device before it frees). */
+    int (*host_alloc)(GhmContext *ctx, size_t bytes, void **out);
+    void (*host_free)(GhmContext *ctx, void *p);
+    /* Queued copies host -> device and device -> host (asynchronous for page-locked memory). */
+    int (*upload)(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);
+    int (*download)(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
+    /* Stage timers: n events; mark records event i on the stream; elapsed (after a wait) gives
+     * the milliseconds from event i to event j. */
+    int (*timer_create)(GhmContext *ctx, int n, void **out);
+    int (*timer_mark)(GhmContext *ctx, void *t, int i);
+    int (*timer_elapsed)(void *t, int i, int j, double *ms);
+    void (*timer_free)(void *t);
+
+    /* ckey[i] = cloud << (key_bits + 1) | (the voxel key of point i, or 1 << key_bits outside
+     * the grid), for the n = na + nb points of xyz (A's then B's; B moved by pose); idx[i] = i;
+     * info->outside[cloud] += points outside the grid. */
+    int (*keys)(GhmContext *ctx, const float *xyz, size_t na, size_t nb, const GhmVoxelPose *pose,
+                const GhmVoxelGridArgs *g, uint32_t *ckey, uint32_t *idx, GhmVoxelInfo *info);
+    /* CUB radix sort of (ckey, idx) over bits [0, end_bit), double-buffered: keys[0] / vals[0]
+     * in, the result in keys[*which] / vals[*which]. With temp NULL, *temp_bytes gets the size
+     * of the scratch it needs and nothing is queued. */
+    int (*sort)(GhmContext *ctx, void *temp, size_t *temp_bytes, uint32_t *keys[2],
+                uint32_t *vals[2], size_t n, int end_bit, int *which);
+    /* CUB select of the run heads of sorted keys: head[r] = the first index of run r,
+     * info->runs = the number of runs; then info->runs_a = the runs that start below na.
+     * Two-phase temp as for sort. */
+    int (*heads)(GhmContext *ctx, void *temp, size_t *temp_bytes, const uint32_t *skey,
+                 size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
+    /* Per voxel (runs known: run_a = info->runs_a, counts from the host): keys, counts and unit
+     * mean normals of both clouds into p (normals of B turned by pose), and its entry in the
+     * table (cleared to all ones by the caller). */
+    int (*build)(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx, const uint32_t *head,
+                 size_t n, size_t runs, size_t runs_a, const float *pnormals,
+                 const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, GhmVoxelTable table,
+                 const GhmVoxelPair *p);
+    /* Neighbour ids of the clouds with do_side[c] set, at p->s[c].radius (hood order of
+     * voxel_internal.h); info->hist[c][m] += voxels with m occupied neighbours (zeroed by the
+     * caller). */
+    int (*neighbours)(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
+                      const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
+    /* voxel.c's contact() for both clouds with radius rho: cross, barrier and plane. */
+    int (*contact)(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g, int rho,
+                   const GhmVoxelPair *p);
+    /* voxel.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
+     * fill masks. */
+    int (*classify)(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
+                    const GhmVoxelPair *p);
+    /* voxel.c's fill(): every round (fill, labels, conflicts, dropped seeds) of both clouds in
+     * one cooperative launch; info gets rounds, levels, conflicts, live seeds and the label
+     * counts (ctl and info zeroed by the caller). */
+    int (*fill)(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p, GhmVoxelFillControl *ctl,
+                GhmVoxelInfo *info);
 } GhmVoxelOps;
 
 /* The context's voxel op table, or NULL when its backend runs the voxel stages on the CPU. */

@@ -1,327 +1,440 @@
 /*
- * voxel_device.c - one step of the voxel pipeline on a backend with device kernels
- * (GhmVoxelOps): voxel.c's stages in voxel.c's order, every array in backend memory from the
- * upload of the points to the download of keys, counts, normals and labels. The host waits only
- * for small counters: K (is the key GHM_NOT_FOUND, the points outside the grid, among the
- * index's keys?), the neighbour histogram (median, for widening), and each fill round's
- * conflict count.
+ * voxel_device.c - the voxel pipeline on a backend with device kernels (GhmVoxelOps): voxel.c's
+ * stages for both clouds at once, every array in backend memory from the points to the
+ * download of keys, counts, normals and labels.
  *
- * Points outside the grid keep the key GHM_NOT_FOUND and go into the index with the others
- * (no compaction pass): it is the largest key, so it takes the last id, K, and every other id
- * is the one voxel.c gives; the kernels never look it up and skip ids >= K.
+ * A state (GhmiVoxelDevice) uploads the two clouds once and keeps its buffers from step to step:
+ * point arrays (sized by the clouds) at creation, voxel arrays and the result staging grown when
+ * a step has more voxels than any before. A step waits for the device twice:
+ *  1. after keys, sort and run heads: 16 bytes (runs, A's runs, points outside the grid per
+ *     cloud), from which the host sizes the voxel arrays;
+ *  2. at the end: one download of every result array (one contiguous device block) and of the
+ *     counters (label counts, seeds, conflicts, rounds, neighbour histograms).
+ * In between everything is queued: table build, neighbours (radius 1), contact, classify, and
+ * the fill with all its conflict rounds in one cooperative launch. The histograms then tell
+ * whether a cloud is too sparse for 26-neighbours (voxel.c's look_up); only then does the step
+ * widen its neighbourhood, with a wait per radius, and redo contact, classify and fill.
+ *
+ * Points outside the grid sort as the largest key of their cloud and form its last run, which
+ * build_kernel skips, so the ids are the ones GhmIndex gives on the CPU path (ascending keys).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ghm_index.h"
-#include "ghm_map.h"
 #include "voxel_backend_internal.h"
 #include "voxel_internal.h"
 
-typedef struct DevSide {
-    const GhmPointCloud *pc;
-    size_t n, K;
-    GhmIndex *ix;
-    const uint32_t *keys; /* K ascending (+ GHM_NOT_FOUND last), owned by ix */
-    float *xyz, *pnormals;
-    uint32_t *pkey, *pid, *counts;
-    unsigned long long *nsum;
-    float *normals;
-    int radius, nn;
-    uint32_t *nbr; /* nn * K, step-major */
-    uint32_t *cross;
-    uint8_t *barrier;
-    float *plane;
-    uint8_t *label, *ring, *seed, *drop;
-    unsigned long long *state;
-    uint32_t *queue, *cnt; /* the fill's queue (K) and per-level counts (K + 2) */
-    size_t seeds, conflicts;
-} DevSide;
+enum { ALIGN = 256, TIMER_MARKS = 5 };
 
-typedef struct Dev {
+/* A device block that grows (freed and reallocated, contents lost) but never shrinks. */
+typedef struct Block {
+    void *p;
+    size_t cap;
+} Block;
+
+struct GhmiVoxelDevice {
     GhmContext *ctx;
     const GhmVoxelOps *ops;
-    GhmVoxelGridArgs g;
-    uint32_t *hist;               /* GHMI_MAX_HOOD + 1 */
-    unsigned long long *counters; /* GHMI_VOXEL_COUNTERS */
-} Dev;
+    const GhmPointCloud *pc[2];
+    size_t n[2], n_all;
+    int pinned;
+    /* points: xyz and normals of A then B; sort keys and values (two buffers each), heads */
+    float *xyz, *pnormals;
+    uint32_t *ckey[2], *idx[2], *head;
+    void *temp;
+    size_t temp_bytes;
+    GhmVoxelInfo *info;     /* device */
+    GhmVoxelInfo *info_h;   /* page-locked */
+    GhmVoxelFillControl *ctl;
+    Block work;             /* voxel arrays and the table */
+    Block out;              /* result arrays of both clouds, contiguous */
+    void *stage;            /* page-locked copy of out (pinned) */
+    size_t stage_cap;
+    void *timer;
+};
 
-static int get(Dev *d, size_t bytes, void *out)
+static size_t up(size_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
+
+/* Carves `bytes` from a block at *at (aligned); with base NULL it only counts. */
+static void *carve(void *base, size_t *at, size_t bytes)
 {
-    return d->ops->scratch(d->ctx, bytes, (void **)out);
+    void *p = base ? (char *)base + *at : NULL;
+    *at += up(bytes ? bytes : 1);
+    return p;
 }
 
-static void put(Dev *d, void *p) { d->ops->release(d->ctx, p); }
-
-static void side_release(Dev *d, DevSide *s)
+static int grow(GhmiVoxelDevice *d, Block *b, size_t bytes)
 {
-    void *arrays[] = {s->xyz,   s->pnormals, s->pkey,  s->pid,   s->counts, s->nsum,
-                      s->normals, s->nbr,    s->cross, s->barrier, s->plane, s->label,
-                      s->ring,  s->seed,     s->drop,  s->state, s->queue, s->cnt};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        put(d, arrays[i]);
-    ghm_index_free(&s->ix);
-}
-
-static int upload_points(Dev *d, DevSide *s)
-{
-    size_t bytes = 3 * s->n * sizeof(float);
-    int ret = get(d, bytes, &s->xyz);
+    if (b->cap >= bytes && b->p)
+        return GHM_OK;
+    d->ops->release(d->ctx, b->p);
+    b->p = NULL;
+    b->cap = 0;
+    size_t want = bytes + bytes / 4; /* room for the next steps' growth */
+    int ret = d->ops->scratch(d->ctx, want, &b->p);
     if (ret == GHM_OK)
-        ret = ghm_buffer_upload(d->ctx, s->xyz, s->pc->xyz, bytes);
-    if (ret == GHM_OK && s->pc->normals && s->n) {
-        ret = get(d, bytes, &s->pnormals);
-        if (ret == GHM_OK)
-            ret = ghm_buffer_upload(d->ctx, s->pnormals, s->pc->normals, bytes);
-    }
+        b->cap = want;
     return ret;
 }
 
-/* Keys, index, ids, counts and unit mean normals. */
-static int voxelize(Dev *d, DevSide *s, const GhmVoxelPose *pose)
+void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
 {
-    GhmContext *ctx = d->ctx;
-    size_t n = s->n;
-    int ret = upload_points(d, s);
-    if (ret == GHM_OK)
-        ret = get(d, (n + 1) * 4, &s->pkey);
-    if (ret == GHM_OK)
-        ret = d->ops->keys(ctx, s->xyz, n, pose, &d->g, s->pkey);
-    if (ret == GHM_OK)
-        ret = ghm_index_create(ctx, 0.0, &s->ix);
-    if (ret == GHM_OK)
-        ret = ghm_index_build(s->ix, s->pkey, n);
-    if (ret == GHM_OK)
-        ret = ghm_index_key_array(s->ix, &s->keys);
-    if (ret < 0)
-        return ret;
-    s->K = ghm_index_size(s->ix);
-    if (s->K) {
-        uint32_t last = 0;
-        if ((ret = ghm_buffer_download(ctx, &last, s->keys + s->K - 1, 4)) < 0)
-            return ret;
-        s->K -= last == GHM_NOT_FOUND;
-    }
-    size_t K = s->K;
-    if ((ret = get(d, (n + 1) * 4, &s->pid)) == GHM_OK && n)
-        ret = ghm_index_ids(s->ix, s->pkey, n, s->pid);
-    if (ret == GHM_OK)
-        ret = get(d, (K + 1) * 4, &s->counts);
-    if (ret == GHM_OK)
-        ret = get(d, (3 * K + 1) * 8, &s->nsum);
-    if (ret == GHM_OK)
-        ret = get(d, (3 * K + 1) * 4, &s->normals);
-    if (ret == GHM_OK)
-        ret = d->ops->zero(ctx, s->counts, K * 4);
-    if (ret == GHM_OK)
-        ret = d->ops->zero(ctx, s->nsum, 3 * K * 8);
-    if (ret == GHM_OK)
-        ret = d->ops->accumulate(ctx, s->pid, n, K, s->pnormals, pose, s->counts, s->nsum);
-    if (ret == GHM_OK)
-        ret = d->ops->normalise(ctx, K, s->nsum, s->normals);
-    return ret;
+    if (!pd || !*pd)
+        return;
+    GhmiVoxelDevice *d = *pd;
+    const GhmVoxelOps *ops = d->ops;
+    void *dev[] = {d->xyz, d->pnormals, d->ckey[0], d->ckey[1], d->idx[0], d->idx[1], d->head,
+                   d->temp, d->info, d->ctl, d->work.p, d->out.p};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        ops->release(d->ctx, dev[i]);
+    ops->host_free(d->ctx, d->info_h);
+    ops->host_free(d->ctx, d->stage);
+    if (d->timer)
+        ops->timer_free(d->timer);
+    ghm_context_sync(d->ctx);
+    free(d);
+    *pd = NULL;
 }
 
-/* voxel.c's look_up: 26-neighbours, widened while the median voxel has too few. */
-static int look_up(Dev *d, DevSide *s)
+int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
+                             const GhmPointCloud *a, const GhmPointCloud *b, int pinned,
+                             GhmiVoxelDevice **out)
 {
-    int ret = GHM_OK;
-    for (int r = 1; r <= GHMI_MAX_RADIUS; r++) {
-        int w = 2 * r + 1;
-        s->radius = r;
-        s->nn = w * w * w - 1;
-        if (s->K == 0)
-            break;
-        put(d, s->nbr);
-        s->nbr = NULL;
-        uint32_t hist[GHMI_MAX_HOOD + 1];
-        size_t hist_bytes = (size_t)(s->nn + 1) * sizeof hist[0];
-        if ((ret = get(d, (size_t)s->nn * s->K * 4, &s->nbr)) < 0 ||
-            (ret = d->ops->zero(d->ctx, d->hist, hist_bytes)) < 0 ||
-            (ret = d->ops->neighbours(d->ctx, s->ix, s->keys, s->K, &d->g, r, s->nbr,
-                                      d->hist)) < 0 ||
-            (ret = ghm_buffer_download(d->ctx, hist, d->hist, hist_bytes)) < 0)
-            return ret;
-        size_t seen = 0;
-        int median = s->nn;
-        for (int c = 0; c <= s->nn; c++)
-            if ((seen += hist[c]) * 2 >= s->K) {
-                median = c;
-                break;
-            }
-        if (median >= GHMI_MIN_MEDIAN_NEIGHBOURS)
-            break;
-    }
-    return ret;
-}
-
-static int contact(Dev *d, DevSide *s, const DevSide *o)
-{
-    size_t K = s->K;
-    int rho = (s->radius > o->radius ? s->radius : o->radius) - 1;
-    int ret = get(d, (K + 1) * 4, &s->cross);
-    if (ret == GHM_OK)
-        ret = get(d, K + 1, &s->barrier);
-    if (ret == GHM_OK)
-        ret = get(d, (6 * K + 1) * 4, &s->plane);
-    if (ret == GHM_OK)
-        ret = d->ops->contact(d->ctx, s->keys, K, o->ix, o->K, o->normals, &d->g, rho, s->cross,
-                              s->barrier, s->plane);
-    return ret;
-}
-
-static int classify(Dev *d, DevSide *s, const GhmVoxelOptions *opt)
-{
-    size_t K = s->K;
-    int ret = get(d, K + 1, &s->label);
-    if (ret == GHM_OK)
-        ret = get(d, K + 1, &s->ring);
-    if (ret == GHM_OK)
-        ret = get(d, K + 1, &s->seed);
-    if (ret == GHM_OK)
-        ret = d->ops->classify(d->ctx, s->keys, K, &d->g, s->radius, s->nbr, s->cross,
-                               s->barrier, s->plane, opt->t_out, opt->t_in, s->label, s->ring,
-                               s->seed);
-    return ret;
-}
-
-static int read_counter(Dev *d, int which, unsigned long long *out)
-{
-    return ghm_buffer_download(d->ctx, out, d->counters + which, sizeof *out);
-}
-
-/* voxel.c's fill(): fills with conflict rounds. */
-static int fill(Dev *d, DevSide *s, const GhmVoxelOptions *opt, int *rounds)
-{
-    size_t K = s->K;
-    int r = 0, ret = get(d, (K + 1) * 8, &s->state);
-    if (ret == GHM_OK)
-        ret = get(d, K + 1, &s->drop);
-    if (ret == GHM_OK)
-        ret = get(d, (K + 1) * 4, &s->queue);
-    if (ret == GHM_OK)
-        ret = get(d, (K + 2) * 4, &s->cnt);
-    if (ret == GHM_OK)
-        ret = d->ops->zero(d->ctx, s->drop, K);
-    while (ret == GHM_OK && K) {
-        unsigned long long pairs = 0;
-        if ((ret = d->ops->zero(d->ctx, s->cnt, (K + 2) * 4)) < 0 ||
-            (ret = d->ops->fill(d->ctx, K, s->nn, s->nbr, s->barrier, s->seed, s->state, s->queue,
-                                s->cnt)) < 0 ||
-            (ret = d->ops->zero(d->ctx, d->counters + GHMI_VOXEL_PAIRS, 8)) < 0 ||
-            (ret = d->ops->fill_labels(d->ctx, K, s->nn, s->nbr, s->barrier, s->ring, s->seed,
-                                       s->state, s->label, s->drop, d->counters)) < 0 ||
-            (ret = read_counter(d, GHMI_VOXEL_PAIRS, &pairs)) < 0)
-            break;
-        r++;
-        s->conflicts = (size_t)pairs;
-        if (pairs == 0 || r == opt->max_rounds)
-            break;
-        ret = d->ops->seeds(d->ctx, K, s->drop, s->seed, d->counters);
-    }
-    unsigned long long live = 0;
-    if (ret == GHM_OK && K &&
-        (ret = d->ops->zero(d->ctx, d->counters + GHMI_VOXEL_SEEDS, 8)) == GHM_OK &&
-        (ret = d->ops->seeds(d->ctx, K, NULL, s->seed, d->counters)) == GHM_OK)
-        ret = read_counter(d, GHMI_VOXEL_SEEDS, &live);
-    s->seeds = (size_t)live;
-    r = r ? r : 1; /* voxel.c runs one (empty) fill for an empty cloud */
-    *rounds = r > *rounds ? r : *rounds;
-    return ret;
-}
-
-static int hand_over(Dev *d, DevSide *s, GhmVoxelSide *out)
-{
-    size_t K = s->K;
-    out->points = s->n;
-    out->voxels = K;
-    out->normals_estimated = s->pc->normals == NULL;
-    out->seeds = s->seeds;
-    out->conflicts = s->conflicts;
-    out->radius = s->radius;
-    out->keys = malloc((K + 1) * sizeof *out->keys);
-    out->labels = malloc(K + 1);
-    out->counts = malloc((K + 1) * sizeof *out->counts);
-    out->normals = malloc((3 * K + 1) * sizeof *out->normals);
-    if (!out->keys || !out->labels || !out->counts || !out->normals)
+    if (!ctx || !ops || !a || !b || !out || (a->n && !a->normals) || (b->n && !b->normals))
+        return GHM_ERR_INVALID;
+    if (a->n + b->n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    GhmiVoxelDevice *d = calloc(1, sizeof *d);
+    if (!d)
         return GHM_ERR_NOMEM;
-    int ret = ghm_buffer_download(d->ctx, out->keys, s->keys, K * 4);
+    d->ctx = ctx;
+    d->ops = ops;
+    d->pc[0] = a, d->pc[1] = b;
+    d->n[0] = a->n, d->n[1] = b->n;
+    d->n_all = a->n + b->n;
+    d->pinned = pinned;
+    size_t n = d->n_all, bytes = 3 * n * sizeof(float);
+    int ret = ops->scratch(ctx, bytes, (void **)&d->xyz);
     if (ret == GHM_OK)
-        ret = ghm_buffer_download(d->ctx, out->labels, s->label, K);
-    if (ret == GHM_OK)
-        ret = ghm_buffer_download(d->ctx, out->counts, s->counts, K * 4);
-    if (ret == GHM_OK)
-        ret = ghm_buffer_download(d->ctx, out->normals, s->normals, 3 * K * 4);
-    for (size_t v = 0; ret == GHM_OK && v < K; v++)
-        out->label_count[out->labels[v] & 3]++;
-    return ret;
-}
-
-/* Waits for the queued work and returns the time. */
-static double stamp(Dev *d, int *ret)
-{
-    if (*ret == GHM_OK)
-        *ret = ghm_context_sync(d->ctx);
-    return ghm_now();
-}
-
-static int run(Dev *d, DevSide *s, const GhmVoxelPose *pose, const GhmVoxelOptions *opt,
-               GhmVoxelResult *r)
-{
-    static const GhmVoxelPose none = {.present = 0};
-    int ret = GHM_OK;
-    double t[6];
-    t[0] = stamp(d, &ret);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = voxelize(d, &s[i], i ? pose : &none);
-    t[1] = stamp(d, &ret);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = look_up(d, &s[i]);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = contact(d, &s[i], &s[1 - i]);
-    t[2] = stamp(d, &ret);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = classify(d, &s[i], opt);
-    t[3] = stamp(d, &ret);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = fill(d, &s[i], opt, &r->rounds);
-    t[4] = stamp(d, &ret);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = hand_over(d, &s[i], &r->side[i]);
-    t[5] = ghm_now();
-    r->time.voxelize_ms = 1e3 * (t[1] - t[0]);
-    r->time.lookup_ms = 1e3 * (t[2] - t[1]);
-    r->time.classify_ms = 1e3 * (t[3] - t[2]);
-    r->time.fill_ms = 1e3 * (t[5] - t[3]); /* with the download of the results */
-    r->time.total_ms = 1e3 * (t[5] - t[0]);
-    return ret;
-}
-
-int ghmi_voxel_step_device(GhmContext *ctx, const struct GhmVoxelOps *ops,
-                           const GhmPointCloud *a, const GhmPointCloud *b, const double *b_pose,
-                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
-                           GhmVoxelResult *r)
-{
-    Dev d = {.ctx = ctx, .ops = ops};
-    for (int k = 0; k < 3; k++) {
-        d.g.origin[k] = grid->origin[k];
-        d.g.dims[k] = grid->dims[k];
+        ret = ops->scratch(ctx, bytes, (void **)&d->pnormals);
+    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
+        ret = ops->scratch(ctx, n * 4, (void **)&d->ckey[i]);
+        if (ret == GHM_OK)
+            ret = ops->scratch(ctx, n * 4, (void **)&d->idx[i]);
     }
-    d.g.size = grid->voxel_size;
-    d.g.inv = 1.0 / grid->voxel_size;
+    if (ret == GHM_OK)
+        ret = ops->scratch(ctx, n * 4, (void **)&d->head);
+    if (ret == GHM_OK)
+        ret = ops->scratch(ctx, sizeof *d->info, (void **)&d->info);
+    if (ret == GHM_OK)
+        ret = ops->scratch(ctx, sizeof *d->ctl, (void **)&d->ctl);
+    if (ret == GHM_OK)
+        ret = ops->host_alloc(ctx, sizeof *d->info_h, (void **)&d->info_h);
+    if (ret == GHM_OK)
+        ret = ops->timer_create(ctx, TIMER_MARKS, &d->timer);
+    /* the points, once */
+    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
+        size_t at = 3 * (i ? d->n[0] : 0), len = 3 * d->n[i] * sizeof(float);
+        ret = ops->upload(ctx, d->xyz + at, d->pc[i]->xyz, len);
+        if (ret == GHM_OK && d->n[i])
+            ret = ops->upload(ctx, d->pnormals + at, d->pc[i]->normals, len);
+    }
+    /* scratch of the sort and the select, sized once for the clouds */
+    size_t sort_bytes = 0, heads_bytes = 0;
+    int which = 0;
+    if (ret == GHM_OK)
+        ret = ops->sort(ctx, NULL, &sort_bytes, d->ckey, d->idx, n, 32, &which);
+    if (ret == GHM_OK)
+        ret = ops->heads(ctx, NULL, &heads_bytes, d->ckey[0], n, d->n[0], d->head, d->info);
+    if (ret == GHM_OK) {
+        d->temp_bytes = sort_bytes > heads_bytes ? sort_bytes : heads_bytes;
+        ret = ops->scratch(ctx, d->temp_bytes, &d->temp);
+    }
+    if (ret == GHM_OK)
+        ret = ghm_context_sync(ctx);
+    if (ret < 0) {
+        ghmi_voxel_device_free(&d);
+        return ret;
+    }
+    *out = d;
+    return GHM_OK;
+}
+
+/* The arrays of one step, carved from d->work (voxel arrays, table) and d->out (results). */
+typedef struct Layout {
+    GhmVoxelPair pair;
+    GhmVoxelTable table;
+    size_t work_bytes, out_bytes;
+    size_t out_at[2][4]; /* offsets of keys, counts, normals, labels in out */
+} Layout;
+
+static size_t table_slots(size_t K)
+{
+    size_t cap = 1024;
+    while (cap < 3 * K)
+        cap *= 2;
+    return cap;
+}
+
+/* Lays out both clouds' arrays at radius 1 (base NULL: sizes only). */
+static void lay_out(Layout *L, void *work, void *out, const size_t K[2])
+{
+    size_t at = 0, ot = 0;
+    for (int c = 0; c < 2; c++) {
+        GhmVoxelSideArgs *s = &L->pair.s[c];
+        size_t k = K[c];
+        s->K = (uint32_t)k;
+        s->radius = 1;
+        L->out_at[c][0] = ot, s->keys = carve(out, &ot, k * 4);
+        L->out_at[c][1] = ot, s->counts = carve(out, &ot, k * 4);
+        L->out_at[c][2] = ot, s->normals = carve(out, &ot, 3 * k * 4);
+        L->out_at[c][3] = ot, s->label = carve(out, &ot, k);
+        s->nbr = carve(work, &at, 26 * k * 4);
+        s->mask = carve(work, &at, k * 4);
+        s->cross = carve(work, &at, k * 4);
+        s->barrier = carve(work, &at, k);
+        s->plane = carve(work, &at, 6 * k * 4);
+        s->ring = carve(work, &at, k);
+        s->seed = carve(work, &at, k);
+        s->drop = carve(work, &at, k);
+        s->state = carve(work, &at, k * 8);
+        s->queue = carve(work, &at, k * 4);
+    }
+    size_t slots = table_slots(K[0] + K[1]);
+    L->table.slots = carve(work, &at, slots * 8);
+    L->table.mask = (uint32_t)(slots - 1);
+    L->work_bytes = at;
+    L->out_bytes = ot;
+}
+
+static int median_of(const uint32_t *hist, int nn, size_t K)
+{
+    size_t seen = 0;
+    for (int c = 0; c <= nn; c++)
+        if ((seen += hist[c]) * 2 >= K)
+            return c;
+    return nn;
+}
+
+/* The label stages from contact on: contact, classify, fill and the download of everything. */
+static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
+                              const GhmVoxelOptions *opt, int marks)
+{
+    const GhmVoxelOps *ops = d->ops;
+    GhmContext *ctx = d->ctx;
+    int rho = (L->pair.s[0].radius > L->pair.s[1].radius ? L->pair.s[0].radius
+                                                          : L->pair.s[1].radius) - 1;
+    size_t tail = offsetof(GhmVoxelInfo, label_count);
+    int ret = ops->contact(ctx, L->table, g, rho, &L->pair);
+    if (ret == GHM_OK && marks)
+        ret = ops->timer_mark(ctx, d->timer, 2);
+    if (ret == GHM_OK)
+        ret = ops->classify(ctx, g, opt->t_out, opt->t_in, &L->pair);
+    if (ret == GHM_OK && marks)
+        ret = ops->timer_mark(ctx, d->timer, 3);
+    for (int c = 0; c < 2 && ret == GHM_OK; c++)
+        ret = ops->memset(ctx, L->pair.s[c].drop, 0, L->pair.s[c].K);
+    if (ret == GHM_OK)
+        ret = ops->memset(ctx, d->ctl, 0, sizeof *d->ctl);
+    if (ret == GHM_OK)
+        ret = ops->memset(ctx, (char *)d->info + tail, 0, sizeof *d->info - tail);
+    if (ret == GHM_OK)
+        ret = ops->fill(ctx, opt->max_rounds, &L->pair, d->ctl, d->info);
+    if (ret == GHM_OK && d->pinned)
+        ret = ops->download(ctx, d->stage, d->out.p, L->out_bytes);
+    if (ret == GHM_OK)
+        ret = ops->download(ctx, d->info_h, d->info, sizeof *d->info);
+    if (ret == GHM_OK && marks)
+        ret = ops->timer_mark(ctx, d->timer, 4);
+    if (ret == GHM_OK)
+        ret = ghm_context_sync(ctx);
+    return ret;
+}
+
+/* voxel.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
+ * widen step by step (a wait per radius for the histogram). The wider neighbour arrays are
+ * scratch, released by the caller (wide[c]). */
+static int widen(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g, int need[2],
+                 uint32_t *wide[2])
+{
+    const GhmVoxelOps *ops = d->ops;
+    int ret = GHM_OK;
+    for (int r = 2; r <= GHMI_MAX_RADIUS && ret == GHM_OK && (need[0] || need[1]); r++) {
+        int w = 2 * r + 1, nn = w * w * w - 1;
+        for (int c = 0; c < 2 && ret == GHM_OK; c++) {
+            if (!need[c])
+                continue;
+            GhmVoxelSideArgs *s = &L->pair.s[c];
+            ops->release(d->ctx, wide[c]);
+            wide[c] = NULL;
+            ret = ops->scratch(d->ctx, (size_t)nn * s->K * 4, (void **)&wide[c]);
+            s->nbr = wide[c];
+            s->radius = r;
+        }
+        char *hist = (char *)d->info + offsetof(GhmVoxelInfo, hist);
+        if (ret == GHM_OK)
+            ret = ops->memset(d->ctx, hist, 0, sizeof d->info_h->hist);
+        if (ret == GHM_OK)
+            ret = ops->neighbours(d->ctx, L->table, g, &L->pair, need, d->info);
+        if (ret == GHM_OK)
+            ret = ops->download(d->ctx, d->info_h->hist, hist, sizeof d->info_h->hist);
+        if (ret == GHM_OK)
+            ret = ghm_context_sync(d->ctx);
+        for (int c = 0; c < 2 && ret == GHM_OK; c++)
+            if (need[c] && median_of(d->info_h->hist[c], nn, L->pair.s[c].K) >=
+                               GHMI_MIN_MEDIAN_NEIGHBOURS)
+                need[c] = 0;
+    }
+    return ret;
+}
+
+static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
+{
+    const GhmVoxelInfo *info = d->info_h;
+    int rounds = 1;
+    for (int c = 0; c < 2; c++) {
+        const GhmVoxelSideArgs *s = &L->pair.s[c];
+        GhmVoxelSide *out = &r->side[c];
+        size_t K = s->K;
+        out->points = d->n[c];
+        out->voxels = K;
+        out->normals_estimated = d->pc[c]->normals == NULL; /* only empty clouds here */
+        out->radius = s->radius;
+        out->seeds = (size_t)info->seeds[c];
+        out->conflicts = (size_t)info->conflicts[c];
+        for (int l = 0; l < 4; l++)
+            out->label_count[l] = (size_t)info->label_count[c][l];
+        rounds = (int)info->rounds[c] > rounds ? (int)info->rounds[c] : rounds;
+        if (d->pinned) {
+            char *base = d->stage;
+            out->keys = (uint32_t *)(base + L->out_at[c][0]);
+            out->counts = (uint32_t *)(base + L->out_at[c][1]);
+            out->normals = (float *)(base + L->out_at[c][2]);
+            out->labels = (uint8_t *)(base + L->out_at[c][3]);
+            continue;
+        }
+        out->keys = malloc((K + 1) * sizeof *out->keys);
+        out->counts = malloc((K + 1) * sizeof *out->counts);
+        out->normals = malloc((3 * K + 1) * sizeof *out->normals);
+        out->labels = malloc(K + 1);
+        if (!out->keys || !out->counts || !out->normals || !out->labels)
+            return GHM_ERR_NOMEM;
+        const char *base = d->out.p;
+        int ret = d->ops->download(d->ctx, out->keys, base + L->out_at[c][0], K * 4);
+        if (ret == GHM_OK)
+            ret = d->ops->download(d->ctx, out->counts, base + L->out_at[c][1], K * 4);
+        if (ret == GHM_OK)
+            ret = d->ops->download(d->ctx, out->normals, base + L->out_at[c][2], 3 * K * 4);
+        if (ret == GHM_OK)
+            ret = d->ops->download(d->ctx, out->labels, base + L->out_at[c][3], K);
+        if (ret < 0)
+            return ret;
+    }
+    r->rounds = rounds;
+    return d->pinned ? GHM_OK : ghm_context_sync(d->ctx);
+}
+
+static int key_bits_of(const GhmVoxelGrid *grid)
+{
+    uint64_t cells = (uint64_t)grid->dims[0] * (uint64_t)grid->dims[1] * (uint64_t)grid->dims[2];
+    int bits = 0;
+    while (((uint64_t)1 << bits) < cells)
+        bits++;
+    return bits;
+}
+
+int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
+                           const GhmVoxelOptions *opt, GhmVoxelResult *r)
+{
+    if (!d || !grid || !opt || !r)
+        return GHM_ERR_INVALID;
+    const GhmVoxelOps *ops = d->ops;
+    GhmContext *ctx = d->ctx;
+    double t0 = ghm_now();
+    GhmVoxelGridArgs g;
+    for (int k = 0; k < 3; k++) {
+        g.origin[k] = grid->origin[k];
+        g.dims[k] = grid->dims[k];
+    }
+    g.size = grid->voxel_size;
+    g.inv = 1.0 / grid->voxel_size;
+    g.key_bits = key_bits_of(grid);
     GhmVoxelPose pose = {.present = b_pose != NULL};
     if (b_pose)
         memcpy(pose.m, b_pose, sizeof pose.m);
-    DevSide s[2] = {{.pc = a, .n = a->n}, {.pc = b, .n = b->n}};
-    int ret = get(&d, (GHMI_MAX_HOOD + 1) * sizeof *d.hist, &d.hist);
+    size_t n = d->n_all, K[2] = {0, 0};
+    int which = 0, ret = ops->timer_mark(ctx, d->timer, 0);
+    /* 1. keys, sort, heads; wait for the run counts */
     if (ret == GHM_OK)
-        ret = get(&d, GHMI_VOXEL_COUNTERS * sizeof *d.counters, &d.counters);
+        ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
     if (ret == GHM_OK)
-        ret = run(&d, s, &pose, opt, r);
-    side_release(&d, &s[0]);
-    side_release(&d, &s[1]);
-    put(&d, d.hist);
-    put(&d, d.counters);
-    int sync = ghm_context_sync(ctx);
-    return ret < 0 ? ret : sync;
+        ret = ops->keys(ctx, d->xyz, d->n[0], d->n[1], &pose, &g, d->ckey[0], d->idx[0], d->info);
+    size_t temp_bytes = d->temp_bytes;
+    if (ret == GHM_OK)
+        ret = ops->sort(ctx, d->temp, &temp_bytes, d->ckey, d->idx, n, g.key_bits + 2, &which);
+    temp_bytes = d->temp_bytes;
+    if (ret == GHM_OK)
+        ret = ops->heads(ctx, d->temp, &temp_bytes, d->ckey[which], n, d->n[0], d->head, d->info);
+    if (ret == GHM_OK)
+        ret = ops->download(ctx, d->info_h, d->info, offsetof(GhmVoxelInfo, hist));
+    if (ret == GHM_OK)
+        ret = ghm_context_sync(ctx);
+    if (ret < 0)
+        return ret;
+    size_t runs = n ? d->info_h->runs : 0, runs_a = n ? d->info_h->runs_a : 0;
+    K[0] = runs_a - (d->info_h->outside[0] > 0);
+    K[1] = runs - runs_a - (d->info_h->outside[1] > 0);
+    if (runs_a > runs || K[0] > d->n[0] || K[1] > d->n[1])
+        return GHM_ERR_CUDA; /* counts the device cannot have produced */
+    /* 2. voxel arrays; table, neighbours at radius 1, labels, download */
+    Layout L;
+    memset(&L, 0, sizeof L);
+    lay_out(&L, NULL, NULL, K);
+    if ((ret = grow(d, &d->work, L.work_bytes)) < 0 || (ret = grow(d, &d->out, L.out_bytes)) < 0)
+        return ret;
+    if (d->pinned && d->stage_cap < L.out_bytes) {
+        ops->host_free(ctx, d->stage);
+        d->stage = NULL;
+        d->stage_cap = 0;
+        size_t want = L.out_bytes + L.out_bytes / 4;
+        if ((ret = ops->host_alloc(ctx, want, &d->stage)) < 0)
+            return ret;
+        d->stage_cap = want;
+    }
+    lay_out(&L, d->work.p, d->out.p, K);
+    ret = ops->memset(ctx, L.table.slots, 0xFF, ((size_t)L.table.mask + 1) * 8);
+    if (ret == GHM_OK)
+        ret = ops->build(ctx, d->ckey[which], d->idx[which], d->head, n, runs, runs_a, d->pnormals,
+                         &pose, &g, L.table, &L.pair);
+    if (ret == GHM_OK)
+        ret = ops->timer_mark(ctx, d->timer, 1);
+    const int both[2] = {1, 1};
+    if (ret == GHM_OK)
+        ret = ops->neighbours(ctx, L.table, &g, &L.pair, both, d->info);
+    if (ret == GHM_OK)
+        ret = label_and_download(d, &L, &g, opt, 1);
+    /* sparse clouds: widen, then the label stages again */
+    int need[2] = {0, 0};
+    for (int c = 0; c < 2 && ret == GHM_OK; c++)
+        need[c] = K[c] > 0 && median_of(d->info_h->hist[c], 26, K[c]) < GHMI_MIN_MEDIAN_NEIGHBOURS;
+    uint32_t *wide[2] = {NULL, NULL};
+    if (ret == GHM_OK && (need[0] || need[1])) {
+        ret = widen(d, &L, &g, need, wide);
+        if (ret == GHM_OK)
+            ret = label_and_download(d, &L, &g, opt, 0);
+    }
+    ops->release(ctx, wide[0]);
+    ops->release(ctx, wide[1]);
+    if (ret == GHM_OK)
+        ret = hand_over(d, &L, r);
+    double ms[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4 && ret == GHM_OK; i++)
+        ret = ops->timer_elapsed(d->timer, i, i + 1, &ms[i]);
+    double t1 = ghm_now();
+    r->time.voxelize_ms = ms[0];
+    r->time.lookup_ms = ms[1];
+    r->time.classify_ms = ms[2];
+    r->time.fill_ms = ms[3]; /* with the download of the results */
+    r->time.total_ms = 1e3 * (t1 - t0);
+    return ret;
 }

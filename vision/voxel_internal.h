@@ -30,15 +30,27 @@ void ghmi_hood_make(int radius, GhmiHood *h);
  * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
 enum { GHMI_MIN_MEDIAN_NEIGHBOURS = 6 };
 
-/* One step (ghm_voxel_intersect) on a backend with device kernels (ops, see
- * voxel_backend_internal.h): the stages of voxel.c with every array in backend memory, the same
- * results bit for bit. Fills r->side[], r->rounds and r->time (r->grid already set); on failure
- * r may hold some host arrays, which ghm_voxel_result_free() releases. */
+/* The device path of the voxel pipeline (voxel_device.c), for a backend with device kernels
+ * (ops, see voxel_backend_internal.h): voxel.c's stages with every array in backend memory and
+ * the same results bit for bit. A state holds the two clouds on the device (uploaded once, by
+ * create) and the buffers a step needs, reused by the next step; the clouds must stay alive
+ * and unchanged while it exists, and both must have normals (or no points).
+ * pinned = 1: results are downloaded into page-locked staging that the state owns, and the
+ * result arrays of a step point into it (valid until the next step or the free; do not free
+ * them); pinned = 0: each step mallocs the result arrays (the result owns them). */
 struct GhmVoxelOps;
-int ghmi_voxel_step_device(GhmContext *ctx, const struct GhmVoxelOps *ops,
-                           const GhmPointCloud *a, const GhmPointCloud *b, const double *b_pose,
-                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
-                           GhmVoxelResult *r);
+typedef struct GhmiVoxelDevice GhmiVoxelDevice;
+int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
+                             const GhmPointCloud *a, const GhmPointCloud *b, int pinned,
+                             GhmiVoxelDevice **out);
+
+/* One step (ghm_voxel_intersect's): fills r->side[], r->rounds and r->time (r->grid already
+ * set). On failure r may hold some arrays (pinned = 0), which ghm_voxel_result_free() releases. */
+int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
+                           const GhmVoxelOptions *opt, GhmVoxelResult *r);
+
+/* Frees the state (waiting for its work) and sets *d to NULL; accepts NULL. */
+void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */

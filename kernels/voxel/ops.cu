@@ -1,15 +1,18 @@
 /*
  * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps, vision/voxel_backend_internal.h): the
- * launchers of kernels/voxel/voxel.cu and a stream-ordered allocator for the host module's
- * device arrays, which ghm_cuda_backend.voxel points at. vision/voxel_device.c finds them
- * through ghmi_voxel_ops(ctx); backends without the table keep the CPU path of vision/voxel.c.
+ * launchers of kernels/voxel/voxel.cu, a stream-ordered allocator, page-locked host memory,
+ * queued copies and event timers for the host module, which ghm_cuda_backend.voxel points at.
+ * vision/voxel_device.c finds them through ghmi_voxel_ops(ctx); backends without the table keep
+ * the CPU path of vision/voxel.c.
  */
+#include <stdlib.h>
+
 #include "../../hashing/ghm_backend_internal.h"
 #include "../cuda_check.cuh"
 #include "../hashing/backend_cuda.h"
 #include "voxel.h"
 
-/* cudaMallocAsync draws from the device's pool, so a step's arrays cost no cudaMalloc and no
+/* cudaMallocAsync draws from the device's pool, so arrays cost no cudaMalloc and no
  * device-wide synchronisation (ghm_buffer_alloc zeroes and waits). */
 static int voxel_scratch(GhmContext *ctx, size_t bytes, void **out)
 {
@@ -26,22 +29,117 @@ static void voxel_release(GhmContext *ctx, void *p)
         cudaFreeAsync(p, ghm_cuda_stream(ctx));
 }
 
-static int voxel_zero(GhmContext *ctx, void *p, size_t bytes)
+static int voxel_memset(GhmContext *ctx, void *p, int value, size_t bytes)
 {
-    return bytes ? GHM_CUDA(cudaMemsetAsync(p, 0, bytes, ghm_cuda_stream(ctx))) : GHM_OK;
+    return bytes ? GHM_CUDA(cudaMemsetAsync(p, value, bytes, ghm_cuda_stream(ctx))) : GHM_OK;
+}
+
+static int voxel_host_alloc(GhmContext *ctx, size_t bytes, void **out)
+{
+    (void)ctx;
+    *out = NULL;
+    int ret = GHM_CUDA(cudaMallocHost(out, bytes ? bytes : 1));
+    if (ret < 0)
+        *out = NULL;
+    return ret;
+}
+
+static void voxel_host_free(GhmContext *ctx, void *p)
+{
+    if (!p)
+        return;
+    cudaStreamSynchronize(ghm_cuda_stream(ctx));
+    cudaFreeHost(p);
+}
+
+static int voxel_upload(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                                            ghm_cuda_stream(ctx)))
+                 : GHM_OK;
+}
+
+static int voxel_download(GhmContext *ctx, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+                                            ghm_cuda_stream(ctx)))
+                 : GHM_OK;
+}
+
+typedef struct VoxelTimer {
+    int n;
+    cudaEvent_t ev[1];
+} VoxelTimer;
+
+static void voxel_timer_free(void *p)
+{
+    VoxelTimer *t = (VoxelTimer *)p;
+    if (!t)
+        return;
+    for (int i = 0; i < t->n; i++)
+        if (t->ev[i])
+            cudaEventDestroy(t->ev[i]);
+    free(t);
+}
+
+static int voxel_timer_create(GhmContext *ctx, int n, void **out)
+{
+    (void)ctx;
+    *out = NULL;
+    if (n < 1)
+        return GHM_ERR_INVALID;
+    VoxelTimer *t = (VoxelTimer *)calloc(1, sizeof *t + (size_t)n * sizeof(cudaEvent_t));
+    if (!t)
+        return GHM_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        int ret = GHM_CUDA(cudaEventCreate(&t->ev[i]));
+        if (ret < 0) {
+            voxel_timer_free(t);
+            return ret;
+        }
+        t->n = i + 1;
+    }
+    *out = t;
+    return GHM_OK;
+}
+
+static int voxel_timer_mark(GhmContext *ctx, void *p, int i)
+{
+    VoxelTimer *t = (VoxelTimer *)p;
+    if (!t || i < 0 || i >= t->n)
+        return GHM_ERR_INVALID;
+    return GHM_CUDA(cudaEventRecord(t->ev[i], ghm_cuda_stream(ctx)));
+}
+
+static int voxel_timer_elapsed(void *p, int i, int j, double *ms)
+{
+    VoxelTimer *t = (VoxelTimer *)p;
+    if (!t || !ms || i < 0 || j < 0 || i >= t->n || j >= t->n)
+        return GHM_ERR_INVALID;
+    float f = 0;
+    int ret = GHM_CUDA(cudaEventElapsedTime(&f, t->ev[i], t->ev[j]));
+    *ms = f;
+    return ret;
 }
 
 extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .scratch = */ voxel_scratch,
     /* .release = */ voxel_release,
-    /* .zero = */ voxel_zero,
+    /* .memset = */ voxel_memset,
+    /* .host_alloc = */ voxel_host_alloc,
+    /* .host_free = */ voxel_host_free,
+    /* .upload = */ voxel_upload,
+    /* .download = */ voxel_download,
+    /* .timer_create = */ voxel_timer_create,
+    /* .timer_mark = */ voxel_timer_mark,
+    /* .timer_elapsed = */ voxel_timer_elapsed,
+    /* .timer_free = */ voxel_timer_free,
     /* .keys = */ ghm_cuda_voxel_keys,
-    /* .accumulate = */ ghm_cuda_voxel_accumulate,
-    /* .normalise = */ ghm_cuda_voxel_normalise,
+    /* .sort = */ ghm_cuda_voxel_sort,
+    /* .heads = */ ghm_cuda_voxel_heads,
+    /* .build = */ ghm_cuda_voxel_build,
     /* .neighbours = */ ghm_cuda_voxel_neighbours,
     /* .contact = */ ghm_cuda_voxel_contact,
     /* .classify = */ ghm_cuda_voxel_classify,
     /* .fill = */ ghm_cuda_voxel_fill,
-    /* .fill_labels = */ ghm_cuda_voxel_fill_labels,
-    /* .seeds = */ ghm_cuda_voxel_seeds,
 };

@@ -5,9 +5,8 @@
  *
  * Usage: as the GhmVoxelOps members of the same names; arguments and results as documented
  * there. All arrays are device memory; work is queued on ctx's stream; nothing is allocated or
- * waited for. Each returns GHM_OK, GHM_ERR_INVALID (NULL array with a non-zero size, an index
- * not on this backend, a radius out of range), GHM_ERR_TOO_LARGE (sizes beyond 32-bit
- * indexing) or GHM_ERR_CUDA.
+ * waited for. Each returns GHM_OK, GHM_ERR_INVALID (NULL array with a non-zero size, a radius
+ * out of range), GHM_ERR_TOO_LARGE (sizes beyond 31-bit indexing) or GHM_ERR_CUDA.
  */
 #ifndef GHM_KERNELS_VOXEL_VOXEL_H
 #define GHM_KERNELS_VOXEL_VOXEL_H
@@ -18,33 +17,25 @@
 extern "C" {
 #endif
 
-int ghm_cuda_voxel_keys(GhmContext *ctx, const float *xyz, size_t n, const GhmVoxelPose *pose,
-                        const GhmVoxelGridArgs *g, uint32_t *pkey);
-int ghm_cuda_voxel_accumulate(GhmContext *ctx, const uint32_t *pid, size_t n, size_t K,
-                              const float *normals, const GhmVoxelPose *pose, uint32_t *counts,
-                              unsigned long long *nsum);
-int ghm_cuda_voxel_normalise(GhmContext *ctx, size_t K, const unsigned long long *nsum,
-                             float *normals);
-int ghm_cuda_voxel_neighbours(GhmContext *ctx, const GhmIndex *ix, const uint32_t *keys,
-                              size_t K, const GhmVoxelGridArgs *g, int radius, uint32_t *nbr,
-                              uint32_t *hist);
-int ghm_cuda_voxel_contact(GhmContext *ctx, const uint32_t *keys, size_t K, const GhmIndex *other,
-                           size_t other_K, const float *onormals, const GhmVoxelGridArgs *g,
-                           int rho, uint32_t *cross, uint8_t *barrier, float *plane);
-int ghm_cuda_voxel_classify(GhmContext *ctx, const uint32_t *keys, size_t K,
-                            const GhmVoxelGridArgs *g, int radius, const uint32_t *nbr,
-                            const uint32_t *cross, const uint8_t *barrier, const float *plane,
-                            double t_out, double t_in, uint8_t *label, uint8_t *ring,
-                            uint8_t *seed);
-int ghm_cuda_voxel_fill(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                       const uint8_t *barrier, const uint8_t *seed, unsigned long long *state,
-                       uint32_t *queue, uint32_t *cnt);
-int ghm_cuda_voxel_fill_labels(GhmContext *ctx, size_t K, int nn, const uint32_t *nbr,
-                               const uint8_t *barrier, const uint8_t *ring, const uint8_t *seed,
-                               const unsigned long long *state, uint8_t *label, uint8_t *drop,
-                               unsigned long long *counters);
-int ghm_cuda_voxel_seeds(GhmContext *ctx, size_t K, const uint8_t *drop, uint8_t *seed,
-                         unsigned long long *counters);
+int ghm_cuda_voxel_keys(GhmContext *ctx, const float *xyz, size_t na, size_t nb,
+                        const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, uint32_t *ckey,
+                        uint32_t *idx, GhmVoxelInfo *info);
+int ghm_cuda_voxel_sort(GhmContext *ctx, void *temp, size_t *temp_bytes, uint32_t *keys[2],
+                        uint32_t *vals[2], size_t n, int end_bit, int *which);
+int ghm_cuda_voxel_heads(GhmContext *ctx, void *temp, size_t *temp_bytes, const uint32_t *skey,
+                         size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
+int ghm_cuda_voxel_build(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx,
+                         const uint32_t *head, size_t n, size_t runs, size_t runs_a,
+                         const float *pnormals, const GhmVoxelPose *pose,
+                         const GhmVoxelGridArgs *g, GhmVoxelTable table, const GhmVoxelPair *p);
+int ghm_cuda_voxel_neighbours(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
+                              const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
+int ghm_cuda_voxel_contact(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
+                           int rho, const GhmVoxelPair *p);
+int ghm_cuda_voxel_classify(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
+                            const GhmVoxelPair *p);
+int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p,
+                        GhmVoxelFillControl *ctl, GhmVoxelInfo *info);
 
 #ifdef __cplusplus
 }
