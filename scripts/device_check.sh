@@ -43,25 +43,38 @@ nvidia-smi -L >"$OUT/device.txt" 2>&1
 "$BIN/geohash-match" bench voxel --backend cpu --threads 16 --json-out "$OUT/voxel_cpu.json" \
     >>"$OUT/bench_voxel.txt" 2>&1
 
-# Video where FFmpeg is absent: OpenCV decodes to YUV4MPEG2 (scripts/y4m_from_video.py).
-# Decode alone, matching alone (from a Y4M file) and both through a pipe, per video in VIDEOS
-# (pairs "clip.mp4:reference.png").
-VIDEOS=${VIDEOS:-}
+# Video where FFmpeg's libraries are absent: a decoder that is there writes YUV4MPEG2 grey to
+# geohash-match's standard input. FFMPEG names an ffmpeg program to use (the H100 runs used the
+# static FFmpeg 7.0.2 of the imageio-ffmpeg wheel, carried); without it OpenCV decodes
+# (scripts/y4m_from_video.py). Per video in VIDEOS (pairs "clip.mp4:reference.png", FRAMES
+# frames each): decode alone, matching alone from a Y4M file, and both through a pipe, for the
+# CUDA backend with the default workers, one worker and 8, and the CPU backend.
+VIDEOS=${VIDEOS:-} FRAMES=${FRAMES:-271} FFMPEG=${FFMPEG:-}
 now() { date +%s.%N; }
+decode() {
+    if [ -n "$FFMPEG" ]; then
+        "$FFMPEG" -hide_banner -loglevel error -threads 0 -i "$1" -f yuv4mpegpipe -pix_fmt gray -
+    else
+        python3 scripts/y4m_from_video.py "$1" 2>/dev/null
+    fi
+}
+rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2])):.1f}')" "$@"; }
 {
+    echo "decoder: ${FFMPEG:-OpenCV (scripts/y4m_from_video.py)}"
     for pair in $VIDEOS; do
         clip=${pair%%:*} ref=${pair##*:}
         y4m=/tmp/$(basename "$clip").y4m
-        t0=$(now); n=$(python3 scripts/y4m_from_video.py "$clip" 2>&1 >"$y4m" | awk '{print $2}')
-        t1=$(now)
-        for b in cuda cpu; do
-            t2=$(now); "$BIN/geohash-match" --json --backend "$b" --threads 16 "$ref" - <"$y4m" \
-                >"/tmp/lines_$b.jsonl"; t3=$(now)
-            t4=$(now); python3 scripts/y4m_from_video.py "$clip" |
-                "$BIN/geohash-match" --json --backend "$b" --threads 16 "$ref" - >/dev/null; t5=$(now)
-            found=$(grep -c '"found":true' "/tmp/lines_$b.jsonl")
-            python3 -c "import sys; n,a,b,c,d,e,f=map(float,sys.argv[1:8]); print(f'{sys.argv[8]} {sys.argv[9]}: {int(n)} frames, decode {n/(b-a):.1f} fps ({b-a:.2f} s), match {n/(d-c):.1f} fps ({d-c:.2f} s), end-to-end {n/(f-e):.1f} fps ({f-e:.2f} s), found {sys.argv[10]}')" \
-                "$n" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$clip" "$b" "$found"
+        t0=$(now); decode "$clip" >"$y4m"; t1=$(now)
+        echo "$clip: decode alone $(rate "$FRAMES" "$t0" "$t1") frames/s"
+        for cfg in "cuda 0" "cuda 1" "cuda 8" "cpu 0"; do
+            set -- $cfg
+            t2=$(now); "$BIN/geohash-match" --json --backend "$1" --threads 16 --jobs "$2" "$ref" - \
+                <"$y4m" >/tmp/lines.jsonl; t3=$(now)
+            t4=$(now); decode "$clip" | "$BIN/geohash-match" --json --backend "$1" --threads 16 \
+                --jobs "$2" "$ref" - >/dev/null; t5=$(now)
+            echo "$clip $1 --jobs $2: match $(rate "$FRAMES" "$t2" "$t3") frames/s," \
+                "end to end $(rate "$FRAMES" "$t4" "$t5") frames/s, $(wc -l </tmp/lines.jsonl) lines," \
+                "$(grep -c '"found":true' /tmp/lines.jsonl) found"
         done
     done
 } >"$OUT/video.txt" 2>&1
