@@ -6,7 +6,8 @@
  * and --translate-b) and swept from where it is to that pose in --sweep K steps: the rotation is
  * interpolated about B's centre (quaternion slerp from the identity) while the centre moves on
  * a straight line; a matrix that is not a rotation plus translation is blended entry by entry.
- * One grid, fitted around every pose, serves all steps; the tables are rebuilt per step.
+ * One grid, fitted around every pose, serves all steps; the tables are rebuilt per step (a
+ * GhmVoxelSweep: on a device the clouds are uploaded once).
  */
 #include <math.h>
 #include <stdio.h>
@@ -494,11 +495,19 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
         free(poses);
         return GHM_EXIT_ERROR;
     }
-    for (int k = 0; k < steps; k++) {
-        GhmVoxelResult *r = NULL;
+    /* one step: ghm_voxel_intersect; a sweep keeps the clouds and buffers from step to step */
+    GhmVoxelSweep *sw = NULL;
+    if (steps > 1 && (ret = ghm_voxel_sweep_create(ctx, pc[0], pc[1], &grid, &a->vox, &sw)) < 0)
+        ghm_cli_error("voxel", "%s", ghm_strerror(ret));
+    for (int k = 0; k < steps && ret == GHM_OK; k++) {
+        GhmVoxelResult *own = NULL;
+        const GhmVoxelResult *r = NULL;
         double t = steps == 1 ? 1.0 : (double)k / (steps - 1);
-        ret = ghm_voxel_intersect(ctx, pc[0], pc[1], poses ? poses + 16 * k : NULL, &grid,
-                                  &a->vox, &r);
+        const double *pose = poses ? poses + 16 * k : NULL;
+        if (sw)
+            ret = ghm_voxel_sweep_step(sw, pose, &r);
+        else if ((ret = ghm_voxel_intersect(ctx, pc[0], pc[1], pose, &grid, &a->vox, &own)) == 0)
+            r = own;
         if (ret < 0) {
             ghm_cli_error("voxel", "step %d: %s", k, ghm_strerror(ret));
             break;
@@ -509,10 +518,9 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
             print_text(a, r, k, t, read_ms);
         if (k == steps - 1 && write_outputs(a, r) < 0)
             ret = GHM_ERR_IO;
-        ghm_voxel_result_free(&r);
-        if (ret < 0)
-            break;
+        ghm_voxel_result_free(&own);
     }
+    ghm_voxel_sweep_free(&sw);
     free(poses);
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 }
