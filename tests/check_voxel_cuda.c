@@ -2,8 +2,8 @@
  * backend: the device path is the one taken, and keys, counts, normals, labels, seeds,
  * conflicts, neighbourhood radius and rounds are identical to the CPU's, on real clouds
  * (bunny vs kitten, dense and sparse), crossing analytic spheres (with a pose, with a sparse
- * cloud that widens its neighbourhood and grows the barrier) and degenerate clouds. One TCase,
- * "cuda"; without a device it skips. */
+ * cloud that widens its neighbourhood and grows the barrier), degenerate clouds, and sweeps
+ * (the device state reused from step to step). One TCase, "cuda"; without a device it skips. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +86,9 @@ static GhmVoxelResult *compare(const GhmPointCloud *a, const GhmPointCloud *b, c
     ck_assert_int_eq(rc->rounds, rg->rounds);
     for (int i = 0; i < 2; i++)
         same_side(&rc->side[i], &rg->side[i], i);
+    if (rc->rounds > 1) /* so that the log shows the conflict rounds were exercised */
+        fprintf(stderr, "voxel_cuda: grid %d: %d rounds (conflicts %zu / %zu)\n", grid_n,
+                rc->rounds, rc->side[0].conflicts, rc->side[1].conflicts);
     ghm_voxel_result_free(&rg);
     ghm_context_free(&cpu);
     ghm_context_free(&gpu);
@@ -202,6 +205,59 @@ START_TEST(test_degenerate)
 }
 END_TEST
 
+/* The bench's sweep on the device (clouds uploaded once, buffers and page-locked results reused,
+ * grown when a step has more voxels) against one CPU step per pose. */
+static void sweep_vs_cpu(const GhmPointCloud *a, const GhmPointCloud *b, int grid_n, int steps,
+                         double step_deg)
+{
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = grid_n;
+    double *poses = malloc((size_t)steps * 16 * sizeof *poses);
+    ck_assert_ptr_nonnull(poses);
+    for (int k = 0; k < steps; k++) {
+        double t = k * step_deg * M_PI / 180.0, c = cos(t), s = sin(t);
+        double m[16] = {c, -s, 0, 0.05 * k, s, c, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        memcpy(poses + 16 * k, m, sizeof m);
+    }
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, poses, steps, &opt, &g, why, sizeof why), GHM_OK);
+    GhmVoxelSweep *sw = NULL;
+    ck_assert_int_eq(ghm_voxel_sweep_create(gpu, a, b, &g, &opt, &sw), GHM_OK);
+    for (int k = 0; k < steps; k++) {
+        const GhmVoxelResult *rg = NULL;
+        GhmVoxelResult *rc = NULL;
+        ck_assert_int_eq(ghm_voxel_sweep_step(sw, poses + 16 * k, &rg), GHM_OK);
+        ck_assert_int_eq(ghm_voxel_intersect(cpu, a, b, poses + 16 * k, &g, &opt, &rc), GHM_OK);
+        ck_assert_int_eq(rc->rounds, rg->rounds);
+        for (int i = 0; i < 2; i++)
+            same_side(&rc->side[i], &rg->side[i], i);
+        ghm_voxel_result_free(&rc);
+    }
+    ghm_voxel_sweep_free(&sw);
+    ck_assert_ptr_null(sw);
+    free(poses);
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+}
+
+START_TEST(test_sweep)
+{
+    GHM_REQUIRE_CUDA();
+    /* B moves out of the sphere step by step: the voxel counts change between steps */
+    GhmPointCloud *a = sphere(80000, 1.0, 0, 0, 0, 1), *b = sphere(40000, 0.6, 0.9, 0.2, 0, 1);
+    sweep_vs_cpu(a, b, 128, 5, 7.0);
+    sweep_vs_cpu(a, b, 200, 3, 20.0);
+    ghm_pointcloud_free(&b);
+    /* a sparse B: the sweep's steps widen its neighbourhood */
+    b = sphere(1500, 0.5, 0.8, 0, 0, 1);
+    sweep_vs_cpu(a, b, 64, 3, 10.0);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
 static Suite *voxel_cuda_suite(void)
 {
     Suite *s = suite_create("voxel_cuda");
@@ -210,6 +266,7 @@ static Suite *voxel_cuda_suite(void)
     tcase_add_test(tc, test_bunny_kitten);
     tcase_add_test(tc, test_spheres);
     tcase_add_test(tc, test_degenerate);
+    tcase_add_test(tc, test_sweep);
     suite_add_tcase(s, tc);
     return s;
 }
