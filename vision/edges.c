@@ -65,30 +65,44 @@ static inline int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Separable symmetric convolution with clamped borders: src -> dst (tmp: w*h scratch). */
+/* One row of the horizontal pass: out[x] = g[0] row[x] + sum_i g[i] (row[x - i] + row[x + i]),
+ * added in that order for every x (the CUDA kernels add in the same order: same bits). The
+ * interior needs no clamping, so its loops over x vectorise. */
+static void convolve_row(const float *row, float *out, int w, const float *g, int r)
+{
+    int lo = r < w ? r : w, hi = w - r > lo ? w - r : lo;
+    for (int x = 0; x < w; x++)
+        out[x] = g[0] * row[x];
+    for (int i = 1; i <= r; i++) {
+        for (int x = 0; x < lo; x++)
+            out[x] += g[i] * (row[clampi(x - i, 0, w - 1)] + row[clampi(x + i, 0, w - 1)]);
+        for (int x = lo; x < hi; x++)
+            out[x] += g[i] * (row[x - i] + row[x + i]);
+        for (int x = hi; x < w; x++)
+            out[x] += g[i] * (row[clampi(x - i, 0, w - 1)] + row[clampi(x + i, 0, w - 1)]);
+    }
+}
+
+/* Separable symmetric convolution with clamped borders: src -> dst (tmp: w*h scratch; dst may
+ * be src). The vertical pass takes the rows y - i and y + i whole, in the order of i, so it
+ * vectorises over x with the same order of additions per pixel as the horizontal one. */
 static void convolve_sep(const float *src, float *tmp, float *dst, int w, int h, const float *g,
                          int r)
 {
 #pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *row = src + (size_t)y * w;
-        float *out = tmp + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            float s = g[0] * row[x];
-            for (int i = 1; i <= r; i++)
-                s += g[i] * (row[clampi(x - i, 0, w - 1)] + row[clampi(x + i, 0, w - 1)]);
-            out[x] = s;
-        }
-    }
+    for (int y = 0; y < h; y++)
+        convolve_row(src + (size_t)y * w, tmp + (size_t)y * w, w, g, r);
 #pragma omp parallel for schedule(static)
     for (int y = 0; y < h; y++) {
         float *out = dst + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            float s = g[0] * tmp[(size_t)y * w + x];
-            for (int i = 1; i <= r; i++)
-                s += g[i] * (tmp[(size_t)clampi(y - i, 0, h - 1) * w + x] +
-                             tmp[(size_t)clampi(y + i, 0, h - 1) * w + x]);
-            out[x] = s;
+        const float *mid = tmp + (size_t)y * w;
+        for (int x = 0; x < w; x++)
+            out[x] = g[0] * mid[x];
+        for (int i = 1; i <= r; i++) {
+            const float *up = tmp + (size_t)clampi(y - i, 0, h - 1) * w;
+            const float *dn = tmp + (size_t)clampi(y + i, 0, h - 1) * w;
+            for (int x = 0; x < w; x++)
+                out[x] += g[i] * (up[x] + dn[x]);
         }
     }
 }
