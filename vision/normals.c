@@ -11,6 +11,11 @@
  * starting in each connected part at the voxel farthest from the cloud's centroid, whose normal
  * is turned away from the centroid. For a closed surface that makes all normals point outward;
  * for other shapes it is a heuristic, documented in ghm_voxel.h.
+ *
+ * The device twin (kernels/voxel/voxel.cu, the normals op) computes the same bits: the same
+ * double operations in the same order, the centroid summed in the fixed chunked order of
+ * centroid_sum(), each part's root found by union-find, and the breadth-first queue order
+ * rebuilt level by level (see orient_kernel). Change one, change the other.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +172,45 @@ static void orient(const GhmVoxelGrid *g, size_t K, const uint32_t *keys, int nn
     }
 }
 
+/* The sum over the voxels of centre * count + first moment (the cloud's points summed), in the
+ * fixed order of voxel_internal.h (GHMI_CENTROID_CHUNK): sequential within chunks, then the
+ * chunk sums the same way, so that a device summing one chunk per thread adds the same doubles
+ * in the same order. */
+static int centroid_sum(const GhmVoxelGrid *g, size_t K, const uint32_t *keys,
+                        const uint32_t *counts, const double *moments, double out[3])
+{
+    const size_t C = GHMI_CENTROID_CHUNK;
+    size_t n = (K + C - 1) / C;
+    double *part = malloc((3 * n + 1) * sizeof *part);
+    if (!part)
+        return GHM_ERR_NOMEM;
+    for (size_t j = 0; j < n; j++) {
+        double p[3] = {0, 0, 0};
+        for (size_t v = j * C; v < K && v < (j + 1) * C; v++) {
+            double c[3];
+            centre_of(g, keys[v], c);
+            for (int k = 0; k < 3; k++)
+                p[k] += c[k] * counts[v] + moments[GHMI_MOMENTS * v + (size_t)k];
+        }
+        memcpy(part + 3 * j, p, sizeof p);
+    }
+    while (n > 1) {
+        size_t m = (n + C - 1) / C;
+        for (size_t j = 0; j < m; j++) { /* reads indices >= j C >= j: in place is safe */
+            double q[3] = {0, 0, 0};
+            for (size_t i = j * C; i < n && i < (j + 1) * C; i++)
+                for (int k = 0; k < 3; k++)
+                    q[k] += part[3 * i + (size_t)k];
+            memcpy(part + 3 * j, q, sizeof q);
+        }
+        n = m;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = n ? part[k] : 0.0;
+    free(part);
+    return GHM_OK;
+}
+
 int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32_t *keys,
                                 const uint32_t *counts, const double *moments,
                                 const GhmiHood *hood, const uint32_t *nbr, int threads,
@@ -180,13 +224,11 @@ int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32
         pca_normal(v, s, counts, moments, hood, nbr, normals + 3 * v);
 
     double centroid[3] = {0, 0, 0}, total = 0;
-    for (size_t v = 0; v < K; v++) {
-        double c[3];
-        centre_of(grid, keys[v], c);
-        for (int k = 0; k < 3; k++)
-            centroid[k] += c[k] * counts[v] + moments[GHMI_MOMENTS * v + (size_t)k];
+    for (size_t v = 0; v < K; v++)
         total += counts[v];
-    }
+    int ret = centroid_sum(grid, K, keys, counts, moments, centroid);
+    if (ret < 0)
+        return ret;
     for (int k = 0; k < 3; k++)
         centroid[k] /= total > 0 ? total : 1;
 
@@ -194,7 +236,7 @@ int ghmi_voxel_estimate_normals(const GhmVoxelGrid *grid, size_t K, const uint32
     uint32_t *queue = malloc(K * sizeof *queue);
     uint8_t *seen = calloc(K, 1);
     float *ref = malloc(3 * K * sizeof *ref);
-    int ret = GHM_ERR_NOMEM;
+    ret = GHM_ERR_NOMEM;
     if (order && queue && seen && ref) {
         for (size_t v = 0; v < K; v++) {
             double c[3];

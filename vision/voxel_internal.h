@@ -34,7 +34,8 @@ enum { GHMI_MIN_MEDIAN_NEIGHBOURS = 6 };
  * (ops, see voxel_backend_internal.h): voxel.c's stages with every array in backend memory and
  * the same results bit for bit. A state holds the two clouds on the device (uploaded once, by
  * create) and the buffers a step needs, reused by the next step; the clouds must stay alive
- * and unchanged while it exists, and both must have normals (or no points).
+ * and unchanged while it exists; a cloud without normals has them estimated on the device
+ * (ghmi_voxel_estimate_normals' results, bit for bit).
  * pinned = 1: results are downloaded into page-locked staging that the state owns, and the
  * result arrays of a step point into it (valid until the next step or the free; do not free
  * them); pinned = 0: each step mallocs the result arrays (the result owns them). */
@@ -55,6 +56,11 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */
 enum { GHMI_MOMENTS = 9 };
+
+/* The cloud's centroid for the orientation of estimated normals is summed over the voxels in
+ * chunks of this many (sequentially within a chunk, then the chunk sums the same way, until one
+ * is left): a fixed order of additions that a device with one thread per chunk repeats. */
+enum { GHMI_CENTROID_CHUNK = 256 };
 
 /* Estimates unit normals[3K] from the moments of each voxel and its neighbours (nbr[hood->n * K],
  * GHM_NOT_FOUND where a neighbour is empty) and orients them consistently; voxels whose
