@@ -21,7 +21,8 @@
  * Normals come from the file when it has them, otherwise they are estimated: the smallest
  * principal axis of the points in the voxel and its 26 neighbours, oriented by propagation over
  * neighbouring voxels from, in each connected part, the voxel farthest from the cloud's
- * centroid, whose normal is turned away from the centroid (so closed surfaces point outward).
+ * centroid, whose normal is turned away from the centroid (so closed surfaces point outward);
+ * a device backend estimates them too, with the CPU's results bit for bit.
  * Neighbour (26) and cross-cloud look-ups are bulk GhmIndex queries.
  *
  * Labels: a voxel occupied by both clouds is an intersection. Every other occupied neighbour y

@@ -683,13 +683,12 @@ static int check_step(const GhmContext *ctx, const GhmPointCloud *a, const GhmPo
     return GHM_OK;
 }
 
-/* The device path takes normals from the files; estimating them (PCA and an orientation search
- * over the voxels) stays on the CPU. */
+/* The device path, for clouds with or without normals (estimated on the device). */
 static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud *a,
                                      const GhmPointCloud *b)
 {
-    const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
-    return ops && (a->normals || a->n == 0) && (b->normals || b->n == 0) ? ops : NULL;
+    (void)a, (void)b;
+    return ghmi_voxel_ops(ctx);
 }
 
 static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,

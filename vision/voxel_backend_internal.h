@@ -83,7 +83,9 @@ typedef struct GhmVoxelSideArgs {
     int32_t radius;       /* neighbourhood of nbr (1 = 26 neighbours) */
     uint32_t *keys;       /* K ascending keys */
     uint32_t *counts;     /* K points per voxel */
-    float *normals;       /* 3K unit mean normals */
+    float *normals;       /* 3K unit mean normals (estimated: PCA normals, by the normals op) */
+    double *moments;      /* GHMI_MOMENTS K point moments (voxel_internal.h) when the cloud has
+                           * no normals and they are estimated; NULL when it has normals */
     uint8_t *label;       /* K */
     uint32_t *nbr;        /* nn K neighbour ids, step-major: nbr[k K + v] */
     uint32_t *mask;       /* K: bit k = neighbour k is occupied and not barrier (radius 1) */
@@ -115,6 +117,32 @@ typedef struct GhmVoxelFillControl {
     uint32_t pad[2];
     unsigned long long pairs[2][2];
 } GhmVoxelFillControl;
+
+/* Scratch of the normals op for one cloud (device memory, K = the cloud's voxels; contents need
+ * not be initialised). */
+typedef struct GhmVoxelEstimateSide {
+    double *part;               /* 8 (K / GHMI_CENTROID_CHUNK + 2): centroid partial sums */
+    unsigned long long *far;    /* K: squared distance from the centroid (bits of a double) */
+    unsigned long long *best;   /* K: per component, the largest of far */
+    unsigned long long *key;    /* K: breadth-first discovery key, parent rank << 16 | step */
+    uint32_t *parent;           /* K: union-find forest of the connected parts */
+    uint32_t *comp;             /* K: component (its smallest voxel id) */
+    uint32_t *best_id;          /* K: per component, the smallest id at the largest far */
+    uint32_t *level;            /* K: breadth-first level */
+    uint32_t *queue;            /* K: the breadth-first order */
+    float *ref;                 /* 3K: orientation reference */
+} GhmVoxelEstimateSide;
+
+typedef struct GhmVoxelEstimate {
+    GhmVoxelEstimateSide s[2];
+} GhmVoxelEstimate;
+
+/* Scratch of the orientation: root counts and per-block child counts of a level. */
+enum { GHMI_VOXEL_ORIENT_BLOCKS = 1024 };
+typedef struct GhmVoxelOrientControl {
+    uint32_t roots[2];
+    uint32_t bsum[2][GHMI_VOXEL_ORIENT_BLOCKS];
+} GhmVoxelOrientControl;
 
 typedef struct GhmVoxelOps {
     /* Stream-ordered device memory (uninitialised; bytes 0 gives a valid 1-byte block), its
@@ -151,10 +179,11 @@ typedef struct GhmVoxelOps {
     int (*heads)(GhmContext *ctx, void *temp, size_t *temp_bytes, const uint32_t *skey,
                  size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
     /* Per voxel (runs known: run_a = info->runs_a, counts from the host): keys, counts and unit
-     * mean normals of both clouds into p (normals of B turned by pose), and its entry in the
-     * table (cleared to all ones by the caller). */
+     * mean normals of both clouds into p (normals of B turned by pose; for a cloud with
+     * p->s[c].moments, the moments of its points, B's moved by pose, instead), and its entry in
+     * the table (cleared to all ones by the caller). xyz: the points, as for keys. */
     int (*build)(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx, const uint32_t *head,
-                 size_t n, size_t runs, size_t runs_a, const float *pnormals,
+                 size_t n, size_t runs, size_t runs_a, const float *xyz, const float *pnormals,
                  const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, GhmVoxelTable table,
                  const GhmVoxelPair *p);
     /* Neighbour ids of the clouds with do_side[c] set, at p->s[c].radius (hood order of
@@ -174,6 +203,13 @@ typedef struct GhmVoxelOps {
      * counts (ctl and info zeroed by the caller). */
     int (*fill)(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p, GhmVoxelFillControl *ctl,
                 GhmVoxelInfo *info);
+    /* vision/normals.c's ghmi_voxel_estimate_normals() for the clouds with do_side[c] set
+     * (p->s[c].moments and p->s[c].nbr at p->s[c].radius filled): PCA normals into
+     * p->s[c].normals, the centroid in normals.c's order of additions, the connected parts and
+     * their roots (farthest from the centroid, ties to the smallest id), and the breadth-first
+     * orientation in the CPU's queue order (one cooperative launch for both clouds). */
+    int (*normals)(GhmContext *ctx, const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
+                   const int do_side[2], const GhmVoxelEstimate *e, GhmVoxelOrientControl *ctl);
 } GhmVoxelOps;
 
 /* The context's voxel op table, or NULL when its backend runs the voxel stages on the CPU. */

@@ -10,10 +10,13 @@
  *     cloud), from which the host sizes the voxel arrays;
  *  2. at the end: one download of every result array (one contiguous device block) and of the
  *     counters (label counts, seeds, conflicts, rounds, neighbour histograms).
- * In between everything is queued: table build, neighbours (radius 1), contact, classify, and
- * the fill with all its conflict rounds in one cooperative launch. The histograms then tell
+ * In between everything is queued: table build, neighbours (radius 1), normals for a cloud
+ * without them (PCA and the breadth-first orientation of normals.c, one cooperative launch for
+ * the orientation; counted in "look-ups"), contact, classify, and the fill with all its conflict
+ * rounds in one cooperative launch. The histograms then tell
  * whether a cloud is too sparse for 26-neighbours (voxel.c's look_up); only then does the step
- * widen its neighbourhood, with a wait per radius, and redo contact, classify and fill.
+ * widen its neighbourhood, with a wait per radius, and redo (normals of a widened cloud without
+ * them,) contact, classify and fill.
  *
  * Points outside the grid sort as the largest key of their cloud and form its last run, which
  * build_kernel skips, so the ids are the ones GhmIndex gives on the CPU path (ascending keys).
@@ -46,6 +49,8 @@ struct GhmiVoxelDevice {
     GhmVoxelInfo *info;     /* device */
     GhmVoxelInfo *info_h;   /* page-locked */
     GhmVoxelFillControl *ctl;
+    GhmVoxelOrientControl *octl;
+    int estimate[2];        /* cloud without normals (and with points): normals estimated */
     Block work;             /* voxel arrays and the table */
     Block out;              /* result arrays of both clouds, contiguous */
     void *stage;            /* page-locked copy of out (pinned) */
@@ -84,7 +89,7 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
     GhmiVoxelDevice *d = *pd;
     const GhmVoxelOps *ops = d->ops;
     void *dev[] = {d->xyz, d->pnormals, d->ckey[0], d->ckey[1], d->idx[0], d->idx[1], d->head,
-                   d->temp, d->info, d->ctl, d->work.p, d->out.p};
+                   d->temp, d->info, d->ctl, d->octl, d->work.p, d->out.p};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         ops->release(d->ctx, dev[i]);
     ops->host_free(d->ctx, d->info_h);
@@ -100,7 +105,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
                              const GhmPointCloud *a, const GhmPointCloud *b, int pinned,
                              GhmiVoxelDevice **out)
 {
-    if (!ctx || !ops || !a || !b || !out || (a->n && !a->normals) || (b->n && !b->normals))
+    if (!ctx || !ops || !a || !b || !out)
         return GHM_ERR_INVALID;
     if (a->n + b->n > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
@@ -113,6 +118,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     d->n[0] = a->n, d->n[1] = b->n;
     d->n_all = a->n + b->n;
     d->pinned = pinned;
+    d->estimate[0] = a->n > 0 && !a->normals;
+    d->estimate[1] = b->n > 0 && !b->normals;
     size_t n = d->n_all, bytes = 3 * n * sizeof(float);
     int ret = ops->scratch(ctx, bytes, (void **)&d->xyz);
     if (ret == GHM_OK)
@@ -129,6 +136,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     if (ret == GHM_OK)
         ret = ops->scratch(ctx, sizeof *d->ctl, (void **)&d->ctl);
     if (ret == GHM_OK)
+        ret = ops->scratch(ctx, sizeof *d->octl, (void **)&d->octl);
+    if (ret == GHM_OK)
         ret = ops->host_alloc(ctx, sizeof *d->info_h, (void **)&d->info_h);
     if (ret == GHM_OK)
         ret = ops->timer_create(ctx, TIMER_MARKS, &d->timer);
@@ -136,7 +145,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     for (int i = 0; i < 2 && ret == GHM_OK; i++) {
         size_t at = 3 * (i ? d->n[0] : 0), len = 3 * d->n[i] * sizeof(float);
         ret = ops->upload(ctx, d->xyz + at, d->pc[i]->xyz, len);
-        if (ret == GHM_OK && d->n[i])
+        if (ret == GHM_OK && d->n[i] && d->pc[i]->normals)
             ret = ops->upload(ctx, d->pnormals + at, d->pc[i]->normals, len);
     }
     /* scratch of the sort and the select, sized once for the clouds */
@@ -163,6 +172,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
 /* The arrays of one step, carved from d->work (voxel arrays, table) and d->out (results). */
 typedef struct Layout {
     GhmVoxelPair pair;
+    GhmVoxelEstimate est; /* scratch of the normals op (clouds without normals) */
     GhmVoxelTable table;
     size_t work_bytes, out_bytes;
     size_t out_at[2][4]; /* offsets of keys, counts, normals, labels in out */
@@ -176,8 +186,9 @@ static size_t table_slots(size_t K)
     return cap;
 }
 
-/* Lays out both clouds' arrays at radius 1 (base NULL: sizes only). */
-static void lay_out(Layout *L, void *work, void *out, const size_t K[2])
+/* Lays out both clouds' arrays at radius 1 (base NULL: sizes only); estimate[c]: the cloud's
+ * moments and the normals op's scratch too. */
+static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const int estimate[2])
 {
     size_t at = 0, ot = 0;
     for (int c = 0; c < 2; c++) {
@@ -199,6 +210,20 @@ static void lay_out(Layout *L, void *work, void *out, const size_t K[2])
         s->drop = carve(work, &at, k);
         s->state = carve(work, &at, k * 8);
         s->queue = carve(work, &at, k * 4);
+        if (!estimate[c])
+            continue;
+        GhmVoxelEstimateSide *e = &L->est.s[c];
+        s->moments = carve(work, &at, GHMI_MOMENTS * k * 8);
+        e->part = carve(work, &at, 8 * (k / GHMI_CENTROID_CHUNK + 2) * 8);
+        e->far = carve(work, &at, k * 8);
+        e->best = carve(work, &at, k * 8);
+        e->key = carve(work, &at, k * 8);
+        e->parent = carve(work, &at, k * 4);
+        e->comp = carve(work, &at, k * 4);
+        e->best_id = carve(work, &at, k * 4);
+        e->level = carve(work, &at, k * 4);
+        e->queue = carve(work, &at, k * 4);
+        e->ref = carve(work, &at, 3 * k * 4);
     }
     size_t slots = table_slots(K[0] + K[1]);
     L->table.slots = carve(work, &at, slots * 8);
@@ -389,7 +414,7 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     /* 2. voxel arrays; table, neighbours at radius 1, labels, download */
     Layout L;
     memset(&L, 0, sizeof L);
-    lay_out(&L, NULL, NULL, K);
+    lay_out(&L, NULL, NULL, K, d->estimate);
     if ((ret = grow(d, &d->work, L.work_bytes)) < 0 || (ret = grow(d, &d->out, L.out_bytes)) < 0)
         return ret;
     if (d->pinned && d->stage_cap < L.out_bytes) {
@@ -401,16 +426,18 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
             return ret;
         d->stage_cap = want;
     }
-    lay_out(&L, d->work.p, d->out.p, K);
+    lay_out(&L, d->work.p, d->out.p, K, d->estimate);
     ret = ops->memset(ctx, L.table.slots, 0xFF, ((size_t)L.table.mask + 1) * 8);
     if (ret == GHM_OK)
-        ret = ops->build(ctx, d->ckey[which], d->idx[which], d->head, n, runs, runs_a, d->pnormals,
-                         &pose, &g, L.table, &L.pair);
+        ret = ops->build(ctx, d->ckey[which], d->idx[which], d->head, n, runs, runs_a, d->xyz,
+                         d->pnormals, &pose, &g, L.table, &L.pair);
     if (ret == GHM_OK)
         ret = ops->timer_mark(ctx, d->timer, 1);
     const int both[2] = {1, 1};
     if (ret == GHM_OK)
         ret = ops->neighbours(ctx, L.table, &g, &L.pair, both, d->info);
+    if (ret == GHM_OK && (d->estimate[0] || d->estimate[1])) /* counted as look-ups */
+        ret = ops->normals(ctx, &g, &L.pair, d->estimate, &L.est, d->octl);
     if (ret == GHM_OK)
         ret = label_and_download(d, &L, &g, opt, 1);
     /* sparse clouds: widen, then the label stages again */
@@ -420,6 +447,11 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     uint32_t *wide[2] = {NULL, NULL};
     if (ret == GHM_OK && (need[0] || need[1])) {
         ret = widen(d, &L, &g, need, wide);
+        int redo[2] = {0, 0};
+        for (int c = 0; c < 2; c++)
+            redo[c] = d->estimate[c] && L.pair.s[c].radius > 1;
+        if (ret == GHM_OK && (redo[0] || redo[1])) /* normals from the wider neighbourhood */
+            ret = ops->normals(ctx, &g, &L.pair, redo, &L.est, d->octl);
         if (ret == GHM_OK)
             ret = label_and_download(d, &L, &g, opt, 0);
     }

@@ -142,4 +142,5 @@ extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .contact = */ ghm_cuda_voxel_contact,
     /* .classify = */ ghm_cuda_voxel_classify,
     /* .fill = */ ghm_cuda_voxel_fill,
+    /* .normals = */ ghm_cuda_voxel_normals,
 };

@@ -26,7 +26,7 @@ int ghm_cuda_voxel_heads(GhmContext *ctx, void *temp, size_t *temp_bytes, const 
                          size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
 int ghm_cuda_voxel_build(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx,
                          const uint32_t *head, size_t n, size_t runs, size_t runs_a,
-                         const float *pnormals, const GhmVoxelPose *pose,
+                         const float *xyz, const float *pnormals, const GhmVoxelPose *pose,
                          const GhmVoxelGridArgs *g, GhmVoxelTable table, const GhmVoxelPair *p);
 int ghm_cuda_voxel_neighbours(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
                               const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
@@ -36,6 +36,9 @@ int ghm_cuda_voxel_classify(GhmContext *ctx, const GhmVoxelGridArgs *g, double t
                             const GhmVoxelPair *p);
 int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p,
                         GhmVoxelFillControl *ctl, GhmVoxelInfo *info);
+int ghm_cuda_voxel_normals(GhmContext *ctx, const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
+                           const int do_side[2], const GhmVoxelEstimate *e,
+                           GhmVoxelOrientControl *ctl);
 
 #ifdef __cplusplus
 }
