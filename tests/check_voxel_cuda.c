@@ -2,8 +2,9 @@
  * backend: the device path is the one taken, and keys, counts, normals, labels, seeds,
  * conflicts, neighbourhood radius and rounds are identical to the CPU's, on real clouds
  * (bunny vs kitten, dense and sparse), crossing analytic spheres (with a pose, with a sparse
- * cloud that widens its neighbourhood and grows the barrier), degenerate clouds, and sweeps
- * (the device state reused from step to step). One TCase, "cuda"; without a device it skips. */
+ * cloud that widens its neighbourhood and grows the barrier), clouds without normals (estimated
+ * and oriented on the device), degenerate clouds, and sweeps (the device state reused from step
+ * to step). One TCase, "cuda"; without a device it skips. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,15 @@ static GhmPointCloud *load(const char *rel)
     int ret = ghm_pointcloud_load(ghm_test_data(rel), &pc, why, sizeof why);
     ck_assert_msg(ret == GHM_OK, "%s: %s", rel, why);
     return pc;
+}
+
+/* A copy of pc without its normals (they are then estimated per voxel). */
+static GhmPointCloud *strip(const GhmPointCloud *pc)
+{
+    GhmPointCloud *out = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(pc->n, 0, 0, &out), GHM_OK);
+    memcpy(out->xyz, pc->xyz, 3 * pc->n * sizeof *pc->xyz);
+    return out;
 }
 
 static void same_side(const GhmVoxelSide *c, const GhmVoxelSide *g, int i)
@@ -161,6 +171,73 @@ START_TEST(test_spheres)
 }
 END_TEST
 
+/* Clouds without normals: PCA normals and their breadth-first orientation on the device, the
+ * same bits as the CPU's, so the same labels. */
+START_TEST(test_no_normals)
+{
+    GHM_REQUIRE_CUDA();
+    GhmPointCloud *a0 = load("pointclouds/bunny.ply"), *b0 = load("pointclouds/kitten.ply");
+    GhmPointCloud *a = strip(a0), *b = strip(b0);
+    double lo[3], hi[3], blo[3], bhi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = blo[k] = INFINITY, hi[k] = bhi[k] = -INFINITY;
+        for (size_t p = 0; p < a->n; p++)
+            lo[k] = fmin(lo[k], a->xyz[3 * p + k]), hi[k] = fmax(hi[k], a->xyz[3 * p + k]);
+        for (size_t p = 0; p < b->n; p++)
+            blo[k] = fmin(blo[k], b->xyz[3 * p + k]), bhi[k] = fmax(bhi[k], b->xyz[3 * p + k]);
+    }
+    double s = 0.8 * (hi[0] - lo[0]) / (bhi[0] - blo[0]), pose[16] = {0};
+    for (int k = 0; k < 3; k++) {
+        pose[5 * k] = s;
+        pose[4 * k + 3] = 0.5 * (lo[k] + hi[k]) - s * 0.5 * (blo[k] + bhi[k]) +
+                          (k == 0 ? 0.3 * (hi[0] - lo[0]) : 0.0);
+    }
+    pose[15] = 1;
+    for (int grid = 64; grid <= 128; grid += 64) {
+        GhmVoxelResult *r = compare(a, b, pose, grid);
+        ck_assert_int_eq(r->side[0].normals_estimated, 1);
+        ck_assert_int_eq(r->side[1].normals_estimated, 1);
+        ck_assert_uint_gt(r->side[0].label_count[GHM_VOXEL_INTERSECTION], 0);
+        ghm_voxel_result_free(&r);
+    }
+    GhmVoxelResult *r = compare(a0, b, pose, 128); /* one with normals, one without */
+    ck_assert_int_eq(r->side[0].normals_estimated, 0);
+    ghm_voxel_result_free(&r);
+    r = compare(a, b, NULL, 256);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_pointcloud_free(&a0);
+    ghm_pointcloud_free(&b0);
+    /* spheres: dense, and a sparse B whose neighbourhood widens (normals from the wider hood) */
+    a = sphere(60000, 1.0, 0, 0, 0, 0);
+    b = sphere(15000, 0.5, 0.8, 0, 0, 0);
+    for (int grid = 32; grid <= 128; grid *= 2) {
+        r = compare(a, b, NULL, grid);
+        ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
+        ghm_voxel_result_free(&r);
+    }
+    ghm_pointcloud_free(&b);
+    b = sphere(1200, 0.5, 0.8, 0, 0, 0);
+    r = compare(a, b, NULL, 64);
+    ck_assert_int_ge(r->side[1].radius, 2);
+    ghm_voxel_result_free(&r);
+    /* many small parts: scattered points, each voxel its own root */
+    GhmPointCloud *dust = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(3000, 0, 0, &dust), GHM_OK);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < 3 * dust->n; i++) {
+        x = x * 1664525u + 1013904223u;
+        dust->xyz[i] = (float)((x >> 8) / 16777216.0 * 2.0 - 1.0);
+    }
+    r = compare(a, dust, NULL, 128);
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&dust);
+    ghm_pointcloud_free(&b);
+    ghm_pointcloud_free(&a);
+}
+END_TEST
+
 START_TEST(test_degenerate)
 {
     GHM_REQUIRE_CUDA();
@@ -253,6 +330,14 @@ START_TEST(test_sweep)
     /* a sparse B: the sweep's steps widen its neighbourhood */
     b = sphere(1500, 0.5, 0.8, 0, 0, 1);
     sweep_vs_cpu(a, b, 64, 3, 10.0);
+    /* without normals: estimated on the device every step */
+    GhmPointCloud *a1 = strip(a), *b1 = strip(b);
+    sweep_vs_cpu(a1, b1, 64, 3, 10.0);
+    ghm_pointcloud_free(&b1);
+    ghm_pointcloud_free(&b);
+    b = sphere(40000, 0.6, 0.9, 0.2, 0, 0);
+    sweep_vs_cpu(a1, b, 128, 4, 7.0);
+    ghm_pointcloud_free(&a1);
     ghm_pointcloud_free(&a);
     ghm_pointcloud_free(&b);
 }
@@ -265,6 +350,7 @@ static Suite *voxel_cuda_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_bunny_kitten);
     tcase_add_test(tc, test_spheres);
+    tcase_add_test(tc, test_no_normals);
     tcase_add_test(tc, test_degenerate);
     tcase_add_test(tc, test_sweep);
     suite_add_tcase(s, tc);
