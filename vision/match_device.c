@@ -23,7 +23,7 @@
 
 enum {
     D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK, /* the reference, uploaded once */
-    D_VERIFY_IDX, D_POLISH_IDX, D_CODED_IDX, D_CODED, D_HYPS, D_COUNTS, D_PARTIALS, D_XY,
+    D_SAMPLE_IDX, D_VERIFY_PTS, D_POLISH_PTS, D_CODED, D_HYPS, D_COUNTS, D_PARTIALS, D_XY,
     /* per query, grown */
     D_COUNT
 };
@@ -99,7 +99,7 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_run || !ops->features_sample || !ops->verify_score)
+    if (!ops || !ops->features_run || !ops->features_sample || !ops->verify_prepare)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -159,16 +159,16 @@ static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeature
     return ret;
 }
 
-/* ghm_edges_sample_capped over the query's points on the device: the kept indices into buffer
- * `which`, their number into *n. */
+/* ghm_edges_sample_capped over the query's points on the device: the kept indices into
+ * D_SAMPLE_IDX, their number into *n. */
 static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double min_cell, size_t cap,
-                         int which, size_t *n)
+                         size_t *n)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = grow_dev(m->ctx, d, which, (f->npoints + 1) * sizeof(uint32_t));
+    int ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, (f->npoints + 1) * sizeof(uint32_t));
     double cell = min_cell;
     for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++) {
-        if ((ret = d->ops->features_sample(m->ctx, d->ws, cell, d->d[which], n)) < 0 ||
+        if ((ret = d->ops->features_sample(m->ctx, d->ws, cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
             *n <= cap)
             break;
         cell = ghmi_sample_next_cell(cell, *n, cap);
@@ -176,15 +176,26 @@ static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double min_c
     return ret;
 }
 
+/* Samples the query's points (min_cell, cap) and prepares them for verification in `which`. */
+static int verify_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmVerifyQuery *q,
+                         double min_cell, size_t cap, int which, size_t *n)
+{
+    GhmMatchDevice *d = m->dev;
+    int ret = sample_points(m, f, min_cell, cap, n);
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, which, (*n + 1) * sizeof(GhmVerifyPoint))) < 0)
+        return ret;
+    return d->ops->verify_prepare(m->ctx, q, d->d[D_SAMPLE_IDX], *n, d->d[which]);
+}
+
 /* The query's coded points (ghmi_select_coded), sampled on the device and brought over. */
 static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, GhmGeoPoint **out, size_t *n)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = sample_points(m, f, m->p.point_cell, m->p.max_points, D_CODED_IDX, n);
+    int ret = sample_points(m, f, m->p.point_cell, m->p.max_points, n);
     if (ret < 0 ||
         (ret = grow_dev(m->ctx, d, D_CODED, (*n + 1) * sizeof(GhmEdgePoint))) < 0 ||
         (ret = grow_host((void **)&d->coded, &d->cap_coded, *n + 1, sizeof *d->coded)) < 0 ||
-        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_CODED_IDX], *n, d->d[D_CODED])) < 0 ||
+        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_SAMPLE_IDX], *n, d->d[D_CODED])) < 0 ||
         (*n && (ret = ghm_buffer_download(m->ctx, d->coded, d->d[D_CODED],
                                           *n * sizeof *d->coded)) < 0))
         return ret;
@@ -200,7 +211,8 @@ static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, GhmGeoPoint *
 
 /* --- verification -------------------------------------------------------------------------- */
 
-/* Scores hyp[0..n) on the device (the points of buffer idx_buf, nidx of them) and ranks them. */
+/* Scores hyp[0..n) on the device (the prepared points of buffer idx_buf, nidx of them) and
+ * ranks them. */
 static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
                        Hypothesis *hyp, size_t n, double radius, int backward)
 {
@@ -235,7 +247,7 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
         steps.radius[i] = GHMI_REFINE_RADII[i];
     for (size_t i = 0; i < n; i++)
         d->sims[i] = hyp[i].s;
-    size_t npart = REFINE_PARTIAL_BLOCKS * GHM_REFINE_SUMS;
+    size_t npart = REFINE_PARTIAL_BLOCKS * 2 * GHM_REFINE_SUMS;
     int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
     if (ret < 0 || (ret = grow_dev(m->ctx, d, D_PARTIALS, npart * sizeof(double))) < 0 ||
         (ret = d->ops->verify_refine(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
@@ -258,7 +270,7 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na,
         return ret;
     d->sims[0] = h->s;
     if ((ret = upload_new(m->ctx, d, D_HYPS, d->sims, sizeof *d->sims)) < 0 ||
-        (ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_IDX], na, d->d[D_HYPS],
+        (ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_PTS], na, d->d[D_HYPS],
                                       m->p.inlier_px, ghmi_cos_tol(&m->p), d->d[D_XY])) < 0 ||
         (na && (ret = ghm_buffer_download(m->ctx, d->xy, d->d[D_XY], na * sizeof *d->xy)) < 0))
         return ret;
@@ -292,12 +304,12 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     size_t nb = n < GHMI_BACKWARD_CANDIDATES ? n : GHMI_BACKWARD_CANDIDATES;
     size_t nr = n < m->p.refine_candidates ? n : m->p.refine_candidates;
     double screen = 2.0 * m->p.inlier_px;
-    if ((ret = sample_points(m, f, 2.0, m->p.verify_points, D_VERIFY_IDX, &nv)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_IDX, nv, d->hyp, n, screen, 0)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_IDX, nv, d->hyp, nb, screen, 1)) < 0 ||
-        (ret = refine_round(m, &q, D_VERIFY_IDX, nv, d->hyp, nr)) < 0 ||
-        (ret = sample_points(m, f, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_IDX, &na)) < 0 ||
-        (ret = refine_round(m, &q, D_POLISH_IDX, na, d->hyp, 1)) < 0 ||
+    if ((ret = verify_points(m, f, &q, 2.0, m->p.verify_points, D_VERIFY_PTS, &nv)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1)) < 0 ||
+        (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0 ||
+        (ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
+        (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na, &d->hyp[0])) < 0)
         return ret;
     ghmi_fill_result(m, &d->hyp[0], res);

@@ -122,6 +122,12 @@ typedef struct GhmVerifyQuery {
     int width, height;
 } GhmVerifyQuery;
 
+/* A query point prepared for verification: its position and unit gradient direction, in
+ * double, as match.c's query_pts_from computes them. */
+typedef struct GhmVerifyPoint {
+    double x, y, dx, dy;
+} GhmVerifyPoint;
+
 /* Counts behind one transform's score (match.c turns them into shares). */
 typedef struct GhmVerifyCounts {
     uint32_t inliers, inside;           /* query points on reference edges / inside it */
@@ -174,27 +180,31 @@ typedef struct GhmVisionOps {
     int (*features_gather)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
                            size_t n, GhmEdgePoint *out);
 
-    /* Scores the nh transforms hyps (backend memory) on the query points idx[0..nidx) as
-     * match.c's score() does: counts[k].inliers / inside forward with the landing radius, and
-     * with `backward` also the reference check points mapped into the query (a window search
-     * of the query's pixel map stands in for the CPU's distance transform). */
+    /* The query points idx[0..n) prepared for verification into out (backend memory). */
+    int (*verify_prepare)(GhmContext *ctx, const GhmVerifyQuery *q, const uint32_t *idx,
+                          size_t n, GhmVerifyPoint *out);
+    /* Scores the nh transforms hyps (backend memory) on the prepared query points pts[0..npts)
+     * as match.c's score() does: counts[k].inliers / inside forward with the landing radius,
+     * and with `backward` also the reference check points mapped into the query (a window
+     * search of the query's pixel map stands in for the CPU's distance transform). */
     int (*verify_score)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                        const uint32_t *idx, size_t nidx, const GhmSimilarity *hyps, size_t nh,
-                        double radius, double cos_tol, int backward, GhmVerifyCounts *counts);
-    /* Refines each of the nh transforms in place as match.c's refine(): per step, the query
-     * points idx that land within the step's radius give point-to-line correspondences and a
+                        const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyps,
+                        size_t nh, double radius, double cos_tol, int backward,
+                        GhmVerifyCounts *counts);
+    /* Refines each of the nh transforms in place as match.c's refine(): per step, the points
+     * that land within the step's radius give point-to-line correspondences and a
      * least-squares fit (ghm_fit_*); it stops early below 8 correspondences or on a singular
      * system. Fixed reduction order: deterministic. partials: backend scratch of npartials
-     * doubles, at least nh x GHM_REFINE_SUMS (more lets several thread blocks share a
-     * transform: GHM_REFINE_SUMS per block, up to 1024 blocks a transform). */
+     * doubles, at least 2 x GHM_REFINE_SUMS (more lets several thread blocks share the
+     * transforms: 2 x GHM_REFINE_SUMS per block, up to 1024 blocks a transform). */
     int (*verify_refine)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                         const uint32_t *idx, size_t nidx, GhmSimilarity *hyps, size_t nh,
+                         const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                          const GhmRefineSteps *steps, double cos_tol, double *partials,
                          size_t npartials);
-    /* Where each query point idx[i] lands under *hyp when it is an inlier (radius, cos_tol):
+    /* Where each point pts[i] lands under *hyp when it is an inlier (radius, cos_tol):
      * xy[i] = its mapped position, or NaN when it is not one. */
     int (*verify_inliers)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                          const uint32_t *idx, size_t nidx, const GhmSimilarity *hyp,
+                          const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyp,
                           double radius, double cos_tol, float (*xy)[2]);
 } GhmVisionOps;
 

@@ -16,6 +16,7 @@ extern "C" const GhmVisionOps ghm_cuda_vision_ops = {
     /* .features_run = */ ghm_cuda_features_run,
     /* .features_sample = */ ghm_cuda_features_sample,
     /* .features_gather = */ ghm_cuda_features_gather,
+    /* .verify_prepare = */ ghm_cuda_verify_prepare,
     /* .verify_score = */ ghm_cuda_verify_score,
     /* .verify_refine = */ ghm_cuda_verify_refine,
     /* .verify_inliers = */ ghm_cuda_verify_inliers,

@@ -9,11 +9,13 @@
  * block and count: integer sums, so the result does not depend on the order.
  *
  * refine_kernel: one cooperative launch, grid (blocks per transform, transforms). Each step is
- * two passes over the points (centroids of the correspondences, then the normal equations);
- * after each pass every block writes its partial sums, the grid synchronises, and every block
- * adds the partials of its transform in the same fixed order, so all of them hold the same sums
- * and solve the same 4x4 system without another barrier. Warp shuffles and a fixed tree make
- * the sums deterministic run to run; they differ from the CPU's sequential sums in the last bits.
+ * two passes over the points (centroids of the correspondences, then the normal equations).
+ * A transform with one block (most: up to 6000 points) just synchronises the block; with
+ * several, after each pass every block writes its partial sums, the grid synchronises, and
+ * every block adds the partials of its transform in the same fixed order, so all of them hold
+ * the same sums and solve the same 4x4 system without another barrier. Warp shuffles and a
+ * fixed order make the sums deterministic run to run; they differ from the CPU's sequential
+ * sums in the last bits.
  *
  * Departure from the CPU: the backward check looks for the query edge point nearest to a mapped
  * reference point in a window of the query's pixel map, not through a distance transform of
@@ -32,8 +34,10 @@ namespace cg = cooperative_groups;
 
 #define VERIFY_THREADS 256
 #define VERIFY_WARPS (VERIFY_THREADS / 32)
-/* Points a thread takes per pass before another block is worth launching. */
+/* Points a thread takes per pass before another block is worth launching: scoring; refining,
+ * where a second block costs two grid barriers per step. */
 #define POINTS_PER_THREAD 4
+#define REFINE_POINTS_PER_THREAD 4
 /* The widest backward window searched, in query pixels (radius / scale beyond that is
  * pointless: a transform shrinking the query that much is not a match). */
 #define MAX_WINDOW 32
@@ -54,15 +58,31 @@ static __device__ __forceinline__ GhmLandRef land_ref(const GhmVerifyRef &r)
     return l;
 }
 
-/* The query point idx[i]: position and unit gradient direction, as match.c's query_pts_from. */
-static __device__ __forceinline__ void query_point(const GhmVerifyQuery &q, const uint32_t *idx,
-                                                   size_t i, double *x, double *y, double *dx,
-                                                   double *dy)
+/* Prepared query point i: position and unit gradient direction. */
+static __device__ __forceinline__ void query_point(const GhmVerifyPoint *pts, size_t i, double *x,
+                                                   double *y, double *dx, double *dy)
 {
-    GhmEdgePoint e = q.points[idx[i]];
-    *x = e.x;
-    *y = e.y;
-    sincos((double)e.angle, dy, dx);
+    GhmVerifyPoint p = pts[i];
+    *x = p.x;
+    *y = p.y;
+    *dx = p.dx;
+    *dy = p.dy;
+}
+
+/* The directions as match.c's query_pts_from computes them: cos and sin of the float angle, in
+ * double, once per point rather than once per landing. */
+static __global__ void prepare_kernel(const GhmEdgePoint *points, const uint32_t *idx, size_t n,
+                                      GhmVerifyPoint *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    GhmEdgePoint e = points[idx[i]];
+    GhmVerifyPoint p;
+    p.x = e.x;
+    p.y = e.y;
+    sincos((double)e.angle, &p.dy, &p.dx);
+    out[i] = p;
 }
 
 /* The query edge point nearest (by pixel) to pixel (fx, fy) within reach pixels, or -1. */
@@ -115,7 +135,7 @@ static __device__ int backward_one(const GhmVerifyRef &ref, const GhmVerifyQuery
 }
 
 static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
-    GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx, size_t nidx,
+    GhmVerifyRef ref, GhmVerifyQuery q, const GhmVerifyPoint *pts, size_t n_pts,
     const GhmSimilarity *hyps, double radius, double cos_tol, int backward,
     GhmVerifyCounts *counts)
 {
@@ -129,10 +149,10 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     ghm_sim_unit_rotation(&s, &cs, &sn);
     size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t inl = 0, ins = 0, binl = 0, bins = 0;
-    for (size_t i = first; i < nidx; i += stride) {
+    for (size_t i = first; i < n_pts; i += stride) {
         double x, y, dx, dy;
         int inside;
-        query_point(q, idx, i, &x, &y, &dx, &dy);
+        query_point(pts, i, &x, &y, &dx, &dy);
         inl += ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) >= 0;
         ins += inside != 0;
     }
@@ -161,9 +181,11 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     }
 }
 
-/* Sums v[0..n) over the block in a fixed order; every thread gets the totals in out. */
+/* Thread 0 gets the block's sums of v[0..N) in out, added in a fixed order (warp shuffles,
+ * then the warps in turn): deterministic. Ends with the block synchronised. */
 template <int N>
-static __device__ void block_sums(double (&v)[N], double (*warp_part)[N], double (&out)[N])
+static __device__ void block_sums(const double (&v)[N], double (*warp_part)[FIT_SUMS],
+                                  double (&out)[N])
 {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int k = 0; k < N; k++) {
@@ -174,105 +196,136 @@ static __device__ void block_sums(double (&v)[N], double (*warp_part)[N], double
             warp_part[warp][k] = t;
     }
     __syncthreads();
-    for (int k = 0; k < N; k++) {
-        double t = 0.0;
-        for (int w = 0; w < VERIFY_WARPS; w++)
-            t += warp_part[w][k];
-        out[k] = t;
-    }
+    if (threadIdx.x == 0)
+        for (int k = 0; k < N; k++) {
+            double t = 0.0;
+            for (int w = 0; w < VERIFY_WARPS; w++)
+                t += warp_part[w][k];
+            out[k] = t;
+        }
     __syncthreads();
 }
 
-/* Adds the partials of the nb blocks of one transform, in block order (the same in every
- * block, so all of them get the same totals). */
+/* The sums of a transform over its blocks: this block's own when it is alone, else, after a
+ * grid barrier, the partials of all its blocks added in block order, the same in every block
+ * so that all of them solve the same system. Thread 0 only. */
 template <int N>
-static __device__ void grid_sums(const double *partials, int nb, double (&out)[N])
+static __device__ void transform_sums(const double (&block)[N], double *partials,
+                                      cg::grid_group &grid, double (&out)[N])
 {
-    for (int k = 0; k < N; k++)
-        out[k] = 0.0;
-    for (int b = 0; b < nb; b++)
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0)
+            for (int k = 0; k < N; k++)
+                out[k] = block[k];
+        return;
+    }
+    if (threadIdx.x == 0)
         for (int k = 0; k < N; k++)
-            out[k] += partials[(size_t)b * N + k];
+            partials[(size_t)blockIdx.x * FIT_SUMS + k] = block[k];
+    grid.sync();
+    if (threadIdx.x == 0)
+        for (int k = 0; k < N; k++) {
+            out[k] = 0.0;
+            for (unsigned b = 0; b < gridDim.x; b++)
+                out[k] += partials[(size_t)b * FIT_SUMS + k];
+        }
 }
 
-/* One refinement pass over this thread's points: with `fit` 0 the centroid sums (count, query
- * x, y, reference x, y), with `fit` 1 the normal equations about the centroids c. */
-static __device__ void refine_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
-                                   const uint32_t *idx, size_t nidx, const GhmSimilarity &s,
-                                   double radius, double cos_tol, int fit, const double *c,
-                                   double (&sum)[FIT_SUMS])
+/* Pass 1 over this thread's points: count and coordinate sums of the correspondences. */
+static __device__ void centroid_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
+                                     const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity &s,
+                                     double radius, double cos_tol, double (&sum)[5])
 {
-    for (int k = 0; k < FIT_SUMS; k++)
+    for (int k = 0; k < 5; k++)
         sum[k] = 0.0;
+    GhmLandRef lr = land_ref(ref);
+    double cs, sn;
+    ghm_sim_unit_rotation(&s, &cs, &sn);
+    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = first; i < n_pts; i += stride) {
+        double x, y, dx, dy;
+        int inside;
+        query_point(pts, i, &x, &y, &dx, &dy);
+        int32_t e = ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside);
+        if (e < 0)
+            continue;
+        GhmEdgePoint r = ref.edges[e];
+        sum[0] += 1.0;
+        sum[1] += x, sum[2] += y, sum[3] += r.x, sum[4] += r.y;
+    }
+}
+
+/* Pass 2: the normal equations of the correspondences about the centroids c (A row by row,
+ * then y). */
+static __device__ void fit_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
+                                const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity &s,
+                                double radius, double cos_tol, const double *c,
+                                double (&sum)[FIT_SUMS])
+{
     GhmLandRef lr = land_ref(ref);
     double cs, sn, A[4][4] = {{0}}, y[4] = {0};
     ghm_sim_unit_rotation(&s, &cs, &sn);
     size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (size_t i = first; i < nidx; i += stride) {
+    for (size_t i = first; i < n_pts; i += stride) {
         double x, yq, dx, dy;
         int inside;
-        query_point(q, idx, i, &x, &yq, &dx, &dy);
+        query_point(pts, i, &x, &yq, &dx, &dy);
         int32_t e = ghm_land(&lr, &s, cs, sn, x, yq, dx, dy, radius, cos_tol, &inside);
         if (e < 0)
             continue;
         GhmEdgePoint r = ref.edges[e];
-        if (!fit) {
-            sum[0] += 1.0;
-            sum[1] += x, sum[2] += yq, sum[3] += r.x, sum[4] += r.y;
-            continue;
-        }
         ghm_fit_accumulate_line(A, y, x - c[0], yq - c[1], r.x - c[2], r.y - c[3],
                                 ref.edge_dir[e][0], ref.edge_dir[e][1], 0.01, 1.0);
     }
-    if (fit)
-        for (int i = 0; i < 4; i++) {
-            for (int j = 0; j < 4; j++)
-                sum[i * 4 + j] = A[i][j];
-            sum[16 + i] = y[i];
-        }
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 4; j++)
+            sum[i * 4 + j] = A[i][j];
+        sum[16 + i] = y[i];
+    }
 }
 
 /* match.c's refine(): the transform of block row blockIdx.y, refined over steps. partials:
- * gridDim.y x gridDim.x x FIT_SUMS doubles. */
+ * 2 x gridDim.y x gridDim.x x FIT_SUMS doubles (one set per pass: a block may still be reading
+ * pass 1's partials while another writes pass 2's). A transform alone in its block needs no
+ * grid barrier at all; with several blocks each step takes two. Every block of the grid takes
+ * every barrier, finished or not. */
 static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
-    GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx, size_t nidx, GhmSimilarity *hyps,
+    GhmVerifyRef ref, GhmVerifyQuery q, const GhmVerifyPoint *pts, size_t n_pts, GhmSimilarity *hyps,
     GhmRefineSteps steps, double cos_tol, double *partials)
 {
     cg::grid_group grid = cg::this_grid();
     __shared__ double warp_part[VERIFY_WARPS][FIT_SUMS];
-    double *mine = partials + ((size_t)blockIdx.y * gridDim.x) * FIT_SUMS;
-    GhmSimilarity s = hyps[blockIdx.y];
-    int done = 0;
+    __shared__ double c[4];
+    __shared__ GhmSimilarity s;
+    __shared__ int done;
+    size_t set = (size_t)gridDim.y * gridDim.x * FIT_SUMS;
+    double *part1 = partials + ((size_t)blockIdx.y * gridDim.x) * FIT_SUMS, *part2 = part1 + set;
+    if (threadIdx.x == 0) {
+        s = hyps[blockIdx.y];
+        done = 0;
+    }
+    __syncthreads();
     for (int it = 0; it < steps.steps; it++) {
-        double v[FIT_SUMS] = {0}, tot[FIT_SUMS], c[4] = {0, 0, 0, 0};
-        /* Pass 1: the centroids of the correspondences. Every block takes every barrier, done
-         * or not: `done` is the same in all blocks of a transform, not across transforms. */
+        if (done && gridDim.x == 1)
+            break;
+        double v5[5] = {0, 0, 0, 0, 0}, t5[5], v[FIT_SUMS] = {0}, tot[FIT_SUMS];
         if (!done)
-            refine_pass(ref, q, idx, nidx, s, steps.radius[it], cos_tol, 0, c, v);
-        block_sums<FIT_SUMS>(v, warp_part, tot);
-        if (threadIdx.x == 0 && !done)
-            for (int k = 0; k < FIT_SUMS; k++)
-                mine[(size_t)blockIdx.x * FIT_SUMS + k] = tot[k];
-        grid.sync();
-        if (!done) {
-            grid_sums<FIT_SUMS>(mine, gridDim.x, tot);
-            if (tot[0] < 8.0)
+            centroid_pass(ref, q, pts, n_pts, s, steps.radius[it], cos_tol, v5);
+        block_sums<5>(v5, warp_part, t5);
+        transform_sums<5>(t5, part1, grid, t5);
+        if (threadIdx.x == 0 && !done) {
+            if (t5[0] < 8.0)
                 done = 1;
             else
                 for (int k = 0; k < 4; k++)
-                    c[k] = tot[k + 1] / tot[0];
+                    c[k] = t5[k + 1] / t5[0];
         }
-        grid.sync(); /* every block has read the pass-1 partials before they are overwritten */
-        /* Pass 2: the normal equations about the centroids. */
+        __syncthreads();
         if (!done)
-            refine_pass(ref, q, idx, nidx, s, steps.radius[it], cos_tol, 1, c, v);
+            fit_pass(ref, q, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
         block_sums<FIT_SUMS>(v, warp_part, tot);
-        if (threadIdx.x == 0 && !done)
-            for (int k = 0; k < FIT_SUMS; k++)
-                mine[(size_t)blockIdx.x * FIT_SUMS + k] = tot[k];
-        grid.sync();
-        if (!done) {
-            grid_sums<FIT_SUMS>(mine, gridDim.x, tot);
+        transform_sums<FIT_SUMS>(tot, part2, grid, tot);
+        if (threadIdx.x == 0 && !done) {
             double A[4][4], y[4], x[4];
             for (int i = 0; i < 4; i++) {
                 for (int j = 0; j < 4; j++)
@@ -284,25 +337,25 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
             else
                 s = ghm_fit_uncentre(x, c[0], c[1], c[2], c[3]);
         }
-        grid.sync();
+        __syncthreads();
     }
     if (blockIdx.x == 0 && threadIdx.x == 0)
         hyps[blockIdx.y] = s;
 }
 
-static __global__ void inliers_kernel(GhmVerifyRef ref, GhmVerifyQuery q, const uint32_t *idx,
-                                      size_t nidx, const GhmSimilarity *hyp, double radius,
+static __global__ void inliers_kernel(GhmVerifyRef ref, GhmVerifyQuery q,
+                                      const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity *hyp, double radius,
                                       double cos_tol, float (*xy)[2])
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nidx)
+    if (i >= n_pts)
         return;
     GhmSimilarity s = *hyp;
     GhmLandRef lr = land_ref(ref);
     double cs, sn, x, y, dx, dy;
     int inside;
     ghm_sim_unit_rotation(&s, &cs, &sn);
-    query_point(q, idx, i, &x, &y, &dx, &dy);
+    query_point(pts, i, &x, &y, &dx, &dy);
     if (ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) < 0) {
         xy[i][0] = xy[i][1] = __int_as_float(0x7fc00000); /* NaN */
         return;
@@ -311,18 +364,18 @@ static __global__ void inliers_kernel(GhmVerifyRef ref, GhmVerifyQuery q, const 
     xy[i][1] = (float)(s.b * x + s.a * y + s.ty);
 }
 
-/* Blocks per transform for n items: enough for POINTS_PER_THREAD each, at least one. */
-static unsigned blocks_for(size_t n)
+/* Blocks per transform for n items: enough for `per_thread` each, at least one. */
+static unsigned blocks_for(size_t n, size_t per_thread)
 {
-    size_t per = (size_t)VERIFY_THREADS * POINTS_PER_THREAD;
+    size_t per = (size_t)VERIFY_THREADS * per_thread;
     size_t b = (n + per - 1) / per;
     return (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
 }
 
-static int check_args(const GhmVerifyRef *ref, const GhmVerifyQuery *q, const uint32_t *idx,
-                      size_t nidx, const void *hyps)
+static int check_args(const GhmVerifyRef *ref, const GhmVerifyQuery *q,
+                      const GhmVerifyPoint *pts, size_t n_pts, const void *hyps)
 {
-    if (!ref || !q || (!idx && nidx) || !hyps || !ref->nearest || !ref->edge_dir ||
+    if (!ref || !q || (!pts && n_pts) || !hyps || !ref->nearest || !ref->edge_dir ||
         (!ref->check && ref->ncheck) || !q->pixel_point || ref->width < 1 || ref->height < 1 ||
         q->width < 1 || q->height < 1)
         return GHM_ERR_INVALID;
@@ -330,21 +383,21 @@ static int check_args(const GhmVerifyRef *ref, const GhmVerifyQuery *q, const ui
 }
 
 extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
-                                     const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                     const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
                                      const GhmSimilarity *hyps, size_t nh, double radius,
                                      double cos_tol, int backward, GhmVerifyCounts *counts)
 {
-    if (!ctx || !counts || check_args(ref, q, idx, nidx, hyps) < 0)
+    if (!ctx || !counts || check_args(ref, q, pts, n_pts, hyps) < 0)
         return GHM_ERR_INVALID;
     if (nh == 0)
         return GHM_OK;
     cudaStream_t s = ghm_cuda_stream(ctx);
     int ret = GHM_CUDA(cudaMemsetAsync(counts, 0, nh * sizeof *counts, s));
-    size_t work = nidx > ref->ncheck || !backward ? nidx : ref->ncheck;
+    size_t work = n_pts > ref->ncheck || !backward ? n_pts : ref->ncheck;
     for (size_t h0 = 0; h0 < nh && ret == GHM_OK; h0 += MAX_GRID_Y) {
         size_t n = nh - h0 < MAX_GRID_Y ? nh - h0 : MAX_GRID_Y;
-        dim3 grid(blocks_for(work), (unsigned)n);
-        score_kernel<<<grid, VERIFY_THREADS, 0, s>>>(*ref, *q, idx, nidx, hyps + h0, radius,
+        dim3 grid(blocks_for(work, POINTS_PER_THREAD), (unsigned)n);
+        score_kernel<<<grid, VERIFY_THREADS, 0, s>>>(*ref, *q, pts, n_pts, hyps + h0, radius,
                                                      cos_tol, backward, counts + h0);
         ret = GHM_CUDA_LAUNCH();
     }
@@ -352,27 +405,31 @@ extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
 }
 
 extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
-                                      const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                      const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
                                       GhmSimilarity *hyps, size_t nh, const GhmRefineSteps *steps,
                                       double cos_tol, double *partials, size_t npartials)
 {
-    if (!ctx || !steps || !partials || check_args(ref, q, idx, nidx, hyps) < 0 ||
-        steps->steps < 0 || steps->steps > GHM_REFINE_MAX_STEPS || npartials < FIT_SUMS)
+    if (!ctx || !steps || !partials || check_args(ref, q, pts, n_pts, hyps) < 0 ||
+        steps->steps < 0 || steps->steps > GHM_REFINE_MAX_STEPS || npartials < 2 * FIT_SUMS)
         return GHM_ERR_INVALID;
     if (nh == 0 || steps->steps == 0)
         return GHM_OK;
     /* A cooperative launch must fit on the device at once: at most `resident` blocks, shared
-     * out between the transforms of a launch, and at most one block per FIT_SUMS partials. */
-    int per_sm = 0, sms = 0, dev = 0;
-    int ret = GHM_CUDA(cudaGetDevice(&dev));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refine_kernel,
-                                                                      VERIFY_THREADS, 0));
-    if (ret < 0)
-        return ret;
-    size_t resident = (size_t)per_sm * sms, slots = npartials / FIT_SUMS;
+     * out between the transforms of a launch, and at most one block per 2 x FIT_SUMS partials.
+     * The device and the kernel do not change: asked once per process. */
+    static const int resident_blocks = [] {
+        int dev = 0, sms = 0, blocks = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, refine_kernel, VERIFY_THREADS,
+                                                          0) != cudaSuccess)
+            return 0;
+        return blocks * sms;
+    }();
+    if (resident_blocks < 1)
+        return GHM_ERR_CUDA;
+    int ret = GHM_OK;
+    size_t resident = (size_t)resident_blocks, slots = npartials / (2 * FIT_SUMS);
     size_t budget = resident < slots ? resident : slots;
     if (budget > MAX_GRID_Y)
         budget = MAX_GRID_Y;
@@ -383,11 +440,11 @@ extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
     GhmRefineSteps st = *steps;
     for (size_t h0 = 0; h0 < nh && ret == GHM_OK; h0 += budget) {
         size_t n = nh - h0 < budget ? nh - h0 : budget;
-        size_t per_hyp = blocks_for(nidx);
+        size_t per_hyp = blocks_for(n_pts, REFINE_POINTS_PER_THREAD);
         if (per_hyp * n > budget)
             per_hyp = budget / n;
         GhmSimilarity *h = hyps + h0;
-        void *args[] = {&r, &qq, (void *)&idx, &nidx, &h, &st, &cos_tol, &partials};
+        void *args[] = {&r, &qq, (void *)&pts, &n_pts, &h, &st, &cos_tol, &partials};
         ret = GHM_CUDA(cudaLaunchCooperativeKernel((const void *)refine_kernel,
                                                    dim3((unsigned)per_hyp, (unsigned)n),
                                                    dim3(VERIFY_THREADS), args, 0,
@@ -397,16 +454,28 @@ extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
 }
 
 extern "C" int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref,
-                                       const GhmVerifyQuery *q, const uint32_t *idx, size_t nidx,
+                                       const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
                                        const GhmSimilarity *hyp, double radius, double cos_tol,
                                        float (*xy)[2])
 {
-    if (!ctx || !xy || check_args(ref, q, idx, nidx, hyp) < 0)
+    if (!ctx || !xy || check_args(ref, q, pts, n_pts, hyp) < 0)
         return GHM_ERR_INVALID;
-    if (nidx == 0)
+    if (n_pts == 0)
         return GHM_OK;
-    unsigned blocks = (unsigned)((nidx + VERIFY_THREADS - 1) / VERIFY_THREADS);
-    inliers_kernel<<<blocks, VERIFY_THREADS, 0, ghm_cuda_stream(ctx)>>>(*ref, *q, idx, nidx, hyp,
+    unsigned blocks = (unsigned)((n_pts + VERIFY_THREADS - 1) / VERIFY_THREADS);
+    inliers_kernel<<<blocks, VERIFY_THREADS, 0, ghm_cuda_stream(ctx)>>>(*ref, *q, pts, n_pts, hyp,
                                                                         radius, cos_tol, xy);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_verify_prepare(GhmContext *ctx, const GhmVerifyQuery *q,
+                                       const uint32_t *idx, size_t n, GhmVerifyPoint *out)
+{
+    if (!ctx || !q || !q->points || (n && (!idx || !out)))
+        return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    unsigned blocks = (unsigned)((n + VERIFY_THREADS - 1) / VERIFY_THREADS);
+    prepare_kernel<<<blocks, VERIFY_THREADS, 0, ghm_cuda_stream(ctx)>>>(q->points, idx, n, out);
     return GHM_CUDA_LAUNCH();
 }

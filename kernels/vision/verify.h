@@ -1,6 +1,6 @@
 /*
  * verify.h - the CUDA launchers of candidate verification (kernels/vision/verify.cu):
- * GhmVisionOps.verify_score / verify_refine / verify_inliers, documented in
+ * GhmVisionOps.verify_*, documented in
  * vision/vision_backend_internal.h. Arrays are device memory; work is queued on ctx's stream.
  */
 #ifndef GHM_KERNELS_VISION_VERIFY_H
@@ -13,14 +13,16 @@ extern "C" {
 #endif
 
 int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                          const uint32_t *idx, size_t nidx, const GhmSimilarity *hyps, size_t nh,
+                          const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyps, size_t nh,
                           double radius, double cos_tol, int backward, GhmVerifyCounts *counts);
 int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                           const uint32_t *idx, size_t nidx, GhmSimilarity *hyps, size_t nh,
+                           const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                            const GhmRefineSteps *steps, double cos_tol, double *partials,
                            size_t npartials);
+int ghm_cuda_verify_prepare(GhmContext *ctx, const GhmVerifyQuery *q, const uint32_t *idx,
+                            size_t n, GhmVerifyPoint *out);
 int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
-                            const uint32_t *idx, size_t nidx, const GhmSimilarity *hyp,
+                            const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyp,
                             double radius, double cos_tol, float (*xy)[2]);
 
 #ifdef __cplusplus
