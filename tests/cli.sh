@@ -399,11 +399,10 @@ test_video_bad_truncated() {
     grep -q "ends early" "$TMP/err" || fail "$(cat "$TMP/err")"
 }
 
-# One video chunk of a copy of Megamind.avi overwritten with noise: warnings, a "damaged" line
-# per lost frame, and the frames after it still matched.
-test_video_bad_damaged_frame() {
-    need_ffmpeg_build
-    python3 - "$DATA/$MEGA" "$TMP/damaged.avi" <<'EOF' || fail "cannot make the damaged copy"
+# A copy of the AVI $1 with one video chunk (the 100th or later of a usual size) overwritten
+# with noise, written to $2.
+make_damaged_avi() {
+    python3 - "$1" "$2" <<'EOF' || fail "cannot make the damaged copy"
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 i, n = 0, 0
@@ -417,6 +416,13 @@ for k in range(i + 48, i + 408):
     d[k] = (k * 2654435761 >> 13) & 0xFF
 open(sys.argv[2], "wb").write(d)
 EOF
+}
+
+# One video chunk of a copy of Megamind.avi overwritten with noise: warnings, a "damaged" line
+# per lost frame, and the frames after it still matched.
+test_video_bad_damaged_frame() {
+    need_ffmpeg_build
+    make_damaged_avi "$DATA/$MEGA" "$TMP/damaged.avi"
     "$BIN" --backend cpu --json --start 96 --end 106 "$DATA/$MEGA_REF" "$TMP/damaged.avi" >"$TMP/out" 2>"$TMP/err"
     local got=$?
     [ "$got" -le 1 ] || fail "exit $got: $(cat "$TMP/err")"
@@ -495,20 +501,7 @@ test_video_jobs_bad_input() {
     cmp -s "$TMP/out.1" "$TMP/out.3" || fail "truncated: stdout differs"
     cmp -s "$TMP/err.1" "$TMP/err.3" || fail "truncated: stderr differs: $(cat "$TMP/err.1" "$TMP/err.3")"
     grep -q "exit 2" "$TMP/err.3" || fail "truncated: $(cat "$TMP/err.3")"
-    python3 - "$DATA/$MEGA" "$TMP/damaged.avi" <<'EOF' || fail "cannot make the damaged copy"
-import sys
-d = bytearray(open(sys.argv[1], "rb").read())
-i, n = 0, 0
-while True:
-    i = d.find(b"00dc", i + 1)
-    size = int.from_bytes(d[i + 4:i + 8], "little")
-    n += 1
-    if n >= 100 and 2000 < size < 200000:
-        break
-for k in range(i + 48, i + 408):
-    d[k] = (k * 2654435761 >> 13) & 0xFF
-open(sys.argv[2], "wb").write(d)
-EOF
+    make_damaged_avi "$DATA/$MEGA" "$TMP/damaged.avi"
     for j in 1 3; do
         "$BIN" --backend cpu --json --jobs $j --start 96 --end 106 "$DATA/$MEGA_REF" "$TMP/damaged.avi" \
             >"$TMP/out" 2>"$TMP/err.$j"

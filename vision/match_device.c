@@ -3,8 +3,9 @@
  * features (kernels/vision/features.cu), voting (geohash.c's device path) and verification
  * (kernels/vision/verify.cu) run on the device; the host keeps what is small and sequential:
  * choosing the corners among the candidates, the search for a grid cell size (the sampling
- * itself runs on the device), the ranking of the transforms between the scoring rounds. The steps and their order are match.c's, so that
- * both backends find the same transforms (within a pixel; the tests check it).
+ * itself runs on the device), the ranking of the transforms between the scoring rounds. The
+ * steps and their order are match.c's, so that both backends find the same transforms (within
+ * a pixel; the tests check it).
  *
  * What crosses the bus per query: the grey pixels up; the corner candidates and the coded
  * points down (tens of KB); a few hundred bytes of transforms and counts each way per

@@ -286,7 +286,8 @@ static int reserve(GhmFeatureWorkspace *ws, int w, int h)
         ret = GHM_CUDA(cudaMalloc((void **)&ws->pixel_point, npix * sizeof(int32_t)));
     /* Candidates: the bound of any w' x h' with w' h' <= npix is below npix / 4 + npix + 2. */
     if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->cand, (npix / 4 + npix + 2) * sizeof(GhmCornerCand)));
+        ret = GHM_CUDA(
+            cudaMalloc((void **)&ws->cand, (npix / 4 + npix + 2) * sizeof(GhmCornerCand)));
     if (ret == GHM_OK) /* a grid of cells of at least one pixel has at most npix cells */
         ret = GHM_CUDA(cudaMalloc((void **)&ws->cells, npix * sizeof(unsigned long long)));
     if (ret == GHM_OK)

@@ -147,7 +147,8 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     GhmLandRef lr = land_ref(ref);
     double cs, sn;
     ghm_sim_unit_rotation(&s, &cs, &sn);
-    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t inl = 0, ins = 0, binl = 0, bins = 0;
     for (size_t i = first; i < n_pts; i += stride) {
         double x, y, dx, dy;
@@ -231,41 +232,21 @@ static __device__ void transform_sums(const double (&block)[N], double *partials
         }
 }
 
-/* Pass 1 over this thread's points: count and coordinate sums of the correspondences. */
-static __device__ void centroid_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
-                                     const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity &s,
-                                     double radius, double cos_tol, double (&sum)[5])
-{
-    for (int k = 0; k < 5; k++)
-        sum[k] = 0.0;
-    GhmLandRef lr = land_ref(ref);
-    double cs, sn;
-    ghm_sim_unit_rotation(&s, &cs, &sn);
-    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (size_t i = first; i < n_pts; i += stride) {
-        double x, y, dx, dy;
-        int inside;
-        query_point(pts, i, &x, &y, &dx, &dy);
-        int32_t e = ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside);
-        if (e < 0)
-            continue;
-        GhmEdgePoint r = ref.edges[e];
-        sum[0] += 1.0;
-        sum[1] += x, sum[2] += y, sum[3] += r.x, sum[4] += r.y;
-    }
-}
-
-/* Pass 2: the normal equations of the correspondences about the centroids c (A row by row,
- * then y). */
-static __device__ void fit_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q,
-                                const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity &s,
-                                double radius, double cos_tol, const double *c,
-                                double (&sum)[FIT_SUMS])
+/* One pass over this thread's points. FIT false (pass 1): the count and coordinate sums of the
+ * correspondences, in sum[0..5). FIT true (pass 2): the normal equations about the centroids c,
+ * A row by row then y, in sum[0..20). */
+template <bool FIT>
+static __device__ void refine_pass(const GhmVerifyRef &ref, const GhmVerifyPoint *pts,
+                                   size_t n_pts, const GhmSimilarity &s, double radius,
+                                   double cos_tol, const double *c, double (&sum)[FIT_SUMS])
 {
     GhmLandRef lr = land_ref(ref);
     double cs, sn, A[4][4] = {{0}}, y[4] = {0};
     ghm_sim_unit_rotation(&s, &cs, &sn);
-    size_t stride = (size_t)gridDim.x * blockDim.x, first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < FIT_SUMS; k++)
+        sum[k] = 0.0;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (size_t i = first; i < n_pts; i += stride) {
         double x, yq, dx, dy;
         int inside;
@@ -274,14 +255,20 @@ static __device__ void fit_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q
         if (e < 0)
             continue;
         GhmEdgePoint r = ref.edges[e];
-        ghm_fit_accumulate_line(A, y, x - c[0], yq - c[1], r.x - c[2], r.y - c[3],
-                                ref.edge_dir[e][0], ref.edge_dir[e][1], 0.01, 1.0);
+        if (!FIT) {
+            sum[0] += 1.0;
+            sum[1] += x, sum[2] += yq, sum[3] += r.x, sum[4] += r.y;
+        } else {
+            ghm_fit_accumulate_line(A, y, x - c[0], yq - c[1], r.x - c[2], r.y - c[3],
+                                    ref.edge_dir[e][0], ref.edge_dir[e][1], 0.01, 1.0);
+        }
     }
-    for (int i = 0; i < 4; i++) {
-        for (int j = 0; j < 4; j++)
-            sum[i * 4 + j] = A[i][j];
-        sum[16 + i] = y[i];
-    }
+    if (FIT)
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++)
+                sum[i * 4 + j] = A[i][j];
+            sum[16 + i] = y[i];
+        }
 }
 
 /* match.c's refine(): the transform of block row blockIdx.y, refined over steps. partials:
@@ -290,8 +277,8 @@ static __device__ void fit_pass(const GhmVerifyRef &ref, const GhmVerifyQuery &q
  * grid barrier at all; with several blocks each step takes two. Every block of the grid takes
  * every barrier, finished or not. */
 static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
-    GhmVerifyRef ref, GhmVerifyQuery q, const GhmVerifyPoint *pts, size_t n_pts, GhmSimilarity *hyps,
-    GhmRefineSteps steps, double cos_tol, double *partials)
+    GhmVerifyRef ref, GhmVerifyQuery q, const GhmVerifyPoint *pts, size_t n_pts,
+    GhmSimilarity *hyps, GhmRefineSteps steps, double cos_tol, double *partials)
 {
     cg::grid_group grid = cg::this_grid();
     __shared__ double warp_part[VERIFY_WARPS][FIT_SUMS];
@@ -308,9 +295,11 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
     for (int it = 0; it < steps.steps; it++) {
         if (done && gridDim.x == 1)
             break;
-        double v5[5] = {0, 0, 0, 0, 0}, t5[5], v[FIT_SUMS] = {0}, tot[FIT_SUMS];
+        double v[FIT_SUMS] = {0}, tot[FIT_SUMS], v5[5], t5[5];
         if (!done)
-            centroid_pass(ref, q, pts, n_pts, s, steps.radius[it], cos_tol, v5);
+            refine_pass<false>(ref, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
+        for (int k = 0; k < 5; k++)
+            v5[k] = v[k];
         block_sums<5>(v5, warp_part, t5);
         transform_sums<5>(t5, part1, grid, t5);
         if (threadIdx.x == 0 && !done) {
@@ -322,7 +311,7 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
         }
         __syncthreads();
         if (!done)
-            fit_pass(ref, q, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
+            refine_pass<true>(ref, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
         block_sums<FIT_SUMS>(v, warp_part, tot);
         transform_sums<FIT_SUMS>(tot, part2, grid, tot);
         if (threadIdx.x == 0 && !done) {
@@ -344,8 +333,9 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
 }
 
 static __global__ void inliers_kernel(GhmVerifyRef ref, GhmVerifyQuery q,
-                                      const GhmVerifyPoint *pts, size_t n_pts, const GhmSimilarity *hyp, double radius,
-                                      double cos_tol, float (*xy)[2])
+                                      const GhmVerifyPoint *pts, size_t n_pts,
+                                      const GhmSimilarity *hyp, double radius, double cos_tol,
+                                      float (*xy)[2])
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_pts)
@@ -383,9 +373,10 @@ static int check_args(const GhmVerifyRef *ref, const GhmVerifyQuery *q,
 }
 
 extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
-                                     const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
-                                     const GhmSimilarity *hyps, size_t nh, double radius,
-                                     double cos_tol, int backward, GhmVerifyCounts *counts)
+                                     const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
+                                     size_t n_pts, const GhmSimilarity *hyps, size_t nh,
+                                     double radius, double cos_tol, int backward,
+                                     GhmVerifyCounts *counts)
 {
     if (!ctx || !counts || check_args(ref, q, pts, n_pts, hyps) < 0)
         return GHM_ERR_INVALID;
@@ -405,9 +396,10 @@ extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
 }
 
 extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
-                                      const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
-                                      GhmSimilarity *hyps, size_t nh, const GhmRefineSteps *steps,
-                                      double cos_tol, double *partials, size_t npartials)
+                                      const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
+                                      size_t n_pts, GhmSimilarity *hyps, size_t nh,
+                                      const GhmRefineSteps *steps, double cos_tol,
+                                      double *partials, size_t npartials)
 {
     if (!ctx || !steps || !partials || check_args(ref, q, pts, n_pts, hyps) < 0 ||
         steps->steps < 0 || steps->steps > GHM_REFINE_MAX_STEPS || npartials < 2 * FIT_SUMS)
@@ -454,9 +446,9 @@ extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
 }
 
 extern "C" int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref,
-                                       const GhmVerifyQuery *q, const GhmVerifyPoint *pts, size_t n_pts,
-                                       const GhmSimilarity *hyp, double radius, double cos_tol,
-                                       float (*xy)[2])
+                                       const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
+                                       size_t n_pts, const GhmSimilarity *hyp, double radius,
+                                       double cos_tol, float (*xy)[2])
 {
     if (!ctx || !xy || check_args(ref, q, pts, n_pts, hyp) < 0)
         return GHM_ERR_INVALID;
