@@ -140,9 +140,10 @@ static int run_heads(int threads, const uint32_t *sorted, const uint32_t *starts
 {
     *heads = malloc((runs ? runs : 1) * sizeof **heads);
     *numbers = malloc((runs ? runs : 1) * sizeof **numbers);
-    if (!*heads || !*numbers) {
+    if (!*heads || !*numbers) { /* the caller frees what it gets: hand back nothing */
         free(*heads);
         free(*numbers);
+        *heads = *numbers = NULL;
         return GHM_ERR_NOMEM;
     }
     uint32_t *h = *heads, *num = *numbers;
