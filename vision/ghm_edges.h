@@ -80,12 +80,12 @@ GhmCornerParams ghm_corner_defaults(void);
  * *out and frees it with ghm_edges_free(). */
 int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
 
-/* As ghm_edges_detect, on ctx's backend: where it has vision kernels (CUDA) the per-pixel stages
- * (blur, Sobel, suppression) run on its device, with a result identical to the CPU's; elsewhere,
- * or with ctx NULL, this is ghm_edges_detect. Also GHM_ERR_CUDA and the buffer errors.
- * The matcher does not use it yet: while corners and the distance transform run on the host,
- * downloading the gradient fields costs more than the device saves (docs/bench_raw/
- * match_cuda.txt); it is the first stage of a device-resident feature chain. */
+/* As ghm_edges_detect, on ctx's backend: where it has vision kernels (CUDA) the whole chain
+ * (noise floor, blur, Sobel, suppression, threshold, compaction) runs on its device, with a
+ * result identical to the CPU's, and the gradients, pixel map and points are brought back;
+ * elsewhere, or with ctx NULL, this is ghm_edges_detect. Also GHM_ERR_CUDA and the buffer
+ * errors. The matcher's device path (match_device.c) runs the same chain and keeps its arrays
+ * on the device. */
 int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgeParams *p,
                          GhmEdges **out);
 
