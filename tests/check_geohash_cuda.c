@@ -415,6 +415,49 @@ START_TEST(test_known_pairs_both_backends)
 }
 END_TEST
 
+/* The same query twice on CUDA, on one matcher and on a second one: the same answer to the last
+ * bit (integer votes and counts, sums in a fixed order), inliers included. */
+START_TEST(test_cuda_deterministic)
+{
+    GHM_REQUIRE_CUDA();
+    GhmImage *ref = ghm_test_load_image("images/rubberwhale1.png");
+    GhmImage *q = ghm_test_load_image("pairs/dev_04_query.png");
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmMatcher *m[2] = {NULL, NULL};
+    GhmMatchResult r[3];
+    const float(*xy[3])[2];
+    size_t nxy[3];
+    ck_assert_int_eq(ghm_matcher_create(gpu, ref, &mp, &m[0]), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_create(gpu, ref, &mp, &m[1]), GHM_OK);
+    float(*keep)[2] = NULL;
+    for (int k = 0; k < 3; k++) {
+        GhmMatcher *mk = m[k == 2];
+        ck_assert_int_eq(ghm_matcher_match(mk, q, &r[k]), GHM_OK);
+        ghm_matcher_inliers(mk, &xy[k], &nxy[k]);
+        if (k == 0) { /* the next match on m[0] reuses its inlier buffer */
+            keep = malloc((nxy[0] + 1) * sizeof *keep);
+            memcpy(keep, xy[0], nxy[0] * sizeof *keep);
+            xy[0] = (const float(*)[2])keep;
+        }
+    }
+    ck_assert(r[0].found);
+    for (int k = 1; k < 3; k++) {
+        ck_assert_mem_eq(r[0].matrix, r[k].matrix, sizeof r[0].matrix);
+        ck_assert(r[0].confidence == r[k].confidence && r[0].inliers == r[k].inliers &&
+                  r[0].votes_cast == r[k].votes_cast);
+        ck_assert_uint_eq(nxy[0], nxy[k]);
+        ck_assert_mem_eq(xy[0], xy[k], nxy[0] * sizeof *xy[0]);
+    }
+    free(keep);
+    ghm_matcher_free(&m[0]);
+    ghm_matcher_free(&m[1]);
+    ghm_context_free(&gpu);
+    ghm_image_free(&ref);
+    ghm_image_free(&q);
+}
+END_TEST
+
 /* A reference without bases (blank) and queries without corners vote nothing on either. */
 START_TEST(test_blank_images_both_backends)
 {
@@ -453,6 +496,7 @@ static Suite *geohash_cuda_suite(void)
     tcase_add_test(tc, test_corners_and_sampling_identical);
     tcase_add_test(tc, test_known_pairs_both_backends);
     tcase_add_test(tc, test_blank_images_both_backends);
+    tcase_add_test(tc, test_cuda_deterministic);
     suite_add_tcase(s, tc);
     return s;
 }
