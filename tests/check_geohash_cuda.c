@@ -384,7 +384,8 @@ START_TEST(test_known_pairs_both_backends)
         }
         double limit = 0.02 * hypot(ref->width, ref->height);
         double truth_err = ghm_test_corner_error(res[1].matrix, t, query->width, query->height);
-        double agree = ghm_test_corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
+        double agree =
+            ghm_test_corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
         ck_assert_msg(res[1].found, "%s: not found on CUDA (confidence %.3f)", id,
                       res[1].confidence);
         ck_assert_msg(truth_err <= limit, "%s: CUDA corner error %.2f > %.2f", id, truth_err,
@@ -462,13 +463,18 @@ END_TEST
 START_TEST(test_blank_images_both_backends)
 {
     GHM_REQUIRE_CUDA();
-    GhmImage *blank = NULL, *photo = ghm_test_load_image("images/box_in_scene.png");
+    GhmImage *blank = NULL, *tiny = NULL;
+    GhmImage *photo = ghm_test_load_image("images/box_in_scene.png");
     ck_assert_int_eq(ghm_image_create(320, 240, &blank), GHM_OK);
+    ck_assert_int_eq(ghm_image_create(2, 5, &tiny), GHM_OK);
     memset(blank->pixels, 128, (size_t)blank->stride * blank->height);
+    memset(tiny->pixels, 200, (size_t)tiny->stride * tiny->height);
     GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
     GhmMatchParams mp = ghm_match_defaults();
-    GhmImage *refs[] = {blank, photo, blank}, *queries[] = {photo, blank, blank};
-    for (int k = 0; k < 3; k++) {
+    /* blank and 2x5 pixels, as reference and as query (the device chain's smallest images) */
+    GhmImage *refs[] = {blank, photo, blank, photo, tiny};
+    GhmImage *queries[] = {photo, blank, blank, tiny, photo};
+    for (int k = 0; k < 5; k++) {
         GhmMatcher *m = NULL;
         GhmMatchResult res;
         ck_assert_int_eq(ghm_matcher_create(gpu, refs[k], &mp, &m), GHM_OK);
@@ -479,6 +485,7 @@ START_TEST(test_blank_images_both_backends)
     }
     ghm_context_free(&gpu);
     ghm_image_free(&blank);
+    ghm_image_free(&tiny);
     ghm_image_free(&photo);
 }
 END_TEST
