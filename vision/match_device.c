@@ -22,10 +22,10 @@
 /* Blocks the refinement may spread one transform over, and their partial sums. */
 #define REFINE_PARTIAL_BLOCKS 256
 
+/* The device buffers: the reference's, uploaded once, then the per-query ones, grown. */
 enum {
-    D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK, /* the reference, uploaded once */
+    D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK,
     D_SAMPLE_IDX, D_VERIFY_PTS, D_POLISH_PTS, D_CODED, D_HYPS, D_COUNTS, D_PARTIALS, D_XY,
-    /* per query, grown */
     D_COUNT
 };
 
