@@ -9,7 +9,6 @@
  * similarity (scale 0.6, 15 degrees), also 1920x1080. When the chosen backend is not the CPU,
  * the CPU backend runs the same cases in the same run as the baseline.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,12 +248,7 @@ static int run_backend(const MatchBenchArgs *a, GhmBackendKind kind, json_t *row
 
 static int write_json(const char *path, json_t *rows)
 {
-    json_t *o = json_pack("{s:s,s:O}", "bench", "match", "rows", rows);
-    int ret = o ? ghm_json_write_file(path, o) : -1;
-    json_decref(o);
-    if (ret < 0)
-        ghm_cli_error(path, "cannot write the JSON output: %s", strerror(errno));
-    return ret;
+    return ghm_json_write_file(path, json_pack("{s:s,s:O}", "bench", "match", "rows", rows));
 }
 
 int ghm_bench_match(int argc, char **argv)

@@ -287,15 +287,7 @@ static int write_json(const BenchArgs *a, const BenchResult *r, const GhmContext
         "frames_per_s", rate(r->e2e_frames, r->e2e_s), "end_to_end_jobs", "jobs", r->jobs,
         "frames", (json_int_t)r->par_frames, "seconds", r->par_s, "cpu_seconds", r->par_cpu,
         "frames_per_s", rate(r->par_frames, r->par_s), "setup_seconds", r->par_setup_s);
-    if (!obj)
-        return -1;
-    int ok = ghm_json_write_file(a->json_out, obj) == 0;
-    json_decref(obj);
-    if (!ok) {
-        ghm_cli_error(a->json_out, "cannot write: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return ghm_json_write_file(a->json_out, obj);
 }
 
 int ghm_bench_video(int argc, char **argv)

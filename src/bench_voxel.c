@@ -11,7 +11,6 @@
  * on a device the clouds are uploaded once, when the sweep is created, which the "setup"
  * column reports; every step rebuilds every table).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,11 +251,7 @@ static int write_json(const VoxelBenchArgs *a, GhmContext *ctx, const Row *rows,
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, row_json(&rows[i]));
     json_object_set_new(o, "rows", arr);
-    int ret = ghm_json_write_file(a->json_out, o);
-    json_decref(o);
-    if (ret < 0)
-        ghm_cli_error(a->json_out, "cannot write the measurements: %s", strerror(errno));
-    return ret;
+    return ghm_json_write_file(a->json_out, o);
 }
 
 int ghm_bench_voxel(int argc, char **argv)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 /* Length of the valid UTF-8 sequence at s, or 0 if the byte there starts none. */
 static size_t utf8_sequence(const unsigned char *s)
 {
@@ -54,22 +56,27 @@ json_t *ghm_json_string_lossy(const char *s)
     return str;
 }
 
-int ghm_json_write_file(const char *path, const json_t *obj)
+int ghm_json_write_file(const char *path, json_t *obj)
 {
     size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
-    if (!tmp)
-        return -1;
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    int ok = json_dump_file(obj, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0 &&
+    char *tmp = obj ? malloc(n + 5) : NULL;
+    int ok = 0;
+    errno = ENOMEM;
+    if (tmp) {
+        memcpy(tmp, path, n);
+        memcpy(tmp + n, ".tmp", 5);
+        ok = json_dump_file(obj, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0 &&
              rename(tmp, path) == 0;
-    if (!ok) {
-        int saved = errno;
-        remove(tmp);
-        errno = saved;
+        if (!ok) {
+            int saved = errno;
+            remove(tmp);
+            errno = saved;
+        }
     }
+    if (!ok)
+        ghm_cli_error(path, "cannot write the JSON output: %s", strerror(errno));
     free(tmp);
+    json_decref(obj);
     return ok ? 0 : -1;
 }
 

@@ -17,8 +17,9 @@ json_t *ghm_json_string_lossy(const char *s);
 int ghm_json_print(FILE *f, const json_t *obj);
 
 /* Writes obj to path as one JSON document, atomically (path.tmp, then renamed over path), so a
- * failed run never leaves a partial file. Returns 0, or -1 with errno set. Does not take the
- * reference. */
-int ghm_json_write_file(const char *path, const json_t *obj);
+ * failed run never leaves a partial file. Takes the reference (obj may be NULL: a failed
+ * json_pack, reported as out of memory). On failure prints one line naming path on stderr and
+ * returns -1; returns 0 otherwise. */
+int ghm_json_write_file(const char *path, json_t *obj);
 
 #endif /* GHM_JSON_OUT_H */
