@@ -20,16 +20,6 @@
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
 static const uint8_t jpeg_signature[3] = {0xff, 0xd8, 0xff};
 
-void ghmi_why(char *why, size_t why_size, const char *fmt, ...)
-{
-    if (why == NULL || why_size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_size, fmt, ap);
-    va_end(ap);
-}
-
 int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why_size)
 {
     if (width == 0 || height == 0) {

@@ -10,10 +10,8 @@
 #include <stdint.h>
 
 #include "ghm_image.h"
+#include "why_internal.h"
 
-/* Writes a printf-style message into why (size why_size); does nothing when why is NULL. */
-void ghmi_why(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* GHM_OK when a width x height image is allowed, GHM_ERR_FORMAT for a zero side,
  * GHM_ERR_TOO_LARGE above GHM_IMAGE_MAX_SIDE or GHM_IMAGE_MAX_PIXELS; writes why on failure.

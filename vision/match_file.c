@@ -13,13 +13,13 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "match_internal.h"
+#include "why_internal.h"
 
 #define REF_MAGIC "GHMREF\r\n"
 #define REF_VERSION 1u
@@ -173,16 +173,6 @@ static void get_params(Cur *c, GhmMatchParams *p)
     p->geo.angle_bins = (int)get_u32(c);
 }
 
-static void say(char *why, size_t size, const char *fmt, ...)
-{
-    if (!why || !size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, size, fmt, ap);
-    va_end(ap);
-}
-
 static void encode(const GhmMatcher *m, Buf *b)
 {
     Buf payload = {0};
@@ -221,7 +211,7 @@ int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t wh
     encode(m, &b);
     if (b.failed) {
         free(b.p);
-        say(why, why_size, "out of memory");
+        ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
     /* Write a temporary file next to the target, then rename: never a partial file. */
@@ -231,16 +221,16 @@ int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t wh
     FILE *f = NULL;
     if (!tmp) {
         free(b.p);
-        say(why, why_size, "out of memory");
+        ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
     snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
     if ((fd = mkstemp(tmp)) < 0) {
-        say(why, why_size, "cannot create a file there: %s", strerror(errno));
+        ghmi_why(why, why_size, "cannot create a file there: %s", strerror(errno));
         goto done;
     }
     if (!(f = fdopen(fd, "wb"))) {
-        say(why, why_size, "cannot write: %s", strerror(errno));
+        ghmi_why(why, why_size, "cannot write: %s", strerror(errno));
         close(fd);
         unlink(tmp);
         goto done;
@@ -249,7 +239,7 @@ int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t wh
     bad |= fflush(f) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
-        say(why, why_size, "cannot write: %s", strerror(errno));
+        ghmi_why(why, why_size, "cannot write: %s", strerror(errno));
         unlink(tmp);
         goto done;
     }
@@ -265,7 +255,7 @@ static int read_file(const char *path, uint8_t **data, size_t *n, char *why, siz
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        say(why, why_size, "cannot open: %s", strerror(errno));
+        ghmi_why(why, why_size, "cannot open: %s", strerror(errno));
         return GHM_ERR_IO;
     }
     size_t cap = 1 << 16, len = 0;
@@ -274,7 +264,7 @@ static int read_file(const char *path, uint8_t **data, size_t *n, char *why, siz
     while (buf) {
         if (len == cap) {
             if (cap > MAX_PAYLOAD + HEADER_BYTES) {
-                say(why, why_size, "not a reference file (far too large)");
+                ghmi_why(why, why_size, "not a reference file (far too large)");
                 ret = GHM_ERR_FORMAT;
                 break;
             }
@@ -288,7 +278,7 @@ static int read_file(const char *path, uint8_t **data, size_t *n, char *why, siz
         len += got;
         if (got == 0) {
             if (ferror(f)) {
-                say(why, why_size, "read error: %s", strerror(errno));
+                ghmi_why(why, why_size, "read error: %s", strerror(errno));
                 ret = GHM_ERR_IO;
             }
             break;
@@ -296,7 +286,7 @@ static int read_file(const char *path, uint8_t **data, size_t *n, char *why, siz
     }
     fclose(f);
     if (!buf) {
-        say(why, why_size, "out of memory");
+        ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
     if (ret < 0) {
@@ -313,7 +303,7 @@ static int check_header(const uint8_t *data, size_t n, const uint8_t **payload, 
                         char *why, size_t why_size)
 {
     if (n < HEADER_BYTES || memcmp(data, REF_MAGIC, 8) != 0) {
-        say(why, why_size, "not a geohash-match reference file (bad magic)");
+        ghmi_why(why, why_size, "not a geohash-match reference file (bad magic)");
         return GHM_ERR_FORMAT;
     }
     Cur c = {data, n, 8, 0};
@@ -321,18 +311,18 @@ static int check_header(const uint8_t *data, size_t n, const uint8_t **payload, 
     (void)get_u32(&c);
     uint64_t len = get_u64(&c), sum = get_u64(&c);
     if (version != REF_VERSION) {
-        say(why, why_size, "reference file version %u, this program reads version %u", version,
+        ghmi_why(why, why_size, "reference file version %u, this program reads version %u", version,
             REF_VERSION);
         return GHM_ERR_FORMAT;
     }
     if (len != n - HEADER_BYTES) {
-        say(why, why_size, "damaged reference file: %s (payload %llu bytes, file holds %zu)",
+        ghmi_why(why, why_size, "damaged reference file: %s (payload %llu bytes, file holds %zu)",
             len > n - HEADER_BYTES ? "truncated" : "trailing bytes", (unsigned long long)len,
             n - HEADER_BYTES);
         return GHM_ERR_FORMAT;
     }
     if (fnv1a64(data + HEADER_BYTES, (size_t)len) != sum) {
-        say(why, why_size, "damaged reference file (checksum mismatch)");
+        ghmi_why(why, why_size, "damaged reference file (checksum mismatch)");
         return GHM_ERR_FORMAT;
     }
     *payload = data + HEADER_BYTES;
@@ -358,7 +348,7 @@ static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t w
     if (c.failed || w < 1 || h < 1 || w > GHM_IMAGE_MAX_SIDE || h > GHM_IMAGE_MAX_SIDE ||
         ne > (n - c.at) / EDGE_BYTES || nc > (n - c.at) / CORNER_BYTES ||
         ne * EDGE_BYTES + nc * CORNER_BYTES != n - c.at) {
-        say(why, why_size, "damaged reference file (inconsistent sizes)");
+        ghmi_why(why, why_size, "damaged reference file (inconsistent sizes)");
         return GHM_ERR_FORMAT;
     }
     ft->width = (int)w;
@@ -367,7 +357,7 @@ static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t w
     ft->pixel = malloc((ne ? ne : 1) * sizeof *ft->pixel);
     ft->corners = malloc((nc ? nc : 1) * sizeof *ft->corners);
     if (!ft->edges || !ft->pixel || !ft->corners) {
-        say(why, why_size, "out of memory");
+        ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
     int finite = 1;
@@ -386,7 +376,7 @@ static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t w
     ft->nedges = ne;
     ft->ncorners = nc;
     if (c.failed || !finite) {
-        say(why, why_size, "damaged reference file (invalid point data)");
+        ghmi_why(why, why_size, "damaged reference file (invalid point data)");
         return GHM_ERR_FORMAT;
     }
     return GHM_OK;
@@ -427,14 +417,14 @@ int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
         (ret = decode(payload, plen, &ft, why, why_size)) < 0)
         goto done;
     if ((ret = merge_params(&ft.p, p, &mp)) < 0) {
-        say(why, why_size, "damaged reference file (parameters out of range)");
+        ghmi_why(why, why_size, "damaged reference file (parameters out of range)");
         ret = GHM_ERR_FORMAT;
         goto done;
     }
     ret = ghmi_matcher_build(ctx, ft.width, ft.height, ft.edges, ft.pixel, ft.nedges, ft.corners,
                              ft.ncorners, &mp, out);
     if (ret < 0)
-        say(why, why_size, "cannot rebuild the reference: %s", ghm_strerror(ret));
+        ghmi_why(why, why_size, "cannot rebuild the reference: %s", ghm_strerror(ret));
 done:
     free(ft.edges);
     free(ft.pixel);

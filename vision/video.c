@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "video_internal.h"
+#include "why_internal.h"
 
 #if GHM_HAVE_FFMPEG
 #include <libavcodec/avcodec.h>
@@ -43,18 +44,6 @@ struct GhmVideo {
     AvState *av;
     char last_log[192]; /* last error FFmpeg logged for this video */
 };
-
-static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || n == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 static int wanted(const GhmVideo *v, int64_t index)
 {
@@ -121,15 +110,15 @@ static int check_file(const char *path, char *why, size_t n)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        say(why, n, "cannot open: %s", strerror(errno));
+        ghmi_why(why, n, "cannot open: %s", strerror(errno));
         return GHM_ERR_IO;
     }
     if (S_ISDIR(st.st_mode)) {
-        say(why, n, "is a directory, not a video");
+        ghmi_why(why, n, "is a directory, not a video");
         return GHM_ERR_IO;
     }
     if (S_ISREG(st.st_mode) && st.st_size == 0) {
-        say(why, n, "empty file (0 bytes), not a video");
+        ghmi_why(why, n, "empty file (0 bytes), not a video");
         return GHM_ERR_FORMAT;
     }
     return GHM_OK;
@@ -141,7 +130,7 @@ static int open_y4m_file(const char *path, GhmVideo **out, char *why, size_t n)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        say(why, n, "cannot open: %s", strerror(errno));
+        ghmi_why(why, n, "cannot open: %s", strerror(errno));
         return GHM_ERR_IO;
     }
     uint8_t head[16];
@@ -240,13 +229,13 @@ static int probe_format(const char *path, const AVInputFormat **fmt, char *why, 
     int ret = avio_open(&pb, path, AVIO_FLAG_READ);
     if (ret < 0) {
         av_error_text(ret, err, sizeof err);
-        say(why, n, "cannot open: %s", err);
+        ghmi_why(why, n, "cannot open: %s", err);
         return GHM_ERR_IO;
     }
     ret = av_probe_input_buffer2(pb, fmt, "", NULL, 0, 0);
     avio_closep(&pb);
     if (ret < 0) {
-        say(why, n, "not a PNG or JPEG image, nor a video FFmpeg recognises");
+        ghmi_why(why, n, "not a PNG or JPEG image, nor a video FFmpeg recognises");
         return GHM_ERR_FORMAT;
     }
     return GHM_OK;
@@ -276,7 +265,7 @@ static int open_decoder(GhmVideo *v, AvState *av, char *why, size_t n)
     AVStream *st = av->fmt->streams[av->stream];
     const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
     if (!codec) {
-        say(why, n, "no decoder in this FFmpeg for its video codec '%s'",
+        ghmi_why(why, n, "no decoder in this FFmpeg for its video codec '%s'",
             avcodec_get_name(st->codecpar->codec_id));
         return GHM_ERR_UNSUPPORTED;
     }
@@ -293,7 +282,7 @@ static int open_decoder(GhmVideo *v, AvState *av, char *why, size_t n)
     if (ret < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
-        say(why, n, "cannot start the %s decoder: %s", codec->name, err);
+        ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, err);
         return GHM_ERR_EXTERNAL;
     }
     return GHM_OK;
@@ -324,17 +313,17 @@ static int open_demuxer(GhmVideo *v, AvState *av, const char *path, char *why, s
     if ((ret = avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
-        say(why, n, "cannot read it as %s: %s", ifmt->name, err);
+        ghmi_why(why, n, "cannot read it as %s: %s", ifmt->name, err);
         return GHM_ERR_FORMAT; /* avformat_open_input freed the context on failure */
     }
     if ((ret = avformat_find_stream_info(av->fmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
-        say(why, n, "damaged %s file: %s", ifmt->name, err);
+        ghmi_why(why, n, "damaged %s file: %s", ifmt->name, err);
         return GHM_ERR_FORMAT;
     }
     if ((av->stream = pick_stream(av->fmt)) < 0) {
-        say(why, n, "has no video stream (%u stream%s of other kinds)", av->fmt->nb_streams,
+        ghmi_why(why, n, "has no video stream (%u stream%s of other kinds)", av->fmt->nb_streams,
             av->fmt->nb_streams == 1 ? "" : "s");
         return GHM_ERR_FORMAT;
     }
@@ -390,7 +379,7 @@ static int convert_frame(AvState *av, const AVFrame *frame, GhmImage **out, char
         av->sws = sws_getContext(frame->width, frame->height, frame->format, frame->width,
                                  frame->height, AV_PIX_FMT_GRAY8, SWS_BICUBIC, NULL, NULL, NULL);
         if (!av->sws) {
-            say(why, n, "cannot convert %s frames to grey",
+            ghmi_why(why, n, "cannot convert %s frames to grey",
                 av_get_pix_fmt_name(frame->format) ? av_get_pix_fmt_name(frame->format) : "?");
             return GHM_ERR_UNSUPPORTED;
         }
@@ -404,7 +393,7 @@ static int convert_frame(AvState *av, const AVFrame *frame, GhmImage **out, char
     GhmImage *img = NULL;
     int ret = ghm_image_create(frame->width, frame->height, &img);
     if (ret < 0) {
-        say(why, n, "cannot hold a %dx%d frame: %s", frame->width, frame->height,
+        ghmi_why(why, n, "cannot hold a %dx%d frame: %s", frame->width, frame->height,
             ghm_strerror(ret));
         return ret;
     }
@@ -413,7 +402,7 @@ static int convert_frame(AvState *av, const AVFrame *frame, GhmImage **out, char
     if (sws_scale(av->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
                   frame->height, dst, dst_stride) != frame->height) {
         ghm_image_free(&img);
-        say(why, n, "libswscale failed on a %dx%d frame", frame->width, frame->height);
+        ghmi_why(why, n, "libswscale failed on a %dx%d frame", frame->width, frame->height);
         return GHM_ERR_EXTERNAL;
     }
     *out = img;
@@ -464,7 +453,7 @@ static int take_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
         f->index = index;
         f->pts = pts;
-        say(why, n, "frame %lld is damaged (%s); skipped", (long long)index,
+        ghmi_why(why, n, "frame %lld is damaged (%s); skipped", (long long)index,
             v->last_log[0] ? v->last_log : "the decoder concealed errors");
         /* The log line may come from the packet fed before this frame came out (decoders
          * with delay), so it is kept until a damaged frame uses it. */
@@ -489,19 +478,19 @@ static int end_of_stream(GhmVideo *v, char *why, size_t n)
     if (av->read_error) {
         char err[128];
         av_error_text(av->read_error, err, sizeof err);
-        say(why, n, "reading stopped after %lld frames: %s", (long long)v->next_index, err);
+        ghmi_why(why, n, "reading stopped after %lld frames: %s", (long long)v->next_index, err);
         return GHM_ERR_IO;
     }
     /* One frame short is tolerated: FFmpeg's own AVI muxer can declare one frame more than it
      * writes (a complete file re-encoded from Megamind.avi declares 271 and holds 270). */
     if (st->nb_frames > 0 && v->next_index + 1 < st->nb_frames) {
-        say(why, n, "file ends early: %lld of the %lld frames it declares%s",
+        ghmi_why(why, n, "file ends early: %lld of the %lld frames it declares%s",
             (long long)v->next_index, (long long)st->nb_frames,
             av->corrupt_packets ? " (the last packet is cut short)" : "");
         return GHM_ERR_TRUNCATED;
     }
     if (av->corrupt_packets) {
-        say(why, n, "file ends early: its last packet is cut short");
+        ghmi_why(why, n, "file ends early: its last packet is cut short");
         return GHM_ERR_TRUNCATED;
     }
     return GHM_VIDEO_END;
@@ -511,7 +500,7 @@ static int end_of_stream(GhmVideo *v, char *why, size_t n)
 static int report_missing(GhmVideo *v, GhmVideoFrame *f, const char *what, char *why, size_t n)
 {
     f->index = v->next_index++;
-    say(why, n, "frame %lld %s (%s); skipped", (long long)f->index, what,
+    ghmi_why(why, n, "frame %lld %s (%s); skipped", (long long)f->index, what,
         v->last_log[0] ? v->last_log : "damaged data");
     v->last_log[0] = '\0';
     return GHM_VIDEO_DAMAGED;
@@ -608,7 +597,7 @@ static int open_ffmpeg(const char *path, GhmVideo *v, char *why, size_t n)
 {
     (void)path;
     (void)v;
-    say(why, n, "this build has no FFmpeg, so it reads YUV4MPEG2 video only (rebuild with "
+    ghmi_why(why, n, "this build has no FFmpeg, so it reads YUV4MPEG2 video only (rebuild with "
                 "-DGEOHASH_FFMPEG=ON, or pipe: ffmpeg -i FILE -f yuv4mpegpipe - | "
                 "geohash-match REFERENCE -)");
     return GHM_ERR_UNSUPPORTED;
@@ -618,7 +607,7 @@ static int av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 {
     (void)v;
     (void)f;
-    say(why, n, "this build has no FFmpeg");
+    ghmi_why(why, n, "this build has no FFmpeg");
     return GHM_ERR_UNSUPPORTED;
 }
 
@@ -670,7 +659,7 @@ int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size)
     f->index = -1;
     f->pts = NAN;
     if (v->finished) {
-        say(why, why_size, "%s", v->final_why);
+        ghmi_why(why, why_size, "%s", v->final_why);
         return v->final_status;
     }
     char msg[256] = "";
@@ -687,7 +676,7 @@ int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size)
         v->final_status = ret;
         snprintf(v->final_why, sizeof v->final_why, "%s", msg);
     }
-    say(why, why_size, "%s", msg);
+    ghmi_why(why, why_size, "%s", msg);
     return ret;
 }
 

@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "video_internal.h"
+#include "why_internal.h"
 
 struct GhmiY4m {
     FILE *f;
@@ -26,18 +26,6 @@ struct GhmiY4m {
     uint8_t *scratch;     /* where skipped bytes go */
     size_t scratch_size;
 };
-
-static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || n == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 int ghmi_y4m_signature(const uint8_t *buf, size_t n)
 {
@@ -124,12 +112,12 @@ static int header_field(char *tok, Header *h, unsigned *seen, char *why, size_t 
     static const char fields[] = "WHFIACX";
     const char *which = strchr(fields, tok[0]);
     if (tok[0] == '\0' || !which) {
-        say(why, n, "YUV4MPEG2 header has an unknown field '%.40s'", tok);
+        ghmi_why(why, n, "YUV4MPEG2 header has an unknown field '%.40s'", tok);
         return GHM_ERR_FORMAT;
     }
     unsigned bit = 1u << (which - fields);
     if (tok[0] != 'X' && (*seen & bit)) {
-        say(why, n, "YUV4MPEG2 header repeats field '%c'", tok[0]);
+        ghmi_why(why, n, "YUV4MPEG2 header repeats field '%c'", tok[0]);
         return GHM_ERR_FORMAT;
     }
     *seen |= bit;
@@ -139,26 +127,26 @@ static int header_field(char *tok, Header *h, unsigned *seen, char *why, size_t 
     case 'W':
     case 'H':
         if (parse_uint(val, 1, GHM_IMAGE_MAX_SIDE, tok[0] == 'W' ? &h->width : &h->height) < 0) {
-            say(why, n, "YUV4MPEG2 header has a bad %s '%.40s' (1 to %d)",
+            ghmi_why(why, n, "YUV4MPEG2 header has a bad %s '%.40s' (1 to %d)",
                 tok[0] == 'W' ? "width" : "height", val, GHM_IMAGE_MAX_SIDE);
             return GHM_ERR_FORMAT;
         }
         return GHM_OK;
     case 'F':
         if (parse_ratio(val, 1, &h->fps_num, &h->fps_den) < 0) {
-            say(why, n, "YUV4MPEG2 header has a bad frame rate '%.40s' (want N:D)", val);
+            ghmi_why(why, n, "YUV4MPEG2 header has a bad frame rate '%.40s' (want N:D)", val);
             return GHM_ERR_FORMAT;
         }
         return GHM_OK;
     case 'A':
         if (parse_ratio(val, 0, &a, &b) < 0) {
-            say(why, n, "YUV4MPEG2 header has a bad aspect ratio '%.40s'", val);
+            ghmi_why(why, n, "YUV4MPEG2 header has a bad aspect ratio '%.40s'", val);
             return GHM_ERR_FORMAT;
         }
         return GHM_OK;
     case 'I':
         if (strlen(val) != 1 || !strchr("ptbm?", val[0])) {
-            say(why, n, "YUV4MPEG2 header has a bad interlacing mode '%.40s'", val);
+            ghmi_why(why, n, "YUV4MPEG2 header has a bad interlacing mode '%.40s'", val);
             return GHM_ERR_FORMAT;
         }
         return GHM_OK;
@@ -177,7 +165,7 @@ static int header_field(char *tok, Header *h, unsigned *seen, char *why, size_t 
 static int parse_header(char *line, Header *h, char *why, size_t n)
 {
     if (strncmp(line, "YUV4MPEG2 ", 10) != 0) {
-        say(why, n, "not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')");
+        ghmi_why(why, n, "not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')");
         return GHM_ERR_FORMAT;
     }
     unsigned seen = 0;
@@ -194,7 +182,7 @@ static int parse_header(char *line, Header *h, char *why, size_t n)
         p = space + 1;
     }
     if (!(seen & 1u) || !(seen & 2u) || !(seen & 4u)) {
-        say(why, n, "YUV4MPEG2 header lacks %s", !(seen & 1u) ? "the width (W)"
+        ghmi_why(why, n, "YUV4MPEG2 header lacks %s", !(seen & 1u) ? "the width (W)"
                                                  : !(seen & 2u) ? "the height (H)"
                                                                 : "the frame rate (F)");
         return GHM_ERR_FORMAT;
@@ -215,14 +203,14 @@ static void fill_range_lut(uint8_t lut[256], int full_range)
 static int check_header(Header *h, char *why, size_t n)
 {
     if ((long long)h->width * h->height > (long long)GHM_IMAGE_MAX_PIXELS) {
-        say(why, n, "YUV4MPEG2 frames of %ldx%ld exceed the limit of %u pixels", h->width,
+        ghmi_why(why, n, "YUV4MPEG2 frames of %ldx%ld exceed the limit of %u pixels", h->width,
             h->height, GHM_IMAGE_MAX_PIXELS);
         return GHM_ERR_TOO_LARGE;
     }
     if (!h->colour)
         h->colour = "420jpeg"; /* the format's default */
     if (chroma_size(h->colour, h->width, h->height) < 0) {
-        say(why, n, "YUV4MPEG2 colour space C%.40s is not supported (only 8-bit 420, 422, 444, "
+        ghmi_why(why, n, "YUV4MPEG2 colour space C%.40s is not supported (only 8-bit 420, 422, 444, "
                     "mono)", h->colour);
         return GHM_ERR_UNSUPPORTED;
     }
@@ -242,7 +230,7 @@ int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t 
     if (len < 0) {
         ret = len == -1 ? GHM_ERR_FORMAT : len == -2 ? GHM_ERR_TRUNCATED
               : len == -3 ? GHM_ERR_FORMAT : GHM_ERR_IO;
-        say(why, why_size, "%s", len == -1 ? "empty stream (no YUV4MPEG2 header)"
+        ghmi_why(why, why_size, "%s", len == -1 ? "empty stream (no YUV4MPEG2 header)"
                                  : len == -2 ? "stream ends inside the YUV4MPEG2 header"
                                  : len == -3 ? "not a YUV4MPEG2 stream (no header line)"
                                              : "read error");
@@ -301,15 +289,15 @@ static int frame_marker(GhmiY4m *y, char *why, size_t n)
     if (len == -1)
         return GHM_VIDEO_END;
     if (len == -4) {
-        say(why, n, "read error before frame %lld", (long long)y->frames_read);
+        ghmi_why(why, n, "read error before frame %lld", (long long)y->frames_read);
         return GHM_ERR_IO;
     }
     if (len == -2) {
-        say(why, n, "stream ends inside the header of frame %lld", (long long)y->frames_read);
+        ghmi_why(why, n, "stream ends inside the header of frame %lld", (long long)y->frames_read);
         return GHM_ERR_TRUNCATED;
     }
     if (len < 0 || strncmp(line, "FRAME", 5) != 0 || (line[5] != '\0' && line[5] != ' ')) {
-        say(why, n, "frame %lld does not start with 'FRAME' (damaged stream?)",
+        ghmi_why(why, n, "frame %lld does not start with 'FRAME' (damaged stream?)",
             (long long)y->frames_read);
         return GHM_ERR_FORMAT;
     }
@@ -342,10 +330,10 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
     if (got < luma + y->chroma_bytes) {
         ghm_image_free(&img);
         if (ferror(y->f)) {
-            say(why, why_size, "read error in frame %lld", (long long)y->frames_read);
+            ghmi_why(why, why_size, "read error in frame %lld", (long long)y->frames_read);
             return GHM_ERR_IO;
         }
-        say(why, why_size, "stream ends inside frame %lld (%zu of %zu bytes)",
+        ghmi_why(why, why_size, "stream ends inside frame %lld (%zu of %zu bytes)",
             (long long)y->frames_read, got, luma + y->chroma_bytes);
         return GHM_ERR_TRUNCATED;
     }
