@@ -129,6 +129,11 @@ int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes)
     return bytes ? ctx->backend->zero(ctx, dst, bytes) : GHM_OK;
 }
 
+int ghm_buffer_in_place(const GhmContext *ctx, const void *p)
+{
+    return ctx->backend->in_place(p);
+}
+
 int ghm_context_sync(GhmContext *ctx) { return ctx->backend->sync(ctx); }
 
 double ghm_now(void)

@@ -51,6 +51,13 @@ static int cpu_zero(GhmContext *ctx, void *dst, size_t bytes)
     return GHM_OK;
 }
 
+/* The CPU's backend memory is host memory. */
+static int cpu_in_place(const void *p)
+{
+    (void)p;
+    return 1;
+}
+
 static int cpu_sync(GhmContext *ctx)
 {
     (void)ctx;
@@ -71,6 +78,7 @@ const GhmBackend ghm_cpu_backend = {
     .copy = cpu_copy,
     .zero = cpu_zero,
     .sync = cpu_sync,
+    .in_place = cpu_in_place,
     .map = &ghm_cpu_map_ops,
     .set = &ghm_cpu_set_ops,
     .multimap = &ghm_cpu_multimap_ops,

@@ -91,6 +91,7 @@ typedef struct GhmBackend {
     int (*copy)(GhmContext *ctx, void *dst, const void *src, size_t bytes);
     int (*zero)(GhmContext *ctx, void *dst, size_t bytes);
     int (*sync)(GhmContext *ctx);
+    int (*in_place)(const void *p); /* ghm_buffer_in_place */
     const GhmMapOps *map;
     const GhmSetOps *set;
     const GhmMultimapOps *multimap;

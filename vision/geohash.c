@@ -660,20 +660,26 @@ static int device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPoin
     for (size_t b = 0; b < m; b++)
         frames[b] = basis_frame(&bp[v->qbasis[b] >> 16], &bp[v->qbasis[b] & 0xFFFF]);
     if ((ret = dev_grow(v, DEV_FRAMES, m * sizeof *frames)) < 0 ||
-        (ret = dev_grow(v, DEV_CODED, nc * sizeof *cp)) < 0 ||
         (ret = dev_grow(v, DEV_VOTES, batch * n * sizeof(uint32_t))) < 0 ||
         (ret = dev_grow(v, DEV_SEEN, batch * words * sizeof(uint32_t))) < 0 ||
         (ret = dev_grow(v, DEV_BEST, m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
         (ret = dev_grow(v, DEV_COUNTERS, sizeof counters)) < 0 ||
         (ret = ghm_buffer_upload(ctx, v->dev[DEV_FRAMES], frames, m * sizeof *frames)) < 0 ||
-        (ret = ghm_buffer_upload(ctx, v->dev[DEV_CODED], cp, nc * sizeof *cp)) < 0 ||
         (ret = ghm_buffer_zero(ctx, v->dev[DEV_COUNTERS], sizeof counters)) < 0)
         goto done;
+    /* Coded points a device stage already produced (match_device.c) are read where they are. */
+    const GhmGeoPoint *dev_cp = cp;
+    if (nc && !ghm_buffer_in_place(ctx, cp)) {
+        if ((ret = dev_grow(v, DEV_CODED, nc * sizeof *cp)) < 0 ||
+            (ret = ghm_buffer_upload(ctx, v->dev[DEV_CODED], cp, nc * sizeof *cp)) < 0)
+            goto done;
+        dev_cp = v->dev[DEV_CODED];
+    }
     *t_up = ghm_now();
     for (size_t b0 = 0; b0 < m; b0 += batch) {
         size_t mb = m - b0 < batch ? m - b0 : batch;
         if ((ret = ops->geo_vote(ctx, r->table, n, (const GhmGeoFrame *)v->dev[DEV_FRAMES] + b0,
-                                 mb, v->dev[DEV_CODED], nc, &sp, v->dev[DEV_VOTES],
+                                 mb, dev_cp, nc, &sp, v->dev[DEV_VOTES],
                                  v->dev[DEV_SEEN], v->dev[DEV_COUNTERS])) < 0 ||
             (ret = ops->geo_best(ctx, v->dev[DEV_VOTES], mb, n,
                                  (uint32_t *)v->dev[DEV_BEST] + b0 * CAND_PER_ROW * 2)) < 0)

@@ -104,7 +104,9 @@ void ghm_geo_voter_free(GhmGeoVoter **v);
  * scale in [min_scale, max_scale], falls in the reference band; at most query_bases of them
  * are sampled by a hash of (seed, k, l). Writes up to max_cand candidates, most votes first
  * (ties by query basis id, then reference basis id), and the per-stage timings to stats (may be
- * NULL). Deterministic for a seed. */
+ * NULL). Deterministic for a seed. basis_pts are host memory; coded_pts are host memory, or
+ * backend memory where the backend votes on its device (GhmVisionOps: CUDA), which then reads
+ * them in place. */
 int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
                  const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
                  GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats);

@@ -7,10 +7,10 @@
  * steps and their order are match.c's, so that both backends find the same transforms (within
  * a pixel; the tests check it).
  *
- * What crosses the bus per query: the grey pixels up; the corner candidates and the coded
- * points down (tens of KB); a few hundred bytes of transforms and counts each way per
- * verification round; the inlier positions down at the end. The edge points and the sampled
- * indices stay on the device.
+ * What crosses the bus per query: the grey pixels up; the corner candidates down (tens of KB);
+ * the query bases up (the voting); a few hundred bytes of transforms and counts each way per
+ * verification round; the inlier positions down at the end. The edge points, the sampled
+ * indices and the coded points stay on the device.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,8 +36,6 @@ struct GhmMatchDevice {
     size_t cap[D_COUNT]; /* bytes */
     GhmVerifyRef ref;
     /* host scratch, grown */
-    GhmEdgePoint *coded;
-    size_t cap_coded;
     GhmCornerCand *cand;
     size_t cap_cand;
     float (*xy)[2];
@@ -87,7 +85,6 @@ void ghmi_match_device_free(GhmMatcher *m)
     d->ops->features_free(m->ctx, &d->ws);
     for (int i = 0; i < D_COUNT; i++)
         ghm_buffer_free(m->ctx, &d->d[i]);
-    free(d->coded);
     free(d->cand);
     free(d->xy);
     free(d->hyp);
@@ -188,40 +185,30 @@ static int verify_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmVer
     return d->ops->verify_prepare(m->ctx, q, d->d[D_SAMPLE_IDX], *n, d->d[which]);
 }
 
-/* The query's coded points (ghmi_select_coded), sampled on the device and brought over. */
-static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, GhmGeoPoint **out, size_t *n)
+/* The query's coded points (ghmi_select_coded), sampled and gathered on the device, where the
+ * voting reads them: *out is backend memory owned by m->dev. */
+static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint **out,
+                        size_t *n)
 {
     GhmMatchDevice *d = m->dev;
     int ret = sample_points(m, f, m->p.point_cell, m->p.max_points, n);
-    if (ret < 0 ||
-        (ret = grow_dev(m->ctx, d, D_CODED, (*n + 1) * sizeof(GhmEdgePoint))) < 0 ||
-        (ret = grow_host((void **)&d->coded, &d->cap_coded, *n + 1, sizeof *d->coded)) < 0 ||
-        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_SAMPLE_IDX], *n, d->d[D_CODED])) < 0 ||
-        (*n && (ret = ghm_buffer_download(m->ctx, d->coded, d->d[D_CODED],
-                                          *n * sizeof *d->coded)) < 0))
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_CODED, (*n + 1) * sizeof(GhmGeoPoint))) < 0 ||
+        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_SAMPLE_IDX], *n, d->d[D_CODED])) < 0)
         return ret;
-    if (!(*out = malloc((*n + 1) * sizeof **out)))
-        return GHM_ERR_NOMEM;
-    for (size_t i = 0; i < *n; i++) {
-        (*out)[i].x = d->coded[i].x;
-        (*out)[i].y = d->coded[i].y;
-        (*out)[i].angle = d->coded[i].angle;
-    }
+    *out = d->d[D_CODED];
     return GHM_OK;
 }
 
 /* --- verification -------------------------------------------------------------------------- */
 
-/* Scores hyp[0..n) on the device (the prepared points of buffer idx_buf, nidx of them) and
- * ranks them. */
-static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                       Hypothesis *hyp, size_t n, double radius, int backward)
+/* Scores the transforms of hyp[0..n), already in D_HYPS in that order, on the device (the
+ * prepared points of buffer idx_buf, nidx of them) and ranks them. */
+static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                          Hypothesis *hyp, size_t n, double radius, int backward)
 {
     GhmMatchDevice *d = m->dev;
-    for (size_t i = 0; i < n; i++)
-        d->sims[i] = hyp[i].s;
-    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
-    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts)) < 0 ||
+    int ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts);
+    if (ret < 0 ||
         (ret = d->ops->verify_score(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
                                     radius, ghmi_cos_tol(&m->p), backward,
                                     d->d[D_COUNTS])) < 0 ||
@@ -237,8 +224,20 @@ static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size
     return GHM_OK;
 }
 
+/* Uploads the transforms of hyp[0..n), then scores and ranks them as score_uploaded. */
+static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                       Hypothesis *hyp, size_t n, double radius, int backward)
+{
+    GhmMatchDevice *d = m->dev;
+    for (size_t i = 0; i < n; i++)
+        d->sims[i] = hyp[i].s;
+    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
+    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward);
+}
+
 /* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
- * score_round. */
+ * score_uploaded: the refined transforms stay in D_HYPS for the scoring, and are read back only
+ * for the host's ranking. */
 static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
                         Hypothesis *hyp, size_t n)
 {
@@ -257,21 +256,19 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
         return ret;
     for (size_t i = 0; i < n; i++)
         hyp[i].s = d->sims[i];
-    return score_round(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1);
+    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1);
 }
 
-/* The inliers of h on the polish points, mapped into the reference, in point order. */
-static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na,
-                           const Hypothesis *h)
+/* The inliers of the polished transform on the polish points, mapped into the reference, in
+ * point order. The polish round refined that one transform alone, so D_HYPS[0] holds it. */
+static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
 {
     GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_XY, (na + 1) * sizeof *d->xy);
     if (ret < 0 || (ret = grow_host((void **)&d->xy, &d->cap_xy, na + 1, sizeof *d->xy)) < 0 ||
         (ret = grow_host((void **)&m->inliers, &m->cap_inliers, na + 1, sizeof *m->inliers)) < 0)
         return ret;
-    d->sims[0] = h->s;
-    if ((ret = upload_new(m->ctx, d, D_HYPS, d->sims, sizeof *d->sims)) < 0 ||
-        (ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_PTS], na, d->d[D_HYPS],
+    if ((ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_PTS], na, d->d[D_HYPS],
                                       m->p.inlier_px, ghmi_cos_tol(&m->p), d->d[D_XY])) < 0 ||
         (na && (ret = ghm_buffer_download(m->ctx, d->xy, d->d[D_XY], na * sizeof *d->xy)) < 0))
         return ret;
@@ -311,7 +308,7 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
         (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0 ||
         (ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
-        (ret = collect_inliers(m, &q, na, &d->hyp[0])) < 0)
+        (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
     ghmi_fill_result(m, &d->hyp[0], res);
     res->query_edges = na;
@@ -321,7 +318,8 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
 int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
     GhmDeviceFeatures f;
-    GhmGeoPoint *qb = NULL, *coded = NULL;
+    GhmGeoPoint *qb = NULL;
+    const GhmGeoPoint *coded = NULL;
     size_t nqb = 0, ncoded = 0, ncand = 0;
     double t0 = ghm_now();
     int ret = query_features(m, query, &f, &qb, &nqb);
@@ -338,7 +336,6 @@ int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult
     res->time.verification_ms = 1e3 * (ghm_now() - t1);
 done:
     res->time.total_ms = 1e3 * (ghm_now() - t0);
-    free(coded);
     free(qb);
     return ret;
 }

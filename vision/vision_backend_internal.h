@@ -176,9 +176,10 @@ typedef struct GhmVisionOps {
      * (backend memory, npoints entries) and their number into *kept (waits for the device). */
     int (*features_sample)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                            size_t *kept);
-    /* out[i] = the last run's points[idx[i]], i < n (backend memory). */
+    /* out[i] = the last run's points[idx[i]] as coded points (position, angle), i < n
+     * (backend memory): what the voting reads, without a round trip through the host. */
     int (*features_gather)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
-                           size_t n, GhmEdgePoint *out);
+                           size_t n, GhmGeoPoint *out);
 
     /* The query points idx[0..n) prepared for verification into out (backend memory). */
     int (*verify_prepare)(GhmContext *ctx, const GhmVerifyQuery *q, const uint32_t *idx,

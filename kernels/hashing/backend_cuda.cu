@@ -150,6 +150,7 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .copy = */ cuda_copy,
     /* .zero = */ cuda_zero,
     /* .sync = */ cuda_sync,
+    /* .in_place = */ ghm_cuda_is_device_pointer,
     /* The structures' op tables (kernels/hashing/<structure>.cu). */
     /* .map = */ &ghm_cuda_map_ops,
     /* .set = */ &ghm_cuda_set_ops,

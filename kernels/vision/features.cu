@@ -523,15 +523,21 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
 }
 
 static __global__ void gather_kernel(const GhmEdgePoint *pts, const uint32_t *idx, size_t n,
-                                     GhmEdgePoint *out)
+                                     GhmGeoPoint *out)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = pts[idx[i]];
+    if (i >= n)
+        return;
+    GhmEdgePoint p = pts[idx[i]];
+    GhmGeoPoint g;
+    g.x = p.x;
+    g.y = p.y;
+    g.angle = p.angle;
+    out[i] = g;
 }
 
 extern "C" int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                        const uint32_t *idx, size_t n, GhmEdgePoint *out)
+                                        const uint32_t *idx, size_t n, GhmGeoPoint *out)
 {
     if (!ctx || !ws || (n && (!idx || !out)))
         return GHM_ERR_INVALID;
