@@ -109,6 +109,18 @@ void ghm_buffer_free(GhmContext *ctx, void **p)
     *p = NULL;
 }
 
+int ghm_buffer_reserve(GhmContext *ctx, void **p, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap && *p)
+        return GHM_OK;
+    ghm_buffer_free(ctx, p);
+    *cap = 0;
+    int ret = ghm_buffer_alloc(ctx, bytes, p);
+    if (ret == GHM_OK)
+        *cap = bytes;
+    return ret;
+}
+
 int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes)
 {
     return bytes ? ctx->backend->upload(ctx, dst, host_src, bytes) : GHM_OK;

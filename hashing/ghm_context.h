@@ -74,6 +74,10 @@ int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t b
 int ghm_buffer_download(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
 int ghm_buffer_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes); /* within backend */
 int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes);
+/* Scratch that only grows: when *cap (bytes) is below bytes, frees *p and allocates bytes
+ * (zeroed, contents not kept), updating *cap; else does nothing. On failure *p is NULL and *cap
+ * 0. */
+int ghm_buffer_reserve(GhmContext *ctx, void **p, size_t *cap, size_t bytes);
 /* 1 when ctx's kernels read p in place (CUDA: device or managed memory; the CPU backend: any
  * pointer), so that a caller need not copy it into backend memory first. */
 int ghm_buffer_in_place(const GhmContext *ctx, const void *p);

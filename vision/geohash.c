@@ -46,10 +46,10 @@ struct GhmGeoVoter {
     uint32_t *pairs, *keys, *first, *count, *offsets, *qbasis;
     size_t cap_pairs, cap_keys, cap_first, cap_count, cap_bases;
     void *dev_pairs, *dev_keys; /* backend copies fed to the hashing calls */
-    size_t cap_dev_pairs, cap_dev_keys;
+    size_t cap_dev_pairs, cap_dev_keys; /* bytes */
     /* voting on the backend's device (GhmVisionOps): backend memory, grown as needed */
     void *dev[DEV_BUFFERS];
-    size_t cap_dev[DEV_BUFFERS]; /* in 32-bit words */
+    size_t cap_dev[DEV_BUFFERS]; /* bytes */
 };
 
 GhmGeoParams ghm_geo_defaults(void)
@@ -435,18 +435,6 @@ static int grow(uint32_t **p, size_t *cap, size_t need)
     return GHM_OK;
 }
 
-static int grow_backend(GhmContext *ctx, void **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return GHM_OK;
-    ghm_buffer_free(ctx, p);
-    *cap = 0;
-    int ret = ghm_buffer_alloc(ctx, need * sizeof(uint32_t), p);
-    if (ret == GHM_OK)
-        *cap = need;
-    return ret;
-}
-
 /* Samples the query bases into v->pairs (packed k << 16 | l, ascending) and builds the query's
  * two-way index; v->qbasis[id] is the packed pair of basis id. Returns the count in *m. */
 static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, size_t nb, const GhmGeoParams *p,
@@ -473,7 +461,8 @@ static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, size_t nb, const G
                 v->pairs[n++] = k << 16 | l;
         }
     if ((ret = grow(&v->qbasis, &v->cap_bases, n ? n : 1)) < 0 ||
-        (ret = grow_backend(r->ctx, &v->dev_pairs, &v->cap_dev_pairs, n ? n : 1)) < 0)
+        (ret = ghm_buffer_reserve(r->ctx, &v->dev_pairs, &v->cap_dev_pairs,
+                                  (n ? n : 1) * sizeof(uint32_t))) < 0)
         return ret;
     if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_pairs, v->pairs, n * sizeof *v->pairs)) < 0)
         return ret;
@@ -531,7 +520,8 @@ static int query_signatures(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoP
     if ((ret = grow(&v->first, &v->cap_first, n ? n : 1)) < 0 ||
         (ret = grow(&v->count, &v->cap_count, n ? n : 1)) < 0)
         return ret;
-    if ((ret = grow_backend(r->ctx, &v->dev_keys, &v->cap_dev_keys, n ? n : 1)) < 0)
+    if ((ret = ghm_buffer_reserve(r->ctx, &v->dev_keys, &v->cap_dev_keys,
+                                  (n ? n : 1) * sizeof(uint32_t))) < 0)
         return ret;
     if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_keys, v->keys, n * sizeof *v->keys)) < 0)
         return ret;
@@ -635,7 +625,7 @@ static GhmGeoFrame basis_frame(const GhmGeoPoint *a, const GhmGeoPoint *b)
 
 static int dev_grow(GhmGeoVoter *v, int which, size_t bytes)
 {
-    return grow_backend(v->ref->ctx, &v->dev[which], &v->cap_dev[which], (bytes + 3) / 4 + 1);
+    return ghm_buffer_reserve(v->ref->ctx, &v->dev[which], &v->cap_dev[which], bytes + 4);
 }
 
 /* Signatures and votes of the m query bases in v->qbasis on the device, in batches of query

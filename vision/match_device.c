@@ -60,14 +60,7 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t size)
 
 static int grow_dev(GhmContext *ctx, GhmMatchDevice *d, int which, size_t bytes)
 {
-    if (bytes <= d->cap[which])
-        return GHM_OK;
-    ghm_buffer_free(ctx, &d->d[which]);
-    d->cap[which] = 0;
-    int ret = ghm_buffer_alloc(ctx, bytes, &d->d[which]);
-    if (ret == GHM_OK)
-        d->cap[which] = bytes;
-    return ret;
+    return ghm_buffer_reserve(ctx, &d->d[which], &d->cap[which], bytes);
 }
 
 static int upload_new(GhmContext *ctx, GhmMatchDevice *d, int which, const void *src,
