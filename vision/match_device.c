@@ -43,7 +43,7 @@ struct GhmMatchDevice {
     Hypothesis *hyp;
     GhmSimilarity *sims;
     GhmVerifyCounts *counts;
-    size_t cap_hyp, cap_sims, cap_counts;
+    size_t cap_hyp; /* entries of each of the three */
 };
 
 static int grow_host(void **p, size_t *cap, size_t need, size_t size)
@@ -55,6 +55,25 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t size)
         return GHM_ERR_NOMEM;
     *p = t;
     *cap = need;
+    return GHM_OK;
+}
+
+/* The per-transform host arrays (hypotheses, their transforms, their counts), grown together. */
+static int grow_hypotheses(GhmMatchDevice *d, size_t need)
+{
+    if (need <= d->cap_hyp)
+        return GHM_OK;
+    Hypothesis *h = realloc(d->hyp, need * sizeof *h);
+    if (h)
+        d->hyp = h;
+    GhmSimilarity *s = h ? realloc(d->sims, need * sizeof *s) : NULL;
+    if (s)
+        d->sims = s;
+    GhmVerifyCounts *c = s ? realloc(d->counts, need * sizeof *c) : NULL;
+    if (!c)
+        return GHM_ERR_NOMEM;
+    d->counts = c;
+    d->cap_hyp = need;
     return GHM_OK;
 }
 
@@ -284,10 +303,8 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     GhmMatchDevice *d = m->dev;
     GhmVerifyQuery q = {f->points, f->pixel_point, f->width, f->height};
     size_t nv = 0, na = 0;
-    int ret = grow_host((void **)&d->hyp, &d->cap_hyp, ncand + 1, sizeof *d->hyp);
-    if (ret < 0 ||
-        (ret = grow_host((void **)&d->sims, &d->cap_sims, ncand + 1, sizeof *d->sims)) < 0 ||
-        (ret = grow_host((void **)&d->counts, &d->cap_counts, ncand + 1, sizeof *d->counts)) < 0)
+    int ret = grow_hypotheses(d, ncand + 1);
+    if (ret < 0)
         return ret;
     size_t n = ghmi_hypotheses(m, qb, ncand, d->hyp);
     if (n == 0)
