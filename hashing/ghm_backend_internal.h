@@ -1,6 +1,6 @@
 /*
  * ghm_backend_internal.h - what a backend provides, and the context that holds one.
- * Included by hashing/, kernels/ and vision/vision_backend.c only; pipelines use the public
+ * Included by hashing/, kernels/ and vision/match/vision_backend.c only; pipelines use the public
  * headers.
  *
  * A backend is one const GhmBackend with designated initializers pointing at static functions
@@ -69,10 +69,10 @@ typedef struct GhmSortedOps {
     void (*destroy)(void *impl);
 } GhmSortedOps;
 
-/* The device kernels of vision/ (vision/vision_backend_internal.h): only the pointer is known
+/* The device kernels of vision/ (vision/match/vision_backend_internal.h): only the pointer is known
  * here, so the hashing layer does not depend on vision/. */
 struct GhmVisionOps;
-/* The device stages of the voxel pipeline (vision/voxel_backend_internal.h), likewise. */
+/* The device stages of the voxel pipeline (vision/voxel/voxel_backend_internal.h), likewise. */
 struct GhmVoxelOps;
 
 typedef struct GhmBackend {
@@ -102,7 +102,7 @@ typedef struct GhmBackend {
      * for CUDA. */
     const struct GhmVisionOps *vision;
     /* Voxel stages on this backend's device, read through ghmi_voxel_ops(ctx); NULL: the CPU
-     * path of vision/voxel.c. */
+     * path of vision/voxel/voxel.c. */
     const struct GhmVoxelOps *voxel;
 } GhmBackend;
 

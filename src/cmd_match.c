@@ -1,6 +1,6 @@
 /*
  * cmd_match.c - `geohash-match [OPTIONS] REFERENCE QUERY`: the image mode. Options are parsed by
- * match_cli.c (shared with the video mode), the pipeline lives in vision/ghm_match.h, output in
+ * match_cli.c (shared with the video mode), the pipeline lives in vision/match/ghm_match.h, output in
  * match_output.c. Exit status: 0 found, 1 no match, 2 error.
  */
 #include <stdio.h>

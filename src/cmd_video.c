@@ -2,8 +2,8 @@
  * cmd_video.c - `geohash-match [OPTIONS] REFERENCE VIDEO`: every selected frame matched against
  * the reference (see cmd_video.h for which way round, and --swap).
  *
- * Frames are decoded on their own thread into a small bounded queue (vision/frame_queue.c)
- * and matched by --jobs workers at once (vision/video_match.c: each with its own context and
+ * Frames are decoded on their own thread into a small bounded queue (vision/video/frame_queue.c)
+ * and matched by --jobs workers at once (vision/video/video_match.c: each with its own context and
  * clone of the reference's matcher), which hand the results back in frame order; this thread
  * prints them. Decoding overlaps matching, and memory stays at a few frames per worker however
  * long the video is. The output does not depend on the number of workers (timings aside); with

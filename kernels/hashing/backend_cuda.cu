@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../cuda_check.cuh"
+#include "kernels/hashing/cuda_check.cuh"
 #include "backend_cuda.h"
 #include "hash_cuda_internal.cuh"
 

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../../hashing/ghm_backend_internal.h"
+#include "hashing/ghm_backend_internal.h"
 
 /* The stream all of ctx's work is queued on. */
 cudaStream_t ghm_cuda_stream(const GhmContext *ctx);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cuda_check.cuh"
+#include "kernels/hashing/cuda_check.cuh"
 #include "backend_cuda.h"
 #include "map_ref.cuh"
 

@@ -20,10 +20,10 @@
 
 #include <stdint.h>
 
-#include "../../hashing/ghm_index.h"
-#include "../../hashing/ghm_map.h"
-#include "../../hashing/ghm_multimap.h"
-#include "../../hashing/ghm_set.h"
+#include "hashing/ghm_index.h"
+#include "hashing/ghm_map.h"
+#include "hashing/ghm_multimap.h"
+#include "hashing/ghm_set.h"
 
 #ifdef __cplusplus
 extern "C" {

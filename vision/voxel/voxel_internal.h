@@ -1,6 +1,6 @@
 /*
  * voxel_internal.h - what voxel.c, voxel_device.c and normals.c share. Included by vision/voxel*.c,
- * vision/normals.c and kernels/voxel/ only.
+ * vision/voxel/normals.c and kernels/voxel/ only.
  */
 #ifndef GHM_VOXEL_INTERNAL_H
 #define GHM_VOXEL_INTERNAL_H

@@ -1,6 +1,6 @@
 /*
  * verify_math.h - the arithmetic of verifying a candidate transform, shared by the CPU path
- * (vision/match.c, vision/similarity.c) and the CUDA kernels (kernels/vision/verify.cu), so
+ * (vision/match/match.c, vision/match/similarity.c) and the CUDA kernels (kernels/vision/match/verify.cu), so
  * that both backends land query points and fit refinements with the same expressions.
  *
  * Usage:

@@ -1,7 +1,7 @@
 /*
  * match_device.c - ghm_matcher_match on a backend with vision kernels (CUDA): the query's
- * features (kernels/vision/features.cu), voting (geohash.c's device path) and verification
- * (kernels/vision/verify.cu) run on the device; the host keeps what is small and sequential:
+ * features (kernels/vision/features/features.cu), voting (geohash.c's device path) and verification
+ * (kernels/vision/match/verify.cu) run on the device; the host keeps what is small and sequential:
  * choosing the corners among the candidates, the search for a grid cell size (the sampling
  * itself runs on the device), the ranking of the transforms between the scoring rounds. The
  * steps and their order are match.c's, so that both backends find the same transforms (within

@@ -1,8 +1,8 @@
 /*
  * verify.cu - verification of candidate transforms on the GPU: the device twin of the scoring,
- * refinement and inlier listing in vision/match.c, through GhmVisionOps.verify_*. Landing a
+ * refinement and inlier listing in vision/match/match.c, through GhmVisionOps.verify_*. Landing a
  * point and the least-squares fit are the same inline functions on both sides
- * (vision/verify_math.h).
+ * (vision/match/verify_math.h).
  *
  * score_kernel: grid (blocks per transform, transforms); the threads stride the query points
  * (forward) and then the reference check points (backward), counting with one atomicAdd per
@@ -25,9 +25,9 @@
  */
 #include <cooperative_groups.h>
 
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
-#include "../../vision/verify_math.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
+#include "vision/match/verify_math.h"
 #include "verify.h"
 
 namespace cg = cooperative_groups;

@@ -1,7 +1,7 @@
 /*
- * voxel.h - the CUDA launchers of the voxel pipeline (kernels/voxel/voxel.cu); the host module
- * is vision/voxel_device.c, which reaches them through the backend's voxel op table
- * (vision/voxel_backend_internal.h, filled in kernels/voxel/ops.cu).
+ * voxel.h - the CUDA launchers of the voxel pipeline (kernels/vision/voxel/voxel.cu); the host module
+ * is vision/voxel/voxel_device.c, which reaches them through the backend's voxel op table
+ * (vision/voxel/voxel_backend_internal.h, filled in kernels/voxel/ops.cu).
  *
  * Usage: as the GhmVoxelOps members of the same names; arguments and results as documented
  * there. All arrays are device memory; work is queued on ctx's stream; nothing is allocated or
@@ -11,7 +11,7 @@
 #ifndef GHM_KERNELS_VOXEL_VOXEL_H
 #define GHM_KERNELS_VOXEL_VOXEL_H
 
-#include "../../vision/voxel_backend_internal.h"
+#include "vision/voxel/voxel_backend_internal.h"
 
 #ifdef __cplusplus
 extern "C" {

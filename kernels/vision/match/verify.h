@@ -1,12 +1,12 @@
 /*
- * verify.h - the CUDA launchers of candidate verification (kernels/vision/verify.cu):
+ * verify.h - the CUDA launchers of candidate verification (kernels/vision/match/verify.cu):
  * GhmVisionOps.verify_*, documented in
- * vision/vision_backend_internal.h. Arrays are device memory; work is queued on ctx's stream.
+ * vision/match/vision_backend_internal.h. Arrays are device memory; work is queued on ctx's stream.
  */
 #ifndef GHM_KERNELS_VISION_VERIFY_H
 #define GHM_KERNELS_VISION_VERIFY_H
 
-#include "../../vision/vision_backend_internal.h"
+#include "vision/match/vision_backend_internal.h"
 
 #ifdef __cplusplus
 extern "C" {

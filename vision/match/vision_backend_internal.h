@@ -102,7 +102,7 @@ typedef struct GhmDeviceFeatures {
     const GhmCornerCand *cand;
 } GhmDeviceFeatures;
 
-/* The device feature chain's buffers, sized for an image; opaque (kernels/vision/features.cu). */
+/* The device feature chain's buffers, sized for an image; opaque (kernels/vision/features/features.cu). */
 typedef struct GhmFeatureWorkspace GhmFeatureWorkspace;
 
 /* The reference side that candidate transforms are verified against, in backend memory. */

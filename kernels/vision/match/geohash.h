@@ -1,7 +1,7 @@
 /*
- * geohash.h - the CUDA launchers of geometric hashing's voting (kernels/vision/geohash.cu); the
- * host module is vision/geohash.c, which reaches them through the backend's vision op table
- * (vision/vision_backend_internal.h, filled in kernels/vision/ops.cu).
+ * geohash.h - the CUDA launchers of geometric hashing's voting (kernels/vision/match/geohash.cu); the
+ * host module is vision/match/geohash.c, which reaches them through the backend's vision op table
+ * (vision/match/vision_backend_internal.h, filled in kernels/vision/ops.cu).
  *
  * Usage: as GhmVisionOps.geo_vote / geo_best; arguments and results as documented there. All
  * arrays are device memory; work is queued on ctx's stream; nothing is allocated or waited for.
@@ -11,7 +11,7 @@
 #ifndef GHM_KERNELS_VISION_GEOHASH_H
 #define GHM_KERNELS_VISION_GEOHASH_H
 
-#include "../../vision/vision_backend_internal.h"
+#include "vision/match/vision_backend_internal.h"
 
 #ifdef __cplusplus
 extern "C" {

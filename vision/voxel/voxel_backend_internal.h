@@ -2,7 +2,7 @@
  * voxel_backend_internal.h - how the voxel pipeline reaches device kernels: the backend's voxel
  * op table. Included by vision/voxel*.c and kernels/voxel/; not a public header.
  *
- * Usage (vision/voxel.c, vision/voxel_device.c):
+ * Usage (vision/voxel/voxel.c, vision/voxel/voxel_device.c):
  *     const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
  *     if (ops)                     // this backend runs the step on its device
  *         ret = ghmi_voxel_device_step(dev, ...);
@@ -203,7 +203,7 @@ typedef struct GhmVoxelOps {
      * counts (ctl and info zeroed by the caller). */
     int (*fill)(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p, GhmVoxelFillControl *ctl,
                 GhmVoxelInfo *info);
-    /* vision/normals.c's ghmi_voxel_estimate_normals() for the clouds with do_side[c] set
+    /* vision/voxel/normals.c's ghmi_voxel_estimate_normals() for the clouds with do_side[c] set
      * (p->s[c].moments and p->s[c].nbr at p->s[c].radius filled): PCA normals into
      * p->s[c].normals, the centroid in normals.c's order of additions, the connected parts and
      * their roots (farthest from the centroid, ties to the smallest id), and the breadth-first

@@ -1,5 +1,5 @@
 /*
- * edges.cu - the per-pixel stages of vision/edges.c on the GPU: Gaussian blur (separable,
+ * edges.cu - the per-pixel stages of vision/features/edges.c on the GPU: Gaussian blur (separable,
  * clamped borders), Sobel / 8 and the gradient magnitude, then non-maximum suppression across
  * the edge with interpolated neighbours and the parabola's sub-pixel offset; the same separable
  * blur for any float field (the structure tensor of the Harris stage). The chain around them
@@ -13,8 +13,8 @@
  * the C expressions, so nvcc cannot contract them into FMAs; edges.c is compiled as ISO C11 for
  * x86-64 without FMA, so it rounds every operation too.
  */
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
 #include "edges.h"
 
 #define TILE_X 32

@@ -1,6 +1,6 @@
 /*
  * geohash.cu - geometric hashing's voting on the GPU (Alcantara et al. 2009, section 6): the
- * device twin of the voting in vision/geohash.c, which calls it through GhmVisionOps.
+ * device twin of the voting in vision/match/geohash.c, which calls it through GhmVisionOps.
  *
  * vote_kernel: one block of VOTE_THREADS per query basis b (grid = mb). The block zeroes its row
  * of the vote array T (votes[b * nbases .. + nbases)) and its bitmap over the signature key
@@ -23,9 +23,9 @@
  */
 #include <cub/cub.cuh>
 
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
-#include "../hashing/multimap_ref.cuh"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
+#include "kernels/hashing/multimap_ref.cuh"
 #include "geohash.h"
 
 #define VOTE_THREADS 256

@@ -1,7 +1,7 @@
 /*
- * edges.h - the CUDA launchers of the edge detector's per-pixel stages (kernels/vision/edges.cu);
- * the host module is vision/edges.c, which reaches them through the backend's vision op table
- * (vision/vision_backend_internal.h, filled in kernels/vision/ops.cu).
+ * edges.h - the CUDA launchers of the edge detector's per-pixel stages (kernels/vision/features/edges.cu);
+ * the host module is vision/features/edges.c, which reaches them through the backend's vision op table
+ * (vision/match/vision_backend_internal.h, filled in kernels/vision/ops.cu).
  *
  * Usage: by the device feature chain (features.cu), arguments as documented below. Arrays
  * are device memory; work is queued on ctx's stream; nothing is allocated or waited for. Each
@@ -11,7 +11,7 @@
 #ifndef GHM_KERNELS_VISION_EDGES_H
 #define GHM_KERNELS_VISION_EDGES_H
 
-#include "../../vision/vision_backend_internal.h"
+#include "vision/match/vision_backend_internal.h"
 
 #ifdef __cplusplus
 extern "C" {

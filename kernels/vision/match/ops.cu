@@ -1,10 +1,10 @@
 /*
- * ops.cu - the CUDA backend's vision op table (GhmVisionOps, vision/vision_backend_internal.h):
+ * ops.cu - the CUDA backend's vision op table (GhmVisionOps, vision/match/vision_backend_internal.h):
  * the launchers of kernels/vision/, which ghm_cuda_backend.vision points at. The host modules of
  * vision/ find them through ghmi_vision_ops(ctx) and keep their CPU path for backends without.
  */
-#include "../../hashing/ghm_backend_internal.h"
-#include "features.h"
+#include "hashing/ghm_backend_internal.h"
+#include "kernels/vision/features/features.h"
 #include "geohash.h"
 #include "verify.h"
 

@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "../hashing/ghm_error.h"
+#include "hashing/ghm_error.h"
 
 static inline int ghm_cuda_status(cudaError_t err, const char *file, int line)
 {

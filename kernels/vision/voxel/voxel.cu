@@ -1,7 +1,7 @@
 /*
  * voxel.cu - the voxel Boolean intersection on the GPU (Alcantara et al. 2009, section 6
- * "Spatial hashing"): the device twin of the stages of vision/voxel.c, driven by
- * vision/voxel_device.c through GhmVoxelOps. Both clouds go through every stage in the same
+ * "Spatial hashing"): the device twin of the stages of vision/voxel/voxel.c, driven by
+ * vision/voxel/voxel_device.c through GhmVoxelOps. Both clouds go through every stage in the same
  * launch (points A's then B's; voxel kernels take a GhmVoxelPair, blockIdx.y = cloud).
  *
  * Kernels (256 threads per block, one thread per point or voxel unless said otherwise):
@@ -26,7 +26,7 @@
  *                     the order of the atomics: voxel.c's labels), then labels, the conflict
  *                     test, dropped seeds and the next round, with grid-wide barriers between
  *                     phases and levels and no host round trip; finally label and seed counts.
- * Normals of a cloud without them (vision/normals.c; build_kernel sums the point moments):
+ * Normals of a cloud without them (vision/voxel/normals.c; build_kernel sums the point moments):
  *  pca_kernel         per voxel: moments of it and its neighbours, covariance, Jacobi.
  *  centroid_kernel    one thread per chunk of GHMI_CENTROID_CHUNK, per level (normals.c's order).
  *  far/hook/part/first_kernel  distance from the centroid; union-find of the connected parts;
@@ -48,10 +48,10 @@
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "../../hashing/ghm_error.h"
-#include "../../vision/voxel_internal.h"
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
+#include "hashing/ghm_error.h"
+#include "vision/voxel/voxel_internal.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
 #include "voxel.h"
 
 namespace cg = cooperative_groups;
@@ -629,7 +629,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     }
 }
 
-/* --- normal estimation (vision/normals.c) ------------------------------------------------- */
+/* --- normal estimation (vision/voxel/normals.c) ------------------------------------------------- */
 
 /* normals.c's add_shifted: the moments of a voxel whose centre lies at d from the sum's. */
 static __device__ __forceinline__ void add_shifted(double acc[GHMI_MOMENTS], const double *m,

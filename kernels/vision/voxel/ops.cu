@@ -1,15 +1,15 @@
 /*
- * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps, vision/voxel_backend_internal.h): the
- * launchers of kernels/voxel/voxel.cu, a stream-ordered allocator, page-locked host memory,
+ * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps, vision/voxel/voxel_backend_internal.h): the
+ * launchers of kernels/vision/voxel/voxel.cu, a stream-ordered allocator, page-locked host memory,
  * queued copies and event timers for the host module, which ghm_cuda_backend.voxel points at.
- * vision/voxel_device.c finds them through ghmi_voxel_ops(ctx); backends without the table keep
- * the CPU path of vision/voxel.c.
+ * vision/voxel/voxel_device.c finds them through ghmi_voxel_ops(ctx); backends without the table keep
+ * the CPU path of vision/voxel/voxel.c.
  */
 #include <stdlib.h>
 
-#include "../../hashing/ghm_backend_internal.h"
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
+#include "hashing/ghm_backend_internal.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
 #include "voxel.h"
 
 /* cudaMallocAsync draws from the device's pool, so arrays cost no cudaMalloc and no

@@ -1,12 +1,12 @@
 /*
- * features.h - the CUDA launchers of the device feature chain (kernels/vision/features.cu):
+ * features.h - the CUDA launchers of the device feature chain (kernels/vision/features/features.cu):
  * GhmVisionOps.features_*, documented in
- * vision/vision_backend_internal.h.
+ * vision/match/vision_backend_internal.h.
  */
 #ifndef GHM_KERNELS_VISION_FEATURES_H
 #define GHM_KERNELS_VISION_FEATURES_H
 
-#include "../../vision/vision_backend_internal.h"
+#include "vision/match/vision_backend_internal.h"
 
 #ifdef __cplusplus
 extern "C" {

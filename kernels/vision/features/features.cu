@@ -1,7 +1,7 @@
 /*
- * features.cu - the whole feature chain of vision/edges.c on the GPU, from the grey image to
+ * features.cu - the whole feature chain of vision/features/edges.c on the GPU, from the grey image to
  * edge points and Harris corner candidates, with one wait at the end: the matcher's device path
- * (vision/match_device.c) and ghm_edges_detect_ctx run it through GhmVisionOps.features_*.
+ * (vision/match/match_device.c) and ghm_edges_detect_ctx run it through GhmVisionOps.features_*.
  *
  * Stages, all queued on the context's stream:
  *   noise       Immerkaer's estimate: an exact integer sum (one atomicAdd per block), then
@@ -24,8 +24,8 @@
  */
 #include <cub/cub.cuh>
 
-#include "../cuda_check.cuh"
-#include "../hashing/backend_cuda.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/backend_cuda.h"
 #include "edges.h"
 #include "features.h"
 
