@@ -1,6 +1,7 @@
 /*
- * edges_internal.h - what the matcher's device path (match_device.c) shares with edges.c: the
- * corner selection both backends run on their candidates and the device chain's parameters.
+ * edges_internal.h - what the files of vision/features/ share (the filter, the corner
+ * parameter checks) and what the matcher's device path (match_device.c) uses: the corner
+ * selection both backends run on their candidates and the device chain's parameters.
  * Not a public header.
  */
 #ifndef GHM_EDGES_INTERNAL_H
@@ -8,6 +9,33 @@
 
 #include "ghm_edges.h"
 #include "vision_backend_internal.h"
+
+#define GHMI_MAX_KERNEL_RADIUS 16
+_Static_assert(GHMI_MAX_KERNEL_RADIUS == GHM_EDGE_MAX_RADIUS, "device taps hold the CPU's");
+
+static inline int ghmi_clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* --- blur.c ------------------------------------------------------------------------------ */
+
+/* Normalised 1-D Gaussian taps g[0..r] (room for GHMI_MAX_KERNEL_RADIUS + 1); returns the
+ * radius r (0 for sigma 0: no blur). */
+int ghmi_gaussian_taps(double sigma, float *g);
+/* Separable symmetric convolution with clamped borders: src -> dst (tmp: w*h scratch; dst may
+ * be src). */
+void ghmi_convolve_sep(const float *src, float *tmp, float *dst, int w, int h, const float *g,
+                       int r);
+/* How much blur (taps g, radius r) followed by Sobel / 8 scales pixel noise. */
+double ghmi_gradient_noise_gain(const float *g, int r);
+
+/* --- corners.c --------------------------------------------------------------------------- */
+
+/* GHM_ERR_INVALID when corner parameters are out of range, else GHM_OK. */
+int ghmi_corner_params_check(const GhmCornerParams *p);
+/* Whether a w x h image is large enough for corners at all (the border takes radius + 2). */
+int ghmi_corners_fit(int w, int h, const GhmCornerParams *p);
 
 /* Keeps at most p->max_corners of the nc candidates as ghm_corners_detect does (strongest
  * first, spread over a grid); reorders cand. The caller frees *out (NULL when *n is 0). */

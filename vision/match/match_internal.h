@@ -1,6 +1,8 @@
 /*
- * match_internal.h - the matcher's state, shared by match.c (building, matching) and
- * match_file.c (reference files). Not a public header.
+ * match_internal.h - the matcher's state, shared by match.c (building, the entry points),
+ * match_stages.c (the stages both paths share), match_host.c (the query on the CPU),
+ * match_device.c (the query on a device) and match_file.c (reference files). Not a public
+ * header.
  */
 #ifndef GHM_MATCH_INTERNAL_H
 #define GHM_MATCH_INTERNAL_H
@@ -75,7 +77,7 @@ static inline double ghmi_cos_tol(const GhmMatchParams *p)
     return cos(p->inlier_angle_deg * 0.017453292519943295);
 }
 
-/* --- match.c's stages, shared with the device path ---------------------------------------- */
+/* --- match_stages.c: the stages both query paths share ------------------------------------ */
 
 /* The coded points of a query or reference: edge points thinned by a grid (strongest per
  * cell, capped at p->max_points), with directions. The caller frees *out. */
@@ -94,7 +96,11 @@ void ghmi_score_shares(Score *r, size_t n, int backward);
 int ghmi_cmp_hyp(const void *a, const void *b);
 void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, GhmMatchResult *res);
 
-/* --- the device path (match_device.c) ----------------------------------------------------- */
+/* --- the two query paths ----------------------------------------------------------------- */
+
+/* ghm_matcher_match on the host (match_host.c): features, voting and verification on the CPU. */
+int ghmi_match_host_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res);
+
 
 /* Sets m->dev up when m's backend has vision kernels (uploads the reference side), else leaves
  * it NULL. */

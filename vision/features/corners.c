@@ -1,0 +1,194 @@
+/*
+ * corners.c - Harris corners on the edge detector's gradients: structure tensor, response,
+ * local maxima with a sub-pixel offset, the strongest spread over a grid; see ghm_edges.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edges_internal.h"
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const GhmCornerCand *x = a, *y = b;
+    if (x->response != y->response)
+        return x->response < y->response ? 1 : -1;
+    return (x->pixel > y->pixel) - (x->pixel < y->pixel);
+}
+
+/* Harris response into resp (w*h); uses s0..s2 (w*h each) and tmp for the structure tensor. */
+static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *resp, float *s0,
+                            float *s1, float *s2, float *tmp)
+{
+    int w = e->width, h = e->height;
+    size_t npix = (size_t)w * h;
+    for (size_t i = 0; i < npix; i++) {
+        s0[i] = e->gx[i] * e->gx[i];
+        s1[i] = e->gy[i] * e->gy[i];
+        s2[i] = e->gx[i] * e->gy[i];
+    }
+    float g[GHMI_MAX_KERNEL_RADIUS + 1];
+    int r = ghmi_gaussian_taps(p->sigma, g);
+    if (r > 0) {
+        ghmi_convolve_sep(s0, tmp, s0, w, h, g, r);
+        ghmi_convolve_sep(s1, tmp, s1, w, h, g, r);
+        ghmi_convolve_sep(s2, tmp, s2, w, h, g, r);
+    }
+    float k = (float)p->k;
+    for (size_t i = 0; i < npix; i++) {
+        float tr = s0[i] + s1[i];
+        resp[i] = s0[i] * s1[i] - s2[i] * s2[i] - k * tr * tr;
+    }
+}
+
+/* The vertex of the parabola through three samples, as an offset in [-0.5, 0.5]. */
+static float parabola_offset(float a, float b, float c)
+{
+    float den = a - 2.0f * b + c;
+    float t = den < 0.0f ? 0.5f * (a - c) / den : 0.0f;
+    return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+}
+
+/* Strict local maxima of resp within radius (ties go to the earlier pixel in raster order),
+ * positive and at least thr, away from the border where the response is unreliable. */
+static size_t local_maxima(const float *resp, int w, int h, int radius, float thr,
+                           GhmCornerCand *cand)
+{
+    size_t n = 0;
+    int border = radius + 2;
+    for (int y = border; y < h - border; y++) {
+        for (int x = border; x < w - border; x++) {
+            float v = resp[(size_t)y * w + x];
+            if (v <= 0.0f || v < thr)
+                continue;
+            int is_max = 1;
+            for (int dy = -radius; dy <= radius && is_max; dy++)
+                for (int dx = -radius; dx <= radius; dx++) {
+                    float u = resp[(size_t)(y + dy) * w + x + dx];
+                    int earlier = dy < 0 || (dy == 0 && dx < 0);
+                    if (u > v || (u == v && earlier && (dx || dy))) {
+                        is_max = 0;
+                        break;
+                    }
+                }
+            if (is_max) {
+                const float *r0 = resp + (size_t)y * w + x;
+                cand[n].response = v;
+                cand[n].pixel = y * w + x;
+                cand[n].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
+                cand[n].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* Keeps max_corners of the nc candidates (sorted strongest first), spread over the image: each
+ * of about grid x grid square cells first takes up to its share, then the strongest left fill
+ * up. Low-contrast regions keep their own corners, so that a query cut from anywhere in the
+ * image finds basis points there. Leaves the kept ones sorted strongest first. */
+static int spread(GhmCornerCand *cand, size_t *nc, int w, int h, const GhmCornerParams *p)
+{
+    double cell = (double)(w > h ? w : h) / p->grid;
+    int cw = (int)ceil(w / cell), ch = (int)ceil(h / cell);
+    size_t quota = p->max_corners / ((size_t)cw * ch);
+    size_t *used = calloc((size_t)cw * ch, sizeof *used);
+    uint8_t *take = calloc(*nc, 1);
+    if (!used || !take) {
+        free(used);
+        free(take);
+        return GHM_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < *nc && k < p->max_corners; i++) {
+        int x = cand[i].pixel % w, y = cand[i].pixel / w;
+        size_t c = (size_t)((int)(y / cell) * cw + (int)(x / cell));
+        if (used[c] < quota) {
+            used[c]++;
+            take[i] = 1;
+            k++;
+        }
+    }
+    for (size_t i = 0; i < *nc && k < p->max_corners; i++)
+        if (!take[i]) {
+            take[i] = 1;
+            k++;
+        }
+    size_t n = 0;
+    for (size_t i = 0; i < *nc; i++) /* stable: the order stays strongest first */
+        if (take[i])
+            cand[n++] = cand[i];
+    *nc = n;
+    free(used);
+    free(take);
+    return GHM_OK;
+}
+
+int ghmi_corner_params_check(const GhmCornerParams *p)
+{
+    return p->sigma < 0.0 || p->sigma > 5.0 || p->radius < 1 || p->radius > 32 ||
+                   p->rel_threshold < 0.0
+               ? GHM_ERR_INVALID
+               : GHM_OK;
+}
+
+/* Whether the image is large enough for corners at all (the border takes radius + 2). */
+int ghmi_corners_fit(int w, int h, const GhmCornerParams *p)
+{
+    return w >= 2 * p->radius + 5 && h >= 2 * p->radius + 5 && p->max_corners > 0;
+}
+
+int ghmi_corners_select(GhmCornerCand *cand, size_t nc, int w, int h, const GhmCornerParams *p,
+                        GhmCorner **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    qsort(cand, nc, sizeof *cand, cmp_cand);
+    int ret;
+    if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
+        return ret;
+    if (nc > p->max_corners)
+        nc = p->max_corners;
+    if (nc && !(*out = malloc(nc * sizeof **out)))
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < nc; i++) {
+        (*out)[i].x = cand[i].x;
+        (*out)[i].y = cand[i].y;
+        (*out)[i].response = cand[i].response;
+    }
+    *n = nc;
+    return GHM_OK;
+}
+
+int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out, size_t *n)
+{
+    if (!e || !p || !out || !n || ghmi_corner_params_check(p) < 0)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    *n = 0;
+    int w = e->width, h = e->height;
+    if (!ghmi_corners_fit(w, h, p))
+        return GHM_OK;
+    size_t npix = (size_t)w * h;
+    int ret = GHM_ERR_NOMEM;
+    float *buf = malloc(5 * npix * sizeof *buf);
+    GhmCornerCand *cand = NULL;
+    if (!buf)
+        return GHM_ERR_NOMEM;
+    float *resp = buf;
+    harris_response(e, p, resp, buf + npix, buf + 2 * npix, buf + 3 * npix, buf + 4 * npix);
+    float maxr = 0.0f;
+    for (size_t i = 0; i < npix; i++)
+        if (resp[i] > maxr)
+            maxr = resp[i];
+    cand = malloc(ghm_corner_capacity(w, h) * sizeof *cand);
+    if (!cand)
+        goto fail;
+    size_t nc = local_maxima(resp, w, h, p->radius, (float)p->rel_threshold * maxr, cand);
+    ret = ghmi_corners_select(cand, nc, w, h, p, out, n);
+fail:
+    free(cand);
+    free(buf);
+    return ret;
+}

@@ -1,0 +1,296 @@
+/*
+ * geohash_vote.c - voting with the geometric-hashing tables: the query's bases sampled and
+ * indexed, their signatures looked up, votes counted per (reference basis, query basis) cell on
+ * the host, or on the backend's device (geohash_device.c), and the best cells ranked.
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geohash_internal.h"
+
+void ghm_geo_voter_free(GhmGeoVoter **v)
+{
+    if (!v || !*v)
+        return;
+    GhmGeoVoter *t = *v;
+    GhmContext *ctx = t->ref->ctx;
+    free(t->rows);
+    free(t->stamps);
+    ghm_index_free(&t->qindex);
+    free(t->pairs);
+    free(t->keys);
+    free(t->first);
+    free(t->count);
+    free(t->offsets);
+    free(t->qbasis);
+    ghm_buffer_free(ctx, &t->dev_pairs);
+    ghm_buffer_free(ctx, &t->dev_keys);
+    for (int i = 0; i < DEV_BUFFERS; i++)
+        ghm_buffer_free(ctx, &t->dev[i]);
+    free(t);
+    *v = NULL;
+}
+
+int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out)
+{
+    if (!ref || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    GhmGeoVoter *v = calloc(1, sizeof *v);
+    if (!v)
+        return GHM_ERR_NOMEM;
+    v->ref = ref;
+    /* Every parallel region of the voter runs with exactly this many threads: the per-thread
+     * rows and stamps below are sized for them. */
+    v->nthreads = ghm_context_threads(ref->ctx);
+    size_t space = key_space(&ref->p, ref->nbins);
+    v->rows = calloc((size_t)v->nthreads * (ref->nbases ? ref->nbases : 1), sizeof *v->rows);
+    v->stamps = calloc((size_t)v->nthreads * space, sizeof *v->stamps);
+    int ret = GHM_ERR_NOMEM;
+    if (!v->rows || !v->stamps)
+        goto fail;
+    if ((ret = ghm_index_create(ref->ctx, 0.0, &v->qindex)) < 0)
+        goto fail;
+    *out = v;
+    return GHM_OK;
+fail:
+    ghm_geo_voter_free(&v);
+    return ret;
+}
+
+static int grow(uint32_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return GHM_OK;
+    uint32_t *t = realloc(*p, need * sizeof *t);
+    if (!t)
+        return GHM_ERR_NOMEM;
+    *p = t;
+    *cap = need;
+    return GHM_OK;
+}
+
+/* Samples the query bases into v->pairs (packed k << 16 | l, ascending) and builds the query's
+ * two-way index; v->qbasis[id] is the packed pair of basis id. Returns the count in *m. */
+static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, size_t nb, const GhmGeoParams *p,
+                       uint64_t seed, size_t *m)
+{
+    const GhmGeoRef *r = v->ref;
+    double lo = r->len_min / p->max_scale, hi = r->len_max / p->min_scale;
+    double lo2 = lo * lo, hi2 = hi * hi;
+    size_t total = 0;
+    for (uint32_t k = 0; k < nb; k++)
+        for (uint32_t l = 0; l < nb; l++) {
+            double dx = bp[l].x - bp[k].x, dy = bp[l].y - bp[k].y, d2 = dx * dx + dy * dy;
+            total += k != l && d2 >= lo2 && d2 <= hi2;
+        }
+    int ret = grow(&v->pairs, &v->cap_pairs, total ? total : 1);
+    if (ret < 0)
+        return ret;
+    double prob = total > p->query_bases ? (double)p->query_bases / (double)total : 1.0;
+    size_t n = 0;
+    for (uint32_t k = 0; k < nb && n < p->query_bases; k++)
+        for (uint32_t l = 0; l < nb && n < p->query_bases; l++) {
+            double dx = bp[l].x - bp[k].x, dy = bp[l].y - bp[k].y, d2 = dx * dx + dy * dy;
+            if (k != l && d2 >= lo2 && d2 <= hi2 && keep_pair(seed, 0x9B, k, l, prob))
+                v->pairs[n++] = k << 16 | l;
+        }
+    if ((ret = grow(&v->qbasis, &v->cap_bases, n ? n : 1)) < 0 ||
+        (ret = ghm_buffer_reserve(r->ctx, &v->dev_pairs, &v->cap_dev_pairs,
+                                  (n ? n : 1) * sizeof(uint32_t))) < 0)
+        return ret;
+    if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_pairs, v->pairs, n * sizeof *v->pairs)) < 0)
+        return ret;
+    if ((ret = ghm_index_build(v->qindex, v->dev_pairs, n)) < 0)
+        return ret;
+    size_t k = ghm_index_size(v->qindex);
+    const uint32_t *ka = NULL;
+    if ((ret = ghm_index_key_array(v->qindex, &ka)) < 0)
+        return ret;
+    if (k && (ret = ghm_buffer_download(r->ctx, v->qbasis, ka, k * sizeof *ka)) < 0)
+        return ret;
+    *m = k;
+    return GHM_OK;
+}
+
+/* The distinct signatures of every query basis, concatenated (offsets per basis id), then one
+ * bulk multimap look-up for all of them. */
+static int query_signatures(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoPoint *cp,
+                            size_t nc, const GhmGeoParams *p, size_t m, size_t *nkeys)
+{
+    const GhmGeoRef *r = v->ref;
+    size_t space = key_space(&r->p, r->nbins);
+    int ret = grow(&v->keys, &v->cap_keys, m * nc + 1);
+    if (ret < 0)
+        return ret;
+    uint32_t *counts = malloc((m + 1) * sizeof *counts);
+    if (!counts)
+        return GHM_ERR_NOMEM;
+#pragma omp parallel num_threads(v->nthreads)
+    {
+        uint32_t *st = v->stamps + (size_t)omp_get_thread_num() * space;
+        memset(st, 0, space * sizeof *st);
+#pragma omp for schedule(dynamic, 16)
+        for (size_t b = 0; b < m; b++) {
+            const GhmGeoPoint *pa = &bp[v->qbasis[b] >> 16], *pb = &bp[v->qbasis[b] & 0xFFFF];
+            counts[b] = (uint32_t)basis_signatures(pa, pb, cp, nc, p, r->nbins, st,
+                                                   (uint32_t)b + 1, v->keys + b * nc);
+        }
+    }
+    /* Compact the per-basis runs (each starts at b * nc) into one array. */
+    free(v->offsets);
+    v->offsets = malloc((m + 1) * sizeof *v->offsets);
+    if (!v->offsets) {
+        free(counts);
+        return GHM_ERR_NOMEM;
+    }
+    size_t n = 0;
+    for (size_t b = 0; b < m; b++) {
+        v->offsets[b] = (uint32_t)n;
+        memmove(v->keys + n, v->keys + b * nc, counts[b] * sizeof *v->keys);
+        n += counts[b];
+    }
+    v->offsets[m] = (uint32_t)n;
+    free(counts);
+    if ((ret = grow(&v->first, &v->cap_first, n ? n : 1)) < 0 ||
+        (ret = grow(&v->count, &v->cap_count, n ? n : 1)) < 0)
+        return ret;
+    if ((ret = ghm_buffer_reserve(r->ctx, &v->dev_keys, &v->cap_dev_keys,
+                                  (n ? n : 1) * sizeof(uint32_t))) < 0)
+        return ret;
+    if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_keys, v->keys, n * sizeof *v->keys)) < 0)
+        return ret;
+    if ((ret = ghm_multimap_find(r->table, v->dev_keys, n, v->first, v->count)) < 0)
+        return ret;
+    *nkeys = n;
+    return GHM_OK;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const GhmGeoCandidate *x = a, *y = b;
+    if (x->votes != y->votes)
+        return x->votes < y->votes ? 1 : -1;
+    uint32_t kx = x->q_k << 16 | x->q_l, ky = y->q_k << 16 | y->q_l;
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    uint32_t rx = x->ref_i << 16 | x->ref_j, ry = y->ref_i << 16 | y->ref_j;
+    return (rx > ry) - (rx < ry);
+}
+
+/* The order of cells within a row: more votes first, then the lower reference basis id. A
+ * strict total order on (final count, id) makes the incremental best list below exact whatever
+ * the order the votes arrive in (counts only grow), so the device's reduction of the finished
+ * row picks the same cells. */
+static inline int beats(uint32_t votes, uint32_t id, uint32_t best_votes, uint32_t best_id)
+{
+    return votes > best_votes || (votes == best_votes && id < best_id);
+}
+
+/* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells. */
+static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
+{
+    const GhmGeoRef *r = v->ref;
+    size_t n = r->nbases;
+    uint64_t total = 0;
+#pragma omp parallel reduction(+ : total) num_threads(v->nthreads)
+    {
+        uint32_t *row = v->rows + (size_t)omp_get_thread_num() * (n ? n : 1);
+#pragma omp for schedule(dynamic, 8)
+        for (size_t b = 0; b < m; b++) {
+            memset(row, 0, n * sizeof *row);
+            uint32_t best[CAND_PER_ROW] = {0}, who[CAND_PER_ROW] = {0};
+            for (uint32_t s = v->offsets[b]; s < v->offsets[b + 1]; s++) {
+                const uint32_t *vals = r->values + v->first[s];
+                for (uint32_t c = 0; c < v->count[s]; c++) {
+                    uint32_t id = vals[c], votes = ++row[id];
+                    if (!beats(votes, id, best[CAND_PER_ROW - 1], who[CAND_PER_ROW - 1]))
+                        continue;
+                    /* Insert id into the small best list (it may already be in it). */
+                    int at = CAND_PER_ROW - 1;
+                    for (int i = 0; i < CAND_PER_ROW; i++)
+                        if (who[i] == id && best[i] > 0) {
+                            at = i;
+                            break;
+                        }
+                    while (at > 0 && beats(votes, id, best[at - 1], who[at - 1])) {
+                        best[at] = best[at - 1];
+                        who[at] = who[at - 1];
+                        at--;
+                    }
+                    best[at] = votes;
+                    who[at] = id;
+                }
+                total += v->count[s];
+            }
+            for (int i = 0; i < CAND_PER_ROW; i++) {
+                GhmGeoCandidate *c = &row_best[b * CAND_PER_ROW + i];
+                c->votes = best[i];
+                uint32_t rk = best[i] ? r->basis_keys[who[i]] : 0;
+                c->ref_i = rk >> 16;
+                c->ref_j = rk & 0xFFFF;
+                c->q_k = v->qbasis[b] >> 16;
+                c->q_l = v->qbasis[b] & 0xFFFF;
+            }
+        }
+    }
+    return total;
+}
+
+int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
+                 const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
+                 GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats)
+{
+    if (!v || !p || !ncand || (!cand && max_cand) || (!basis_pts && nb) || (!coded_pts && nc))
+        return GHM_ERR_INVALID;
+    if (nb > 65535)
+        return GHM_ERR_TOO_LARGE;
+    const GhmGeoRef *r = v->ref;
+    if (p->window != r->p.window || p->quant != r->p.quant || p->angle_bins != r->p.angle_bins)
+        return GHM_ERR_INVALID; /* signatures must be quantised as the table's were */
+    GhmGeoStats st = {0};
+    *ncand = 0;
+    double t0 = ghm_now();
+    size_t m = 0, nkeys = 0;
+    int ret = query_bases(v, basis_pts, nb, p, seed, &m);
+    if (ret < 0)
+        return ret;
+    double t1 = ghm_now();
+    /* A backend with vision kernels computes signatures and votes on its device. */
+    const GhmVisionOps *ops = ghmi_vision_ops(r->ctx);
+    int on_device = ops && ops->geo_vote && ops->geo_best;
+    if (!on_device && (ret = query_signatures(v, basis_pts, coded_pts, nc, p, m, &nkeys)) < 0)
+        return ret;
+    double t2 = ghm_now();
+    GhmGeoCandidate *row_best = malloc((m ? m : 1) * CAND_PER_ROW * sizeof *row_best);
+    if (!row_best)
+        return GHM_ERR_NOMEM;
+    if (on_device) {
+        if ((ret = ghmi_geo_device_vote(v, ops, basis_pts, coded_pts, nc, p, m, row_best, &st, &t2)) < 0) {
+            free(row_best);
+            return ret;
+        }
+        nkeys = st.lookups;
+    } else {
+        st.votes = r->nbases ? vote_rows(v, m, row_best) : 0;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < m * CAND_PER_ROW && r->nbases; i++)
+        if (row_best[i].votes > 0)
+            row_best[n++] = row_best[i];
+    qsort(row_best, n, sizeof *row_best, cmp_cand);
+    *ncand = n < max_cand ? n : max_cand;
+    if (*ncand)
+        memcpy(cand, row_best, *ncand * sizeof *cand);
+    free(row_best);
+    double t3 = ghm_now();
+    st.query_bases = m;
+    st.lookups = nkeys;
+    st.bases_ms = 1e3 * (t1 - t0);
+    st.signatures_ms = 1e3 * (t2 - t1);
+    st.voting_ms = 1e3 * (t3 - t2);
+    if (stats)
+        *stats = st;
+    return GHM_OK;
+}
