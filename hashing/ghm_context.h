@@ -43,50 +43,51 @@ typedef struct GhmContextOptions {
 typedef struct GhmContext GhmContext;
 
 /* Returns the defaults: AUTO backend, all cores, seed 1, verbose 0. */
-GhmContextOptions ghm_context_defaults(void);
+GHM_API GhmContextOptions ghm_context_defaults(void);
 
 /* Creates a context. GHM_ERR_NO_DEVICE when CUDA is asked for explicitly and either this build
  * has no CUDA or no device answers; GHM_ERR_INVALID on a NULL argument or negative threads.
  * The caller owns *out and frees it with ghm_context_free(). */
-int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
+GHM_API int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
 
 /* Frees the context and sets *ctx to NULL; accepts NULL and a pointer to NULL. */
-void ghm_context_free(GhmContext **ctx);
+GHM_API void ghm_context_free(GhmContext **ctx);
 
-GhmBackendKind ghm_context_backend(const GhmContext *ctx);
-const char *ghm_context_backend_name(const GhmContext *ctx); /* "cpu" or "cuda" */
-uint64_t ghm_context_seed(const GhmContext *ctx);
-int ghm_context_threads(const GhmContext *ctx); /* the number actually used, >= 1 */
-int ghm_context_verbose(const GhmContext *ctx);
+GHM_API GhmBackendKind ghm_context_backend(const GhmContext *ctx);
+GHM_API const char *ghm_context_backend_name(const GhmContext *ctx); /* "cpu" or "cuda" */
+GHM_API uint64_t ghm_context_seed(const GhmContext *ctx);
+GHM_API int ghm_context_threads(const GhmContext *ctx); /* the number actually used, >= 1 */
+GHM_API int ghm_context_verbose(const GhmContext *ctx);
 
 /* Describes the device in one line ("NVIDIA H100 80GB HBM3, sm_90" or "2 CPU threads").
  * Writes at most size bytes including the terminating NUL. */
-void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size);
+GHM_API void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size);
 
 /* True (1) when this build has CUDA and a device answers. Probes once per process. */
-int ghm_cuda_available(void);
+GHM_API int ghm_cuda_available(void);
 
 /* Backend memory. ghm_buffer_alloc returns zeroed memory of at least `bytes` bytes (bytes may be
  * 0, giving a valid pointer that must still be freed). ghm_buffer_free accepts NULL. */
-int ghm_buffer_alloc(GhmContext *ctx, size_t bytes, void **out);
-void ghm_buffer_free(GhmContext *ctx, void **p);
-int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);
-int ghm_buffer_download(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
-int ghm_buffer_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes); /* within backend */
-int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes);
+GHM_API int ghm_buffer_alloc(GhmContext *ctx, size_t bytes, void **out);
+GHM_API void ghm_buffer_free(GhmContext *ctx, void **p);
+GHM_API int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);
+GHM_API int ghm_buffer_download(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
+/* Copies within backend memory. */
+GHM_API int ghm_buffer_copy(GhmContext *ctx, void *dst, const void *src, size_t bytes);
+GHM_API int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes);
 /* Scratch that only grows: when *cap (bytes) is below bytes, frees *p and allocates bytes
  * (zeroed, contents not kept), updating *cap; else does nothing. On failure *p is NULL and *cap
  * 0. */
-int ghm_buffer_reserve(GhmContext *ctx, void **p, size_t *cap, size_t bytes);
+GHM_API int ghm_buffer_reserve(GhmContext *ctx, void **p, size_t *cap, size_t bytes);
 /* 1 when ctx's kernels read p in place (CUDA: device or managed memory; the CPU backend: any
  * pointer), so that a caller need not copy it into backend memory first. */
-int ghm_buffer_in_place(const GhmContext *ctx, const void *p);
+GHM_API int ghm_buffer_in_place(const GhmContext *ctx, const void *p);
 
 /* Waits until all work queued on the context's stream is done (no-op on the CPU). */
-int ghm_context_sync(GhmContext *ctx);
+GHM_API int ghm_context_sync(GhmContext *ctx);
 
 /* Monotonic wall clock in seconds, for timings printed by benchmarks and --verbose. */
-double ghm_now(void);
+GHM_API double ghm_now(void);
 
 #ifdef __cplusplus
 }

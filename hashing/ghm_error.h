@@ -12,6 +12,8 @@
 #ifndef GHM_ERROR_H
 #define GHM_ERROR_H
 
+#include "ghm_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,7 +34,7 @@ enum GhmStatus {
 };
 
 /* Returns a static, human-readable description of a GHM_OK or GHM_ERR_* value; never NULL. */
-const char *ghm_strerror(int status);
+GHM_API const char *ghm_strerror(int status);
 
 /* Aborts with file:line and the message. For programmer errors only, never for bad input. */
 #define GHM_ASSERT(cond)                                                                     \
@@ -41,7 +43,7 @@ const char *ghm_strerror(int status);
             ghm_assert_fail(#cond, __FILE__, __LINE__);                                      \
     } while (0)
 
-void ghm_assert_fail(const char *cond, const char *file, int line);
+GHM_API void ghm_assert_fail(const char *cond, const char *file, int line);
 
 #ifdef __cplusplus
 }

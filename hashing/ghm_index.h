@@ -29,25 +29,25 @@ extern "C" {
 typedef struct GhmIndex GhmIndex;
 
 /* load_factor of the key -> id map, in (0, 0.99], or 0 for the default. Keeps a pointer to ctx. */
-int ghm_index_create(GhmContext *ctx, double load_factor, GhmIndex **out);
+GHM_API int ghm_index_create(GhmContext *ctx, double load_factor, GhmIndex **out);
 
 /* Replaces the content with the distinct keys among keys[0..n). */
-int ghm_index_build(GhmIndex *ix, const uint32_t *keys, size_t n);
+GHM_API int ghm_index_build(GhmIndex *ix, const uint32_t *keys, size_t n);
 
 /* K, the number of distinct keys. */
-size_t ghm_index_size(const GhmIndex *ix);
+GHM_API size_t ghm_index_size(const GhmIndex *ix);
 
 /* ids[i] = the dense id of keys[i], or GHM_NOT_FOUND. */
-int ghm_index_ids(const GhmIndex *ix, const uint32_t *keys, size_t n, uint32_t *ids);
+GHM_API int ghm_index_ids(const GhmIndex *ix, const uint32_t *keys, size_t n, uint32_t *ids);
 
 /* keys[i] = the key of ids[i]; GHM_ERR_INVALID if an id is >= K (the CUDA backend writes
  * GHM_NOT_FOUND for such ids and reports the error after the call). */
-int ghm_index_keys(const GhmIndex *ix, const uint32_t *ids, size_t n, uint32_t *keys);
+GHM_API int ghm_index_keys(const GhmIndex *ix, const uint32_t *ids, size_t n, uint32_t *keys);
 
 /* The ascending array of the K keys, in backend memory, owned by the index. */
-int ghm_index_key_array(const GhmIndex *ix, const uint32_t **keys);
+GHM_API int ghm_index_key_array(const GhmIndex *ix, const uint32_t **keys);
 
-void ghm_index_free(GhmIndex **ix);
+GHM_API void ghm_index_free(GhmIndex **ix);
 
 #ifdef __cplusplus
 }

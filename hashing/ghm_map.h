@@ -58,24 +58,24 @@ typedef struct GhmMapStats {
     size_t bytes;          /* memory held by the table, stash included */
 } GhmMapStats;
 
-GhmMapOptions ghm_map_defaults(void);
+GHM_API GhmMapOptions ghm_map_defaults(void);
 
 /* Creates an empty map in ctx's backend. GHM_ERR_INVALID for options out of range. The map keeps
  * a pointer to ctx, which must outlive it. The caller frees *out with ghm_map_free(). */
-int ghm_map_create(GhmContext *ctx, const GhmMapOptions *opt, GhmMap **out);
+GHM_API int ghm_map_create(GhmContext *ctx, const GhmMapOptions *opt, GhmMap **out);
 
 /* Replaces the map's content with n (key, value) pairs. n may be 0. Returns GHM_ERR_BUILD_FAILED
  * when no attempt within max_rebuilds succeeds (e.g. an impossible load factor) - quickly, never
  * hanging - and leaves the map empty; GHM_ERR_NOMEM, GHM_ERR_CUDA as they occur. */
-int ghm_map_build(GhmMap *map, const uint32_t *keys, const uint32_t *values, size_t n);
+GHM_API int ghm_map_build(GhmMap *map, const uint32_t *keys, const uint32_t *values, size_t n);
 
 /* For each of the n keys writes its value, or GHM_NOT_FOUND, to out[i]. */
-int ghm_map_find(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *out);
+GHM_API int ghm_map_find(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *out);
 
-int ghm_map_stats(const GhmMap *map, GhmMapStats *out);
+GHM_API int ghm_map_stats(const GhmMap *map, GhmMapStats *out);
 
 /* Frees the map and sets *map to NULL; accepts NULL and a pointer to NULL. */
-void ghm_map_free(GhmMap **map);
+GHM_API void ghm_map_free(GhmMap **map);
 
 #ifdef __cplusplus
 }

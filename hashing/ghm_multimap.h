@@ -30,15 +30,16 @@ extern "C" {
 typedef struct GhmMultimap GhmMultimap;
 
 /* load_factor of the key -> run map, in (0, 0.99], or 0 for the default. Keeps a pointer to ctx. */
-int ghm_multimap_create(GhmContext *ctx, double load_factor, GhmMultimap **out);
+GHM_API int ghm_multimap_create(GhmContext *ctx, double load_factor, GhmMultimap **out);
 
 /* Replaces the content with the n (key, value) pairs. n may be 0. */
-int ghm_multimap_build(GhmMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n);
+GHM_API int ghm_multimap_build(GhmMultimap *mm, const uint32_t *keys, const uint32_t *values,
+                               size_t n);
 
 /* For each key: first[i] = index of its first value in the values array and count[i] = how
  * many it has; absent keys give first GHM_NOT_FOUND and count 0. Either output may be NULL. */
-int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n, uint32_t *first,
-                      uint32_t *count);
+GHM_API int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n,
+                              uint32_t *first, uint32_t *count);
 
 /* All values of each key, copied out: key i's count[i] values go to
  * values_out[offsets[i] .. offsets[i + 1]) in stored order, where offsets (n + 1 entries) is the
@@ -48,18 +49,18 @@ int ghm_multimap_find(const GhmMultimap *mm, const uint32_t *keys, size_t n, uin
  * caller can size the buffer, nothing is written to values_out and GHM_ERR_TOO_LARGE is returned;
  * values_out may be NULL when capacity is 0. A total of 2^32 or more cannot be expressed in
  * 32-bit offsets: *total is set, offsets are left unspecified, GHM_ERR_TOO_LARGE. */
-int ghm_multimap_retrieve(const GhmMultimap *mm, const uint32_t *keys, size_t n,
-                          uint32_t *offsets, uint32_t *values_out, size_t capacity,
-                          size_t *total);
+GHM_API int ghm_multimap_retrieve(const GhmMultimap *mm, const uint32_t *keys, size_t n,
+                                  uint32_t *offsets, uint32_t *values_out, size_t capacity,
+                                  size_t *total);
 
 /* The contiguous values array in backend memory, owned by the multimap (valid until the next
  * build or free), and its length (= n of the last build). */
-int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *n);
+GHM_API int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *n);
 
 /* Number of distinct keys. */
-size_t ghm_multimap_keys(const GhmMultimap *mm);
+GHM_API size_t ghm_multimap_keys(const GhmMultimap *mm);
 
-void ghm_multimap_free(GhmMultimap **mm);
+GHM_API void ghm_multimap_free(GhmMultimap **mm);
 
 #ifdef __cplusplus
 }

@@ -26,21 +26,21 @@ extern "C" {
 typedef struct GhmSet GhmSet;
 
 /* load_factor in (0, 0.99], or 0 for the default. The set keeps a pointer to ctx. */
-int ghm_set_create(GhmContext *ctx, double load_factor, GhmSet **out);
+GHM_API int ghm_set_create(GhmContext *ctx, double load_factor, GhmSet **out);
 
 /* Replaces the content with the distinct keys among keys[0..n). GHM_ERR_BUILD_FAILED as for maps. */
-int ghm_set_build(GhmSet *set, const uint32_t *keys, size_t n);
+GHM_API int ghm_set_build(GhmSet *set, const uint32_t *keys, size_t n);
 
 /* Number of distinct keys stored. */
-size_t ghm_set_size(const GhmSet *set);
+GHM_API size_t ghm_set_size(const GhmSet *set);
 
 /* out[i] = 1 if keys[i] is in the set, else 0. */
-int ghm_set_contains(const GhmSet *set, const uint32_t *keys, size_t n, uint8_t *out);
+GHM_API int ghm_set_contains(const GhmSet *set, const uint32_t *keys, size_t n, uint8_t *out);
 
 /* Writes the distinct keys in ascending order to out, which holds ghm_set_size() entries. */
-int ghm_set_keys(const GhmSet *set, uint32_t *out);
+GHM_API int ghm_set_keys(const GhmSet *set, uint32_t *out);
 
-void ghm_set_free(GhmSet **set);
+GHM_API void ghm_set_free(GhmSet **set);
 
 #ifdef __cplusplus
 }

@@ -26,10 +26,10 @@ extern "C" {
 
 typedef struct GhmSorted GhmSorted;
 
-int ghm_sorted_create(GhmContext *ctx, GhmSorted **out);
-int ghm_sorted_build(GhmSorted *s, const uint32_t *keys, const uint32_t *values, size_t n);
-int ghm_sorted_find(const GhmSorted *s, const uint32_t *keys, size_t n, uint32_t *out);
-void ghm_sorted_free(GhmSorted **s);
+GHM_API int ghm_sorted_create(GhmContext *ctx, GhmSorted **out);
+GHM_API int ghm_sorted_build(GhmSorted *s, const uint32_t *keys, const uint32_t *values, size_t n);
+GHM_API int ghm_sorted_find(const GhmSorted *s, const uint32_t *keys, size_t n, uint32_t *out);
+GHM_API void ghm_sorted_free(GhmSorted **s);
 
 #ifdef __cplusplus
 }

@@ -8,13 +8,13 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== build (release, CUDA when nvcc is found)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGEOHASH_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, CPU only)"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGEOHASH_SANITIZE=ON -DGEOHASH_CUDA=OFF >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGEOHASH_SANITIZE=ON -DGEOHASH_CUDA=OFF -DGEOHASH_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 echo "== tests under the sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

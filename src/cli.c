@@ -1,6 +1,8 @@
 /* cli.c - the pieces every sub-command shares; see cli.h. */
 #include "cli.h"
 
+#include "ghm_version.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -161,7 +163,7 @@ void ghm_cli_usage_hint(const char *command)
 
 void ghm_cli_print_version(FILE *f)
 {
-    fprintf(f, "%s %s (backends: cpu%s)\n", GHM_PROGRAM, GHM_VERSION,
+    fprintf(f, "%s %s (backends: cpu%s)\n", GHM_PROGRAM, ghm_version(),
             ghm_cuda_available() ? ", cuda" : "");
 }
 

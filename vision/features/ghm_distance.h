@@ -26,7 +26,8 @@ extern "C" {
 /* seeds: w*h values, >= 0 for a seed pixel. nearest (w*h, required) receives the linear pixel
  * index of the nearest seed (-1 everywhere when there is no seed); dist2 (w*h, may be NULL) the
  * squared distance (INFINITY without seeds). GHM_ERR_INVALID for bad sizes or NULL, NOMEM. */
-int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest, float *dist2);
+GHM_API int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest,
+                                   float *dist2);
 
 #ifdef __cplusplus
 }

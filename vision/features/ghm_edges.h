@@ -72,13 +72,13 @@ typedef struct GhmCornerParams {
                             (default 6) */
 } GhmCornerParams;
 
-GhmEdgeParams ghm_edge_defaults(void);
-GhmCornerParams ghm_corner_defaults(void);
+GHM_API GhmEdgeParams ghm_edge_defaults(void);
+GHM_API GhmCornerParams ghm_corner_defaults(void);
 
 /* Detects the edges of img. Images smaller than 3x3 give zero points (not an error).
  * GHM_ERR_INVALID on NULL arguments or parameters out of range, GHM_ERR_NOMEM. The caller owns
  * *out and frees it with ghm_edges_free(). */
-int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
+GHM_API int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
 
 /* As ghm_edges_detect, on ctx's backend: where it has vision kernels (CUDA) the whole chain
  * (noise floor, blur, Sobel, suppression, threshold, compaction) runs on its device, with a
@@ -86,29 +86,30 @@ int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out
  * elsewhere, or with ctx NULL, this is ghm_edges_detect. Also GHM_ERR_CUDA and the buffer
  * errors. The matcher's device path (match_device.c) runs the same chain and keeps its arrays
  * on the device. */
-int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgeParams *p,
-                         GhmEdges **out);
+GHM_API int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const GhmEdgeParams *p,
+                                 GhmEdges **out);
 
 /* Frees the edges and sets *e to NULL; accepts NULL and a pointer to NULL. */
-void ghm_edges_free(GhmEdges **e);
+GHM_API void ghm_edges_free(GhmEdges **e);
 
 /* Spatially even subsampling: the image is cut into cells of cell x cell pixels and the
  * strongest point of each cell is kept. Writes the kept indices (ascending) to idx, which must
  * hold n entries, and their number to *kept. */
-int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height, double cell,
-                          uint32_t *idx, size_t *kept);
+GHM_API int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height,
+                                  double cell, uint32_t *idx, size_t *kept);
 
 /* Chooses a grid cell size (>= min_cell) for which ghm_edges_grid_sample keeps at most
  * max_points points, and runs it. */
-int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int height,
-                            double min_cell, size_t max_points, uint32_t *idx, size_t *kept,
-                            double *cell_used);
+GHM_API int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int height,
+                                    double min_cell, size_t max_points, uint32_t *idx, size_t *kept,
+                                    double *cell_used);
 
 /* Harris corners from the gradients in e: response local maxima within radius, above the
  * relative threshold, at most max_corners: with grid > 0 each cell first takes its share of
  * its strongest, then the strongest left fill up; sorted by falling response (ties by position).
  * The caller frees *out with free(); *out is NULL when *n is 0. */
-int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out, size_t *n);
+GHM_API int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out,
+                               size_t *n);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,7 @@ typedef struct GhmRgbImage {
 } GhmRgbImage;
 
 /* Creates a zeroed grey image. GHM_ERR_INVALID for sizes < 1, GHM_ERR_TOO_LARGE above the limits. */
-int ghm_image_create(int width, int height, GhmImage **out);
+GHM_API int ghm_image_create(int width, int height, GhmImage **out);
 
 /* Reads a PNG or JPEG file. On failure returns GHM_ERR_IO (cannot open/read), GHM_ERR_FORMAT
  * (not PNG or JPEG, or damaged), GHM_ERR_TRUNCATED, GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM and, when
@@ -55,44 +55,46 @@ int ghm_image_create(int width, int height, GhmImage **out);
  * GHM_ERR_UNSUPPORTED for valid JPEGs we cannot make grey (CMYK/YCCK, more than 500 progressive
  * scans). Files above 1 GiB are refused with GHM_ERR_TOO_LARGE before they are read. *out is
  * NULL after any failure. */
-int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size);
+GHM_API int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size);
 
 /* The same from a buffer in memory (the whole encoded file). */
-int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why, size_t why_size);
+GHM_API int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
+                             size_t why_size);
 
 /* Writes a grey image as PNG, atomically: PATH.tmp.XXXXXX in the same directory, renamed into
  * place; on any failure the temporary file is removed and PATH is untouched. GHM_ERR_IO (with
  * why) when the file cannot be created, written or renamed; GHM_ERR_INVALID for a NULL or
  * malformed image. ghm_rgb_image_save_png does the same for RGB. */
-int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size);
+GHM_API int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size);
 
-void ghm_image_free(GhmImage **img);
+GHM_API void ghm_image_free(GhmImage **img);
 
 /* Resamples src through an affine map: out pixel (x, y) shows src at t * (x, y, 1), bilinear,
  * black outside src. Used to make known-transform queries (benchmarks, tests). */
-int ghm_image_warp_affine(const GhmImage *src, int width, int height, const double t[2][3],
-                          GhmImage **out);
+GHM_API int ghm_image_warp_affine(const GhmImage *src, int width, int height, const double t[2][3],
+                                  GhmImage **out);
 
-int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out);
-int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size);
-void ghm_rgb_image_free(GhmRgbImage **img);
+GHM_API int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out);
+GHM_API int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why,
+                                   size_t why_size);
+GHM_API void ghm_rgb_image_free(GhmRgbImage **img);
 
 /* Creates a black RGB image; the same size rules and codes as ghm_image_create. */
-int ghm_rgb_image_create(int width, int height, GhmRgbImage **out);
+GHM_API int ghm_rgb_image_create(int width, int height, GhmRgbImage **out);
 
 /* Sets one pixel; coordinates outside the image are ignored (drawing clips, never fails). */
-void ghm_rgb_image_set(GhmRgbImage *img, int x, int y, uint8_t r, uint8_t g, uint8_t b);
+GHM_API void ghm_rgb_image_set(GhmRgbImage *img, int x, int y, uint8_t r, uint8_t g, uint8_t b);
 
 /* Draws a filled square of side 2 * radius + 1 centred on the pixel nearest (x, y), clipped.
  * Non-finite coordinates draw nothing. */
-void ghm_rgb_image_draw_point(GhmRgbImage *img, double x, double y, int radius, uint8_t r,
-                              uint8_t g, uint8_t b);
+GHM_API void ghm_rgb_image_draw_point(GhmRgbImage *img, double x, double y, int radius, uint8_t r,
+                                      uint8_t g, uint8_t b);
 
 /* Draws a one-pixel line from (x0, y0) to (x1, y1) (pixel centres at integer coordinates),
  * clipped to the image first, so far-away or huge endpoints cost nothing. Non-finite
  * coordinates draw nothing. */
-void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, double y1,
-                             uint8_t r, uint8_t g, uint8_t b);
+GHM_API void ghm_rgb_image_draw_line(GhmRgbImage *img, double x0, double y0, double x1, double y1,
+                                     uint8_t r, uint8_t g, uint8_t b);
 
 #ifdef __cplusplus
 }

@@ -78,27 +78,27 @@ typedef struct GhmGeoStats {
 typedef struct GhmGeoRef GhmGeoRef;
 typedef struct GhmGeoVoter GhmGeoVoter;
 
-GhmGeoParams ghm_geo_defaults(void);
+GHM_API GhmGeoParams ghm_geo_defaults(void);
 
 /* GHM_OK when the parameters are usable, GHM_ERR_INVALID otherwise. */
-int ghm_geo_check_params(const GhmGeoParams *p);
+GHM_API int ghm_geo_check_params(const GhmGeoParams *p);
 
 /* Builds the reference tables. Basis points and coded points are copied. diag is the
  * reference image diagonal (for the length band). At most 65535 basis points. The seed is the
  * context's. GHM_ERR_INVALID, GHM_ERR_TOO_LARGE (more than 2^31 signatures), GHM_ERR_NOMEM or
  * the hashing layer's errors. The caller frees *out with ghm_geo_ref_free(). */
-int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
-                      const GhmGeoPoint *coded_pts, size_t nc, double diag,
-                      const GhmGeoParams *p, GhmGeoRef **out);
+GHM_API int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                              const GhmGeoPoint *coded_pts, size_t nc, double diag,
+                              const GhmGeoParams *p, GhmGeoRef **out);
 
-void ghm_geo_ref_free(GhmGeoRef **ref);
+GHM_API void ghm_geo_ref_free(GhmGeoRef **ref);
 
 /* Table sizes: bases n, signatures stored, distinct signature keys. */
-void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, size_t *keys);
+GHM_API void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, size_t *keys);
 
 /* Scratch for voting against ref (which must outlive it); one per concurrent query. */
-int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out);
-void ghm_geo_voter_free(GhmGeoVoter **v);
+GHM_API int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out);
+GHM_API void ghm_geo_voter_free(GhmGeoVoter **v);
 
 /* Votes for one query. Query bases are ordered pairs of basis points whose length, times a
  * scale in [min_scale, max_scale], falls in the reference band; at most query_bases of them
@@ -107,9 +107,10 @@ void ghm_geo_voter_free(GhmGeoVoter **v);
  * NULL). Deterministic for a seed. basis_pts are host memory; coded_pts are host memory, or
  * backend memory where the backend votes on its device (GhmVisionOps: CUDA), which then reads
  * them in place. */
-int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
-                 const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
-                 GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats);
+GHM_API int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
+                         const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p,
+                         uint64_t seed, GhmGeoCandidate *cand, size_t max_cand, size_t *ncand,
+                         GhmGeoStats *stats);
 
 #ifdef __cplusplus
 }

@@ -83,48 +83,48 @@ typedef struct GhmMatchResult {
 
 typedef struct GhmMatcher GhmMatcher;
 
-GhmMatchParams ghm_match_defaults(void);
+GHM_API GhmMatchParams ghm_match_defaults(void);
 
 /* GHM_OK when every parameter is in range, else GHM_ERR_INVALID. */
-int ghm_match_check_params(const GhmMatchParams *p);
+GHM_API int ghm_match_check_params(const GhmMatchParams *p);
 
 /* Builds the reference side (edges, distance transform, bases, signature tables) from ref.
  * ctx must outlive the matcher. GHM_ERR_INVALID (NULL or bad params), GHM_ERR_TOO_LARGE,
  * GHM_ERR_NOMEM and the hashing layer's errors. A blank reference is valid: it matches
  * nothing. Images above 16 megapixels give GHM_ERR_TOO_LARGE. The caller frees *out with
  * ghm_matcher_free(). */
-int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
-                       GhmMatcher **out);
+GHM_API int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
+                               GhmMatcher **out);
 
 /* Matches one query. res->found says whether a match was found; not finding one is GHM_OK.
  * Reuses the matcher's scratch; deterministic for the context's seed. */
-int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res);
+GHM_API int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res);
 
 /* The last match's inliers, mapped into the reference (x, y pairs), owned by the matcher and
  * valid until the next match or free. */
-void ghm_matcher_inliers(const GhmMatcher *m, const float (**xy)[2], size_t *n);
+GHM_API void ghm_matcher_inliers(const GhmMatcher *m, const float (**xy)[2], size_t *n);
 
 /* The reference's edge points (for drawing), owned by the matcher. */
-void ghm_matcher_reference_edges(const GhmMatcher *m, const GhmEdgePoint **pts, size_t *n);
+GHM_API void ghm_matcher_reference_edges(const GhmMatcher *m, const GhmEdgePoint **pts, size_t *n);
 
-void ghm_matcher_size(const GhmMatcher *m, int *width, int *height);
+GHM_API void ghm_matcher_size(const GhmMatcher *m, int *width, int *height);
 
 /* The parameters in effect (a loaded reference brings its own reference-side parameters). */
-const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m);
+GHM_API const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m);
 
 /* Sets the query-side parameters (candidates, confidence, query bases...) of a matcher; the
  * reference-side ones in p are ignored. GHM_ERR_INVALID for values out of range. */
-int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p);
+GHM_API int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p);
 
 /* Writes the reference to path atomically (temporary file + rename): magic, version, payload
  * size, FNV-1a 64 checksum of the payload, then the payload. GHM_ERR_IO with why filled. */
-int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t why_size);
+GHM_API int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t why_size);
 
 /* Reads a reference file and rebuilds the matcher. GHM_ERR_IO (cannot read), GHM_ERR_FORMAT
  * (not a reference file, wrong version, damaged: checksum or sizes), with why filled. Query-side
  * parameters come from p (may be NULL for the defaults). */
-int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
-                     GhmMatcher **out, char *why, size_t why_size);
+GHM_API int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
+                             GhmMatcher **out, char *why, size_t why_size);
 
 /* Builds a second matcher for the same reference in ctx (which must outlive it), from m's
  * reference features and parameters (query-side ones included), as ghm_matcher_load does from
@@ -135,9 +135,9 @@ int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
  * changes it (ghm_matcher_set_query_params) or matches with it. GHM_ERR_INVALID on a NULL
  * argument, GHM_ERR_NOMEM and the hashing layer's errors. The caller frees *out with
  * ghm_matcher_free(). */
-int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out);
+GHM_API int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out);
 
-void ghm_matcher_free(GhmMatcher **m);
+GHM_API void ghm_matcher_free(GhmMatcher **m);
 
 #ifdef __cplusplus
 }

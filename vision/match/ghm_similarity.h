@@ -35,29 +35,30 @@ static inline void ghm_similarity_apply(const GhmSimilarity *s, double x, double
     *oy = s->b * x + s->a * y + s->ty;
 }
 
-double ghm_similarity_scale(const GhmSimilarity *s);
-double ghm_similarity_rotation_deg(const GhmSimilarity *s); /* in (-180, 180] */
+GHM_API double ghm_similarity_scale(const GhmSimilarity *s);
+GHM_API double ghm_similarity_rotation_deg(const GhmSimilarity *s); /* in (-180, 180] */
 
 /* Writes the 2x3 matrix. */
-void ghm_similarity_matrix(const GhmSimilarity *s, double m[2][3]);
+GHM_API void ghm_similarity_matrix(const GhmSimilarity *s, double m[2][3]);
 
 /* The similarity mapping q1 -> r1 and q2 -> r2. GHM_ERR_INVALID when q1 == q2. */
-int ghm_similarity_from_bases(const double q1[2], const double q2[2], const double r1[2],
-                              const double r2[2], GhmSimilarity *out);
+GHM_API int ghm_similarity_from_bases(const double q1[2], const double q2[2], const double r1[2],
+                                      const double r2[2], GhmSimilarity *out);
 
 /* The inverse transform. GHM_ERR_INVALID for a degenerate (zero-scale) s. */
-int ghm_similarity_invert(const GhmSimilarity *s, GhmSimilarity *out);
+GHM_API int ghm_similarity_invert(const GhmSimilarity *s, GhmSimilarity *out);
 
 /* Weighted least squares point to point: min sum w[i] |s(q[i]) - r[i]|^2 (w may be NULL for
  * unit weights). GHM_ERR_INVALID when fewer than 2 distinct points carry weight. */
-int ghm_similarity_fit_points(const double (*q)[2], const double (*r)[2], const double *w,
-                              size_t n, GhmSimilarity *out);
+GHM_API int ghm_similarity_fit_points(const double (*q)[2], const double (*r)[2], const double *w,
+                                      size_t n, GhmSimilarity *out);
 
 /* Weighted least squares point to line: min sum w[i] ((s(q[i]) - r[i]) . nrm[i])^2 +
  * along * w[i] |s(q[i]) - r[i]|^2, with unit normals nrm. A small `along` (e.g. 0.01) keeps the
  * system well posed where all lines are parallel. GHM_ERR_INVALID when singular. */
-int ghm_similarity_fit_lines(const double (*q)[2], const double (*r)[2], const double (*nrm)[2],
-                             const double *w, size_t n, double along, GhmSimilarity *out);
+GHM_API int ghm_similarity_fit_lines(const double (*q)[2], const double (*r)[2],
+                                     const double (*nrm)[2], const double *w, size_t n,
+                                     double along, GhmSimilarity *out);
 
 #ifdef __cplusplus
 }

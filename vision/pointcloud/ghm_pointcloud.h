@@ -52,21 +52,21 @@ typedef struct GhmPointCloud {
 /* Creates a cloud of n points with zeroed coordinates; normals and colours are allocated when
  * asked for. GHM_ERR_TOO_LARGE above GHM_POINTCLOUD_MAX_POINTS, GHM_ERR_NOMEM. The caller frees
  * *out with ghm_pointcloud_free(). */
-int ghm_pointcloud_create(size_t n, int with_normals, int with_rgb, GhmPointCloud **out);
+GHM_API int ghm_pointcloud_create(size_t n, int with_normals, int with_rgb, GhmPointCloud **out);
 
 /* Reads a PLY or XYZ file. Returns GHM_ERR_IO (cannot open or read), GHM_ERR_FORMAT (damaged or
  * not a point cloud), GHM_ERR_UNSUPPORTED (OFF, OBJ, or a PLY variant this reader does not
  * handle), GHM_ERR_TRUNCATED (the body ends before the data the header declares),
  * GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM; when why is not NULL it receives one line saying what is
  * wrong and where (without the file name). *out is set only on success. */
-int ghm_pointcloud_load(const char *path, GhmPointCloud **out, char *why, size_t why_size);
+GHM_API int ghm_pointcloud_load(const char *path, GhmPointCloud **out, char *why, size_t why_size);
 
 /* The same for a whole file already in memory. */
-int ghm_pointcloud_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
-                          size_t why_size);
+GHM_API int ghm_pointcloud_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
+                                  size_t why_size);
 
 /* Frees the cloud and sets *pc to NULL; accepts NULL and a pointer to NULL. */
-void ghm_pointcloud_free(GhmPointCloud **pc);
+GHM_API void ghm_pointcloud_free(GhmPointCloud **pc);
 
 /* --- writing ------------------------------------------------------------------------------ */
 
@@ -91,12 +91,12 @@ typedef struct GhmPlyColumn {
  * is written under a temporary name in the same folder and renamed into place, so `path` is
  * either complete or untouched. GHM_ERR_IO with `why` on failure, GHM_ERR_INVALID for bad
  * arguments (a name or comment with a newline, no columns). */
-int ghm_ply_write(const char *path, int ascii, size_t n, const GhmPlyColumn *cols, int ncols,
-                  const char *const *comments, char *why, size_t why_size);
+GHM_API int ghm_ply_write(const char *path, int ascii, size_t n, const GhmPlyColumn *cols,
+                          int ncols, const char *const *comments, char *why, size_t why_size);
 
 /* Writes a cloud (x y z, then nx ny nz and red green blue when present) through ghm_ply_write. */
-int ghm_pointcloud_save_ply(const GhmPointCloud *pc, const char *path, int ascii, char *why,
-                            size_t why_size);
+GHM_API int ghm_pointcloud_save_ply(const GhmPointCloud *pc, const char *path, int ascii, char *why,
+                                    size_t why_size);
 
 #ifdef __cplusplus
 }

@@ -41,44 +41,44 @@ typedef struct GhmFrameQueue GhmFrameQueue;
 
 /* Creates an open queue holding at most capacity items (1 to GHM_FRAME_QUEUE_MAX_CAPACITY;
  * else GHM_ERR_INVALID). GHM_ERR_NOMEM, GHM_ERR_EXTERNAL (pthread) on failure. */
-int ghm_frame_queue_create(int capacity, GhmFrameQueue **out);
+GHM_API int ghm_frame_queue_create(int capacity, GhmFrameQueue **out);
 
 /* Appends *item, waiting while the queue is full. On GHM_OK the queue owns the item's image.
  * Returns 1 when the queue is (or becomes, while waiting) closed: the item was not taken and
  * its image is still the caller's. */
-int ghm_frame_queue_push(GhmFrameQueue *q, const GhmQueuedFrame *item);
+GHM_API int ghm_frame_queue_push(GhmFrameQueue *q, const GhmQueuedFrame *item);
 
 /* Takes the oldest item into *item (its image becomes the caller's), waiting while the queue is
  * empty and open. Returns GHM_OK, or 1 when the queue is closed and empty. */
-int ghm_frame_queue_pop(GhmFrameQueue *q, GhmQueuedFrame *item);
+GHM_API int ghm_frame_queue_pop(GhmFrameQueue *q, GhmQueuedFrame *item);
 
 /* Closes the queue: pushes are refused from now on, pops drain what is left, and every waiting
  * thread wakes up. Idempotent. */
-void ghm_frame_queue_close(GhmFrameQueue *q);
+GHM_API void ghm_frame_queue_close(GhmFrameQueue *q);
 
 /* Frees the queue and the images of items still in it; sets *q to NULL. No thread may be using
  * it. Accepts NULL and a pointer to NULL. */
-void ghm_frame_queue_free(GhmFrameQueue **q);
+GHM_API void ghm_frame_queue_free(GhmFrameQueue **q);
 
 typedef struct GhmVideoReader GhmVideoReader;
 
 /* Starts a thread that reads every frame of video (which stays the caller's and must not be
  * used elsewhere until ghm_video_reader_stop) into a queue of the given capacity. */
-int ghm_video_reader_start(GhmVideo *video, int capacity, GhmVideoReader **out);
+GHM_API int ghm_video_reader_start(GhmVideo *video, int capacity, GhmVideoReader **out);
 
 /* Waits for the next result in stream order. After GHM_VIDEO_END or an error it returns that
  * same final item again (with no image). Returns item->status. */
-int ghm_video_reader_next(GhmVideoReader *r, GhmQueuedFrame *item);
+GHM_API int ghm_video_reader_next(GhmVideoReader *r, GhmQueuedFrame *item);
 
 /* Closes the reader's queue without waiting for the thread: it stops at its next push, and
  * next() gives the items already queued, then an error item ("the frame queue was closed"),
  * at once. For a consumer that gives up while another of its threads may be waiting in
  * next(); ghm_video_reader_stop() must still follow. Accepts NULL. */
-void ghm_video_reader_cancel(GhmVideoReader *r);
+GHM_API void ghm_video_reader_cancel(GhmVideoReader *r);
 
 /* Stops the thread (at once if it waits on a full queue, after the frame it is decoding
  * otherwise), frees frames not taken yet and the reader; sets *r to NULL. Accepts NULL. */
-void ghm_video_reader_stop(GhmVideoReader **r);
+GHM_API void ghm_video_reader_stop(GhmVideoReader **r);
 
 #ifdef __cplusplus
 }

@@ -79,20 +79,20 @@ typedef struct GhmVideoFrame {
  * FFmpeg in this build), GHM_ERR_TOO_LARGE, GHM_ERR_NOMEM or GHM_ERR_EXTERNAL and, when why
  * is not NULL, writes one line saying what is wrong (without the file name). The caller owns
  * *out and frees it with ghm_video_free(). */
-int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size);
+GHM_API int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size);
 
 /* Reads a YUV4MPEG2 stream from f, which stays owned by the caller and must outlive the video
  * (ghm_video_open("-") uses stdin). Same results as ghm_video_open(). */
-int ghm_video_open_y4m(FILE *f, GhmVideo **out, char *why, size_t why_size);
+GHM_API int ghm_video_open_y4m(FILE *f, GhmVideo **out, char *why, size_t why_size);
 
 /* What the stream declares. Never NULL for a valid video. */
-const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
+GHM_API const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
 
 /* Chooses the frames ghm_video_read() returns: numbers start, start+step, ... up to end
  * (inclusive; end < 0 means to the last). Frames outside are decoded (later frames may need
  * them) but not converted. Call before the first read. GHM_ERR_INVALID for start < 0 or
  * step < 1. */
-int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
+GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
 
 /* Decodes the next selected frame into *f (f->image is new and owned by the caller). Returns
  * GHM_VIDEO_FRAME, GHM_VIDEO_END, GHM_VIDEO_DAMAGED (f->index says which frame was skipped,
@@ -100,20 +100,20 @@ int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
  * video is unusable: GHM_ERR_TRUNCATED when the file ends before the data it declares (the
  * frames before were returned), GHM_ERR_FORMAT, GHM_ERR_IO, GHM_ERR_NOMEM, GHM_ERR_EXTERNAL.
  * why (may be NULL) gets one line for every result but GHM_VIDEO_FRAME/END. */
-int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
+GHM_API int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
 
 /* Closes the video and sets *v to NULL; accepts NULL and a pointer to NULL. */
-void ghm_video_free(GhmVideo **v);
+GHM_API void ghm_video_free(GhmVideo **v);
 
 /* 1 when the build decodes video files through FFmpeg, 0 when it reads YUV4MPEG2 only. */
-int ghm_video_have_ffmpeg(void);
+GHM_API int ghm_video_have_ffmpeg(void);
 
 /* 1 when path should be read as a video: "-", or a file whose first bytes are neither a PNG
  * nor a JPEG signature (an empty file or a text file counts as a video, so that the error
  * names both possibilities). In a build without FFmpeg: "-", a YUV4MPEG2 file, or a file with
  * the signature of a common video container (which is then refused with "no FFmpeg"). 0 for
  * everything else and for files that cannot be opened (the image loader then says why). */
-int ghm_video_is_video_path(const char *path);
+GHM_API int ghm_video_is_video_path(const char *path);
 
 #ifdef __cplusplus
 }

@@ -61,7 +61,7 @@ typedef struct GhmVideoMatch GhmVideoMatch;
  * busier than it keeps several, and the frames are independent), at most 16; on CUDA 4, each
  * with its own stream, so that one frame's host stages (corners, scoring) and another's
  * kernels overlap, with ctx's threads shared among them. */
-int ghm_video_match_default_jobs(const GhmContext *ctx);
+GHM_API int ghm_video_match_default_jobs(const GhmContext *ctx);
 
 /* Starts matching the items of reader (which stays the caller's; stop this first) against
  * matcher (the reference's, built in ctx; used as it is with one job, only cloned with more,
@@ -69,22 +69,22 @@ int ghm_video_match_default_jobs(const GhmContext *ctx);
  * workers' contexts and clones are ready when this returns. GHM_ERR_INVALID (NULL arguments,
  * jobs out of range, swap_query without params), GHM_ERR_NOMEM, GHM_ERR_EXTERNAL (a thread
  * could not start), and the errors of ghm_context_create and ghm_matcher_clone. */
-int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
-                          const GhmVideoMatchOptions *opt, GhmVideoMatch **out);
+GHM_API int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
+                                  const GhmVideoMatchOptions *opt, GhmVideoMatch **out);
 
 /* The number of workers in use (after 0 was resolved). */
-int ghm_video_match_jobs(const GhmVideoMatch *vm);
+GHM_API int ghm_video_match_jobs(const GhmVideoMatch *vm);
 
 /* Waits for the next item in stream order and moves it into *out: damaged frames, the end and
  * errors as the reader gave them (ret GHM_OK, no match), frames with their match. After the
  * final item (GHM_VIDEO_END or an error) it returns that item again, without an image.
  * Returns out->item.status. */
-int ghm_video_match_next(GhmVideoMatch *vm, GhmMatchedFrame *out);
+GHM_API int ghm_video_match_next(GhmVideoMatch *vm, GhmMatchedFrame *out);
 
 /* Stops the workers, also in the middle of the video (each finishes the frame it is on;
  * the reader's queue is closed so that none waits on the decoder), frees the frames not handed
  * back, the workers' matchers and contexts and vm; sets *vm to NULL. Accepts NULL. */
-void ghm_video_match_stop(GhmVideoMatch **vm);
+GHM_API void ghm_video_match_stop(GhmVideoMatch **vm);
 
 #ifdef __cplusplus
 }

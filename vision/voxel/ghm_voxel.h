@@ -115,25 +115,25 @@ typedef struct GhmVoxelResult {
     GhmVoxelTimings time;
 } GhmVoxelResult;
 
-GhmVoxelOptions ghm_voxel_defaults(void);
+GHM_API GhmVoxelOptions ghm_voxel_defaults(void);
 
 /* Fits the grid around A and around B moved by each of the nposes row-major 4x4 matrices (B
  * as it is when nposes is 0), so that one grid serves a whole sweep. The origin is the corner
  * of the joint bounding box; the voxel size is opt->voxel_size, or the longest side divided by
  * opt->grid (1.0 when all points coincide). GHM_ERR_TOO_LARGE (with why) when an axis would
  * need more than GHM_VOXEL_MAX_DIM voxels, GHM_ERR_INVALID for bad options. */
-int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
-                       int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
-                       size_t why_size);
+GHM_API int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
+                               int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                               size_t why_size);
 
 /* Runs one step: voxelizes A and B (B moved by b_pose, a row-major 4x4 matrix, or as it is
  * when NULL), classifies and fills. Points outside the grid are ignored. Either cloud may be
  * empty. The caller frees *out with ghm_voxel_result_free(). Returns GHM_ERR_INVALID for bad
  * arguments, GHM_ERR_NOMEM, or what the hashing backend reports. A sweep
  * (below) runs many steps of one pair of clouds without uploading them again. */
-int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
-                        const double *b_pose, const GhmVoxelGrid *grid,
-                        const GhmVoxelOptions *opt, GhmVoxelResult **out);
+GHM_API int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                                const double *b_pose, const GhmVoxelGrid *grid,
+                                const GhmVoxelOptions *opt, GhmVoxelResult **out);
 
 /* A sweep: one A and one B stepped through many poses of B on one grid (the paper's
  * animation), each step as ghm_voxel_intersect would compute it, tables rebuilt per step. On a
@@ -153,38 +153,40 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
  * caller frees *out with ghm_voxel_sweep_free(). step: *out belongs to the sweep (do not free
  * it); its arrays are overwritten by the next step. free accepts NULL and sets *sw to NULL. */
 typedef struct GhmVoxelSweep GhmVoxelSweep;
-int ghm_voxel_sweep_create(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
-                           const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
-                           GhmVoxelSweep **out);
-int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxelResult **out);
+GHM_API int ghm_voxel_sweep_create(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
+                                   const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
+                                   GhmVoxelSweep **out);
+GHM_API int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose,
+                                 const GhmVoxelResult **out);
 /* The milliseconds create took (on a device: uploading the clouds, once per sweep). */
-double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw);
-void ghm_voxel_sweep_free(GhmVoxelSweep **sw);
+GHM_API double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw);
+GHM_API void ghm_voxel_sweep_free(GhmVoxelSweep **sw);
 
 /* The centre of the voxel with this key. */
-void ghm_voxel_centre(const GhmVoxelGrid *grid, uint32_t key, double centre[3]);
+GHM_API void ghm_voxel_centre(const GhmVoxelGrid *grid, uint32_t key, double centre[3]);
 
 /* Frees the result and sets *r to NULL; accepts NULL and a pointer to NULL. */
-void ghm_voxel_result_free(GhmVoxelResult **r);
+GHM_API void ghm_voxel_result_free(GhmVoxelResult **r);
 
 /* --- output (voxel_output.c) -------------------------------------------------------------- */
 
 /* The colour of a label, as in the paper's figure 7: inside blue, intersection green; outside
  * light grey and unknown red. */
-void ghm_voxel_label_colour(int label, uint8_t rgb[3]);
+GHM_API void ghm_voxel_label_colour(int label, uint8_t rgb[3]);
 
 /* Writes one vertex per occupied voxel, A's then B's: float x y z (voxel centre), uchar cloud
  * (0 = A, 1 = B), uchar label, uchar red green blue, binary little endian or ascii; the grid is
  * recorded in a comment line "grid origin X Y Z voxel_size S dims NX NY NZ". Atomic (temporary
  * file renamed into place). GHM_ERR_IO with why on failure. */
-int ghm_voxel_save_ply(const GhmVoxelResult *r, const char *path, int ascii, char *why,
-                       size_t why_size);
+GHM_API int ghm_voxel_save_ply(const GhmVoxelResult *r, const char *path, int ascii, char *why,
+                               size_t why_size);
 
 /* Renders an orthographic view along axis (0 = x, 1 = y, 2 = z) looking from the positive side,
  * each voxel a square of pixels (the image's longer side near max_side), coloured by label and
  * shaded by depth. The caller frees *out with ghm_rgb_image_free(). */
 struct GhmRgbImage;
-int ghm_voxel_preview(const GhmVoxelResult *r, int axis, int max_side, struct GhmRgbImage **out);
+GHM_API int ghm_voxel_preview(const GhmVoxelResult *r, int axis, int max_side,
+                              struct GhmRgbImage **out);
 
 #ifdef __cplusplus
 }
