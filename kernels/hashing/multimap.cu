@@ -1,26 +1,39 @@
 /*
  * multimap.cu - GhmMultimap on the CUDA backend (thesis 6.3, algorithm 6.4): a stable CUB radix
  * sort of the (key, value) pairs makes each key's values contiguous in input order (the values
- * array), run-length encoding gives the distinct keys and their counts, an exclusive sum the
- * offset of each run (offsets[K] = n closes the last one), and a bucketed cuckoo map sends each
- * distinct key to its run number. A query costs one map probe plus one read of two adjacent
- * offsets.
+ * array); a select of the run heads gives each run's offset (offsets[K] = n closes the last one),
+ * a gather the distinct keys, and a bucketed cuckoo map sends each distinct key to its run
+ * number. A query costs one map probe plus one read of two adjacent offsets.
  *
- * Kernel: the bulk find of hash_cuda_internal.cuh with an emitter that turns a run number into
- * (first, count); either output may be NULL.
+ * The grouping waits for nothing: the number of runs K stays on the device (key_count). A build
+ * from the API then reads K (one wait) and sizes the map for it exactly (one more); a queued build
+ * (hash_refs.h) sizes the map for the bound n and queues its one attempt too, so that a pipeline
+ * probes the map in its next kernels and learns K with its own next download. Arrays are kept
+ * from build to build and only grow.
+ *
+ * Kernels: run_keys_kernel (the distinct keys from the run heads), the bulk find of
+ * hash_cuda_internal.cuh with an emitter that turns a run number into (first, count).
  */
 #include <cub/cub.cuh>
 #include <stdlib.h>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "hash_cuda_internal.cuh"
 
 struct CudaMultimap {
     GhmContext *ctx;
     CudaMap *map;
-    uint32_t *values;  /* n values grouped by key, ascending keys, input order within a key */
-    uint32_t *offsets; /* num_keys + 1 */
+    uint32_t *values;    /* n values grouped by key, ascending keys, input order within a key */
+    uint32_t *offsets;   /* num_keys + 1: run r's values are values[offsets[r] .. offsets[r + 1]) */
+    uint32_t *keys;      /* num_keys distinct keys, ascending (run r's key) */
+    uint32_t *sorted;    /* scratch: the n sorted keys */
+    uint32_t *key_count; /* device: num_keys */
+    void *temp;          /* CUB scratch */
+    size_t temp_bytes;
+    size_t cap;          /* pairs the arrays hold */
     size_t n;
-    size_t num_keys;
+    size_t num_keys;     /* after a queued build, until settled: the bound n */
+    int pending;         /* a queued build whose key count the host has not read */
 };
 
 struct EmitRun {
@@ -41,14 +54,38 @@ struct EmitRun {
     }
 };
 
+/* Run heads of sorted keys: index 0 and every index whose key differs from its predecessor's. */
+struct HeadOf {
+    const uint32_t *k;
+    __device__ __forceinline__ bool operator()(uint32_t i) const
+    {
+        return i == 0 || k[i] != k[i - 1];
+    }
+};
+
+/* keys[r] = the key of run r; offsets[K] = n closes the last run. A grid-stride loop over the K
+ * runs, which only the device knows. */
+static __global__ __launch_bounds__(256) void run_keys_kernel(const uint32_t *__restrict__ sorted,
+                                                              uint32_t *offsets,
+                                                              const uint32_t *key_count,
+                                                              uint32_t n, uint32_t *keys)
+{
+    uint32_t runs = *key_count;
+    for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x)
+        keys[r] = sorted[offsets[r]];
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        offsets[runs] = n;
+}
+
 static void release_arrays(CudaMultimap *mm)
 {
-    ghmi_cuda_release(mm->ctx, mm->values);
-    ghmi_cuda_release(mm->ctx, mm->offsets);
-    mm->values = NULL;
-    mm->offsets = NULL;
-    mm->n = 0;
-    mm->num_keys = 0;
+    void **arrays[] = {(void **)&mm->values, (void **)&mm->offsets, (void **)&mm->keys,
+                       (void **)&mm->sorted, &mm->temp};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        ghmi_cuda_release(mm->ctx, *arrays[i]);
+        *arrays[i] = NULL;
+    }
+    mm->cap = mm->temp_bytes = mm->n = mm->num_keys = 0;
 }
 
 static void multimap_destroy(void *impl)
@@ -58,6 +95,7 @@ static void multimap_destroy(void *impl)
         return;
     ghmi_cuda_map_destroy(mm->map);
     release_arrays(mm);
+    ghmi_cuda_release(mm->ctx, mm->key_count);
     cudaStreamSynchronize(ghm_cuda_stream(mm->ctx));
     free(mm);
 }
@@ -73,6 +111,11 @@ static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &mm->map);
     if (ret >= 0)
+        ret = ghmi_cuda_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count,
+                                       ghm_cuda_stream(ctx)));
+    if (ret >= 0)
         ret = ghmi_cuda_map_build(mm->map, NULL, NULL, 0, 1);
     if (ret < 0) {
         multimap_destroy(mm);
@@ -82,106 +125,133 @@ static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
     return GHM_OK;
 }
 
-/* Scratch of one build: sorted keys, distinct keys, counts, CUB temp storage, the run count. */
-typedef struct Scratch {
-    uint32_t *sorted_keys, *uniq, *counts;
-    void *temp;
-    size_t temp_bytes;
-    unsigned long long *num_runs;
-} Scratch;
-
-static void free_scratch(GhmContext *ctx, Scratch *sc)
-{
-    ghmi_cuda_release(ctx, sc->sorted_keys);
-    ghmi_cuda_release(ctx, sc->uniq);
-    ghmi_cuda_release(ctx, sc->counts);
-    ghmi_cuda_release(ctx, sc->temp);
-}
-
-static int alloc_scratch(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                         uint32_t *values_out, Scratch *sc)
-{
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    size_t b_sort = 0, b_rle = 0, b_scan = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, sc->sorted_keys,
-                                                       values, values_out, n, 0, 32, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceRunLengthEncode::Encode(NULL, b_rle, sc->sorted_keys, sc->uniq,
-                                                          sc->counts, sc->num_runs, n, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, b_scan, sc->counts, sc->counts, n, s));
-    size_t temp = b_sort > b_rle ? b_sort : b_rle;
-    temp = temp > b_scan ? temp : b_scan;
-    temp = (temp + 15) & ~(size_t)15;
-    sc->temp_bytes = temp;
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->sorted_keys);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->uniq);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->counts);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, temp + sizeof(unsigned long long), &sc->temp);
-    if (ret >= 0)
-        sc->num_runs = (unsigned long long *)((char *)sc->temp + temp);
-    return ret;
-}
-
-/* Sort, run-length encode, scan: fills mm->values and mm->offsets and the distinct keys. */
-static int group_runs(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
-                      Scratch *sc)
+/* Room for n pairs and the CUB scratch of sorting them on end_bit bits (stream-ordered, so the
+ * old arrays are released behind the work queued on them). */
+static int reserve(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
+                   int end_bit)
 {
     GhmContext *ctx = mm->ctx;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    size_t bytes = sc->temp_bytes;
-    unsigned long long runs = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(sc->temp, bytes, keys, sc->sorted_keys,
-                                                       values, mm->values, n, 0, 32, s));
-    bytes = sc->temp_bytes;
+    size_t b_sort = 0, b_select = 0;
+    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, mm->sorted, values,
+                                                       mm->values, n, 0, end_bit, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceRunLengthEncode::Encode(sc->temp, bytes, sc->sorted_keys,
-                                                          sc->uniq, sc->counts, sc->num_runs,
-                                                          n, s));
+        ret = GHM_CUDA(cub::DeviceSelect::If(NULL, b_select, thrust::counting_iterator<uint32_t>(0),
+                                             mm->offsets, mm->key_count, n, HeadOf{mm->sorted},
+                                             s));
+    size_t temp = b_sort > b_select ? b_sort : b_select;
+    if (ret < 0 || (mm->cap >= n && mm->temp_bytes >= temp && mm->offsets))
+        return ret;
+    size_t want = n > mm->cap ? n : mm->cap;
+    release_arrays(mm);
+    ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)&mm->values);
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&runs, sc->num_runs, sizeof runs, cudaMemcpyDeviceToHost, s));
+        ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)&mm->offsets);
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)&mm->keys);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, ((size_t)runs + 1) * 4, (void **)&mm->offsets);
-    bytes = sc->temp_bytes;
+        ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)&mm->sorted);
     if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(sc->temp, bytes, sc->counts, mm->offsets,
-                                                     (size_t)runs, s));
-    uint32_t total = (uint32_t)n;
+        ret = ghmi_cuda_alloc(ctx, temp + 16, &mm->temp);
+    if (ret < 0) {
+        release_arrays(mm);
+        return ret;
+    }
+    mm->cap = want;
+    mm->temp_bytes = temp + 16;
+    return GHM_OK;
+}
+
+/* Sort, run heads, distinct keys: values, offsets, keys and *key_count on the device, queued. */
+static int group_runs(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
+                      int end_bit)
+{
+    GhmContext *ctx = mm->ctx;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = reserve(mm, keys, values, n, end_bit);
+    if (ret < 0)
+        return ret;
+    if (n == 0) { /* one offset, no runs */
+        ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count, s));
+        return ret < 0 ? ret : GHM_CUDA(cudaMemsetAsync(mm->offsets, 0, 4, s));
+    }
+    size_t bytes = mm->temp_bytes;
+    ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(mm->temp, bytes, keys, mm->sorted, values,
+                                                   mm->values, n, 0, end_bit, s));
+    bytes = mm->temp_bytes;
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(mm->offsets + runs, &total, 4, cudaMemcpyHostToDevice, s));
+        ret = GHM_CUDA(cub::DeviceSelect::If(mm->temp, bytes,
+                                             thrust::counting_iterator<uint32_t>(0), mm->offsets,
+                                             mm->key_count, n, HeadOf{mm->sorted}, s));
+    int dev = 0, sms = 0;
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s)); /* `total` lives on this stack frame */
-    mm->num_keys = (size_t)runs;
+        ret = GHM_CUDA(cudaGetDevice(&dev));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (ret < 0)
+        return ret;
+    size_t grid = (n + 255) / 256, full = (size_t)(sms > 0 ? sms : 1) * 8;
+    run_keys_kernel<<<(unsigned)(grid < full ? grid : full), 256, 0, s>>>(
+        mm->sorted, mm->offsets, mm->key_count, (uint32_t)n, mm->keys);
+    return GHM_CUDA_LAUNCH();
+}
+
+/* Reads the key count of a queued build and its map's outcome (one wait). On failure the
+ * multimap is left empty. */
+static int settle(CudaMultimap *mm)
+{
+    if (!mm->pending)
+        return GHM_OK;
+    uint32_t k = 0;
+    cudaStream_t s = ghm_cuda_stream(mm->ctx);
+    int ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
+    if (ret >= 0)
+        ret = ghmi_cuda_map_settle(mm->map); /* waits for the copy too */
+    mm->pending = 0;
+    mm->num_keys = ret >= 0 ? k : 0;
+    if (ret < 0)
+        mm->n = 0;
     return ret;
 }
 
 static int build_device(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n)
 {
-    GhmContext *ctx = mm->ctx;
-    Scratch sc = {};
-    release_arrays(mm);
-    int ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&mm->values);
-    if (ret >= 0 && n == 0)
-        ret = ghmi_cuda_alloc(ctx, 4, (void **)&mm->offsets);
-    if (ret >= 0 && n == 0)
-        ret = GHM_CUDA(cudaMemsetAsync(mm->offsets, 0, 4, ghm_cuda_stream(ctx)));
-    if (ret >= 0 && n)
-        ret = alloc_scratch(ctx, keys, values, n, mm->values, &sc);
-    if (ret >= 0 && n)
-        ret = group_runs(mm, keys, values, n, &sc);
+    mm->pending = 0;
+    mm->n = mm->num_keys = 0;
+    uint32_t k = 0;
+    cudaStream_t s = ghm_cuda_stream(mm->ctx);
+    int ret = group_runs(mm, keys, values, n, 32);
     if (ret >= 0)
-        ret = ghmi_cuda_map_build(mm->map, sc.uniq, NULL, mm->num_keys, 1);
-    free_scratch(ctx, &sc);
+        ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
+        ret = GHM_CUDA(cudaStreamSynchronize(s));
+    if (ret >= 0)
+        ret = ghmi_cuda_map_build(mm->map, mm->keys, NULL, k, 1);
+    if (ret >= 0) {
         mm->n = n;
-    else
-        release_arrays(mm);
+        mm->num_keys = k;
+    }
+    return ret;
+}
+
+int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint32_t *values,
+                                    size_t n, int key_bits, int attempt, unsigned int *failed)
+{
+    CudaMultimap *mm = (CudaMultimap *)impl;
+    if (n && (!keys || !values))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu || key_bits < 0 || key_bits > 32)
+        return n > 0x7FFFFFFFu ? GHM_ERR_TOO_LARGE : GHM_ERR_INVALID;
+    mm->pending = 0;
+    mm->n = mm->num_keys = 0;
+    int ret = group_runs(mm, keys, values, n, key_bits ? key_bits : 32);
+    if (ret >= 0)
+        ret = ghmi_cuda_map_build_queued(mm->map, mm->keys, NULL, mm->key_count, n, 1, attempt,
+                                         failed);
+    if (ret >= 0) {
+        mm->pending = 1;
+        mm->n = mm->num_keys = n;
+    }
     return ret;
 }
 
@@ -190,8 +260,8 @@ static int multimap_build(void *impl, const uint32_t *keys, const uint32_t *valu
     CudaMultimap *mm = (CudaMultimap *)impl;
     if (n && (!keys || !values))
         return GHM_ERR_INVALID;
-    if (n > 0xFFFFFFFFu)
-        return GHM_ERR_TOO_LARGE; /* offsets are 32-bit */
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE; /* CUB's item counts */
     const void *dk, *dv;
     void *ok = NULL, *ov = NULL;
     int ret = ghmi_cuda_input(mm->ctx, keys, n * 4, &dk, &ok);
@@ -209,14 +279,15 @@ static int multimap_find(const void *impl, const uint32_t *keys, size_t n, uint3
                          uint32_t *count)
 {
     const CudaMultimap *mm = (const CudaMultimap *)impl;
-    if (n == 0 || (!first && !count))
-        return GHM_OK;
-    if (!keys)
+    if (n && !keys && (first || count))
         return GHM_ERR_INVALID;
+    int ret = settle((CudaMultimap *)mm); /* a queued build's outcome, read lazily */
+    if (ret < 0 || n == 0 || (!first && !count))
+        return ret;
     GhmContext *ctx = mm->ctx;
     const void *dk;
     void *ok = NULL, *df = NULL, *of = NULL, *dc = NULL, *oc = NULL;
-    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
+    ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
     if (ret >= 0 && first)
         ret = ghmi_cuda_output(ctx, first, n * 4, &df, &of);
     if (ret >= 0 && count)
@@ -361,7 +432,9 @@ static int multimap_retrieve(const void *impl, const uint32_t *keys, size_t n, u
     const void *dk;
     void *ok = NULL, *doff = NULL, *ooff = NULL;
     unsigned long long sum = 0;
-    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
+    int ret = settle((CudaMultimap *)mm);
+    if (ret >= 0)
+        ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
     if (ret >= 0)
         ret = ghmi_cuda_output(ctx, offsets, (n + 1) * 4, &doff, &ooff);
     if (ret >= 0)
@@ -388,14 +461,17 @@ static int multimap_retrieve(const void *impl, const uint32_t *keys, size_t n, u
 static int multimap_values(const void *impl, const uint32_t **values, size_t *n)
 {
     const CudaMultimap *mm = (const CudaMultimap *)impl;
+    int ret = settle((CudaMultimap *)mm);
     *values = mm->values;
     *n = mm->n;
-    return GHM_OK;
+    return ret;
 }
 
 static size_t multimap_num_keys(const void *impl)
 {
-    return ((const CudaMultimap *)impl)->num_keys;
+    const CudaMultimap *mm = (const CudaMultimap *)impl;
+    settle((CudaMultimap *)mm); /* a failed queued build leaves 0 keys */
+    return mm->num_keys;
 }
 
 extern "C" const GhmMultimapOps ghm_cuda_multimap_ops = {
@@ -408,15 +484,15 @@ extern "C" const GhmMultimapOps ghm_cuda_multimap_ops = {
     /* .destroy = */ multimap_destroy,
 };
 
-/* The pieces of a multimap a device reference needs (refs.cu). */
-int ghmi_cuda_multimap_parts(const void *impl, const GhmMapRef **map, const uint32_t **offsets,
-                             const uint32_t **values, size_t *num_keys, size_t *n)
+/* A device reference (refs.cu): the pending one of a queued build, without waiting for it. */
+void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out)
 {
     const CudaMultimap *mm = (const CudaMultimap *)impl;
-    *map = ghmi_cuda_map_get_ref(mm->map);
-    *offsets = mm->offsets;
-    *values = mm->values;
-    *num_keys = mm->num_keys;
-    *n = mm->n;
-    return GHM_OK;
+    out->map = *ghmi_cuda_map_get_ref(mm->map);
+    out->offsets = mm->offsets;
+    out->values = mm->values;
+    out->keys = mm->keys;
+    out->key_count = mm->key_count;
+    out->num_keys = (uint32_t)mm->num_keys;
+    out->num_values = (uint32_t)mm->n;
 }
