@@ -170,7 +170,9 @@ extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);
 
-/* ghm_cuda_multimap_build_queued on the backend's state (multimap.cu): key_bits 1..32 (0 = 32). */
+/* ghm_cuda_multimap_build_queued and ghm_cuda_multimap_input on the backend's state
+ * (multimap.cu): key_bits 1..32 (0 = 32); keys = values = NULL: the staged pairs. */
+int ghmi_cuda_multimap_input(void *impl, size_t n, uint32_t **keys, uint32_t **values);
 int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint32_t *values,
                                     size_t n, int key_bits, int attempt, unsigned int *failed);
 

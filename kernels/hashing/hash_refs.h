@@ -100,10 +100,19 @@ typedef struct GhmQueuedBuild {
 
 /* ghm_multimap_build of n (key, value) pairs in device memory (at most 2^31 - 1), queued as
  * above; *out gets the multimap's reference (out may be NULL). mm must be a CUDA multimap.
- * GHM_ERR_INVALID for a NULL or foreign mm or q, NULL arrays with n > 0, key_bits out of range,
- * a negative attempt; GHM_ERR_TOO_LARGE; GHM_ERR_CUDA. */
+ * keys = values = NULL builds from the pairs staged by ghm_cuda_multimap_input (n at most the
+ * staged count). GHM_ERR_INVALID for a NULL or foreign mm or q, one NULL array or both without
+ * staged pairs (n > 0), key_bits out of range, a negative attempt; GHM_ERR_TOO_LARGE;
+ * GHM_ERR_CUDA. */
 int ghm_cuda_multimap_build_queued(GhmMultimap *mm, const uint32_t *keys, const uint32_t *values,
                                    size_t n, const GhmQueuedBuild *q, GhmMultimapRef *out);
+
+/* Staging: *keys and *values get device arrays of n entries owned by mm, for the pipeline to
+ * write the pairs of its next queued build into (then called with keys = values = NULL). The
+ * sort then runs in place between them and the multimap's other buffers: no copy of the input
+ * and no extra buffers in the sort's scratch. The multimap's content and references stay valid
+ * until that build. GHM_ERR_INVALID, GHM_ERR_TOO_LARGE (n >= 2^31), GHM_ERR_CUDA. */
+int ghm_cuda_multimap_input(GhmMultimap *mm, size_t n, uint32_t **keys, uint32_t **values);
 
 /* ghm_map_build of the first *count (device memory, at most n) of n (key, value) pairs in device
  * memory, queued as above (q->key_bits is not used); *out gets the map's reference. */

@@ -290,6 +290,38 @@ static __device__ __forceinline__ int place_step(const GhmMapRef &ref, unsigned 
     return 0;
 }
 
+/* After the insert, with the table quiescent: a stash entry with a bucket that has room moves
+ * into the first such bucket (in hash order), marked as a possible second copy of its key (the
+ * duplicate pass then settles it). Such entries exist because a pair goes to the stash when its
+ * chain runs out, whether or not its other buckets still had room. Afterwards a key in the stash
+ * has all its buckets full, for ever (buckets never empty), so a probe that meets a bucket with
+ * room need not look at the stash (map_ref.cuh): the stash costs nothing to absent keys even
+ * when, as after a queued build, the prober cannot know whether it is empty. */
+template <int B>
+static __global__ void stash_fixup_kernel(GhmMapRef ref, unsigned long long *slots,
+                                          unsigned long long *stash, uint32_t *marks,
+                                          MapMeta *meta)
+{
+    for (uint32_t s = threadIdx.x; s < GHMI_STASH_SIZE; s += blockDim.x) {
+        unsigned long long e = stash[s];
+        if (e == GHMI_EMPTY_SLOT)
+            continue;
+        uint32_t k = ghmi_slot_key(e);
+        for (uint32_t h = 0; h < ref.num_hashes; h++) {
+            size_t b = (size_t)ghm_map_ref_bucket(&ref, k, h) * B;
+            int j = 0;
+            while (j < B && atomicCAS(slots + b + j, GHMI_EMPTY_SLOT, e) != GHMI_EMPTY_SLOT)
+                j++;
+            if (j < B) {
+                mark(marks, b + j);
+                stash[s] = GHMI_EMPTY_SLOT;
+                atomicSub(&meta->stash_count, 1u);
+                break;
+            }
+        }
+    }
+}
+
 /* One thread per pair (a grid-stride loop when the count is on the device). A tile per pair
  * (each lane one slot, votes by ballot) was tried first: it keeps too few probes in flight per
  * SM (the same effect as in the bulk find), so each thread reads its bucket with 16-byte loads
@@ -324,7 +356,7 @@ static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
     }
 }
 
-/* ---- the launcher ---------------------------------------------------------------------------- */
+/* ---- the launcher: the insert, then (bucketed) the stash's fix-up --------------------------- */
 
 int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
 {
@@ -350,5 +382,12 @@ int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
         insert_bucketed_kernel<8><<<(unsigned)grid, block, 0, s>>>(
             a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
             a->max_iter, a->rng_seed, a->meta, a->failed);
+    int ret = GHM_CUDA_LAUNCH();
+    if (ret < 0 || lanes == 1)
+        return ret;
+    if (lanes == 4)
+        stash_fixup_kernel<4><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
+    else
+        stash_fixup_kernel<8><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
     return GHM_CUDA_LAUNCH();
 }

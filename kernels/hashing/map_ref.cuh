@@ -7,7 +7,8 @@
  * code the CPU map runs too). A key is looked for in the slots (THESIS) or buckets (BUCKETED)
  * h_1(k), h_2(k), ... in that order; construction guarantees that a key is never stored behind a
  * slot or bucket that still had room, so the probe stops at the first one with an empty slot.
- * Then the stash, when it is in use.
+ * Then the stash, when it is in use - and, in the bucketed layout, only when every bucket of the
+ * key was full: the build leaves no other key there, and buckets never empty.
  */
 #ifndef GHM_MAP_REF_CUH
 #define GHM_MAP_REF_CUH
@@ -69,6 +70,8 @@ static __device__ __forceinline__ int ghm_map_ref_scan(const unsigned long long 
     return room ? -1 : 0;
 }
 
+/* The main table's answer: *found 1 (the value returned), -1 (absent, stash included), 0 (absent
+ * from the main table; the stash may hold it). */
 template <int B>
 static __device__ __forceinline__ uint32_t ghm_map_ref_find_main(const GhmMapRef *r, uint32_t key,
                                                                  int *found)
@@ -81,8 +84,12 @@ static __device__ __forceinline__ uint32_t ghm_map_ref_find_main(const GhmMapRef
             *found = 1;
             return value;
         }
-        if (s < 0 && r->full_prefix)
-            break;
+        if (s < 0 && r->full_prefix) {
+            /* A bucket with room: not in the table, nor (bucketed) in the stash, which only
+             * keeps a key whose buckets are all full (map_insert.cu's stash_fixup_kernel). */
+            *found = B > 1 ? -1 : 0;
+            return GHM_NOT_FOUND;
+        }
     }
     *found = 0;
     return GHM_NOT_FOUND;
@@ -106,7 +113,7 @@ static __device__ __forceinline__ uint32_t ghm_map_ref_find(const GhmMapRef *r, 
     uint32_t v = r->bucket_slots == 4   ? ghm_map_ref_find_main<4>(r, key, &found)
                  : r->bucket_slots == 8 ? ghm_map_ref_find_main<8>(r, key, &found)
                                         : ghm_map_ref_find_main<1>(r, key, &found);
-    return found ? v : ghm_map_ref_find_stash(r, key);
+    return found > 0 ? v : found < 0 ? GHM_NOT_FOUND : ghm_map_ref_find_stash(r, key);
 }
 
 #endif /* GHM_MAP_REF_CUH */

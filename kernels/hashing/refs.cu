@@ -45,6 +45,13 @@ extern "C" int ghm_cuda_multimap_build_queued(GhmMultimap *mm, const uint32_t *k
     return ret;
 }
 
+extern "C" int ghm_cuda_multimap_input(GhmMultimap *mm, size_t n, uint32_t **keys,
+                                       uint32_t **values)
+{
+    void *impl = (void *)cuda_impl(mm, &ghm_cuda_multimap_ops);
+    return impl ? ghmi_cuda_multimap_input(impl, n, keys, values) : GHM_ERR_INVALID;
+}
+
 extern "C" int ghm_cuda_map_build_queued(GhmMap *map, const uint32_t *keys,
                                          const uint32_t *values, const uint32_t *count, size_t n,
                                          const GhmQueuedBuild *q, GhmMapRef *out)
