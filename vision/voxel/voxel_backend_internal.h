@@ -162,17 +162,18 @@ typedef struct GhmVoxelOps {
     int (*timer_elapsed)(void *t, int i, int j, double *ms);
     void (*timer_free)(void *t);
 
-    /* ckey[i] = cloud << (key_bits + 1) | (the voxel key of point i, or 1 << key_bits outside
-     * the grid), for the n = na + nb points of xyz (A's then B's; B moved by pose); idx[i] = i;
+    /* The input of the voxel table (a CUDA GhmMultimap), staged in its own buffers: for the
+     * n = na + nb points of xyz (A's then B's; B moved by pose), key i = cloud << (key_bits + 1)
+     * | (the voxel key of point i, or 1 << key_bits outside the grid), value i = i;
      * info->outside[cloud] += points outside the grid. */
-    int (*keys)(GhmContext *ctx, const float *xyz, size_t na, size_t nb, const GhmVoxelPose *pose,
-                const GhmVoxelGridArgs *g, uint32_t *ckey, uint32_t *idx, GhmVoxelInfo *info);
-    /* The voxel table: table (a CUDA GhmMultimap) built from the n (ckey, idx) pairs, queued
-     * (sorted on key_bits + 2 bits, the hash constants of attempt); then info->runs = its runs,
-     * info->runs_a = A's runs (keys below 1 << (key_bits + 1)), and info->table_failed = 1
-     * if the attempt failed (the host builds again with attempt + 1). */
-    int (*table)(GhmContext *ctx, GhmMultimap *table, const uint32_t *ckey, const uint32_t *idx,
-                 size_t n, int key_bits, int attempt, GhmVoxelInfo *info);
+    int (*keys)(GhmContext *ctx, GhmMultimap *table, const float *xyz, size_t na, size_t nb,
+                const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, GhmVoxelInfo *info);
+    /* The voxel table built from the n staged pairs, queued (sorted on key_bits + 2 bits, the
+     * hash constants of attempt); then info->runs = its runs, info->runs_a = A's runs (keys
+     * below 1 << (key_bits + 1)), and info->table_failed = 1 if the attempt failed (the host
+     * then stages the keys again and builds with attempt + 1). */
+    int (*table)(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits, int attempt,
+                 GhmVoxelInfo *info);
     /* Per voxel (runs known: runs_a = info->runs_a, from the host): keys, counts and unit mean
      * normals of both clouds into p (normals of B turned by pose; for a cloud with
      * p->s[c].moments, the moments of its points, B's moved by pose, instead), from the table's
@@ -185,14 +186,14 @@ typedef struct GhmVoxelOps {
      * caller). */
     int (*neighbours)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g,
                       const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
-    /* voxel.c's contact() for both clouds with radius rho: cross, barrier and plane. */
+    /* voxelize.c's contact() for both clouds with radius rho: cross, barrier and plane. */
     int (*contact)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g, int rho,
                    const GhmVoxelPair *p);
-    /* voxel.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
+    /* labels.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
      * fill masks. */
     int (*classify)(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
                     const GhmVoxelPair *p);
-    /* voxel.c's fill(): every round (fill, labels, conflicts, dropped seeds) of both clouds in
+    /* labels.c's fill(): every round (fill, labels, conflicts, dropped seeds) of both clouds in
      * one cooperative launch; info gets rounds, levels, conflicts, live seeds and the label
      * counts (ctl and info zeroed by the caller). */
     int (*fill)(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p, GhmVoxelFillControl *ctl,

@@ -1,13 +1,13 @@
 /*
- * voxel_device.c - the voxel pipeline on a backend with device kernels (GhmVoxelOps): voxel.c's
- * stages for both clouds at once, every array in backend memory from the points to the
+ * voxel_device.c - the voxel pipeline on a backend with device kernels (GhmVoxelOps): the CPU
+ * path's stages for both clouds at once, every array in backend memory from the points to the
  * download of keys, counts, normals and labels.
  *
  * A state (GhmiVoxelDevice) uploads the two clouds once and keeps its buffers from step to step:
- * point arrays (sized by the clouds) at creation, voxel arrays and the result staging grown when
- * a step has more voxels than any before, and the voxel table: a hashing/ GhmMultimap of the
- * points' sort keys (voxel_backend_internal.h), which keeps its own arrays from step to step.
- * A step waits for the device twice:
+ * the points at creation, voxel arrays and the result staging grown when a step has more voxels
+ * than any before, and the voxel table: a hashing/ GhmMultimap of the points' sort keys
+ * (voxel_backend_internal.h), which keeps its own arrays (the keys op writes the points' keys
+ * straight into them). A step waits for the device twice:
  *  1. after the keys and the table (sort, run heads, map: built queued, sized by the points):
  *     20 bytes (runs, A's runs, points outside the grid per cloud, the table's failure word),
  *     from which the host sizes the voxel arrays;
@@ -16,16 +16,16 @@
  * In between everything is queued: per-voxel sums, neighbours (radius 1), normals for a cloud
  * without them (PCA and the breadth-first orientation of normals.c, one cooperative launch for
  * the orientation; counted in "look-ups"), contact, classify, and the fill with all its conflict
- * rounds in one cooperative launch. The histograms then tell
- * whether a cloud is too sparse for 26-neighbours (voxel.c's look_up); only then does the step
+ * rounds in one cooperative launch. The histograms then tell whether a cloud is too sparse for
+ * 26-neighbours (voxelize.c's look_up); only then does the step
  * widen its neighbourhood, with a wait per radius, and redo (normals of a widened cloud without
  * them,) contact, classify and fill.
  *
  * Points outside the grid sort as the largest key of their cloud and form its last run, which
  * build_kernel skips, so the ids are the ones GhmIndex gives on the CPU path (ascending keys).
  * A table whose build attempt failed (practically never: the map is sized for the points, about
- * five times the voxels) is built again, with the next attempt's hash constants, before wait 1
- * is passed.
+ * five times the voxels) is built again, keys and all, with the next attempt's hash constants,
+ * before the step goes past wait 1.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +51,7 @@ struct GhmiVoxelDevice {
     const GhmPointCloud *pc[2];
     size_t n[2], n_all;
     int pinned;
-    /* points: xyz and normals of A then B; their sort keys and indices */
-    float *xyz, *pnormals;
-    uint32_t *ckey, *idx;
+    float *xyz, *pnormals;  /* points: xyz and normals of A then B */
     GhmMultimap *table;     /* sort key -> point indices; its runs are the voxels */
     GhmVoxelInfo *info;     /* device */
     GhmVoxelInfo *info_h;   /* page-locked */
@@ -97,8 +95,7 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
         return;
     GhmiVoxelDevice *d = *pd;
     const GhmVoxelOps *ops = d->ops;
-    void *dev[] = {d->xyz, d->pnormals, d->ckey, d->idx, d->info,
-                   d->ctl, d->octl, d->work.p, d->out.p};
+    void *dev[] = {d->xyz, d->pnormals, d->info, d->ctl, d->octl, d->work.p, d->out.p};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         ops->release(d->ctx, dev[i]);
     ghm_multimap_free(&d->table);
@@ -134,10 +131,6 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     int ret = ops->scratch(ctx, bytes, (void **)&d->xyz);
     if (ret == GHM_OK)
         ret = ops->scratch(ctx, bytes, (void **)&d->pnormals);
-    if (ret == GHM_OK)
-        ret = ops->scratch(ctx, n * 4, (void **)&d->ckey);
-    if (ret == GHM_OK)
-        ret = ops->scratch(ctx, n * 4, (void **)&d->idx);
     if (ret == GHM_OK)
         ret = ghm_multimap_create(ctx, TABLE_LOAD, &d->table);
     if (ret == GHM_OK)
@@ -265,7 +258,7 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
     return ret;
 }
 
-/* voxel.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
+/* voxelize.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
  * widen step by step (a wait per radius for the histogram). The wider neighbour arrays are
  * scratch, released by the caller (wide[c]). */
 static int widen(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g, int need[2],
@@ -358,24 +351,23 @@ static int key_bits_of(const GhmVoxelGrid *grid)
 }
 
 /* Stage 1: keys, the voxel table, and the one wait for its run counts; a failed table build
- * is queued again with the next attempt's constants. K[c]: the voxels of cloud c, first[c]: the
- * table's run of its voxel 0. */
+ * is done again, keys and all, with the next attempt's constants. K[c]: the voxels of cloud c,
+ * first[c]: the table's run of its voxel 0. */
 static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmVoxelPose *pose,
                        size_t K[2], size_t first[2], size_t *runs)
 {
     const GhmVoxelOps *ops = d->ops;
     GhmContext *ctx = d->ctx;
     size_t n = d->n_all;
-    int ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
-    if (ret == GHM_OK)
-        ret = ops->keys(ctx, d->xyz, d->n[0], d->n[1], pose, g, d->ckey, d->idx, d->info);
+    int ret = GHM_OK;
     for (int attempt = 0; ret == GHM_OK; attempt++) {
         if (attempt == TABLE_ATTEMPTS)
             return GHM_ERR_BUILD_FAILED;
-        if (attempt > 0) /* the first was zeroed with the rest */
-            ret = ops->memset(ctx, &d->info->table_failed, 0, sizeof d->info->table_failed);
+        ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
         if (ret == GHM_OK)
-            ret = ops->table(ctx, d->table, d->ckey, d->idx, n, g->key_bits, attempt, d->info);
+            ret = ops->keys(ctx, d->table, d->xyz, d->n[0], d->n[1], pose, g, d->info);
+        if (ret == GHM_OK)
+            ret = ops->table(ctx, d->table, n, g->key_bits, attempt, d->info);
         if (ret == GHM_OK)
             ret = ops->download(ctx, d->info_h, d->info, offsetof(GhmVoxelInfo, hist));
         if (ret == GHM_OK)
@@ -418,7 +410,7 @@ static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const s
     return ret;
 }
 
-/* Sparse clouds (voxel.c's look_up): widen, then normals and the label stages again. */
+/* Sparse clouds (voxelize.c's look_up): widen, then normals and the label stages again. */
 static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
                   const GhmVoxelOptions *opt, const size_t K[2])
 {

@@ -19,11 +19,10 @@
 extern "C" {
 #endif
 
-int ghm_cuda_voxel_keys(GhmContext *ctx, const float *xyz, size_t na, size_t nb,
-                        const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, uint32_t *ckey,
-                        uint32_t *idx, GhmVoxelInfo *info);
-int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, const uint32_t *ckey,
-                         const uint32_t *idx, size_t n, int key_bits, int attempt,
+int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz, size_t na,
+                        size_t nb, const GhmVoxelPose *pose, const GhmVoxelGridArgs *g,
+                        GhmVoxelInfo *info);
+int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits, int attempt,
                          GhmVoxelInfo *info);
 int ghm_cuda_voxel_build(GhmContext *ctx, const GhmMultimap *table, size_t runs, size_t runs_a,
                          const float *xyz, const float *pnormals, const GhmVoxelPose *pose,

@@ -6,10 +6,11 @@
  *
  * Kernels (256 threads per block, one thread per point or voxel unless said otherwise):
  *  keys_kernel        point -> sort key: cloud << (key_bits + 1) | voxel key (1 << key_bits
- *                     outside the grid), B moved by the pose; and its index.
+ *                     outside the grid), B moved by the pose; and its index: the pairs of the
+ *                     voxel table, written into the multimap's own buffers (staging).
  *  (hashing/)         the voxel table: a GhmMultimap of (sort key, index), built queued on the
- *                     device (ghm_cuda_multimap_build_queued: a radix sort on key_bits + 2 bits,
- *                     the run heads, a cuckoo map from each distinct key to its run).
+ *                     device (ghm_cuda_multimap_build_queued: a radix sort on key_bits + 2 bits
+ *                     in place, the run heads, a cuckoo map from each distinct key to its run).
  *  split_kernel       one warp: the runs, and how many of them belong to A.
  *  build_kernel       per run (voxel): key, point count, the mean of its points' normals summed
  *                     in 64-bit fixed point (integers: the order does not matter), or the
@@ -247,33 +248,33 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
 
 /* --- launchers ---------------------------------------------------------------------------- */
 
-extern "C" int ghm_cuda_voxel_keys(GhmContext *ctx, const float *xyz, size_t na, size_t nb,
-                                   const GhmVoxelPose *pose, const GhmVoxelGridArgs *g,
-                                   uint32_t *ckey, uint32_t *idx, GhmVoxelInfo *info)
+extern "C" int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz,
+                                   size_t na, size_t nb, const GhmVoxelPose *pose,
+                                   const GhmVoxelGridArgs *g, GhmVoxelInfo *info)
 {
     size_t n = na + nb;
-    if (!ctx || !pose || !g || !info || (n && (!xyz || !ckey || !idx)) || g->key_bits < 0 ||
+    if (!ctx || !table || !pose || !g || !info || (n && !xyz) || g->key_bits < 0 ||
         g->key_bits > 30)
         return GHM_ERR_INVALID;
     if (n > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
-    if (n == 0)
-        return GHM_OK;
+    uint32_t *ckey = NULL, *idx = NULL;
+    int ret = ghm_cuda_multimap_input(table, n, &ckey, &idx);
+    if (ret < 0 || n == 0)
+        return ret;
     keys_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         xyz, (uint32_t)na, (uint32_t)n, *pose, *g, ckey, idx, info);
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, const uint32_t *ckey,
-                                    const uint32_t *idx, size_t n, int key_bits, int attempt,
-                                    GhmVoxelInfo *info)
+extern "C" int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits,
+                                    int attempt, GhmVoxelInfo *info)
 {
-    if (!ctx || !table || !info || (n && (!ckey || !idx)) || key_bits < 0 || key_bits > 30 ||
-        attempt < 0)
+    if (!ctx || !table || !info || key_bits < 0 || key_bits > 30 || attempt < 0)
         return GHM_ERR_INVALID;
     GhmQueuedBuild q = {key_bits + 2, attempt, &info->table_failed};
     GhmMultimapRef ref;
-    int ret = ghm_cuda_multimap_build_queued(table, ckey, idx, n, &q, &ref);
+    int ret = ghm_cuda_multimap_build_queued(table, NULL, NULL, n, &q, &ref);
     if (ret < 0)
         return ret;
     split_kernel<<<1, 32, 0, ghm_cuda_stream(ctx)>>>(ref.keys, ref.key_count,
