@@ -1,8 +1,8 @@
 /* check_hash_cuda.c - the CUDA backend of the hashing subsystem against the CPU backend: every
  * structure built on both from the same inputs (sizes 0..10^6, duplicates, extreme keys, load
  * factors, host and device arrays) must give the same answers; plus the failure path, 100 seeds
- * at load 0.95 and the device references. GHM_TEST_SMALL=1 caps sizes at 10^4 (for
- * compute-sanitizer). */
+ * at load 0.95, the device references and the builds queued on the stream. GHM_TEST_SMALL=1
+ * caps sizes at 10^4 (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -607,6 +607,208 @@ START_TEST(test_refs)
 }
 END_TEST
 
+/* ---- builds queued on the stream --------------------------------------------------------- */
+
+static uint32_t download_word(GhmContext *gpu, const uint32_t *d)
+{
+    uint32_t w = 0xA5A5A5A5u;
+    ck_assert_int_eq(ghm_buffer_download(gpu, &w, d, sizeof w), GHM_OK);
+    return w;
+}
+
+/* A queued multimap build answers as the CPU's: first through the pending reference (a probe
+ * queued behind the build, the key count read on the device), then through the host API, which
+ * settles it. keys must be below 2^key_bits (key_bits 0: any). staged: the pairs are written
+ * into the multimap's own buffers (ghm_cuda_multimap_input), twice in a row, so that the sort
+ * runs in place from either of its buffer pairs. */
+static void compare_queued_multimap(Backends *b, const Input *in, int key_bits, int attempt,
+                                    int staged)
+{
+    size_t n = in->n, nq = in->nq;
+    GhmMultimap *mc = NULL, *mg = NULL;
+    uint32_t *fc = xmalloc(nq * 4), *cc = xmalloc(nq * 4), *fg = xmalloc(nq * 4);
+    uint32_t *cg = xmalloc(nq * 4), *kc = xmalloc(n * 4), *kg = xmalloc(n * 4);
+    ck_assert_int_eq(ghm_multimap_create(b->cpu, 0.9, &mc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_create(b->gpu, 0.9, &mg), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mc, in->keys, in->values, n), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_find(mc, in->queries, nq, fc, cc), GHM_OK);
+    uint32_t *dk = to_device(b->gpu, in->keys, n), *dv = to_device(b->gpu, in->values, n);
+    uint32_t *dfail = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(b->gpu, 4, (void **)&dfail), GHM_OK);
+    GhmQueuedBuild q = {key_bits, attempt, (unsigned int *)dfail};
+    GhmMultimapRef ref;
+    for (int round = 0; round < (staged ? 2 : 1); round++) {
+        const uint32_t *bk = dk, *bv = dv;
+        if (staged) { /* the first round's values are wrong (reversed), the second's right */
+            uint32_t *sk = NULL, *sv = NULL;
+            for (size_t i = 0; i < n; i++)
+                fg[i] = in->values[round ? i : n - 1 - i];
+            ck_assert_int_eq(ghm_cuda_multimap_input(mg, n, &sk, &sv), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_upload(b->gpu, sk, in->keys, n * 4), GHM_OK);
+            ck_assert_int_eq(ghm_buffer_upload(b->gpu, sv, fg, n * 4), GHM_OK);
+            bk = bv = NULL;
+        }
+        ck_assert_int_eq(ghm_cuda_multimap_build_queued(mg, bk, bv, n, &q, &ref), GHM_OK);
+    }
+    ck_assert_uint_eq(ref.num_keys, n); /* the bound, until settled */
+    ck_assert_int_eq(ghm_cuda_multimap_ref_probe(b->gpu, &ref, in->queries, nq, fg, cg), GHM_OK);
+    assert_same(fc, fg, nq, "queued multimap ref first");
+    assert_same(cc, cg, nq, "queued multimap ref count");
+    ck_assert_uint_eq(download_word(b->gpu, dfail), 0);
+    size_t k = download_word(b->gpu, ref.key_count);
+    ck_assert_uint_eq(k, ghm_multimap_keys(mc));
+    /* the distinct keys, ascending: run r's key */
+    memcpy(kc, in->keys, n * 4);
+    qsort(kc, n, 4, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || kc[i] != kc[i - 1])
+            kc[u++] = kc[i];
+    ck_assert_uint_eq(u, k);
+    ck_assert_int_eq(ghm_buffer_download(b->gpu, kg, ref.keys, k * 4), GHM_OK);
+    assert_same(kc, kg, k, "queued multimap keys");
+    /* the host API settles it: same keys, answers and values */
+    ck_assert_uint_eq(ghm_multimap_keys(mg), k);
+    ck_assert_int_eq(ghm_multimap_find(mg, in->queries, nq, fg, cg), GHM_OK);
+    assert_same(fc, fg, nq, "queued multimap first");
+    assert_same(cc, cg, nq, "queued multimap count");
+    const uint32_t *vc = NULL, *dvals = NULL;
+    size_t nc = 0, ng = 0;
+    ck_assert_int_eq(ghm_multimap_values(mc, &vc, &nc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_values(mg, &dvals, &ng), GHM_OK);
+    ck_assert_uint_eq(nc, ng);
+    ck_assert_int_eq(ghm_buffer_download(b->gpu, fg, dvals, ng * 4), GHM_OK);
+    assert_same(vc, fg, nc, "queued multimap values");
+    ghm_cuda_multimap_ref(mg, &ref);
+    ck_assert_uint_eq(ref.num_keys, k);
+    ghm_buffer_free(b->gpu, (void **)&dk);
+    ghm_buffer_free(b->gpu, (void **)&dv);
+    ghm_buffer_free(b->gpu, (void **)&dfail);
+    ghm_multimap_free(&mc);
+    ghm_multimap_free(&mg);
+    free(fc);
+    free(cc);
+    free(fg);
+    free(cg);
+    free(kc);
+    free(kg);
+}
+
+START_TEST(test_queued_multimap)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(12);
+    const size_t sizes[] = {0, 1, 1000, 300000};
+    for (int i = 0; i < 4; i++) {
+        size_t n = cap_size(sizes[i]);
+        Input uniq = make_input(n, 0, 120 + i);
+        compare_queued_multimap(&b, &uniq, 0, 0, 0);
+        compare_queued_multimap(&b, &uniq, 0, 1, 1);
+        free_input(&uniq);
+        /* keys below 2^20 (about 4 values per key), sorted on 20 bits, constants of attempt 3 */
+        Input small = make_input(n, n / 4 + 1, 125 + i);
+        for (size_t j = 0; j < n; j++)
+            small.keys[j] &= 0xFFFFFu;
+        for (size_t j = 0; j < n; j++)
+            small.queries[j] = small.keys[(j * 7919) % n];
+        compare_queued_multimap(&b, &small, 20, 3, i == 2);
+        free_input(&small);
+    }
+    /* arguments */
+    GhmMultimap *mg = NULL, *mc = NULL;
+    GhmQueuedBuild q = {33, 0, NULL};
+    ck_assert_int_eq(ghm_multimap_create(b.gpu, 0.0, &mg), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_create(b.cpu, 0.0, &mc), GHM_OK);
+    ck_assert_int_eq(ghm_cuda_multimap_build_queued(mg, NULL, NULL, 0, &q, NULL),
+                     GHM_ERR_INVALID);
+    q.key_bits = 0;
+    ck_assert_int_eq(ghm_cuda_multimap_build_queued(mc, NULL, NULL, 0, &q, NULL),
+                     GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_multimap_build_queued(mg, NULL, NULL, 5, &q, NULL),
+                     GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_multimap_build_queued(mg, NULL, NULL, 0, &q, NULL), GHM_OK);
+    ck_assert_uint_eq(ghm_multimap_keys(mg), 0);
+    ghm_multimap_free(&mg);
+    ghm_multimap_free(&mc);
+    backends_free(&b);
+}
+END_TEST
+
+/* A queued map build of the first *count pairs (count on the device) answers as the CPU's build of
+ * those pairs, duplicates and the extreme keys included. An impossible load fails: the device
+ * word says so, the next host call reports it once and finds an empty map, and a later attempt
+ * builds. */
+START_TEST(test_queued_map)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(13);
+    size_t n = cap_size(200000);
+    Input in = make_input(n, n / 2, 130);
+    uint32_t *oc = xmalloc(in.nq * 4), *og = xmalloc(in.nq * 4);
+    uint32_t *dk = to_device(b.gpu, in.keys, n), *dv = to_device(b.gpu, in.values, n);
+    uint32_t *dword = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(b.gpu, 8, (void **)&dword), GHM_OK);
+    for (int layout = 0; layout < 2; layout++) {
+        size_t m = n / 3;
+        uint32_t count = (uint32_t)m;
+        ck_assert_int_eq(ghm_buffer_upload(b.gpu, dword + 1, &count, 4), GHM_OK);
+        GhmMapOptions opt = map_options((GhmMapLayout)layout, 0.8, 0);
+        GhmMap *mc = NULL, *mg = NULL;
+        ck_assert_int_eq(ghm_map_create(b.cpu, &opt, &mc), GHM_OK);
+        ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &mg), GHM_OK);
+        ck_assert_int_eq(ghm_map_build(mc, in.keys, in.values, m), GHM_OK);
+        GhmQueuedBuild q = {0, layout, (unsigned int *)dword};
+        GhmMapRef ref;
+        ck_assert_int_eq(ghm_cuda_map_build_queued(mg, dk, dv, dword + 1, n, &q, &ref), GHM_OK);
+        ck_assert_int_eq(ghm_map_find(mc, in.queries, in.nq, oc), GHM_OK);
+        ck_assert_int_eq(ghm_cuda_map_ref_probe(b.gpu, &ref, in.queries, in.nq, og), GHM_OK);
+        assert_same(oc, og, in.nq, "queued map ref");
+        ck_assert_uint_eq(download_word(b.gpu, dword), 0);
+        ck_assert_int_eq(ghm_map_find(mg, in.queries, in.nq, og), GHM_OK);
+        assert_same(oc, og, in.nq, "queued map");
+        GhmMapStats sc, sg;
+        ck_assert_int_eq(ghm_map_stats(mc, &sc), GHM_OK);
+        ck_assert_int_eq(ghm_map_stats(mg, &sg), GHM_OK);
+        ck_assert_uint_eq(sc.size, sg.size);
+        ck_assert_int_eq(sg.rebuilds, layout);
+        ghm_map_free(&mc);
+        ghm_map_free(&mg);
+    }
+    /* two thesis functions at load 0.99 (distinct keys): the attempt fails */
+    free_input(&in);
+    in = make_input(n, 0, 131);
+    ck_assert_int_eq(ghm_buffer_upload(b.gpu, dk, in.keys, n * 4), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(b.gpu, dv, in.values, n * 4), GHM_OK);
+    GhmMapOptions opt = map_options(GHM_MAP_THESIS, 0.99, 2);
+    GhmMap *mg = NULL;
+    uint32_t count = (uint32_t)n;
+    ck_assert_int_eq(ghm_buffer_upload(b.gpu, dword + 1, &count, 4), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_zero(b.gpu, dword, 4), GHM_OK);
+    ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &mg), GHM_OK);
+    GhmQueuedBuild q = {0, 0, (unsigned int *)dword};
+    ck_assert_int_eq(ghm_cuda_map_build_queued(mg, dk, dv, dword + 1, n, &q, NULL), GHM_OK);
+    ck_assert_uint_eq(download_word(b.gpu, dword), 1);
+    ck_assert_int_eq(ghm_map_find(mg, in.keys, n, og), GHM_ERR_BUILD_FAILED);
+    ck_assert_int_eq(ghm_map_find(mg, in.keys, n, og), GHM_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(og[i], GHM_NOT_FOUND);
+    count = 1;
+    q.attempt = 1;
+    ck_assert_int_eq(ghm_buffer_upload(b.gpu, dword + 1, &count, 4), GHM_OK);
+    ck_assert_int_eq(ghm_cuda_map_build_queued(mg, dk, dv, dword + 1, n, &q, NULL), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(mg, in.keys, 1, og), GHM_OK);
+    ck_assert_uint_eq(og[0], in.values[0]);
+    ghm_map_free(&mg);
+    ghm_buffer_free(b.gpu, (void **)&dk);
+    ghm_buffer_free(b.gpu, (void **)&dv);
+    ghm_buffer_free(b.gpu, (void **)&dword);
+    free(oc);
+    free(og);
+    free_input(&in);
+    backends_free(&b);
+}
+END_TEST
+
 static Suite *hash_cuda_suite(void)
 {
     Suite *s = suite_create("hash_cuda");
@@ -622,6 +824,8 @@ static Suite *hash_cuda_suite(void)
     tcase_add_test(tc, test_sorted);
     tcase_add_test(tc, test_multimap);
     tcase_add_test(tc, test_refs);
+    tcase_add_test(tc, test_queued_multimap);
+    tcase_add_test(tc, test_queued_map);
     suite_add_tcase(s, tc);
     return s;
 }

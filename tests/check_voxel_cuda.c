@@ -3,8 +3,9 @@
  * conflicts, neighbourhood radius and rounds are identical to the CPU's, on real clouds
  * (bunny vs kitten, dense and sparse), crossing analytic spheres (with a pose, with a sparse
  * cloud that widens its neighbourhood and grows the barrier), clouds without normals (estimated
- * and oriented on the device), degenerate clouds, and sweeps (the device state reused from step
- * to step). One TCase, "cuda"; without a device it skips. */
+ * and oriented on the device), degenerate clouds, sweeps (the device state reused from step
+ * to step) and the edges of the voxel table (30-bit keys, clouds partly or wholly outside the
+ * grid). One TCase, "cuda"; without a device it skips. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,49 @@ START_TEST(test_degenerate)
 }
 END_TEST
 
+/* Edges of the voxel table (a GhmMultimap of the points' sort keys, cloud << (key_bits + 1) |
+ * voxel key): at grid 1024 the keys fill 30 bits, so B's sort keys use bit 31; a cloud partly
+ * outside the grid puts a run of "outside" points between A's voxels and B's (A) or after B's
+ * (B); a cloud wholly outside has no voxel, only that run. Ids and labels must still be the
+ * CPU's. */
+START_TEST(test_table_edges)
+{
+    GHM_REQUIRE_CUDA();
+    GhmPointCloud *a = sphere(30000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    GhmVoxelResult *r = compare(a, b, NULL, 1024);
+    ck_assert_int_ge(r->side[0].radius, 2); /* sparse at this grid: widened */
+    ghm_voxel_result_free(&r);
+    GhmPointCloud *off = sphere(8000, 1.0, 1.5, 0, 0, 1), *away = sphere(500, 0.2, 9, 9, 9, 1);
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 48;
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, a, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    const GhmPointCloud *pairs[3][2] = {{off, a}, {off, off}, {a, away}};
+    for (int k = 0; k < 3; k++) {
+        GhmVoxelResult *rc = NULL, *rg = NULL;
+        ck_assert_int_eq(ghm_voxel_intersect(cpu, pairs[k][0], pairs[k][1], NULL, &g, &opt, &rc),
+                         GHM_OK);
+        ck_assert_int_eq(ghm_voxel_intersect(gpu, pairs[k][0], pairs[k][1], NULL, &g, &opt, &rg),
+                         GHM_OK);
+        ck_assert_int_eq(rc->rounds, rg->rounds);
+        for (int i = 0; i < 2; i++)
+            same_side(&rc->side[i], &rg->side[i], i);
+        if (k == 2)
+            ck_assert_uint_eq(rg->side[1].voxels, 0);
+        ghm_voxel_result_free(&rc);
+        ghm_voxel_result_free(&rg);
+    }
+    ghm_context_free(&cpu);
+    ghm_context_free(&gpu);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+    ghm_pointcloud_free(&off);
+    ghm_pointcloud_free(&away);
+}
+END_TEST
+
 /* The bench's sweep on the device (clouds uploaded once, buffers and page-locked results reused,
  * grown when a step has more voxels) against one CPU step per pose. */
 static void sweep_vs_cpu(const GhmPointCloud *a, const GhmPointCloud *b, int grid_n, int steps,
@@ -353,6 +397,7 @@ static Suite *voxel_cuda_suite(void)
     tcase_add_test(tc, test_no_normals);
     tcase_add_test(tc, test_degenerate);
     tcase_add_test(tc, test_sweep);
+    tcase_add_test(tc, test_table_edges);
     suite_add_tcase(s, tc);
     return s;
 }

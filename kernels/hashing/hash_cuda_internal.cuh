@@ -96,16 +96,25 @@ typedef struct CudaMap CudaMap;
 /* opt as in ghm_map.h (load 0 = default). */
 int ghmi_cuda_map_create(GhmContext *ctx, const GhmMapOptions *opt, CudaMap **out);
 
-/* Builds from device arrays. values == NULL stores value i for keys[i] (ranks, run numbers).
- * unique != 0 promises distinct keys, which skips the duplicate pass. */
+/* Builds from device arrays, attempt after attempt until one succeeds (one wait each). values
+ * == NULL stores value i for keys[i] (ranks, run numbers). unique != 0 promises distinct keys,
+ * which skips the duplicate pass. */
 int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
                         int unique);
 
+/* Queues one attempt of a build of the pairs whose number is *count (device memory, at most n),
+ * sized for n, and waits for nothing (map.cu's top comment); *failed (device, or NULL) is set to
+ * 1 if the attempt fails. The reference is valid for work queued behind it. */
+int ghmi_cuda_map_build_queued(CudaMap *m, const uint32_t *keys, const uint32_t *values,
+                               const uint32_t *count, size_t n, int unique, int attempt,
+                               unsigned int *failed);
+
+/* Waits for a queued attempt and takes over its outcome (size, stash use); GHM_ERR_BUILD_FAILED,
+ * with the map left empty, when it failed. Does nothing when no attempt is pending. */
+int ghmi_cuda_map_settle(CudaMap *m);
+
 /* The map as a device reference (valid until the next build or destroy). */
 const GhmMapRef *ghmi_cuda_map_get_ref(const CudaMap *m);
-
-/* Distinct keys stored by the last successful build. */
-size_t ghmi_cuda_map_size(const CudaMap *m);
 
 void ghmi_cuda_map_destroy(CudaMap *m);
 
@@ -150,7 +159,7 @@ static int ghmi_map_find_launch(const GhmMapRef *ref, const uint32_t *keys, size
     return GHM_CUDA_LAUNCH();
 }
 
-/* ---- the CUDA backend's op tables (map.cu, set.cu, multimap.cu, index.cu, sorted.cu) ---------- */
+/* ---- the CUDA backend's op tables (map.cu, set.cu, multimap.cu, index.cu, sorted.cu) --------- */
 
 extern "C" const GhmMapOps ghm_cuda_map_ops;
 extern "C" const GhmSetOps ghm_cuda_set_ops;
@@ -158,9 +167,14 @@ extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
 extern "C" const GhmIndexOps ghm_cuda_index_ops;
 extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
 
-/* The pieces of a multimap that a device reference needs (multimap.cu). */
-int ghmi_cuda_multimap_parts(const void *impl, const GhmMapRef **map, const uint32_t **offsets,
-                             const uint32_t **values, size_t *num_keys, size_t *n);
+/* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
+void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);
+
+/* ghm_cuda_multimap_build_queued and ghm_cuda_multimap_input on the backend's state
+ * (multimap.cu): key_bits 1..32 (0 = 32); keys = values = NULL: the staged pairs. */
+int ghmi_cuda_multimap_input(void *impl, size_t n, uint32_t **keys, uint32_t **values);
+int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint32_t *values,
+                                    size_t n, int key_bits, int attempt, unsigned int *failed);
 
 /* ---- the unique-key index that GhmIndex and GhmSet share (index.cu) -------------------------- */
 

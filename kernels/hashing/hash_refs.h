@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "hashing/ghm_index.h"
+#include "hashing/hash_family.h"
 #include "hashing/ghm_map.h"
 #include "hashing/ghm_multimap.h"
 #include "hashing/ghm_set.h"
@@ -29,34 +30,32 @@
 extern "C" {
 #endif
 
-#define GHM_MAP_MAX_HASHES 5
-#define GHM_MAP_STASH_SLOTS 101 /* thesis 6.1.1: k^2 slots hold ~k = 10 items without collision */
-
-/* A GhmMap on the device. Slots are 64-bit (key << 32 | value); a slot whose key is 0xFFFFFFFF is
- * empty, so that key itself lives out of band in oob_present / oob_value. GHM_MAP_THESIS: one
- * slot per hash function; GHM_MAP_BUCKETED: bucket_slots consecutive slots per hash function. */
+/* A GhmMap on the device. Slots are 64-bit in hash_family.h's encoding (key << 32 | value, all
+ * ones empty); GHM_MAP_THESIS: one slot per hash function; GHM_MAP_BUCKETED: bucket_slots
+ * consecutive slots per hash function. The key 0xFFFFFFFF (the empty marker) lives out of band,
+ * in the slot after the stash: its value there, all ones (GHM_NOT_FOUND) while it is absent. */
 typedef struct GhmMapRef {
     const unsigned long long *slots; /* num_buckets * bucket_slots slots */
-    const unsigned long long *stash; /* GHM_MAP_STASH_SLOTS slots, probed when stash_used */
+    const unsigned long long *stash; /* GHMI_STASH_SIZE slots, then the out-of-band slot */
     uint32_t num_buckets;            /* buckets (THESIS: slots) in the main table */
     uint32_t bucket_slots;           /* 1 (THESIS), 4 (one 32-byte sector) or 8 (64 bytes) */
     uint32_t num_hashes;             /* THESIS 2..5, BUCKETED 2..3 */
     uint32_t layout;                 /* GhmMapLayout */
-    uint32_t hash_a[GHM_MAP_MAX_HASHES]; /* h_i(k) = range(mix(k * a_i + b_i)), a_i odd */
-    uint32_t hash_b[GHM_MAP_MAX_HASHES];
-    uint32_t stash_a, stash_b;
-    uint32_t stash_used;  /* 1 when some key lives in the stash */
-    uint32_t oob_present; /* 1 when key 0xFFFFFFFF is in the map ... */
-    uint32_t oob_value;   /* ... with this value */
+    GhmiHashConsts hc;    /* function i: (hc.a[i], hc.b[i]); the stash's: GHMI_MAX_HASH */
+    uint32_t stash_used;  /* 0: no key lives in the stash (a probe skips it) */
     uint32_t full_prefix; /* 1: a key can only be in bucket h_i if h_1..h_{i-1} are full */
 } GhmMapRef;
 
 /* A GhmMultimap: key -> run r through the map; the run's values are values[offsets[r] ..
- * offsets[r + 1]). */
+ * offsets[r + 1]), its key keys[r] (runs follow ascending keys). After a queued build (below)
+ * that the host has not yet waited for, num_keys is the bound n and only *key_count, on the
+ * device, holds the true number. */
 typedef struct GhmMultimapRef {
     GhmMapRef map;
-    const uint32_t *offsets; /* num_keys + 1 entries */
-    const uint32_t *values;  /* num_values entries */
+    const uint32_t *offsets;   /* num_keys + 1 entries */
+    const uint32_t *values;    /* num_values entries */
+    const uint32_t *keys;      /* num_keys distinct keys, ascending */
+    const uint32_t *key_count; /* device: the number of distinct keys */
     uint32_t num_keys;
     uint32_t num_values;
 } GhmMultimapRef;
@@ -75,6 +74,51 @@ int ghm_cuda_map_ref(const GhmMap *map, GhmMapRef *out);
 int ghm_cuda_multimap_ref(const GhmMultimap *mm, GhmMultimapRef *out);
 int ghm_cuda_index_ref(const GhmIndex *ix, GhmIndexRef *out);
 int ghm_cuda_set_ref(const GhmSet *set, GhmIndexRef *out);
+
+/* ---- builds queued on the stream ----------------------------------------------------------------
+ * For a pipeline whose keys are already on the device and whose next kernels probe the table: a
+ * build that queues all its work on the context's stream and returns without waiting for any of
+ * it. The table is sized for the bound n (the pipeline's own input size), since the number of
+ * distinct keys is only counted on the device; the reference filled in is valid for work queued
+ * after the build. Whether the attempt failed (an eviction chain and its stash slot both
+ * exhausted: practically never at the load a bound gives) is known on the device only, in
+ * *failed: the pipeline reads that word with its next download and, if it is set, builds again
+ * with attempt + 1. Host calls on the structure (find, stats, keys, ...) first wait for the
+ * build and report GHM_ERR_BUILD_FAILED (once) for a failed one, leaving it empty.
+ *
+ *     GhmQueuedBuild q = {.key_bits = 23, .attempt = 0, .failed = d_failed};  // zeroed word
+ *     if ((ret = ghm_cuda_multimap_build_queued(mm, d_keys, d_values, n, &q, &ref)) < 0) ...
+ *     kernel<<<grid, block, 0, stream>>>(ref, ...);  // *ref.key_count distinct keys
+ */
+typedef struct GhmQueuedBuild {
+    int key_bits;         /* every key is below 2^key_bits (1..32; 0 = 32): the sort reads no
+                           * more bits (ghm_cuda_multimap_build_queued only) */
+    int attempt;          /* the hash constants of this attempt: 0, then 1, 2, ... */
+    unsigned int *failed; /* device word set to 1 if the attempt fails (zeroed by the caller), or
+                           * NULL */
+} GhmQueuedBuild;
+
+/* ghm_multimap_build of n (key, value) pairs in device memory (at most 2^31 - 1), queued as
+ * above; *out gets the multimap's reference (out may be NULL). mm must be a CUDA multimap.
+ * keys = values = NULL builds from the pairs staged by ghm_cuda_multimap_input (n at most the
+ * staged count). GHM_ERR_INVALID for a NULL or foreign mm or q, one NULL array or both without
+ * staged pairs (n > 0), key_bits out of range, a negative attempt; GHM_ERR_TOO_LARGE;
+ * GHM_ERR_CUDA. */
+int ghm_cuda_multimap_build_queued(GhmMultimap *mm, const uint32_t *keys, const uint32_t *values,
+                                   size_t n, const GhmQueuedBuild *q, GhmMultimapRef *out);
+
+/* Staging: *keys and *values get device arrays of n entries owned by mm, for the pipeline to
+ * write the pairs of its next queued build into (then called with keys = values = NULL). The
+ * sort then runs in place between them and the multimap's other buffers: no copy of the input
+ * and no extra buffers in the sort's scratch. The multimap's content and references stay valid
+ * until that build. GHM_ERR_INVALID, GHM_ERR_TOO_LARGE (n >= 2^31), GHM_ERR_CUDA. */
+int ghm_cuda_multimap_input(GhmMultimap *mm, size_t n, uint32_t **keys, uint32_t **values);
+
+/* ghm_map_build of the first *count (device memory, at most n) of n (key, value) pairs in device
+ * memory, queued as above (q->key_bits is not used); *out gets the map's reference. */
+int ghm_cuda_map_build_queued(GhmMap *map, const uint32_t *keys, const uint32_t *values,
+                              const uint32_t *count, size_t n, const GhmQueuedBuild *q,
+                              GhmMapRef *out);
 
 /* Probe through a reference from the host, one thread per key calling ghm_map_ref_find /
  * ghm_multimap_ref_find (what a kernel holding the ref computes; tests compare it with the bulk

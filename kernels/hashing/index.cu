@@ -141,7 +141,7 @@ const GhmMapRef *ghmi_cuda_index_map_ref(const CudaIndex *ix)
     return ghmi_cuda_map_get_ref(ix->map);
 }
 
-/* ---- the op table ------------------------------------------------------------------------------ */
+/* ---- the op table ---------------------------------------------------------------------------- */
 
 static int index_create(GhmContext *ctx, double load_factor, void **impl)
 {

@@ -3,10 +3,12 @@
  * ghm_map_ref_find(), one thread per key. The bulk find kernel (hash_cuda_internal.cuh) is this
  * same function, so a kernel that probes through a GhmMapRef gets the bulk answer.
  *
- * Layout (hash_refs.h): 64-bit slots key << 32 | value, empty = all ones. A key is looked for in
- * the slots (THESIS) or buckets (BUCKETED) h_1(k), h_2(k), ... in that order; construction
- * guarantees that a key is never stored behind a slot or bucket that still had room, so the
- * probe stops at the first one with an empty slot. Then the stash, when it is in use.
+ * Layout (hash_refs.h): 64-bit slots in hash_family.h's encoding, hashed with its family (the
+ * code the CPU map runs too). A key is looked for in the slots (THESIS) or buckets (BUCKETED)
+ * h_1(k), h_2(k), ... in that order; construction guarantees that a key is never stored behind a
+ * slot or bucket that still had room, so the probe stops at the first one with an empty slot.
+ * Then the stash, when it is in use - and, in the bucketed layout, only when every bucket of the
+ * key was full: the build leaves no other key there, and buckets never empty.
  */
 #ifndef GHM_MAP_REF_CUH
 #define GHM_MAP_REF_CUH
@@ -15,64 +17,25 @@
 
 #include "hash_refs.h"
 
-#define GHM_EMPTY_KEY 0xFFFFFFFFu
-#define GHM_EMPTY_SLOT 0xFFFFFFFFFFFFFFFFull
-
-static __host__ __device__ __forceinline__ unsigned long long ghm_slot_pack(uint32_t key, uint32_t value)
-{
-    return ((unsigned long long)key << 32) | value;
-}
-
-static __host__ __device__ __forceinline__ uint32_t ghm_slot_key(unsigned long long e)
-{
-    return (uint32_t)(e >> 32);
-}
-
-static __host__ __device__ __forceinline__ uint32_t ghm_slot_value(unsigned long long e)
-{
-    return (uint32_t)e;
-}
-
-/* murmur3's finaliser after a seeded multiply-add: every step is a bijection of 32-bit words, so
- * distinct keys never collide before the range reduction, and the seeds make the H functions
- * independent enough for structured keys (sequential ids, grid cells). The thesis's XOR-mod-p
- * family is weaker on such keys. */
-static __host__ __device__ __forceinline__ uint32_t ghm_hash_mix(uint32_t k, uint32_t a, uint32_t b)
-{
-    uint32_t x = k * a + b;
-    x ^= x >> 16;
-    x *= 0x85EBCA6Bu;
-    x ^= x >> 13;
-    x *= 0xC2B2AE35u;
-    x ^= x >> 16;
-    return x;
-}
-
-/* Maps a 32-bit hash onto [0, n) by a multiply-high (Lemire), cheaper than a modulo. */
-static __device__ __forceinline__ uint32_t ghm_hash_range(uint32_t h, uint32_t n)
-{
-    return __umulhi(h, n);
-}
-
 /* Bucket (or, for THESIS, slot) of key k under hash function i. The constants are picked with
  * constant indices: indexing the by-value kernel parameter with a run-time i would copy the
  * whole ref to local memory (a 96-byte stack frame in every kernel that probes). */
 static __device__ __forceinline__ uint32_t ghm_map_ref_bucket(const GhmMapRef *r, uint32_t k,
                                                               uint32_t i)
 {
-    uint32_t a = r->hash_a[0], b = r->hash_b[0];
+    uint32_t a = r->hc.a[0], b = r->hc.b[0];
 #pragma unroll
-    for (uint32_t j = 1; j < GHM_MAP_MAX_HASHES; j++)
+    for (uint32_t j = 1; j < GHMI_MAX_HASH; j++)
         if (i == j) {
-            a = r->hash_a[j];
-            b = r->hash_b[j];
+            a = r->hc.a[j];
+            b = r->hc.b[j];
         }
-    return ghm_hash_range(ghm_hash_mix(k, a, b), r->num_buckets);
+    return ghmi_hash_pair(k, a, b, r->num_buckets);
 }
 
 static __device__ __forceinline__ uint32_t ghm_map_ref_stash_slot(const GhmMapRef *r, uint32_t k)
 {
-    return ghm_hash_mix(k, r->stash_a, r->stash_b) % GHM_MAP_STASH_SLOTS;
+    return ghmi_stash_hash(&r->hc, k);
 }
 
 /* Looks one bucket of B slots through (16-byte loads for B > 1): 1 = found (value in *out),
@@ -96,17 +59,19 @@ static __device__ __forceinline__ int ghm_map_ref_scan(const unsigned long long 
     int room = 0;
 #pragma unroll
     for (int j = B - 1; j >= 0; j--) { /* the first match wins */
-        if (ghm_slot_key(e[j]) == key)
-            *out = ghm_slot_value(e[j]);
-        room |= ghm_slot_key(e[j]) == GHM_EMPTY_KEY;
+        if (ghmi_slot_key(e[j]) == key)
+            *out = ghmi_slot_value(e[j]);
+        room |= ghmi_slot_key(e[j]) == GHMI_EMPTY_KEY;
     }
 #pragma unroll
     for (int j = 0; j < B; j++)
-        if (ghm_slot_key(e[j]) == key)
+        if (ghmi_slot_key(e[j]) == key)
             return 1;
     return room ? -1 : 0;
 }
 
+/* The main table's answer: *found 1 (the value returned), -1 (absent, stash included), 0 (absent
+ * from the main table; the stash may hold it). */
 template <int B>
 static __device__ __forceinline__ uint32_t ghm_map_ref_find_main(const GhmMapRef *r, uint32_t key,
                                                                  int *found)
@@ -119,8 +84,12 @@ static __device__ __forceinline__ uint32_t ghm_map_ref_find_main(const GhmMapRef
             *found = 1;
             return value;
         }
-        if (s < 0 && r->full_prefix)
-            break;
+        if (s < 0 && r->full_prefix) {
+            /* A bucket with room: not in the table, nor (bucketed) in the stash, which only
+             * keeps a key whose buckets are all full (map_insert.cu's stash_fixup_kernel). */
+            *found = B > 1 ? -1 : 0;
+            return GHM_NOT_FOUND;
+        }
     }
     *found = 0;
     return GHM_NOT_FOUND;
@@ -132,19 +101,19 @@ static __device__ __forceinline__ uint32_t ghm_map_ref_find_stash(const GhmMapRe
     if (!r->stash_used)
         return GHM_NOT_FOUND;
     unsigned long long e = r->stash[ghm_map_ref_stash_slot(r, key)];
-    return ghm_slot_key(e) == key ? ghm_slot_value(e) : GHM_NOT_FOUND;
+    return ghmi_slot_key(e) == key ? ghmi_slot_value(e) : GHM_NOT_FOUND;
 }
 
 /* The value of key, or GHM_NOT_FOUND; one thread, any layout. */
 static __device__ __forceinline__ uint32_t ghm_map_ref_find(const GhmMapRef *r, uint32_t key)
 {
-    if (key == GHM_EMPTY_KEY)
-        return r->oob_present ? r->oob_value : GHM_NOT_FOUND;
+    if (key == GHMI_EMPTY_KEY) /* out of band: all ones (GHM_NOT_FOUND) while absent */
+        return ghmi_slot_value(r->stash[GHMI_STASH_SIZE]);
     int found = 0;
     uint32_t v = r->bucket_slots == 4   ? ghm_map_ref_find_main<4>(r, key, &found)
                  : r->bucket_slots == 8 ? ghm_map_ref_find_main<8>(r, key, &found)
                                         : ghm_map_ref_find_main<1>(r, key, &found);
-    return found ? v : ghm_map_ref_find_stash(r, key);
+    return found > 0 ? v : found < 0 ? GHM_NOT_FOUND : ghm_map_ref_find_stash(r, key);
 }
 
 #endif /* GHM_MAP_REF_CUH */

@@ -1,54 +1,74 @@
 /*
- * multimap.cu - GhmMultimap on the CUDA backend (thesis 6.3, algorithm 6.4): a stable CUB radix
- * sort of the (key, value) pairs makes each key's values contiguous in input order (the values
- * array), run-length encoding gives the distinct keys and their counts, an exclusive sum the
- * offset of each run (offsets[K] = n closes the last one), and a bucketed cuckoo map sends each
- * distinct key to its run number. A query costs one map probe plus one read of two adjacent
- * offsets.
+ * multimap.cu - GhmMultimap on the CUDA backend (thesis 6.3, algorithm 6.4), its builds and op
+ * table (the queries are in multimap_query.cu): a stable CUB radix sort of the (key, value)
+ * pairs makes each key's values contiguous in input order (the values array); a select of the
+ * run heads gives each run's offset (offsets[K] = n closes the last one) and, in the same pass,
+ * its key; and a bucketed cuckoo map sends each distinct key to its run number. A query costs
+ * one map probe plus one read of two adjacent offsets.
  *
- * Kernel: the bulk find of hash_cuda_internal.cuh with an emitter that turns a run number into
- * (first, count); either output may be NULL.
+ * The grouping waits for nothing: the number of runs K stays on the device (key_count). A build
+ * from the API then reads K (one wait) and sizes the map for it exactly (one more); a queued build
+ * (hash_refs.h) sizes the map for the bound n and queues its one attempt too, so that a pipeline
+ * probes the map in its next kernels and learns K with its own next download. A pipeline may
+ * also write its pairs straight into the multimap's own buffers (staging): the sort then runs in
+ * place between two buffer pairs, with no copy of the input and no extra buffers in its scratch.
+ * Arrays are kept from build to build and only grow.
  */
 #include <cub/cub.cuh>
 #include <stdlib.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
 
-#include "hash_cuda_internal.cuh"
+#include "multimap_internal.cuh"
 
-struct CudaMultimap {
-    GhmContext *ctx;
-    CudaMap *map;
-    uint32_t *values;  /* n values grouped by key, ascending keys, input order within a key */
-    uint32_t *offsets; /* num_keys + 1 */
-    size_t n;
-    size_t num_keys;
-};
-
-struct EmitRun {
-    const uint32_t *offsets;
-    uint32_t *first;
-    uint32_t *count;
-    __device__ void operator()(size_t i, uint32_t key, uint32_t run) const
+/* Run heads of sorted keys: index 0 and every index whose key differs from its predecessor's. */
+struct HeadOf {
+    const uint32_t *k;
+    __device__ __forceinline__ bool operator()(uint32_t i) const
     {
-        uint32_t f = GHM_NOT_FOUND, c = 0;
-        if (run != GHM_NOT_FOUND) {
-            f = offsets[run];
-            c = offsets[run + 1] - f;
-        }
-        if (first)
-            first[i] = f;
-        if (count)
-            count[i] = c;
+        return i == 0 || k[i] != k[i - 1];
     }
 };
 
+/* What the select writes for the head i of run r: offsets[r] = i and keys[r] = its key. */
+struct RunOf {
+    const uint32_t *k;
+    __device__ __forceinline__ thrust::tuple<uint32_t, uint32_t> operator()(uint32_t i) const
+    {
+        return thrust::make_tuple(i, k[i]);
+    }
+};
+
+/* offsets[K] = n closes the last run (K is known on the device only). */
+static __global__ void close_runs_kernel(uint32_t *offsets, const uint32_t *key_count, uint32_t n)
+{
+    offsets[*key_count] = n;
+}
+
+/* The select of the run heads, its output written through RunOf. */
+static int select_runs(CudaMultimap *mm, void *temp, size_t *bytes, const uint32_t *sorted,
+                       size_t n, cudaStream_t s)
+{
+    auto out = thrust::make_transform_output_iterator(
+        thrust::make_zip_iterator(thrust::make_tuple(mm->offsets, mm->keys)), RunOf{sorted});
+    return GHM_CUDA(cub::DeviceSelect::If(temp, *bytes, thrust::counting_iterator<uint32_t>(0),
+                                          out, mm->key_count, (int)n, HeadOf{sorted}, s));
+}
+
 static void release_arrays(CudaMultimap *mm)
 {
-    ghmi_cuda_release(mm->ctx, mm->values);
-    ghmi_cuda_release(mm->ctx, mm->offsets);
-    mm->values = NULL;
-    mm->offsets = NULL;
-    mm->n = 0;
-    mm->num_keys = 0;
+    void **arrays[] = {(void **)&mm->kbuf[0], (void **)&mm->kbuf[1], (void **)&mm->vbuf[0],
+                       (void **)&mm->vbuf[1], (void **)&mm->offsets, (void **)&mm->keys,
+                       &mm->temp};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        ghmi_cuda_release(mm->ctx, *arrays[i]);
+        *arrays[i] = NULL;
+    }
+    mm->cap = mm->cap2 = mm->temp_bytes = mm->n = mm->num_keys = 0;
+    mm->cur = 0;
+    mm->staged = -1;
 }
 
 static void multimap_destroy(void *impl)
@@ -58,6 +78,7 @@ static void multimap_destroy(void *impl)
         return;
     ghmi_cuda_map_destroy(mm->map);
     release_arrays(mm);
+    ghmi_cuda_release(mm->ctx, mm->key_count);
     cudaStreamSynchronize(ghm_cuda_stream(mm->ctx));
     free(mm);
 }
@@ -70,8 +91,14 @@ static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
     if (!mm)
         return GHM_ERR_NOMEM;
     mm->ctx = ctx;
+    mm->staged = -1;
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &mm->map);
+    if (ret >= 0)
+        ret = ghmi_cuda_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count,
+                                       ghm_cuda_stream(ctx)));
     if (ret >= 0)
         ret = ghmi_cuda_map_build(mm->map, NULL, NULL, 0, 1);
     if (ret < 0) {
@@ -82,106 +109,185 @@ static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
     return GHM_OK;
 }
 
-/* Scratch of one build: sorted keys, distinct keys, counts, CUB temp storage, the run count. */
-typedef struct Scratch {
-    uint32_t *sorted_keys, *uniq, *counts;
-    void *temp;
-    size_t temp_bytes;
-    unsigned long long *num_runs;
-} Scratch;
-
-static void free_scratch(GhmContext *ctx, Scratch *sc)
+/* Room for n pairs in pair 0, the offsets and the keys (and in pair 1 too when both is set);
+ * stream-ordered, so old arrays are released behind the work queued on them. Growing loses the
+ * content. */
+static int reserve(CudaMultimap *mm, size_t n, int both)
 {
-    ghmi_cuda_release(ctx, sc->sorted_keys);
-    ghmi_cuda_release(ctx, sc->uniq);
-    ghmi_cuda_release(ctx, sc->counts);
-    ghmi_cuda_release(ctx, sc->temp);
-}
-
-static int alloc_scratch(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                         uint32_t *values_out, Scratch *sc)
-{
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    size_t b_sort = 0, b_rle = 0, b_scan = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, sc->sorted_keys,
-                                                       values, values_out, n, 0, 32, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceRunLengthEncode::Encode(NULL, b_rle, sc->sorted_keys, sc->uniq,
-                                                          sc->counts, sc->num_runs, n, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, b_scan, sc->counts, sc->counts, n, s));
-    size_t temp = b_sort > b_rle ? b_sort : b_rle;
-    temp = temp > b_scan ? temp : b_scan;
-    temp = (temp + 15) & ~(size_t)15;
-    sc->temp_bytes = temp;
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->sorted_keys);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->uniq);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->counts);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, temp + sizeof(unsigned long long), &sc->temp);
-    if (ret >= 0)
-        sc->num_runs = (unsigned long long *)((char *)sc->temp + temp);
+    GhmContext *ctx = mm->ctx;
+    int ret = GHM_OK;
+    if (mm->cap < n || !mm->offsets) {
+        size_t want = n > mm->cap ? n : mm->cap;
+        void *temp = mm->temp;
+        size_t temp_bytes = mm->temp_bytes;
+        mm->temp = NULL; /* kept: it does not depend on the arrays */
+        release_arrays(mm);
+        mm->temp = temp;
+        mm->temp_bytes = temp_bytes;
+        uint32_t **arrays[] = {&mm->kbuf[0], &mm->vbuf[0], &mm->offsets, &mm->keys};
+        for (size_t i = 0; i < 4 && ret >= 0; i++)
+            ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)arrays[i]);
+        mm->cap = ret >= 0 ? want : 0;
+    }
+    if (ret >= 0 && both && mm->cap2 < mm->cap) {
+        ghmi_cuda_release(ctx, mm->kbuf[1]);
+        ghmi_cuda_release(ctx, mm->vbuf[1]);
+        mm->kbuf[1] = mm->vbuf[1] = NULL;
+        mm->cap2 = 0;
+        ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->kbuf[1]);
+        if (ret >= 0)
+            ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->vbuf[1]);
+        mm->cap2 = ret >= 0 ? mm->cap : 0;
+    }
+    if (ret < 0)
+        release_arrays(mm);
     return ret;
 }
 
-/* Sort, run-length encode, scan: fills mm->values and mm->offsets and the distinct keys. */
-static int group_runs(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
-                      Scratch *sc)
+static int reserve_temp(CudaMultimap *mm, size_t bytes)
 {
-    GhmContext *ctx = mm->ctx;
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    size_t bytes = sc->temp_bytes;
-    unsigned long long runs = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(sc->temp, bytes, keys, sc->sorted_keys,
-                                                       values, mm->values, n, 0, 32, s));
-    bytes = sc->temp_bytes;
+    if (mm->temp && mm->temp_bytes >= bytes)
+        return GHM_OK;
+    ghmi_cuda_release(mm->ctx, mm->temp);
+    mm->temp = NULL;
+    mm->temp_bytes = 0;
+    int ret = ghmi_cuda_alloc(mm->ctx, bytes + 16, &mm->temp);
     if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceRunLengthEncode::Encode(sc->temp, bytes, sc->sorted_keys,
-                                                          sc->uniq, sc->counts, sc->num_runs,
-                                                          n, s));
+        mm->temp_bytes = bytes + 16;
+    return ret;
+}
+
+/* Sorts the n pairs into a buffer pair, on end_bit bits: from keys / values (any device arrays,
+ * into pair 0) or, when keys is NULL, in place from the staged pair. Item counts go to CUB as
+ * int (n < 2^31): a 64-bit count selects kernels with 64-bit offsets, 10 % slower on the H100. */
+static int sort_pairs(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
+                      int end_bit, cudaStream_t s)
+{
+    int to = keys ? 0 : mm->staged;
+    cub::DoubleBuffer<uint32_t> dk(mm->kbuf[to], mm->kbuf[1 - to]);
+    cub::DoubleBuffer<uint32_t> dv(mm->vbuf[to], mm->vbuf[1 - to]);
+    size_t b_sort = 0, b_select = 0;
+    int items = (int)n;
+    int ret = keys ? GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, mm->kbuf[0],
+                                                               values, mm->vbuf[0], items, 0,
+                                                               end_bit, s))
+                   : GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, dk, dv, items, 0,
+                                                               end_bit, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&runs, sc->num_runs, sizeof runs, cudaMemcpyDeviceToHost, s));
+        ret = select_runs(mm, NULL, &b_select, mm->kbuf[0], n, s);
+    if (ret >= 0)
+        ret = reserve_temp(mm, b_sort > b_select ? b_sort : b_select);
+    size_t bytes = mm->temp_bytes;
+    if (ret >= 0 && keys) {
+        ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(mm->temp, bytes, keys, mm->kbuf[0], values,
+                                                       mm->vbuf[0], items, 0, end_bit, s));
+        mm->cur = 0;
+    } else if (ret >= 0) {
+        ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(mm->temp, bytes, dk, dv, items, 0, end_bit,
+                                                       s));
+        mm->cur = dk.selector ? 1 - to : to;
+    }
+    mm->staged = -1;
+    return ret;
+}
+
+/* Sort, run heads and their keys: values, offsets, keys and *key_count on the device, queued. */
+static int group_runs(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n,
+                      int end_bit)
+{
+    cudaStream_t s = ghm_cuda_stream(mm->ctx);
+    int ret = keys || n == 0 ? reserve(mm, n, 0) : GHM_OK;
+    if (ret < 0)
+        return ret;
+    if (n == 0) { /* one offset, no runs */
+        mm->staged = -1;
+        ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count, s));
+        return ret < 0 ? ret : GHM_CUDA(cudaMemsetAsync(mm->offsets, 0, 4, s));
+    }
+    ret = sort_pairs(mm, keys, values, n, end_bit, s);
+    size_t bytes = mm->temp_bytes;
+    if (ret >= 0)
+        ret = select_runs(mm, mm->temp, &bytes, mm->kbuf[mm->cur], n, s);
+    if (ret < 0)
+        return ret;
+    close_runs_kernel<<<1, 1, 0, s>>>(mm->offsets, mm->key_count, (uint32_t)n);
+    return GHM_CUDA_LAUNCH();
+}
+
+int ghmi_cuda_multimap_settle(CudaMultimap *mm)
+{
+    if (!mm->pending)
+        return GHM_OK;
+    uint32_t k = 0;
+    cudaStream_t s = ghm_cuda_stream(mm->ctx);
+    int ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(cudaStreamSynchronize(s));
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, ((size_t)runs + 1) * 4, (void **)&mm->offsets);
-    bytes = sc->temp_bytes;
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(sc->temp, bytes, sc->counts, mm->offsets,
-                                                     (size_t)runs, s));
-    uint32_t total = (uint32_t)n;
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(mm->offsets + runs, &total, 4, cudaMemcpyHostToDevice, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s)); /* `total` lives on this stack frame */
-    mm->num_keys = (size_t)runs;
+        ret = ghmi_cuda_map_settle(mm->map);
+    mm->pending = 0;
+    mm->num_keys = ret >= 0 ? k : 0;
+    if (ret < 0)
+        mm->n = 0;
     return ret;
 }
 
 static int build_device(CudaMultimap *mm, const uint32_t *keys, const uint32_t *values, size_t n)
 {
-    GhmContext *ctx = mm->ctx;
-    Scratch sc = {};
-    release_arrays(mm);
-    int ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&mm->values);
-    if (ret >= 0 && n == 0)
-        ret = ghmi_cuda_alloc(ctx, 4, (void **)&mm->offsets);
-    if (ret >= 0 && n == 0)
-        ret = GHM_CUDA(cudaMemsetAsync(mm->offsets, 0, 4, ghm_cuda_stream(ctx)));
-    if (ret >= 0 && n)
-        ret = alloc_scratch(ctx, keys, values, n, mm->values, &sc);
-    if (ret >= 0 && n)
-        ret = group_runs(mm, keys, values, n, &sc);
+    mm->pending = 0;
+    mm->n = mm->num_keys = 0;
+    uint32_t k = 0;
+    cudaStream_t s = ghm_cuda_stream(mm->ctx);
+    int ret = group_runs(mm, keys, values, n, 32);
     if (ret >= 0)
-        ret = ghmi_cuda_map_build(mm->map, sc.uniq, NULL, mm->num_keys, 1);
-    free_scratch(ctx, &sc);
+        ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
+        ret = GHM_CUDA(cudaStreamSynchronize(s));
+    if (ret >= 0)
+        ret = ghmi_cuda_map_build(mm->map, mm->keys, NULL, k, 1);
+    if (ret >= 0) {
         mm->n = n;
-    else
-        release_arrays(mm);
+        mm->num_keys = k;
+    }
+    return ret;
+}
+
+int ghmi_cuda_multimap_input(void *impl, size_t n, uint32_t **keys, uint32_t **values)
+{
+    CudaMultimap *mm = (CudaMultimap *)impl;
+    if (!keys || !values)
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    int ret = reserve(mm, n, 1);
+    if (ret < 0)
+        return ret;
+    mm->staged = 1 - mm->cur;
+    mm->staged_n = n;
+    *keys = mm->kbuf[mm->staged];
+    *values = mm->vbuf[mm->staged];
+    return GHM_OK;
+}
+
+int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint32_t *values,
+                                    size_t n, int key_bits, int attempt, unsigned int *failed)
+{
+    CudaMultimap *mm = (CudaMultimap *)impl;
+    int staged = !keys && !values;
+    if (n && (staged ? mm->staged < 0 || n > mm->staged_n : !keys || !values))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu || key_bits < 0 || key_bits > 32)
+        return n > 0x7FFFFFFFu ? GHM_ERR_TOO_LARGE : GHM_ERR_INVALID;
+    mm->pending = 0;
+    mm->n = mm->num_keys = 0;
+    int ret = group_runs(mm, keys, values, n, key_bits ? key_bits : 32);
+    if (ret >= 0)
+        ret = ghmi_cuda_map_build_queued(mm->map, mm->keys, NULL, mm->key_count, n, 1, attempt,
+                                         failed);
+    if (ret >= 0) {
+        mm->pending = 1;
+        mm->n = mm->num_keys = n;
+    }
     return ret;
 }
 
@@ -190,8 +296,8 @@ static int multimap_build(void *impl, const uint32_t *keys, const uint32_t *valu
     CudaMultimap *mm = (CudaMultimap *)impl;
     if (n && (!keys || !values))
         return GHM_ERR_INVALID;
-    if (n > 0xFFFFFFFFu)
-        return GHM_ERR_TOO_LARGE; /* offsets are 32-bit */
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE; /* CUB's item counts */
     const void *dk, *dv;
     void *ok = NULL, *ov = NULL;
     int ret = ghmi_cuda_input(mm->ctx, keys, n * 4, &dk, &ok);
@@ -205,218 +311,25 @@ static int multimap_build(void *impl, const uint32_t *keys, const uint32_t *valu
     return ret < 0 ? ret : sync;
 }
 
-static int multimap_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *first,
-                         uint32_t *count)
-{
-    const CudaMultimap *mm = (const CudaMultimap *)impl;
-    if (n == 0 || (!first && !count))
-        return GHM_OK;
-    if (!keys)
-        return GHM_ERR_INVALID;
-    GhmContext *ctx = mm->ctx;
-    const void *dk;
-    void *ok = NULL, *df = NULL, *of = NULL, *dc = NULL, *oc = NULL;
-    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
-    if (ret >= 0 && first)
-        ret = ghmi_cuda_output(ctx, first, n * 4, &df, &of);
-    if (ret >= 0 && count)
-        ret = ghmi_cuda_output(ctx, count, n * 4, &dc, &oc);
-    if (ret >= 0) {
-        EmitRun emit = {mm->offsets, (uint32_t *)df, (uint32_t *)dc};
-        ret = ghmi_map_find_launch(ghmi_cuda_map_get_ref(mm->map), (const uint32_t *)dk, n, emit,
-                                   ghm_cuda_stream(ctx));
-    }
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    if (ret >= 0 && of)
-        ret = GHM_CUDA(cudaMemcpyAsync(first, of, n * 4, cudaMemcpyDeviceToHost, s));
-    int fin = ghmi_cuda_output_finish(ctx, count, ret < 0 ? NULL : oc, n * 4);
-    ghmi_cuda_release(ctx, ok);
-    ghmi_cuda_release(ctx, of);
-    ghmi_cuda_release(ctx, oc);
-    return ret < 0 ? ret : fin;
-}
-
-/* ---- retrieve: find (first, count), exclusive sum of the counts in 64 bits, copy ---------- */
-
-/* The find emitter of retrieve: first index and a 64-bit count (the scan input). */
-struct EmitFirstCount {
-    const uint32_t *offsets;
-    uint32_t *first;
-    unsigned long long *count;
-    __device__ void operator()(size_t i, uint32_t key, uint32_t run) const
-    {
-        uint32_t f = 0, c = 0;
-        if (run != GHM_NOT_FOUND) {
-            f = offsets[run];
-            c = offsets[run + 1] - f;
-        }
-        first[i] = f;
-        count[i] = c;
-    }
-};
-
-__global__ void narrow_offsets(const unsigned long long *wide, size_t n, uint32_t *offsets)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i <= n)
-        offsets[i] = (uint32_t)wide[i];
-}
-
-/* RETR_LANES consecutive lanes per key; multiplicity ~8 fills them and each group's reads and
- * writes are contiguous. */
-#define RETR_LANES 8
-__global__ void copy_values(const uint32_t *first, const uint32_t *offsets, size_t n,
-                            const uint32_t *values, uint32_t *out)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t i = t / RETR_LANES;
-    if (i >= n)
-        return;
-    uint32_t f = first[i], o = offsets[i], c = offsets[i + 1] - o;
-    for (uint32_t j = t % RETR_LANES; j < c; j += RETR_LANES)
-        out[o + j] = values[f + j];
-}
-
-/* Scratch of one retrieve: first indices, 64-bit counts then their sums, CUB temp storage. */
-typedef struct RetrScratch {
-    uint32_t *first;
-    unsigned long long *count, *sums;
-    void *temp;
-    size_t temp_bytes;
-} RetrScratch;
-
-static int retr_scratch(GhmContext *ctx, size_t n, RetrScratch *sc)
-{
-    int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, sc->temp_bytes, sc->count, sc->sums,
-                                                     n + 1, ghm_cuda_stream(ctx)));
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->first);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, (n + 1) * 8, (void **)&sc->count);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, (n + 1) * 8, (void **)&sc->sums);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, sc->temp_bytes ? sc->temp_bytes : 16, &sc->temp);
-    return ret;
-}
-
-static void retr_scratch_free(GhmContext *ctx, RetrScratch *sc)
-{
-    ghmi_cuda_release(ctx, sc->first);
-    ghmi_cuda_release(ctx, sc->count);
-    ghmi_cuda_release(ctx, sc->sums);
-    ghmi_cuda_release(ctx, sc->temp);
-}
-
-/* Counts of the n device keys, their exclusive sum into the device offsets (n + 1) and the
- * total on the host. */
-static int retr_offsets(const CudaMultimap *mm, const uint32_t *dk, size_t n, RetrScratch *sc,
-                        uint32_t *doff, unsigned long long *total)
-{
-    cudaStream_t s = ghm_cuda_stream(mm->ctx);
-    int ret = GHM_CUDA(cudaMemsetAsync(sc->count + n, 0, 8, s));
-    if (ret >= 0 && n) {
-        EmitFirstCount emit = {mm->offsets, sc->first, sc->count};
-        ret = ghmi_map_find_launch(ghmi_cuda_map_get_ref(mm->map), dk, n, emit, s);
-    }
-    size_t bytes = sc->temp_bytes;
-    if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(sc->temp, bytes, sc->count, sc->sums, n + 1,
-                                                     s));
-    if (ret >= 0) {
-        narrow_offsets<<<(unsigned)((n + 256) / 256), 256, 0, s>>>(sc->sums, n, doff);
-        ret = GHM_CUDA_LAUNCH();
-    }
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(total, sc->sums + n, 8, cudaMemcpyDeviceToHost, s));
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s)); /* *total is read next */
-    return ret;
-}
-
-/* Copies the values once the offsets are known and fit; values_out staged if on the host. */
-static int retr_copy(const CudaMultimap *mm, size_t n, const RetrScratch *sc,
-                     const uint32_t *doff, uint32_t *values_out, size_t total)
-{
-    GhmContext *ctx = mm->ctx;
-    void *dv = NULL, *ov = NULL;
-    int ret = ghmi_cuda_output(ctx, values_out, total * 4, &dv, &ov);
-    if (ret >= 0 && total) {
-        size_t threads = n * RETR_LANES;
-        copy_values<<<(unsigned)((threads + 255) / 256), 256, 0, ghm_cuda_stream(ctx)>>>(
-            sc->first, doff, n, mm->values, (uint32_t *)dv);
-        ret = GHM_CUDA_LAUNCH();
-    }
-    int fin = ghmi_cuda_output_finish(ctx, values_out, ret < 0 ? NULL : ov, total * 4);
-    ghmi_cuda_release(ctx, ov);
-    return ret < 0 ? ret : fin;
-}
-
-static int multimap_retrieve(const void *impl, const uint32_t *keys, size_t n, uint32_t *offsets,
-                             uint32_t *values_out, size_t capacity, size_t *total)
-{
-    const CudaMultimap *mm = (const CudaMultimap *)impl;
-    GhmContext *ctx = mm->ctx;
-    RetrScratch sc = {};
-    const void *dk;
-    void *ok = NULL, *doff = NULL, *ooff = NULL;
-    unsigned long long sum = 0;
-    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
-    if (ret >= 0)
-        ret = ghmi_cuda_output(ctx, offsets, (n + 1) * 4, &doff, &ooff);
-    if (ret >= 0)
-        ret = retr_scratch(ctx, n, &sc);
-    if (ret >= 0)
-        ret = retr_offsets(mm, (const uint32_t *)dk, n, &sc, (uint32_t *)doff, &sum);
-    if (ret >= 0) {
-        *total = (size_t)sum;
-        if (sum > 0xFFFFFFFFull || sum > capacity)
-            ret = GHM_ERR_TOO_LARGE;
-    }
-    if (ret >= 0)
-        ret = retr_copy(mm, n, &sc, (const uint32_t *)doff, values_out, (size_t)sum);
-    /* offsets are filled even when the values do not fit (the caller sizes its buffer) */
-    int fin = ghmi_cuda_output_finish(ctx, offsets,
-                                      ret >= 0 || ret == GHM_ERR_TOO_LARGE ? ooff : NULL,
-                                      (n + 1) * 4);
-    retr_scratch_free(ctx, &sc);
-    ghmi_cuda_release(ctx, ok);
-    ghmi_cuda_release(ctx, ooff);
-    return ret < 0 ? ret : fin;
-}
-
-static int multimap_values(const void *impl, const uint32_t **values, size_t *n)
-{
-    const CudaMultimap *mm = (const CudaMultimap *)impl;
-    *values = mm->values;
-    *n = mm->n;
-    return GHM_OK;
-}
-
-static size_t multimap_num_keys(const void *impl)
-{
-    return ((const CudaMultimap *)impl)->num_keys;
-}
-
 extern "C" const GhmMultimapOps ghm_cuda_multimap_ops = {
     /* .create = */ multimap_create,
     /* .build = */ multimap_build,
-    /* .find = */ multimap_find,
-    /* .retrieve = */ multimap_retrieve,
-    /* .values = */ multimap_values,
-    /* .num_keys = */ multimap_num_keys,
+    /* .find = */ ghmi_cuda_multimap_find,
+    /* .retrieve = */ ghmi_cuda_multimap_retrieve,
+    /* .values = */ ghmi_cuda_multimap_values,
+    /* .num_keys = */ ghmi_cuda_multimap_num_keys,
     /* .destroy = */ multimap_destroy,
 };
 
-/* The pieces of a multimap a device reference needs (refs.cu). */
-int ghmi_cuda_multimap_parts(const void *impl, const GhmMapRef **map, const uint32_t **offsets,
-                             const uint32_t **values, size_t *num_keys, size_t *n)
+/* A device reference (refs.cu): the pending one of a queued build, without waiting for it. */
+void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out)
 {
     const CudaMultimap *mm = (const CudaMultimap *)impl;
-    *map = ghmi_cuda_map_get_ref(mm->map);
-    *offsets = mm->offsets;
-    *values = mm->values;
-    *num_keys = mm->num_keys;
-    *n = mm->n;
-    return GHM_OK;
+    out->map = *ghmi_cuda_map_get_ref(mm->map);
+    out->offsets = mm->offsets;
+    out->values = mm->vbuf[mm->cur];
+    out->keys = mm->keys;
+    out->key_count = mm->key_count;
+    out->num_keys = (uint32_t)mm->num_keys;
+    out->num_values = (uint32_t)mm->n;
 }

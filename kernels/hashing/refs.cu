@@ -27,13 +27,42 @@ extern "C" int ghm_cuda_multimap_ref(const GhmMultimap *mm, GhmMultimapRef *out)
     const void *impl = cuda_impl(mm, &ghm_cuda_multimap_ops);
     if (!impl || !out)
         return GHM_ERR_INVALID;
-    const GhmMapRef *map;
-    size_t num_keys, n;
-    ghmi_cuda_multimap_parts(impl, &map, &out->offsets, &out->values, &num_keys, &n);
-    out->map = *map;
-    out->num_keys = (uint32_t)num_keys;
-    out->num_values = (uint32_t)n;
+    ghmi_cuda_multimap_get_ref(impl, out);
     return GHM_OK;
+}
+
+extern "C" int ghm_cuda_multimap_build_queued(GhmMultimap *mm, const uint32_t *keys,
+                                              const uint32_t *values, size_t n,
+                                              const GhmQueuedBuild *q, GhmMultimapRef *out)
+{
+    void *impl = (void *)cuda_impl(mm, &ghm_cuda_multimap_ops);
+    if (!impl || !q || q->attempt < 0)
+        return GHM_ERR_INVALID;
+    int ret = ghmi_cuda_multimap_build_queued(impl, keys, values, n, q->key_bits, q->attempt,
+                                              q->failed);
+    if (ret >= 0 && out)
+        ghmi_cuda_multimap_get_ref(impl, out);
+    return ret;
+}
+
+extern "C" int ghm_cuda_multimap_input(GhmMultimap *mm, size_t n, uint32_t **keys,
+                                       uint32_t **values)
+{
+    void *impl = (void *)cuda_impl(mm, &ghm_cuda_multimap_ops);
+    return impl ? ghmi_cuda_multimap_input(impl, n, keys, values) : GHM_ERR_INVALID;
+}
+
+extern "C" int ghm_cuda_map_build_queued(GhmMap *map, const uint32_t *keys,
+                                         const uint32_t *values, const uint32_t *count, size_t n,
+                                         const GhmQueuedBuild *q, GhmMapRef *out)
+{
+    CudaMap *m = (CudaMap *)cuda_impl(map, &ghm_cuda_map_ops);
+    if (!m || !q || q->attempt < 0 || (n && (!keys || !values || !count)))
+        return GHM_ERR_INVALID;
+    int ret = ghmi_cuda_map_build_queued(m, keys, values, count, n, 0, q->attempt, q->failed);
+    if (ret >= 0 && out)
+        *out = *ghmi_cuda_map_get_ref(m);
+    return ret;
 }
 
 static void index_ref(const CudaIndex *ix, GhmIndexRef *out)

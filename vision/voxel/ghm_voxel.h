@@ -15,15 +15,16 @@
  *
  * Pipeline (one call = one step of an animation): each point of B is moved by the pose, the
  * voxel key of every point is x + nx * (y + ny * z); a GhmIndex per cloud gives each occupied
- * voxel a dense id (ids follow ascending keys; on a device, one radix sort of both clouds' keys
- * and one open-addressing table of both clouds' voxels give the same ids); per voxel the point
+ * voxel a dense id (ids follow ascending keys; on a device, one GhmMultimap of both clouds'
+ * points, sorted by voxel key, gives the same ids: its runs are the voxels); per voxel the point
  * count and the mean normal.
  * Normals come from the file when it has them, otherwise they are estimated: the smallest
  * principal axis of the points in the voxel and its 26 neighbours, oriented by propagation over
  * neighbouring voxels from, in each connected part, the voxel farthest from the cloud's
  * centroid, whose normal is turned away from the centroid (so closed surfaces point outward);
  * a device backend estimates them too, with the CPU's results bit for bit.
- * Neighbour (26) and cross-cloud look-ups are bulk GhmIndex queries.
+ * Neighbour (26) and cross-cloud look-ups are bulk GhmIndex queries (on a device, probes of the
+ * multimap's map from the kernels).
  *
  * Labels: a voxel occupied by both clouds is an intersection. Every other occupied neighbour y
  * of an intersection voxel x gets one vote per such x: with u the unit step from x's centre to

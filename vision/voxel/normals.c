@@ -12,8 +12,8 @@
  * is turned away from the centroid. For a closed surface that makes all normals point outward;
  * for other shapes it is a heuristic, documented in ghm_voxel.h.
  *
- * The device twin (kernels/vision/voxel/voxel.cu, the normals op) computes the same bits: the same
- * double operations in the same order, the centroid summed in the fixed chunked order of
+ * The device twin (kernels/vision/voxel/normals.cu, the normals op) computes the same bits: the
+ * same double operations in the same order, the centroid summed in the fixed chunked order of
  * centroid_sum(), each part's root found by union-find, and the breadth-first queue order
  * rebuilt level by level (see orient_kernel). Change one, change the other.
  */

@@ -11,15 +11,19 @@
  *
  * As for GhmVisionOps: the CUDA backend fills the table (kernels/voxel/ops.cu), the CPU backend
  * leaves GhmBackend.voxel NULL, so no voxel code tests for CUDA. Every array argument is backend
- * memory unless it says host; each op queues its work on the context's stream and neither
- * allocates nor waits (the memory ops are the stream-ordered allocator and copies the host
- * module uses for its arrays).
+ * memory unless it says host; each op queues its work on the context's stream and waits for
+ * nothing (the memory ops are the stream-ordered allocator and copies the host module uses for
+ * its arrays; the table op lets the multimap grow its own arrays, stream-ordered too).
  *
  * Both clouds go through each stage in one launch: points are numbered A's first (0..nA-1), then
  * B's; voxels are numbered per cloud (ids 0..K-1 in ascending key order, as GhmIndex numbers
  * them on the CPU path), and kernels that work on voxels take the two clouds' arrays as a
- * GhmVoxelPair. Voxel keys are looked up in one open-addressing table holding both clouds'
- * composite keys (cloud << 31 | key -> id).
+ * GhmVoxelPair. The voxel table is a hashing/ GhmMultimap of both clouds' points, built on the
+ * device without a wait (ghm_cuda_multimap_build_queued): key = the point's sort key, cloud <<
+ * (key_bits + 1) | voxel key, value = the point's index. Its runs are the voxels in ascending
+ * key order (A's, A's points outside the grid, B's, B's outside), so the run of a voxel minus
+ * its cloud's first run is its id; kernels probe the multimap's map (key -> run) through its
+ * device reference.
  *
  * Exactness: the device stages compute what the CPU path computes, bit for bit: the same
  * double operations in the same order with explicitly rounded intrinsics (no FMA contraction),
@@ -34,6 +38,7 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_multimap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,12 +68,13 @@ typedef struct GhmVoxelPose {
     int32_t pad;
 } GhmVoxelPose;
 
-/* What the host reads back: after the sort (the first four fields, one small download), and
+/* What the host reads back: after the table (the fields before hist, one small download), and
  * at the end of the step (all of it, zeroed by the host before the stages that add to it). */
 typedef struct GhmVoxelInfo {
     uint32_t runs;                              /* distinct sort keys, both clouds */
     uint32_t runs_a;                            /* of which A's (with A's "outside" run) */
     uint32_t outside[2];                        /* points outside the grid per cloud */
+    uint32_t table_failed;                      /* the table's build attempt failed */
     uint32_t hist[2][GHMI_VOXEL_HIST];          /* voxels with c occupied neighbours */
     unsigned long long label_count[2][4];
     unsigned long long seeds[2];                /* live seeds after the rounds */
@@ -80,6 +86,7 @@ typedef struct GhmVoxelInfo {
 /* One cloud's voxel arrays (device memory), as the voxel kernels see them. */
 typedef struct GhmVoxelSideArgs {
     uint32_t K;           /* occupied voxels */
+    uint32_t first_run;   /* the table's run of voxel 0 (0 for A, A's runs for B) */
     int32_t radius;       /* neighbourhood of nbr (1 = 26 neighbours) */
     uint32_t *keys;       /* K ascending keys */
     uint32_t *counts;     /* K points per voxel */
@@ -102,14 +109,6 @@ typedef struct GhmVoxelSideArgs {
 typedef struct GhmVoxelPair {
     GhmVoxelSideArgs s[2];
 } GhmVoxelPair;
-
-/* The composite-key table: capacity slots (a power of two) of 64-bit entries, all ones = empty;
- * filled by the build op. */
-typedef struct GhmVoxelTable {
-    unsigned long long *slots;
-    uint32_t mask; /* capacity - 1 */
-    uint32_t pad;
-} GhmVoxelTable;
 
 /* Scratch of the fill op (zeroed by the host): per-level queue counts and conflict pairs. */
 typedef struct GhmVoxelFillControl {
@@ -163,42 +162,38 @@ typedef struct GhmVoxelOps {
     int (*timer_elapsed)(void *t, int i, int j, double *ms);
     void (*timer_free)(void *t);
 
-    /* ckey[i] = cloud << (key_bits + 1) | (the voxel key of point i, or 1 << key_bits outside
-     * the grid), for the n = na + nb points of xyz (A's then B's; B moved by pose); idx[i] = i;
+    /* The input of the voxel table (a CUDA GhmMultimap), staged in its own buffers: for the
+     * n = na + nb points of xyz (A's then B's; B moved by pose), key i = cloud << (key_bits + 1)
+     * | (the voxel key of point i, or 1 << key_bits outside the grid), value i = i;
      * info->outside[cloud] += points outside the grid. */
-    int (*keys)(GhmContext *ctx, const float *xyz, size_t na, size_t nb, const GhmVoxelPose *pose,
-                const GhmVoxelGridArgs *g, uint32_t *ckey, uint32_t *idx, GhmVoxelInfo *info);
-    /* CUB radix sort of (ckey, idx) over bits [0, end_bit), double-buffered: keys[0] / vals[0]
-     * in, the result in keys[*which] / vals[*which]. With temp NULL, *temp_bytes gets the size
-     * of the scratch it needs and nothing is queued. */
-    int (*sort)(GhmContext *ctx, void *temp, size_t *temp_bytes, uint32_t *keys[2],
-                uint32_t *vals[2], size_t n, int end_bit, int *which);
-    /* CUB select of the run heads of sorted keys: head[r] = the first index of run r,
-     * info->runs = the number of runs; then info->runs_a = the runs that start below na.
-     * Two-phase temp as for sort. */
-    int (*heads)(GhmContext *ctx, void *temp, size_t *temp_bytes, const uint32_t *skey,
-                 size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
-    /* Per voxel (runs known: run_a = info->runs_a, counts from the host): keys, counts and unit
-     * mean normals of both clouds into p (normals of B turned by pose; for a cloud with
-     * p->s[c].moments, the moments of its points, B's moved by pose, instead), and its entry in
-     * the table (cleared to all ones by the caller). xyz: the points, as for keys. */
-    int (*build)(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx, const uint32_t *head,
-                 size_t n, size_t runs, size_t runs_a, const float *xyz, const float *pnormals,
-                 const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, GhmVoxelTable table,
-                 const GhmVoxelPair *p);
+    int (*keys)(GhmContext *ctx, GhmMultimap *table, const float *xyz, size_t na, size_t nb,
+                const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, GhmVoxelInfo *info);
+    /* The voxel table built from the n staged pairs, queued (sorted on key_bits + 2 bits, the
+     * hash constants of attempt); then info->runs = its runs, info->runs_a = A's runs (keys
+     * below 1 << (key_bits + 1)), and info->table_failed = 1 if the attempt failed (the host
+     * then stages the keys again and builds with attempt + 1). */
+    int (*table)(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits, int attempt,
+                 GhmVoxelInfo *info);
+    /* Per voxel (runs known: runs_a = info->runs_a, from the host): keys, counts and unit mean
+     * normals of both clouds into p (normals of B turned by pose; for a cloud with
+     * p->s[c].moments, the moments of its points, B's moved by pose, instead), from the table's
+     * runs. xyz and pnormals: the points, as for keys. */
+    int (*build)(GhmContext *ctx, const GhmMultimap *table, size_t runs, size_t runs_a,
+                 const float *xyz, const float *pnormals, const GhmVoxelPose *pose,
+                 const GhmVoxelGridArgs *g, const GhmVoxelPair *p);
     /* Neighbour ids of the clouds with do_side[c] set, at p->s[c].radius (hood order of
      * voxel_internal.h); info->hist[c][m] += voxels with m occupied neighbours (zeroed by the
      * caller). */
-    int (*neighbours)(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
+    int (*neighbours)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g,
                       const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
-    /* voxel.c's contact() for both clouds with radius rho: cross, barrier and plane. */
-    int (*contact)(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g, int rho,
+    /* voxelize.c's contact() for both clouds with radius rho: cross, barrier and plane. */
+    int (*contact)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g, int rho,
                    const GhmVoxelPair *p);
-    /* voxel.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
+    /* labels.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
      * fill masks. */
     int (*classify)(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
                     const GhmVoxelPair *p);
-    /* voxel.c's fill(): every round (fill, labels, conflicts, dropped seeds) of both clouds in
+    /* labels.c's fill(): every round (fill, labels, conflicts, dropped seeds) of both clouds in
      * one cooperative launch; info gets rounds, levels, conflicts, live seeds and the label
      * counts (ctl and info zeroed by the caller). */
     int (*fill)(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p, GhmVoxelFillControl *ctl,

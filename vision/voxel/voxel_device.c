@@ -1,25 +1,31 @@
 /*
- * voxel_device.c - the voxel pipeline on a backend with device kernels (GhmVoxelOps): voxel.c's
- * stages for both clouds at once, every array in backend memory from the points to the
+ * voxel_device.c - the voxel pipeline on a backend with device kernels (GhmVoxelOps): the CPU
+ * path's stages for both clouds at once, every array in backend memory from the points to the
  * download of keys, counts, normals and labels.
  *
  * A state (GhmiVoxelDevice) uploads the two clouds once and keeps its buffers from step to step:
- * point arrays (sized by the clouds) at creation, voxel arrays and the result staging grown when
- * a step has more voxels than any before. A step waits for the device twice:
- *  1. after keys, sort and run heads: 16 bytes (runs, A's runs, points outside the grid per
- *     cloud), from which the host sizes the voxel arrays;
+ * the points at creation, voxel arrays and the result staging grown when a step has more voxels
+ * than any before, and the voxel table: a hashing/ GhmMultimap of the points' sort keys
+ * (voxel_backend_internal.h), which keeps its own arrays (the keys op writes the points' keys
+ * straight into them). A step waits for the device twice:
+ *  1. after the keys and the table (sort, run heads, map: built queued, sized by the points):
+ *     20 bytes (runs, A's runs, points outside the grid per cloud, the table's failure word),
+ *     from which the host sizes the voxel arrays;
  *  2. at the end: one download of every result array (one contiguous device block) and of the
  *     counters (label counts, seeds, conflicts, rounds, neighbour histograms).
- * In between everything is queued: table build, neighbours (radius 1), normals for a cloud
+ * In between everything is queued: per-voxel sums, neighbours (radius 1), normals for a cloud
  * without them (PCA and the breadth-first orientation of normals.c, one cooperative launch for
  * the orientation; counted in "look-ups"), contact, classify, and the fill with all its conflict
- * rounds in one cooperative launch. The histograms then tell
- * whether a cloud is too sparse for 26-neighbours (voxel.c's look_up); only then does the step
+ * rounds in one cooperative launch. The histograms then tell whether a cloud is too sparse for
+ * 26-neighbours (voxelize.c's look_up); only then does the step
  * widen its neighbourhood, with a wait per radius, and redo (normals of a widened cloud without
  * them,) contact, classify and fill.
  *
  * Points outside the grid sort as the largest key of their cloud and form its last run, which
  * build_kernel skips, so the ids are the ones GhmIndex gives on the CPU path (ascending keys).
+ * A table whose build attempt failed (practically never: the map is sized for the points, about
+ * five times the voxels) is built again, keys and all, with the next attempt's hash constants,
+ * before the step goes past wait 1.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +33,11 @@
 #include "voxel_backend_internal.h"
 #include "voxel_internal.h"
 
-enum { ALIGN = 256, TIMER_MARKS = 5 };
+enum { ALIGN = 256, TIMER_MARKS = 5, TABLE_ATTEMPTS = 8 };
+
+/* The voxel table's map load for the bound it is sized for (the points): buckets of 4 slots
+ * (one 32-byte sector) up to 0.9, and the smallest table with them. */
+#define TABLE_LOAD 0.9
 
 /* A device block that grows (freed and reallocated, contents lost) but never shrinks. */
 typedef struct Block {
@@ -41,11 +51,8 @@ struct GhmiVoxelDevice {
     const GhmPointCloud *pc[2];
     size_t n[2], n_all;
     int pinned;
-    /* points: xyz and normals of A then B; sort keys and values (two buffers each), heads */
-    float *xyz, *pnormals;
-    uint32_t *ckey[2], *idx[2], *head;
-    void *temp;
-    size_t temp_bytes;
+    float *xyz, *pnormals;  /* points: xyz and normals of A then B */
+    GhmMultimap *table;     /* sort key -> point indices; its runs are the voxels */
     GhmVoxelInfo *info;     /* device */
     GhmVoxelInfo *info_h;   /* page-locked */
     GhmVoxelFillControl *ctl;
@@ -88,10 +95,10 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
         return;
     GhmiVoxelDevice *d = *pd;
     const GhmVoxelOps *ops = d->ops;
-    void *dev[] = {d->xyz, d->pnormals, d->ckey[0], d->ckey[1], d->idx[0], d->idx[1], d->head,
-                   d->temp, d->info, d->ctl, d->octl, d->work.p, d->out.p};
+    void *dev[] = {d->xyz, d->pnormals, d->info, d->ctl, d->octl, d->work.p, d->out.p};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         ops->release(d->ctx, dev[i]);
+    ghm_multimap_free(&d->table);
     ops->host_free(d->ctx, d->info_h);
     ops->host_free(d->ctx, d->stage);
     if (d->timer)
@@ -124,13 +131,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     int ret = ops->scratch(ctx, bytes, (void **)&d->xyz);
     if (ret == GHM_OK)
         ret = ops->scratch(ctx, bytes, (void **)&d->pnormals);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
-        ret = ops->scratch(ctx, n * 4, (void **)&d->ckey[i]);
-        if (ret == GHM_OK)
-            ret = ops->scratch(ctx, n * 4, (void **)&d->idx[i]);
-    }
     if (ret == GHM_OK)
-        ret = ops->scratch(ctx, n * 4, (void **)&d->head);
+        ret = ghm_multimap_create(ctx, TABLE_LOAD, &d->table);
     if (ret == GHM_OK)
         ret = ops->scratch(ctx, sizeof *d->info, (void **)&d->info);
     if (ret == GHM_OK)
@@ -148,17 +150,6 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
         if (ret == GHM_OK && d->n[i] && d->pc[i]->normals)
             ret = ops->upload(ctx, d->pnormals + at, d->pc[i]->normals, len);
     }
-    /* scratch of the sort and the select, sized once for the clouds */
-    size_t sort_bytes = 0, heads_bytes = 0;
-    int which = 0;
-    if (ret == GHM_OK)
-        ret = ops->sort(ctx, NULL, &sort_bytes, d->ckey, d->idx, n, 32, &which);
-    if (ret == GHM_OK)
-        ret = ops->heads(ctx, NULL, &heads_bytes, d->ckey[0], n, d->n[0], d->head, d->info);
-    if (ret == GHM_OK) {
-        d->temp_bytes = sort_bytes > heads_bytes ? sort_bytes : heads_bytes;
-        ret = ops->scratch(ctx, d->temp_bytes, &d->temp);
-    }
     if (ret == GHM_OK)
         ret = ghm_context_sync(ctx);
     if (ret < 0) {
@@ -169,32 +160,26 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     return GHM_OK;
 }
 
-/* The arrays of one step, carved from d->work (voxel arrays, table) and d->out (results). */
+/* The arrays of one step, carved from d->work (voxel arrays) and d->out (results). */
 typedef struct Layout {
     GhmVoxelPair pair;
     GhmVoxelEstimate est; /* scratch of the normals op (clouds without normals) */
-    GhmVoxelTable table;
     size_t work_bytes, out_bytes;
     size_t out_at[2][4]; /* offsets of keys, counts, normals, labels in out */
 } Layout;
 
-static size_t table_slots(size_t K)
-{
-    size_t cap = 1024;
-    while (cap < 3 * K)
-        cap *= 2;
-    return cap;
-}
-
 /* Lays out both clouds' arrays at radius 1 (base NULL: sizes only); estimate[c]: the cloud's
- * moments and the normals op's scratch too. */
-static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const int estimate[2])
+ * moments and the normals op's scratch too; first_run[c]: the table's run of the cloud's voxel
+ * 0. */
+static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const size_t first_run[2],
+                    const int estimate[2])
 {
     size_t at = 0, ot = 0;
     for (int c = 0; c < 2; c++) {
         GhmVoxelSideArgs *s = &L->pair.s[c];
         size_t k = K[c];
         s->K = (uint32_t)k;
+        s->first_run = (uint32_t)first_run[c];
         s->radius = 1;
         L->out_at[c][0] = ot, s->keys = carve(out, &ot, k * 4);
         L->out_at[c][1] = ot, s->counts = carve(out, &ot, k * 4);
@@ -225,9 +210,6 @@ static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const i
         e->queue = carve(work, &at, k * 4);
         e->ref = carve(work, &at, 3 * k * 4);
     }
-    size_t slots = table_slots(K[0] + K[1]);
-    L->table.slots = carve(work, &at, slots * 8);
-    L->table.mask = (uint32_t)(slots - 1);
     L->work_bytes = at;
     L->out_bytes = ot;
 }
@@ -250,7 +232,7 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
     int rho = (L->pair.s[0].radius > L->pair.s[1].radius ? L->pair.s[0].radius
                                                           : L->pair.s[1].radius) - 1;
     size_t tail = offsetof(GhmVoxelInfo, label_count);
-    int ret = ops->contact(ctx, L->table, g, rho, &L->pair);
+    int ret = ops->contact(ctx, d->table, g, rho, &L->pair);
     if (ret == GHM_OK && marks)
         ret = ops->timer_mark(ctx, d->timer, 2);
     if (ret == GHM_OK)
@@ -276,7 +258,7 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
     return ret;
 }
 
-/* voxel.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
+/* voxelize.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
  * widen step by step (a wait per radius for the histogram). The wider neighbour arrays are
  * scratch, released by the caller (wide[c]). */
 static int widen(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g, int need[2],
@@ -300,7 +282,7 @@ static int widen(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g, int n
         if (ret == GHM_OK)
             ret = ops->memset(d->ctx, hist, 0, sizeof d->info_h->hist);
         if (ret == GHM_OK)
-            ret = ops->neighbours(d->ctx, L->table, g, &L->pair, need, d->info);
+            ret = ops->neighbours(d->ctx, d->table, g, &L->pair, need, d->info);
         if (ret == GHM_OK)
             ret = ops->download(d->ctx, d->info_h->hist, hist, sizeof d->info_h->hist);
         if (ret == GHM_OK)
@@ -368,6 +350,89 @@ static int key_bits_of(const GhmVoxelGrid *grid)
     return bits;
 }
 
+/* Stage 1: keys, the voxel table, and the one wait for its run counts; a failed table build
+ * is done again, keys and all, with the next attempt's constants. K[c]: the voxels of cloud c,
+ * first[c]: the table's run of its voxel 0. */
+static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmVoxelPose *pose,
+                       size_t K[2], size_t first[2], size_t *runs)
+{
+    const GhmVoxelOps *ops = d->ops;
+    GhmContext *ctx = d->ctx;
+    size_t n = d->n_all;
+    int ret = GHM_OK;
+    for (int attempt = 0; ret == GHM_OK; attempt++) {
+        if (attempt == TABLE_ATTEMPTS)
+            return GHM_ERR_BUILD_FAILED;
+        ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
+        if (ret == GHM_OK)
+            ret = ops->keys(ctx, d->table, d->xyz, d->n[0], d->n[1], pose, g, d->info);
+        if (ret == GHM_OK)
+            ret = ops->table(ctx, d->table, n, g->key_bits, attempt, d->info);
+        if (ret == GHM_OK)
+            ret = ops->download(ctx, d->info_h, d->info, offsetof(GhmVoxelInfo, hist));
+        if (ret == GHM_OK)
+            ret = ghm_context_sync(ctx);
+        if (ret == GHM_OK && !d->info_h->table_failed)
+            break;
+    }
+    if (ret < 0)
+        return ret;
+    const GhmVoxelInfo *info = d->info_h;
+    size_t all = n ? info->runs : 0, runs_a = n ? info->runs_a : 0;
+    K[0] = runs_a - (info->outside[0] > 0);
+    K[1] = all - runs_a - (info->outside[1] > 0);
+    if (runs_a > all || K[0] > d->n[0] || K[1] > d->n[1])
+        return GHM_ERR_CUDA; /* counts the device cannot have produced */
+    first[0] = 0;
+    first[1] = runs_a;
+    *runs = all;
+    return GHM_OK;
+}
+
+/* The voxel arrays of a step with K voxels per cloud, laid out in blocks grown as needed. */
+static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const size_t first[2])
+{
+    memset(L, 0, sizeof *L);
+    lay_out(L, NULL, NULL, K, first, d->estimate);
+    int ret = grow(d, &d->work, L->work_bytes);
+    if (ret == GHM_OK)
+        ret = grow(d, &d->out, L->out_bytes);
+    if (ret == GHM_OK && d->pinned && d->stage_cap < L->out_bytes) {
+        d->ops->host_free(d->ctx, d->stage);
+        d->stage = NULL;
+        d->stage_cap = 0;
+        size_t want = L->out_bytes + L->out_bytes / 4;
+        if ((ret = d->ops->host_alloc(d->ctx, want, &d->stage)) == GHM_OK)
+            d->stage_cap = want;
+    }
+    if (ret == GHM_OK)
+        lay_out(L, d->work.p, d->out.p, K, first, d->estimate);
+    return ret;
+}
+
+/* Sparse clouds (voxelize.c's look_up): widen, then normals and the label stages again. */
+static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
+                  const GhmVoxelOptions *opt, const size_t K[2])
+{
+    int need[2] = {0, 0}, ret = GHM_OK;
+    for (int c = 0; c < 2; c++)
+        need[c] = K[c] > 0 && median_of(d->info_h->hist[c], 26, K[c]) < GHMI_MIN_MEDIAN_NEIGHBOURS;
+    if (!need[0] && !need[1])
+        return GHM_OK;
+    uint32_t *wide[2] = {NULL, NULL};
+    ret = widen(d, L, g, need, wide);
+    int redo[2] = {0, 0};
+    for (int c = 0; c < 2; c++)
+        redo[c] = d->estimate[c] && L->pair.s[c].radius > 1;
+    if (ret == GHM_OK && (redo[0] || redo[1])) /* normals from the wider neighbourhood */
+        ret = d->ops->normals(d->ctx, g, &L->pair, redo, &L->est, d->octl);
+    if (ret == GHM_OK)
+        ret = label_and_download(d, L, g, opt, 0);
+    d->ops->release(d->ctx, wide[0]);
+    d->ops->release(d->ctx, wide[1]);
+    return ret;
+}
+
 int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
                            const GhmVoxelOptions *opt, GhmVoxelResult *r)
 {
@@ -387,76 +452,27 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     GhmVoxelPose pose = {.present = b_pose != NULL};
     if (b_pose)
         memcpy(pose.m, b_pose, sizeof pose.m);
-    size_t n = d->n_all, K[2] = {0, 0};
-    int which = 0, ret = ops->timer_mark(ctx, d->timer, 0);
-    /* 1. keys, sort, heads; wait for the run counts */
-    if (ret == GHM_OK)
-        ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
-    if (ret == GHM_OK)
-        ret = ops->keys(ctx, d->xyz, d->n[0], d->n[1], &pose, &g, d->ckey[0], d->idx[0], d->info);
-    size_t temp_bytes = d->temp_bytes;
-    if (ret == GHM_OK)
-        ret = ops->sort(ctx, d->temp, &temp_bytes, d->ckey, d->idx, n, g.key_bits + 2, &which);
-    temp_bytes = d->temp_bytes;
-    if (ret == GHM_OK)
-        ret = ops->heads(ctx, d->temp, &temp_bytes, d->ckey[which], n, d->n[0], d->head, d->info);
-    if (ret == GHM_OK)
-        ret = ops->download(ctx, d->info_h, d->info, offsetof(GhmVoxelInfo, hist));
-    if (ret == GHM_OK)
-        ret = ghm_context_sync(ctx);
-    if (ret < 0)
-        return ret;
-    size_t runs = n ? d->info_h->runs : 0, runs_a = n ? d->info_h->runs_a : 0;
-    K[0] = runs_a - (d->info_h->outside[0] > 0);
-    K[1] = runs - runs_a - (d->info_h->outside[1] > 0);
-    if (runs_a > runs || K[0] > d->n[0] || K[1] > d->n[1])
-        return GHM_ERR_CUDA; /* counts the device cannot have produced */
-    /* 2. voxel arrays; table, neighbours at radius 1, labels, download */
+    size_t K[2] = {0, 0}, first[2] = {0, 0}, runs = 0;
     Layout L;
-    memset(&L, 0, sizeof L);
-    lay_out(&L, NULL, NULL, K, d->estimate);
-    if ((ret = grow(d, &d->work, L.work_bytes)) < 0 || (ret = grow(d, &d->out, L.out_bytes)) < 0)
-        return ret;
-    if (d->pinned && d->stage_cap < L.out_bytes) {
-        ops->host_free(ctx, d->stage);
-        d->stage = NULL;
-        d->stage_cap = 0;
-        size_t want = L.out_bytes + L.out_bytes / 4;
-        if ((ret = ops->host_alloc(ctx, want, &d->stage)) < 0)
-            return ret;
-        d->stage_cap = want;
-    }
-    lay_out(&L, d->work.p, d->out.p, K, d->estimate);
-    ret = ops->memset(ctx, L.table.slots, 0xFF, ((size_t)L.table.mask + 1) * 8);
+    /* 1. keys and the table; 2. voxel sums, neighbours at radius 1, labels, download */
+    int ret = ops->timer_mark(ctx, d->timer, 0);
     if (ret == GHM_OK)
-        ret = ops->build(ctx, d->ckey[which], d->idx[which], d->head, n, runs, runs_a, d->xyz,
-                         d->pnormals, &pose, &g, L.table, &L.pair);
+        ret = voxel_table(d, &g, &pose, K, first, &runs);
+    if (ret == GHM_OK)
+        ret = size_arrays(d, &L, K, first);
+    if (ret == GHM_OK)
+        ret = ops->build(ctx, d->table, runs, first[1], d->xyz, d->pnormals, &pose, &g, &L.pair);
     if (ret == GHM_OK)
         ret = ops->timer_mark(ctx, d->timer, 1);
     const int both[2] = {1, 1};
     if (ret == GHM_OK)
-        ret = ops->neighbours(ctx, L.table, &g, &L.pair, both, d->info);
+        ret = ops->neighbours(ctx, d->table, &g, &L.pair, both, d->info);
     if (ret == GHM_OK && (d->estimate[0] || d->estimate[1])) /* counted as look-ups */
         ret = ops->normals(ctx, &g, &L.pair, d->estimate, &L.est, d->octl);
     if (ret == GHM_OK)
         ret = label_and_download(d, &L, &g, opt, 1);
-    /* sparse clouds: widen, then the label stages again */
-    int need[2] = {0, 0};
-    for (int c = 0; c < 2 && ret == GHM_OK; c++)
-        need[c] = K[c] > 0 && median_of(d->info_h->hist[c], 26, K[c]) < GHMI_MIN_MEDIAN_NEIGHBOURS;
-    uint32_t *wide[2] = {NULL, NULL};
-    if (ret == GHM_OK && (need[0] || need[1])) {
-        ret = widen(d, &L, &g, need, wide);
-        int redo[2] = {0, 0};
-        for (int c = 0; c < 2; c++)
-            redo[c] = d->estimate[c] && L.pair.s[c].radius > 1;
-        if (ret == GHM_OK && (redo[0] || redo[1])) /* normals from the wider neighbourhood */
-            ret = ops->normals(ctx, &g, &L.pair, redo, &L.est, d->octl);
-        if (ret == GHM_OK)
-            ret = label_and_download(d, &L, &g, opt, 0);
-    }
-    ops->release(ctx, wide[0]);
-    ops->release(ctx, wide[1]);
+    if (ret == GHM_OK)
+        ret = sparse(d, &L, &g, opt, K);
     if (ret == GHM_OK)
         ret = hand_over(d, &L, r);
     double ms[4] = {0, 0, 0, 0};

@@ -1,6 +1,6 @@
 /*
- * voxel_internal.h - what voxel.c, voxel_device.c and normals.c share. Included by vision/voxel*.c,
- * vision/voxel/normals.c and kernels/voxel/ only.
+ * voxel_internal.h - what the files of vision/voxel/ share (grid.c defines the grid helpers
+ * declared here), and what kernels/vision/voxel/ needs of them. Not a public header.
  */
 #ifndef GHM_VOXEL_INTERNAL_H
 #define GHM_VOXEL_INTERNAL_H
@@ -14,6 +14,21 @@
 extern "C" {
 #endif
 
+/* GHM_OK when the options are usable (grid.c), else GHM_ERR_INVALID. */
+int ghmi_voxel_check_options(const GhmVoxelOptions *o);
+
+/* B's point p moved by the row-major 4x4 pose m (p as it is when m is NULL), in the order that
+ * the device repeats: ((m0 p0 + m1 p1) + m2 p2) + m3 per row. */
+static inline void ghmi_voxel_apply_pose(const double *m, const float *p, double out[3])
+{
+    if (!m) {
+        out[0] = p[0], out[1] = p[1], out[2] = p[2];
+        return;
+    }
+    for (int r = 0; r < 3; r++)
+        out[r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
+}
+
 /* A cubic neighbourhood of radius r: the (2r+1)^3 - 1 steps (dx, dy, dz) other than (0,0,0),
  * in lexicographic (dz, dy, dx) order, so that the opposite of step k is step n - 1 - k.
  * Radius 1 is the 26-neighbourhood. */
@@ -24,14 +39,14 @@ typedef struct GhmiHood {
     int step[GHMI_MAX_HOOD][3];
 } GhmiHood;
 
-void ghmi_hood_make(int radius, GhmiHood *h);
+void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
 /* A cloud whose median voxel has fewer occupied neighbours than this is too sparse for the grid
  * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
 enum { GHMI_MIN_MEDIAN_NEIGHBOURS = 6 };
 
 /* The device path of the voxel pipeline (voxel_device.c), for a backend with device kernels
- * (ops, see voxel_backend_internal.h): voxel.c's stages with every array in backend memory and
+ * (ops, see voxel_backend_internal.h): the CPU path's stages with every array in backend memory and
  * the same results bit for bit. A state holds the two clouds on the device (uploaded once, by
  * create) and the buffers a step needs, reused by the next step; the clouds must stay alive
  * and unchanged while it exists; a cloud without normals has them estimated on the device

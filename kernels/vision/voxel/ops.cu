@@ -1,9 +1,9 @@
 /*
- * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps, vision/voxel/voxel_backend_internal.h): the
- * launchers of kernels/vision/voxel/voxel.cu, a stream-ordered allocator, page-locked host memory,
- * queued copies and event timers for the host module, which ghm_cuda_backend.voxel points at.
- * vision/voxel/voxel_device.c finds them through ghmi_voxel_ops(ctx); backends without the table keep
- * the CPU path of vision/voxel/voxel.c.
+ * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps,
+ * vision/voxel/voxel_backend_internal.h): the launchers of voxelize.cu, labels.cu and normals.cu,
+ * a stream-ordered allocator, page-locked host memory, queued copies and event timers for the
+ * host module, which ghm_cuda_backend.voxel points at. vision/voxel/voxel_device.c finds them
+ * through ghmi_voxel_ops(ctx); backends without the table keep the CPU path of vision/voxel/.
  */
 #include <stdlib.h>
 
@@ -135,8 +135,7 @@ extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .timer_elapsed = */ voxel_timer_elapsed,
     /* .timer_free = */ voxel_timer_free,
     /* .keys = */ ghm_cuda_voxel_keys,
-    /* .sort = */ ghm_cuda_voxel_sort,
-    /* .heads = */ ghm_cuda_voxel_heads,
+    /* .table = */ ghm_cuda_voxel_table,
     /* .build = */ ghm_cuda_voxel_build,
     /* .neighbours = */ ghm_cuda_voxel_neighbours,
     /* .contact = */ ghm_cuda_voxel_contact,

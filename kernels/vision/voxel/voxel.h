@@ -1,11 +1,13 @@
 /*
- * voxel.h - the CUDA launchers of the voxel pipeline (kernels/vision/voxel/voxel.cu); the host module
- * is vision/voxel/voxel_device.c, which reaches them through the backend's voxel op table
- * (vision/voxel/voxel_backend_internal.h, filled in kernels/voxel/ops.cu).
+ * voxel.h - the CUDA launchers of the voxel pipeline: voxelize.cu (keys, table, per-voxel sums,
+ * neighbours, contact), labels.cu (classify, fill) and normals.cu (estimated normals), the device
+ * twins of vision/voxel/voxelize.c, labels.c and normals.c. The host module is
+ * vision/voxel/voxel_device.c, which reaches them through the backend's voxel op table
+ * (vision/voxel/voxel_backend_internal.h, filled in kernels/vision/voxel/ops.cu).
  *
  * Usage: as the GhmVoxelOps members of the same names; arguments and results as documented
- * there. All arrays are device memory; work is queued on ctx's stream; nothing is allocated or
- * waited for. Each returns GHM_OK, GHM_ERR_INVALID (NULL array with a non-zero size, a radius
+ * there. All arrays are device memory; work is queued on ctx's stream; nothing is waited for.
+ * Each returns GHM_OK, GHM_ERR_INVALID (NULL array with a non-zero size, a radius
  * out of range), GHM_ERR_TOO_LARGE (sizes beyond 31-bit indexing) or GHM_ERR_CUDA.
  */
 #ifndef GHM_KERNELS_VOXEL_VOXEL_H
@@ -17,20 +19,18 @@
 extern "C" {
 #endif
 
-int ghm_cuda_voxel_keys(GhmContext *ctx, const float *xyz, size_t na, size_t nb,
-                        const GhmVoxelPose *pose, const GhmVoxelGridArgs *g, uint32_t *ckey,
-                        uint32_t *idx, GhmVoxelInfo *info);
-int ghm_cuda_voxel_sort(GhmContext *ctx, void *temp, size_t *temp_bytes, uint32_t *keys[2],
-                        uint32_t *vals[2], size_t n, int end_bit, int *which);
-int ghm_cuda_voxel_heads(GhmContext *ctx, void *temp, size_t *temp_bytes, const uint32_t *skey,
-                         size_t n, size_t na, uint32_t *head, GhmVoxelInfo *info);
-int ghm_cuda_voxel_build(GhmContext *ctx, const uint32_t *skey, const uint32_t *sidx,
-                         const uint32_t *head, size_t n, size_t runs, size_t runs_a,
+int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz, size_t na,
+                        size_t nb, const GhmVoxelPose *pose, const GhmVoxelGridArgs *g,
+                        GhmVoxelInfo *info);
+int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits, int attempt,
+                         GhmVoxelInfo *info);
+int ghm_cuda_voxel_build(GhmContext *ctx, const GhmMultimap *table, size_t runs, size_t runs_a,
                          const float *xyz, const float *pnormals, const GhmVoxelPose *pose,
-                         const GhmVoxelGridArgs *g, GhmVoxelTable table, const GhmVoxelPair *p);
-int ghm_cuda_voxel_neighbours(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
-                              const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
-int ghm_cuda_voxel_contact(GhmContext *ctx, GhmVoxelTable table, const GhmVoxelGridArgs *g,
+                         const GhmVoxelGridArgs *g, const GhmVoxelPair *p);
+int ghm_cuda_voxel_neighbours(GhmContext *ctx, const GhmMultimap *table,
+                              const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
+                              const int do_side[2], GhmVoxelInfo *info);
+int ghm_cuda_voxel_contact(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g,
                            int rho, const GhmVoxelPair *p);
 int ghm_cuda_voxel_classify(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
                             const GhmVoxelPair *p);

@@ -1,0 +1,393 @@
+/*
+ * map_insert.cu - the insert of a CUDA GhmMap (cuckoo hashing with a stash, Alcantara's thesis,
+ * ch. 6), in two layouts; map.cu sizes the table and runs the attempts, map_dedup.cu settles
+ * duplicate keys afterwards.
+ *
+ * Slots are 64-bit in hash_family.h's encoding so that one atomic moves a pair; the key
+ * 0xFFFFFFFF (the empty marker) goes to the slot after the stash (hash_refs.h).
+ *  - GHM_MAP_THESIS: one slot per hash function; a thread per pair swaps it in with atomicExch
+ *    at h_1 and re-inserts whatever it evicts at the next function round-robin (listing 6.1),
+ *    for at most max_iter swaps (7 lg N at the thesis's load 0.8, longer above), then one CAS
+ *    into the 101-slot stash under its own hash; a collision there fails the attempt.
+ *  - GHM_MAP_BUCKETED (bucketed cuckoo): buckets of B = 4 slots (one 32-byte sector) up to load
+ *    0.9 and B = 8 (64 bytes) above. A thread per pair reads a bucket with 16-byte loads; the
+ *    pair goes into the first of its H buckets (in hash order) that has room, by CAS; when all
+ *    are full it evicts a random slot of a random bucket and the evicted pair goes on to its other
+ *    buckets. Then the stash, as above. Finds: one thread per key (hash_cuda_internal.cuh).
+ * Both keep one invariant that find relies on: a slot or bucket never empties during a build,
+ * and a key is only ever placed behind buckets that were full (placement in hash order; an
+ * eviction fills the bucket it leaves). So a probe stops at the first bucket with room, and
+ * nearly every present key costs one sector (most keys sit in their first bucket).
+ *
+ * A pair whose key is already in the bucket it looks at lowers that slot's value by CAS instead
+ * of inserting (and a swap that evicts the same key merges the two), which bounds the copies of
+ * a heavily repeated key; map_dedup.cu settles the rest.
+ *
+ * Failure: a pair that exhausts its chain and collides in the stash sets MapMeta.failed (and the
+ * caller's word of a queued build); the other threads see it within 16 steps and stop.
+ */
+#include "map_cuda_internal.cuh"
+
+/* ---- device helpers -------------------------------------------------------------------------- */
+
+static __device__ __forceinline__ uint32_t xorshift32(uint32_t x)
+{
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+}
+
+/* Lowers the value of the slot holding key k (last seen as `seen`) to at most v. Returns 1 when
+ * done, 0 when the slot no longer holds k (the key moved on in someone's eviction chain). */
+static __device__ __forceinline__ int merge_min(unsigned long long *slot, uint32_t k, uint32_t v,
+                                                unsigned long long seen)
+{
+    unsigned long long e = seen;
+    while (ghmi_slot_key(e) == k) {
+        if (ghmi_slot_value(e) <= v)
+            return 1;
+        unsigned long long prev = atomicCAS(slot, e, ghmi_pack(k, v));
+        if (prev == e)
+            return 1;
+        e = prev;
+    }
+    return 0;
+}
+
+/* The key 0xFFFFFFFF (the empty marker): its smallest value in the slot after the stash (same
+ * key bits in every pair, so the 64-bit minimum is the minimum of the values). */
+static __device__ __forceinline__ void oob_insert(unsigned long long *stash, MapMeta *meta,
+                                                  uint32_t value)
+{
+    atomicMin(stash + GHMI_STASH_SIZE, ghmi_pack(GHMI_EMPTY_KEY, value));
+    atomicExch(&meta->oob_present, 1u);
+    atomicAdd(&meta->oob_inputs, 1u);
+}
+
+static __device__ __forceinline__ void count_merge(MapMeta *meta)
+{
+    atomicAdd(&meta->merges, 1ull);
+}
+
+static __device__ __forceinline__ void fail(MapMeta *meta, unsigned int *failed)
+{
+    atomicExch(&meta->failed, 1u);
+    if (failed)
+        atomicExch(failed, 1u);
+}
+
+/* Other threads of a failed attempt stop within 16 steps. */
+static __device__ __forceinline__ int failed_yet(uint32_t it, const MapMeta *meta)
+{
+    return (it & 15) == 15 && *(const volatile unsigned int *)&meta->failed;
+}
+
+/* The pairs to insert: the device count of a queued build (at most n), else n. Thread 0 records
+ * it for the host's count of distinct keys. */
+static __device__ __forceinline__ size_t pairs_of(const uint32_t *count, size_t n, MapMeta *meta)
+{
+    size_t m = count && *count < n ? *count : n;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        meta->inputs = (unsigned int)m;
+    return m;
+}
+
+/* One CAS into the pair's stash slot; a different key there fails the attempt (thesis 6.1.1). */
+static __device__ __forceinline__ void stash_insert(const GhmMapRef &ref,
+                                                    unsigned long long *stash,
+                                                    unsigned long long e, MapMeta *meta,
+                                                    unsigned int *failed)
+{
+    uint32_t k = ghmi_slot_key(e);
+    unsigned long long *slot = stash + ghm_map_ref_stash_slot(&ref, k);
+    unsigned long long old = atomicCAS(slot, GHMI_EMPTY_SLOT, e);
+    if (old == GHMI_EMPTY_SLOT)
+        atomicAdd(&meta->stash_count, 1u);
+    else if (ghmi_slot_key(old) == k && merge_min(slot, k, ghmi_slot_value(e), old))
+        count_merge(meta);
+    else
+        fail(meta, failed);
+}
+
+/* ---- GHM_MAP_THESIS insertion: listing 6.1 --------------------------------------------------- */
+
+static __device__ __forceinline__ void insert_thesis_one(const GhmMapRef &ref,
+                                                         unsigned long long *slots,
+                                                         unsigned long long *stash, uint32_t k,
+                                                         uint32_t v, uint32_t max_iter,
+                                                         MapMeta *meta, unsigned int *failed)
+{
+    if (k == GHMI_EMPTY_KEY) {
+        oob_insert(stash, meta, v);
+        return;
+    }
+    unsigned long long cur = ghmi_pack(k, v);
+    uint32_t loc = ghm_map_ref_bucket(&ref, k, 0);
+    for (uint32_t it = 0; it < max_iter; it++) {
+        if (failed_yet(it, meta))
+            return;
+        unsigned long long old = atomicExch(slots + loc, cur);
+        uint32_t ko = ghmi_slot_key(old);
+        if (ko == GHMI_EMPTY_KEY)
+            return;
+        if (ko == k) { /* swapped out another copy of our key: keep the smaller value */
+            uint32_t m = min(ghmi_slot_value(old), ghmi_slot_value(cur));
+            if (m == ghmi_slot_value(cur) || merge_min(slots + loc, k, m, cur))
+                return;
+            cur = ghmi_pack(k, m); /* our copy moved on meanwhile: insert afresh */
+            loc = ghm_map_ref_bucket(&ref, k, 0);
+            continue;
+        }
+        cur = old;
+        k = ko;
+        /* Round-robin: the next function after the first one that points here. */
+        uint32_t next = ghm_map_ref_bucket(&ref, k, 0);
+        for (uint32_t h = 0; h < ref.num_hashes; h++)
+            if (ghm_map_ref_bucket(&ref, k, h) == loc) {
+                next = ghm_map_ref_bucket(&ref, k, (h + 1) % ref.num_hashes);
+                break;
+            }
+        loc = next;
+    }
+    stash_insert(ref, stash, cur, meta, failed);
+}
+
+/* One thread per pair (a grid-stride loop when the count is on the device). */
+static __global__ __launch_bounds__(128) void insert_thesis_kernel(
+    GhmMapRef ref, unsigned long long *slots, unsigned long long *stash,
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
+    const uint32_t *count, size_t n, uint32_t max_iter, MapMeta *meta, unsigned int *failed)
+{
+    n = pairs_of(count, n, meta);
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        insert_thesis_one(ref, slots, stash, keys[i], values ? values[i] : (uint32_t)i, max_iter,
+                          meta, failed);
+}
+
+/* ---- GHM_MAP_BUCKETED insertion -------------------------------------------------------------- */
+
+/* The slots of one bucket by 16-byte loads served from L2 (__ldcg: other threads change them). */
+template <int B>
+static __device__ __forceinline__ void load_bucket(const unsigned long long *bucket,
+                                                   unsigned long long (&e)[B])
+{
+#pragma unroll
+    for (int j = 0; j < B; j += 2) {
+        ulonglong2 v = __ldcg((const ulonglong2 *)(bucket + j));
+        e[j] = v.x;
+        e[j + 1] = v.y;
+    }
+}
+
+static __device__ __forceinline__ uint32_t pick3(uint32_t b0, uint32_t b1, uint32_t b2,
+                                                 uint32_t idx)
+{
+    return idx == 0 ? b0 : idx == 1 ? b1 : b2;
+}
+
+/* Marks slot p as written by an exchange or with a carried pair (see map_dedup.cu). */
+static __device__ __forceinline__ void mark(uint32_t *marks, size_t p)
+{
+    atomicOr(marks + (p >> 5), 1u << (p & 31));
+}
+
+/* One step for the pair in *cur: merge into a copy of its key, or CAS into the first bucket with
+ * room (skipping *from, the bucket it was just evicted from), or evict. Returns 1 when the pair is
+ * placed, 0 when *cur holds a pair still to place (an evicted one, *from its old bucket). */
+
+template <int B>
+static __device__ __forceinline__ int place_step(const GhmMapRef &ref, unsigned long long *slots,
+                                                 uint32_t *marks, MapMeta *meta,
+                                                 unsigned long long *cur, uint32_t *from,
+                                                 int *carried, uint32_t *rng)
+{
+    uint32_t k = ghmi_slot_key(*cur);
+    uint32_t nh = ref.num_hashes;
+    uint32_t b0 = ghm_map_ref_bucket(&ref, k, 0), b1 = ghm_map_ref_bucket(&ref, k, 1);
+    uint32_t b2 = nh > 2 ? ghm_map_ref_bucket(&ref, k, 2) : b1;
+    for (uint32_t h = 0; h < nh; h++) {
+        uint32_t b = pick3(b0, b1, b2, h);
+        if (b == *from)
+            continue;
+        unsigned long long *bucket = slots + (size_t)b * B;
+        int tries = 0;
+        for (; tries <= 2 * B; tries++) { /* a lost race: look at the bucket again */
+            unsigned long long e[B];
+            load_bucket<B>(bucket, e);
+            int hit = -1, room = -1;
+            unsigned long long seen = 0;
+#pragma unroll
+            for (int j = B - 1; j >= 0; j--) { /* the first match and the first empty slot */
+                if (ghmi_slot_key(e[j]) == k) {
+                    hit = j;
+                    seen = e[j];
+                }
+                if (ghmi_slot_key(e[j]) == GHMI_EMPTY_KEY)
+                    room = j;
+            }
+            if (hit >= 0) {
+                if (merge_min(bucket + hit, k, ghmi_slot_value(*cur), seen)) {
+                    count_merge(meta);
+                    return 1;
+                }
+                continue; /* the copy moved on meanwhile */
+            }
+            if (room < 0)
+                break;
+            if (atomicCAS(bucket + room, GHMI_EMPTY_SLOT, *cur) == GHMI_EMPTY_SLOT) {
+                if (*carried)
+                    mark(marks, (size_t)b * B + room);
+                return 1;
+            }
+        }
+        /* Still not settled after so many lost races: start the step over rather than pass a
+         * bucket that may have room (which would break the probe order). */
+        if (tries > 2 * B)
+            return 0;
+    }
+    /* Every candidate bucket is full: evict a random slot of a random candidate bucket. */
+    *rng = xorshift32(*rng);
+    uint32_t vb;
+    if (*from == 0xFFFFFFFFu) {
+        vb = pick3(b0, b1, b2, *rng % nh);
+    } else {
+        uint32_t nc = (b0 != *from) + (b1 != *from) + (nh > 2 && b2 != *from);
+        if (nc == 0) {
+            vb = *from; /* all functions agree: the key has one bucket */
+        } else {
+            uint32_t r = *rng % nc;
+            vb = *from;
+            for (uint32_t h = 0; h < nh; h++) {
+                uint32_t b = pick3(b0, b1, b2, h);
+                if (b != *from && r-- == 0) {
+                    vb = b;
+                    break;
+                }
+            }
+        }
+    }
+    size_t vp = (size_t)vb * B + (*rng >> 16) % B;
+    unsigned long long old = atomicExch(slots + vp, *cur);
+    mark(marks, vp);
+    if (ghmi_slot_key(old) == GHMI_EMPTY_KEY)
+        return 1;
+    if (ghmi_slot_key(old) == k) { /* evicted a copy of our own key: keep the smaller value */
+        uint32_t m = min(ghmi_slot_value(old), ghmi_slot_value(*cur));
+        if (m == ghmi_slot_value(*cur) || merge_min(slots + vp, k, m, *cur)) {
+            count_merge(meta);
+            return 1;
+        }
+        *cur = ghmi_pack(k, m); /* stands for a copy that was in the table: carried */
+        *from = 0xFFFFFFFFu;
+        *carried = 1;
+        return 0;
+    }
+    *cur = old;
+    *from = vb;
+    *carried = 1;
+    return 0;
+}
+
+/* After the insert, with the table quiescent: a stash entry with a bucket that has room moves
+ * into the first such bucket (in hash order), marked as a possible second copy of its key (the
+ * duplicate pass then settles it). Such entries exist because a pair goes to the stash when its
+ * chain runs out, whether or not its other buckets still had room. Afterwards a key in the stash
+ * has all its buckets full, for ever (buckets never empty), so a probe that meets a bucket with
+ * room need not look at the stash (map_ref.cuh): the stash costs nothing to absent keys even
+ * when, as after a queued build, the prober cannot know whether it is empty. */
+template <int B>
+static __global__ void stash_fixup_kernel(GhmMapRef ref, unsigned long long *slots,
+                                          unsigned long long *stash, uint32_t *marks,
+                                          MapMeta *meta)
+{
+    for (uint32_t s = threadIdx.x; s < GHMI_STASH_SIZE; s += blockDim.x) {
+        unsigned long long e = stash[s];
+        if (e == GHMI_EMPTY_SLOT)
+            continue;
+        uint32_t k = ghmi_slot_key(e);
+        for (uint32_t h = 0; h < ref.num_hashes; h++) {
+            size_t b = (size_t)ghm_map_ref_bucket(&ref, k, h) * B;
+            int j = 0;
+            while (j < B && atomicCAS(slots + b + j, GHMI_EMPTY_SLOT, e) != GHMI_EMPTY_SLOT)
+                j++;
+            if (j < B) {
+                mark(marks, b + j);
+                stash[s] = GHMI_EMPTY_SLOT;
+                atomicSub(&meta->stash_count, 1u);
+                break;
+            }
+        }
+    }
+}
+
+/* One thread per pair (a grid-stride loop when the count is on the device). A tile per pair
+ * (each lane one slot, votes by ballot) was tried first: it keeps too few probes in flight per
+ * SM (the same effect as in the bulk find), so each thread reads its bucket with 16-byte loads
+ * of one sector instead. */
+template <int B>
+static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
+    GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
+    const uint32_t *count, size_t n, uint32_t max_iter, uint32_t rng_seed, MapMeta *meta,
+    unsigned int *failed)
+{
+    n = pairs_of(count, n, meta);
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t k = keys[i];
+        uint32_t v = values ? values[i] : (uint32_t)i;
+        if (k == GHMI_EMPTY_KEY) {
+            oob_insert(stash, meta, v);
+            continue;
+        }
+        unsigned long long cur = ghmi_pack(k, v);
+        uint32_t from = 0xFFFFFFFFu;
+        uint32_t rng = ghmi_hash_mix((uint32_t)i, rng_seed, (uint32_t)(i >> 32)) | 1u;
+        int carried = 0, placed = 0;
+        for (uint32_t it = 0; it < max_iter && !placed; it++) {
+            if (failed_yet(it, meta))
+                return;
+            placed = place_step<B>(ref, slots, marks, meta, &cur, &from, &carried, &rng);
+        }
+        if (!placed)
+            stash_insert(ref, stash, cur, meta, failed);
+    }
+}
+
+/* ---- the launcher: the insert, then (bucketed) the stash's fix-up --------------------------- */
+
+int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
+{
+    if (a->n == 0)
+        return GHM_OK;
+    unsigned lanes = a->ref.bucket_slots; /* 1 = THESIS */
+    unsigned block = lanes == 1 ? 128 : 256;
+    size_t grid = (a->n + block - 1) / block; /* one thread per pair */
+    size_t full = (size_t)a->resident_blocks * (256 / block);
+    if (a->count && grid > full) /* a bound: enough threads to fill the device, looping */
+        grid = full;
+    if (grid > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (lanes == 1)
+        insert_thesis_kernel<<<(unsigned)grid, block, 0, s>>>(
+            a->ref, a->slots, a->stash, a->keys, a->values, a->count, a->n, a->max_iter, a->meta,
+            a->failed);
+    else if (lanes == 4)
+        insert_bucketed_kernel<4><<<(unsigned)grid, block, 0, s>>>(
+            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
+            a->max_iter, a->rng_seed, a->meta, a->failed);
+    else
+        insert_bucketed_kernel<8><<<(unsigned)grid, block, 0, s>>>(
+            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
+            a->max_iter, a->rng_seed, a->meta, a->failed);
+    int ret = GHM_CUDA_LAUNCH();
+    if (ret < 0 || lanes == 1)
+        return ret;
+    if (lanes == 4)
+        stash_fixup_kernel<4><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
+    else
+        stash_fixup_kernel<8><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
+    return GHM_CUDA_LAUNCH();
+}

@@ -1,0 +1,176 @@
+/*
+ * voxel_kernels.cuh - what the voxel kernel files (voxelize.cu, labels.cu, normals.cu) share:
+ * the device twins of vision/voxel's arithmetic (the pose, point keys, voxel centres, the
+ * neighbourhood's steps, plane tests, fixed-point normals), the look-up of a voxel's id in the
+ * voxel table, and the checks and grid sizes of the launchers.
+ *
+ * Exactness: the double arithmetic is the CPU's (vision/voxel/voxelize.c, labels.c, normals.c),
+ * operation by operation, with explicitly rounded intrinsics (__dadd_rn, __dmul_rn, ...), which
+ * the compiler never contracts into FMAs; the C side is ISO C11 without contraction. So keys,
+ * normals, planes and votes are bit for bit the CPU's, and so are the labels.
+ */
+#ifndef GHM_VOXEL_KERNELS_CUH
+#define GHM_VOXEL_KERNELS_CUH
+
+#include "hashing/ghm_error.h"
+#include "kernels/hashing/backend_cuda.h"
+#include "kernels/hashing/cuda_check.cuh"
+#include "kernels/hashing/map_ref.cuh"
+#include "vision/voxel/voxel_internal.h"
+#include "voxel.h"
+
+#define VOXEL_THREADS 256
+#define LABEL_OUTSIDE 0
+#define LABEL_INSIDE 1
+#define LABEL_INTERSECTION 2
+#define LABEL_UNKNOWN 3
+
+static inline unsigned blocks_for(size_t n)
+{
+    return (unsigned)((n + VOXEL_THREADS - 1) / VOXEL_THREADS);
+}
+
+/* voxelize.c's apply_pose: ((m0 p0 + m1 p1) + m2 p2) + m3 per row. */
+static __device__ __forceinline__ void apply_pose(const GhmVoxelPose &m, int moved, const float *p,
+                                                  double out[3])
+{
+    double x = p[0], y = p[1], z = p[2];
+    if (!moved || !m.present) {
+        out[0] = x, out[1] = y, out[2] = z;
+        return;
+    }
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+        out[r] = __dadd_rn(__dadd_rn(__dadd_rn(__dmul_rn(m.m[4 * r], x),
+                                               __dmul_rn(m.m[4 * r + 1], y)),
+                                     __dmul_rn(m.m[4 * r + 2], z)),
+                           m.m[4 * r + 3]);
+}
+
+/* voxelize.c's point_key. */
+static __device__ __forceinline__ uint32_t point_key(const GhmVoxelGridArgs &g, const double p[3])
+{
+    uint32_t c[3];
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        double f = __dmul_rn(__dsub_rn(p[k], g.origin[k]), g.inv);
+        double fl = floor(f), d = (double)g.dims[k];
+        if (fl >= d && f < __dadd_rn(d, 1e-6))
+            fl = (double)(g.dims[k] - 1);
+        if (fl < 0 && f > -1e-6)
+            fl = 0;
+        if (!(fl >= 0 && fl < d))
+            return GHM_NOT_FOUND;
+        c[k] = (uint32_t)fl;
+    }
+    return c[0] + (uint32_t)g.dims[0] * (c[1] + (uint32_t)g.dims[1] * c[2]);
+}
+
+/* ghm_voxel_centre: origin + (x + 0.5) * size per axis. */
+static __device__ __forceinline__ void centre(const GhmVoxelGridArgs &g, uint32_t key, double c[3])
+{
+    uint32_t nx = (uint32_t)g.dims[0], ny = (uint32_t)g.dims[1];
+    uint32_t x = key % nx, y = (key / nx) % ny, z = key / nx / ny;
+    c[0] = __dadd_rn(g.origin[0], __dmul_rn((double)x + 0.5, g.size));
+    c[1] = __dadd_rn(g.origin[1], __dmul_rn((double)y + 0.5, g.size));
+    c[2] = __dadd_rn(g.origin[2], __dmul_rn((double)z + 0.5, g.size));
+}
+
+/* Step j of the full (2r+1)^3 cube, in hood order (dz, dy, dx lexicographic). */
+static __device__ __forceinline__ void cube_step(int j, int r, int d[3])
+{
+    int w = 2 * r + 1;
+    d[0] = j % w - r;
+    d[1] = (j / w) % w - r;
+    d[2] = j / (w * w) - r;
+}
+
+/* The key of the voxel at key + step, or GHM_NOT_FOUND outside the grid. */
+static __device__ __forceinline__ uint32_t step_key(const GhmVoxelGridArgs &g, uint32_t key,
+                                                    const int d[3])
+{
+    int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
+    int x = (int)(key % (uint32_t)nx) + d[0], y = (int)((key / (uint32_t)nx) % (uint32_t)ny) + d[1],
+        z = (int)(key / (uint32_t)nx / (uint32_t)ny) + d[2];
+    if (x < 0 || x >= nx || y < 0 || y >= ny || z < 0 || z >= nz)
+        return GHM_NOT_FOUND;
+    return (uint32_t)x + (uint32_t)nx * ((uint32_t)y + (uint32_t)ny * (uint32_t)z);
+}
+
+/* (a0 - b0) n0 + (a1 - b1) n1 + (a2 - b2) n2, in labels.c's order, with float plane values. */
+static __device__ __forceinline__ double plane_dot(const double c[3], const float *pl)
+{
+    return __dadd_rn(__dadd_rn(__dmul_rn(__dsub_rn(c[0], (double)pl[0]), (double)pl[3]),
+                               __dmul_rn(__dsub_rn(c[1], (double)pl[1]), (double)pl[4])),
+                     __dmul_rn(__dsub_rn(c[2], (double)pl[2]), (double)pl[5]));
+}
+
+static __device__ __forceinline__ double fix_of(float f)
+{
+    double q = __dmul_rn((double)f, GHMI_VOXEL_FIX_SCALE);
+    if (!(fabs(q) <= GHMI_VOXEL_FIX_LIMIT))
+        q = q > 0 ? GHMI_VOXEL_FIX_LIMIT : q < 0 ? -GHMI_VOXEL_FIX_LIMIT : 0.0;
+    return q;
+}
+
+
+/* The id of the voxel with this key in cloud c, or GHM_NOT_FOUND: its run in the voxel table
+ * (whose keys are the points' sort keys, c << (key_bits + 1) | key) minus the cloud's first run. */
+static __device__ __forceinline__ uint32_t voxel_id(const GhmMapRef &t, const GhmVoxelGridArgs &g,
+                                                    int c, uint32_t first_run, uint32_t key)
+{
+    uint32_t run = ghm_map_ref_find(&t, (uint32_t)c << (g.key_bits + 1) | key);
+    return run == GHM_NOT_FOUND ? GHM_NOT_FOUND : run - first_run;
+}
+
+/* --- launch helpers ----------------------------------------------------------------------- */
+
+static inline int check_pair(const GhmVoxelPair *p)
+{
+    if (!p)
+        return GHM_ERR_INVALID;
+    for (int c = 0; c < 2; c++) {
+        const GhmVoxelSideArgs *s = &p->s[c];
+        if (s->radius < 1 || s->radius > GHMI_MAX_RADIUS)
+            return GHM_ERR_INVALID;
+        if (s->K && (!s->keys || !s->counts || !s->normals || !s->label || !s->nbr || !s->cross ||
+                     !s->barrier || !s->plane || !s->ring || !s->seed || !s->drop || !s->state ||
+                     !s->queue || (s->radius == 1 && !s->mask)))
+            return GHM_ERR_INVALID;
+    }
+    return GHM_OK;
+}
+
+static inline uint32_t max_k(const GhmVoxelPair *p)
+{
+    return p->s[0].K > p->s[1].K ? p->s[0].K : p->s[1].K;
+}
+
+/* Blocks of a cooperative launch of kernel: want, at most what fits on the device at once. */
+static inline int cooperative_blocks(const void *kernel, uint64_t want, unsigned *out)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    int ret = GHM_CUDA(cudaGetDevice(&dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                                     VOXEL_THREADS, 0));
+    uint64_t most = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    *out = (unsigned)(want < most ? want : most);
+    return ret;
+}
+
+/* The device's SMs (at least 1). */
+static inline int sm_count(int *out)
+{
+    int dev = 0;
+    *out = 1;
+    int ret = GHM_CUDA(cudaGetDevice(&dev));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, dev));
+    *out = *out > 0 ? *out : 1;
+    return ret;
+}
+
+#endif /* GHM_VOXEL_KERNELS_CUH */

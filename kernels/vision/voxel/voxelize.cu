@@ -1,0 +1,337 @@
+/*
+ * voxelize.cu - the voxel table and look-ups on the GPU (Alcantara et al. 2009, section 6
+ * "Spatial hashing"): the device twin of vision/voxel/voxelize.c, driven by
+ * vision/voxel/voxel_device.c through GhmVoxelOps. Both clouds go through every stage in the
+ * same launch (points A's then B's; voxel kernels take a GhmVoxelPair, blockIdx.y = cloud).
+ *
+ * Kernels (256 threads per block, one thread per point or voxel unless said otherwise):
+ *  keys_kernel        point -> sort key: cloud << (key_bits + 1) | voxel key (1 << key_bits
+ *                     outside the grid), B moved by the pose; and its index: the pairs of the
+ *                     voxel table, written into the multimap's own buffers (staging).
+ *  (hashing/)         the voxel table: a GhmMultimap of (sort key, index), built queued on the
+ *                     device (ghm_cuda_multimap_build_queued: a radix sort on key_bits + 2 bits
+ *                     in place, the run heads, a cuckoo map from each distinct key to its run).
+ *  split_kernel       one warp: the runs, and how many of them belong to A.
+ *  build_kernel       per run (voxel): key, point count, the mean of its points' normals summed
+ *                     in 64-bit fixed point (integers: the order does not matter), or the
+ *                     moments of its points for normals to estimate.
+ *  neighbours_kernel  per voxel: the ids of its hood neighbours (probes of the table's map
+ *                     through its device reference), step-major (nbr[k * K + v]), and a block
+ *                     histogram of occupied-neighbour counts.
+ *  contact_kernel     per voxel: the same voxel, then (sparse clouds) its rho-neighbourhood, in
+ *                     the other cloud: cross id, barrier flag, the other surface's plane.
+ */
+#include "kernels/hashing/hash_refs.h"
+#include "voxel_kernels.cuh"
+
+/* --- voxelize ----------------------------------------------------------------------------- */
+
+static __global__ __launch_bounds__(VOXEL_THREADS) void keys_kernel(
+    const float *__restrict__ xyz, uint32_t na, uint32_t n, GhmVoxelPose pose, GhmVoxelGridArgs g,
+    uint32_t *__restrict__ ckey, uint32_t *__restrict__ idx, GhmVoxelInfo *info)
+{
+    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    int out = 0, cloud = i >= na;
+    if (i < n) {
+        double p[3];
+        apply_pose(pose, cloud, xyz + 3 * (size_t)i, p);
+        uint32_t key = point_key(g, p);
+        out = key == GHM_NOT_FOUND;
+        ckey[i] = (uint32_t)cloud << (g.key_bits + 1) | (out ? 1u << g.key_bits : key);
+        idx[i] = i;
+    }
+    unsigned oa = __ballot_sync(0xFFFFFFFFu, out && !cloud);
+    unsigned ob = __ballot_sync(0xFFFFFFFFu, out && cloud);
+    if ((threadIdx.x & 31) == 0) {
+        if (oa)
+            atomicAdd(&info->outside[0], (unsigned)__popc(oa));
+        if (ob)
+            atomicAdd(&info->outside[1], (unsigned)__popc(ob));
+    }
+}
+
+/* runs = the table's distinct keys; runs_a = those of A: keys below 1 << (key_bits + 1) (they
+ * ascend), found by one warp in a 32-way search. */
+static __global__ void split_kernel(const uint32_t *__restrict__ rkeys, const uint32_t *key_count,
+                                    uint32_t b_first, GhmVoxelInfo *info)
+{
+    uint32_t lane = threadIdx.x, lo = 0, hi = *key_count;
+    if (lane == 0)
+        info->runs = hi;
+    while (hi - lo > 32) {
+        uint32_t step = (hi - lo + 31) / 32, q = lo + lane * step;
+        unsigned below = __ballot_sync(0xFFFFFFFFu, q < hi && rkeys[q] < b_first);
+        uint32_t c = (uint32_t)__popc(below);
+        if (c == 0) {
+            hi = lo;
+            break;
+        }
+        uint32_t nlo = lo + (c - 1) * step + 1, nhi = lo + c * step;
+        lo = nlo;
+        hi = nhi < hi ? nhi : hi;
+    }
+    uint32_t q = lo + lane;
+    unsigned below = __ballot_sync(0xFFFFFFFFu, q < hi && rkeys[q] < b_first);
+    if (lane == 0)
+        info->runs_a = lo + (uint32_t)__popc(below);
+}
+
+/* Run r of the table is a voxel (or a cloud's points outside the grid, skipped): its points are
+ * the table's values sidx[offsets[r] .. offsets[r + 1]), in point order. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void build_kernel(
+    const uint32_t *__restrict__ sidx, const uint32_t *__restrict__ offsets,
+    const uint32_t *__restrict__ rkeys, uint32_t runs, uint32_t runs_a,
+    const float *__restrict__ pnts, const float *__restrict__ pnormals, GhmVoxelPose pose,
+    GhmVoxelGridArgs g, const __grid_constant__ GhmVoxelPair p)
+{
+    uint32_t r = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (r >= runs)
+        return;
+    int cloud = r >= runs_a;
+    const GhmVoxelSideArgs &s = p.s[cloud];
+    uint32_t v = r - s.first_run;
+    if (v >= s.K)
+        return; /* the run of the points outside the grid */
+    uint32_t o = offsets[r], e = offsets[r + 1];
+    uint32_t key = rkeys[r] & ((1u << g.key_bits) - 1u);
+    s.keys[v] = key;
+    s.counts[v] = e - o;
+    if (s.moments) { /* no normals: voxelize.c's accumulate(), the moments in point order */
+        double c[3], m[GHMI_MOMENTS] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        centre(g, key, c);
+        for (uint32_t i = o; i < e; i++) {
+            double q[3], d[3];
+            apply_pose(pose, cloud, pnts + 3 * (size_t)sidx[i], q);
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                d[k] = __dsub_rn(q[k], c[k]);
+                m[k] = __dadd_rn(m[k], d[k]);
+            }
+            m[3] = __dadd_rn(m[3], __dmul_rn(d[0], d[0]));
+            m[4] = __dadd_rn(m[4], __dmul_rn(d[0], d[1]));
+            m[5] = __dadd_rn(m[5], __dmul_rn(d[0], d[2]));
+            m[6] = __dadd_rn(m[6], __dmul_rn(d[1], d[1]));
+            m[7] = __dadd_rn(m[7], __dmul_rn(d[1], d[2]));
+            m[8] = __dadd_rn(m[8], __dmul_rn(d[2], d[2]));
+        }
+#pragma unroll
+        for (int k = 0; k < GHMI_MOMENTS; k++)
+            s.moments[GHMI_MOMENTS * (size_t)v + k] = m[k];
+    } else {
+        unsigned long long sum[3] = {0, 0, 0};
+        int turn = cloud && pose.present;
+        for (uint32_t i = o; i < e; i++) {
+            const float *nv = pnormals + 3 * (size_t)sidx[i];
+            float f[3] = {nv[0], nv[1], nv[2]};
+            if (turn) { /* voxelize.c: the rotation in double, rounded to float */
+                double x = f[0], y = f[1], z = f[2];
+#pragma unroll
+                for (int q = 0; q < 3; q++)
+                    f[q] = __double2float_rn(__dadd_rn(__dadd_rn(__dmul_rn(pose.m[4 * q], x),
+                                                                 __dmul_rn(pose.m[4 * q + 1], y)),
+                                                       __dmul_rn(pose.m[4 * q + 2], z)));
+            }
+#pragma unroll
+            for (int q = 0; q < 3; q++)
+                sum[q] += (unsigned long long)__double2ll_rn(fix_of(f[q]));
+        }
+        double a[3];
+#pragma unroll
+        for (int q = 0; q < 3; q++)
+            a[q] = __dmul_rn(__ll2double_rn((long long)sum[q]), 1.0 / GHMI_VOXEL_FIX_SCALE);
+        double len = __dsqrt_rn(__dadd_rn(__dadd_rn(__dmul_rn(a[0], a[0]), __dmul_rn(a[1], a[1])),
+                                          __dmul_rn(a[2], a[2])));
+        float *out = s.normals + 3 * (size_t)v;
+#pragma unroll
+        for (int q = 0; q < 3; q++)
+            out[q] = len > 1e-6 ? __double2float_rn(__ddiv_rn(a[q], len)) : 0.0f;
+    }
+}
+
+
+/* --- look-ups ----------------------------------------------------------------------------- */
+
+static __global__ __launch_bounds__(VOXEL_THREADS) void neighbours_kernel(
+    GhmMapRef t, GhmVoxelGridArgs g, const __grid_constant__ GhmVoxelPair p, int do_a, int do_b,
+    GhmVoxelInfo *info)
+{
+    int cloud = blockIdx.y;
+    if (!(cloud ? do_b : do_a))
+        return;
+    const GhmVoxelSideArgs &s = p.s[cloud];
+    __shared__ uint32_t local[GHMI_VOXEL_HIST];
+    for (int i = threadIdx.x; i < GHMI_VOXEL_HIST; i += VOXEL_THREADS)
+        local[i] = 0;
+    __syncthreads();
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x, K = s.K;
+    if (v < K) {
+        uint32_t key = s.keys[v];
+        int r = s.radius, w = 2 * r + 1, cube = w * w * w, mid = cube / 2, k = 0, occupied = 0;
+        for (int j = 0; j < cube; j++) {
+            if (j == mid)
+                continue;
+            int d[3];
+            cube_step(j, r, d);
+            uint32_t q = step_key(g, key, d);
+            uint32_t id =
+                q == GHM_NOT_FOUND ? GHM_NOT_FOUND : voxel_id(t, g, cloud, s.first_run, q);
+            s.nbr[(size_t)k * K + v] = id;
+            occupied += id != GHM_NOT_FOUND;
+            k++;
+        }
+        atomicAdd(&local[occupied], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < GHMI_VOXEL_HIST; i += VOXEL_THREADS)
+        if (local[i])
+            atomicAdd(&info->hist[cloud][i], local[i]);
+}
+
+static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
+    GhmMapRef t, GhmVoxelGridArgs g, int rho, const __grid_constant__ GhmVoxelPair p)
+{
+    int cloud = blockIdx.y, other = 1 - cloud;
+    const GhmVoxelSideArgs &s = p.s[cloud];
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (v >= s.K)
+        return;
+    const uint32_t oK = p.s[other].K;
+    const float *onormals = p.s[other].normals;
+    uint32_t key = s.keys[v];
+    double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
+    centre(g, key, c);
+    const uint32_t ofirst = p.s[other].first_run;
+    uint32_t id0 = oK ? voxel_id(t, g, other, ofirst, key) : GHM_NOT_FOUND;
+    id0 = id0 < oK ? id0 : GHM_NOT_FOUND;
+    s.cross[v] = id0;
+    int found = 0;
+    if (id0 != GHM_NOT_FOUND) { /* an intersection: the paper's plane through this voxel */
+        for (int a = 0; a < 3; a++) {
+            sum_c[a] = __dadd_rn(0.0, __dadd_rn(c[a], 0.0));
+            sum_n[a] = __dadd_rn(0.0, (double)onormals[3 * (size_t)id0 + a]);
+        }
+        found = 1;
+    } else if (oK && rho > 0) {
+        int w = 2 * rho + 1, cube = w * w * w, mid = cube / 2;
+        for (int j = 0; j < cube; j++) {
+            if (j == mid)
+                continue;
+            int d[3];
+            cube_step(j, rho, d);
+            uint32_t q = step_key(g, key, d);
+            uint32_t u = q == GHM_NOT_FOUND ? GHM_NOT_FOUND : voxel_id(t, g, other, ofirst, q);
+            if (u >= oK)
+                continue;
+            for (int a = 0; a < 3; a++) {
+                sum_c[a] = __dadd_rn(sum_c[a], __dadd_rn(c[a], __dmul_rn((double)d[a], g.size)));
+                sum_n[a] = __dadd_rn(sum_n[a], (double)onormals[3 * (size_t)u + a]);
+            }
+            found++;
+        }
+    }
+    s.barrier[v] = found > 0;
+    float *pl = s.plane + 6 * (size_t)v;
+    if (!found) {
+        for (int a = 0; a < 6; a++)
+            pl[a] = 0.0f;
+        return;
+    }
+    double len = __dsqrt_rn(__dadd_rn(__dadd_rn(__dmul_rn(sum_n[0], sum_n[0]),
+                                                __dmul_rn(sum_n[1], sum_n[1])),
+                                      __dmul_rn(sum_n[2], sum_n[2])));
+    for (int a = 0; a < 3; a++) {
+        pl[a] = __double2float_rn(__ddiv_rn(sum_c[a], (double)found));
+        pl[3 + a] = len > 1e-9 ? __double2float_rn(__ddiv_rn(sum_n[a], len)) : 0.0f;
+    }
+}
+
+
+/* --- launchers ---------------------------------------------------------------------------- */
+
+extern "C" int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz,
+                                   size_t na, size_t nb, const GhmVoxelPose *pose,
+                                   const GhmVoxelGridArgs *g, GhmVoxelInfo *info)
+{
+    size_t n = na + nb;
+    if (!ctx || !table || !pose || !g || !info || (n && !xyz) || g->key_bits < 0 ||
+        g->key_bits > 30)
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    uint32_t *ckey = NULL, *idx = NULL;
+    int ret = ghm_cuda_multimap_input(table, n, &ckey, &idx);
+    if (ret < 0 || n == 0)
+        return ret;
+    keys_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        xyz, (uint32_t)na, (uint32_t)n, *pose, *g, ckey, idx, info);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_table(GhmContext *ctx, GhmMultimap *table, size_t n, int key_bits,
+                                    int attempt, GhmVoxelInfo *info)
+{
+    if (!ctx || !table || !info || key_bits < 0 || key_bits > 30 || attempt < 0)
+        return GHM_ERR_INVALID;
+    GhmQueuedBuild q = {key_bits + 2, attempt, &info->table_failed};
+    GhmMultimapRef ref;
+    int ret = ghm_cuda_multimap_build_queued(table, NULL, NULL, n, &q, &ref);
+    if (ret < 0)
+        return ret;
+    split_kernel<<<1, 32, 0, ghm_cuda_stream(ctx)>>>(ref.keys, ref.key_count,
+                                                     1u << (key_bits + 1), info);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_build(GhmContext *ctx, const GhmMultimap *table, size_t runs,
+                                    size_t runs_a, const float *xyz, const float *pnormals,
+                                    const GhmVoxelPose *pose, const GhmVoxelGridArgs *g,
+                                    const GhmVoxelPair *p)
+{
+    GhmMultimapRef ref;
+    if (!ctx || !pose || !g || check_pair(p) < 0 || runs_a > runs ||
+        ghm_cuda_multimap_ref(table, &ref) < 0 || (runs && (!xyz || !pnormals)))
+        return GHM_ERR_INVALID;
+    if (runs > ref.num_values)
+        return GHM_ERR_INVALID; /* more runs than points */
+    if (runs == 0)
+        return GHM_OK;
+    build_kernel<<<blocks_for(runs), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        ref.values, ref.offsets, ref.keys, (uint32_t)runs, (uint32_t)runs_a, xyz, pnormals, *pose,
+        *g, *p);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_neighbours(GhmContext *ctx, const GhmMultimap *table,
+                                         const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
+                                         const int do_side[2], GhmVoxelInfo *info)
+{
+    GhmMultimapRef ref;
+    if (!ctx || !g || !do_side || !info || check_pair(p) < 0 ||
+        ghm_cuda_multimap_ref(table, &ref) < 0)
+        return GHM_ERR_INVALID;
+    uint32_t K = 0;
+    for (int c = 0; c < 2; c++)
+        if (do_side[c] && p->s[c].K > K)
+            K = p->s[c].K;
+    if (K == 0)
+        return GHM_OK;
+    dim3 grid(blocks_for(K), 2);
+    neighbours_kernel<<<grid, VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(ref.map, *g, *p,
+                                                                      do_side[0], do_side[1], info);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_contact(GhmContext *ctx, const GhmMultimap *table,
+                                      const GhmVoxelGridArgs *g, int rho, const GhmVoxelPair *p)
+{
+    GhmMultimapRef ref;
+    if (!ctx || !g || rho < 0 || rho > GHMI_MAX_RADIUS || check_pair(p) < 0 ||
+        ghm_cuda_multimap_ref(table, &ref) < 0)
+        return GHM_ERR_INVALID;
+    uint32_t K = max_k(p);
+    if (K == 0)
+        return GHM_OK;
+    dim3 grid(blocks_for(K), 2);
+    contact_kernel<<<grid, VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(ref.map, *g, rho, *p);
+    return GHM_CUDA_LAUNCH();
+}

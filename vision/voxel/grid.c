@@ -1,0 +1,107 @@
+/*
+ * grid.c - the voxel grid: options and their defaults, the grid fitted around two clouds, voxel
+ * centres and the cubic neighbourhoods. A leaf of the voxel module: everything else in it calls
+ * here, and it calls nothing else of it.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "voxel_internal.h"
+
+void ghmi_hood_make(int radius, GhmiHood *h)
+{
+    h->radius = radius;
+    h->n = 0;
+    for (int dz = -radius; dz <= radius; dz++)
+        for (int dy = -radius; dy <= radius; dy++)
+            for (int dx = -radius; dx <= radius; dx++)
+                if (dx || dy || dz) {
+                    h->step[h->n][0] = dx;
+                    h->step[h->n][1] = dy;
+                    h->step[h->n][2] = dz;
+                    h->n++;
+                }
+}
+
+GhmVoxelOptions ghm_voxel_defaults(void)
+{
+    GhmVoxelOptions o = {
+        .grid = 128, .voxel_size = 0.0, .t_out = 0.2, .t_in = 0.2, .max_rounds = 4};
+    return o;
+}
+
+void ghm_voxel_centre(const GhmVoxelGrid *g, uint32_t key, double c[3])
+{
+    uint32_t nx = (uint32_t)g->dims[0], ny = (uint32_t)g->dims[1];
+    uint32_t x = key % nx, y = (key / nx) % ny, z = key / nx / ny;
+    c[0] = g->origin[0] + (x + 0.5) * g->voxel_size;
+    c[1] = g->origin[1] + (y + 0.5) * g->voxel_size;
+    c[2] = g->origin[2] + (z + 0.5) * g->voxel_size;
+}
+
+/* --- grid --------------------------------------------------------------------------------- */
+
+int ghmi_voxel_check_options(const GhmVoxelOptions *o)
+{
+    if (!o || !(o->voxel_size >= 0) || !isfinite(o->voxel_size) || o->max_rounds < 1 ||
+        !(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
+        return GHM_ERR_INVALID;
+    if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
+        return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+static void bbox_add(double lo[3], double hi[3], const double p[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+        hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+    }
+}
+
+int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
+                       int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                       size_t why_size)
+{
+    if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
+        ghmi_voxel_check_options(opt) < 0) {
+        if (why && why_size)
+            snprintf(why, why_size, "invalid voxel grid options");
+        return GHM_ERR_INVALID;
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double p[3];
+    for (size_t i = 0; i < a->n; i++) {
+        ghmi_voxel_apply_pose(NULL, a->xyz + 3 * i, p);
+        bbox_add(lo, hi, p);
+    }
+    for (int k = 0; k < (nposes ? nposes : 1); k++)
+        for (size_t i = 0; i < b->n; i++) {
+            ghmi_voxel_apply_pose(nposes ? poses + 16 * k : NULL, b->xyz + 3 * i, p);
+            bbox_add(lo, hi, p);
+        }
+    if (a->n + b->n == 0)
+        lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0.0;
+    double longest = 0;
+    for (int k = 0; k < 3; k++)
+        longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
+    double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = ceil((hi[k] - lo[k]) / s - 1e-9);
+        d[k] = d[k] < 1 ? 1 : d[k];
+    }
+    if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM) {
+        if (why && why_size)
+            snprintf(why, why_size, "the grid would be %.0f x %.0f x %.0f voxels of size %g "
+                     "(at most %d per axis)", d[0], d[1], d[2], s, GHM_VOXEL_MAX_DIM);
+        return GHM_ERR_TOO_LARGE;
+    }
+    for (int k = 0; k < 3; k++) {
+        out->origin[k] = lo[k];
+        out->dims[k] = (int)d[k];
+    }
+    out->voxel_size = s;
+    return GHM_OK;
+}
+

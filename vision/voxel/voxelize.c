@@ -1,0 +1,324 @@
+/*
+ * voxelize.c - the voxel pipeline's CPU path up to the labels: per cloud, the keys of the points
+ * (parallel over points), a GhmIndex of the occupied voxels, per-voxel counts and normal sums (or
+ * moments, for clouds without normals), bulk GhmIndex look-ups of the neighbour keys of every
+ * voxel in its own cloud (more for a sparse cloud), and of each voxel's key (and, for sparse
+ * clouds, its near keys) in the other cloud: intersection and barrier. The device twin is
+ * kernels/vision/voxel/voxelize.cu.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_index.h"
+#include "voxel_backend_internal.h"
+#include "voxel_cpu_internal.h"
+
+void ghmi_voxel_side_free(GhmiSide *s)
+{
+    ghm_index_free(&s->ix);
+    free(s->pkey);
+    free(s->pid);
+    free(s->keys);
+    free(s->counts);
+    free(s->normals);
+    free(s->moments);
+    free(s->nbr);
+    free(s->cross);
+    free(s->barrier);
+    free(s->plane);
+    free(s->label);
+    free(s->ring);
+    free(s->seed);
+    free(s->sid);
+    memset(s, 0, sizeof *s);
+}
+
+/* The key of the voxel holding p; inv is 1 / voxel_size (a multiply instead of a divide). */
+static inline uint32_t point_key(const GhmVoxelGrid *g, double inv, const double p[3])
+{
+    uint32_t c[3];
+    for (int k = 0; k < 3; k++) {
+        double f = (p[k] - g->origin[k]) * inv;
+        double fl = floor(f);
+        /* points on the far face (or a rounding error past it) belong to the last voxel */
+        if (fl >= g->dims[k] && f < g->dims[k] + 1e-6)
+            fl = g->dims[k] - 1;
+        if (fl < 0 && f > -1e-6)
+            fl = 0;
+        if (!(fl >= 0 && fl < g->dims[k]))
+            return GHM_NOT_FOUND;
+        c[k] = (uint32_t)fl;
+    }
+    return c[0] + (uint32_t)g->dims[0] * (c[1] + (uint32_t)g->dims[1] * c[2]);
+}
+
+static int compute_keys(GhmiSide *s, const double *pose, const GhmVoxelGrid *g, int threads,
+                        size_t *outside)
+{
+    size_t n = s->n, out = 0;
+    s->pkey = malloc((n + 1) * sizeof *s->pkey);
+    s->pid = malloc((n + 1) * sizeof *s->pid);
+    if (!s->pkey || !s->pid)
+        return GHM_ERR_NOMEM;
+    const float *xyz = s->pc->xyz;
+    uint32_t *pkey = s->pkey;
+    const double inv = 1.0 / g->voxel_size;
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN) \
+    reduction(+ : out)
+    for (size_t i = 0; i < n; i++) {
+        double p[3];
+        ghmi_voxel_apply_pose(pose, xyz + 3 * i, p);
+        pkey[i] = point_key(g, inv, p);
+        out += pkey[i] == GHM_NOT_FOUND;
+    }
+    *outside = out;
+    return GHM_OK;
+}
+
+/* Builds the index over the keys of the points inside the grid and gives each point its id. */
+static int build_index(GhmContext *ctx, GhmiSide *s, size_t outside)
+{
+    int ret;
+    if ((ret = ghm_index_create(ctx, 0.0, &s->ix)) < 0)
+        return ret;
+    const uint32_t *keys = s->pkey;
+    uint32_t *inside = NULL;
+    size_t m = s->n;
+    if (outside > 0) {
+        inside = malloc((s->n - outside + 1) * sizeof *inside);
+        if (!inside)
+            return GHM_ERR_NOMEM;
+        m = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->pkey[i] != GHM_NOT_FOUND)
+                inside[m++] = s->pkey[i];
+        keys = inside;
+    }
+    ret = ghm_index_build(s->ix, keys, m);
+    free(inside);
+    if (ret < 0)
+        return ret;
+    s->K = ghm_index_size(s->ix);
+    if ((ret = ghm_index_ids(s->ix, s->pkey, s->n, s->pid)) < 0)
+        return ret;
+    s->keys = malloc((s->K + 1) * sizeof *s->keys);
+    if (!s->keys)
+        return GHM_ERR_NOMEM;
+    const uint32_t *dev_keys = NULL;
+    if ((ret = ghm_index_key_array(s->ix, &dev_keys)) < 0)
+        return ret;
+    return ghm_buffer_download(ctx, s->keys, dev_keys, s->K * sizeof *s->keys);
+}
+
+/* Per-voxel point counts, normal sums (in fixed point, GHMI_VOXEL_FIX_SCALE: integer sums are
+ * exact, so a device summing with atomics in any order gets the same normals) and, for
+ * estimation, moments; serial, since it is one streaming pass and scattered double additions of
+ * moments would make them depend on thread timing. */
+static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g)
+{
+    size_t K = s->K;
+    int estimate = s->pc->normals == NULL;
+    uint64_t *sum = NULL;
+    s->counts = calloc(K + 1, sizeof *s->counts);
+    s->normals = calloc(3 * K + 1, sizeof *s->normals);
+    if (estimate)
+        s->moments = calloc(GHMI_MOMENTS * K + 1, sizeof *s->moments);
+    else
+        sum = calloc(3 * K + 1, sizeof *sum);
+    if (!s->counts || !s->normals || (estimate ? !s->moments : !sum)) {
+        free(sum);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t v = s->pid[i];
+        if (v == GHM_NOT_FOUND)
+            continue;
+        s->counts[v]++;
+        if (!estimate) {
+            const float *n = s->pc->normals + 3 * i;
+            float f[3] = {n[0], n[1], n[2]};
+            if (pose) /* normals turn with the cloud (a rigid pose has no shear) */
+                for (int r = 0; r < 3; r++)
+                    f[r] = (float)(pose[4 * r] * n[0] + pose[4 * r + 1] * n[1] +
+                                   pose[4 * r + 2] * n[2]);
+            for (int r = 0; r < 3; r++) /* unsigned: wrapping is defined, as on the device */
+                sum[3 * (size_t)v + (size_t)r] += (uint64_t)ghmi_voxel_fix(f[r]);
+            continue;
+        }
+        double p[3], c[3], d[3];
+        ghmi_voxel_apply_pose(pose, s->pc->xyz + 3 * i, p);
+        ghm_voxel_centre(g, s->pkey[i], c);
+        for (int k = 0; k < 3; k++)
+            d[k] = p[k] - c[k];
+        double *m = s->moments + GHMI_MOMENTS * (size_t)v;
+        m[0] += d[0], m[1] += d[1], m[2] += d[2];
+        m[3] += d[0] * d[0], m[4] += d[0] * d[1], m[5] += d[0] * d[2];
+        m[6] += d[1] * d[1], m[7] += d[1] * d[2], m[8] += d[2] * d[2];
+    }
+    for (size_t v = 0; !estimate && v < K; v++) {
+        double a[3];
+        for (int r = 0; r < 3; r++)
+            a[r] = (double)(int64_t)sum[3 * v + (size_t)r] * (1.0 / GHMI_VOXEL_FIX_SCALE);
+        double len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        for (int r = 0; r < 3; r++)
+            s->normals[3 * v + (size_t)r] = len > 1e-6 ? (float)(a[r] / len) : 0.0f;
+    }
+    free(sum);
+    return GHM_OK;
+}
+
+/* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query. */
+static int neighbours(const GhmVoxelGrid *g, GhmiSide *s, int threads)
+{
+    size_t K = s->K, nn = (size_t)s->hood.n;
+    free(s->nbr);
+    uint32_t *nkeys = malloc((nn * K + 1) * sizeof *nkeys);
+    s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
+    if (!nkeys || !s->nbr) {
+        free(nkeys);
+        return GHM_ERR_NOMEM;
+    }
+    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    const uint32_t *keys = s->keys;
+    const GhmiHood *h = &s->hood;
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+    for (size_t v = 0; v < K; v++) {
+        int64_t x = keys[v] % nx, y = (keys[v] / nx) % ny, z = keys[v] / nx / ny;
+        for (size_t k = 0; k < nn; k++) {
+            int64_t a = x + h->step[k][0], b = y + h->step[k][1], c = z + h->step[k][2];
+            int inside = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+            /* keys are below 2^30, so GHM_NOT_FOUND is never a stored key */
+            nkeys[nn * v + k] = inside ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
+        }
+    }
+    int ret = K > 0 ? ghm_index_ids(s->ix, nkeys, nn * K, s->nbr) : GHM_OK;
+    free(nkeys);
+    return ret;
+}
+
+/* The median number of occupied neighbours, from a histogram (deterministic, O(K)). */
+static int median_neighbours(const GhmiSide *s)
+{
+    size_t hist[GHMI_MAX_HOOD + 1] = {0}, nn = (size_t)s->hood.n;
+    for (size_t v = 0; v < s->K; v++) {
+        int c = 0;
+        for (size_t k = 0; k < nn; k++)
+            c += s->nbr[nn * v + k] != GHM_NOT_FOUND;
+        hist[c]++;
+    }
+    size_t seen = 0;
+    for (int c = 0; c <= (int)nn; c++)
+        if ((seen += hist[c]) * 2 >= s->K)
+            return c;
+    return (int)nn;
+}
+
+/* 26-neighbours, widened step by step for a cloud too sparse for the grid. */
+int ghmi_voxel_look_up(const GhmVoxelGrid *g, GhmiSide *s, int threads)
+{
+    int ret;
+    for (int r = 1; r <= GHMI_MAX_RADIUS; r++) {
+        ghmi_hood_make(r, &s->hood);
+        if ((ret = neighbours(g, s, threads)) < 0)
+            return ret;
+        if (s->K == 0 || median_neighbours(s) >= GHMI_MIN_MEDIAN_NEIGHBOURS)
+            break;
+    }
+    return GHM_OK;
+}
+
+/* Where the other surface is near each voxel: the same voxel in the other cloud (an
+ * intersection; the plane goes through this voxel's centre with the other cloud's normal
+ * there, as in the paper), or, when either cloud is sparse (radius rho = max(radii) - 1 > 0),
+ * any voxel of the other cloud within rho (the plane through their mean centre with their mean
+ * normal). Such voxels form the barrier the fill does not cross: a sparse cloud's intersection
+ * voxels are a dotted line that a fill would leak through, and a sparse cloud's wide
+ * neighbourhood would jump over the other cloud's one-voxel sheet. */
+static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, const GhmiHood *h,
+                       const uint32_t *ids, size_t v)
+{
+    size_t m = (size_t)h->n + 1;
+    double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
+    ghm_voxel_centre(g, s->keys[v], c);
+    float *pl = s->plane + 6 * v;
+    s->cross[v] = ids[m * v];
+    int found = 0;
+    for (size_t k = 0; k < m; k++) {
+        uint32_t u = ids[m * v + k];
+        if (u == GHM_NOT_FOUND)
+            continue;
+        const int *d = k ? h->step[k - 1] : (const int[3]){0, 0, 0};
+        for (int a = 0; a < 3; a++) {
+            sum_c[a] += c[a] + d[a] * g->voxel_size;
+            sum_n[a] += o->normals[3 * (size_t)u + (size_t)a];
+        }
+        found++;
+        if (k == 0)
+            break; /* an intersection: the paper's plane through this voxel */
+    }
+    s->barrier[v] = found > 0;
+    if (!found)
+        return;
+    double len = sqrt(sum_n[0] * sum_n[0] + sum_n[1] * sum_n[1] + sum_n[2] * sum_n[2]);
+    for (int a = 0; a < 3; a++) {
+        pl[a] = (float)(sum_c[a] / found);
+        pl[3 + a] = len > 1e-9 ? (float)(sum_n[a] / len) : 0.0f;
+    }
+}
+
+int ghmi_voxel_contact(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, int threads)
+{
+    size_t K = s->K;
+    int rho = (s->hood.radius > o->hood.radius ? s->hood.radius : o->hood.radius) - 1;
+    GhmiHood *h = malloc(sizeof *h);
+    s->cross = malloc((K + 1) * sizeof *s->cross);
+    s->barrier = calloc(K + 1, 1);
+    s->plane = calloc(6 * K + 1, sizeof *s->plane);
+    size_t m = (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1);
+    uint32_t *q = malloc((m * K + 1) * sizeof *q), *ids = malloc((m * K + 1) * sizeof *ids);
+    int ret = h && s->cross && s->barrier && s->plane && q && ids ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK) {
+        ghmi_hood_make(rho, h);
+        const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+        for (size_t v = 0; v < K; v++) {
+            int64_t x = s->keys[v] % nx, y = (s->keys[v] / nx) % ny, z = s->keys[v] / nx / ny;
+            q[m * v] = s->keys[v];
+            for (size_t k = 1; k < m; k++) {
+                int64_t a = x + h->step[k - 1][0], b = y + h->step[k - 1][1],
+                        c = z + h->step[k - 1][2];
+                int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+                q[m * v + k] = in ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
+            }
+        }
+        if (o->K == 0)
+            for (size_t i = 0; i < m * K; i++)
+                ids[i] = GHM_NOT_FOUND;
+        else if (K > 0)
+            ret = ghm_index_ids(o->ix, q, m * K, ids);
+    }
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+        for (size_t v = 0; v < K; v++)
+            contact_of(g, s, o, h, ids, v);
+    }
+    free(h);
+    free(q);
+    free(ids);
+    return ret;
+}
+
+
+int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const GhmVoxelGrid *g,
+                        int threads)
+{
+    size_t outside = 0;
+    int ret = compute_keys(s, pose, g, threads, &outside);
+    if (ret == GHM_OK)
+        ret = build_index(ctx, s, outside);
+    if (ret == GHM_OK)
+        ret = accumulate(s, pose, g);
+    return ret;
+}
+
