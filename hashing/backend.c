@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static pthread_once_t cuda_probe_once = PTHREAD_ONCE_INIT;
@@ -27,6 +28,16 @@ int ghm_cuda_available(void)
 {
     pthread_once(&cuda_probe_once, probe_cuda);
     return cuda_probe_result == GHM_OK;
+}
+
+const void *ghmi_backend_module(const GhmContext *ctx, const char *name)
+{
+    if (!ctx || !ctx->backend || !name)
+        return NULL;
+    for (const GhmDeviceModule *const *m = ghm_device_modules; *m; m++)
+        if ((*m)->backend == ctx->backend->kind && strcmp((*m)->name, name) == 0)
+            return (*m)->ops;
+    return NULL;
 }
 
 static const GhmBackend *pick_backend(GhmBackendKind kind)

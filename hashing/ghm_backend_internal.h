@@ -1,7 +1,7 @@
 /*
  * ghm_backend_internal.h - what a backend provides, and the context that holds one.
- * Included by hashing/, kernels/ and vision/match/vision_backend.c only; pipelines use the public
- * headers.
+ * Included by hashing/, kernels/ and the layers' bridges to their device modules
+ * (vision_backend.c, voxel_backend.c); pipelines use the public headers.
  *
  * A backend is one const GhmBackend with designated initializers pointing at static functions
  * (FFmpeg's HWContextType, ggml's backend interface). backend.c, the registry, is the only file
@@ -69,12 +69,6 @@ typedef struct GhmSortedOps {
     void (*destroy)(void *impl);
 } GhmSortedOps;
 
-/* The device kernels of vision/ (vision/match/vision_backend_internal.h): only the pointer is known
- * here, so the hashing layer does not depend on vision/. */
-struct GhmVisionOps;
-/* The device stages of the voxel pipeline (vision/voxel/voxel_backend_internal.h), likewise. */
-struct GhmVoxelOps;
-
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
@@ -97,13 +91,6 @@ typedef struct GhmBackend {
     const GhmMultimapOps *multimap;
     const GhmIndexOps *index;
     const GhmSortedOps *sorted;
-    /* Vision stages on this backend's device; NULL (the CPU backend): the host modules of
-     * vision/ run them. Vision code reads it through ghmi_vision_ops(ctx), never by testing
-     * for CUDA. */
-    const struct GhmVisionOps *vision;
-    /* Voxel stages on this backend's device, read through ghmi_voxel_ops(ctx); NULL: the CPU
-     * path of vision/voxel/voxel.c. */
-    const struct GhmVoxelOps *voxel;
 } GhmBackend;
 
 struct GhmContext {
@@ -127,10 +114,31 @@ typedef struct GhmiHandle {
 /* The two backends. ghm_cuda_backend exists only in builds with CUDA (kernels/hashing/). */
 extern const GhmBackend ghm_cpu_backend;
 extern const GhmBackend ghm_cuda_backend;
-/* The CUDA backend's vision op table (kernels/vision/ops.cu). */
-extern const struct GhmVisionOps ghm_cuda_vision_ops;
-/* The CUDA backend's voxel op table (kernels/voxel/ops.cu). */
-extern const struct GhmVoxelOps ghm_cuda_voxel_ops;
+
+/* A layer's operations on one backend's device. A layer above hashing/ (vision's features and
+ * matching, the voxel pipeline) defines its op table with its kernels and one GhmDeviceModule
+ * naming it (`extern "C" const GhmDeviceModule ghm_<backend>_module_<name> = {...}` in its
+ * kernels/.../ops.cu); the layer's host code asks for it by name through ghmi_backend_module()
+ * and runs its CPU path when there is none. So the hashing layer never names a vision type.
+ *
+ * How the registry learns of the modules: CMake finds every such definition in kernels/ and
+ * generates ghm_device_modules.c into the build tree (the list below). Generated rather than
+ * self-registering (constructors, linker sections), because an object file nothing refers to
+ * is dropped from a static archive; the list refers to each module, and the registry to the
+ * list, so the modules are linked whatever the kind of library (GStreamer's static plugins are
+ * registered the same way). A build without CUDA gets an empty list. */
+typedef struct GhmDeviceModule {
+    const char *name;       /* the layer's name: "vision", "voxel" */
+    GhmBackendKind backend; /* the backend whose device runs it */
+    const void *ops;        /* the layer's op table (a type only the layer knows) */
+} GhmDeviceModule;
+
+/* The modules of this build, NULL-terminated (generated: ghm_device_modules.c). */
+extern const GhmDeviceModule *const ghm_device_modules[];
+
+/* The op table of module `name` on ctx's backend, or NULL when that backend has none (the CPU
+ * backend, or a build without the module). hashing/backend.c. */
+const void *ghmi_backend_module(const GhmContext *ctx, const char *name);
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
 extern const GhmMapOps ghm_cpu_map_ops;

@@ -10,26 +10,6 @@
 #include "backend_cuda.h"
 #include "hash_cuda_internal.cuh"
 
-typedef struct CudaState {
-    int device;
-    cudaStream_t stream;
-} CudaState;
-
-cudaStream_t ghm_cuda_stream(const GhmContext *ctx)
-{
-    return ((const CudaState *)ctx->state)->stream;
-}
-
-int ghm_cuda_is_device_pointer(const void *p)
-{
-    cudaPointerAttributes attr;
-    if (!p || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError(); /* clear the sticky-free error of an unregistered host pointer */
-        return 0;
-    }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
 static int cuda_probe(void)
 {
     int count = 0;
@@ -157,6 +137,4 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .multimap = */ &ghm_cuda_multimap_ops,
     /* .index = */ &ghm_cuda_index_ops,
     /* .sorted = */ &ghm_cuda_sorted_ops,
-    /* .vision = */ &ghm_cuda_vision_ops, /* kernels/vision/ops.cu */
-    /* .voxel = */ &ghm_cuda_voxel_ops,   /* kernels/voxel/ops.cu */
 };

@@ -71,7 +71,7 @@ static void release_arrays(CudaMultimap *mm)
     mm->staged = -1;
 }
 
-static void multimap_destroy(void *impl)
+void ghmi_cuda_multimap_destroy(void *impl)
 {
     CudaMultimap *mm = (CudaMultimap *)impl;
     if (!mm)
@@ -83,7 +83,7 @@ static void multimap_destroy(void *impl)
     free(mm);
 }
 
-static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
+int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
 {
     if (load_factor < 0.0 || load_factor > 0.99)
         return GHM_ERR_INVALID;
@@ -102,7 +102,7 @@ static int multimap_create(GhmContext *ctx, double load_factor, void **impl)
     if (ret >= 0)
         ret = ghmi_cuda_map_build(mm->map, NULL, NULL, 0, 1);
     if (ret < 0) {
-        multimap_destroy(mm);
+        ghmi_cuda_multimap_destroy(mm);
         return ret;
     }
     *impl = mm;
@@ -291,7 +291,7 @@ int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint
     return ret;
 }
 
-static int multimap_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
 {
     CudaMultimap *mm = (CudaMultimap *)impl;
     if (n && (!keys || !values))
@@ -311,15 +311,6 @@ static int multimap_build(void *impl, const uint32_t *keys, const uint32_t *valu
     return ret < 0 ? ret : sync;
 }
 
-extern "C" const GhmMultimapOps ghm_cuda_multimap_ops = {
-    /* .create = */ multimap_create,
-    /* .build = */ multimap_build,
-    /* .find = */ ghmi_cuda_multimap_find,
-    /* .retrieve = */ ghmi_cuda_multimap_retrieve,
-    /* .values = */ ghmi_cuda_multimap_values,
-    /* .num_keys = */ ghmi_cuda_multimap_num_keys,
-    /* .destroy = */ multimap_destroy,
-};
 
 /* A device reference (refs.cu): the pending one of a queued build, without waiting for it. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out)

@@ -34,6 +34,11 @@ struct CudaMultimap {
 int ghmi_cuda_multimap_settle(CudaMultimap *mm);
 
 /* The op table's queries (multimap_query.cu). */
+/* The builds (multimap.cu), for the op table (multimap_ops.cu). */
+int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl);
+int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n);
+void ghmi_cuda_multimap_destroy(void *impl);
+
 int ghmi_cuda_multimap_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *first,
                             uint32_t *count);
 int ghmi_cuda_multimap_retrieve(const void *impl, const uint32_t *keys, size_t n,

@@ -117,7 +117,7 @@ static __global__ __launch_bounds__(256) void multimap_ref_probe_kernel(GhmMulti
 
 static int check_probe(GhmContext *ctx, const uint32_t *keys, size_t n)
 {
-    return ctx && ctx->backend == &ghm_cuda_backend && (n == 0 || keys) ? GHM_OK
+    return ctx && ctx->backend->kind == GHM_BACKEND_CUDA && (n == 0 || keys) ? GHM_OK
                                                                         : GHM_ERR_INVALID;
 }
 

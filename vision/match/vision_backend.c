@@ -1,7 +1,8 @@
 /*
  * vision_backend.c - the one bridge from vision/ to the backend mechanism (see
- * vision_backend_internal.h): it reads the context's backend, so that the rest of vision/ keeps
- * to the public headers and never learns which backends were compiled in.
+ * vision_backend_internal.h): it asks the registry for the "vision" device module of the
+ * context's backend, so that the rest of vision/ keeps to the public headers and never learns
+ * which backends were compiled in.
  */
 #include "vision_backend_internal.h"
 
@@ -9,5 +10,5 @@
 
 const GhmVisionOps *ghmi_vision_ops(const GhmContext *ctx)
 {
-    return ctx && ctx->backend ? ctx->backend->vision : NULL;
+    return ghmi_backend_module(ctx, "vision");
 }

@@ -9,9 +9,10 @@
  *     else
  *         ...the CPU path of X.c...
  *
- * The choice between the CPU path and a device kernel is made here and nowhere else: a backend
- * (GhmBackend, hashing/ghm_backend_internal.h) carries a `vision` op table, which the CUDA
- * backend fills with the launchers of kernels/vision/ and the CPU backend leaves NULL. So no
+ * The choice between the CPU path and a device kernel is made here and nowhere else: the CUDA
+ * backend's "vision" device module (GhmDeviceModule, hashing/ghm_backend_internal.h; defined in
+ * kernels/vision/match/ops.cu) holds the launchers of kernels/vision/, and the CPU backend has
+ * none, so ghmi_vision_ops() is NULL there. So no
  * pipeline tests for CUDA with #if (STYLE.md, "The CPU/GPU split lives in one place"), and a build
  * without CUDA is the same tree minus kernels/. Every op takes backend memory (ghm_buffer_*)
  * and queues its work on the context's stream; it neither allocates nor synchronises, so the

@@ -1,7 +1,7 @@
 /*
  * voxel_backend.c - the bridge from the voxel pipeline to the backend mechanism (see
- * voxel_backend_internal.h): it reads the context's backend, so that voxel.c never learns which
- * backends were compiled in.
+ * voxel_backend_internal.h): it asks the registry for the "voxel" device module of the
+ * context's backend, so that voxel.c never learns which backends were compiled in.
  */
 #include "voxel_backend_internal.h"
 
@@ -9,5 +9,5 @@
 
 const GhmVoxelOps *ghmi_voxel_ops(const GhmContext *ctx)
 {
-    return ctx && ctx->backend ? ctx->backend->voxel : NULL;
+    return ghmi_backend_module(ctx, "voxel");
 }

@@ -1,6 +1,6 @@
 /*
  * voxel_backend_internal.h - how the voxel pipeline reaches device kernels: the backend's voxel
- * op table. Included by vision/voxel*.c and kernels/voxel/; not a public header.
+ * op table. Included by vision/voxel/ and kernels/vision/voxel/; not a public header.
  *
  * Usage (vision/voxel/voxel.c, vision/voxel/voxel_device.c):
  *     const GhmVoxelOps *ops = ghmi_voxel_ops(ctx);
@@ -9,8 +9,8 @@
  *     else
  *         ...the CPU path of voxel.c...
  *
- * As for GhmVisionOps: the CUDA backend fills the table (kernels/voxel/ops.cu), the CPU backend
- * leaves GhmBackend.voxel NULL, so no voxel code tests for CUDA. Every array argument is backend
+ * As for GhmVisionOps: the CUDA backend's "voxel" device module (kernels/vision/voxel/ops.cu)
+ * holds the table, the CPU backend has none (NULL), so no voxel code tests for CUDA. Every array argument is backend
  * memory unless it says host; each op queues its work on the context's stream and waits for
  * nothing (the memory ops are the stream-ordered allocator and copies the host module uses for
  * its arrays; the table op lets the multimap grow its own arrays, stream-ordered too).

@@ -1,6 +1,7 @@
 /*
  * ops.cu - the CUDA backend's vision op table (GhmVisionOps, vision/match/vision_backend_internal.h):
- * the launchers of kernels/vision/, which ghm_cuda_backend.vision points at. The host modules of
+ * the launchers of kernels/vision/, which the module ghm_cuda_module_vision at the end
+ * names. The host modules of
  * vision/ find them through ghmi_vision_ops(ctx) and keep their CPU path for backends without.
  */
 #include "hashing/ghm_backend_internal.h"
@@ -8,7 +9,7 @@
 #include "geohash.h"
 #include "verify.h"
 
-extern "C" const GhmVisionOps ghm_cuda_vision_ops = {
+static const GhmVisionOps ghm_cuda_vision_ops = {
     /* .geo_vote = */ ghm_cuda_geo_vote,
     /* .geo_best = */ ghm_cuda_geo_best,
     /* .features_create = */ ghm_cuda_features_create,
@@ -21,3 +22,7 @@ extern "C" const GhmVisionOps ghm_cuda_vision_ops = {
     /* .verify_refine = */ ghm_cuda_verify_refine,
     /* .verify_inliers = */ ghm_cuda_verify_inliers,
 };
+
+/* The registry finds the table through this module (see GhmDeviceModule). */
+extern "C" const GhmDeviceModule ghm_cuda_module_vision = {"vision", GHM_BACKEND_CUDA,
+                                                        &ghm_cuda_vision_ops};

@@ -2,7 +2,7 @@
  * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps,
  * vision/voxel/voxel_backend_internal.h): the launchers of voxelize.cu, labels.cu and normals.cu,
  * a stream-ordered allocator, page-locked host memory, queued copies and event timers for the
- * host module, which ghm_cuda_backend.voxel points at. vision/voxel/voxel_device.c finds them
+ * host module, named by the module ghm_cuda_module_voxel at the end. vision/voxel/voxel_device.c finds them
  * through ghmi_voxel_ops(ctx); backends without the table keep the CPU path of vision/voxel/.
  */
 #include <stdlib.h>
@@ -122,7 +122,7 @@ static int voxel_timer_elapsed(void *p, int i, int j, double *ms)
     return ret;
 }
 
-extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
+static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .scratch = */ voxel_scratch,
     /* .release = */ voxel_release,
     /* .memset = */ voxel_memset,
@@ -143,3 +143,7 @@ extern "C" const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .fill = */ ghm_cuda_voxel_fill,
     /* .normals = */ ghm_cuda_voxel_normals,
 };
+
+/* The registry finds the table through this module (see GhmDeviceModule). */
+extern "C" const GhmDeviceModule ghm_cuda_module_voxel = {"voxel", GHM_BACKEND_CUDA,
+                                                        &ghm_cuda_voxel_ops};
