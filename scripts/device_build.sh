@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# device_build.sh DEBS SRC BUILD - builds SRC into BUILD on a GPU machine that has the CUDA
+# toolkit, CMake and libpng/libjpeg but not jansson or Check: their Debian packages (in DEBS:
+# libjansson-dev, libjansson4, check, libsubunit-dev, libsubunit0, fetched with
+# `apt-get download`) are unpacked into a private prefix and linked statically, FFmpeg left out.
+set -euo pipefail
+DEBS=$1 SRC=$2 BUILD=$3
+pfx=$(mktemp -d)/deps
+mkdir -p "$pfx"
+for f in "$DEBS"/*.deb; do dpkg -x "$f" "$pfx"; done
+pcdir=$(dirname "$(find "$pfx" -name jansson.pc | head -1)")
+sed -i "s|^prefix=.*|prefix=$pfx/usr|" "$pcdir"/*.pc
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+PKG_CONFIG_PATH=$pcdir cmake "${gen[@]}" -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+    -DGEOHASH_FFMPEG=OFF -DGEOHASH_STATIC_DEPS=ON -DGEOHASH_CUDA=ON \
+    -DCMAKE_PREFIX_PATH="$pfx/usr" -DCMAKE_LIBRARY_PATH="$(dirname "$pcdir")" >/dev/null
+cmake --build "$BUILD" -j "$(nproc)"
