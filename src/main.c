@@ -1,6 +1,6 @@
 /*
  * main.c - entry point: installs the process-wide handlers that belong to the program, not the
- * library (SIGINT and SIGTERM), picks the sub-command from the first argument and turns its
+ * library (SIGINT and SIGTERM, FFmpeg's log callback), picks the sub-command from the first argument and turns its
  * GHM_EXIT_* status into the process exit status. The only file that calls exit().
  */
 #include <signal.h>
@@ -42,6 +42,7 @@ int main(int argc, char **argv)
      * and, on a loaded or small machine, slowed video matching from 5.8 to 1.8 frames/s. */
     setenv("OMP_WAIT_POLICY", "passive", 0);
     install_signal_handlers();
+    ghm_cli_install_ffmpeg_log();
     if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
         return ghm_cmd_voxel(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "bench") == 0)
