@@ -431,6 +431,16 @@ test_video_bad_damaged_frame() {
     grep -q 'warning: .*damaged.avi: frame' "$TMP/err" || fail "no warning: $(cat "$TMP/err")"
 }
 
+# The decoder's own words reach the warning (the program passes FFmpeg's log lines to the
+# library, which installs no callback itself): some damaged frame says more than a fallback.
+test_video_damaged_frame_decoder_words() {
+    need_ffmpeg_build
+    make_damaged_avi "$DATA/$MEGA" "$TMP/damaged.avi"
+    "$BIN" --backend cpu --json --start 96 --end 106 "$DATA/$MEGA_REF" "$TMP/damaged.avi" >"$TMP/out" 2>"$TMP/err"
+    grep 'warning: .*damaged.avi: frame' "$TMP/err" | grep -v '(the decoder concealed errors)' |
+        grep -qv '(damaged data)' || fail "no decoder message in: $(cat "$TMP/err")"
+}
+
 # A media file without a video stream (a WAV written here; the name lies).
 test_video_bad_no_video_stream() {
     need_ffmpeg_build
