@@ -1,6 +1,7 @@
 /*
  * file_io.c - the reading half of the file-I/O unit: capped whole-file reads (copied, or mapped
- * for large inputs), the first bytes of a file, and content sniffing. Atomic writes and the
+ * for large inputs), streams for readers that never hold a whole file, the first bytes of a
+ * file, and content sniffing. Atomic writes and the
  * table of temporary files are in file_write.c. See ghm_file_io.h.
  */
 #include <errno.h>
@@ -147,6 +148,27 @@ void ghm_file_data_free(GhmFileData *d)
     else
         free((void *)d->data);
     memset(d, 0, sizeof *d);
+}
+
+int ghm_file_open_read(const char *path, FILE **out, char *why, size_t why_size)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !out) {
+        ghmi_why(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    int fd = -1;
+    struct stat st;
+    int ret = open_input(path, &fd, &st, why, why_size);
+    if (ret < 0)
+        return ret;
+    if (!(*out = fdopen(fd, "rb"))) { /* only fails for want of memory */
+        close(fd);
+        ghmi_why(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    return GHM_OK;
 }
 
 int ghm_file_head(const char *path, uint8_t *buf, size_t n, size_t *got, char *why,

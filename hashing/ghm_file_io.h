@@ -81,6 +81,12 @@ int ghm_file_read(const char *path, size_t max_bytes, unsigned flags, GhmFileDat
  * zeroed struct. */
 void ghm_file_data_free(GhmFileData *d);
 
+/* Opens the file at path for reading as a stream, for readers that never hold a whole file
+ * (a YUV4MPEG2 video is read frame by frame). Same checks and messages as ghm_file_read():
+ * GHM_ERR_IO for a file that cannot be opened or is a directory, GHM_ERR_NOMEM,
+ * GHM_ERR_INVALID. The caller closes *out with fclose(). */
+int ghm_file_open_read(const char *path, FILE **out, char *why, size_t why_size);
+
 /* Reads at most n bytes from the start of the file at path into buf and sets *got to how many
  * there were (fewer for a shorter file). GHM_ERR_IO with why when it cannot be opened or read
  * or is a directory. For sniffing files that are then read by someone else (FFmpeg, a reader

@@ -180,6 +180,24 @@ START_TEST(test_read_errors)
 }
 END_TEST
 
+START_TEST(test_open_read)
+{
+    put_file(in_dir("s"), "stream", 6);
+    FILE *f = NULL;
+    char why[256] = "", buf[8] = "";
+    ck_assert_int_eq(ghm_file_open_read(in_dir("s"), &f, why, sizeof why), GHM_OK);
+    ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 6);
+    ck_assert_int_eq(memcmp(buf, "stream", 6), 0);
+    fclose(f);
+    ck_assert_int_eq(ghm_file_open_read(dir, &f, why, sizeof why), GHM_ERR_IO);
+    ck_assert_msg(strstr(why, "directory") != NULL, "%s", why);
+    ck_assert_ptr_null(f);
+    ck_assert_int_eq(ghm_file_open_read(in_dir("missing"), &f, why, sizeof why), GHM_ERR_IO);
+    ck_assert_msg(strstr(why, "cannot open") != NULL, "%s", why);
+    ck_assert_int_eq(ghm_file_open_read(NULL, &f, why, sizeof why), GHM_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(test_head)
 {
     put_file(in_dir("h"), "abcdef", 6);
@@ -530,6 +548,7 @@ static Suite *file_io_suite(void)
     tcase_add_test(read, test_read_refuses_over_cap);
     tcase_add_test(read, test_read_stream_over_cap);
     tcase_add_test(read, test_read_errors);
+    tcase_add_test(read, test_open_read);
     tcase_add_test(read, test_head);
     suite_add_tcase(s, read);
     TCase *sniffing = tcase_create("sniff");

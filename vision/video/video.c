@@ -92,11 +92,9 @@ static int open_y4m_file(const char *path, GhmVideo **out, char *why, size_t n)
     if (ret < 0 || kind != GHM_FILE_Y4M)
         return ret < 0 ? ret : 1;
     /* The Y4M reader streams: a file of any length is read frame by frame, never whole. */
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ghmi_why(why, n, "cannot open: %s", strerror(errno));
-        return GHM_ERR_IO;
-    }
+    FILE *f = NULL;
+    if ((ret = ghm_file_open_read(path, &f, why, n)) < 0)
+        return ret;
     if ((ret = ghm_video_open_y4m(f, out, why, n)) < 0) {
         fclose(f);
         return ret;
