@@ -1,7 +1,8 @@
 /*
  * main.c - entry point: installs the process-wide handlers that belong to the program, not the
- * library (SIGINT and SIGTERM, FFmpeg's log callback), picks the sub-command from the first argument and turns its
- * GHM_EXIT_* status into the process exit status. The only file that calls exit().
+ * library (SIGINT and SIGTERM, FFmpeg's log callback), picks the sub-command from the first
+ * argument and turns its GHM_EXIT_* status into the process exit status. The only file that
+ * calls exit().
  */
 #include <signal.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * rebuilds the matcher without decoding and analysing the reference image again.
  *
  * Layout (all integers little-endian, floats IEEE-754 binary32 / binary64 little-endian):
- *     header   8 bytes magic "GHMREF\r\n" (GHM_FILE_REFERENCE_MAGIC), u32 version (1), u32 0, u64 payload bytes,
- *              u64 FNV-1a 64 of the payload
+ *     header   8 bytes magic "GHMREF\r\n" (GHM_FILE_REFERENCE_MAGIC), u32 version (1), u32 0,
+ *              u64 payload bytes, u64 FNV-1a 64 of the payload
  *     payload  u32 width, u32 height, the reference-side parameters (see put_params), u64 number
  *              of edge points, u64 number of corners, edge points (f32 x, y, angle, strength,
  *              u32 pixel), corners (f32 x, y, response)

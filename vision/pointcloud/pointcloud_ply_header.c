@@ -22,8 +22,11 @@ static const struct {
 };
 
 const char *const ghmi_ply_field_names[F_COUNT][2] = {
-    {"x", NULL},    {"y", NULL},    {"z", NULL},   {"nx", "normal_x"}, {"ny", "normal_y"},
-    {"nz", "normal_z"}, {"red", "diffuse_red"}, {"green", "diffuse_green"}, {"blue", "diffuse_blue"},
+    {"x", NULL},          {"y", NULL},
+    {"z", NULL},          {"nx", "normal_x"},
+    {"ny", "normal_y"},   {"nz", "normal_z"},
+    {"red", "diffuse_red"}, {"green", "diffuse_green"},
+    {"blue", "diffuse_blue"},
 };
 
 /* --- small helpers ------------------------------------------------------------------------ */
@@ -206,7 +209,8 @@ static int header_vertex(PlyHeader *h, char *why, size_t ws)
         h->field[f] = -1;
         for (int i = 0; i < v->nprops; i++)
             for (int k = 0; k < 2; k++)
-                if (ghmi_ply_field_names[f][k] && strcmp(v->props[i].name, ghmi_ply_field_names[f][k]) == 0)
+                if (ghmi_ply_field_names[f][k] &&
+                    strcmp(v->props[i].name, ghmi_ply_field_names[f][k]) == 0)
                     h->field[f] = i;
         if (h->field[f] >= 0 && v->props[h->field[f]].is_list)
             return ghmi_pc_fail(why, ws, GHM_ERR_FORMAT,
