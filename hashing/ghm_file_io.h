@@ -49,6 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ghm_api.h"
 #include "ghm_error.h"
 
 #ifdef __cplusplus
@@ -74,25 +75,25 @@ typedef struct GhmFileData {
  * GHM_OK; GHM_ERR_IO (cannot open, read or map; a directory), GHM_ERR_TOO_LARGE (above
  * max_bytes), GHM_ERR_NOMEM or GHM_ERR_INVALID (NULL path or out), with why. *out is zeroed
  * first and filled only on success; release it with ghm_file_data_free(). */
-int ghm_file_read(const char *path, size_t max_bytes, unsigned flags, GhmFileData *out,
-                  char *why, size_t why_size);
+GHM_API int ghm_file_read(const char *path, size_t max_bytes, unsigned flags,
+                          GhmFileData *out, char *why, size_t why_size);
 
 /* Releases what ghm_file_read() gave (unmaps or frees) and zeroes *d. Accepts NULL and a
  * zeroed struct. */
-void ghm_file_data_free(GhmFileData *d);
+GHM_API void ghm_file_data_free(GhmFileData *d);
 
 /* Opens the file at path for reading as a stream, for readers that never hold a whole file
  * (a YUV4MPEG2 video is read frame by frame). Same checks and messages as ghm_file_read():
  * GHM_ERR_IO for a file that cannot be opened or is a directory, GHM_ERR_NOMEM,
  * GHM_ERR_INVALID. The caller closes *out with fclose(). */
-int ghm_file_open_read(const char *path, FILE **out, char *why, size_t why_size);
+GHM_API int ghm_file_open_read(const char *path, FILE **out, char *why, size_t why_size);
 
 /* Reads at most n bytes from the start of the file at path into buf and sets *got to how many
  * there were (fewer for a shorter file). GHM_ERR_IO with why when it cannot be opened or read
  * or is a directory. For sniffing files that are then read by someone else (FFmpeg, a reader
  * that streams). */
-int ghm_file_head(const char *path, uint8_t *buf, size_t n, size_t *got, char *why,
-                  size_t why_size);
+GHM_API int ghm_file_head(const char *path, uint8_t *buf, size_t n, size_t *got, char *why,
+                          size_t why_size);
 
 /* --- content sniffing --------------------------------------------------------------------- */
 
@@ -121,14 +122,15 @@ typedef enum GhmFileKind {
 #define GHM_SNIFF_PREFIX 1u
 
 /* Which format the n bytes at head (the start of a file, n may be 0) are, by content only. */
-GhmFileKind ghm_file_sniff(const uint8_t *head, size_t n, unsigned flags);
+GHM_API GhmFileKind ghm_file_sniff(const uint8_t *head, size_t n, unsigned flags);
 
 /* ghm_file_sniff() on the first GHM_FILE_SNIFF_BYTES of the file at path, whole signatures
  * only. GHM_ERR_IO (with why) when it cannot be opened or read. */
-int ghm_file_sniff_path(const char *path, GhmFileKind *kind, char *why, size_t why_size);
+GHM_API int ghm_file_sniff_path(const char *path, GhmFileKind *kind, char *why,
+                                size_t why_size);
 
 /* A short name for a kind ("PNG", "PLY", "reference file", ...); never NULL. */
-const char *ghm_file_kind_name(GhmFileKind kind);
+GHM_API const char *ghm_file_kind_name(GhmFileKind kind);
 
 /* --- atomic writes ------------------------------------------------------------------------ */
 
@@ -138,34 +140,36 @@ typedef struct GhmFileWriter GhmFileWriter;
  * file) and registers it for removal on a signal. Returns GHM_OK with *out set, GHM_ERR_IO with
  * why ("cannot create a file in that folder: Permission denied"), GHM_ERR_NOMEM or
  * GHM_ERR_INVALID. Nothing exists at path's folder after a failure. */
-int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why, size_t why_size);
+GHM_API int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why,
+                                   size_t why_size);
 
 /* The stream to write the data to (stdio, binary). Valid until commit or free; do not close it.
  * Errors on it are collected and reported by ghm_file_writer_commit(). */
-FILE *ghm_file_writer_stream(GhmFileWriter *w);
+GHM_API FILE *ghm_file_writer_stream(GhmFileWriter *w);
 
 /* Finishes the write: flushes, fsyncs, closes and renames the temporary file over the target.
  * Always releases the writer and sets *w to NULL. GHM_OK, or GHM_ERR_IO with why (a write error
  * such as a full disk, or the rename failing: the target is a directory, ...), in which case
  * the temporary file is gone and the target untouched. GHM_ERR_INVALID for NULL. */
-int ghm_file_writer_commit(GhmFileWriter **w, char *why, size_t why_size);
+GHM_API int ghm_file_writer_commit(GhmFileWriter **w, char *why, size_t why_size);
 
 /* Abandons the write: closes and removes the temporary file, leaves the target untouched,
  * releases the writer and sets *w to NULL. Accepts NULL and a pointer to NULL. */
-void ghm_file_writer_free(GhmFileWriter **w);
+GHM_API void ghm_file_writer_free(GhmFileWriter **w);
 
 /* Writes size bytes atomically to path (create, one write, commit). Same codes as above. */
-int ghm_file_write(const char *path, const void *data, size_t size, char *why, size_t why_size);
+GHM_API int ghm_file_write(const char *path, const void *data, size_t size, char *why,
+                           size_t why_size);
 
 /* --- interruption ------------------------------------------------------------------------- */
 
 /* Removes the temporary file of every atomic write still in progress in this process. Only
  * reads the unit's table and calls unlink(), so it is async-signal-safe: meant for a SIGINT or
  * SIGTERM handler that then ends the process. Writers in progress fail at commit afterwards. */
-void ghm_file_remove_temporaries(void);
+GHM_API void ghm_file_remove_temporaries(void);
 
 /* How many atomic writes are in progress (for tests and diagnostics). */
-int ghm_file_temporaries_in_flight(void);
+GHM_API int ghm_file_temporaries_in_flight(void);
 
 #ifdef __cplusplus
 }

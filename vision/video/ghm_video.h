@@ -119,7 +119,7 @@ GHM_API int ghm_video_have_ffmpeg(void);
  * own FFmpeg work, or no video reading): it is left alone, nothing is read through avcl. ap may
  * have been used when it returns 1: va_copy it first to print the line as well. Always 0 in a
  * build without FFmpeg. */
-int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap);
+GHM_API int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap);
 
 /* 1 when path should be read as a video: "-", or a file whose first bytes are neither a PNG
  * nor a JPEG signature (an empty file or a text file counts as a video, so that the error
