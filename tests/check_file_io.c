@@ -126,7 +126,7 @@ START_TEST(test_read_refuses_over_cap)
     /* A (sparse) file far above the cap is refused from its size, without reading it. */
     FILE *f = fopen(in_dir("huge"), "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(ftruncate(fileno(f), (off_t)1 << 40), 0);
+    ck_assert_int_eq(ftruncate(fileno(f), (off_t)1 << 34), 0);
     fclose(f);
     ck_assert_int_eq(ghm_file_read(in_dir("huge"), (size_t)1 << 30, 0, &d, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
