@@ -496,7 +496,7 @@ static int run_all(Bench *b, int lo, int hi)
     return ret;
 }
 
-/* Writes the JSON to a temporary name and renames it, so FILE is complete or untouched. */
+/* Writes the JSON atomically (ghm_json_write_file), so FILE is complete or untouched. */
 static int write_json(const Bench *b, const char *path, int lo, int hi)
 {
     char desc[256];

@@ -82,6 +82,10 @@ void ghm_cli_usage_hint(const char *command);
 void ghm_cli_print_help(FILE *f);
 void ghm_cli_print_version(FILE *f);
 
+/* Installs the program's FFmpeg log callback (src/ffmpeg_log.c): decoder lines go to the video
+ * being read, nothing is printed. Process-wide, so main() calls it; the library never does. */
+void ghm_cli_install_ffmpeg_log(void);
+
 /* The sub-commands. Each returns a GHM_EXIT_* status. argv[0] is the command's name. */
 int ghm_cmd_match(int argc, char **argv); /* REFERENCE QUERY (image or video) */
 int ghm_cmd_voxel(int argc, char **argv);

@@ -5,7 +5,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "cmd_video.h"
@@ -14,22 +13,6 @@
 #include "ghm_video.h"
 #include "json_out.h"
 #include "match_cli.h"
-
-/* 1 when the file starts like a PNG or a JPEG (the image decoder decides by content too). */
-static int looks_like_image(const char *path)
-{
-    static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    unsigned char head[8] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 1; /* let the image loader report why it cannot be read */
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (n == 0)
-        return 1; /* an empty file is reported by the image loader */
-    return (n >= 8 && memcmp(head, png, 8) == 0) ||
-           (n >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF);
-}
 
 static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
                         const GhmMatchResult *res, const GhmImage *query)
@@ -102,10 +85,9 @@ int ghm_cmd_match(int argc, char **argv)
         return parsed > 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
     /* VIDEO BRANCH: a QUERY that is "-" or not a PNG/JPEG by content is a video; the video
      * mode (src/cmd_video.c) takes the same options and returns a GHM_EXIT_* status.
-     * ghm_video_is_video_path also keeps foreign files with the image loader in a build
-     * without FFmpeg. */
-    int video = o.query && (strcmp(o.query, "-") == 0 || !looks_like_image(o.query)) &&
-                ghm_video_is_video_path(o.query);
+     * ghm_video_is_video_path sniffs the content (ghm_file_io.h) and also keeps foreign files
+     * with the image loader in a build without FFmpeg. */
+    int video = o.query && ghm_video_is_video_path(o.query);
     GhmContext *ctx = NULL;
     if (ghm_cli_context(&o.common, &ctx) < 0)
         return GHM_EXIT_ERROR;

@@ -1,11 +1,11 @@
 /* json_out.c - see json_out.h. */
 #include "json_out.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "ghm_file_io.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 if the byte there starts none. */
 static size_t utf8_sequence(const unsigned char *s)
@@ -58,26 +58,23 @@ json_t *ghm_json_string_lossy(const char *s)
 
 int ghm_json_write_file(const char *path, json_t *obj)
 {
-    size_t n = strlen(path);
-    char *tmp = obj ? malloc(n + 5) : NULL;
-    int ok = 0;
-    errno = ENOMEM;
-    if (tmp) {
-        memcpy(tmp, path, n);
-        memcpy(tmp + n, ".tmp", 5);
-        ok = json_dump_file(obj, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0 &&
-             rename(tmp, path) == 0;
-        if (!ok) {
-            int saved = errno;
-            remove(tmp);
-            errno = saved;
+    char why[256] = "out of memory"; /* obj is NULL after a failed json_pack */
+    GhmFileWriter *w = NULL;
+    int ret = obj ? ghm_file_writer_create(path, &w, why, sizeof why) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK) {
+        FILE *f = ghm_file_writer_stream(w);
+        /* A write error leaves the stream's error set, and commit says which it was. */
+        if (json_dumpf(obj, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0 || ferror(f)) {
+            ret = ghm_file_writer_commit(&w, why, sizeof why);
+        } else {
+            ghm_file_writer_free(&w); /* jansson ran out of memory */
+            ret = GHM_ERR_NOMEM;
         }
     }
-    if (!ok)
-        ghm_cli_error(path, "cannot write the JSON output: %s", strerror(errno));
-    free(tmp);
+    if (ret < 0)
+        ghm_cli_error(path, "cannot write the JSON output: %s", why);
     json_decref(obj);
-    return ok ? 0 : -1;
+    return ret < 0 ? -1 : 0;
 }
 
 int ghm_json_print(FILE *f, const json_t *obj)

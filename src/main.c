@@ -1,11 +1,40 @@
 /*
- * main.c - entry point: picks the sub-command from the first argument and turns its GHM_EXIT_*
- * status into the process exit status. The only file that calls exit().
+ * main.c - entry point: installs the process-wide handlers that belong to the program, not the
+ * library (SIGINT and SIGTERM, FFmpeg's log callback), picks the sub-command from the first
+ * argument and turns its GHM_EXIT_* status into the process exit status. The only file that
+ * calls exit().
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "ghm_file_io.h"
+
+/* Ctrl-C or kill in the middle of writing an output: the unfinished temporary file goes, then
+ * the signal ends the process as it would have (same exit status for the shell). Only
+ * async-signal-safe calls: the unit's unlink walk and raise(). */
+static void on_terminate(int sig)
+{
+    ghm_file_remove_temporaries();
+    raise(sig); /* SA_RESETHAND restored the default action */
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_terminate;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* A signal ignored by whoever started us (nohup, a background job) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -13,6 +42,8 @@ int main(int argc, char **argv)
      * the short parallel stages of a query, spinning threads burned three times the CPU time
      * and, on a loaded or small machine, slowed video matching from 5.8 to 1.8 frames/s. */
     setenv("OMP_WAIT_POLICY", "passive", 0);
+    install_signal_handlers();
+    ghm_cli_install_ffmpeg_log();
     if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
         return ghm_cmd_voxel(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "bench") == 0)

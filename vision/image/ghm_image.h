@@ -61,10 +61,10 @@ GHM_API int ghm_image_load(const char *path, GhmImage **out, char *why, size_t w
 GHM_API int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
                              size_t why_size);
 
-/* Writes a grey image as PNG, atomically: PATH.tmp.XXXXXX in the same directory, renamed into
- * place; on any failure the temporary file is removed and PATH is untouched. GHM_ERR_IO (with
- * why) when the file cannot be created, written or renamed; GHM_ERR_INVALID for a NULL or
- * malformed image. ghm_rgb_image_save_png does the same for RGB. */
+/* Writes a grey image as PNG, atomically (ghm_file_io.h: a temporary file beside PATH, renamed
+ * into place, mode from the umask); on any failure the temporary file is removed and PATH is
+ * untouched. GHM_ERR_IO (with why) when the file cannot be created, written or renamed;
+ * GHM_ERR_INVALID for a NULL or malformed image. ghm_rgb_image_save_png does the same for RGB. */
 GHM_API int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size);
 
 GHM_API void ghm_image_free(GhmImage **img);

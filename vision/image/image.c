@@ -1,24 +1,12 @@
 /*
- * image.c - the GhmImage and GhmRgbImage types, reading a whole file into memory, choosing the
- * decoder by the first bytes of the content (never the file name), the size limits, and the
- * small drawing helpers used for overlays.
+ * image.c - the GhmImage and GhmRgbImage types, the size limits every decoder checks, and the
+ * small drawing helpers used for overlays. A leaf: the decoders (image_png.c, image_jpeg.c) call
+ * it, and image_io.c, which reads and writes files, calls them, so no two files call each other.
  */
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "image_internal.h"
-
-/* Encoded files above this are refused before reading: even a 100-megapixel RGBA PNG stored
- * uncompressed stays below it, so only garbage or a wrong file gets here. */
-#define MAX_FILE_BYTES ((size_t)1 << 30)
-
-static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
-static const uint8_t jpeg_signature[3] = {0xff, 0xd8, 0xff};
 
 int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why_size)
 {
@@ -88,134 +76,6 @@ void ghm_image_free(GhmImage **img)
     *img = NULL;
 }
 
-/* 1 when the first bytes of data agree with sig as far as data goes (size >= 1). A short file
- * that is a prefix of a signature is then reported by that decoder as truncated. */
-static int starts_like(const uint8_t *data, size_t size, const uint8_t *sig, size_t sig_size)
-{
-    size_t n = size < sig_size ? size : sig_size;
-    return n > 0 && memcmp(data, sig, n) == 0;
-}
-
-int ghm_image_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
-                     size_t why_size)
-{
-    if (out == NULL || (data == NULL && size > 0)) {
-        ghmi_why(why, why_size, "invalid arguments");
-        return GHM_ERR_INVALID;
-    }
-    *out = NULL;
-    if (size == 0) {
-        ghmi_why(why, why_size, "empty file");
-        return GHM_ERR_FORMAT;
-    }
-    if (starts_like(data, size, png_signature, sizeof png_signature))
-        return ghmi_png_decode(data, size, out, why, why_size);
-    if (starts_like(data, size, jpeg_signature, sizeof jpeg_signature))
-        return ghmi_jpeg_decode(data, size, out, why, why_size);
-    ghmi_why(why, why_size, "not a PNG or JPEG image");
-    return GHM_ERR_FORMAT;
-}
-
-/* Reads the rest of f into a growing buffer, refusing more than MAX_FILE_BYTES. The first
- * guess comes from fstat so that a regular file is read with one allocation. */
-static int read_all(FILE *f, size_t guess, uint8_t **data, size_t *size, char *why,
-                    size_t why_size)
-{
-    size_t cap = guess + 1, used = 0;
-    uint8_t *buf = malloc(cap);
-    if (buf == NULL)
-        return GHM_ERR_NOMEM;
-    for (;;) {
-        used += fread(buf + used, 1, cap - used, f);
-        if (used < cap)
-            break;
-        if (cap > MAX_FILE_BYTES) {
-            free(buf);
-            ghmi_why(why, why_size, "file is larger than %zu bytes", MAX_FILE_BYTES);
-            return GHM_ERR_TOO_LARGE;
-        }
-        size_t grown = cap * 2 > MAX_FILE_BYTES + 1 ? MAX_FILE_BYTES + 1 : cap * 2;
-        uint8_t *bigger = realloc(buf, grown);
-        if (bigger == NULL) {
-            free(buf);
-            return GHM_ERR_NOMEM;
-        }
-        buf = bigger;
-        cap = grown;
-    }
-    if (ferror(f)) {
-        int err = errno;
-        free(buf);
-        ghmi_why(why, why_size, "cannot read: %s", strerror(err));
-        return GHM_ERR_IO;
-    }
-    *data = buf;
-    *size = used;
-    return GHM_OK;
-}
-
-/* Opens path and checks it is a regular-sized readable file; returns the size hint. */
-static int open_input(const char *path, FILE **f, size_t *guess, char *why, size_t why_size)
-{
-    *f = fopen(path, "rb");
-    if (*f == NULL) {
-        ghmi_why(why, why_size, "cannot open: %s", strerror(errno));
-        return GHM_ERR_IO;
-    }
-    struct stat st;
-    *guess = 64 * 1024;
-    if (fstat(fileno(*f), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            ghmi_why(why, why_size, "is a directory, not an image file");
-            return GHM_ERR_IO;
-        }
-        if (S_ISREG(st.st_mode)) {
-            if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
-                ghmi_why(why, why_size, "file is %lld bytes, above the limit of %zu bytes",
-                         (long long)st.st_size, MAX_FILE_BYTES);
-                return GHM_ERR_TOO_LARGE;
-            }
-            *guess = (size_t)st.st_size;
-        }
-    }
-    return GHM_OK;
-}
-
-int ghm_image_load(const char *path, GhmImage **out, char *why, size_t why_size)
-{
-    if (path == NULL || out == NULL) {
-        ghmi_why(why, why_size, "invalid arguments");
-        return GHM_ERR_INVALID;
-    }
-    *out = NULL;
-    FILE *f = NULL;
-    uint8_t *data = NULL;
-    size_t size = 0, guess = 0;
-    int ret = open_input(path, &f, &guess, why, why_size);
-    if (ret < 0)
-        goto done;
-    if ((ret = read_all(f, guess, &data, &size, why, why_size)) < 0)
-        goto done;
-    ret = ghm_image_decode(data, size, out, why, why_size);
-done:
-    if (ret == GHM_ERR_NOMEM)
-        ghmi_why(why, why_size, "out of memory");
-    free(data);
-    if (f != NULL)
-        fclose(f);
-    return ret;
-}
-
-int ghm_image_save_png(const GhmImage *img, const char *path, char *why, size_t why_size)
-{
-    if (img == NULL || path == NULL || img->pixels == NULL || img->stride < img->width) {
-        ghmi_why(why, why_size, "invalid arguments");
-        return GHM_ERR_INVALID;
-    }
-    return ghmi_png_write(path, img->width, img->height, 1, img->pixels, (size_t)img->stride,
-                          why, why_size);
-}
-
 /* --- RGB images for overlays ------------------------------------------------------------- */
 
 int ghm_rgb_image_create(int width, int height, GhmRgbImage **out)
@@ -254,16 +114,6 @@ int ghm_rgb_image_from_grey(const GhmImage *grey, GhmRgbImage **out)
             dst[0] = dst[1] = dst[2] = row[x];
     }
     return GHM_OK;
-}
-
-int ghm_rgb_image_save_png(const GhmRgbImage *img, const char *path, char *why, size_t why_size)
-{
-    if (img == NULL || path == NULL || img->pixels == NULL) {
-        ghmi_why(why, why_size, "invalid arguments");
-        return GHM_ERR_INVALID;
-    }
-    return ghmi_png_write(path, img->width, img->height, 3, img->pixels, (size_t)img->width * 3,
-                          why, why_size);
 }
 
 void ghm_rgb_image_free(GhmRgbImage **img)

@@ -1,7 +1,7 @@
 /*
- * image_internal.h - what image.c, image_png.c and image_jpeg.c share: the size check every
- * decoder runs on the header before it allocates pixels, the "why" message writer, the luma
- * formula, and the per-format decoders and writer that image.c dispatches to.
+ * image_internal.h - what the image files share: the size check every decoder runs on the
+ * header before it allocates pixels (image.c), the "why" message writer, the luma formula, and
+ * the per-format decoders and writer that image_io.c dispatches to.
  */
 #ifndef GHM_IMAGE_INTERNAL_H
 #define GHM_IMAGE_INTERNAL_H
@@ -31,8 +31,8 @@ int ghmi_png_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
 int ghmi_jpeg_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
                      size_t why_size);
 
-/* Writes 8-bit rows (channels 1 = grey, 3 = RGB) as a PNG at path, through a temporary file in
- * the same directory that is renamed into place; nothing is left behind on failure. */
+/* Writes 8-bit rows (channels 1 = grey, 3 = RGB) as a PNG at path through the file-I/O unit's
+ * atomic writer: path is complete or untouched, nothing is left behind on failure. */
 int ghmi_png_write(const char *path, int width, int height, int channels, const uint8_t *pixels,
                    size_t stride, char *why, size_t why_size);
 

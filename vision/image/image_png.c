@@ -1,6 +1,7 @@
 /*
  * image_png.c - PNG through libpng: decoding any colour type and bit depth from memory into
- * the grey 8-bit GhmImage, and writing grey or RGB images atomically.
+ * the grey 8-bit GhmImage, and writing grey or RGB images through the file-I/O unit's atomic
+ * writer (a temporary file beside the target, renamed into place).
  *
  * libpng reports errors by calling an error function that must not return; ours records the
  * message and longjmps back to the setjmp in the one function that drives libpng. Everything
@@ -9,14 +10,12 @@
  * libpng only warns about damage it can safely skip (ancillary chunks), while critical-chunk
  * CRC errors, bad zlib data and short data are errors.
  */
-#include <errno.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "ghm_file_io.h"
 #include "image_internal.h"
 
 /* State shared with the libpng callbacks and kept across the longjmp. */
@@ -204,7 +203,7 @@ int ghmi_png_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,
 /* --- writing ------------------------------------------------------------------------------ */
 
 typedef struct PngEncoder {
-    FILE *file;
+    FILE *file; /* the atomic writer's stream */
     char message[192];
     png_structp png;
     png_infop info;
@@ -236,57 +235,6 @@ static int encode_with_libpng(PngEncoder *e)
     return GHM_OK;
 }
 
-/* Creates path.tmp.XXXXXX next to path, readable like a normal output file. */
-static int open_temporary(const char *path, char **tmp_path, FILE **file, char *why,
-                          size_t why_size)
-{
-    size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
-    *tmp_path = malloc(n);
-    if (*tmp_path == NULL)
-        return GHM_ERR_NOMEM;
-    snprintf(*tmp_path, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(*tmp_path);
-    if (fd < 0) {
-        ghmi_why(why, why_size, "cannot create file: %s", strerror(errno));
-        free(*tmp_path);
-        *tmp_path = NULL;
-        return GHM_ERR_IO;
-    }
-    /* mkstemp makes the file 0600; an overlay is an ordinary output file. */
-    (void)fchmod(fd, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
-    *file = fdopen(fd, "wb");
-    if (*file == NULL) {
-        ghmi_why(why, why_size, "cannot write: %s", strerror(errno));
-        close(fd);
-        return GHM_ERR_IO;
-    }
-    return GHM_OK;
-}
-
-/* Flushes and closes the temporary file, then renames it over path. */
-static int commit_temporary(PngEncoder *e, const char *tmp_path, const char *path, char *why,
-                            size_t why_size)
-{
-    FILE *f = e->file;
-    e->file = NULL;
-    int failed = fflush(f) != 0 || ferror(f);
-    int err = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        err = errno;
-    }
-    if (failed) {
-        ghmi_why(why, why_size, "cannot write: %s", strerror(err));
-        return GHM_ERR_IO;
-    }
-    if (rename(tmp_path, path) != 0) {
-        ghmi_why(why, why_size, "cannot rename the temporary file into place: %s",
-                 strerror(errno));
-        return GHM_ERR_IO;
-    }
-    return GHM_OK;
-}
-
 int ghmi_png_write(const char *path, int width, int height, int channels, const uint8_t *pixels,
                    size_t stride, char *why, size_t why_size)
 {
@@ -296,33 +244,25 @@ int ghmi_png_write(const char *path, int width, int height, int channels, const 
     }
     PngEncoder e = {.pixels = pixels, .stride = stride, .width = width, .height = height,
                     .channels = channels};
-    char *tmp_path = NULL;
-    int committed = 0;
-    int ret = open_temporary(path, &tmp_path, &e.file, why, why_size);
+    GhmFileWriter *w = NULL;
+    int ret = ghm_file_writer_create(path, &w, why, why_size);
     if (ret < 0)
-        goto done;
+        return ret;
+    e.file = ghm_file_writer_stream(w);
     e.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e, on_png_write_error,
                                     on_png_warning);
     if (e.png == NULL || (e.info = png_create_info_struct(e.png)) == NULL) {
+        ghmi_why(why, why_size, "out of memory writing PNG");
         ret = GHM_ERR_NOMEM;
-        goto done;
-    }
-    if ((ret = encode_with_libpng(&e)) < 0) {
+    } else if ((ret = encode_with_libpng(&e)) < 0) {
         /* libpng's write callback fails with "Write Error" when the disk is full. */
         ghmi_why(why, why_size, "cannot write PNG: %s", e.message);
         ret = ferror(e.file) ? GHM_ERR_IO : ret;
-        goto done;
     }
-    ret = commit_temporary(&e, tmp_path, path, why, why_size);
-    committed = ret == GHM_OK;
-done:
-    if (ret == GHM_ERR_NOMEM)
-        ghmi_why(why, why_size, "out of memory writing PNG");
     png_destroy_write_struct(&e.png, &e.info);
-    if (e.file != NULL)
-        fclose(e.file);
-    if (tmp_path != NULL && !committed)
-        unlink(tmp_path);
-    free(tmp_path);
-    return ret;
+    if (ret < 0) {
+        ghm_file_writer_free(&w); /* the temporary file goes, path is untouched */
+        return ret;
+    }
+    return ghm_file_writer_commit(&w, why, why_size);
 }

@@ -116,8 +116,9 @@ GHM_API const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m);
  * reference-side ones in p are ignored. GHM_ERR_INVALID for values out of range. */
 GHM_API int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p);
 
-/* Writes the reference to path atomically (temporary file + rename): magic, version, payload
- * size, FNV-1a 64 checksum of the payload, then the payload. GHM_ERR_IO with why filled. */
+/* Writes the reference to path atomically (ghm_file_io.h: temporary file + rename): magic,
+ * version, payload size, FNV-1a 64 checksum of the payload, then the payload. GHM_ERR_IO with
+ * why filled. */
 GHM_API int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t why_size);
 
 /* Reads a reference file and rebuilds the matcher. GHM_ERR_IO (cannot read), GHM_ERR_FORMAT

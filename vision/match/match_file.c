@@ -3,25 +3,23 @@
  * rebuilds the matcher without decoding and analysing the reference image again.
  *
  * Layout (all integers little-endian, floats IEEE-754 binary32 / binary64 little-endian):
- *     header   8 bytes magic "GHMREF\r\n", u32 version (1), u32 0, u64 payload bytes,
- *              u64 FNV-1a 64 of the payload
+ *     header   8 bytes magic "GHMREF\r\n" (GHM_FILE_REFERENCE_MAGIC), u32 version (1), u32 0,
+ *              u64 payload bytes, u64 FNV-1a 64 of the payload
  *     payload  u32 width, u32 height, the reference-side parameters (see put_params), u64 number
  *              of edge points, u64 number of corners, edge points (f32 x, y, angle, strength,
  *              u32 pixel), corners (f32 x, y, response)
  * The tables are not stored: they follow from the features, the parameters and the seed of the
  * run that loads the file, exactly as when the reference image itself is given.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "ghm_file_io.h"
 #include "match_internal.h"
 #include "why_internal.h"
 
-#define REF_MAGIC "GHMREF\r\n"
 #define REF_VERSION 1u
 #define HEADER_BYTES 32u
 #define EDGE_BYTES 20u
@@ -193,7 +191,7 @@ static void encode(const GhmMatcher *m, Buf *b)
         put_f32(&payload, m->corners[i].y);
         put_f32(&payload, m->corners[i].response);
     }
-    put(b, REF_MAGIC, 8);
+    put(b, GHM_FILE_REFERENCE_MAGIC, 8);
     put_u32(b, REF_VERSION);
     put_u32(b, 0);
     put_u64(b, payload.n);
@@ -214,95 +212,28 @@ int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, size_t wh
         ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
-    /* Write a temporary file next to the target, then rename: never a partial file. */
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    int ret = GHM_ERR_IO, fd = -1;
-    FILE *f = NULL;
-    if (!tmp) {
-        free(b.p);
-        ghmi_why(why, why_size, "out of memory");
-        return GHM_ERR_NOMEM;
-    }
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0) {
-        ghmi_why(why, why_size, "cannot create a file there: %s", strerror(errno));
-        goto done;
-    }
-    if (!(f = fdopen(fd, "wb"))) {
-        ghmi_why(why, why_size, "cannot write: %s", strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto done;
-    }
-    int bad = fwrite(b.p, 1, b.n, f) != b.n;
-    bad |= fflush(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        ghmi_why(why, why_size, "cannot write: %s", strerror(errno));
-        unlink(tmp);
-        goto done;
-    }
-    ret = GHM_OK;
-done:
-    free(tmp);
+    /* Through the atomic writer: the target is a whole reference file or untouched. */
+    int ret = ghm_file_write(path, b.p, b.n, why, why_size);
     free(b.p);
     return ret;
 }
 
 /* Reads the whole file, refusing anything larger than a reference file can be. */
-static int read_file(const char *path, uint8_t **data, size_t *n, char *why, size_t why_size)
+static int read_file(const char *path, GhmFileData *in, char *why, size_t why_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ghmi_why(why, why_size, "cannot open: %s", strerror(errno));
-        return GHM_ERR_IO;
+    int ret = ghm_file_read(path, MAX_PAYLOAD + HEADER_BYTES, 0, in, why, why_size);
+    if (ret == GHM_ERR_TOO_LARGE) {
+        ghmi_why(why, why_size, "not a reference file (far too large)");
+        return GHM_ERR_FORMAT;
     }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    int ret = GHM_OK;
-    while (buf) {
-        if (len == cap) {
-            if (cap > MAX_PAYLOAD + HEADER_BYTES) {
-                ghmi_why(why, why_size, "not a reference file (far too large)");
-                ret = GHM_ERR_FORMAT;
-                break;
-            }
-            uint8_t *t = realloc(buf, 2 * cap);
-            if (!t)
-                break;
-            buf = t;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                ghmi_why(why, why_size, "read error: %s", strerror(errno));
-                ret = GHM_ERR_IO;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (!buf) {
-        ghmi_why(why, why_size, "out of memory");
-        return GHM_ERR_NOMEM;
-    }
-    if (ret < 0) {
-        free(buf);
-        return ret;
-    }
-    *data = buf;
-    *n = len;
-    return GHM_OK;
+    return ret;
 }
 
 /* Checks the header; on success *payload and *plen describe the verified payload. */
 static int check_header(const uint8_t *data, size_t n, const uint8_t **payload, size_t *plen,
                         char *why, size_t why_size)
 {
-    if (n < HEADER_BYTES || memcmp(data, REF_MAGIC, 8) != 0) {
+    if (n < HEADER_BYTES || ghm_file_sniff(data, n, 0) != GHM_FILE_REFERENCE) {
         ghmi_why(why, why_size, "not a geohash-match reference file (bad magic)");
         return GHM_ERR_FORMAT;
     }
@@ -405,15 +336,15 @@ int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
     if (!ctx || !path || !out)
         return GHM_ERR_INVALID;
     *out = NULL;
-    uint8_t *data = NULL;
-    size_t n = 0, plen = 0;
+    GhmFileData in;
+    size_t plen = 0;
     const uint8_t *payload = NULL;
     Features ft = {0};
     GhmMatchParams mp;
-    int ret = read_file(path, &data, &n, why, why_size);
+    int ret = read_file(path, &in, why, why_size);
     if (ret < 0)
         return ret;
-    if ((ret = check_header(data, n, &payload, &plen, why, why_size)) < 0 ||
+    if ((ret = check_header(in.data, in.size, &payload, &plen, why, why_size)) < 0 ||
         (ret = decode(payload, plen, &ft, why, why_size)) < 0)
         goto done;
     if ((ret = merge_params(&ft.p, p, &mp)) < 0) {
@@ -429,7 +360,7 @@ done:
     free(ft.edges);
     free(ft.pixel);
     free(ft.corners);
-    free(data);
+    ghm_file_data_free(&in);
     return ret;
 }
 

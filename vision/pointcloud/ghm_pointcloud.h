@@ -88,9 +88,9 @@ typedef struct GhmPlyColumn {
 
 /* Writes n vertices with the given columns as a PLY file (binary little endian, or ascii when
  * ascii is non-zero), with optional comment lines (NULL-terminated array, may be NULL). The file
- * is written under a temporary name in the same folder and renamed into place, so `path` is
- * either complete or untouched. GHM_ERR_IO with `why` on failure, GHM_ERR_INVALID for bad
- * arguments (a name or comment with a newline, no columns). */
+ * is written atomically (ghm_file_io.h: a temporary file in the same folder, renamed into place,
+ * mode from the umask), so `path` is either complete or untouched. GHM_ERR_IO with `why` on
+ * failure, GHM_ERR_INVALID for bad arguments (a name or comment with a newline, no columns). */
 GHM_API int ghm_ply_write(const char *path, int ascii, size_t n, const GhmPlyColumn *cols,
                           int ncols, const char *const *comments, char *why, size_t why_size);
 

@@ -1,6 +1,7 @@
 /*
- * pointcloud_internal.h - what the point-cloud readers share: the PLY body reader and the
- * message helper. Included by vision/pointcloud*.c only.
+ * pointcloud_internal.h - what the files of the point-cloud module share: the readers that
+ * pointcloud_load.c picks from, and the helpers of pointcloud.c (messages, normals) that the
+ * readers call. Included by the files in vision/pointcloud/ only.
  */
 #ifndef GHM_POINTCLOUD_INTERNAL_H
 #define GHM_POINTCLOUD_INTERNAL_H
@@ -19,6 +20,15 @@ int ghmi_pc_fail(char *why, size_t why_size, int status, const char *fmt, ...)
  * "ply\r\n"). Same contract as ghm_pointcloud_decode. */
 int ghmi_ply_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
                     size_t why_size);
+
+/* Decodes XYZ text (3 or 6 numbers a line) held in data[0..size). Same contract as
+ * ghm_pointcloud_decode; errors name the line. */
+int ghmi_xyz_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
+                    size_t why_size);
+
+/* GHM_ERR_UNSUPPORTED for OFF and OBJ meshes, GHM_ERR_FORMAT for binary data, each with a why
+ * that says what the file is; GHM_OK for anything else (which may still not be XYZ). */
+int ghmi_pc_refuse_other_formats(const uint8_t *data, size_t size, char *why, size_t why_size);
 
 /* Normalises n (nx, ny, nz) triples in place; zero vectors stay zero. */
 void ghmi_normalise(float *normals, size_t n);

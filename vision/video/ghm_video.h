@@ -36,6 +36,7 @@
 #ifndef GHM_VIDEO_H
 #define GHM_VIDEO_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,6 +108,18 @@ GHM_API void ghm_video_free(GhmVideo **v);
 
 /* 1 when the build decodes video files through FFmpeg, 0 when it reads YUV4MPEG2 only. */
 GHM_API int ghm_video_have_ffmpeg(void);
+
+/* FFmpeg logs through one process-wide callback (av_log_set_callback), which belongs to the
+ * application: the library never sets or calls it. An application that wants the decoder's own
+ * words in the message of a damaged frame ("frame 98 is damaged (ac-tex damaged at 12 7);
+ * skipped") installs a callback that offers every line to this function first, with the
+ * callback's own arguments. Returns 1 when the line came from the demuxer or decoder of a
+ * GhmVideo being read on the calling thread (an error line is then kept for that video's next
+ * message; the callback may still print or drop it), 0 for any other line (the application's
+ * own FFmpeg work, or no video reading): it is left alone, nothing is read through avcl. ap may
+ * have been used when it returns 1: va_copy it first to print the line as well. Always 0 in a
+ * build without FFmpeg. */
+GHM_API int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap);
 
 /* 1 when path should be read as a video: "-", or a file whose first bytes are neither a PNG
  * nor a JPEG signature (an empty file or a text file counts as a video, so that the error

@@ -1,6 +1,9 @@
 /*
- * video_internal.h - what the files of the video module share: the YUV4MPEG2 reader
- * (video_y4m.c) that video.c uses for "-" and, in builds without FFmpeg, for Y4M files.
+ * video_internal.h - what the files of the video module share: the GhmVideo handle itself
+ * (video.c), the FFmpeg reader behind it (video_ffmpeg.c, with the frame conversion of
+ * video_frame.c) and the YUV4MPEG2 reader (video_y4m.c) that video.c uses for "-" and, in
+ * builds without FFmpeg, for Y4M files. The calls go one way: video.c -> video_ffmpeg.c ->
+ * video_frame.c, and video.c -> video_y4m.c.
  */
 #ifndef GHM_VIDEO_INTERNAL_H
 #define GHM_VIDEO_INTERNAL_H
@@ -14,6 +17,50 @@
 #define GHMI_Y4M_MAX_LINE 4096
 
 typedef struct GhmiY4m GhmiY4m;
+typedef struct GhmiAv GhmiAv;
+
+struct GhmVideo {
+    GhmVideoInfo info;
+    int64_t start, end, step; /* the selection; end < 0 = to the last frame */
+    int64_t next_index;       /* number the next frame out of the decoder gets */
+    int damaged_run;          /* damaged frames since the last good one */
+    int finished;             /* after END or an error: further reads repeat the result */
+    int final_status;
+    char final_why[256];
+    int fps_num, fps_den; /* Y4M frame rate, for pts */
+    GhmiY4m *y4m;
+    FILE *y4m_file; /* opened by us (a Y4M file in a build without FFmpeg), or NULL */
+    GhmiAv *av;
+    /* The last error line FFmpeg logged for this video's demuxer or decoder, when the
+     * application passes FFmpeg's log lines to ghm_video_log_ffmpeg() (the program does). */
+    char last_log[192];
+};
+
+/* 1 when frame number index is in the selection. */
+static inline int ghmi_video_wanted(const GhmVideo *v, int64_t index)
+{
+    return index >= v->start && (v->end < 0 || index <= v->end) &&
+           (index - v->start) % v->step == 0;
+}
+
+/* 1 when frame number index comes after the selection. */
+static inline int ghmi_video_past_end(const GhmVideo *v, int64_t index)
+{
+    return v->end >= 0 && index > v->end;
+}
+
+/* --- FFmpeg (video_ffmpeg.c) --- */
+
+/* Opens path through FFmpeg into v->av and fills v->info. On failure v->av may be set and is
+ * freed by the caller through ghmi_av_free(). GHM_ERR_UNSUPPORTED in a build without FFmpeg. */
+int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t why_size);
+
+/* The next frame as ghm_video_read() returns it, before its damaged-run rule. */
+int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
+
+void ghmi_av_free(GhmiAv **av);
+
+/* --- YUV4MPEG2 (video_y4m.c) --- */
 
 /* Parses the stream header from f (which stays the caller's). Fills info (format
  * "yuv4mpegpipe", codec "rawvideo", frames -1). GHM_ERR_FORMAT for a malformed header,
@@ -31,8 +78,5 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
 void ghmi_y4m_rate(const GhmiY4m *y, int *num, int *den);
 
 void ghmi_y4m_free(GhmiY4m **y);
-
-/* 1 when the first bytes of the buffer are the YUV4MPEG2 signature. */
-int ghmi_y4m_signature(const uint8_t *buf, size_t n);
 
 #endif /* GHM_VIDEO_INTERNAL_H */

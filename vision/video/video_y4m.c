@@ -27,11 +27,6 @@ struct GhmiY4m {
     size_t scratch_size;
 };
 
-int ghmi_y4m_signature(const uint8_t *buf, size_t n)
-{
-    return n >= 10 && memcmp(buf, "YUV4MPEG2 ", 10) == 0;
-}
-
 /* Reads one '\n'-terminated line (without the '\n') into line. Returns its length, -1 at EOF
  * before any byte, -2 at EOF inside the line, -3 when longer than cap - 1, -4 on a read error. */
 static long read_line(FILE *f, char *line, size_t cap)

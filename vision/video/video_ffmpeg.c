@@ -1,0 +1,459 @@
+/*
+ * video_ffmpeg.c - the FFmpeg reader behind a GhmVideo: libavformat probes the file's content
+ * and demuxes, libavcodec decodes the best video stream, frames get their timestamps and their
+ * damaged or missing ones are counted, and each selected frame goes to video_frame.c to become
+ * a grey image. The one file of the module that says whether the build has FFmpeg
+ * (GHM_HAVE_FFMPEG, set by CMake for the library's sources); video_frame.c is compiled only
+ * with it.
+ *
+ * Logging: FFmpeg has one process-wide log callback, and it belongs to the application: the
+ * library never sets it (an application that uses FFmpeg itself would lose its own, and a
+ * library callback could only guess which contexts are its own). The application may pass each
+ * line to ghm_video_log_ffmpeg() (the program does, in src/ffmpeg_log.c); a line from this
+ * video's demuxer or decoder then lands in the video's own buffer, so that a damaged frame's
+ * message can say what the decoder saw. Without that the message says what the frame's flags
+ * say.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "video_internal.h"
+#include "why_internal.h"
+
+#if GHM_HAVE_FFMPEG
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+
+#include "video_ffmpeg_internal.h"
+
+struct GhmiAv {
+    AVFormatContext *fmt;
+    AVCodecContext *dec;
+    AVPacket *pkt;
+    AVFrame *frame;
+    GhmiGrey grey; /* frame -> grey image (video_frame.c) */
+    int stream;
+    int64_t first_ts; /* timestamp of the first frame out of the decoder: pts 0 */
+    double last_pts;  /* of the previous frame out of the decoder, NAN before */
+    int cfr;          /* constant frame rate: gaps in timestamps are missing frames */
+    int held;         /* av->frame holds a frame to hand out after the missing ones */
+    double held_pts;
+    int64_t missing;  /* frames to report as damaged before the held one */
+    int flushing;     /* the demuxer is done; draining the decoder */
+    int read_error;   /* the AVERROR that ended demuxing, when not a clean EOF */
+    int corrupt_packets;
+};
+
+int ghm_video_have_ffmpeg(void)
+{
+    return 1;
+}
+
+static void av_error_text(int err, char *buf, size_t n)
+{
+    if (av_strerror(err, buf, n) < 0)
+        snprintf(buf, n, "FFmpeg error %d", err);
+}
+
+/* The video whose reader runs on this thread, between entering ghmi_av_open/ghmi_av_next and
+ * leaving it. FFmpeg logs on the thread that called it (the decoder runs one thread, see
+ * open_decoder), so a log line with one of this video's contexts belongs to it; nothing is
+ * read from the context itself (its opaque field is the application's business). */
+static _Thread_local GhmVideo *calling;
+
+int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap)
+{
+    GhmVideo *v = calling;
+    if (!v || !v->av || !avcl || (avcl != v->av->dec && avcl != v->av->fmt))
+        return 0;
+    if (level > AV_LOG_ERROR)
+        return 1;
+    vsnprintf(v->last_log, sizeof v->last_log, fmt, ap);
+    size_t len = strlen(v->last_log);
+    while (len > 0 && (v->last_log[len - 1] == '\n' || v->last_log[len - 1] == ' '))
+        v->last_log[--len] = '\0';
+    return 1;
+}
+
+void ghmi_av_free(GhmiAv **p)
+{
+    if (!p || !*p)
+        return;
+    GhmiAv *av = *p;
+    ghmi_grey_release(&av->grey);
+    av_frame_free(&av->frame);
+    av_packet_free(&av->pkt);
+    avcodec_free_context(&av->dec);
+    avformat_close_input(&av->fmt);
+    free(av);
+    *p = NULL;
+}
+
+/* Probes by content only: the URL given to the probe is empty, so no demuxer can pick the file
+ * by its extension (a text file named .mp4 is not a video). */
+static int probe_format(const char *path, const AVInputFormat **fmt, char *why, size_t n)
+{
+    AVIOContext *pb = NULL;
+    char err[128];
+    int ret = avio_open(&pb, path, AVIO_FLAG_READ);
+    if (ret < 0) {
+        av_error_text(ret, err, sizeof err);
+        ghmi_why(why, n, "cannot open: %s", err);
+        return GHM_ERR_IO;
+    }
+    ret = av_probe_input_buffer2(pb, fmt, "", NULL, 0, 0);
+    avio_closep(&pb);
+    if (ret < 0) {
+        ghmi_why(why, n, "not a PNG or JPEG image, nor a video FFmpeg recognises");
+        return GHM_ERR_FORMAT;
+    }
+    return GHM_OK;
+}
+
+/* The video stream with the most pixels, cover pictures (attached pics) excluded. */
+static int pick_stream(const AVFormatContext *fmt)
+{
+    int best = -1;
+    int64_t best_pixels = -1;
+    for (unsigned i = 0; i < fmt->nb_streams; i++) {
+        const AVStream *st = fmt->streams[i];
+        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO ||
+            (st->disposition & AV_DISPOSITION_ATTACHED_PIC))
+            continue;
+        int64_t pixels = (int64_t)st->codecpar->width * st->codecpar->height;
+        if (pixels > best_pixels) {
+            best = (int)i;
+            best_pixels = pixels;
+        }
+    }
+    return best;
+}
+
+static int open_decoder(GhmiAv *av, char *why, size_t n)
+{
+    AVStream *st = av->fmt->streams[av->stream];
+    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    if (!codec) {
+        ghmi_why(why, n, "no decoder in this FFmpeg for its video codec '%s'",
+            avcodec_get_name(st->codecpar->codec_id));
+        return GHM_ERR_UNSUPPORTED;
+    }
+    if (!(av->dec = avcodec_alloc_context3(codec)))
+        return GHM_ERR_NOMEM;
+    if (avcodec_parameters_to_context(av->dec, st->codecpar) < 0)
+        return GHM_ERR_NOMEM;
+    av->dec->pkt_timebase = st->time_base;
+    /* One decoding thread: the decoder already runs beside the matcher (frame_queue.c), and
+     * frame threading would hand back errors frames after the packet that caused them. */
+    av->dec->thread_count = 1;
+    int ret = avcodec_open2(av->dec, codec, NULL);
+    if (ret < 0) {
+        char err[128];
+        av_error_text(ret, err, sizeof err);
+        ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, err);
+        return GHM_ERR_EXTERNAL;
+    }
+    return GHM_OK;
+}
+
+static void fill_info(GhmVideo *v, const GhmiAv *av)
+{
+    const AVStream *st = av->fmt->streams[av->stream];
+    GhmVideoInfo *info = &v->info;
+    info->width = st->codecpar->width;
+    info->height = st->codecpar->height;
+    AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    info->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
+    info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
+    snprintf(info->format, sizeof info->format, "%s", av->fmt->iformat->name);
+    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
+}
+
+static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
+{
+    const AVInputFormat *ifmt = NULL;
+    int ret = probe_format(path, &ifmt, why, n);
+    if (ret < 0)
+        return ret;
+    if (!(av->fmt = avformat_alloc_context()))
+        return GHM_ERR_NOMEM;
+    if ((ret = avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
+        char err[128];
+        av_error_text(ret, err, sizeof err);
+        ghmi_why(why, n, "cannot read it as %s: %s", ifmt->name, err);
+        return GHM_ERR_FORMAT; /* avformat_open_input freed the context on failure */
+    }
+    if ((ret = avformat_find_stream_info(av->fmt, NULL)) < 0) {
+        char err[128];
+        av_error_text(ret, err, sizeof err);
+        ghmi_why(why, n, "damaged %s file: %s", ifmt->name, err);
+        return GHM_ERR_FORMAT;
+    }
+    if ((av->stream = pick_stream(av->fmt)) < 0) {
+        ghmi_why(why, n, "has no video stream (%u stream%s of other kinds)", av->fmt->nb_streams,
+            av->fmt->nb_streams == 1 ? "" : "s");
+        return GHM_ERR_FORMAT;
+    }
+    return GHM_OK;
+}
+
+static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
+{
+    GhmiAv *av = calloc(1, sizeof *av);
+    if (!av)
+        return GHM_ERR_NOMEM;
+    v->av = av;
+    int ret = open_demuxer(av, path, why, n);
+    if (ret < 0)
+        return ret;
+    if ((ret = open_decoder(av, why, n)) < 0)
+        return ret;
+    if (!(av->pkt = av_packet_alloc()) || !(av->frame = av_frame_alloc()))
+        return GHM_ERR_NOMEM;
+    /* Every other stream (audio, subtitles) is dropped by the demuxer instead of by us. */
+    for (unsigned i = 0; i < av->fmt->nb_streams; i++)
+        if ((int)i != av->stream)
+            av->fmt->streams[i]->discard = AVDISCARD_ALL;
+    av->first_ts = AV_NOPTS_VALUE;
+    av->last_pts = NAN;
+    const AVStream *st = av->fmt->streams[av->stream];
+    /* Containers give a variable-rate stream an average rate unlike its base rate. */
+    av->cfr = st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0 &&
+              av_cmp_q(st->avg_frame_rate, st->r_frame_rate) == 0;
+    fill_info(v, av);
+    return GHM_OK;
+}
+
+/* Seconds from the first frame. Not from the stream's start_time: in an AVI with packed
+ * B-frames (Megamind.avi) FFmpeg's best-effort timestamp of frame 0 is one tick, and frame n
+ * should be at n / fps as in every other container. A frame without a timestamp (the last one
+ * flushed out of that AVI's decoder) is placed one frame after the previous one. */
+static double frame_time(GhmiAv *av, const AVFrame *frame, double fps)
+{
+    int64_t ts = frame->best_effort_timestamp;
+    double pts = NAN;
+    if (ts != AV_NOPTS_VALUE) {
+        if (av->first_ts == AV_NOPTS_VALUE)
+            av->first_ts = ts;
+        pts = (double)(ts - av->first_ts) * av_q2d(av->fmt->streams[av->stream]->time_base);
+    } else if (!isnan(av->last_pts) && fps > 0) {
+        pts = av->last_pts + 1.0 / fps;
+    }
+    return pts;
+}
+
+/* Frames the decoder dropped without a word (damaged data it could not even conceal) show as
+ * a gap in the timestamps of a constant-rate stream: how many frames are missing before a
+ * frame at pts. 0 when the rate is variable or a timestamp unknown. */
+static int64_t missing_before(const GhmiAv *av, double pts, double fps)
+{
+    if (!av->cfr || isnan(pts) || isnan(av->last_pts) || fps <= 0)
+        return 0;
+    double steps = (pts - av->last_pts) * fps;
+    double k = floor(steps + 0.5);
+    if (k < 2 || k > 100000 || fabs(steps - k) > 0.25)
+        return 0;
+    return (int64_t)k - 1;
+}
+
+/* A frame the decoder returned: damaged (errors were concealed), skipped (not selected) or
+ * converted. Returns GHM_VIDEO_FRAME, GHM_VIDEO_DAMAGED, -1 to read on, or an error. */
+static int take_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    AVFrame *frame = av->frame;
+    int64_t index = v->next_index++;
+    double pts = av->held_pts;
+    int ret = -1;
+    if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+        f->index = index;
+        f->pts = pts;
+        ghmi_why(why, n, "frame %lld is damaged (%s); skipped", (long long)index,
+            v->last_log[0] ? v->last_log : "the decoder concealed errors");
+        /* The log line may come from the packet fed before this frame came out (decoders
+         * with delay), so it is kept until a damaged frame uses it. */
+        v->last_log[0] = '\0';
+        ret = GHM_VIDEO_DAMAGED;
+    } else if (ghmi_video_wanted(v, index)) {
+        if ((ret = ghmi_grey_from_frame(&av->grey, frame, &f->image, why, n)) == GHM_OK) {
+            f->index = index;
+            f->pts = pts;
+            ret = GHM_VIDEO_FRAME;
+        }
+    }
+    av_frame_unref(frame);
+    return ret;
+}
+
+/* The decoder has given its last frame: a clean end, or a file that stopped early. */
+static int end_of_stream(GhmVideo *v, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    const AVStream *st = av->fmt->streams[av->stream];
+    if (av->read_error) {
+        char err[128];
+        av_error_text(av->read_error, err, sizeof err);
+        ghmi_why(why, n, "reading stopped after %lld frames: %s", (long long)v->next_index, err);
+        return GHM_ERR_IO;
+    }
+    /* One frame short is tolerated: FFmpeg's own AVI muxer can declare one frame more than it
+     * writes (a complete file re-encoded from Megamind.avi declares 271 and holds 270). */
+    if (st->nb_frames > 0 && v->next_index + 1 < st->nb_frames) {
+        ghmi_why(why, n, "file ends early: %lld of the %lld frames it declares%s",
+            (long long)v->next_index, (long long)st->nb_frames,
+            av->corrupt_packets ? " (the last packet is cut short)" : "");
+        return GHM_ERR_TRUNCATED;
+    }
+    if (av->corrupt_packets) {
+        ghmi_why(why, n, "file ends early: its last packet is cut short");
+        return GHM_ERR_TRUNCATED;
+    }
+    return GHM_VIDEO_END;
+}
+
+/* A frame the decoder refused or dropped: reported with the next number. */
+static int report_missing(GhmVideo *v, GhmVideoFrame *f, const char *what, char *why, size_t n)
+{
+    f->index = v->next_index++;
+    ghmi_why(why, n, "frame %lld %s (%s); skipped", (long long)f->index, what,
+        v->last_log[0] ? v->last_log : "damaged data");
+    v->last_log[0] = '\0';
+    return GHM_VIDEO_DAMAGED;
+}
+
+/* Feeds the decoder one packet of our stream. Returns GHM_OK, or GHM_VIDEO_DAMAGED when the
+ * decoder refuses the packet (the frame it held is counted as damaged). */
+static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    int ret = av_read_frame(av->fmt, av->pkt);
+    if (ret < 0) {
+        if (ret != AVERROR_EOF && !avio_feof(av->fmt->pb))
+            av->read_error = ret;
+        av->flushing = 1;
+        avcodec_send_packet(av->dec, NULL);
+        return GHM_OK;
+    }
+    if (av->pkt->stream_index != av->stream) {
+        av_packet_unref(av->pkt);
+        return GHM_OK;
+    }
+    if (av->pkt->flags & AV_PKT_FLAG_CORRUPT)
+        av->corrupt_packets++;
+    ret = avcodec_send_packet(av->dec, av->pkt);
+    av_packet_unref(av->pkt);
+    if (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
+        if (!v->last_log[0])
+            av_error_text(ret, v->last_log, sizeof v->last_log);
+        if (!av->cfr) /* else the gap in timestamps reports it, with the right number */
+            return report_missing(v, f, "cannot be decoded", why, n);
+    }
+    return GHM_OK;
+}
+
+static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    for (;;) {
+        if (ghmi_video_past_end(v, v->next_index))
+            return GHM_VIDEO_END;
+        if (av->missing > 0) {
+            av->missing--;
+            int ret = report_missing(v, f, "is missing: the decoder dropped it", why, n);
+            f->pts = av->held_pts - (double)(av->missing + 1) / v->info.fps; /* gap: cfr */
+            return ret;
+        }
+        if (av->held) {
+            av->held = 0;
+            int ret = take_frame(v, f, why, n);
+            if (ret != -1)
+                return ret;
+        }
+        int ret = avcodec_receive_frame(av->dec, av->frame);
+        if (ret == 0) {
+            av->held_pts = frame_time(av, av->frame, v->info.fps);
+            av->missing = missing_before(av, av->held_pts, v->info.fps);
+            if (!isnan(av->held_pts))
+                av->last_pts = av->held_pts;
+            av->held = 1;
+            continue;
+        }
+        if (ret == AVERROR_EOF || (ret == AVERROR(EAGAIN) && av->flushing))
+            return end_of_stream(v, why, n);
+        if (ret != AVERROR(EAGAIN)) {
+            if (!v->last_log[0])
+                av_error_text(ret, v->last_log, sizeof v->last_log);
+            if (!av->cfr) /* else the gap in timestamps reports it, with the right number */
+                return report_missing(v, f, "cannot be decoded", why, n);
+            continue;
+        }
+        if ((ret = feed_packet(v, f, why, n)) != GHM_OK)
+            return ret;
+    }
+}
+
+int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t n)
+{
+    GhmVideo *outer = calling;
+    calling = v;
+    int ret = open_av(path, v, why, n);
+    calling = outer;
+    return ret;
+}
+
+int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
+{
+    GhmVideo *outer = calling;
+    calling = v;
+    int ret = next_frame(v, f, why, n);
+    calling = outer;
+    return ret;
+}
+
+#else /* !GHM_HAVE_FFMPEG */
+
+struct GhmiAv {
+    int unused;
+};
+
+int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap)
+{
+    (void)avcl;
+    (void)level;
+    (void)fmt;
+    (void)ap;
+    return 0;
+}
+
+int ghm_video_have_ffmpeg(void)
+{
+    return 0;
+}
+
+void ghmi_av_free(GhmiAv **p)
+{
+    (void)p;
+}
+
+int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t n)
+{
+    (void)path;
+    (void)v;
+    ghmi_why(why, n, "this build has no FFmpeg, so it reads YUV4MPEG2 video only (rebuild with "
+                "-DGEOHASH_FFMPEG=ON, or pipe: ffmpeg -i FILE -f yuv4mpegpipe - | "
+                "geohash-match REFERENCE -)");
+    return GHM_ERR_UNSUPPORTED;
+}
+
+int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
+{
+    (void)v;
+    (void)f;
+    ghmi_why(why, n, "this build has no FFmpeg");
+    return GHM_ERR_UNSUPPORTED;
+}
+
+#endif /* GHM_HAVE_FFMPEG */
