@@ -14,53 +14,6 @@
 #include "ghm_file_io.h"
 #include "test_support.h"
 
-static char dir[64];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/ghm_check_file_io_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-/* Removes dir with its files and (one level of) subdirectories. */
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0)
-            rmdir(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return path;
-}
-
-/* Entries of dir whose name contains ".tmp." (temporary files). */
-static int count_temporaries(void)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return n;
-}
-
 static void put_file(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -87,11 +40,12 @@ START_TEST(test_read_whole_file)
     uint8_t bytes[3000];
     for (size_t i = 0; i < sizeof bytes; i++)
         bytes[i] = (uint8_t)(i * 7);
-    put_file(in_dir("a.bin"), bytes, sizeof bytes);
+    put_file(ghm_test_tmp("a.bin"), bytes, sizeof bytes);
     for (unsigned flags = 0; flags <= GHM_FILE_MAP; flags++) {
         GhmFileData d;
         char why[256] = "";
-        ck_assert_int_eq(ghm_file_read(in_dir("a.bin"), sizeof bytes, flags, &d, why, sizeof why),
+        ck_assert_int_eq(ghm_file_read(ghm_test_tmp("a.bin"), sizeof bytes, flags, &d, why,
+                                       sizeof why),
                          GHM_OK);
         ck_assert_uint_eq(d.size, sizeof bytes);
         ck_assert_int_eq(d.mapped, (int)flags);
@@ -102,9 +56,9 @@ START_TEST(test_read_whole_file)
     }
     ghm_file_data_free(NULL);
     /* An empty file is data of size 0, not an error (the decoders say "empty file"). */
-    put_file(in_dir("empty"), "", 0);
+    put_file(ghm_test_tmp("empty"), "", 0);
     GhmFileData d;
-    ck_assert_int_eq(ghm_file_read(in_dir("empty"), 10, GHM_FILE_MAP, &d, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("empty"), 10, GHM_FILE_MAP, &d, NULL, 0), GHM_OK);
     ck_assert_ptr_nonnull(d.data);
     ck_assert_uint_eq(d.size, 0);
     ghm_file_data_free(&d);
@@ -114,21 +68,21 @@ END_TEST
 START_TEST(test_read_refuses_over_cap)
 {
     uint8_t bytes[100] = {1};
-    put_file(in_dir("c.bin"), bytes, sizeof bytes);
+    put_file(ghm_test_tmp("c.bin"), bytes, sizeof bytes);
     GhmFileData d;
     char why[256] = "";
-    ck_assert_int_eq(ghm_file_read(in_dir("c.bin"), 99, GHM_FILE_MAP, &d, why, sizeof why),
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("c.bin"), 99, GHM_FILE_MAP, &d, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
     ck_assert_msg(strstr(why, "100 bytes, above the limit of 99 bytes") != NULL, "%s", why);
     ck_assert_ptr_null(d.data);
-    ck_assert_int_eq(ghm_file_read(in_dir("c.bin"), 100, 0, &d, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("c.bin"), 100, 0, &d, why, sizeof why), GHM_OK);
     ghm_file_data_free(&d);
     /* A (sparse) file far above the cap is refused from its size, without reading it. */
-    FILE *f = fopen(in_dir("huge"), "wb");
+    FILE *f = fopen(ghm_test_tmp("huge"), "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(ftruncate(fileno(f), (off_t)1 << 34), 0);
     fclose(f);
-    ck_assert_int_eq(ghm_file_read(in_dir("huge"), (size_t)1 << 30, 0, &d, why, sizeof why),
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("huge"), (size_t)1 << 30, 0, &d, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
 }
 END_TEST
@@ -166,15 +120,16 @@ START_TEST(test_read_errors)
 {
     GhmFileData d;
     char why[256] = "";
-    ck_assert_int_eq(ghm_file_read(in_dir("missing"), 10, 0, &d, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("missing"), 10, 0, &d, why, sizeof why),
+                     GHM_ERR_IO);
     ck_assert_msg(strstr(why, "cannot open: No such file") != NULL, "%s", why);
-    ck_assert_int_eq(ghm_file_read(dir, 10, 0, &d, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmpdir(), 10, 0, &d, why, sizeof why), GHM_ERR_IO);
     ck_assert_msg(strstr(why, "directory") != NULL, "%s", why);
     ck_assert_int_eq(ghm_file_read(NULL, 10, 0, &d, why, sizeof why), GHM_ERR_INVALID);
-    ck_assert_int_eq(ghm_file_read(in_dir("missing"), 10, 0, &d, NULL, 0), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("missing"), 10, 0, &d, NULL, 0), GHM_ERR_IO);
     uint8_t head[4];
     size_t got = 9;
-    ck_assert_int_eq(ghm_file_head(in_dir("missing"), head, 4, &got, why, sizeof why),
+    ck_assert_int_eq(ghm_file_head(ghm_test_tmp("missing"), head, 4, &got, why, sizeof why),
                      GHM_ERR_IO);
     ck_assert_uint_eq(got, 0);
 }
@@ -182,17 +137,17 @@ END_TEST
 
 START_TEST(test_open_read)
 {
-    put_file(in_dir("s"), "stream", 6);
+    put_file(ghm_test_tmp("s"), "stream", 6);
     FILE *f = NULL;
     char why[256] = "", buf[8] = "";
-    ck_assert_int_eq(ghm_file_open_read(in_dir("s"), &f, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_file_open_read(ghm_test_tmp("s"), &f, why, sizeof why), GHM_OK);
     ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 6);
     ck_assert_int_eq(memcmp(buf, "stream", 6), 0);
     fclose(f);
-    ck_assert_int_eq(ghm_file_open_read(dir, &f, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_file_open_read(ghm_test_tmpdir(), &f, why, sizeof why), GHM_ERR_IO);
     ck_assert_msg(strstr(why, "directory") != NULL, "%s", why);
     ck_assert_ptr_null(f);
-    ck_assert_int_eq(ghm_file_open_read(in_dir("missing"), &f, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_file_open_read(ghm_test_tmp("missing"), &f, why, sizeof why), GHM_ERR_IO);
     ck_assert_msg(strstr(why, "cannot open") != NULL, "%s", why);
     ck_assert_int_eq(ghm_file_open_read(NULL, &f, why, sizeof why), GHM_ERR_INVALID);
 }
@@ -200,13 +155,13 @@ END_TEST
 
 START_TEST(test_head)
 {
-    put_file(in_dir("h"), "abcdef", 6);
+    put_file(ghm_test_tmp("h"), "abcdef", 6);
     uint8_t head[16];
     size_t got = 0;
-    ck_assert_int_eq(ghm_file_head(in_dir("h"), head, 4, &got, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_file_head(ghm_test_tmp("h"), head, 4, &got, NULL, 0), GHM_OK);
     ck_assert_uint_eq(got, 4);
     ck_assert_int_eq(memcmp(head, "abcd", 4), 0);
-    ck_assert_int_eq(ghm_file_head(in_dir("h"), head, sizeof head, &got, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_file_head(ghm_test_tmp("h"), head, sizeof head, &got, NULL, 0), GHM_OK);
     ck_assert_uint_eq(got, 6);
 }
 END_TEST
@@ -328,13 +283,13 @@ END_TEST
 
 START_TEST(test_write_leaves_no_temporary)
 {
-    const char *target = in_dir("out.bin");
+    const char *target = ghm_test_tmp("out.bin");
     char why[256] = "";
     ck_assert_int_eq(ghm_file_write(target, "first", 5, why, sizeof why), GHM_OK);
     expect_content(target, "first", 5);
     ck_assert_int_eq(ghm_file_write(target, "second!", 7, why, sizeof why), GHM_OK);
     expect_content(target, "second!", 7);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     ck_assert_int_eq(ghm_file_temporaries_in_flight(), 0);
     /* An empty write gives an empty file. */
     ck_assert_int_eq(ghm_file_write(target, NULL, 0, why, sizeof why), GHM_OK);
@@ -342,13 +297,13 @@ START_TEST(test_write_leaves_no_temporary)
     /* While the write is open the temporary file sits beside the target, under its name. */
     GhmFileWriter *w = NULL;
     ck_assert_int_eq(ghm_file_writer_create(target, &w, why, sizeof why), GHM_OK);
-    ck_assert_int_eq(count_temporaries(), 1);
+    ck_assert_int_eq(ghm_test_tmp_count(), 1);
     ck_assert_int_eq(ghm_file_temporaries_in_flight(), 1);
     fputs("third", ghm_file_writer_stream(w));
     ck_assert_int_eq(ghm_file_writer_commit(&w, why, sizeof why), GHM_OK);
     ck_assert_ptr_null(w);
     expect_content(target, "third", 5);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     ck_assert_int_eq(ghm_file_temporaries_in_flight(), 0);
 }
 END_TEST
@@ -361,9 +316,9 @@ START_TEST(test_write_permissions_follow_umask)
         umask(masks[i]);
         char name[32], why[256] = "";
         snprintf(name, sizeof name, "mode%zu", i);
-        ck_assert_int_eq(ghm_file_write(in_dir(name), "x", 1, why, sizeof why), GHM_OK);
+        ck_assert_int_eq(ghm_file_write(ghm_test_tmp(name), "x", 1, why, sizeof why), GHM_OK);
         struct stat st;
-        ck_assert_int_eq(stat(in_dir(name), &st), 0);
+        ck_assert_int_eq(stat(ghm_test_tmp(name), &st), 0);
         ck_assert_msg((st.st_mode & 0777) == (0666 & ~masks[i]), "umask %03o: mode %03o",
                       (unsigned)masks[i], (unsigned)(st.st_mode & 0777));
         ck_assert_uint_eq(umask(masks[i]), masks[i]);
@@ -373,7 +328,7 @@ END_TEST
 
 START_TEST(test_write_failure_keeps_target)
 {
-    const char *target = in_dir("keep.bin");
+    const char *target = ghm_test_tmp("keep.bin");
     put_file(target, "old", 3);
     char why[256] = "";
     /* A write error (the file-size limit, as a full disk would do): reported at commit. */
@@ -384,7 +339,7 @@ START_TEST(test_write_failure_keeps_target)
     ck_assert_int_eq(ghm_file_write(target, big, sizeof big, why, sizeof why), GHM_ERR_IO);
     ck_assert_msg(strstr(why, "cannot write: File too large") != NULL, "%s", why);
     expect_content(target, "old", 3);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     /* The same through the stream, as the PLY and PNG writers use it. */
     GhmFileWriter *w = NULL;
     ck_assert_int_eq(ghm_file_writer_create(target, &w, why, sizeof why), GHM_OK);
@@ -392,7 +347,7 @@ START_TEST(test_write_failure_keeps_target)
         fprintf(ghm_file_writer_stream(w), "line %d of a long output\n", i);
     ck_assert_int_eq(ghm_file_writer_commit(&w, why, sizeof why), GHM_ERR_IO);
     expect_content(target, "old", 3);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     ck_assert_int_eq(ghm_file_temporaries_in_flight(), 0);
 }
 END_TEST
@@ -401,28 +356,29 @@ START_TEST(test_write_errors)
 {
     char why[256] = "";
     /* No such folder: nothing is created. */
-    ck_assert_int_eq(ghm_file_write(in_dir("no/such/dir/x"), "x", 1, why, sizeof why),
+    ck_assert_int_eq(ghm_file_write(ghm_test_tmp("no/such/dir/x"), "x", 1, why,
+                                    sizeof why),
                      GHM_ERR_IO);
     ck_assert_msg(strstr(why, "No such file or directory") != NULL, "%s", why);
     /* The rename fails (the target is a folder): the folder stays, the temporary goes. */
-    ck_assert_int_eq(mkdir(in_dir("a_folder"), 0755), 0);
-    ck_assert_int_eq(ghm_file_write(in_dir("a_folder"), "x", 1, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(mkdir(ghm_test_tmp("a_folder"), 0755), 0);
+    ck_assert_int_eq(ghm_file_write(ghm_test_tmp("a_folder"), "x", 1, why, sizeof why), GHM_ERR_IO);
     ck_assert_msg(strstr(why, "in place") != NULL, "%s", why);
     struct stat st;
-    ck_assert_int_eq(stat(in_dir("a_folder"), &st), 0);
+    ck_assert_int_eq(stat(ghm_test_tmp("a_folder"), &st), 0);
     ck_assert(S_ISDIR(st.st_mode));
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     /* Abandoned: the target keeps its old content. */
-    put_file(in_dir("t"), "old", 3);
+    put_file(ghm_test_tmp("t"), "old", 3);
     GhmFileWriter *w = NULL;
-    ck_assert_int_eq(ghm_file_writer_create(in_dir("t"), &w, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_file_writer_create(ghm_test_tmp("t"), &w, why, sizeof why), GHM_OK);
     fputs("new", ghm_file_writer_stream(w));
     ghm_file_writer_free(&w);
     ck_assert_ptr_null(w);
     ghm_file_writer_free(&w);
     ghm_file_writer_free(NULL);
-    expect_content(in_dir("t"), "old", 3);
-    ck_assert_int_eq(count_temporaries(), 0);
+    expect_content(ghm_test_tmp("t"), "old", 3);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     ck_assert_int_eq(ghm_file_writer_create(NULL, &w, why, sizeof why), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_file_writer_commit(NULL, why, sizeof why), GHM_ERR_INVALID);
     ck_assert_ptr_null(ghm_file_writer_stream(NULL));
@@ -436,9 +392,9 @@ START_TEST(test_write_long_name)
     memset(name, 'n', 250);
     name[250] = '\0';
     char why[256] = "";
-    ck_assert_msg(ghm_file_write(in_dir(name), "x", 1, why, sizeof why) == GHM_OK, "%s", why);
-    expect_content(in_dir(name), "x", 1);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_msg(ghm_file_write(ghm_test_tmp(name), "x", 1, why, sizeof why) == GHM_OK, "%s", why);
+    expect_content(ghm_test_tmp(name), "x", 1);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
 }
 END_TEST
 
@@ -466,7 +422,7 @@ START_TEST(test_concurrent_writers)
     pthread_t t[RACERS];
     Racer r[RACERS];
     for (int i = 0; i < RACERS; i++) {
-        r[i] = (Racer){in_dir("shared.bin"), (uint8_t)('a' + i), 1};
+        r[i] = (Racer){ghm_test_tmp("shared.bin"), (uint8_t)('a' + i), 1};
         ck_assert_int_eq(pthread_create(&t[i], NULL, race, &r[i]), 0);
     }
     for (int i = 0; i < RACERS; i++) {
@@ -474,12 +430,12 @@ START_TEST(test_concurrent_writers)
         ck_assert_int_eq(r[i].status, GHM_OK);
     }
     GhmFileData d;
-    ck_assert_int_eq(ghm_file_read(in_dir("shared.bin"), RACE_BYTES, 0, &d, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("shared.bin"), RACE_BYTES, 0, &d, NULL, 0), GHM_OK);
     ck_assert_uint_eq(d.size, RACE_BYTES);
     CHECK_EACH(d.size, d.data[i] == d.data[0]);
     ck_assert(d.data[0] >= 'a' && d.data[0] < 'a' + RACERS);
     ghm_file_data_free(&d);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
 }
 END_TEST
 
@@ -489,18 +445,18 @@ START_TEST(test_remove_temporaries)
 {
     char why[256] = "";
     GhmFileWriter *a = NULL, *b = NULL;
-    ck_assert_int_eq(ghm_file_writer_create(in_dir("a"), &a, why, sizeof why), GHM_OK);
-    ck_assert_int_eq(ghm_file_writer_create(in_dir("b"), &b, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_file_writer_create(ghm_test_tmp("a"), &a, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_file_writer_create(ghm_test_tmp("b"), &b, why, sizeof why), GHM_OK);
     fputs("data", ghm_file_writer_stream(a));
-    ck_assert_int_eq(count_temporaries(), 2);
+    ck_assert_int_eq(ghm_test_tmp_count(), 2);
     errno = EDOM;
     ghm_file_remove_temporaries();
     ck_assert_int_eq(errno, EDOM); /* a handler must leave errno alone */
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     /* The writers then fail at commit: nothing appears under the targets' names. */
     ck_assert_int_eq(ghm_file_writer_commit(&a, why, sizeof why), GHM_ERR_IO);
     ghm_file_writer_free(&b);
-    ck_assert_int_eq(access(in_dir("a"), F_OK), -1);
+    ck_assert_int_eq(access(ghm_test_tmp("a"), F_OK), -1);
     ck_assert_int_eq(ghm_file_temporaries_in_flight(), 0);
 }
 END_TEST
@@ -524,7 +480,7 @@ START_TEST(test_signal_mid_write)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGTERM, &sa, NULL);
         GhmFileWriter *w = NULL;
-        if (ghm_file_writer_create(in_dir("killed.bin"), &w, NULL, 0) != GHM_OK)
+        if (ghm_file_writer_create(ghm_test_tmp("killed.bin"), &w, NULL, 0) != GHM_OK)
             _exit(3);
         fputs("half of it", ghm_file_writer_stream(w));
         fflush(ghm_file_writer_stream(w));
@@ -534,8 +490,8 @@ START_TEST(test_signal_mid_write)
     int status = 0;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %d", status);
-    ck_assert_int_eq(count_temporaries(), 0);
-    ck_assert_int_eq(access(in_dir("killed.bin"), F_OK), -1);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
+    ck_assert_int_eq(access(ghm_test_tmp("killed.bin"), F_OK), -1);
 }
 END_TEST
 
@@ -543,7 +499,7 @@ static Suite *file_io_suite(void)
 {
     Suite *s = suite_create("file_io");
     TCase *read = tcase_create("read");
-    tcase_add_checked_fixture(read, make_dir, remove_dir);
+    tcase_add_checked_fixture(read, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(read, test_read_whole_file);
     tcase_add_test(read, test_read_refuses_over_cap);
     tcase_add_test(read, test_read_stream_over_cap);
@@ -558,7 +514,7 @@ static Suite *file_io_suite(void)
     tcase_add_test(sniffing, test_sniff_data_files);
     suite_add_tcase(s, sniffing);
     TCase *write = tcase_create("write");
-    tcase_add_checked_fixture(write, make_dir, remove_dir);
+    tcase_add_checked_fixture(write, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(write, test_write_leaves_no_temporary);
     tcase_add_test(write, test_write_permissions_follow_umask);
     tcase_add_test(write, test_write_failure_keeps_target);

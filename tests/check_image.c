@@ -22,58 +22,6 @@
 
 /* --- a temporary directory per test (checked fixture: runs in the test's own process) ----- */
 
-static char tmp_dir[64];
-
-static void make_tmp_dir(void)
-{
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/ghm_check_image_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
-}
-
-/* Removes tmp_dir with its files and (one level of) subdirectories. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0)
-            remove_tree(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void remove_tmp_dir(void)
-{
-    remove_tree(tmp_dir);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
-    return path;
-}
-
-/* Number of entries in tmp_dir whose name contains ".tmp." (left-over temporary files). */
-static int count_temporaries(void)
-{
-    DIR *d = opendir(tmp_dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return n;
-}
-
 static uint8_t *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -150,13 +98,13 @@ static void write_test_png(const char *path, const TestPng *p)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Writes p to tmp_dir/name and loads it back, failing the test on any error. */
+/* Writes p to ghm_test_tmpdir()/name and loads it back, failing the test on any error. */
 static GhmImage *png_round(const char *name, const TestPng *p)
 {
-    write_test_png(tmp_path(name), p);
+    write_test_png(ghm_test_tmp(name), p);
     GhmImage *img = NULL;
     char why[256] = "";
-    int ret = ghm_image_load(tmp_path(name), &img, why, sizeof why);
+    int ret = ghm_image_load(ghm_test_tmp(name), &img, why, sizeof why);
     ck_assert_msg(ret == GHM_OK, "%s: %s (%s)", name, ghm_strerror(ret), why);
     ck_assert_int_eq(img->width, p->width);
     ck_assert_int_eq(img->height, p->height);
@@ -285,20 +233,20 @@ START_TEST(test_grey_round_trip)
     }
     GhmImage src = {.width = W, .height = H, .stride = STRIDE, .pixels = pixels};
     char why[256] = "";
-    ck_assert_int_eq(ghm_image_save_png(&src, tmp_path("grey.png"), why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_image_save_png(&src, ghm_test_tmp("grey.png"), why, sizeof why), GHM_OK);
     GhmImage *back = NULL;
-    ck_assert_int_eq(ghm_image_load(tmp_path("grey.png"), &back, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("grey.png"), &back, why, sizeof why), GHM_OK);
     ck_assert_int_eq(back->width, W);
     ck_assert_int_eq(back->height, H);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             ck_assert_uint_eq(pixel(back, x, y), pixels[y * STRIDE + x]);
-    ck_assert_int_eq(count_temporaries(), 0);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     /* Saving again replaces the file in place. */
     pixels[0] ^= 0xff;
-    ck_assert_int_eq(ghm_image_save_png(&src, tmp_path("grey.png"), why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_image_save_png(&src, ghm_test_tmp("grey.png"), why, sizeof why), GHM_OK);
     ghm_image_free(&back);
-    ck_assert_int_eq(ghm_image_load(tmp_path("grey.png"), &back, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("grey.png"), &back, why, sizeof why), GHM_OK);
     ck_assert_uint_eq(pixel(back, 0, 0), pixels[0]);
     ghm_image_free(&back);
     free(pixels);
@@ -323,9 +271,9 @@ START_TEST(test_rgb_save_and_draw)
     ghm_rgb_image_set(rgb, -1, 0, 0, 0, 255);
     ghm_rgb_image_set(rgb, 40, 0, 0, 0, 255);
     char why[256] = "";
-    ck_assert_int_eq(ghm_rgb_image_save_png(rgb, tmp_path("rgb.png"), why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_rgb_image_save_png(rgb, ghm_test_tmp("rgb.png"), why, sizeof why), GHM_OK);
     GhmImage *back = NULL;
-    ck_assert_int_eq(ghm_image_load(tmp_path("rgb.png"), &back, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("rgb.png"), &back, why, sizeof why), GHM_OK);
     for (int x = 0; x < 40; x++)
         ck_assert_int_eq(pixel(back, x, 5), luma(255, 0, 0));
     for (int y = 27; y < 30; y++)
@@ -359,17 +307,18 @@ START_TEST(test_write_errors)
     GhmImage *img = NULL;
     ck_assert_int_eq(ghm_image_create(4, 4, &img), GHM_OK);
     char why[256] = "";
-    ck_assert_int_eq(ghm_image_save_png(img, tmp_path("no/such/dir/out.png"), why, sizeof why),
+    ck_assert_int_eq(ghm_image_save_png(img, ghm_test_tmp("no/such/dir/out.png"), why,
+                                        sizeof why),
                      GHM_ERR_IO);
     ck_assert_ptr_nonnull(strstr(why, "No such file or directory"));
     /* The temporary file is written, then rename onto a directory fails: it must go. */
-    ck_assert_int_eq(mkdir(tmp_path("a_directory"), 0755), 0);
+    ck_assert_int_eq(mkdir(ghm_test_tmp("a_directory"), 0755), 0);
     why[0] = '\0';
-    ck_assert_int_eq(ghm_image_save_png(img, tmp_path("a_directory"), why, sizeof why),
+    ck_assert_int_eq(ghm_image_save_png(img, ghm_test_tmp("a_directory"), why, sizeof why),
                      GHM_ERR_IO);
     ck_assert_str_ne(why, "");
-    ck_assert_int_eq(count_temporaries(), 0);
-    ck_assert_int_eq(ghm_image_save_png(NULL, tmp_path("x.png"), why, sizeof why),
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
+    ck_assert_int_eq(ghm_image_save_png(NULL, ghm_test_tmp("x.png"), why, sizeof why),
                      GHM_ERR_INVALID);
     ghm_image_free(&img);
 }
@@ -379,21 +328,22 @@ START_TEST(test_read_errors)
 {
     GhmImage *img = NULL;
     char why[256] = "";
-    ck_assert_int_eq(ghm_image_load(tmp_path("missing.png"), &img, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("missing.png"), &img, why, sizeof why),
+                     GHM_ERR_IO);
     ck_assert_ptr_nonnull(strstr(why, "cannot open"));
-    ck_assert_int_eq(ghm_image_load(tmp_dir, &img, why, sizeof why), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmpdir(), &img, why, sizeof why), GHM_ERR_IO);
     ck_assert_ptr_nonnull(strstr(why, "directory"));
     ck_assert_ptr_null(img);
     ck_assert_int_eq(ghm_image_decode(NULL, 0, &img, why, sizeof why), GHM_ERR_FORMAT);
     ck_assert_str_eq(why, "empty file");
     /* why may be NULL. */
-    ck_assert_int_eq(ghm_image_load(tmp_path("missing.png"), &img, NULL, 0), GHM_ERR_IO);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("missing.png"), &img, NULL, 0), GHM_ERR_IO);
     /* A (sparse) file above the 1 GiB limit is refused without being read. */
-    FILE *f = fopen(tmp_path("huge.png"), "wb");
+    FILE *f = fopen(ghm_test_tmp("huge.png"), "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(ftruncate(fileno(f), ((off_t)1 << 30) + 1), 0);
     fclose(f);
-    ck_assert_int_eq(ghm_image_load(tmp_path("huge.png"), &img, why, sizeof why),
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("huge.png"), &img, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
     ck_assert_ptr_nonnull(strstr(why, "above the limit"));
 }
@@ -756,14 +706,14 @@ START_TEST(test_truncated_interlaced_png_file)
         rgba[i] = (uint8_t)(i * 13);
     TestPng p = {.width = W, .height = H, .color_type = PNG_COLOR_TYPE_RGB_ALPHA, .bit_depth = 8,
                  .interlace = PNG_INTERLACE_ADAM7, .rows = rgba, .stride = W * 4};
-    write_test_png(tmp_path("laced.png"), &p);
+    write_test_png(ghm_test_tmp("laced.png"), &p);
     size_t size = 0;
-    uint8_t *data = read_file(tmp_path("laced.png"), &size);
+    uint8_t *data = read_file(ghm_test_tmp("laced.png"), &size);
     check_prefixes(data, size, "interlaced RGBA PNG");
     /* Through a file as well: the loader reads what is there and reports the same. */
-    write_file(tmp_path("cut.png"), data, size / 2);
+    write_file(ghm_test_tmp("cut.png"), data, size / 2);
     GhmImage *img = NULL;
-    ck_assert_int_eq(ghm_image_load(tmp_path("cut.png"), &img, NULL, 0), GHM_ERR_TRUNCATED);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("cut.png"), &img, NULL, 0), GHM_ERR_TRUNCATED);
     free(data);
 }
 END_TEST
@@ -784,8 +734,8 @@ START_TEST(test_garbage)
     /* Random bytes (first byte forced away from both signatures). */
     fill_random(buf, sizeof buf, 7);
     buf[0] = 0x42;
-    write_file(tmp_path("random.bin"), buf, sizeof buf);
-    ck_assert_int_eq(ghm_image_load(tmp_path("random.bin"), &img, why, sizeof why),
+    write_file(ghm_test_tmp("random.bin"), buf, sizeof buf);
+    ck_assert_int_eq(ghm_image_load(ghm_test_tmp("random.bin"), &img, why, sizeof why),
                      GHM_ERR_FORMAT);
     ck_assert_str_eq(why, "not a PNG or JPEG image");
     /* A valid PNG signature followed by garbage, for several garbage seeds. */
@@ -927,7 +877,7 @@ static Suite *image_suite(void)
 {
     Suite *s = suite_create("image");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, make_tmp_dir, remove_tmp_dir);
+    tcase_add_checked_fixture(core, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(core, test_create_and_free);
     tcase_add_loop_test(core, test_sample_images, 0,
                         (int)(sizeof known_images / sizeof known_images[0]));
@@ -939,7 +889,7 @@ static Suite *image_suite(void)
     suite_add_tcase(s, core);
 
     TCase *formats = tcase_create("formats");
-    tcase_add_checked_fixture(formats, make_tmp_dir, remove_tmp_dir);
+    tcase_add_checked_fixture(formats, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(formats, test_png_grey_low_depths);
     tcase_add_test(formats, test_png_grey_16);
     tcase_add_test(formats, test_png_rgb_8_and_16);
@@ -953,7 +903,7 @@ static Suite *image_suite(void)
     suite_add_tcase(s, formats);
 
     TCase *bad = tcase_create("bad");
-    tcase_add_checked_fixture(bad, make_tmp_dir, remove_tmp_dir);
+    tcase_add_checked_fixture(bad, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_set_timeout(bad, 300);
     tcase_add_loop_test(bad, test_bad_files, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_loop_test(bad, test_truncated_prefixes, 0, 5);

@@ -1,6 +1,7 @@
 /* test_support.c - see test_support.h. */
 #include "test_support.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,4 +78,60 @@ int ghm_test_main(Suite *suite)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     return failed == 0 ? 0 : 1;
+}
+
+static char tmpdir[64];
+
+void ghm_test_tmpdir_make(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ghm_test_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+/* Removes dir with its files and subfolders. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0)
+            remove_tree(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+void ghm_test_tmpdir_remove(void)
+{
+    remove_tree(tmpdir);
+}
+
+const char *ghm_test_tmpdir(void)
+{
+    return tmpdir;
+}
+
+const char *ghm_test_tmp(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return path;
+}
+
+int ghm_test_tmp_count(void)
+{
+    DIR *d = opendir(tmpdir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    return n;
 }

@@ -65,6 +65,16 @@ static inline int cmp_u32(const void *a, const void *b)
 /* Creates a context on the given backend with seed 1, failing the test if that is impossible. */
 GhmContext *ghm_test_context(GhmBackendKind backend);
 
+/* A scratch folder for the tests of a TCase (its checked fixture: make in setup, remove in
+ * teardown), under /tmp with a unique name. ghm_test_tmpdir() is the folder, ghm_test_tmp()
+ * a file in it (static buffer, one at a time), ghm_test_tmp_count() how many entries
+ * carry the file-I/O unit's ".tmp." mark (left-over temporary files). */
+void ghm_test_tmpdir_make(void);
+void ghm_test_tmpdir_remove(void);
+const char *ghm_test_tmpdir(void);
+const char *ghm_test_tmp(const char *name);
+int ghm_test_tmp_count(void);
+
 /* Runs the suite; returns 0 when every test passed, 1 otherwise, 77 (ctest "skipped") when the
  * only case asked for in CK_RUN_CASE is "cuda" and no device is present. */
 int ghm_test_main(Suite *suite);
