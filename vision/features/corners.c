@@ -125,10 +125,56 @@ static int spread(GhmCornerCand *cand, size_t *nc, int w, int h, const GhmCorner
     return GHM_OK;
 }
 
+/* Keeps, of the nc candidates sorted strongest first, those with no stronger kept one closer
+ * than p->spacing (a greedy suppression: the strongest of a neighbourhood wins, whatever the
+ * contrast elsewhere, so corners spread over the whole image at a density set by the spacing
+ * alone, the same in every image: what lets two images pair the same neighbours). Kept ones
+ * are looked up in a grid of spacing-sized cells, of which a kept corner can only be in its own
+ * and the eight around it; a cell holds at most four (they are spacing apart). */
+static int space_out(GhmCornerCand *cand, size_t *nc, int w, int h, double spacing)
+{
+    int cw = (int)(w / spacing) + 1, ch = (int)(h / spacing) + 1;
+    int32_t *slot = malloc((size_t)cw * ch * 4 * sizeof *slot);
+    if (!slot)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < (size_t)cw * ch * 4; i++)
+        slot[i] = -1;
+    double s2 = spacing * spacing;
+    size_t n = 0;
+    for (size_t i = 0; i < *nc; i++) {
+        int cx = (int)(cand[i].x / spacing), cy = (int)(cand[i].y / spacing), near = 0;
+        cx = cx < 0 ? 0 : cx >= cw ? cw - 1 : cx;
+        cy = cy < 0 ? 0 : cy >= ch ? ch - 1 : cy;
+        for (int y = cy - 1; y <= cy + 1 && !near; y++)
+            for (int x = cx - 1; x <= cx + 1 && !near; x++) {
+                if (x < 0 || y < 0 || x >= cw || y >= ch)
+                    continue;
+                for (int k = 0; k < 4 && !near; k++) {
+                    int32_t j = slot[((size_t)y * cw + x) * 4 + k];
+                    if (j < 0)
+                        break;
+                    double dx = cand[j].x - cand[i].x, dy = cand[j].y - cand[i].y;
+                    near = dx * dx + dy * dy < s2;
+                }
+            }
+        int32_t *cell = &slot[((size_t)cy * cw + cx) * 4];
+        int k = 0;
+        while (k < 4 && cell[k] >= 0)
+            k++;
+        if (near || k == 4)
+            continue;
+        cand[n] = cand[i]; /* n <= i: kept ones stay in place, strongest first */
+        cell[k] = (int32_t)n++;
+    }
+    *nc = n;
+    free(slot);
+    return GHM_OK;
+}
+
 int ghmi_corner_params_check(const GhmCornerParams *p)
 {
     return p->sigma < 0.0 || p->sigma > 5.0 || p->radius < 1 || p->radius > 32 ||
-                   p->rel_threshold < 0.0
+                   p->rel_threshold < 0.0 || !(p->spacing >= 0.0 && p->spacing <= 1000.0)
                ? GHM_ERR_INVALID
                : GHM_OK;
 }
@@ -146,6 +192,8 @@ int ghmi_corners_select(GhmCornerCand *cand, size_t nc, int w, int h, const GhmC
     *n = 0;
     qsort(cand, nc, sizeof *cand, cmp_cand);
     int ret;
+    if (p->spacing > 0.0 && (ret = space_out(cand, &nc, w, h, p->spacing)) < 0)
+        return ret;
     if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
         return ret;
     if (nc > p->max_corners)

@@ -176,13 +176,11 @@ static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double min_c
 {
     GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, (f->npoints + 1) * sizeof(uint32_t));
-    double cell = min_cell;
-    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++) {
-        if ((ret = d->ops->features_sample(m->ctx, d->ws, cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
-            *n <= cap)
+    GhmiCellSearch s = ghmi_cell_search_start(min_cell, cap);
+    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++)
+        if ((ret = d->ops->features_sample(m->ctx, d->ws, s.cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
+            ghmi_cell_search_step(&s, *n))
             break;
-        cell = ghmi_sample_next_cell(cell, *n, cap);
-    }
     return ret;
 }
 
