@@ -69,9 +69,9 @@ typedef struct GhmCornerParams {
     size_t max_corners;  /* keep at most this many, the strongest (default 200) */
     int grid;            /* spread them: the image is cut into about grid x grid cells and each
                             cell first gets its share of the strongest; 0 = globally strongest
-                            (default 6) */
+                            (default 0: spacing spreads them) */
     double spacing;      /* no two corners closer than this many pixels: the strongest of a
-                            neighbourhood wins (default 0 = off) */
+                            neighbourhood wins (default 10; 0 = off) */
 } GhmCornerParams;
 
 GHM_API GhmEdgeParams ghm_edge_defaults(void);

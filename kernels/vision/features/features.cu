@@ -522,28 +522,33 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
     return GHM_OK;
 }
 
+/* A point of pyramid level L has the full-image coordinate x * 2^L + (2^L - 1) / 2
+ * (match_internal.h's ghmi_level_to_full): the product is exact, the sum rounds once, as on the
+ * host. */
 static __global__ void gather_kernel(const GhmEdgePoint *pts, const uint32_t *idx, size_t n,
-                                     GhmGeoPoint *out)
+                                     float scale, float offset, GhmGeoPoint *out)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     GhmEdgePoint p = pts[idx[i]];
     GhmGeoPoint g;
-    g.x = p.x;
-    g.y = p.y;
+    g.x = __fadd_rn(__fmul_rn(p.x, scale), offset);
+    g.y = __fadd_rn(__fmul_rn(p.y, scale), offset);
     g.angle = p.angle;
     out[i] = g;
 }
 
 extern "C" int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                        const uint32_t *idx, size_t n, GhmGeoPoint *out)
+                                        const uint32_t *idx, size_t n, int level,
+                                        GhmGeoPoint *out)
 {
-    if (!ctx || !ws || (n && (!idx || !out)))
+    if (!ctx || !ws || (n && (!idx || !out)) || level < 0 || level > 16)
         return GHM_ERR_INVALID;
     if (n == 0)
         return GHM_OK;
-    gather_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, ghm_cuda_stream(ctx)>>>(ws->points, idx,
-                                                                                 n, out);
+    float scale = (float)(1 << level);
+    gather_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        ws->points, idx, n, scale, 0.5f * (scale - 1.0f), out);
     return GHM_CUDA_LAUNCH();
 }

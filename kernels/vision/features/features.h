@@ -19,7 +19,7 @@ int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_
 int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                              size_t *kept);
 int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
-                             size_t n, GhmGeoPoint *out);
+                             size_t n, int level, GhmGeoPoint *out);
 
 #ifdef __cplusplus
 }
