@@ -20,7 +20,7 @@ GhmGeoParams ghm_geo_defaults(void)
                       .quant = 0.05,
                       .window = 1.0,
                       .angle_bins = 32,
-                      .query_bases = 600,
+                      .query_bases = 1000,
                       .neighbours = 8,
                       .query_neighbours = 4,
                       .min_len = 0.0};

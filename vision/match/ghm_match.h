@@ -59,7 +59,9 @@ typedef struct GhmMatchParams {
     double min_confidence;    /* below this inlier share: no match (default 0.25) */
     size_t min_support;       /* point correspondences of the voted bases that agree with a
                                  match, at least (default 3) ... */
-    double sure_confidence;   /* ... unless its confidence reaches this (default 0.7) */
+    double min_corner_signif; /* ... or its corners coincide with a chance of 10^-this at
+                                 most (default 3) ... */
+    double sure_confidence;   /* ... or its confidence reaches this (default 0.7) */
 } GhmMatchParams;
 
 typedef struct GhmMatchTimings {
@@ -75,7 +77,8 @@ typedef struct GhmMatchResult {
     double scale, rotation_deg, tx, ty;
     double matrix[2][3];   /* query pixel -> reference pixel */
     size_t inliers;        /* query edge points on reference edges under the final transform */
-    size_t support;        /* distinct point correspondences of the voted bases that agree */
+    size_t support;        /* distinct reference points of the voted bases that agree */
+    double corner_signif;  /* -log10 of the chance of its corner coincidences */
     size_t query_edges;    /* query edge points scored */
     GhmMatchTimings time;
     /* table sizes */

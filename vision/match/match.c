@@ -41,6 +41,7 @@ GhmMatchParams ghm_match_defaults(void)
                         .inlier_angle_deg = 25.0,
                         .min_confidence = 0.25,
                         .min_support = 3,
+                        .min_corner_signif = 2.5,
                         .sure_confidence = 0.7};
     return p;
 }
@@ -61,7 +62,8 @@ int ghm_match_check_params(const GhmMatchParams *p)
         p->top_candidates < 1 || p->top_candidates > 100000 || p->refine_candidates < 1 ||
         p->verify_points < 16 || !(p->inlier_px > 0.0) || !(p->inlier_angle_deg > 0.0) ||
         !(p->min_confidence >= 0.0 && p->min_confidence <= 1.0) ||
-        !(p->sure_confidence >= 0.0 && p->sure_confidence <= 1.0) || p->min_support > 1000)
+        !(p->sure_confidence >= 0.0 && p->sure_confidence <= 1.0) || p->min_support > 1000 ||
+        !(p->min_corner_signif >= 0.0))
         return GHM_ERR_INVALID;
     return GHM_OK;
 }
@@ -82,6 +84,7 @@ void ghm_matcher_free(GhmMatcher **m)
     free(t->cand);
     free(t->inliers);
     free(t->rcheck);
+    free(t->corner_sat);
     free(t->edge_dir);
     free(t->qnearest);
     free(t->qdir);
@@ -207,7 +210,7 @@ static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchP
     m->width = f->width;
     m->height = f->height;
     if ((ret = copy_features(m, f)) < 0 || (ret = build_nearest(m)) < 0 ||
-        (ret = select_check_points(m)) < 0 ||
+        (ret = select_check_points(m)) < 0 || (ret = ghmi_corner_table(m)) < 0 ||
         (ret = ghmi_corners_to_points(m->corners, m->ncorners, &bp)) < 0)
         goto fail;
     double diag = hypot((double)f->width, (double)f->height);
@@ -346,6 +349,7 @@ int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p)
     t.min_confidence = p->min_confidence;
     t.min_support = p->min_support;
     t.sure_confidence = p->sure_confidence;
+    t.min_corner_signif = p->min_corner_signif;
     t.geo.query_neighbours = p->geo.query_neighbours;
     t.geo.query_bases = p->geo.query_bases;
     if (ghm_match_check_params(&t) < 0)

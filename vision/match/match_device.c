@@ -345,8 +345,8 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
 
 /* match.c's verification (score_candidates, refine_best, polish) with the device doing the
  * per-point work. */
-static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb, size_t ncand,
-                  GhmMatchResult *res)
+static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb,
+                  const GhmGeoLevel *lv, size_t nlv, size_t ncand, GhmMatchResult *res)
 {
     GhmMatchDevice *d = m->dev;
     GhmVerifyQuery q = {f->points, f->pixel_point, f->width, f->height};
@@ -368,7 +368,9 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
-    ghmi_fill_result(m, &d->hyp[0], ghmi_support(m, qb, &d->hyp[0].s), res);
+    Evidence ev = {ghmi_support(m, qb, &d->hyp[0].s),
+                   ghmi_corner_evidence(m, qb, lv, nlv, &d->hyp[0].s)};
+    ghmi_fill_result(m, &d->hyp[0], &ev, res);
     res->query_edges = na;
     return GHM_OK;
 }
@@ -390,7 +392,7 @@ int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult
     if ((ret = ghmi_vote(m, m->dev->d[D_CODED], ncoded, qb, nqb, lv, nlv, res, &ncand)) < 0)
         goto done;
     double t1 = ghm_now();
-    ret = verify(m, &f[0], qb, ncand, res);
+    ret = verify(m, &f[0], qb, lv, nlv, ncand, res);
     res->time.verification_ms = 1e3 * (ghm_now() - t1);
 done:
     res->time.total_ms = 1e3 * (ghm_now() - t0);

@@ -252,7 +252,9 @@ static int match_features(GhmMatcher *m, const GhmiPyramid *py, const GhmGeoPoin
             (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
             (ret = polish(m, &all, &best)) < 0)
             goto done;
-        ghmi_fill_result(m, &best, ghmi_support(m, qb, &best.s), res);
+        Evidence ev = {ghmi_support(m, qb, &best.s),
+                       ghmi_corner_evidence(m, qb, py->levels, py->nlevels, &best.s)};
+        ghmi_fill_result(m, &best, &ev, res);
         res->query_edges = all.n;
     }
     res->time.verification_ms = 1e3 * (ghm_now() - t0);

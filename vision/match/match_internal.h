@@ -91,6 +91,7 @@ struct GhmMatcher {
     size_t nlevels;
     GhmGeoRef *geo;
     GhmGeoVoter *voter;
+    uint32_t *corner_sat; /* (width + 1) x (height + 1) summed-area table of corner counts */
     uint32_t *rcheck;     /* reference edge points that check a transform backwards: */
     size_t nrcheck;       /* grid g holds rcheck[check_first[g] .. check_first[g + 1]) */
     size_t check_first[GHMI_CHECK_LEVELS + 1];
@@ -150,8 +151,21 @@ void ghmi_check_range(const GhmMatcher *m, const GhmSimilarity *s, int qw, int q
 void ghmi_score_shares(Score *r, size_t n, int backward);
 /* qsort order of hypotheses: confidence, then inliers, then votes, all falling. */
 int ghmi_cmp_hyp(const void *a, const void *b);
-void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, size_t support,
+/* The evidence that s is a match, besides its shares (ghmi_support, ghmi_corner_evidence). */
+typedef struct Evidence {
+    size_t support;       /* distinct reference points of agreeing voted cells */
+    double corner_signif; /* -log10 of the chance of as many corner coincidences */
+} Evidence;
+void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
                       GhmMatchResult *res);
+/* Corner coincidences: how many of the query's basis points (levels lv) land under s within
+ * about a pixel of their level of a reference basis point, against how many a random placement
+ * would give there (the local density of reference corners). Returns -log10 of the Poisson
+ * chance of at least as many: 3 means one chance in a thousand. */
+double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
+                            size_t nlv, const GhmSimilarity *s);
+/* The summed-area table of reference corner counts (m->corner_sat). */
+int ghmi_corner_table(GhmMatcher *m);
 /* Pose clustering: how many distinct reference basis points (apart by more than 4 pixels) the
  * voted cells m->cand[0..m->ncand_all) that agree with s bring. A true match is voted for by
  * several bases of the object; a chance fit on texture by one (two points). */

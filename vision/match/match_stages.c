@@ -241,7 +241,95 @@ size_t ghmi_support(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmSimilar
     return n;
 }
 
-void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, size_t support,
+int ghmi_corner_table(GhmMatcher *m)
+{
+    size_t w = (size_t)m->width + 1, h = (size_t)m->height + 1;
+    uint32_t *t = calloc(w * h, sizeof *t);
+    if (!t)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < m->ncorners; i++) {
+        long x = lround(m->corners[i].x), y = lround(m->corners[i].y);
+        if (x >= 0 && y >= 0 && x < m->width && y < m->height)
+            t[(size_t)(y + 1) * w + (size_t)(x + 1)]++;
+    }
+    for (size_t y = 1; y < h; y++)
+        for (size_t x = 1; x < w; x++)
+            t[y * w + x] += t[y * w + x - 1] + t[(y - 1) * w + x] - t[(y - 1) * w + x - 1];
+    m->corner_sat = t;
+    return GHM_OK;
+}
+
+/* Reference corners in the box [x - r, x + r] x [y - r, y + r] (clipped to the image), and the
+ * box's area in pixels. */
+static uint32_t corners_in_box(const GhmMatcher *m, double x, double y, double r, double *area)
+{
+    long x0 = lround(x - r), x1 = lround(x + r), y0 = lround(y - r), y1 = lround(y + r);
+    x0 = x0 < 0 ? 0 : x0, y0 = y0 < 0 ? 0 : y0;
+    x1 = x1 >= m->width ? m->width - 1 : x1, y1 = y1 >= m->height ? m->height - 1 : y1;
+    if (x1 < x0 || y1 < y0) {
+        *area = 0.0;
+        return 0;
+    }
+    size_t w = (size_t)m->width + 1;
+    const uint32_t *t = m->corner_sat;
+    *area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
+    return t[(size_t)(y1 + 1) * w + (size_t)(x1 + 1)] - t[(size_t)y0 * w + (size_t)(x1 + 1)] -
+           t[(size_t)(y1 + 1) * w + (size_t)x0] + t[(size_t)y0 * w + (size_t)x0];
+}
+
+/* -log10 of P(X >= k) for X Poisson with mean mu. */
+static double poisson_tail_signif(size_t k, double mu)
+{
+    if (k == 0)
+        return 0.0;
+    if (!(mu > 0.0))
+        return 30.0;
+    double term = exp(-mu), below = 0.0; /* P(X < k) */
+    for (size_t i = 0; i < k; i++) {
+        below += term;
+        term *= mu / (double)(i + 1);
+    }
+    double tail = 1.0 - below;
+    if (tail < 1e-12) { /* 1 - below has lost its digits: the first terms of the tail */
+        tail = 0.0;
+        term = exp(-mu);
+        for (size_t i = 1; i <= k; i++)
+            term *= mu / (double)i;
+        for (size_t i = k; i < k + 64 && term > 0.0; i++) {
+            tail += term;
+            term *= mu / (double)(i + 1);
+        }
+    }
+    return tail > 1e-30 ? -log10(tail) : 30.0;
+}
+
+double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
+                            size_t nlv, const GhmSimilarity *s)
+{
+    double sc = hypot(s->a, s->b), chance = 0.0;
+    size_t hits = 0;
+    if (!m->corner_sat)
+        return 0.0;
+    for (size_t l = 0; l < nlv; l++) {
+        /* A corner of level l is placed to about one of its pixels: 2^l query pixels. */
+        double tol = fmax(1.5, 1.5 * lv[l].scale * sc), area, larea;
+        for (uint32_t q = lv[l].basis_first; q < lv[l].basis_first + lv[l].nbasis; q++) {
+            double x, y;
+            ghm_similarity_apply(s, qb[q].x, qb[q].y, &x, &y);
+            if (!(x >= 0.0 && y >= 0.0 && x < m->width && y < m->height))
+                continue;
+            /* A box of the area of the disc of radius tol. */
+            hits += corners_in_box(m, x, y, 0.886 * tol, &area) > 0;
+            /* The chance of a corner in it, from the density of a wider neighbourhood (wide
+             * enough that an object's own corners do not make up most of it). */
+            uint32_t n = corners_in_box(m, x, y, fmax(40.0, 8.0 * tol), &larea);
+            chance += larea > 0.0 ? fmin(1.0, (double)n * area / larea) : 0.0;
+        }
+    }
+    return poisson_tail_signif(hits, chance);
+}
+
+void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
                       GhmMatchResult *res)
 {
     res->votes = h->votes;
@@ -249,11 +337,14 @@ void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, size_t support,
     res->forward_share = h->sc.forward;
     res->backward_share = h->sc.backward;
     res->inliers = h->sc.inliers;
-    /* A match needs its shares, and either several voted bases behind it or shares so high
-     * that a chance fit on texture does not reach them. */
-    res->support = support;
+    /* A match needs its shares, and either several voted bases behind it, or corners that
+     * coincide far beyond chance, or shares so high that a chance fit on texture does not
+     * reach them. */
+    res->support = ev->support;
+    res->corner_signif = ev->corner_signif;
     res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 &&
-                 (support >= m->p.min_support || h->sc.confidence >= m->p.sure_confidence);
+                 (ev->support >= m->p.min_support || ev->corner_signif >= m->p.min_corner_signif ||
+                  h->sc.confidence >= m->p.sure_confidence);
     res->scale = ghm_similarity_scale(&h->s);
     res->rotation_deg = ghm_similarity_rotation_deg(&h->s);
     res->tx = h->s.tx;
