@@ -22,6 +22,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
 {
     int w = e->width, h = e->height;
     size_t npix = (size_t)w * h;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < npix; i++) {
         s0[i] = e->gx[i] * e->gx[i];
         s1[i] = e->gy[i] * e->gy[i];
@@ -35,6 +36,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
         ghmi_convolve_sep(s2, tmp, s2, w, h, g, r);
     }
     float k = (float)p->k;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < npix; i++) {
         float tr = s0[i] + s1[i];
         resp[i] = s0[i] * s1[i] - s2[i] * s2[i] - k * tr * tr;
@@ -49,38 +51,58 @@ static float parabola_offset(float a, float b, float c)
     return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
 }
 
-/* Strict local maxima of resp within radius (ties go to the earlier pixel in raster order),
- * positive and at least thr, away from the border where the response is unreliable. */
+/* Whether pixel (x, y) is a strict local maximum of resp within radius (ties go to the earlier
+ * pixel in raster order), positive and at least thr. */
+static int is_local_max(const float *resp, int w, int x, int y, int radius, float thr)
+{
+    float v = resp[(size_t)y * w + x];
+    if (v <= 0.0f || v < thr)
+        return 0;
+    for (int dy = -radius; dy <= radius; dy++)
+        for (int dx = -radius; dx <= radius; dx++) {
+            float u = resp[(size_t)(y + dy) * w + x + dx];
+            int earlier = dy < 0 || (dy == 0 && dx < 0);
+            if (u > v || (u == v && earlier && (dx || dy)))
+                return 0;
+        }
+    return 1;
+}
+
+/* Strict local maxima of resp within radius, positive and at least thr, away from the border
+ * where the response is unreliable, in raster order. The rows are shared among the threads,
+ * each row's maxima written to its own stretch of cand (a row has at most w / 2 + 1: maxima
+ * are more than one pixel apart), then moved together. */
 static size_t local_maxima(const float *resp, int w, int h, int radius, float thr,
                            GhmCornerCand *cand)
 {
-    size_t n = 0;
     int border = radius + 2;
+    size_t per_row = (size_t)w / 2 + 1, n = 0;
+    if (h <= 2 * border)
+        return 0;
+    size_t *count = calloc((size_t)h, sizeof *count);
+    if (!count)
+        return SIZE_MAX;
+#pragma omp parallel for schedule(dynamic, 8)
     for (int y = border; y < h - border; y++) {
+        GhmCornerCand *row = cand + (size_t)(y - border) * per_row;
+        size_t k = 0;
         for (int x = border; x < w - border; x++) {
-            float v = resp[(size_t)y * w + x];
-            if (v <= 0.0f || v < thr)
+            if (!is_local_max(resp, w, x, y, radius, thr))
                 continue;
-            int is_max = 1;
-            for (int dy = -radius; dy <= radius && is_max; dy++)
-                for (int dx = -radius; dx <= radius; dx++) {
-                    float u = resp[(size_t)(y + dy) * w + x + dx];
-                    int earlier = dy < 0 || (dy == 0 && dx < 0);
-                    if (u > v || (u == v && earlier && (dx || dy))) {
-                        is_max = 0;
-                        break;
-                    }
-                }
-            if (is_max) {
-                const float *r0 = resp + (size_t)y * w + x;
-                cand[n].response = v;
-                cand[n].pixel = y * w + x;
-                cand[n].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
-                cand[n].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
-                n++;
-            }
+            const float *r0 = resp + (size_t)y * w + x;
+            row[k].response = r0[0];
+            row[k].pixel = y * w + x;
+            row[k].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
+            row[k].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
+            k++;
         }
+        count[y] = k;
     }
+    for (int y = border; y < h - border; y++) {
+        memmove(cand + n, cand + (size_t)(y - border) * per_row, count[y] * sizeof *cand);
+        n += count[y];
+    }
+    free(count);
     return n;
 }
 
@@ -227,13 +249,17 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
     float *resp = buf;
     harris_response(e, p, resp, buf + npix, buf + 2 * npix, buf + 3 * npix, buf + 4 * npix);
     float maxr = 0.0f;
+#pragma omp parallel for reduction(max : maxr) schedule(static)
     for (size_t i = 0; i < npix; i++)
         if (resp[i] > maxr)
             maxr = resp[i];
-    cand = malloc(ghm_corner_capacity(w, h) * sizeof *cand);
+    /* room for every row's stretch (local_maxima) */
+    cand = malloc(((size_t)h * ((size_t)w / 2 + 1) + 1) * sizeof *cand);
     if (!cand)
         goto fail;
     size_t nc = local_maxima(resp, w, h, p->radius, (float)p->rel_threshold * maxr, cand);
+    if (nc == SIZE_MAX)
+        goto fail;
     ret = ghmi_corners_select(cand, nc, w, h, p, out, n);
 fail:
     free(cand);

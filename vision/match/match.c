@@ -114,28 +114,33 @@ static int build_nearest(GhmMatcher *m)
 }
 
 /* Reference edge points that check a transform in the backward direction: the strongest of
- * every cell, on grids of 2, 4, 8, ... pixels one after the other. */
+ * every cell, on grids of 2, 4, 8, ... pixels one after the other. A cell of a grid is four
+ * cells of the one before (a point's cell index halves with the cell size), so each grid is
+ * sampled from the points the one before kept: the same points as from all of them. */
 static int select_check_points(GhmMatcher *m)
 {
-    uint32_t *idx = malloc((m->nedges ? m->nedges : 1) * sizeof *idx);
-    m->rcheck = malloc((m->nedges ? m->nedges : 1) * 2 * sizeof *m->rcheck);
-    if (!idx || !m->rcheck) {
-        free(idx);
-        return GHM_ERR_NOMEM;
-    }
-    int ret = GHM_OK;
-    size_t n = 0;
+    size_t cap = m->nedges ? m->nedges : 1;
+    uint32_t *idx = malloc(cap * sizeof *idx);
+    GhmEdgePoint *sub = malloc(cap * sizeof *sub);
+    m->rcheck = malloc(2 * cap * sizeof *m->rcheck);
+    int ret = idx && sub && m->rcheck ? GHM_OK : GHM_ERR_NOMEM;
+    size_t n = 0, prev = 0, nprev = m->nedges;
     for (int g = 0; g < GHMI_CHECK_LEVELS && ret == GHM_OK; g++) {
         size_t k = 0;
         m->check_first[g] = n;
-        ret = ghm_edges_grid_sample(m->edges, m->nedges, m->width, m->height, 2.0 * (1 << g),
-                                    idx, &k);
-        memcpy(m->rcheck + n, idx, k * sizeof *idx);
+        for (size_t i = 0; i < nprev; i++) /* the points the grid before kept */
+            sub[i] = m->edges[g ? m->rcheck[prev + i] : i];
+        ret = ghm_edges_grid_sample(sub, nprev, m->width, m->height, 2.0 * (1 << g), idx, &k);
+        for (size_t i = 0; i < k && ret == GHM_OK; i++)
+            m->rcheck[n + i] = g ? m->rcheck[prev + idx[i]] : idx[i];
+        prev = n;
+        nprev = k;
         n += k;
     }
     m->check_first[GHMI_CHECK_LEVELS] = n;
     m->nrcheck = n;
     free(idx);
+    free(sub);
     return ret;
 }
 
