@@ -62,6 +62,8 @@ typedef struct GhmMatchParams {
     double min_corner_signif; /* ... or its corners coincide with a chance of 10^-this at
                                  most (default 3) ... */
     double sure_confidence;   /* ... or its confidence reaches this (default 0.7) */
+    double max_rival;         /* no match when another placement reaches this share of the
+                                 best one's confidence (default 0.9) */
 } GhmMatchParams;
 
 typedef struct GhmMatchTimings {

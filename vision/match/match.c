@@ -42,7 +42,8 @@ GhmMatchParams ghm_match_defaults(void)
                         .min_confidence = 0.25,
                         .min_support = 3,
                         .min_corner_signif = 2.5,
-                        .sure_confidence = 0.7};
+                        .sure_confidence = 0.7,
+                        .max_rival = 0.9};
     return p;
 }
 
@@ -63,7 +64,7 @@ int ghm_match_check_params(const GhmMatchParams *p)
         p->verify_points < 16 || !(p->inlier_px > 0.0) || !(p->inlier_angle_deg > 0.0) ||
         !(p->min_confidence >= 0.0 && p->min_confidence <= 1.0) ||
         !(p->sure_confidence >= 0.0 && p->sure_confidence <= 1.0) || p->min_support > 1000 ||
-        !(p->min_corner_signif >= 0.0))
+        !(p->min_corner_signif >= 0.0) || !(p->max_rival > 0.0))
         return GHM_ERR_INVALID;
     return GHM_OK;
 }
@@ -355,6 +356,7 @@ int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p)
     t.min_support = p->min_support;
     t.sure_confidence = p->sure_confidence;
     t.min_corner_signif = p->min_corner_signif;
+    t.max_rival = p->max_rival;
     t.geo.query_neighbours = p->geo.query_neighbours;
     t.geo.query_bases = p->geo.query_bases;
     if (ghm_match_check_params(&t) < 0)

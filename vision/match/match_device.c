@@ -363,13 +363,15 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     if ((ret = verify_points(m, f, &q, 2.0, m->p.verify_points, D_VERIFY_PTS, &nv)) < 0 ||
         (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0)) < 0 ||
         (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1)) < 0 ||
-        (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0 ||
-        (ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
+        (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0)
+        return ret;
+    double rival = ghmi_rival(m, d->hyp, nr, f->width, f->height);
+    if ((ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
     Evidence ev = {ghmi_support(m, qb, &d->hyp[0].s),
-                   ghmi_corner_evidence(m, qb, lv, nlv, &d->hyp[0].s)};
+                   ghmi_corner_evidence(m, qb, lv, nlv, &d->hyp[0].s), rival};
     ghmi_fill_result(m, &d->hyp[0], &ev, res);
     res->query_edges = na;
     return GHM_OK;

@@ -162,9 +162,10 @@ static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const Qu
     return GHM_OK;
 }
 
-/* Refines the best few hypotheses on the verification points and returns the best. */
+/* Refines the best few hypotheses on the verification points and returns the best, and how
+ * close the best other placement comes (ghmi_rival). */
 static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp, size_t nhyp,
-                       Hypothesis *best)
+                       Hypothesis *best, double *rival)
 {
     size_t nr = nhyp < m->p.refine_candidates ? nhyp : m->p.refine_candidates;
     int failed = 0;
@@ -182,6 +183,7 @@ static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp,
     if (failed)
         return GHM_ERR_NOMEM;
     qsort(hyp, nr, sizeof *hyp, ghmi_cmp_hyp);
+    *rival = ghmi_rival(m, hyp, nr, m->qedges->width, m->qedges->height);
     *best = hyp[0];
     return GHM_OK;
 }
@@ -246,14 +248,15 @@ static int match_features(GhmMatcher *m, const GhmiPyramid *py, const GhmGeoPoin
     if (nhyp > 0) {
         Hypothesis best;
         size_t na = 0;
-        if ((ret = refine_best(m, &vq, hyp, nhyp, &best)) < 0 ||
+        double rival = 0.0;
+        if ((ret = refine_best(m, &vq, hyp, nhyp, &best, &rival)) < 0 ||
             (ret = ghm_edges_sample_capped(qe->points, qe->count, qe->width, qe->height, 1.0,
                                            GHMI_MAX_POLISH_POINTS, idx, &na, NULL)) < 0 ||
             (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
             (ret = polish(m, &all, &best)) < 0)
             goto done;
         Evidence ev = {ghmi_support(m, qb, &best.s),
-                       ghmi_corner_evidence(m, qb, py->levels, py->nlevels, &best.s)};
+                       ghmi_corner_evidence(m, qb, py->levels, py->nlevels, &best.s), rival};
         ghmi_fill_result(m, &best, &ev, res);
         res->query_edges = all.n;
     }

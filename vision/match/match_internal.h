@@ -155,7 +155,13 @@ int ghmi_cmp_hyp(const void *a, const void *b);
 typedef struct Evidence {
     size_t support;       /* distinct reference points of agreeing voted cells */
     double corner_signif; /* -log10 of the chance of as many corner coincidences */
+    double rival;         /* the best other placement's confidence, as a share of this one's */
 } Evidence;
+/* Ambiguity: the highest confidence among hyp[1..n) (refined, ranked) that puts the query's
+ * corners elsewhere (farther than the 2 % of the reference diagonal by which an answer is
+ * judged), over hyp[0]'s; 0 when there is none. A query that fits two places equally well
+ * (a periodic pattern) has no single answer. */
+double ghmi_rival(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh);
 void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
                       GhmMatchResult *res);
 /* Corner coincidences: how many of the query's basis points (levels lv) land under s within

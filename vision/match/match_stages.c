@@ -193,6 +193,11 @@ size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand,
         double r2[2] = {m->corners[cd->ref_j].x, m->corners[cd->ref_j].y};
         if (ghm_similarity_from_bases(q1, q2, r1, r2, &hyp[n].s) < 0)
             continue;
+        /* Outside the scales searched for (a quarter of the bin off): a chance pair of bases,
+         * and a query shrunk to a few pixels can fit anything. */
+        double sc = ghm_similarity_scale(&hyp[n].s);
+        if (!(sc >= 0.8 * m->p.geo.min_scale && sc <= 1.25 * m->p.geo.max_scale))
+            continue;
         hyp[n].votes = cd->votes;
         n++;
     }
@@ -329,6 +334,26 @@ double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const Gh
     return poisson_tail_signif(hits, chance);
 }
 
+double ghmi_rival(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh)
+{
+    double far = 0.02 * hypot((double)m->width, (double)m->height), best = 0.0;
+    double cx[4] = {0.0, qw - 1.0, qw - 1.0, 0.0}, cy[4] = {0.0, 0.0, qh - 1.0, qh - 1.0};
+    if (n == 0 || !(hyp[0].sc.confidence > 0.0))
+        return 0.0;
+    for (size_t i = 1; i < n; i++) {
+        double d = 0.0;
+        for (int k = 0; k < 4; k++) {
+            double x0, y0, x1, y1;
+            ghm_similarity_apply(&hyp[0].s, cx[k], cy[k], &x0, &y0);
+            ghm_similarity_apply(&hyp[i].s, cx[k], cy[k], &x1, &y1);
+            d = fmax(d, hypot(x1 - x0, y1 - y0));
+        }
+        if (d > far && hyp[i].sc.confidence > best)
+            best = hyp[i].sc.confidence;
+    }
+    return best / hyp[0].sc.confidence;
+}
+
 void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
                       GhmMatchResult *res)
 {
@@ -337,12 +362,13 @@ void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *
     res->forward_share = h->sc.forward;
     res->backward_share = h->sc.backward;
     res->inliers = h->sc.inliers;
-    /* A match needs its shares, and either several voted bases behind it, or corners that
-     * coincide far beyond chance, or shares so high that a chance fit on texture does not
-     * reach them. */
+    /* A match needs its shares, no other placement nearly as good, and either several voted
+     * bases behind it, or corners that coincide far beyond chance, or shares so high that a
+     * chance fit on texture does not reach them. */
     res->support = ev->support;
     res->corner_signif = ev->corner_signif;
     res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 &&
+                 ev->rival < m->p.max_rival &&
                  (ev->support >= m->p.min_support || ev->corner_signif >= m->p.min_corner_signif ||
                   h->sc.confidence >= m->p.sure_confidence);
     res->scale = ghm_similarity_scale(&h->s);
