@@ -343,6 +343,22 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
     return GHM_OK;
 }
 
+/* match_host.c's ambiguity test on the refined hyp[0..nr): each rival's halfway transform
+ * scored on the device, alone (score_round ranks what it scores). */
+static int rival_share(GhmMatcher *m, const GhmVerifyQuery *q, size_t nv, const Hypothesis *hyp,
+                       size_t nr, double *rival)
+{
+    size_t idx[GHMI_RIVALS], n = ghmi_rivals(m, hyp, nr, q->width, q->height, idx);
+    for (size_t i = 0; i < n; i++) {
+        Hypothesis mid = {.s = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s)};
+        int ret = score_round(m, q, D_VERIFY_PTS, nv, &mid, 1, m->p.inlier_px, 1);
+        if (ret < 0)
+            return ret;
+        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], mid.sc.confidence));
+    }
+    return GHM_OK;
+}
+
 /* match.c's verification (score_candidates, refine_best, polish) with the device doing the
  * per-point work. */
 static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb,
@@ -365,7 +381,9 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
         (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1)) < 0 ||
         (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0)
         return ret;
-    double rival = ghmi_rival(m, d->hyp, nr, f->width, f->height);
+    double rival = 0.0;
+    if ((ret = rival_share(m, &q, nv, d->hyp, nr, &rival)) < 0)
+        return ret;
     if ((ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)

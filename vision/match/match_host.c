@@ -183,7 +183,13 @@ static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp,
     if (failed)
         return GHM_ERR_NOMEM;
     qsort(hyp, nr, sizeof *hyp, ghmi_cmp_hyp);
-    *rival = ghmi_rival(m, hyp, nr, m->qedges->width, m->qedges->height);
+    size_t idx[GHMI_RIVALS], nv = ghmi_rivals(m, hyp, nr, m->qedges->width, m->qedges->height, idx);
+    *rival = 0.0;
+    for (size_t i = 0; i < nv; i++) {
+        GhmSimilarity mid = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s);
+        Score sc = score(m, &mid, vq, m->p.inlier_px, 1);
+        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], sc.confidence));
+    }
     *best = hyp[0];
     return GHM_OK;
 }

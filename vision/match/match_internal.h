@@ -157,11 +157,20 @@ typedef struct Evidence {
     double corner_signif; /* -log10 of the chance of as many corner coincidences */
     double rival;         /* the best other placement's confidence, as a share of this one's */
 } Evidence;
-/* Ambiguity: the highest confidence among hyp[1..n) (refined, ranked) that puts the query's
- * corners elsewhere (farther than the 2 % of the reference diagonal by which an answer is
- * judged), over hyp[0]'s; 0 when there is none. A query that fits two places equally well
- * (a periodic pattern) has no single answer. */
-double ghmi_rival(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh);
+/* Ambiguity. A query that fits two places equally well (a periodic pattern) has no single
+ * answer. Rivals are the refined hypotheses hyp[1..n) (ranked) that put the query's corners
+ * elsewhere (farther than the 2 % of the reference diagonal by which an answer is judged);
+ * ghmi_rivals writes the indices of the best GHMI_RIVALS of them to idx and returns how many.
+ * One counts only when the transform halfway between it and the best (ghmi_halfway) scores
+ * below GHMI_VALLEY of it: a valley between two placements, not two ends of the same one (a
+ * query that a similarity fits only roughly, seen in perspective, gives a ridge of nearly equal
+ * transforms). ghmi_rival_share is then its confidence over the best one's, else 0. */
+#define GHMI_RIVALS 2
+#define GHMI_VALLEY 0.8
+size_t ghmi_rivals(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh,
+                   size_t *idx);
+GhmSimilarity ghmi_halfway(const GhmSimilarity *a, const GhmSimilarity *b);
+double ghmi_rival_share(const Hypothesis *best, const Hypothesis *rival, double halfway_conf);
 void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
                       GhmMatchResult *res);
 /* Corner coincidences: how many of the query's basis points (levels lv) land under s within

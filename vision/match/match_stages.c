@@ -334,24 +334,38 @@ double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const Gh
     return poisson_tail_signif(hits, chance);
 }
 
-double ghmi_rival(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh)
+size_t ghmi_rivals(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh,
+                   size_t *idx)
 {
-    double far = 0.02 * hypot((double)m->width, (double)m->height), best = 0.0;
+    double far = 0.02 * hypot((double)m->width, (double)m->height);
     double cx[4] = {0.0, qw - 1.0, qw - 1.0, 0.0}, cy[4] = {0.0, 0.0, qh - 1.0, qh - 1.0};
-    if (n == 0 || !(hyp[0].sc.confidence > 0.0))
-        return 0.0;
-    for (size_t i = 1; i < n; i++) {
+    size_t k = 0;
+    for (size_t i = 1; i < n && k < GHMI_RIVALS; i++) { /* ranked: the best come first */
         double d = 0.0;
-        for (int k = 0; k < 4; k++) {
+        for (int c = 0; c < 4; c++) {
             double x0, y0, x1, y1;
-            ghm_similarity_apply(&hyp[0].s, cx[k], cy[k], &x0, &y0);
-            ghm_similarity_apply(&hyp[i].s, cx[k], cy[k], &x1, &y1);
+            ghm_similarity_apply(&hyp[0].s, cx[c], cy[c], &x0, &y0);
+            ghm_similarity_apply(&hyp[i].s, cx[c], cy[c], &x1, &y1);
             d = fmax(d, hypot(x1 - x0, y1 - y0));
         }
-        if (d > far && hyp[i].sc.confidence > best)
-            best = hyp[i].sc.confidence;
+        if (d > far)
+            idx[k++] = i;
     }
-    return best / hyp[0].sc.confidence;
+    return k;
+}
+
+GhmSimilarity ghmi_halfway(const GhmSimilarity *a, const GhmSimilarity *b)
+{
+    GhmSimilarity h = {0.5 * (a->a + b->a), 0.5 * (a->b + b->b), 0.5 * (a->tx + b->tx),
+                       0.5 * (a->ty + b->ty)};
+    return h;
+}
+
+double ghmi_rival_share(const Hypothesis *best, const Hypothesis *rival, double halfway_conf)
+{
+    if (!(best->sc.confidence > 0.0) || halfway_conf >= GHMI_VALLEY * rival->sc.confidence)
+        return 0.0;
+    return rival->sc.confidence / best->sc.confidence;
 }
 
 void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *ev,
