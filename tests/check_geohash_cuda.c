@@ -193,7 +193,8 @@ START_TEST(test_votes_identical_batched)
     Side ref, q;
     random_sides(160, 40, &ref, &q);
     GhmGeoParams gp = ghm_geo_defaults();
-    gp.basis_prob = 1.0;
+    gp.neighbours = 64; /* every point with its 64 nearest: 10 240 bases a side */
+    gp.query_neighbours = 64;
     gp.query_bases = 30000;
     gp.angle_bins = 8;
     Votes a = vote_on(GHM_BACKEND_CPU, &ref, &q, hypot(500, 380), &gp, 60000);
@@ -403,10 +404,14 @@ START_TEST(test_known_pairs_both_backends)
                               0.01 * (double)res[0].inliers + 2.0,
                       "%s: confidence cpu %.4f cuda %.4f, inliers %zu %zu", id, res[0].confidence,
                       res[1].confidence, res[0].inliers, res[1].inliers);
+        /* The same votes; the winner's own cell (res.votes) may be another of the cells that
+         * vote for the same transform, as refined transforms differ in their last bits. */
         ck_assert_msg(res[0].votes_cast == res[1].votes_cast && res[0].lookups == res[1].lookups &&
-                          res[0].candidates == res[1].candidates && res[0].votes == res[1].votes,
-                      "%s: votes cast cpu %llu cuda %llu", id,
-                      (unsigned long long)res[0].votes_cast, (unsigned long long)res[1].votes_cast);
+                          res[0].candidates == res[1].candidates,
+                      "%s: votes cast cpu %llu cuda %llu, look-ups %zu %zu, candidates %zu %zu",
+                      id, (unsigned long long)res[0].votes_cast,
+                      (unsigned long long)res[1].votes_cast, res[0].lookups, res[1].lookups,
+                      res[0].candidates, res[1].candidates);
         ghm_image_free(&ref);
         ghm_image_free(&query);
     }

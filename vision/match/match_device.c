@@ -116,7 +116,8 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_run || !ops->features_sample || !ops->verify_prepare)
+    if (!ops || !ops->features_start || !ops->features_finish || !ops->features_sample ||
+        !ops->verify_prepare)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -221,14 +222,20 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
     GhmImage *img[GHMI_MAX_LEVELS] = {NULL};
     GhmCornerParams cp = m->p.corners;
     int ret = GHM_OK;
+    /* Every level queued first (the host halves the next image while the device works), then
+     * their counts read. */
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
         GhmFeatureParams fp;
         if (l && (ret = ghm_image_halve(l > 1 ? img[l - 1] : query, &img[l])) < 0)
             break;
         const GhmImage *im = l ? img[l] : query;
-        if ((ret = ghmi_feature_params(&m->p.edges, &cp, im->width, im->height, &fp)) < 0 ||
-            (ret = d->ops->features_run(m->ctx, d->ws[l], im->pixels, im->width, im->height,
-                                        im->stride, &fp, &f[l])) < 0)
+        if ((ret = ghmi_feature_params(&m->p.edges, &cp, im->width, im->height, &fp)) < 0)
+            break;
+        ret = d->ops->features_start(m->ctx, d->ws[l], im->pixels, im->width, im->height,
+                                     im->stride, &fp);
+    }
+    for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+        if ((ret = d->ops->features_finish(m->ctx, d->ws[l], &f[l])) < 0)
             break;
         bound += f[l].npoints < m->p.max_points ? f[l].npoints : m->p.max_points;
     }
@@ -257,7 +264,7 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
 /* Scores the transforms of hyp[0..n), already in D_HYPS in that order, on the device (the
  * prepared points of buffer idx_buf, nidx of them) and ranks them. */
 static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                          Hypothesis *hyp, size_t n, double radius, int backward)
+                          Hypothesis *hyp, size_t n, double radius, int backward, int rank)
 {
     GhmMatchDevice *d = m->dev;
     for (size_t i = 0; i < n; i++) {
@@ -280,19 +287,20 @@ static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, s
         ghmi_score_shares(&sc, nidx, backward);
         hyp[i].sc = sc;
     }
-    qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
+    if (rank)
+        qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
     return GHM_OK;
 }
 
 /* Uploads the transforms of hyp[0..n), then scores and ranks them as score_uploaded. */
 static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                       Hypothesis *hyp, size_t n, double radius, int backward)
+                       Hypothesis *hyp, size_t n, double radius, int backward, int rank)
 {
     GhmMatchDevice *d = m->dev;
     for (size_t i = 0; i < n; i++)
         d->sims[i] = hyp[i].s;
     int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
-    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward);
+    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward, rank);
 }
 
 /* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
@@ -316,7 +324,7 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
         return ret;
     for (size_t i = 0; i < n; i++)
         hyp[i].s = d->sims[i];
-    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1);
+    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1);
 }
 
 /* The inliers of the polished transform on the polish points, mapped into the reference, in
@@ -343,20 +351,19 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
     return GHM_OK;
 }
 
-/* match_host.c's ambiguity test on the refined hyp[0..nr): each rival's halfway transform
- * scored on the device, alone (score_round ranks what it scores). */
+/* match_host.c's ambiguity test on the refined hyp[0..nr): the rivals' halfway transforms
+ * scored on the device in one round, in their order. */
 static int rival_share(GhmMatcher *m, const GhmVerifyQuery *q, size_t nv, const Hypothesis *hyp,
                        size_t nr, double *rival)
 {
     size_t idx[GHMI_RIVALS], n = ghmi_rivals(m, hyp, nr, q->width, q->height, idx);
-    for (size_t i = 0; i < n; i++) {
-        Hypothesis mid = {.s = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s)};
-        int ret = score_round(m, q, D_VERIFY_PTS, nv, &mid, 1, m->p.inlier_px, 1);
-        if (ret < 0)
-            return ret;
-        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], mid.sc.confidence));
-    }
-    return GHM_OK;
+    Hypothesis mid[GHMI_RIVALS];
+    for (size_t i = 0; i < n; i++)
+        mid[i].s = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s);
+    int ret = n ? score_round(m, q, D_VERIFY_PTS, nv, mid, n, m->p.inlier_px, 1, 0) : GHM_OK;
+    for (size_t i = 0; i < n && ret == GHM_OK; i++)
+        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], mid[i].sc.confidence));
+    return ret;
 }
 
 /* match.c's verification (score_candidates, refine_best, polish) with the device doing the
@@ -377,8 +384,8 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     size_t nr = n < m->p.refine_candidates ? n : m->p.refine_candidates;
     double screen = 2.0 * m->p.inlier_px;
     if ((ret = verify_points(m, f, &q, 2.0, m->p.verify_points, D_VERIFY_PTS, &nv)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0, 1)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1, 1)) < 0 ||
         (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0)
         return ret;
     double rival = 0.0;

@@ -178,6 +178,12 @@ typedef struct GhmVisionOps {
     void (*features_free)(GhmContext *ctx, GhmFeatureWorkspace **ws);
     int (*features_run)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                         int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+    /* features_run in two halves, so that several workspaces (a pyramid's levels) run on the
+     * device one after the other while the host prepares the next image: start queues the
+     * chain and the copy of its counts without waiting; finish waits and fills *out. */
+    int (*features_start)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
+                          int h, size_t stride, const GhmFeatureParams *p);
+    int (*features_finish)(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
     /* edges.c's ghm_edges_grid_sample (cells of `cell` pixels, the strongest point of each)
      * over the points of the workspace's last run: the kept indices, ascending, into idx
      * (backend memory, npoints entries) and their number into *kept (waits for the device). */

@@ -401,11 +401,11 @@ static int run_corners(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                     const uint8_t *pixels, int w, int h, size_t stride,
-                                     const GhmFeatureParams *p, GhmDeviceFeatures *out)
+extern "C" int ghm_cuda_features_start(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                       const uint8_t *pixels, int w, int h, size_t stride,
+                                       const GhmFeatureParams *p)
 {
-    if (!ctx || !ws || !pixels || !p || !out || w < 1 || h < 1 || stride < (size_t)w ||
+    if (!ctx || !ws || !pixels || !p || w < 1 || h < 1 || stride < (size_t)w ||
         p->blur.radius < 0 || p->blur.radius > GHM_EDGE_MAX_RADIUS ||
         (p->corners && (p->tensor.radius < 0 || p->tensor.radius > GHM_EDGE_MAX_RADIUS ||
                         p->radius < 1)))
@@ -418,15 +418,25 @@ extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
         (ret = run_edges(ws, ctx, w, h, p)) < 0 ||
         (p->corners && (ret = run_corners(ws, ctx, w, h, p)) < 0) ||
         (ret = GHM_CUDA(cudaMemcpyAsync(ws->host_levels, ws->levels, sizeof(Levels),
-                                        cudaMemcpyDeviceToHost, s))) < 0 ||
-        (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
+                                        cudaMemcpyDeviceToHost, s))) < 0)
         return ret;
-    const Levels *lv = ws->host_levels;
     ws->width = w;
     ws->height = h;
+    return GHM_OK;
+}
+
+extern "C" int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                        GhmDeviceFeatures *out)
+{
+    if (!ctx || !ws || !out || !ws->cap_pix)
+        return GHM_ERR_INVALID;
+    int ret = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(ctx)));
+    if (ret < 0)
+        return ret;
+    const Levels *lv = ws->host_levels;
     ws->npoints = lv->npoints;
-    out->width = w;
-    out->height = h;
+    out->width = ws->width;
+    out->height = ws->height;
     out->noise = lv->noise;
     out->threshold = lv->threshold;
     out->npoints = lv->npoints;
@@ -437,6 +447,16 @@ extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
     out->ncand = lv->ncand;
     out->cand = ws->cand;
     return GHM_OK;
+}
+
+extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                     const uint8_t *pixels, int w, int h, size_t stride,
+                                     const GhmFeatureParams *p, GhmDeviceFeatures *out)
+{
+    if (!out)
+        return GHM_ERR_INVALID;
+    int ret = ghm_cuda_features_start(ctx, ws, pixels, w, h, stride, p);
+    return ret < 0 ? ret : ghm_cuda_features_finish(ctx, ws, out);
 }
 
 /* --- grid sampling of the points ---------------------------------------------------------- */
