@@ -188,65 +188,100 @@ static int knn_of(const GhmGeoPoint *bp, uint32_t i, const uint32_t *start, cons
     return nk;
 }
 
-size_t ghmi_geo_neighbour_pairs(const GhmGeoPoint *bp, uint32_t first, uint32_t n, int k,
-                                double skip2, double lo2, double hi2, uint32_t *out,
-                                uint8_t *rank)
+/* The bases of point i (ghmi_geo_neighbour_pairs) into out[0..) and rank[0..), ascending j;
+ * returns their count (at most k). */
+static int point_pairs(const GhmGeoPoint *bp, uint32_t i, const GhmiPointGrid *g, int k,
+                       double skip2, double lo2, double hi2, uint32_t *out, uint8_t *rank)
 {
     enum { MAXK = 64 };
-    if (n == 0)
-        return 0;
+    double bd[MAXK];
+    uint32_t bj[MAXK];
+    uint8_t rk[MAXK];
+    int nk = knn_of(bp, i, g->start, g->order, g->gw, g->gh, g->x0, g->y0, g->cell, k, skip2, bd,
+                    bj);
+    for (int r = 0; r < nk; r++)
+        rk[r] = (uint8_t)r;
+    /* Ascending j for the output, the rank kept alongside. */
+    for (int a = 1; a < nk; a++)
+        for (int b = a; b > 0 && bj[b] < bj[b - 1]; b--) {
+            uint32_t tj = bj[b];
+            double td = bd[b];
+            uint8_t tr = rk[b];
+            bj[b] = bj[b - 1], bd[b] = bd[b - 1], rk[b] = rk[b - 1];
+            bj[b - 1] = tj, bd[b - 1] = td, rk[b - 1] = tr;
+        }
+    int m = 0;
+    for (int r = 0; r < nk; r++) {
+        if (bd[r] < lo2 || bd[r] > hi2)
+            continue;
+        rank[m] = rk[r];
+        out[m++] = i << 16 | bj[r];
+    }
+    return m;
+}
+
+/* Buckets bp[first .. first + n) into cells of about two points (a counting sort). */
+static int point_grid_build(const GhmGeoPoint *bp, uint32_t first, uint32_t n, GhmiPointGrid *g)
+{
     double x0 = bp[first].x, y0 = bp[first].y, x1 = x0, y1 = y0;
     for (uint32_t i = first; i < first + n; i++) {
         x0 = fmin(x0, bp[i].x), y0 = fmin(y0, bp[i].y);
         x1 = fmax(x1, bp[i].x), y1 = fmax(y1, bp[i].y);
     }
-    /* About two points a cell. */
-    double cell = fmax(1.0, sqrt((x1 - x0 + 1.0) * (y1 - y0 + 1.0) * 2.0 / (double)n));
-    int gw = (int)((x1 - x0) / cell) + 1, gh = (int)((y1 - y0) / cell) + 1;
-    uint32_t *start = calloc((size_t)gw * gh + 1, sizeof *start);
-    uint32_t *order = malloc(n * sizeof *order), *at = malloc(n * sizeof *at);
-    size_t m = 0;
-    if (!start || !order || !at) {
-        free(start), free(order), free(at);
-        return SIZE_MAX;
+    g->x0 = x0, g->y0 = y0;
+    g->cell = fmax(1.0, sqrt((x1 - x0 + 1.0) * (y1 - y0 + 1.0) * 2.0 / (double)n));
+    g->gw = (int)((x1 - x0) / g->cell) + 1, g->gh = (int)((y1 - y0) / g->cell) + 1;
+    size_t cells = (size_t)g->gw * g->gh;
+    g->start = calloc(cells + 1, sizeof *g->start);
+    g->order = malloc(n * sizeof *g->order);
+    uint32_t *at = malloc(n * sizeof *at);
+    if (!g->start || !g->order || !at) {
+        free(at);
+        return GHM_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
-        int cx = (int)((bp[first + i].x - x0) / cell), cy = (int)((bp[first + i].y - y0) / cell);
-        at[i] = (uint32_t)((size_t)cy * gw + cx);
-        start[at[i] + 1]++;
+        int cx = (int)((bp[first + i].x - x0) / g->cell), cy = (int)((bp[first + i].y - y0) / g->cell);
+        at[i] = (uint32_t)((size_t)cy * g->gw + cx);
+        g->start[at[i] + 1]++;
     }
-    for (size_t c = 0; c < (size_t)gw * gh; c++)
-        start[c + 1] += start[c];
+    for (size_t c = 0; c < cells; c++)
+        g->start[c + 1] += g->start[c];
     for (uint32_t i = 0; i < n; i++)
-        order[start[at[i]]++] = first + i;
-    for (size_t c = (size_t)gw * gh; c > 0; c--)
-        start[c] = start[c - 1];
-    start[0] = 0;
-    for (uint32_t i = first; i < first + n; i++) {
-        double bd[MAXK];
-        uint32_t bj[MAXK];
-        uint8_t rk[MAXK];
-        int nk = knn_of(bp, i, start, order, gw, gh, x0, y0, cell, k, skip2, bd, bj);
-        for (int r = 0; r < nk; r++)
-            rk[r] = (uint8_t)r;
-        /* Ascending j for the output, the rank kept alongside. */
-        for (int a = 1; a < nk; a++)
-            for (int b = a; b > 0 && bj[b] < bj[b - 1]; b--) {
-                uint32_t tj = bj[b];
-                double td = bd[b];
-                uint8_t tr = rk[b];
-                bj[b] = bj[b - 1], bd[b] = bd[b - 1], rk[b] = rk[b - 1];
-                bj[b - 1] = tj, bd[b - 1] = td, rk[b - 1] = tr;
+        g->order[g->start[at[i]]++] = first + i;
+    for (size_t c = cells; c > 0; c--)
+        g->start[c] = g->start[c - 1];
+    g->start[0] = 0;
+    free(at);
+    return GHM_OK;
+}
+
+size_t ghmi_geo_neighbour_pairs(int threads, const GhmGeoPoint *bp, uint32_t first, uint32_t n,
+                                int k, double skip2, double lo2, double hi2, uint32_t *out,
+                                uint8_t *rank)
+{
+    if (n == 0)
+        return 0;
+    GhmiPointGrid g = {0};
+    /* Each point's pairs go to its own k slots, in parallel, then are packed in point order:
+     * the output does not depend on the thread count. */
+    int *count = malloc(n * sizeof *count);
+    uint8_t *rk = malloc((size_t)n * k);
+    uint32_t *tmp = malloc((size_t)n * k * sizeof *tmp);
+    size_t m = SIZE_MAX;
+    if (count && rk && tmp && point_grid_build(bp, first, n, &g) == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+        for (uint32_t t = 0; t < n; t++)
+            count[t] = point_pairs(bp, first + t, &g, k, skip2, lo2, hi2, tmp + (size_t)t * k,
+                                   rk + (size_t)t * k);
+        m = 0;
+        for (uint32_t t = 0; t < n; t++)
+            for (int r = 0; r < count[t]; r++) {
+                if (rank)
+                    rank[m] = rk[(size_t)t * k + r];
+                out[m++] = tmp[(size_t)t * k + r];
             }
-        for (int r = 0; r < nk; r++) {
-            if (bd[r] < lo2 || bd[r] > hi2)
-                continue;
-            if (rank)
-                rank[m] = rk[r];
-            out[m++] = i << 16 | bj[r];
-        }
     }
-    free(start), free(order), free(at);
+    free(g.start), free(g.order), free(count), free(rk), free(tmp);
     return m;
 }
 
@@ -264,7 +299,8 @@ static int choose_ref_bases(GhmGeoRef *r, uint64_t seed, uint32_t **keys_out, si
     double lo2 = r->len_min * r->len_min, hi2 = r->len_max * r->len_max;
     for (size_t l = 0; l < r->nlevels; l++) {
         double skip = r->p.min_len * r->levels[l].scale;
-        size_t k = ghmi_geo_neighbour_pairs(r->bpts, r->levels[l].basis_first,
+        size_t k = ghmi_geo_neighbour_pairs(ghm_context_threads(r->ctx), r->bpts,
+                                            r->levels[l].basis_first,
                                             r->levels[l].nbasis, r->p.neighbours, skip * skip,
                                             lo2, hi2, keys + n, NULL);
         if (k == SIZE_MAX) {

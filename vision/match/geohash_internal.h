@@ -206,14 +206,23 @@ static inline size_t basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b
 int ghmi_coded_grid_build(const GhmGeoPoint *pts, size_t n, GhmiCodedGrid *g);
 void ghmi_coded_grid_free(GhmiCodedGrid *g);
 
+/* Basis points bucketed by position for nearest-neighbour searches (geohash.c). */
+typedef struct GhmiPointGrid {
+    double x0, y0, cell;
+    int gw, gh;
+    uint32_t *start; /* gw * gh + 1: cell c holds order[start[c] .. start[c + 1]) */
+    uint32_t *order; /* point indices, by cell */
+} GhmiPointGrid;
+
 /* The bases of one level, whose basis points are bp[first .. first + n): the ordered pairs
  * (i, j) with j among the k nearest basis points of i that are not nearer than sqrt(skip2)
- * (ties by index), and |ij|^2 in [lo2, hi2], packed i << 16 | j into out (room for n * k) in ascending order, with j's
- * neighbour rank (0: the nearest) into rank (may be NULL). Nearness decides, not length: under
+ * (ties by index), and |ij|^2 in [lo2, hi2], packed i << 16 | j into out (room for n * k) in
+ * ascending order, with j's neighbour rank (0: the nearest) into rank (may be NULL). Nearness decides, not length: under
  * a similarity the k nearest stay the k nearest, so a query and its reference pair the same
- * points wherever their basis points agree. Returns the count, SIZE_MAX when out of memory. */
-size_t ghmi_geo_neighbour_pairs(const GhmGeoPoint *bp, uint32_t first, uint32_t n, int k,
-                                double skip2, double lo2, double hi2, uint32_t *out,
+ * points wherever their basis points agree. threads: OpenMP workers (the result does not depend
+ * on them). Returns the count, SIZE_MAX when out of memory. */
+size_t ghmi_geo_neighbour_pairs(int threads, const GhmGeoPoint *bp, uint32_t first, uint32_t n,
+                                int k, double skip2, double lo2, double hi2, uint32_t *out,
                                 uint8_t *rank);
 
 /* GHM_OK when every level's ranges lie inside [0, nb) and [0, nc), else GHM_ERR_INVALID. */

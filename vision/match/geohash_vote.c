@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_sort_internal.h"
 #include "geohash_internal.h"
 
 void ghm_geo_voter_free(GhmGeoVoter **v)
@@ -64,12 +65,6 @@ fail:
     return ret;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int grow(uint32_t **p, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -94,10 +89,28 @@ static int grow8(uint8_t **p, size_t *cap, size_t need)
     return GHM_OK;
 }
 
-static int cmp_ranked(const void *a, const void *b)
+/* Keeps the first keep of the n pairs in v->pairs by priority, ascending: the neighbour rank,
+ * then how strong the first point is within its level (basis points come strongest first), as
+ * a share of the level's points, so that every level gets its strongest points' bases; ties
+ * by the pair. The pairs arrive ascending and the radix sort is stable, so sorting by (rank,
+ * share) alone breaks the ties by the pair. */
+static int keep_first_bases(GhmGeoVoter *v, const GhmGeoLevel *levels, size_t nlevels, size_t n,
+                            size_t keep)
 {
-    const uint64_t *x = a, *y = b;
-    return (*x > *y) - (*x < *y);
+    uint32_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = v->pairs[i] >> 16;
+        double share = 0.0;
+        for (size_t l = 0; l < nlevels; l++)
+            if (k >= levels[l].basis_first && k < levels[l].basis_first + levels[l].nbasis)
+                share = (double)(k - levels[l].basis_first) / (double)levels[l].nbasis;
+        key[i] = (uint32_t)v->rank[i] << 16 | (uint32_t)(share * 65535.0);
+    }
+    int ret = ghmi_cpu_sort_pairs(v->nthreads, key, v->pairs, n);
+    free(key);
+    return ret < 0 ? ret : ghmi_cpu_sort_pairs(v->nthreads, v->pairs, NULL, keep);
 }
 
 /* Chooses the query bases into v->pairs (packed k << 16 | l, ascending): in every level each
@@ -119,36 +132,17 @@ static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoLevel 
         return ret;
     for (size_t l = 0; l < nlevels; l++) {
         double skip = p->min_len * levels[l].scale;
-        size_t k = ghmi_geo_neighbour_pairs(bp, levels[l].basis_first, levels[l].nbasis,
-                                            p->query_neighbours, skip * skip, lo * lo, hi * hi,
-                                            v->pairs + n, v->rank + n);
+        size_t k = ghmi_geo_neighbour_pairs(v->nthreads, bp, levels[l].basis_first,
+                                            levels[l].nbasis, p->query_neighbours, skip * skip,
+                                            lo * lo, hi * hi, v->pairs + n, v->rank + n);
         if (k == SIZE_MAX)
             return GHM_ERR_NOMEM;
         n += k;
     }
-    if (n > p->query_bases) {
-        /* Priority: the neighbour rank, then how strong the first point is within its level
-         * (basis points come strongest first), as a share of the level's points, so that every
-         * level gets its strongest points' bases. */
-        uint64_t *rk = malloc(n * sizeof *rk);
-        if (!rk)
-            return GHM_ERR_NOMEM;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t k = v->pairs[i] >> 16;
-            double share = 0.0;
-            for (size_t l = 0; l < nlevels; l++)
-                if (k >= levels[l].basis_first && k < levels[l].basis_first + levels[l].nbasis)
-                    share = (double)(k - levels[l].basis_first) / (double)levels[l].nbasis;
-            uint64_t pos = (uint64_t)(share * 65535.0);
-            rk[i] = (uint64_t)v->rank[i] << 48 | pos << 32 | v->pairs[i];
-        }
-        qsort(rk, n, sizeof *rk, cmp_ranked);
-        n = p->query_bases;
-        for (size_t i = 0; i < n; i++)
-            v->pairs[i] = (uint32_t)rk[i];
-        free(rk);
-        qsort(v->pairs, n, sizeof *v->pairs, cmp_u32);
-    }
+    if (n > p->query_bases && (ret = keep_first_bases(v, levels, nlevels, n,
+                                                      (size_t)p->query_bases)) < 0)
+        return ret;
+    n = n < (size_t)p->query_bases ? n : (size_t)p->query_bases;
     if ((ret = grow(&v->qbasis, &v->cap_bases, n ? n : 1)) < 0 ||
         (ret = grow8(&v->qlevel, &v->cap_qlevel, n ? n : 1)) < 0 ||
         (ret = ghm_buffer_reserve(r->ctx, &v->dev_pairs, &v->cap_dev_pairs,
