@@ -80,7 +80,8 @@ typedef struct GhmMatchResult {
     double matrix[2][3];   /* query pixel -> reference pixel */
     size_t inliers;        /* query edge points on reference edges under the final transform */
     size_t support;        /* distinct reference points of the voted bases that agree */
-    double corner_signif;  /* -log10 of the chance of its corner coincidences */
+    double corner_signif;  /* -log10 of the chance of its corner coincidences; NAN where the
+                            * decision did not need it (support or confidence decided) */
     size_t query_edges;    /* query edge points scored */
     GhmMatchTimings time;
     /* table sizes */

@@ -395,8 +395,7 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
-    Evidence ev = {ghmi_support(m, qb, &d->hyp[0].s),
-                   ghmi_corner_evidence(m, qb, lv, nlv, &d->hyp[0].s), rival};
+    Evidence ev = ghmi_evidence(m, qb, lv, nlv, &d->hyp[0], rival);
     ghmi_fill_result(m, &d->hyp[0], &ev, res);
     res->query_edges = na;
     return GHM_OK;

@@ -261,8 +261,7 @@ static int match_features(GhmMatcher *m, const GhmiPyramid *py, const GhmGeoPoin
             (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
             (ret = polish(m, &all, &best)) < 0)
             goto done;
-        Evidence ev = {ghmi_support(m, qb, &best.s),
-                       ghmi_corner_evidence(m, qb, py->levels, py->nlevels, &best.s), rival};
+        Evidence ev = ghmi_evidence(m, qb, py->levels, py->nlevels, &best, rival);
         ghmi_fill_result(m, &best, &ev, res);
         res->query_edges = all.n;
     }

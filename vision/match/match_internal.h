@@ -186,6 +186,11 @@ int ghmi_corner_table(GhmMatcher *m);
  * several bases of the object; a chance fit on texture by one (two points). */
 size_t ghmi_support(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmSimilarity *s);
 
+/* The evidence for hypothesis h (refined and scored) with its rival share: the support, and
+ * the corner significance only where the decision depends on it (else NAN). */
+Evidence ghmi_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
+                       size_t nlv, const Hypothesis *h, double rival);
+
 /* --- the two query paths ----------------------------------------------------------------- */
 
 /* ghm_matcher_match on the host (match_host.c): features, voting and verification on the CPU. */

@@ -334,6 +334,18 @@ double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const Gh
     return poisson_tail_signif(hits, chance);
 }
 
+Evidence ghmi_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
+                       size_t nlv, const Hypothesis *h, double rival)
+{
+    Evidence ev = {ghmi_support(m, qb, &h->s), NAN, rival};
+    /* The corner count is the slowest piece of evidence (two box sums per query corner, in a
+     * table the size of the reference): asked only when it can decide. */
+    if (h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 && rival < m->p.max_rival &&
+        ev.support < m->p.min_support && h->sc.confidence < m->p.sure_confidence)
+        ev.corner_signif = ghmi_corner_evidence(m, qb, lv, nlv, &h->s);
+    return ev;
+}
+
 size_t ghmi_rivals(const GhmMatcher *m, const Hypothesis *hyp, size_t n, int qw, int qh,
                    size_t *idx)
 {
