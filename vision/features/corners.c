@@ -22,6 +22,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
 {
     int w = e->width, h = e->height;
     size_t npix = (size_t)w * h;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < npix; i++) {
         s0[i] = e->gx[i] * e->gx[i];
         s1[i] = e->gy[i] * e->gy[i];
@@ -35,6 +36,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
         ghmi_convolve_sep(s2, tmp, s2, w, h, g, r);
     }
     float k = (float)p->k;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < npix; i++) {
         float tr = s0[i] + s1[i];
         resp[i] = s0[i] * s1[i] - s2[i] * s2[i] - k * tr * tr;
@@ -49,38 +51,58 @@ static float parabola_offset(float a, float b, float c)
     return t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
 }
 
-/* Strict local maxima of resp within radius (ties go to the earlier pixel in raster order),
- * positive and at least thr, away from the border where the response is unreliable. */
+/* Whether pixel (x, y) is a strict local maximum of resp within radius (ties go to the earlier
+ * pixel in raster order), positive and at least thr. */
+static int is_local_max(const float *resp, int w, int x, int y, int radius, float thr)
+{
+    float v = resp[(size_t)y * w + x];
+    if (v <= 0.0f || v < thr)
+        return 0;
+    for (int dy = -radius; dy <= radius; dy++)
+        for (int dx = -radius; dx <= radius; dx++) {
+            float u = resp[(size_t)(y + dy) * w + x + dx];
+            int earlier = dy < 0 || (dy == 0 && dx < 0);
+            if (u > v || (u == v && earlier && (dx || dy)))
+                return 0;
+        }
+    return 1;
+}
+
+/* Strict local maxima of resp within radius, positive and at least thr, away from the border
+ * where the response is unreliable, in raster order. The rows are shared among the threads,
+ * each row's maxima written to its own stretch of cand (a row has at most w / 2 + 1: maxima
+ * are more than one pixel apart), then moved together. */
 static size_t local_maxima(const float *resp, int w, int h, int radius, float thr,
                            GhmCornerCand *cand)
 {
-    size_t n = 0;
     int border = radius + 2;
+    size_t per_row = (size_t)w / 2 + 1, n = 0;
+    if (h <= 2 * border)
+        return 0;
+    size_t *count = calloc((size_t)h, sizeof *count);
+    if (!count)
+        return SIZE_MAX;
+#pragma omp parallel for schedule(dynamic, 8)
     for (int y = border; y < h - border; y++) {
+        GhmCornerCand *row = cand + (size_t)(y - border) * per_row;
+        size_t k = 0;
         for (int x = border; x < w - border; x++) {
-            float v = resp[(size_t)y * w + x];
-            if (v <= 0.0f || v < thr)
+            if (!is_local_max(resp, w, x, y, radius, thr))
                 continue;
-            int is_max = 1;
-            for (int dy = -radius; dy <= radius && is_max; dy++)
-                for (int dx = -radius; dx <= radius; dx++) {
-                    float u = resp[(size_t)(y + dy) * w + x + dx];
-                    int earlier = dy < 0 || (dy == 0 && dx < 0);
-                    if (u > v || (u == v && earlier && (dx || dy))) {
-                        is_max = 0;
-                        break;
-                    }
-                }
-            if (is_max) {
-                const float *r0 = resp + (size_t)y * w + x;
-                cand[n].response = v;
-                cand[n].pixel = y * w + x;
-                cand[n].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
-                cand[n].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
-                n++;
-            }
+            const float *r0 = resp + (size_t)y * w + x;
+            row[k].response = r0[0];
+            row[k].pixel = y * w + x;
+            row[k].x = (float)x + parabola_offset(r0[-1], r0[0], r0[1]);
+            row[k].y = (float)y + parabola_offset(r0[-w], r0[0], r0[w]);
+            k++;
         }
+        count[y] = k;
     }
+    for (int y = border; y < h - border; y++) {
+        memmove(cand + n, cand + (size_t)(y - border) * per_row, count[y] * sizeof *cand);
+        n += count[y];
+    }
+    free(count);
     return n;
 }
 
@@ -125,10 +147,56 @@ static int spread(GhmCornerCand *cand, size_t *nc, int w, int h, const GhmCorner
     return GHM_OK;
 }
 
+/* Keeps, of the nc candidates sorted strongest first, those with no stronger kept one closer
+ * than p->spacing (a greedy suppression: the strongest of a neighbourhood wins, whatever the
+ * contrast elsewhere, so corners spread over the whole image at a density set by the spacing
+ * alone, the same in every image: what lets two images pair the same neighbours). Kept ones
+ * are looked up in a grid of spacing-sized cells, of which a kept corner can only be in its own
+ * and the eight around it; a cell holds at most four (they are spacing apart). */
+static int space_out(GhmCornerCand *cand, size_t *nc, int w, int h, double spacing)
+{
+    int cw = (int)(w / spacing) + 1, ch = (int)(h / spacing) + 1;
+    int32_t *slot = malloc((size_t)cw * ch * 4 * sizeof *slot);
+    if (!slot)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < (size_t)cw * ch * 4; i++)
+        slot[i] = -1;
+    double s2 = spacing * spacing;
+    size_t n = 0;
+    for (size_t i = 0; i < *nc; i++) {
+        int cx = (int)(cand[i].x / spacing), cy = (int)(cand[i].y / spacing), near = 0;
+        cx = cx < 0 ? 0 : cx >= cw ? cw - 1 : cx;
+        cy = cy < 0 ? 0 : cy >= ch ? ch - 1 : cy;
+        for (int y = cy - 1; y <= cy + 1 && !near; y++)
+            for (int x = cx - 1; x <= cx + 1 && !near; x++) {
+                if (x < 0 || y < 0 || x >= cw || y >= ch)
+                    continue;
+                for (int k = 0; k < 4 && !near; k++) {
+                    int32_t j = slot[((size_t)y * cw + x) * 4 + k];
+                    if (j < 0)
+                        break;
+                    double dx = cand[j].x - cand[i].x, dy = cand[j].y - cand[i].y;
+                    near = dx * dx + dy * dy < s2;
+                }
+            }
+        int32_t *cell = &slot[((size_t)cy * cw + cx) * 4];
+        int k = 0;
+        while (k < 4 && cell[k] >= 0)
+            k++;
+        if (near || k == 4)
+            continue;
+        cand[n] = cand[i]; /* n <= i: kept ones stay in place, strongest first */
+        cell[k] = (int32_t)n++;
+    }
+    *nc = n;
+    free(slot);
+    return GHM_OK;
+}
+
 int ghmi_corner_params_check(const GhmCornerParams *p)
 {
     return p->sigma < 0.0 || p->sigma > 5.0 || p->radius < 1 || p->radius > 32 ||
-                   p->rel_threshold < 0.0
+                   p->rel_threshold < 0.0 || !(p->spacing >= 0.0 && p->spacing <= 1000.0)
                ? GHM_ERR_INVALID
                : GHM_OK;
 }
@@ -146,6 +214,8 @@ int ghmi_corners_select(GhmCornerCand *cand, size_t nc, int w, int h, const GhmC
     *n = 0;
     qsort(cand, nc, sizeof *cand, cmp_cand);
     int ret;
+    if (p->spacing > 0.0 && (ret = space_out(cand, &nc, w, h, p->spacing)) < 0)
+        return ret;
     if (nc > p->max_corners && p->grid > 0 && (ret = spread(cand, &nc, w, h, p)) < 0)
         return ret;
     if (nc > p->max_corners)
@@ -179,13 +249,17 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
     float *resp = buf;
     harris_response(e, p, resp, buf + npix, buf + 2 * npix, buf + 3 * npix, buf + 4 * npix);
     float maxr = 0.0f;
+#pragma omp parallel for reduction(max : maxr) schedule(static)
     for (size_t i = 0; i < npix; i++)
         if (resp[i] > maxr)
             maxr = resp[i];
-    cand = malloc(ghm_corner_capacity(w, h) * sizeof *cand);
+    /* room for every row's stretch (local_maxima) */
+    cand = malloc(((size_t)h * ((size_t)w / 2 + 1) + 1) * sizeof *cand);
     if (!cand)
         goto fail;
     size_t nc = local_maxima(resp, w, h, p->radius, (float)p->rel_threshold * maxr, cand);
+    if (nc == SIZE_MAX)
+        goto fail;
     ret = ghmi_corners_select(cand, nc, w, h, p, out, n);
 fail:
     free(cand);

@@ -52,22 +52,35 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
 {
     if (!(min_cell >= 1.0) || max_points < 1)
         return GHM_ERR_INVALID;
-    double cell = min_cell;
+    GhmiCellSearch s = ghmi_cell_search_start(min_cell, max_points);
     for (int iter = 0; iter < GHMI_SAMPLE_TRIES; iter++) {
-        int ret = ghm_edges_grid_sample(pts, n, width, height, cell, idx, kept);
+        int ret = ghm_edges_grid_sample(pts, n, width, height, s.cell, idx, kept);
         if (ret < 0)
             return ret;
-        if (*kept <= max_points)
+        if (ghmi_cell_search_step(&s, *kept))
             break;
-        cell = ghmi_sample_next_cell(cell, *kept, max_points);
     }
     if (cell_used)
-        *cell_used = cell;
+        *cell_used = s.cell;
     return GHM_OK;
 }
 
-double ghmi_sample_next_cell(double cell, size_t kept, size_t max_points)
+/* Points kept fall as cell^-a: a = 1 on isolated contours, a = 2 where edges fill the area
+ * (texture). Growing the cell by (kept / max)^(1/a) with a guessed too large overshoots by up
+ * to that ratio: a busy 1024x768 picture went from 20 000 points at 4 px straight to 165 at
+ * 54 px, where 1500 were asked for. So the first step assumes a = 2 (it can only fall short),
+ * and later steps measure a from the last two tries. */
+int ghmi_cell_search_step(GhmiCellSearch *s, size_t kept)
 {
-    /* Points on contours scale with 1 / cell; grow a little beyond the estimate. */
-    return cell * fmax(1.05, 1.02 * (double)kept / (double)max_points);
+    if (kept <= s->max_points)
+        return 1;
+    double a = 2.0;
+    if (s->prev_kept > kept && s->cell > s->prev_cell)
+        a = log((double)s->prev_kept / (double)kept) / log(s->cell / s->prev_cell);
+    a = a < 1.0 ? 1.0 : a > 2.0 ? 2.0 : a;
+    double grow = pow((double)kept / (0.98 * (double)s->max_points), 1.0 / a);
+    s->prev_cell = s->cell;
+    s->prev_kept = kept;
+    s->cell *= grow > 1.01 ? grow : 1.01;
+    return 0;
 }

@@ -22,8 +22,8 @@ GhmEdgeParams ghm_edge_defaults(void)
 GhmCornerParams ghm_corner_defaults(void)
 {
     GhmCornerParams p = {
-        .sigma = 1.5, .k = 0.05, .radius = 3, .rel_threshold = 0.001, .max_corners = 200,
-        .grid = 6};
+        .sigma = 1.5, .k = 0.05, .radius = 3, .rel_threshold = 0.001, .max_corners = 20000,
+        .grid = 0, .spacing = 10.0};
     return p;
 }
 

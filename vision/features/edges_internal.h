@@ -48,9 +48,25 @@ int ghmi_feature_params(const GhmEdgeParams *ep, const GhmCornerParams *cp, int 
                         GhmFeatureParams *out);
 
 /* The capped grid sampling (ghm_edges_sample_capped) tries cell sizes from the smallest up, at
- * most this many, each the last one grown by ghmi_sample_next_cell, until few enough points
- * are kept. The device path runs the same search with the device's sampler. */
+ * most this many, each chosen by ghmi_sample_next_cell from the last two tries, until few
+ * enough points are kept. The device path runs the same search with the device's sampler. */
 #define GHMI_SAMPLE_TRIES 64
-double ghmi_sample_next_cell(double cell, size_t kept, size_t max_points);
+
+/* The state of that search: the last two (cell, kept) tries. */
+typedef struct GhmiCellSearch {
+    double cell, prev_cell;
+    size_t kept, prev_kept, max_points;
+} GhmiCellSearch;
+
+/* Starts a search at min_cell for at most max_points. */
+static inline GhmiCellSearch ghmi_cell_search_start(double min_cell, size_t max_points)
+{
+    GhmiCellSearch s = {min_cell, 0.0, 0, 0, max_points};
+    return s;
+}
+
+/* Records that s->cell kept `kept` points; returns 1 when that is few enough (the search is
+ * over, s->cell is the answer), else 0 with s->cell set to the next size to try. */
+int ghmi_cell_search_step(GhmiCellSearch *s, size_t kept);
 
 #endif /* GHM_EDGES_INTERNAL_H */

@@ -69,7 +69,9 @@ typedef struct GhmCornerParams {
     size_t max_corners;  /* keep at most this many, the strongest (default 200) */
     int grid;            /* spread them: the image is cut into about grid x grid cells and each
                             cell first gets its share of the strongest; 0 = globally strongest
-                            (default 6) */
+                            (default 0: spacing spreads them) */
+    double spacing;      /* no two corners closer than this many pixels: the strongest of a
+                            neighbourhood wins (default 10; 0 = off) */
 } GhmCornerParams;
 
 GHM_API GhmEdgeParams ghm_edge_defaults(void);
@@ -105,8 +107,10 @@ GHM_API int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width
                                     double *cell_used);
 
 /* Harris corners from the gradients in e: response local maxima within radius, above the
- * relative threshold, at most max_corners: with grid > 0 each cell first takes its share of
- * its strongest, then the strongest left fill up; sorted by falling response (ties by position).
+ * relative threshold; with spacing > 0, strongest first, each one closer than spacing to a
+ * stronger one that was kept is dropped; at most max_corners: with grid > 0 each cell first
+ * takes its share of its strongest, then the strongest left fill up; sorted by falling
+ * response (ties by position).
  * The caller frees *out with free(); *out is NULL when *n is 0. */
 GHM_API int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **out,
                                size_t *n);

@@ -69,6 +69,12 @@ GHM_API int ghm_image_save_png(const GhmImage *img, const char *path, char *why,
 
 GHM_API void ghm_image_free(GhmImage **img);
 
+/* The next level of an image pyramid: each pixel the rounded mean of a 2x2 block of src, so
+ * *out is floor(w / 2) x floor(h / 2) and its pixel (x, y) is centred on src's
+ * (2x + 0.5, 2y + 0.5). GHM_ERR_INVALID when src is smaller than 2x2, GHM_ERR_NOMEM. The caller
+ * frees *out with ghm_image_free(). */
+GHM_API int ghm_image_halve(const GhmImage *src, GhmImage **out);
+
 /* Resamples src through an affine map: out pixel (x, y) shows src at t * (x, y, 1), bilinear,
  * black outside src. Used to make known-transform queries (benchmarks, tests). */
 GHM_API int ghm_image_warp_affine(const GhmImage *src, int width, int height, const double t[2][3],

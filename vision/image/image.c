@@ -67,6 +67,23 @@ int ghm_image_create(int width, int height, GhmImage **out)
     return GHM_OK;
 }
 
+int ghm_image_halve(const GhmImage *src, GhmImage **out)
+{
+    if (!src || !out || !src->pixels || src->width < 2 || src->height < 2)
+        return GHM_ERR_INVALID;
+    int w = src->width / 2, h = src->height / 2;
+    int ret = ghm_image_create(w, h, out);
+    if (ret < 0)
+        return ret;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *a = src->pixels + (size_t)(2 * y) * src->stride, *b = a + src->stride;
+        uint8_t *d = (*out)->pixels + (size_t)y * (*out)->stride;
+        for (int x = 0; x < w; x++)
+            d[x] = (uint8_t)((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
+    }
+    return GHM_OK;
+}
+
 void ghm_image_free(GhmImage **img)
 {
     if (img == NULL || *img == NULL)

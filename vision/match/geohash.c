@@ -12,25 +12,30 @@
 
 GhmGeoParams ghm_geo_defaults(void)
 {
-    GhmGeoParams p = {.basis_prob = 0.2,
-                      .min_dist = 0.05,
+    GhmGeoParams p = {.basis_prob = 1.0,
+                      .min_dist = 0.0,
                       .max_dist = 0.35,
-                      .min_scale = 0.5,
-                      .max_scale = 2.0,
+                      .min_scale = 0.25,
+                      .max_scale = 4.0,
                       .quant = 0.05,
-                      .window = 1.5,
+                      .window = 1.0,
                       .angle_bins = 32,
-                      .query_bases = 600};
+                      .query_bases = 1000,
+                      .neighbours = 8,
+                      .query_neighbours = 4,
+                      .min_len = 0.0};
     return p;
 }
 
 int ghm_geo_check_params(const GhmGeoParams *p)
 {
-    if (!p || !(p->basis_prob > 0.0 && p->basis_prob <= 1.0) || !(p->min_dist > 0.0) ||
+    if (!p || !(p->basis_prob > 0.0 && p->basis_prob <= 1.0) || !(p->min_dist >= 0.0) ||
         !(p->max_dist > p->min_dist && p->max_dist <= 2.0) || !(p->min_scale > 0.0) ||
         !(p->max_scale >= p->min_scale && p->max_scale <= 100.0) || !(p->window > 0.0) ||
         !(p->window <= 8.0) || !(p->quant > 0.0) || p->angle_bins < 0 || p->angle_bins > 64 ||
-        p->query_bases < 1 || p->query_bases > 1000000)
+        p->query_bases < 1 || p->query_bases > 1000000 || p->neighbours < 1 ||
+        p->neighbours > 64 || p->query_neighbours < 1 || p->query_neighbours > 64 ||
+        !(p->min_len >= 0.0 && p->min_len <= 1000.0))
         return GHM_ERR_INVALID;
     if (2.0 * p->window / p->quant > 255.0)
         return GHM_ERR_INVALID; /* (u, v) bins must fit in 8 bits each */
@@ -43,6 +48,10 @@ void ghm_geo_ref_free(GhmGeoRef **ref)
     ghm_index_free(&(*ref)->bases);
     ghm_multimap_free(&(*ref)->table);
     free((*ref)->bpts);
+    for (size_t l = 0; (*ref)->grids && l < (*ref)->nlevels; l++)
+        ghmi_coded_grid_free(&(*ref)->grids[l]);
+    free((*ref)->grids);
+    free((*ref)->levels);
     free((*ref)->basis_keys);
     free((*ref)->values);
     free(*ref);
@@ -70,84 +79,331 @@ static int to_backend(GhmContext *ctx, const uint32_t *host, size_t n, void **ou
     return ret;
 }
 
-/* Chooses the reference bases: ordered pairs in the length band, each kept with basis_prob.
- * Writes their packed keys (ascending) to *keys_out. */
+int ghmi_geo_check_levels(const GhmGeoLevel *levels, size_t nlevels, size_t nb, size_t nc)
+{
+    for (size_t l = 0; l < nlevels; l++)
+        if ((size_t)levels[l].basis_first + levels[l].nbasis > nb ||
+            (size_t)levels[l].coded_first + levels[l].ncoded > nc)
+            return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+void ghmi_coded_grid_free(GhmiCodedGrid *g)
+{
+    free(g->pts);
+    free(g->start);
+    g->pts = NULL;
+    g->start = NULL;
+}
+
+int ghmi_coded_grid_build(const GhmGeoPoint *pts, size_t n, GhmiCodedGrid *g)
+{
+    memset(g, 0, sizeof *g);
+    double x0 = 0.0, y0 = 0.0, x1 = 1.0, y1 = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        double x = pts[i].x, y = pts[i].y;
+        x0 = i == 0 || x < x0 ? x : x0;
+        y0 = i == 0 || y < y0 ? y : y0;
+        x1 = i == 0 || x > x1 ? x : x1;
+        y1 = i == 0 || y > y1 ? y : y1;
+    }
+    /* About 4 points a bucket: small against a window, few buckets to visit. */
+    double area = (x1 - x0 + 1.0) * (y1 - y0 + 1.0);
+    g->cell = fmax(4.0, sqrt(area * 4.0 / (double)(n ? n : 1)));
+    g->x0 = x0;
+    g->y0 = y0;
+    g->gw = (int)((x1 - x0) / g->cell) + 1;
+    g->gh = (int)((y1 - y0) / g->cell) + 1;
+    g->n = n;
+    size_t nbk = (size_t)g->gw * g->gh;
+    g->pts = malloc((n ? n : 1) * sizeof *g->pts);
+    g->start = calloc(nbk + 1, sizeof *g->start);
+    uint32_t *at = malloc((n ? n : 1) * sizeof *at);
+    if (!g->pts || !g->start || !at) {
+        free(at);
+        ghmi_coded_grid_free(g);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int bx = (int)((pts[i].x - x0) / g->cell), by = (int)((pts[i].y - y0) / g->cell);
+        at[i] = (uint32_t)((size_t)by * g->gw + bx);
+        g->start[at[i] + 1]++;
+    }
+    for (size_t b = 0; b < nbk; b++)
+        g->start[b + 1] += g->start[b];
+    for (size_t i = 0; i < n; i++) /* a counting sort: stable, deterministic */
+        g->pts[g->start[at[i]]++] = pts[i];
+    for (size_t b = nbk; b > 0; b--)
+        g->start[b] = g->start[b - 1];
+    g->start[0] = 0;
+    free(at);
+    return GHM_OK;
+}
+
+/* Whether (d2, j) is nearer than (bd, bj): by distance, ties by the lower index. */
+static inline int nearer(double d2, uint32_t j, double bd, uint32_t bj)
+{
+    return d2 < bd || (d2 == bd && j < bj);
+}
+
+/* The k nearest of point i among bp[first..first+n) (bucketed in cells of `cell` pixels,
+ * start/order as a counting sort builds them), farther than sqrt(skip2): bd/bj, nearest first.
+ * Rings of cells are visited outwards until the k-th is nearer than the next ring can be. */
+static int knn_of(const GhmGeoPoint *bp, uint32_t i, const uint32_t *start, const uint32_t *order,
+                  int gw, int gh, double x0, double y0, double cell, int k, double skip2,
+                  double *bd, uint32_t *bj)
+{
+    int nk = 0;
+    int cx = (int)((bp[i].x - x0) / cell), cy = (int)((bp[i].y - y0) / cell);
+    int rmax = gw > gh ? gw : gh;
+    for (int r = 0; r <= rmax; r++) {
+        if (nk == k && bd[k - 1] < ((double)(r - 1) * cell) * ((double)(r - 1) * cell))
+            break;
+        for (int y = cy - r; y <= cy + r; y++) {
+            if (y < 0 || y >= gh)
+                continue;
+            int edge = y == cy - r || y == cy + r;
+            for (int x = cx - r; x <= cx + r; x += edge ? 1 : 2 * r) {
+                if (x >= 0 && x < gw)
+                    for (uint32_t t = start[(size_t)y * gw + x]; t < start[(size_t)y * gw + x + 1]; t++) {
+                        uint32_t j = order[t];
+                        double dx = bp[j].x - bp[i].x, dy = bp[j].y - bp[i].y;
+                        double d2 = dx * dx + dy * dy;
+                        if (j == i || d2 < skip2 || (nk == k && !nearer(d2, j, bd[k - 1], bj[k - 1])))
+                            continue;
+                        int at = nk < k ? nk++ : k - 1;
+                        while (at > 0 && nearer(d2, j, bd[at - 1], bj[at - 1])) {
+                            bd[at] = bd[at - 1];
+                            bj[at] = bj[at - 1];
+                            at--;
+                        }
+                        bd[at] = d2;
+                        bj[at] = j;
+                    }
+                if (r == 0)
+                    break;
+            }
+        }
+    }
+    return nk;
+}
+
+/* The bases of point i (ghmi_geo_neighbour_pairs) into out[0..) and rank[0..), ascending j;
+ * returns their count (at most k). */
+static int point_pairs(const GhmGeoPoint *bp, uint32_t i, const GhmiPointGrid *g, int k,
+                       double skip2, double lo2, double hi2, uint32_t *out, uint8_t *rank)
+{
+    enum { MAXK = 64 };
+    double bd[MAXK];
+    uint32_t bj[MAXK];
+    uint8_t rk[MAXK];
+    int nk = knn_of(bp, i, g->start, g->order, g->gw, g->gh, g->x0, g->y0, g->cell, k, skip2, bd,
+                    bj);
+    for (int r = 0; r < nk; r++)
+        rk[r] = (uint8_t)r;
+    /* Ascending j for the output, the rank kept alongside. */
+    for (int a = 1; a < nk; a++)
+        for (int b = a; b > 0 && bj[b] < bj[b - 1]; b--) {
+            uint32_t tj = bj[b];
+            double td = bd[b];
+            uint8_t tr = rk[b];
+            bj[b] = bj[b - 1], bd[b] = bd[b - 1], rk[b] = rk[b - 1];
+            bj[b - 1] = tj, bd[b - 1] = td, rk[b - 1] = tr;
+        }
+    int m = 0;
+    for (int r = 0; r < nk; r++) {
+        if (bd[r] < lo2 || bd[r] > hi2)
+            continue;
+        rank[m] = rk[r];
+        out[m++] = i << 16 | bj[r];
+    }
+    return m;
+}
+
+/* Buckets bp[first .. first + n) into cells of about two points (a counting sort). */
+static int point_grid_build(const GhmGeoPoint *bp, uint32_t first, uint32_t n, GhmiPointGrid *g)
+{
+    double x0 = bp[first].x, y0 = bp[first].y, x1 = x0, y1 = y0;
+    for (uint32_t i = first; i < first + n; i++) {
+        x0 = fmin(x0, bp[i].x), y0 = fmin(y0, bp[i].y);
+        x1 = fmax(x1, bp[i].x), y1 = fmax(y1, bp[i].y);
+    }
+    g->x0 = x0, g->y0 = y0;
+    g->cell = fmax(1.0, sqrt((x1 - x0 + 1.0) * (y1 - y0 + 1.0) * 2.0 / (double)n));
+    g->gw = (int)((x1 - x0) / g->cell) + 1, g->gh = (int)((y1 - y0) / g->cell) + 1;
+    size_t cells = (size_t)g->gw * g->gh;
+    g->start = calloc(cells + 1, sizeof *g->start);
+    g->order = malloc(n * sizeof *g->order);
+    uint32_t *at = malloc(n * sizeof *at);
+    if (!g->start || !g->order || !at) {
+        free(at);
+        return GHM_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int cx = (int)((bp[first + i].x - x0) / g->cell), cy = (int)((bp[first + i].y - y0) / g->cell);
+        at[i] = (uint32_t)((size_t)cy * g->gw + cx);
+        g->start[at[i] + 1]++;
+    }
+    for (size_t c = 0; c < cells; c++)
+        g->start[c + 1] += g->start[c];
+    for (uint32_t i = 0; i < n; i++)
+        g->order[g->start[at[i]]++] = first + i;
+    for (size_t c = cells; c > 0; c--)
+        g->start[c] = g->start[c - 1];
+    g->start[0] = 0;
+    free(at);
+    return GHM_OK;
+}
+
+size_t ghmi_geo_neighbour_pairs(int threads, const GhmGeoPoint *bp, uint32_t first, uint32_t n,
+                                int k, double skip2, double lo2, double hi2, uint32_t *out,
+                                uint8_t *rank)
+{
+    if (n == 0)
+        return 0;
+    GhmiPointGrid g = {0};
+    /* Each point's pairs go to its own k slots, in parallel, then are packed in point order:
+     * the output does not depend on the thread count. */
+    int *count = malloc(n * sizeof *count);
+    uint8_t *rk = malloc((size_t)n * k);
+    uint32_t *tmp = malloc((size_t)n * k * sizeof *tmp);
+    size_t m = SIZE_MAX;
+    if (count && rk && tmp && point_grid_build(bp, first, n, &g) == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+        for (uint32_t t = 0; t < n; t++)
+            count[t] = point_pairs(bp, first + t, &g, k, skip2, lo2, hi2, tmp + (size_t)t * k,
+                                   rk + (size_t)t * k);
+        m = 0;
+        for (uint32_t t = 0; t < n; t++)
+            for (int r = 0; r < count[t]; r++) {
+                if (rank)
+                    rank[m] = rk[(size_t)t * k + r];
+                out[m++] = tmp[(size_t)t * k + r];
+            }
+    }
+    free(g.start), free(g.order), free(count), free(rk), free(tmp);
+    return m;
+}
+
+/* Chooses the reference bases: in every level, each basis point with its nearest ones (within
+ * the length band), each pair kept with basis_prob. Writes their packed keys (ascending) to
+ * *keys_out. */
 static int choose_ref_bases(GhmGeoRef *r, uint64_t seed, uint32_t **keys_out, size_t *n_out)
 {
-    size_t cap = 1024, n = 0;
-    uint32_t *keys = malloc(cap * sizeof *keys);
+    size_t cap = 0, n = 0;
+    for (size_t l = 0; l < r->nlevels; l++)
+        cap += (size_t)r->levels[l].nbasis * (size_t)r->p.neighbours;
+    uint32_t *keys = malloc((cap ? cap : 1) * sizeof *keys);
     if (!keys)
         return GHM_ERR_NOMEM;
     double lo2 = r->len_min * r->len_min, hi2 = r->len_max * r->len_max;
-    for (uint32_t i = 0; i < r->nb; i++) {
-        for (uint32_t j = 0; j < r->nb; j++) {
-            double dx = r->bpts[j].x - r->bpts[i].x, dy = r->bpts[j].y - r->bpts[i].y;
-            double d2 = dx * dx + dy * dy;
-            if (i == j || d2 < lo2 || d2 > hi2 || !keep_pair(seed, 0x5EF, i, j, r->p.basis_prob))
-                continue;
-            if (n == cap) {
-                uint32_t *t = realloc(keys, 2 * cap * sizeof *keys);
-                if (!t) {
-                    free(keys);
-                    return GHM_ERR_NOMEM;
-                }
-                keys = t;
-                cap *= 2;
-            }
-            keys[n++] = i << 16 | j;
+    for (size_t l = 0; l < r->nlevels; l++) {
+        double skip = r->p.min_len * r->levels[l].scale;
+        size_t k = ghmi_geo_neighbour_pairs(ghm_context_threads(r->ctx), r->bpts,
+                                            r->levels[l].basis_first,
+                                            r->levels[l].nbasis, r->p.neighbours, skip * skip,
+                                            lo2, hi2, keys + n, NULL);
+        if (k == SIZE_MAX) {
+            free(keys);
+            return GHM_ERR_NOMEM;
         }
+        size_t w = n;
+        for (size_t i = 0; i < k; i++)
+            if (keep_pair(seed, 0x5EF, keys[n + i] >> 16, keys[n + i] & 0xFFFF, r->p.basis_prob))
+                keys[w++] = keys[n + i];
+        n = w;
     }
     *keys_out = keys;
     *n_out = n;
     return GHM_OK;
 }
 
-/* Two passes over the bases (count, then fill) so that the signature arrays are exact. */
-static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32_t *ids,
-                          const GhmGeoPoint *cpts, size_t nc, uint32_t **keys_out,
-                          uint32_t **vals_out, size_t *n_out)
+/* The level of basis key (i << 16 | j): the one whose basis points hold i. */
+static size_t level_of(const GhmGeoRef *r, uint32_t key)
 {
-    size_t nbases = r->nbases, space = key_space(&r->p, r->nbins);
-    int nthreads = ghm_context_threads(r->ctx);
-    size_t *offs = calloc(nbases + 1, sizeof *offs);
-    uint32_t *stamps = calloc((size_t)nthreads * space, sizeof *stamps);
-    uint32_t *scratch = malloc((size_t)nthreads * (nc ? nc : 1) * sizeof *scratch);
+    uint32_t i = key >> 16;
+    for (size_t l = 0; l < r->nlevels; l++)
+        if (i >= r->levels[l].basis_first && i < r->levels[l].basis_first + r->levels[l].nbasis)
+            return l;
+    return 0;
+}
+
+/* One thread's signatures: its bases' runs, appended. */
+typedef struct Runs {
+    uint32_t *keys;
+    size_t n, cap;
+} Runs;
+
+static int runs_reserve(Runs *r, size_t more)
+{
+    if (r->n + more <= r->cap)
+        return GHM_OK;
+    size_t cap = 2 * r->cap + more + 4096;
+    uint32_t *t = realloc(r->keys, cap * sizeof *t);
+    if (!t)
+        return GHM_ERR_NOMEM;
+    r->keys = t;
+    r->cap = cap;
+    return GHM_OK;
+}
+
+/* The signatures of every basis, in one pass: each thread appends the runs of the bases it
+ * takes to its own array, then the runs are laid out in basis order (keys) with the basis ids
+ * (values), so the arrays do not depend on the thread count. */
+static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32_t *ids,
+                          uint32_t **keys_out, uint32_t **vals_out, size_t *n_out)
+{
+    size_t nbases = r->nbases, words = seen_words64(&r->p, r->nbins);
+    int nthreads = ghm_context_threads(r->ctx), failed = 0;
+    size_t *offs = calloc(nbases + 1, sizeof *offs), *at = malloc((nbases + 1) * sizeof *at);
+    uint64_t *seen = calloc((size_t)nthreads * words, sizeof *seen);
+    uint8_t *lev = malloc((nbases ? nbases : 1) * sizeof *lev);
+    uint16_t *owner = malloc((nbases ? nbases : 1) * sizeof *owner);
+    Runs *runs = calloc((size_t)nthreads, sizeof *runs);
     uint32_t *keys = NULL, *vals = NULL;
     int ret = GHM_ERR_NOMEM;
-    if (!offs || !stamps || !scratch)
+    if (!offs || !at || !seen || !lev || !owner || !runs)
         goto fail;
-    for (int pass = 0; pass < 2; pass++) {
-        memset(stamps, 0, (size_t)nthreads * space * sizeof *stamps);
-#pragma omp parallel num_threads(nthreads)
-        {
-            int t = omp_get_thread_num();
-            uint32_t *st = stamps + (size_t)t * space, *buf = scratch + (size_t)t * nc;
+    for (size_t b = 0; b < nbases; b++)
+        lev[b] = (uint8_t)level_of(r, basis_keys[b]);
+#pragma omp parallel num_threads(nthreads) reduction(| : failed)
+    {
+        int t = omp_get_thread_num();
+        uint64_t *st = seen + (size_t)t * words;
+        Runs *rr = &runs[t];
 #pragma omp for schedule(dynamic, 64)
-            for (size_t b = 0; b < nbases; b++) {
-                const GhmGeoPoint *pa = &r->bpts[basis_keys[b] >> 16];
-                const GhmGeoPoint *pb = &r->bpts[basis_keys[b] & 0xFFFF];
-                uint32_t stamp = (uint32_t)(2 * b + (size_t)pass + 1);
-                size_t k = basis_signatures(pa, pb, cpts, nc, &r->p, r->nbins, st, stamp,
-                                            pass ? keys + offs[b] : buf);
-                if (!pass)
-                    offs[b + 1] = k;
-                else
-                    for (size_t i = 0; i < k; i++)
-                        vals[offs[b] + i] = ids[b];
+        for (size_t b = 0; b < nbases; b++) {
+            if (failed || runs_reserve(rr, r->grids[lev[b]].n) < 0) {
+                failed = 1;
+                continue;
             }
+            const GhmGeoPoint *pa = &r->bpts[basis_keys[b] >> 16];
+            const GhmGeoPoint *pb = &r->bpts[basis_keys[b] & 0xFFFF];
+            size_t k = basis_signatures(pa, pb, &r->grids[lev[b]], &r->p, r->nbins, st,
+                                        rr->keys + rr->n);
+            owner[b] = (uint16_t)t;
+            at[b] = rr->n;
+            offs[b + 1] = k;
+            rr->n += k;
         }
-        if (pass)
-            break;
-        for (size_t b = 0; b < nbases; b++)
-            offs[b + 1] += offs[b];
-        if (offs[nbases] > (size_t)INT32_MAX) {
-            ret = GHM_ERR_TOO_LARGE;
-            goto fail;
-        }
-        keys = malloc((offs[nbases] ? offs[nbases] : 1) * sizeof *keys);
-        vals = malloc((offs[nbases] ? offs[nbases] : 1) * sizeof *vals);
-        if (!keys || !vals)
-            goto fail;
+    }
+    if (failed)
+        goto fail;
+    for (size_t b = 0; b < nbases; b++)
+        offs[b + 1] += offs[b];
+    if (offs[nbases] > (size_t)INT32_MAX) {
+        ret = GHM_ERR_TOO_LARGE;
+        goto fail;
+    }
+    keys = malloc((offs[nbases] ? offs[nbases] : 1) * sizeof *keys);
+    vals = malloc((offs[nbases] ? offs[nbases] : 1) * sizeof *vals);
+    if (!keys || !vals)
+        goto fail;
+    for (size_t b = 0; b < nbases; b++) {
+        size_t k = offs[b + 1] - offs[b];
+        memcpy(keys + offs[b], runs[owner[b]].keys + at[b], k * sizeof *keys);
+        for (size_t i = 0; i < k; i++)
+            vals[offs[b] + i] = ids[b];
     }
     *n_out = offs[nbases];
     *keys_out = keys;
@@ -155,16 +411,21 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
     keys = vals = NULL;
     ret = GHM_OK;
 fail:
+    for (int t = 0; runs && t < nthreads; t++)
+        free(runs[t].keys);
+    free(runs);
     free(keys);
     free(vals);
     free(offs);
-    free(stamps);
-    free(scratch);
+    free(at);
+    free(seen);
+    free(lev);
+    free(owner);
     return ret;
 }
 
 /* Index of the bases, the signature table and host copies of what voting reads. */
-static int build_tables(GhmGeoRef *r, const GhmGeoPoint *cpts, size_t nc)
+static int build_tables(GhmGeoRef *r)
 {
     uint32_t *bkeys = NULL, *ids = NULL, *skeys = NULL, *svals = NULL;
     void *dev_a = NULL, *dev_b = NULL;
@@ -185,7 +446,7 @@ static int build_tables(GhmGeoRef *r, const GhmGeoPoint *cpts, size_t nc)
         (ret = ghm_index_keys(r->bases, ids, r->nbases, r->basis_keys)) < 0)
         goto done;
     ghm_buffer_free(r->ctx, &dev_a);
-    if ((ret = ref_signatures(r, r->basis_keys, ids, cpts, nc, &skeys, &svals, &nsig)) < 0)
+    if ((ret = ref_signatures(r, r->basis_keys, ids, &skeys, &svals, &nsig)) < 0)
         goto done;
     r->nentries = nsig;
     if ((ret = to_backend(r->ctx, skeys, nsig, &dev_a)) < 0 ||
@@ -220,13 +481,29 @@ int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
                       const GhmGeoPoint *coded_pts, size_t nc, double diag,
                       const GhmGeoParams *p, GhmGeoRef **out)
 {
-    if (!ctx || !out || (!basis_pts && nb) || (!coded_pts && nc) || !(diag > 0.0))
+    return ghm_geo_ref_build_levels(ctx, basis_pts, nb, coded_pts, nc, NULL, 0, diag, p, out);
+}
+
+int ghm_geo_ref_build_levels(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                             const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoLevel *levels,
+                             size_t nlevels, double diag, const GhmGeoParams *p,
+                             GhmGeoRef **out)
+{
+    GhmGeoLevel one = {0, (uint32_t)nb, 0, (uint32_t)nc, 1.0f};
+    if (!levels) {
+        levels = &one;
+        nlevels = 1;
+    }
+    if (!ctx || !out || (!basis_pts && nb) || (!coded_pts && nc) || !(diag > 0.0) ||
+        nlevels < 1 || nlevels > 255 || nc > UINT32_MAX)
         return GHM_ERR_INVALID;
     int ret = ghm_geo_check_params(p);
     if (ret < 0)
         return ret;
     if (nb > 65535)
         return GHM_ERR_TOO_LARGE;
+    if ((ret = ghmi_geo_check_levels(levels, nlevels, nb, nc)) < 0)
+        return ret;
     *out = NULL;
     GhmGeoRef *r = calloc(1, sizeof *r);
     if (!r)
@@ -238,13 +515,21 @@ int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
     r->len_max = p->max_dist * diag;
     r->nbins = (int)ceil(2.0 * p->window / p->quant);
     r->bpts = malloc((nb ? nb : 1) * sizeof *r->bpts);
-    if (!r->bpts) {
+    r->levels = malloc(nlevels * sizeof *r->levels);
+    r->grids = calloc(nlevels, sizeof *r->grids);
+    if (!r->bpts || !r->levels || !r->grids) {
         ret = GHM_ERR_NOMEM;
         goto fail;
     }
+    r->nlevels = nlevels;
     if (nb)
         memcpy(r->bpts, basis_pts, nb * sizeof *r->bpts);
-    if ((ret = build_tables(r, coded_pts, nc)) < 0)
+    memcpy(r->levels, levels, nlevels * sizeof *r->levels);
+    for (size_t l = 0; l < nlevels; l++)
+        if ((ret = ghmi_coded_grid_build(coded_pts + levels[l].coded_first, levels[l].ncoded,
+                                         &r->grids[l])) < 0)
+            goto fail;
+    if ((ret = build_tables(r)) < 0)
         goto fail;
     *out = r;
     return GHM_OK;

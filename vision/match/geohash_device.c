@@ -36,23 +36,31 @@ static int dev_grow(GhmGeoVoter *v, int which, size_t bytes)
  * bases that keep the vote array within DEVICE_CELLS; fills row_best as vote_rows() does and
  * st->lookups / st->votes. *t_up is set when the inputs are on the device. */
 int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPoint *bp,
-                         const GhmGeoPoint *cp, size_t nc, const GhmGeoParams *p, size_t m,
-                         GhmGeoCandidate *row_best, GhmGeoStats *st, double *t_up)
+                         const GhmGeoPoint *cp, const GhmGeoLevel *levels, const GhmGeoParams *p,
+                         size_t m, GhmGeoCandidate *row_best, GhmGeoStats *st, double *t_up)
 {
+    size_t nc = 0; /* the coded points span up to the end of the last level's */
+    for (size_t b = 0; b < m; b++) {
+        const GhmGeoLevel *l = &levels[v->qlevel[b]];
+        nc = (size_t)l->coded_first + l->ncoded > nc ? (size_t)l->coded_first + l->ncoded : nc;
+    }
     const GhmGeoRef *r = v->ref;
     GhmContext *ctx = r->ctx;
     size_t n = r->nbases, words = (key_space(p, r->nbins) + 31) / 32;
     size_t batch = DEVICE_CELLS / (n > words ? n : words);
     batch = batch < 1 ? 1 : batch > m ? m : batch;
-    GhmGeoSigParams sp = {p->window, p->quant, r->nbins, p->angle_bins};
+    GhmGeoSigParams sp = ghmi_sig_params(p, r->nbins);
     GhmGeoFrame *frames = malloc((m ? m : 1) * sizeof *frames);
     uint32_t *best = malloc((m ? m : 1) * CAND_PER_ROW * 2 * sizeof *best);
     unsigned long long counters[2] = {0, 0};
     int ret = GHM_ERR_NOMEM;
     if (!frames || !best)
         goto done;
-    for (size_t b = 0; b < m; b++)
+    for (size_t b = 0; b < m; b++) {
         frames[b] = basis_frame(&bp[v->qbasis[b] >> 16], &bp[v->qbasis[b] & 0xFFFF]);
+        frames[b].coded_first = levels[v->qlevel[b]].coded_first;
+        frames[b].coded_count = levels[v->qlevel[b]].ncoded;
+    }
     if ((ret = dev_grow(v, DEV_FRAMES, m * sizeof *frames)) < 0 ||
         (ret = dev_grow(v, DEV_VOTES, batch * n * sizeof(uint32_t))) < 0 ||
         (ret = dev_grow(v, DEV_SEEN, batch * words * sizeof(uint32_t))) < 0 ||

@@ -19,11 +19,24 @@
 /* Cells of the vote array per device batch of query bases: bounds its memory (128 MiB). */
 #define DEVICE_CELLS ((size_t)32 << 20)
 
+/* The coded points of one level bucketed by a square grid, so that a basis visits only the
+ * buckets its window overlaps instead of every point of the image. */
+typedef struct GhmiCodedGrid {
+    GhmGeoPoint *pts; /* the level's coded points, bucket after bucket (owned) */
+    uint32_t *start;  /* gw * gh + 1: bucket b holds pts[start[b] .. start[b + 1]) (owned) */
+    size_t n;
+    double x0, y0, cell;
+    int gw, gh;
+} GhmiCodedGrid;
+
 struct GhmGeoRef {
     GhmContext *ctx;
     GhmGeoParams p;
     GhmGeoPoint *bpts;
     size_t nb;
+    GhmGeoLevel *levels; /* the reference's levels and their coded grids */
+    GhmiCodedGrid *grids;
+    size_t nlevels;
     double len_min, len_max; /* reference basis length band, pixels */
     int nbins;               /* (u, v) bins per axis */
     GhmIndex *bases;         /* packed (i, j) <-> basis id */
@@ -41,11 +54,15 @@ struct GhmGeoVoter {
     const GhmGeoRef *ref;
     int nthreads;
     uint32_t *rows;   /* nthreads x nbases vote counters: one row of T per thread */
-    uint32_t *stamps; /* nthreads x key space: de-duplicates a basis's signatures */
+    uint64_t *seen;   /* nthreads x key-space bitmaps: de-duplicate a basis's signatures */
     GhmIndex *qindex; /* the query's two-way basis index */
     /* per-query arrays, grown as needed */
     uint32_t *pairs, *keys, *first, *count, *offsets, *qbasis;
     size_t cap_pairs, cap_keys, cap_first, cap_count, cap_bases;
+    uint8_t *rank, *qlevel; /* per candidate pair: neighbour rank; per basis id: its level */
+    size_t cap_rank, cap_qlevel;
+    GhmiCodedGrid *grids; /* the query's coded grids, one per level */
+    size_t nlevels;
     void *dev_pairs, *dev_keys; /* backend copies fed to the hashing calls */
     size_t cap_dev_pairs, cap_dev_keys; /* bytes */
     /* voting on the backend's device (GhmVisionOps): backend memory, grown as needed */
@@ -75,63 +92,148 @@ static inline size_t key_space(const GhmGeoParams *p, int nbins)
     return (size_t)nbins * nbins * na;
 }
 
+/* The signature arithmetic's constants for parameters p and nbins bins per axis. */
+static inline GhmGeoSigParams ghmi_sig_params(const GhmGeoParams *p, int nbins)
+{
+    GhmGeoSigParams sp = {p->window, 1.0 / p->quant, 1.0 / TWO_PI,
+                          (double)p->angle_bins / TWO_PI, nbins, p->angle_bins};
+    return sp;
+}
+
 /* The signature of point c in the frame of basis (a, b); returns 0 when c lies outside the
- * window. The key is packed as u | v << 8 | angle << 16; *slot is its dense index in the key
- * space (for de-duplication). */
-static inline int signature(const GhmGeoPoint *a, const GhmGeoPoint *b, const GhmGeoPoint *c,
-                            double inv_len2, double phi, const GhmGeoParams *p, int nbins,
+ * window (tested axis by axis, most points fail the first). The key is packed as
+ * u | v << 8 | angle << 16; *slot is its dense index in the key space (for de-duplication).
+ * kernels/vision/match/geohash.cu repeats these operations in this order. */
+static inline int signature(const GhmGeoPoint *a, const GhmGeoPoint *c, double dx, double dy,
+                            double inv_len2, double phi, const GhmGeoSigParams *sp,
                             uint32_t *key, uint32_t *slot)
 {
-    double dx = b->x - a->x, dy = b->y - a->y;
     double qx = c->x - a->x, qy = c->y - a->y;
     double u = (qx * dx + qy * dy) * inv_len2 - 0.5;
+    double iu = floor((u + sp->window) * sp->inv_quant);
+    if (iu < 0.0 || iu >= sp->nbins)
+        return 0;
     double v = (qx * dy - qy * dx) * inv_len2;
-    double iu = floor((u + p->window) / p->quant), iv = floor((v + p->window) / p->quant);
-    if (iu < 0.0 || iv < 0.0 || iu >= nbins || iv >= nbins)
+    double iv = floor((v + sp->window) * sp->inv_quant);
+    if (iv < 0.0 || iv >= sp->nbins)
         return 0;
     uint32_t qa = 0;
-    if (p->angle_bins > 0) {
+    if (sp->angle_bins > 0) {
         double rel = c->angle - phi;
-        rel -= TWO_PI * floor(rel / TWO_PI);
-        qa = (uint32_t)(rel * p->angle_bins / TWO_PI);
-        if (qa >= (uint32_t)p->angle_bins)
+        rel -= TWO_PI * floor(rel * sp->inv_two_pi);
+        qa = (uint32_t)(rel * sp->angle_scale);
+        if (qa >= (uint32_t)sp->angle_bins)
             qa = 0;
     }
     uint32_t ku = (uint32_t)iu, kv = (uint32_t)iv;
     *key = ku | kv << 8 | qa << 16;
-    *slot = ((ku * (uint32_t)nbins) + kv) * (uint32_t)(p->angle_bins > 0 ? p->angle_bins : 1) + qa;
+    *slot = ((ku * (uint32_t)sp->nbins) + kv) * (uint32_t)(sp->angle_bins > 0 ? sp->angle_bins : 1) + qa;
     return 1;
 }
 
-/* Writes the distinct signatures of all coded points in basis (a, b) to out (room for nc);
- * stamps (key space) with value stamp marks what this basis already has. Returns the count. */
+/* The words of a bitmap over the key space (one bit per signature slot). */
+static inline size_t seen_words64(const GhmGeoParams *p, int nbins)
+{
+    return (key_space(p, nbins) + 63) / 64;
+}
+
+/* The dense slot of a packed key (as signature() computes it). */
+static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
+{
+    uint32_t na = (uint32_t)(p->angle_bins > 0 ? p->angle_bins : 1);
+    return ((key & 0xFF) * (uint32_t)nbins + (key >> 8 & 0xFF)) * na + (key >> 16);
+}
+
+/* Writes the distinct signatures of the coded points of grid g in basis (a, b) to out (room
+ * for g->n). seen is a zeroed bitmap over the key space (seen_words64 words), small enough to
+ * stay in the first-level cache, and zeroed again on return. Only the buckets that the window
+ * (plus one bin) can reach are visited: a point of the window lies within
+ * (window + quant) (|dx| + |dy|) of the basis midpoint along each axis, and within a bucket's
+ * half diagonal (0.71 cells, 0.75 with a margin for rounding) of its bucket's centre. Returns
+ * the count. The device visits every point of the level: the same keys, in another order. */
 static inline size_t basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b,
-                                      const GhmGeoPoint *pts, size_t nc, const GhmGeoParams *p, int nbins, uint32_t *stamps,
-                               uint32_t stamp, uint32_t *out)
+                                      const GhmiCodedGrid *g, const GhmGeoParams *p, int nbins,
+                                      uint64_t *seen, uint32_t *out)
 {
     double dx = b->x - a->x, dy = b->y - a->y;
     double len2 = dx * dx + dy * dy;
-    if (!(len2 > 0.0))
+    if (!(len2 > 0.0) || g->n == 0)
         return 0;
     double inv = 1.0 / len2, phi = atan2(dy, dx);
+    GhmGeoSigParams sp = ghmi_sig_params(p, nbins);
+    double ext = (p->window + p->quant) * (fabs(dx) + fabs(dy)) + 1.0;
+    double mx = a->x + 0.5 * dx, my = a->y + 0.5 * dy;
+    int bx0 = (int)floor((mx - ext - g->x0) / g->cell), bx1 = (int)floor((mx + ext - g->x0) / g->cell);
+    int by0 = (int)floor((my - ext - g->y0) / g->cell), by1 = (int)floor((my + ext - g->y0) / g->cell);
+    bx0 = bx0 < 0 ? 0 : bx0;
+    by0 = by0 < 0 ? 0 : by0;
+    bx1 = bx1 >= g->gw ? g->gw - 1 : bx1;
+    by1 = by1 >= g->gh ? g->gh - 1 : by1;
+    /* A bucket whose centre lies farther outside the window than half its diagonal holds no
+     * point of it: skipped without looking at its points. */
+    double lo = -p->window - 0.75 * g->cell * sqrt(inv), hi = p->window + p->quant - lo - p->window;
     size_t k = 0;
-    for (size_t c = 0; c < nc; c++) {
-        uint32_t key, slot;
-        if (!signature(a, b, &pts[c], inv, phi, p, nbins, &key, &slot))
-            continue;
-        if (stamps[slot] == stamp)
-            continue;
-        stamps[slot] = stamp;
-        out[k++] = key;
+    for (int by = by0; by <= by1; by++) {
+        double cy = g->y0 + (by + 0.5) * g->cell - a->y;
+        for (int bx = bx0; bx <= bx1; bx++) {
+            double cx = g->x0 + (bx + 0.5) * g->cell - a->x;
+            double u = (cx * dx + cy * dy) * inv - 0.5, v = (cx * dy - cy * dx) * inv;
+            if (u < lo || u > hi || v < lo || v > hi)
+                continue;
+            for (uint32_t c = g->start[(size_t)by * g->gw + bx];
+                 c < g->start[(size_t)by * g->gw + bx + 1]; c++) {
+                uint32_t key, slot;
+                if (!signature(a, &g->pts[c], dx, dy, inv, phi, &sp, &key, &slot))
+                    continue;
+                uint64_t bit = 1ull << (slot & 63);
+                if (seen[slot >> 6] & bit)
+                    continue;
+                seen[slot >> 6] |= bit;
+                out[k++] = key;
+            }
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        uint32_t slot = key_slot(out[i], p, nbins);
+        seen[slot >> 6] &= ~(1ull << (slot & 63));
     }
     return k;
 }
 
+/* --- geohash.c: shared by building and voting ---------------------------------------------- */
+
+/* Buckets coded points pts[0..n) into g (freed with ghmi_coded_grid_free). */
+int ghmi_coded_grid_build(const GhmGeoPoint *pts, size_t n, GhmiCodedGrid *g);
+void ghmi_coded_grid_free(GhmiCodedGrid *g);
+
+/* Basis points bucketed by position for nearest-neighbour searches (geohash.c). */
+typedef struct GhmiPointGrid {
+    double x0, y0, cell;
+    int gw, gh;
+    uint32_t *start; /* gw * gh + 1: cell c holds order[start[c] .. start[c + 1]) */
+    uint32_t *order; /* point indices, by cell */
+} GhmiPointGrid;
+
+/* The bases of one level, whose basis points are bp[first .. first + n): the ordered pairs
+ * (i, j) with j among the k nearest basis points of i that are not nearer than sqrt(skip2)
+ * (ties by index), and |ij|^2 in [lo2, hi2], packed i << 16 | j into out (room for n * k) in
+ * ascending order, with j's neighbour rank (0: the nearest) into rank (may be NULL). Nearness decides, not length: under
+ * a similarity the k nearest stay the k nearest, so a query and its reference pair the same
+ * points wherever their basis points agree. threads: OpenMP workers (the result does not depend
+ * on them). Returns the count, SIZE_MAX when out of memory. */
+size_t ghmi_geo_neighbour_pairs(int threads, const GhmGeoPoint *bp, uint32_t first, uint32_t n,
+                                int k, double skip2, double lo2, double hi2, uint32_t *out,
+                                uint8_t *rank);
+
+/* GHM_OK when every level's ranges lie inside [0, nb) and [0, nc), else GHM_ERR_INVALID. */
+int ghmi_geo_check_levels(const GhmGeoLevel *levels, size_t nlevels, size_t nb, size_t nc);
+
 /* Signatures and votes of the m query bases in v->qbasis on the backend's device
- * (geohash_device.c): fills row_best (m x CAND_PER_ROW) and st->lookups / st->votes; *t_up is
- * set when the inputs are on the device. */
+ * (geohash_device.c), each basis coding the coded points of its level (v->qlevel): fills
+ * row_best (m x CAND_PER_ROW) and st->lookups / st->votes; *t_up is set when the inputs are on
+ * the device. */
 int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPoint *bp,
-                         const GhmGeoPoint *cp, size_t nc, const GhmGeoParams *p, size_t m,
-                         GhmGeoCandidate *row_best, GhmGeoStats *st, double *t_up);
+                         const GhmGeoPoint *cp, const GhmGeoLevel *levels, const GhmGeoParams *p,
+                         size_t m, GhmGeoCandidate *row_best, GhmGeoStats *st, double *t_up);
 
 #endif /* GHM_GEOHASH_INTERNAL_H */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_sort_internal.h"
 #include "geohash_internal.h"
 
 void ghm_geo_voter_free(GhmGeoVoter **v)
@@ -16,7 +17,7 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     GhmGeoVoter *t = *v;
     GhmContext *ctx = t->ref->ctx;
     free(t->rows);
-    free(t->stamps);
+    free(t->seen);
     ghm_index_free(&t->qindex);
     free(t->pairs);
     free(t->keys);
@@ -24,6 +25,11 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     free(t->count);
     free(t->offsets);
     free(t->qbasis);
+    free(t->rank);
+    free(t->qlevel);
+    for (size_t l = 0; t->grids && l < t->nlevels; l++)
+        ghmi_coded_grid_free(&t->grids[l]);
+    free(t->grids);
     ghm_buffer_free(ctx, &t->dev_pairs);
     ghm_buffer_free(ctx, &t->dev_keys);
     for (int i = 0; i < DEV_BUFFERS; i++)
@@ -42,13 +48,13 @@ int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out)
         return GHM_ERR_NOMEM;
     v->ref = ref;
     /* Every parallel region of the voter runs with exactly this many threads: the per-thread
-     * rows and stamps below are sized for them. */
+     * rows and bitmaps below are sized for them. */
     v->nthreads = ghm_context_threads(ref->ctx);
-    size_t space = key_space(&ref->p, ref->nbins);
+    size_t words = seen_words64(&ref->p, ref->nbins);
     v->rows = calloc((size_t)v->nthreads * (ref->nbases ? ref->nbases : 1), sizeof *v->rows);
-    v->stamps = calloc((size_t)v->nthreads * space, sizeof *v->stamps);
+    v->seen = calloc((size_t)v->nthreads * words, sizeof *v->seen);
     int ret = GHM_ERR_NOMEM;
-    if (!v->rows || !v->stamps)
+    if (!v->rows || !v->seen)
         goto fail;
     if ((ret = ghm_index_create(ref->ctx, 0.0, &v->qindex)) < 0)
         goto fail;
@@ -71,32 +77,74 @@ static int grow(uint32_t **p, size_t *cap, size_t need)
     return GHM_OK;
 }
 
-/* Samples the query bases into v->pairs (packed k << 16 | l, ascending) and builds the query's
- * two-way index; v->qbasis[id] is the packed pair of basis id. Returns the count in *m. */
-static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, size_t nb, const GhmGeoParams *p,
-                       uint64_t seed, size_t *m)
+static int grow8(uint8_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return GHM_OK;
+    uint8_t *t = realloc(*p, need);
+    if (!t)
+        return GHM_ERR_NOMEM;
+    *p = t;
+    *cap = need;
+    return GHM_OK;
+}
+
+/* Keeps the first keep of the n pairs in v->pairs by priority, ascending: the neighbour rank,
+ * then how strong the first point is within its level (basis points come strongest first), as
+ * a share of the level's points, so that every level gets its strongest points' bases; ties
+ * by the pair. The pairs arrive ascending and the radix sort is stable, so sorting by (rank,
+ * share) alone breaks the ties by the pair. */
+static int keep_first_bases(GhmGeoVoter *v, const GhmGeoLevel *levels, size_t nlevels, size_t n,
+                            size_t keep)
+{
+    uint32_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return GHM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = v->pairs[i] >> 16;
+        double share = 0.0;
+        for (size_t l = 0; l < nlevels; l++)
+            if (k >= levels[l].basis_first && k < levels[l].basis_first + levels[l].nbasis)
+                share = (double)(k - levels[l].basis_first) / (double)levels[l].nbasis;
+        key[i] = (uint32_t)v->rank[i] << 16 | (uint32_t)(share * 65535.0);
+    }
+    int ret = ghmi_cpu_sort_pairs(v->nthreads, key, v->pairs, n);
+    free(key);
+    return ret < 0 ? ret : ghmi_cpu_sort_pairs(v->nthreads, v->pairs, NULL, keep);
+}
+
+/* Chooses the query bases into v->pairs (packed k << 16 | l, ascending): in every level each
+ * basis point with its query_neighbours nearest, within the band of lengths that some scale in
+ * [min_scale, max_scale] takes into the reference's band. Beyond query_bases, the nearest
+ * neighbours (rank 0, then 1, ...) of every point come first, so that each point keeps a basis.
+ * Builds the query's two-way index; v->qbasis[id] is the packed pair of basis id and
+ * v->qlevel[id] its level. Returns the count in *m. */
+static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoLevel *levels,
+                       size_t nlevels, const GhmGeoParams *p, size_t *m)
 {
     const GhmGeoRef *r = v->ref;
     double lo = r->len_min / p->max_scale, hi = r->len_max / p->min_scale;
-    double lo2 = lo * lo, hi2 = hi * hi;
-    size_t total = 0;
-    for (uint32_t k = 0; k < nb; k++)
-        for (uint32_t l = 0; l < nb; l++) {
-            double dx = bp[l].x - bp[k].x, dy = bp[l].y - bp[k].y, d2 = dx * dx + dy * dy;
-            total += k != l && d2 >= lo2 && d2 <= hi2;
-        }
-    int ret = grow(&v->pairs, &v->cap_pairs, total ? total : 1);
-    if (ret < 0)
+    size_t cap = 0, n = 0;
+    for (size_t l = 0; l < nlevels; l++)
+        cap += (size_t)levels[l].nbasis * (size_t)p->query_neighbours;
+    int ret = grow(&v->pairs, &v->cap_pairs, cap ? cap : 1);
+    if (ret < 0 || (ret = grow8(&v->rank, &v->cap_rank, cap ? cap : 1)) < 0)
         return ret;
-    double prob = total > p->query_bases ? (double)p->query_bases / (double)total : 1.0;
-    size_t n = 0;
-    for (uint32_t k = 0; k < nb && n < p->query_bases; k++)
-        for (uint32_t l = 0; l < nb && n < p->query_bases; l++) {
-            double dx = bp[l].x - bp[k].x, dy = bp[l].y - bp[k].y, d2 = dx * dx + dy * dy;
-            if (k != l && d2 >= lo2 && d2 <= hi2 && keep_pair(seed, 0x9B, k, l, prob))
-                v->pairs[n++] = k << 16 | l;
-        }
+    for (size_t l = 0; l < nlevels; l++) {
+        double skip = p->min_len * levels[l].scale;
+        size_t k = ghmi_geo_neighbour_pairs(v->nthreads, bp, levels[l].basis_first,
+                                            levels[l].nbasis, p->query_neighbours, skip * skip,
+                                            lo * lo, hi * hi, v->pairs + n, v->rank + n);
+        if (k == SIZE_MAX)
+            return GHM_ERR_NOMEM;
+        n += k;
+    }
+    if (n > p->query_bases && (ret = keep_first_bases(v, levels, nlevels, n,
+                                                      (size_t)p->query_bases)) < 0)
+        return ret;
+    n = n < (size_t)p->query_bases ? n : (size_t)p->query_bases;
     if ((ret = grow(&v->qbasis, &v->cap_bases, n ? n : 1)) < 0 ||
+        (ret = grow8(&v->qlevel, &v->cap_qlevel, n ? n : 1)) < 0 ||
         (ret = ghm_buffer_reserve(r->ctx, &v->dev_pairs, &v->cap_dev_pairs,
                                   (n ? n : 1) * sizeof(uint32_t))) < 0)
         return ret;
@@ -110,61 +158,113 @@ static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, size_t nb, const G
         return ret;
     if (k && (ret = ghm_buffer_download(r->ctx, v->qbasis, ka, k * sizeof *ka)) < 0)
         return ret;
+    for (size_t b = 0; b < k; b++) {
+        uint32_t i = v->qbasis[b] >> 16;
+        v->qlevel[b] = 0;
+        for (size_t l = 0; l < nlevels; l++)
+            if (i >= levels[l].basis_first && i < levels[l].basis_first + levels[l].nbasis)
+                v->qlevel[b] = (uint8_t)l;
+    }
     *m = k;
     return GHM_OK;
 }
 
+/* The query's coded points bucketed per level (host memory only). */
+static int query_grids(GhmGeoVoter *v, const GhmGeoPoint *cp, const GhmGeoLevel *levels,
+                       size_t nlevels)
+{
+    for (size_t l = 0; v->grids && l < v->nlevels; l++)
+        ghmi_coded_grid_free(&v->grids[l]);
+    free(v->grids);
+    v->nlevels = 0;
+    if (!(v->grids = calloc(nlevels, sizeof *v->grids)))
+        return GHM_ERR_NOMEM;
+    v->nlevels = nlevels;
+    for (size_t l = 0; l < nlevels; l++) {
+        int ret = ghmi_coded_grid_build(cp + levels[l].coded_first, levels[l].ncoded,
+                                        &v->grids[l]);
+        if (ret < 0)
+            return ret;
+    }
+    return GHM_OK;
+}
+
+/* One thread's signatures: appended run after run. */
+typedef struct SigRuns {
+    uint32_t *keys;
+    size_t n, cap;
+} SigRuns;
+
 /* The distinct signatures of every query basis, concatenated (offsets per basis id), then one
- * bulk multimap look-up for all of them. */
-static int query_signatures(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoPoint *cp,
-                            size_t nc, const GhmGeoParams *p, size_t m, size_t *nkeys)
+ * bulk multimap look-up for all of them. Each thread appends its bases' runs to its own array;
+ * the runs are then laid out in basis order. */
+static int query_signatures(GhmGeoVoter *v, const GhmGeoParams *p, const GhmGeoPoint *bp,
+                            size_t m, size_t *nkeys)
 {
     const GhmGeoRef *r = v->ref;
-    size_t space = key_space(&r->p, r->nbins);
-    int ret = grow(&v->keys, &v->cap_keys, m * nc + 1);
-    if (ret < 0)
-        return ret;
-    uint32_t *counts = malloc((m + 1) * sizeof *counts);
-    if (!counts)
-        return GHM_ERR_NOMEM;
-#pragma omp parallel num_threads(v->nthreads)
+    size_t words = seen_words64(&r->p, r->nbins), maxc = 0;
+    for (size_t l = 0; l < v->nlevels; l++)
+        maxc = v->grids[l].n > maxc ? v->grids[l].n : maxc;
+    uint32_t *counts = malloc((m + 1) * sizeof *counts), *owner = malloc((m + 1) * sizeof *owner);
+    size_t *at = malloc((m + 1) * sizeof *at);
+    SigRuns *runs = calloc((size_t)v->nthreads, sizeof *runs);
+    int ret = GHM_ERR_NOMEM, failed = 0;
+    if (!counts || !owner || !at || !runs)
+        goto done;
+#pragma omp parallel num_threads(v->nthreads) reduction(| : failed)
     {
-        uint32_t *st = v->stamps + (size_t)omp_get_thread_num() * space;
-        memset(st, 0, space * sizeof *st);
+        int t = omp_get_thread_num();
+        uint64_t *st = v->seen + (size_t)t * words;
+        SigRuns *rr = &runs[t];
 #pragma omp for schedule(dynamic, 16)
         for (size_t b = 0; b < m; b++) {
+            if (failed || (rr->n + maxc > rr->cap &&
+                           grow(&rr->keys, &rr->cap, 2 * rr->cap + maxc + 1024) < 0)) {
+                failed = 1;
+                continue;
+            }
             const GhmGeoPoint *pa = &bp[v->qbasis[b] >> 16], *pb = &bp[v->qbasis[b] & 0xFFFF];
-            counts[b] = (uint32_t)basis_signatures(pa, pb, cp, nc, p, r->nbins, st,
-                                                   (uint32_t)b + 1, v->keys + b * nc);
+            counts[b] = (uint32_t)basis_signatures(pa, pb, &v->grids[v->qlevel[b]], p, r->nbins,
+                                                   st, rr->keys + rr->n);
+            owner[b] = (uint32_t)t;
+            at[b] = rr->n;
+            rr->n += counts[b];
         }
     }
-    /* Compact the per-basis runs (each starts at b * nc) into one array. */
+    if (failed)
+        goto done;
     free(v->offsets);
-    v->offsets = malloc((m + 1) * sizeof *v->offsets);
-    if (!v->offsets) {
-        free(counts);
-        return GHM_ERR_NOMEM;
-    }
+    if (!(v->offsets = malloc((m + 1) * sizeof *v->offsets)))
+        goto done;
     size_t n = 0;
     for (size_t b = 0; b < m; b++) {
         v->offsets[b] = (uint32_t)n;
-        memmove(v->keys + n, v->keys + b * nc, counts[b] * sizeof *v->keys);
         n += counts[b];
     }
     v->offsets[m] = (uint32_t)n;
-    free(counts);
+    if ((ret = grow(&v->keys, &v->cap_keys, n + 1)) < 0)
+        goto done;
+    for (size_t b = 0; b < m; b++)
+        memcpy(v->keys + v->offsets[b], runs[owner[b]].keys + at[b], counts[b] * sizeof *v->keys);
     if ((ret = grow(&v->first, &v->cap_first, n ? n : 1)) < 0 ||
-        (ret = grow(&v->count, &v->cap_count, n ? n : 1)) < 0)
-        return ret;
-    if ((ret = ghm_buffer_reserve(r->ctx, &v->dev_keys, &v->cap_dev_keys,
+        (ret = grow(&v->count, &v->cap_count, n ? n : 1)) < 0 ||
+        (ret = ghm_buffer_reserve(r->ctx, &v->dev_keys, &v->cap_dev_keys,
                                   (n ? n : 1) * sizeof(uint32_t))) < 0)
-        return ret;
+        goto done;
     if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_keys, v->keys, n * sizeof *v->keys)) < 0)
-        return ret;
+        goto done;
     if ((ret = ghm_multimap_find(r->table, v->dev_keys, n, v->first, v->count)) < 0)
-        return ret;
+        goto done;
     *nkeys = n;
-    return GHM_OK;
+    ret = GHM_OK;
+done:
+    for (int t = 0; runs && t < v->nthreads; t++)
+        free(runs[t].keys);
+    free(runs);
+    free(counts);
+    free(owner);
+    free(at);
+    return ret;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -242,7 +342,25 @@ int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
                  const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p, uint64_t seed,
                  GhmGeoCandidate *cand, size_t max_cand, size_t *ncand, GhmGeoStats *stats)
 {
-    if (!v || !p || !ncand || (!cand && max_cand) || (!basis_pts && nb) || (!coded_pts && nc))
+    return ghm_geo_vote_levels(v, basis_pts, nb, coded_pts, nc, NULL, 0, p, seed, cand, max_cand,
+                               ncand, stats);
+}
+
+int ghm_geo_vote_levels(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
+                        const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoLevel *levels,
+                        size_t nlevels, const GhmGeoParams *p, uint64_t seed,
+                        GhmGeoCandidate *cand, size_t max_cand, size_t *ncand,
+                        GhmGeoStats *stats)
+{
+    GhmGeoLevel one = {0, (uint32_t)nb, 0, (uint32_t)nc, 1.0f};
+    if (!levels) {
+        levels = &one;
+        nlevels = 1;
+    }
+    (void)seed;
+    if (!v || !p || !ncand || (!cand && max_cand) || (!basis_pts && nb) || (!coded_pts && nc) ||
+        nlevels < 1 || nlevels > 255 || nc > UINT32_MAX ||
+        ghmi_geo_check_levels(levels, nlevels, nb, nc) < 0)
         return GHM_ERR_INVALID;
     if (nb > 65535)
         return GHM_ERR_TOO_LARGE;
@@ -253,21 +371,23 @@ int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
     *ncand = 0;
     double t0 = ghm_now();
     size_t m = 0, nkeys = 0;
-    int ret = query_bases(v, basis_pts, nb, p, seed, &m);
+    int ret = query_bases(v, basis_pts, levels, nlevels, p, &m);
     if (ret < 0)
         return ret;
     double t1 = ghm_now();
     /* A backend with vision kernels computes signatures and votes on its device. */
     const GhmVisionOps *ops = ghmi_vision_ops(r->ctx);
     int on_device = ops && ops->geo_vote && ops->geo_best;
-    if (!on_device && (ret = query_signatures(v, basis_pts, coded_pts, nc, p, m, &nkeys)) < 0)
+    if (!on_device && ((ret = query_grids(v, coded_pts, levels, nlevels)) < 0 ||
+                       (ret = query_signatures(v, p, basis_pts, m, &nkeys)) < 0))
         return ret;
     double t2 = ghm_now();
     GhmGeoCandidate *row_best = malloc((m ? m : 1) * CAND_PER_ROW * sizeof *row_best);
     if (!row_best)
         return GHM_ERR_NOMEM;
     if (on_device) {
-        if ((ret = ghmi_geo_device_vote(v, ops, basis_pts, coded_pts, nc, p, m, row_best, &st, &t2)) < 0) {
+        if ((ret = ghmi_geo_device_vote(v, ops, basis_pts, coded_pts, levels, p, m, row_best,
+                                        &st, &t2)) < 0) {
             free(row_best);
             return ret;
         }

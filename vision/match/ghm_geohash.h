@@ -45,15 +45,18 @@ extern "C" {
 #endif
 
 typedef struct GhmGeoParams {
-    double basis_prob;   /* reference: keep each ordered pair with this probability (0.2) */
+    double basis_prob;   /* reference: keep each basis with this probability (1.0) */
     double min_dist;     /* reference basis length band, fractions of the reference diagonal */
-    double max_dist;     /* (defaults 0.05 and 0.35) */
-    double min_scale;    /* the query-to-reference scales searched for (0.5 .. 2.0): they set */
+    double max_dist;     /* (defaults 0 and 0.35) */
+    double min_scale;    /* the query-to-reference scales searched for (0.25 .. 4.0): they set */
     double max_scale;    /* the query's basis length band from the reference's */
     double quant;        /* (u, v) bin size in basis lengths (0.05) */
     double window;       /* coded window: |u - 0.5| and |v| below this many basis lengths (1.5) */
     int angle_bins;      /* relative edge direction bins in the signature; 0 = none (32) */
-    size_t query_bases;  /* query bases sampled per query, at most (600) */
+    size_t query_bases;  /* query bases per query, at most (600) */
+    int neighbours;      /* reference bases: each basis point with its this many nearest (8) */
+    int query_neighbours; /* query bases: each basis point with its this many nearest (4) */
+    double min_len;      /* neighbours nearer than this many level pixels do not count (0) */
 } GhmGeoParams;
 
 /* A basis point (corner) and a coded point (edge point with its gradient direction). */
@@ -61,6 +64,16 @@ typedef struct GhmGeoPoint {
     float x, y;
     float angle; /* radians; ignored for basis points */
 } GhmGeoPoint;
+
+/* One scale level of an image's features (a pyramid level): its basis points are
+ * basis_pts[basis_first .. + nbasis), its coded points coded_pts[coded_first .. + ncoded), all
+ * in the pixels of the full image. Bases pair basis points of one level only, and their
+ * signatures code that level's points. */
+typedef struct GhmGeoLevel {
+    uint32_t basis_first, nbasis;
+    uint32_t coded_first, ncoded;
+    float scale; /* the size of one of the level's pixels in full-image pixels (2^level) */
+} GhmGeoLevel;
 
 typedef struct GhmGeoCandidate {
     uint32_t votes;
@@ -91,6 +104,12 @@ GHM_API int ghm_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, siz
                               const GhmGeoPoint *coded_pts, size_t nc, double diag,
                               const GhmGeoParams *p, GhmGeoRef **out);
 
+/* As ghm_geo_ref_build over nlevels levels (levels NULL: one level holding every point). */
+GHM_API int ghm_geo_ref_build_levels(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                                     const GhmGeoPoint *coded_pts, size_t nc,
+                                     const GhmGeoLevel *levels, size_t nlevels, double diag,
+                                     const GhmGeoParams *p, GhmGeoRef **out);
+
 GHM_API void ghm_geo_ref_free(GhmGeoRef **ref);
 
 /* Table sizes: bases n, signatures stored, distinct signature keys. */
@@ -111,6 +130,14 @@ GHM_API int ghm_geo_vote(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb
                          const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoParams *p,
                          uint64_t seed, GhmGeoCandidate *cand, size_t max_cand, size_t *ncand,
                          GhmGeoStats *stats);
+
+/* As ghm_geo_vote over the query's nlevels levels (levels NULL: one level holding every
+ * point). Level ranges index basis_pts and coded_pts as in ghm_geo_ref_build_levels. */
+GHM_API int ghm_geo_vote_levels(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
+                                const GhmGeoPoint *coded_pts, size_t nc,
+                                const GhmGeoLevel *levels, size_t nlevels, const GhmGeoParams *p,
+                                uint64_t seed, GhmGeoCandidate *cand, size_t max_cand,
+                                size_t *ncand, GhmGeoStats *stats);
 
 #ifdef __cplusplus
 }

@@ -46,9 +46,10 @@ extern "C" {
 typedef struct GhmMatchParams {
     GhmEdgeParams edges;
     GhmCornerParams corners;  /* reference corners (basis points) */
-    size_t query_corners;     /* basis points of a query, at most (default 160) */
-    size_t max_points;        /* coded edge points per image, at most (default 1500) */
-    double point_cell;        /* smallest grid cell for coded points, pixels (default 4) */
+    size_t query_corners;     /* basis points of a query per pyramid level, at most (1000) */
+    size_t max_points;        /* coded edge points per pyramid level, at most (default 12000) */
+    double point_cell;        /* smallest grid cell for coded points, pixels (default 3) */
+    int levels;               /* pyramid levels of both images, halving the size each (3) */
     GhmGeoParams geo;
     size_t top_candidates;    /* voted candidates that are verified (default 96) */
     size_t refine_candidates; /* of those, the best few refined by least squares (default 6) */
@@ -56,6 +57,13 @@ typedef struct GhmMatchParams {
     double inlier_px;         /* an inlier lies this close to a reference edge (default 2) */
     double inlier_angle_deg;  /* ... with an edge direction this close (default 25) */
     double min_confidence;    /* below this inlier share: no match (default 0.25) */
+    size_t min_support;       /* point correspondences of the voted bases that agree with a
+                                 match, at least (default 3) ... */
+    double min_corner_signif; /* ... or its corners coincide with a chance of 10^-this at
+                                 most (default 3) ... */
+    double sure_confidence;   /* ... or its confidence reaches this (default 0.7) */
+    double max_rival;         /* no match when another placement reaches this share of the
+                                 best one's confidence (default 0.9) */
 } GhmMatchParams;
 
 typedef struct GhmMatchTimings {
@@ -71,6 +79,9 @@ typedef struct GhmMatchResult {
     double scale, rotation_deg, tx, ty;
     double matrix[2][3];   /* query pixel -> reference pixel */
     size_t inliers;        /* query edge points on reference edges under the final transform */
+    size_t support;        /* distinct reference points of the voted bases that agree */
+    double corner_signif;  /* -log10 of the chance of its corner coincidences; NAN where the
+                            * decision did not need it (support or confidence decided) */
     size_t query_edges;    /* query edge points scored */
     GhmMatchTimings time;
     /* table sizes */

@@ -29,16 +29,21 @@ GhmMatchParams ghm_match_defaults(void)
 {
     GhmMatchParams p = {.edges = ghm_edge_defaults(),
                         .corners = ghm_corner_defaults(),
-                        .query_corners = 160,
-                        .max_points = 1500,
-                        .point_cell = 4.0,
+                        .query_corners = 20000,
+                        .max_points = 12000,
+                        .point_cell = 3.0,
+                        .levels = 3,
                         .geo = ghm_geo_defaults(),
                         .top_candidates = 96,
                         .refine_candidates = 6,
                         .verify_points = 1000,
                         .inlier_px = 2.0,
                         .inlier_angle_deg = 25.0,
-                        .min_confidence = 0.25};
+                        .min_confidence = 0.25,
+                        .min_support = 3,
+                        .min_corner_signif = 2.5,
+                        .sure_confidence = 0.7,
+                        .max_rival = 0.9};
     return p;
 }
 
@@ -54,9 +59,12 @@ int ghm_match_check_params(const GhmMatchParams *p)
         p->corners.sigma < 0.0 || p->corners.sigma > 5.0)
         return GHM_ERR_INVALID;
     if (p->max_points < 8 || p->max_points > 1000000 || !(p->point_cell >= 1.0) ||
+        p->levels < 1 || p->levels > GHMI_MAX_LEVELS ||
         p->top_candidates < 1 || p->top_candidates > 100000 || p->refine_candidates < 1 ||
         p->verify_points < 16 || !(p->inlier_px > 0.0) || !(p->inlier_angle_deg > 0.0) ||
-        !(p->min_confidence >= 0.0 && p->min_confidence <= 1.0))
+        !(p->min_confidence >= 0.0 && p->min_confidence <= 1.0) ||
+        !(p->sure_confidence >= 0.0 && p->sure_confidence <= 1.0) || p->min_support > 1000 ||
+        !(p->min_corner_signif >= 0.0) || !(p->max_rival > 0.0))
         return GHM_ERR_INVALID;
     return GHM_OK;
 }
@@ -77,6 +85,7 @@ void ghm_matcher_free(GhmMatcher **m)
     free(t->cand);
     free(t->inliers);
     free(t->rcheck);
+    free(t->corner_sat);
     free(t->edge_dir);
     free(t->qnearest);
     free(t->qdir);
@@ -105,58 +114,96 @@ static int build_nearest(GhmMatcher *m)
     return ret;
 }
 
-/* Reference edge points, evenly thinned, that check a transform in the backward direction. */
+/* Reference edge points that check a transform in the backward direction: the strongest of
+ * every cell, on grids of 2, 4, 8, ... pixels one after the other. A cell of a grid is four
+ * cells of the one before (a point's cell index halves with the cell size), so each grid is
+ * sampled from the points the one before kept: the same points as from all of them. */
 static int select_check_points(GhmMatcher *m)
 {
-    m->rcheck = malloc((m->nedges ? m->nedges : 1) * sizeof *m->rcheck);
-    if (!m->rcheck)
-        return GHM_ERR_NOMEM;
-    return ghm_edges_sample_capped(m->edges, m->nedges, m->width, m->height, 2.0,
-                                   GHMI_CHECK_POINTS, m->rcheck, &m->nrcheck, NULL);
+    size_t cap = m->nedges ? m->nedges : 1;
+    uint32_t *idx = malloc(cap * sizeof *idx);
+    GhmEdgePoint *sub = malloc(cap * sizeof *sub);
+    m->rcheck = malloc(2 * cap * sizeof *m->rcheck);
+    int ret = idx && sub && m->rcheck ? GHM_OK : GHM_ERR_NOMEM;
+    size_t n = 0, prev = 0, nprev = m->nedges;
+    for (int g = 0; g < GHMI_CHECK_LEVELS && ret == GHM_OK; g++) {
+        size_t k = 0;
+        m->check_first[g] = n;
+        for (size_t i = 0; i < nprev; i++) /* the points the grid before kept */
+            sub[i] = m->edges[g ? m->rcheck[prev + i] : i];
+        ret = ghm_edges_grid_sample(sub, nprev, m->width, m->height, 2.0 * (1 << g), idx, &k);
+        for (size_t i = 0; i < k && ret == GHM_OK; i++)
+            m->rcheck[n + i] = g ? m->rcheck[prev + idx[i]] : idx[i];
+        prev = n;
+        nprev = k;
+        n += k;
+    }
+    m->check_first[GHMI_CHECK_LEVELS] = n;
+    m->nrcheck = n;
+    free(idx);
+    free(sub);
+    return ret;
 }
 
-static int copy_features(GhmMatcher *m, const GhmEdgePoint *edges, const uint32_t *edge_pixel,
-                         size_t nedges, const GhmCorner *corners, size_t ncorners)
+int ghmi_check_ref_levels(const GhmiRefFeatures *f)
 {
-    m->edges = malloc((nedges ? nedges : 1) * sizeof *m->edges);
-    m->edge_pixel = malloc((nedges ? nedges : 1) * sizeof *m->edge_pixel);
-    m->corners = malloc((ncorners ? ncorners : 1) * sizeof *m->corners);
-    if (!m->edges || !m->edge_pixel || !m->corners)
-        return GHM_ERR_NOMEM;
-    size_t npix = (size_t)m->width * m->height;
-    for (size_t i = 0; i < nedges; i++)
-        if (edge_pixel[i] >= npix)
+    size_t nb = 0, nc = 0;
+    if (f->nlevels < 1 || f->nlevels > GHMI_MAX_LEVELS)
+        return GHM_ERR_INVALID;
+    for (size_t l = 0; l < f->nlevels; l++) {
+        if (f->levels[l].basis_first != nb || f->levels[l].coded_first != nc)
             return GHM_ERR_INVALID;
-    if (nedges) {
-        memcpy(m->edges, edges, nedges * sizeof *edges);
-        memcpy(m->edge_pixel, edge_pixel, nedges * sizeof *edge_pixel);
+        nb += f->levels[l].nbasis;
+        nc += f->levels[l].ncoded;
     }
-    if (ncorners)
-        memcpy(m->corners, corners, ncorners * sizeof *corners);
+    return nb == f->ncorners && nc == f->ncoded ? GHM_OK : GHM_ERR_INVALID;
+}
+
+static void *copy_of(const void *src, size_t n, size_t size)
+{
+    void *d = malloc((n ? n : 1) * size);
+    if (d && n)
+        memcpy(d, src, n * size);
+    return d;
+}
+
+static int copy_features(GhmMatcher *m, const GhmiRefFeatures *f)
+{
+    size_t npix = (size_t)m->width * m->height;
+    for (size_t i = 0; i < f->nedges; i++)
+        if (f->edge_pixel[i] >= npix)
+            return GHM_ERR_INVALID;
+    m->edges = copy_of(f->edges, f->nedges, sizeof *f->edges);
+    m->edge_pixel = copy_of(f->edge_pixel, f->nedges, sizeof *f->edge_pixel);
+    m->corners = copy_of(f->corners, f->ncorners, sizeof *f->corners);
+    m->coded = copy_of(f->coded, f->ncoded, sizeof *f->coded);
     /* Unit gradient directions, computed once: scoring compares directions millions of times. */
-    m->edge_dir = malloc((nedges ? nedges : 1) * sizeof *m->edge_dir);
-    if (!m->edge_dir)
+    m->edge_dir = malloc((f->nedges ? f->nedges : 1) * sizeof *m->edge_dir);
+    if (!m->edges || !m->edge_pixel || !m->corners || !m->coded || !m->edge_dir)
         return GHM_ERR_NOMEM;
-    for (size_t i = 0; i < nedges; i++) {
-        m->edge_dir[i][0] = cosf(edges[i].angle);
-        m->edge_dir[i][1] = sinf(edges[i].angle);
+    for (size_t i = 0; i < f->nedges; i++) {
+        m->edge_dir[i][0] = cosf(f->edges[i].angle);
+        m->edge_dir[i][1] = sinf(f->edges[i].angle);
     }
-    m->nedges = nedges;
-    m->ncorners = ncorners;
+    m->nedges = f->nedges;
+    m->ncorners = f->ncorners;
+    m->ncoded = f->ncoded;
+    memcpy(m->levels, f->levels, f->nlevels * sizeof *f->levels);
+    m->nlevels = f->nlevels;
     return GHM_OK;
 }
 
-static int build_impl(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
-                      const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
-                      size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
+static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
+                      GhmMatcher **out)
 {
-    if (!ctx || !out || width < 1 || height < 1 || (!edges && nedges) ||
-        (!edge_pixel && nedges) || (!corners && ncorners))
+    if (!ctx || !out || !f || f->width < 1 || f->height < 1 || (!f->edges && f->nedges) ||
+        (!f->edge_pixel && f->nedges) || (!f->corners && f->ncorners) ||
+        (!f->coded && f->ncoded) || ghmi_check_ref_levels(f) < 0)
         return GHM_ERR_INVALID;
     int ret = ghm_match_check_params(p);
     if (ret < 0)
         return ret;
-    if ((size_t)width * height > MAX_MATCH_PIXELS)
+    if ((size_t)f->width * f->height > MAX_MATCH_PIXELS)
         return GHM_ERR_TOO_LARGE;
     *out = NULL;
     GhmMatcher *m = calloc(1, sizeof *m);
@@ -166,20 +213,20 @@ static int build_impl(GhmContext *ctx, int width, int height, const GhmEdgePoint
     m->ctx = ctx;
     m->p = *p;
     m->seed = ghm_context_seed(ctx);
-    m->width = width;
-    m->height = height;
-    if ((ret = copy_features(m, edges, edge_pixel, nedges, corners, ncorners)) < 0 ||
-        (ret = build_nearest(m)) < 0 || (ret = select_check_points(m)) < 0 ||
-        (ret = ghmi_select_coded(m->edges, m->nedges, width, height, p, &m->coded, &m->ncoded)) < 0 ||
+    m->width = f->width;
+    m->height = f->height;
+    if ((ret = copy_features(m, f)) < 0 || (ret = build_nearest(m)) < 0 ||
+        (ret = select_check_points(m)) < 0 || (ret = ghmi_corner_table(m)) < 0 ||
         (ret = ghmi_corners_to_points(m->corners, m->ncorners, &bp)) < 0)
         goto fail;
-    double diag = hypot((double)width, (double)height);
-    if ((ret = ghm_geo_ref_build(ctx, bp, m->ncorners, m->coded, m->ncoded, diag, &p->geo,
-                                 &m->geo)) < 0 ||
+    double diag = hypot((double)f->width, (double)f->height);
+    if ((ret = ghm_geo_ref_build_levels(ctx, bp, m->ncorners, m->coded, m->ncoded, m->levels,
+                                        m->nlevels, diag, &p->geo, &m->geo)) < 0 ||
         (ret = ghm_geo_voter_create(m->geo, &m->voter)) < 0)
         goto fail;
     ret = GHM_ERR_NOMEM;
-    if (!(m->cand = malloc(p->top_candidates * sizeof *m->cand)))
+    m->cap_cand = ghmi_cand_capacity(p);
+    if (!(m->cand = malloc(m->cap_cand * sizeof *m->cand)))
         goto fail;
     if ((ret = ghmi_match_device_create(m)) < 0)
         goto fail;
@@ -192,14 +239,13 @@ fail:
     return ret;
 }
 
-int ghmi_matcher_build(GhmContext *ctx, int width, int height, const GhmEdgePoint *edges,
-                       const uint32_t *edge_pixel, size_t nedges, const GhmCorner *corners,
-                       size_t ncorners, const GhmMatchParams *p, GhmMatcher **out)
+int ghmi_matcher_build(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
+                       GhmMatcher **out)
 {
     if (!ctx)
         return GHM_ERR_INVALID;
     int old = threads_enter(ctx);
-    int ret = build_impl(ctx, width, height, edges, edge_pixel, nedges, corners, ncorners, p, out);
+    int ret = build_impl(ctx, f, p, out);
     omp_set_num_threads(old);
     return ret;
 }
@@ -211,15 +257,12 @@ static int create_impl(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
         return GHM_ERR_INVALID;
     if ((size_t)ref->width * ref->height > MAX_MATCH_PIXELS)
         return GHM_ERR_TOO_LARGE;
-    GhmEdges *e = NULL;
-    GhmCorner *c = NULL;
-    size_t nc = 0;
+    GhmiPyramid py;
     uint32_t *pix = NULL;
-    int ret = ghm_edges_detect(ref, &p->edges, &e);
+    int ret = ghmi_pyramid_build(ref, p, p->corners.max_corners, &py);
     if (ret < 0)
         return ret;
-    if ((ret = ghm_corners_detect(e, &p->corners, &c, &nc)) < 0)
-        goto done;
+    const GhmEdges *e = py.edges;
     ret = GHM_ERR_NOMEM;
     if (!(pix = malloc((e->count ? e->count : 1) * sizeof *pix)))
         goto done;
@@ -227,11 +270,12 @@ static int create_impl(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
     for (size_t i = 0; i < npix; i++)
         if (e->pixel_point[i] >= 0)
             pix[e->pixel_point[i]] = (uint32_t)i;
-    ret = build_impl(ctx, ref->width, ref->height, e->points, pix, e->count, c, nc, p, out);
+    GhmiRefFeatures f = {ref->width, ref->height, e->points, pix, e->count, py.corners,
+                         py.ncorners, py.coded, py.ncoded, py.levels, py.nlevels};
+    ret = build_impl(ctx, &f, p, out);
 done:
     free(pix);
-    free(c);
-    ghm_edges_free(&e);
+    ghmi_pyramid_free(&py);
     return ret;
 }
 
@@ -309,14 +353,20 @@ int ghm_matcher_set_query_params(GhmMatcher *m, const GhmMatchParams *p)
     t.inlier_px = p->inlier_px;
     t.inlier_angle_deg = p->inlier_angle_deg;
     t.min_confidence = p->min_confidence;
+    t.min_support = p->min_support;
+    t.sure_confidence = p->sure_confidence;
+    t.min_corner_signif = p->min_corner_signif;
+    t.max_rival = p->max_rival;
+    t.geo.query_neighbours = p->geo.query_neighbours;
     t.geo.query_bases = p->geo.query_bases;
     if (ghm_match_check_params(&t) < 0)
         return GHM_ERR_INVALID;
-    if (t.top_candidates > m->p.top_candidates) {
-        GhmGeoCandidate *c = realloc(m->cand, t.top_candidates * sizeof *c);
+    if (ghmi_cand_capacity(&t) > m->cap_cand) {
+        GhmGeoCandidate *c = realloc(m->cand, ghmi_cand_capacity(&t) * sizeof *c);
         if (!c)
             return GHM_ERR_NOMEM;
         m->cand = c;
+        m->cap_cand = ghmi_cand_capacity(&t);
     }
     m->p = t;
     return GHM_OK;

@@ -25,13 +25,13 @@
 /* The device buffers: the reference's, uploaded once, then the per-query ones, grown. */
 enum {
     D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK,
-    D_SAMPLE_IDX, D_VERIFY_PTS, D_POLISH_PTS, D_CODED, D_HYPS, D_COUNTS, D_PARTIALS, D_XY,
-    D_COUNT
+    D_SAMPLE_IDX, D_VERIFY_PTS, D_POLISH_PTS, D_CODED, D_HYPS, D_RANGES, D_COUNTS, D_PARTIALS,
+    D_XY, D_COUNT
 };
 
 struct GhmMatchDevice {
     const GhmVisionOps *ops;
-    GhmFeatureWorkspace *ws;
+    GhmFeatureWorkspace *ws[GHMI_MAX_LEVELS]; /* one per pyramid level of the query */
     void *d[D_COUNT];
     size_t cap[D_COUNT]; /* bytes */
     GhmVerifyRef ref;
@@ -43,7 +43,8 @@ struct GhmMatchDevice {
     Hypothesis *hyp;
     GhmSimilarity *sims;
     GhmVerifyCounts *counts;
-    size_t cap_hyp; /* entries of each of the three */
+    uint32_t *ranges; /* two a transform: its check points (ghmi_check_range) */
+    size_t cap_hyp;   /* transforms each of the four holds */
 };
 
 static int grow_host(void **p, size_t *cap, size_t need, size_t size)
@@ -58,7 +59,8 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t size)
     return GHM_OK;
 }
 
-/* The per-transform host arrays (hypotheses, their transforms, their counts), grown together. */
+/* The per-transform host arrays (hypotheses, their transforms, counts and check ranges),
+ * grown together. */
 static int grow_hypotheses(GhmMatchDevice *d, size_t need)
 {
     if (need <= d->cap_hyp)
@@ -70,9 +72,12 @@ static int grow_hypotheses(GhmMatchDevice *d, size_t need)
     if (s)
         d->sims = s;
     GhmVerifyCounts *c = s ? realloc(d->counts, need * sizeof *c) : NULL;
-    if (!c)
+    if (c)
+        d->counts = c;
+    uint32_t *k = c ? realloc(d->ranges, 2 * need * sizeof *k) : NULL;
+    if (!k)
         return GHM_ERR_NOMEM;
-    d->counts = c;
+    d->ranges = k;
     d->cap_hyp = need;
     return GHM_OK;
 }
@@ -94,7 +99,8 @@ void ghmi_match_device_free(GhmMatcher *m)
     GhmMatchDevice *d = m->dev;
     if (!d)
         return;
-    d->ops->features_free(m->ctx, &d->ws);
+    for (int l = 0; l < GHMI_MAX_LEVELS; l++)
+        d->ops->features_free(m->ctx, &d->ws[l]);
     for (int i = 0; i < D_COUNT; i++)
         ghm_buffer_free(m->ctx, &d->d[i]);
     free(d->cand);
@@ -102,6 +108,7 @@ void ghmi_match_device_free(GhmMatcher *m)
     free(d->hyp);
     free(d->sims);
     free(d->counts);
+    free(d->ranges);
     free(d);
     m->dev = NULL;
 }
@@ -109,7 +116,8 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_run || !ops->features_sample || !ops->verify_prepare)
+    if (!ops || !ops->features_start || !ops->features_finish || !ops->features_sample ||
+        !ops->verify_prepare)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -118,7 +126,9 @@ int ghmi_match_device_create(GhmMatcher *m)
     m->dev = d;
     GhmContext *ctx = m->ctx;
     size_t npix = (size_t)m->width * m->height;
-    int ret = ops->features_create(ctx, &d->ws);
+    int ret = GHM_OK;
+    for (int l = 0; l < GHMI_MAX_LEVELS && ret == GHM_OK; l++)
+        ret = ops->features_create(ctx, &d->ws[l]);
     if (ret == GHM_OK)
         ret = upload_new(ctx, d, D_NEAREST, m->nearest, npix * sizeof *m->nearest);
     if (ret == GHM_OK)
@@ -143,72 +153,110 @@ int ghmi_match_device_create(GhmMatcher *m)
 
 /* --- features ------------------------------------------------------------------------------ */
 
-/* The query's features on the device and its basis points (*qb, *nqb) on the host. */
-static int query_features(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
-                          GhmGeoPoint **qb, size_t *nqb)
+/* The corners of pyramid level l (features f) as basis points in full-image pixels, appended
+ * to (*qb, *nqb); the selection is the CPU's (ghmi_corners_select). */
+static int level_corners(GhmMatcher *m, const GhmDeviceFeatures *f, int l, GhmGeoPoint **qb,
+                         size_t *nqb)
 {
     GhmMatchDevice *d = m->dev;
     GhmCornerParams cp = m->p.corners;
     cp.max_corners = m->p.query_corners;
-    GhmFeatureParams fp;
     GhmCorner *qc = NULL;
-    int ret = ghmi_feature_params(&m->p.edges, &cp, query->width, query->height, &fp);
-    if (ret < 0 ||
-        (ret = d->ops->features_run(m->ctx, d->ws, query->pixels, query->width, query->height,
-                                    query->stride, &fp, f)) < 0 ||
-        (ret = grow_host((void **)&d->cand, &d->cap_cand, f->ncand + 1, sizeof *d->cand)) < 0)
+    size_t nc = 0;
+    int ret = grow_host((void **)&d->cand, &d->cap_cand, f->ncand + 1, sizeof *d->cand);
+    if (ret < 0 || (f->ncand && (ret = ghm_buffer_download(m->ctx, d->cand, f->cand,
+                                                           f->ncand * sizeof *d->cand)) < 0))
         return ret;
-    if (f->ncand &&
-        (ret = ghm_buffer_download(m->ctx, d->cand, f->cand, f->ncand * sizeof *d->cand)) < 0)
+    if ((ret = ghmi_corners_select(d->cand, f->ncand, f->width, f->height, &cp, &qc, &nc)) < 0)
         return ret;
-    if ((ret = ghmi_corners_select(d->cand, f->ncand, query->width, query->height, &cp, &qc,
-                                   nqb)) < 0)
-        return ret;
-    ret = ghmi_corners_to_points(qc, *nqb, qb);
+    GhmGeoPoint *t = realloc(*qb, (*nqb + nc + 1) * sizeof *t);
+    if (!t) {
+        free(qc);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nc; i++)
+        t[*nqb + i] = (GhmGeoPoint){ghmi_level_to_full(qc[i].x, l), ghmi_level_to_full(qc[i].y, l),
+                                    0.0f};
+    *qb = t;
+    *nqb += nc;
     free(qc);
-    return ret;
+    return GHM_OK;
 }
 
-/* ghm_edges_sample_capped over the query's points on the device: the kept indices into
- * D_SAMPLE_IDX, their number into *n. */
-static int sample_points(GhmMatcher *m, const GhmDeviceFeatures *f, double min_cell, size_t cap,
-                         size_t *n)
+/* ghm_edges_sample_capped over the points of workspace ws's last run on the device: the kept
+ * indices into D_SAMPLE_IDX, their number into *n. */
+static int sample_points(GhmMatcher *m, GhmFeatureWorkspace *ws, const GhmDeviceFeatures *f,
+                         double min_cell, size_t cap, size_t *n)
 {
     GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, (f->npoints + 1) * sizeof(uint32_t));
-    double cell = min_cell;
-    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++) {
-        if ((ret = d->ops->features_sample(m->ctx, d->ws, cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
-            *n <= cap)
+    GhmiCellSearch s = ghmi_cell_search_start(min_cell, cap);
+    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++)
+        if ((ret = d->ops->features_sample(m->ctx, ws, s.cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
+            ghmi_cell_search_step(&s, *n))
             break;
-        cell = ghmi_sample_next_cell(cell, *n, cap);
-    }
     return ret;
 }
 
-/* Samples the query's points (min_cell, cap) and prepares them for verification in `which`. */
+/* Samples the level-0 query points (min_cell, cap) and prepares them for verification in
+ * `which`. */
 static int verify_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmVerifyQuery *q,
                          double min_cell, size_t cap, int which, size_t *n)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = sample_points(m, f, min_cell, cap, n);
+    int ret = sample_points(m, d->ws[0], f, min_cell, cap, n);
     if (ret < 0 || (ret = grow_dev(m->ctx, d, which, (*n + 1) * sizeof(GhmVerifyPoint))) < 0)
         return ret;
     return d->ops->verify_prepare(m->ctx, q, d->d[D_SAMPLE_IDX], *n, d->d[which]);
 }
 
-/* The query's coded points (ghmi_select_coded), sampled and gathered on the device, where the
- * voting reads them: *out is backend memory owned by m->dev. */
-static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint **out,
-                        size_t *n)
+/* The query's pyramid on the device, as ghmi_pyramid_build makes it on the host: every level's
+ * features (f[l], in workspace ws[l]), its corners (host: *qb, *nqb) and its coded points
+ * (sampled and gathered into D_CODED in full-image pixels, where the voting reads them), the
+ * ranges in lv. The levels' images are halved on the host (ghm_image_halve). */
+static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
+                         GhmGeoPoint **qb, size_t *nqb, GhmGeoLevel *lv, size_t *nlv)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = sample_points(m, f, m->p.point_cell, m->p.max_points, n);
-    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_CODED, (*n + 1) * sizeof(GhmGeoPoint))) < 0 ||
-        (ret = d->ops->features_gather(m->ctx, d->ws, d->d[D_SAMPLE_IDX], *n, d->d[D_CODED])) < 0)
-        return ret;
-    *out = d->d[D_CODED];
-    return GHM_OK;
+    size_t nl = ghmi_pyramid_levels(query->width, query->height, &m->p), bound = 0, nc = 0;
+    GhmImage *img[GHMI_MAX_LEVELS] = {NULL};
+    GhmCornerParams cp = m->p.corners;
+    int ret = GHM_OK;
+    /* Every level queued first (the host halves the next image while the device works), then
+     * their counts read. */
+    for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+        GhmFeatureParams fp;
+        if (l && (ret = ghm_image_halve(l > 1 ? img[l - 1] : query, &img[l])) < 0)
+            break;
+        const GhmImage *im = l ? img[l] : query;
+        if ((ret = ghmi_feature_params(&m->p.edges, &cp, im->width, im->height, &fp)) < 0)
+            break;
+        ret = d->ops->features_start(m->ctx, d->ws[l], im->pixels, im->width, im->height,
+                                     im->stride, &fp);
+    }
+    for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+        if ((ret = d->ops->features_finish(m->ctx, d->ws[l], &f[l])) < 0)
+            break;
+        bound += f[l].npoints < m->p.max_points ? f[l].npoints : m->p.max_points;
+    }
+    if (ret == GHM_OK)
+        ret = grow_dev(m->ctx, d, D_CODED, (bound + 1) * sizeof(GhmGeoPoint));
+    for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+        size_t n = 0;
+        lv[l] = (GhmGeoLevel){(uint32_t)*nqb, 0, (uint32_t)nc, 0, (float)(1 << l)};
+        if ((ret = level_corners(m, &f[l], (int)l, qb, nqb)) < 0 ||
+            (ret = sample_points(m, d->ws[l], &f[l], m->p.point_cell, m->p.max_points, &n)) < 0 ||
+            (ret = d->ops->features_gather(m->ctx, d->ws[l], d->d[D_SAMPLE_IDX], n, (int)l,
+                                           (GhmGeoPoint *)d->d[D_CODED] + nc)) < 0)
+            break;
+        lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
+        lv[l].ncoded = (uint32_t)n;
+        nc += n;
+    }
+    for (size_t l = 0; l < nl; l++)
+        ghm_image_free(&img[l]);
+    *nlv = nl;
+    return ret;
 }
 
 /* --- verification -------------------------------------------------------------------------- */
@@ -216,13 +264,20 @@ static int coded_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoP
 /* Scores the transforms of hyp[0..n), already in D_HYPS in that order, on the device (the
  * prepared points of buffer idx_buf, nidx of them) and ranks them. */
 static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                          Hypothesis *hyp, size_t n, double radius, int backward)
+                          Hypothesis *hyp, size_t n, double radius, int backward, int rank)
 {
     GhmMatchDevice *d = m->dev;
+    for (size_t i = 0; i < n; i++) {
+        size_t first, count;
+        ghmi_check_range(m, &hyp[i].s, q->width, q->height, &first, &count);
+        d->ranges[2 * i] = (uint32_t)first;
+        d->ranges[2 * i + 1] = (uint32_t)count;
+    }
     int ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts);
     if (ret < 0 ||
+        (ret = upload_new(m->ctx, d, D_RANGES, d->ranges, 2 * n * sizeof *d->ranges)) < 0 ||
         (ret = d->ops->verify_score(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
-                                    radius, ghmi_cos_tol(&m->p), backward,
+                                    radius, ghmi_cos_tol(&m->p), backward, d->d[D_RANGES],
                                     d->d[D_COUNTS])) < 0 ||
         (ret = ghm_buffer_download(m->ctx, d->counts, d->d[D_COUNTS], n * sizeof *d->counts)) < 0)
         return ret;
@@ -232,19 +287,20 @@ static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, s
         ghmi_score_shares(&sc, nidx, backward);
         hyp[i].sc = sc;
     }
-    qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
+    if (rank)
+        qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
     return GHM_OK;
 }
 
 /* Uploads the transforms of hyp[0..n), then scores and ranks them as score_uploaded. */
 static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                       Hypothesis *hyp, size_t n, double radius, int backward)
+                       Hypothesis *hyp, size_t n, double radius, int backward, int rank)
 {
     GhmMatchDevice *d = m->dev;
     for (size_t i = 0; i < n; i++)
         d->sims[i] = hyp[i].s;
     int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
-    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward);
+    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward, rank);
 }
 
 /* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
@@ -268,7 +324,7 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
         return ret;
     for (size_t i = 0; i < n; i++)
         hyp[i].s = d->sims[i];
-    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1);
+    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1);
 }
 
 /* The inliers of the polished transform on the polish points, mapped into the reference, in
@@ -295,10 +351,25 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
     return GHM_OK;
 }
 
+/* match_host.c's ambiguity test on the refined hyp[0..nr): the rivals' halfway transforms
+ * scored on the device in one round, in their order. */
+static int rival_share(GhmMatcher *m, const GhmVerifyQuery *q, size_t nv, const Hypothesis *hyp,
+                       size_t nr, double *rival)
+{
+    size_t idx[GHMI_RIVALS], n = ghmi_rivals(m, hyp, nr, q->width, q->height, idx);
+    Hypothesis mid[GHMI_RIVALS];
+    for (size_t i = 0; i < n; i++)
+        mid[i].s = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s);
+    int ret = n ? score_round(m, q, D_VERIFY_PTS, nv, mid, n, m->p.inlier_px, 1, 0) : GHM_OK;
+    for (size_t i = 0; i < n && ret == GHM_OK; i++)
+        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], mid[i].sc.confidence));
+    return ret;
+}
+
 /* match.c's verification (score_candidates, refine_best, polish) with the device doing the
  * per-point work. */
-static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb, size_t ncand,
-                  GhmMatchResult *res)
+static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *qb,
+                  const GhmGeoLevel *lv, size_t nlv, size_t ncand, GhmMatchResult *res)
 {
     GhmMatchDevice *d = m->dev;
     GhmVerifyQuery q = {f->points, f->pixel_point, f->width, f->height};
@@ -313,36 +384,41 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     size_t nr = n < m->p.refine_candidates ? n : m->p.refine_candidates;
     double screen = 2.0 * m->p.inlier_px;
     if ((ret = verify_points(m, f, &q, 2.0, m->p.verify_points, D_VERIFY_PTS, &nv)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0)) < 0 ||
-        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1)) < 0 ||
-        (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0 ||
-        (ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0, 1)) < 0 ||
+        (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1, 1)) < 0 ||
+        (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0)
+        return ret;
+    double rival = 0.0;
+    if ((ret = rival_share(m, &q, nv, d->hyp, nr, &rival)) < 0)
+        return ret;
+    if ((ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
-    ghmi_fill_result(m, &d->hyp[0], res);
+    Evidence ev = ghmi_evidence(m, qb, lv, nlv, &d->hyp[0], rival);
+    ghmi_fill_result(m, &d->hyp[0], &ev, res);
     res->query_edges = na;
     return GHM_OK;
 }
 
 int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
-    GhmDeviceFeatures f;
+    GhmDeviceFeatures f[GHMI_MAX_LEVELS];
+    GhmGeoLevel lv[GHMI_MAX_LEVELS];
     GhmGeoPoint *qb = NULL;
-    const GhmGeoPoint *coded = NULL;
-    size_t nqb = 0, ncoded = 0, ncand = 0;
+    size_t nqb = 0, nlv = 0, ncand = 0;
     double t0 = ghm_now();
-    int ret = query_features(m, query, &f, &qb, &nqb);
+    int ret = query_pyramid(m, query, f, &qb, &nqb, lv, &nlv);
     if (ret < 0)
         goto done;
     res->time.edges_ms = 1e3 * (ghm_now() - t0);
-    res->query_edge_points = f.npoints;
+    res->query_edge_points = f[0].npoints;
     res->query_basis_points = nqb;
-    if ((ret = coded_points(m, &f, &coded, &ncoded)) < 0 ||
-        (ret = ghmi_vote(m, coded, ncoded, qb, nqb, res, &ncand)) < 0)
+    size_t ncoded = (size_t)lv[nlv - 1].coded_first + lv[nlv - 1].ncoded;
+    if ((ret = ghmi_vote(m, m->dev->d[D_CODED], ncoded, qb, nqb, lv, nlv, res, &ncand)) < 0)
         goto done;
     double t1 = ghm_now();
-    ret = verify(m, &f, qb, ncand, res);
+    ret = verify(m, &f[0], qb, lv, nlv, ncand, res);
     res->time.verification_ms = 1e3 * (ghm_now() - t1);
 done:
     res->time.total_ms = 1e3 * (ghm_now() - t0);

@@ -3,11 +3,15 @@
  * rebuilds the matcher without decoding and analysing the reference image again.
  *
  * Layout (all integers little-endian, floats IEEE-754 binary32 / binary64 little-endian):
- *     header   8 bytes magic "GHMREF\r\n" (GHM_FILE_REFERENCE_MAGIC), u32 version (1), u32 0,
+ *     header   8 bytes magic "GHMREF\r\n" (GHM_FILE_REFERENCE_MAGIC), u32 version (2), u32 0,
  *              u64 payload bytes, u64 FNV-1a 64 of the payload
  *     payload  u32 width, u32 height, the reference-side parameters (see put_params), u64 number
- *              of edge points, u64 number of corners, edge points (f32 x, y, angle, strength,
- *              u32 pixel), corners (f32 x, y, response)
+ *              of edge points, u64 number of corners, u64 number of coded points, u32 number of
+ *              pyramid levels, per level u32 first corner, corners, first coded point, coded
+ *              points; edge points of level 0 (f32 x, y, angle, strength, u32 pixel), corners
+ *              of every level (f32 x, y, response), coded points of every level (f32 x, y,
+ *              angle), all positions in the pixels of the full image
+ * Version 1 (one level, no coded points) is refused with a message: save the reference again.
  * The tables are not stored: they follow from the features, the parameters and the seed of the
  * run that loads the file, exactly as when the reference image itself is given.
  */
@@ -20,10 +24,12 @@
 #include "match_internal.h"
 #include "why_internal.h"
 
-#define REF_VERSION 1u
+#define REF_VERSION 2u
 #define HEADER_BYTES 32u
 #define EDGE_BYTES 20u
 #define CORNER_BYTES 12u
+#define CODED_BYTES 12u
+#define LEVEL_BYTES 16u
 /* A reference of the largest accepted size has a few million edge points; refuse files that
  * claim more than this before allocating anything. */
 #define MAX_PAYLOAD ((uint64_t)1 << 31)
@@ -149,6 +155,11 @@ static void put_params(Buf *b, const GhmMatchParams *p)
     put_f64(b, p->geo.quant);
     put_f64(b, p->geo.window);
     put_u32(b, (uint32_t)p->geo.angle_bins);
+    put_f64(b, p->corners.spacing);
+    put_u32(b, (uint32_t)p->corners.grid);
+    put_u32(b, (uint32_t)p->geo.neighbours);
+    put_u32(b, (uint32_t)p->levels);
+    put_f64(b, p->geo.min_len);
 }
 
 static void get_params(Cur *c, GhmMatchParams *p)
@@ -169,6 +180,11 @@ static void get_params(Cur *c, GhmMatchParams *p)
     p->geo.quant = get_f64(c);
     p->geo.window = get_f64(c);
     p->geo.angle_bins = (int)get_u32(c);
+    p->corners.spacing = get_f64(c);
+    p->corners.grid = (int)get_u32(c);
+    p->geo.neighbours = (int)get_u32(c);
+    p->levels = (int)get_u32(c);
+    p->geo.min_len = get_f64(c);
 }
 
 static void encode(const GhmMatcher *m, Buf *b)
@@ -179,6 +195,14 @@ static void encode(const GhmMatcher *m, Buf *b)
     put_params(&payload, &m->p);
     put_u64(&payload, m->nedges);
     put_u64(&payload, m->ncorners);
+    put_u64(&payload, m->ncoded);
+    put_u32(&payload, (uint32_t)m->nlevels);
+    for (size_t l = 0; l < m->nlevels; l++) {
+        put_u32(&payload, m->levels[l].basis_first);
+        put_u32(&payload, m->levels[l].nbasis);
+        put_u32(&payload, m->levels[l].coded_first);
+        put_u32(&payload, m->levels[l].ncoded);
+    }
     for (size_t i = 0; i < m->nedges; i++) {
         put_f32(&payload, m->edges[i].x);
         put_f32(&payload, m->edges[i].y);
@@ -190,6 +214,11 @@ static void encode(const GhmMatcher *m, Buf *b)
         put_f32(&payload, m->corners[i].x);
         put_f32(&payload, m->corners[i].y);
         put_f32(&payload, m->corners[i].response);
+    }
+    for (size_t i = 0; i < m->ncoded; i++) {
+        put_f32(&payload, m->coded[i].x);
+        put_f32(&payload, m->coded[i].y);
+        put_f32(&payload, m->coded[i].angle);
     }
     put(b, GHM_FILE_REFERENCE_MAGIC, 8);
     put_u32(b, REF_VERSION);
@@ -267,27 +296,57 @@ typedef struct Features {
     GhmEdgePoint *edges;
     uint32_t *pixel;
     GhmCorner *corners;
-    size_t nedges, ncorners;
+    GhmGeoPoint *coded;
+    GhmGeoLevel levels[GHMI_MAX_LEVELS];
+    size_t nedges, ncorners, ncoded, nlevels;
 } Features;
+
+/* The counts and level ranges; GHM_ERR_FORMAT when they cannot describe the rest of the
+ * payload (n bytes in all). */
+static int decode_counts(Cur *c, size_t n, Features *ft)
+{
+    uint32_t w = get_u32(c), h = get_u32(c);
+    get_params(c, &ft->p);
+    uint64_t ne = get_u64(c), nc = get_u64(c), ng = get_u64(c);
+    uint32_t nl = get_u32(c);
+    if (c->failed || nl < 1 || nl > GHMI_MAX_LEVELS)
+        return GHM_ERR_FORMAT;
+    for (uint32_t l = 0; l < nl; l++) {
+        ft->levels[l].basis_first = get_u32(c);
+        ft->levels[l].nbasis = get_u32(c);
+        ft->levels[l].coded_first = get_u32(c);
+        ft->levels[l].ncoded = get_u32(c);
+        ft->levels[l].scale = (float)(1u << l);
+    }
+    if (c->failed || w < 1 || h < 1 || w > GHM_IMAGE_MAX_SIDE || h > GHM_IMAGE_MAX_SIDE ||
+        ne > (n - c->at) / EDGE_BYTES || nc > (n - c->at) / CORNER_BYTES ||
+        ng > (n - c->at) / CODED_BYTES ||
+        ne * EDGE_BYTES + nc * CORNER_BYTES + ng * CODED_BYTES != n - c->at)
+        return GHM_ERR_FORMAT;
+    ft->width = (int)w;
+    ft->height = (int)h;
+    ft->nedges = ne;
+    ft->ncorners = nc;
+    ft->ncoded = ng;
+    ft->nlevels = nl;
+    GhmiRefFeatures f = {.ncorners = nc, .ncoded = ng, .levels = ft->levels, .nlevels = nl};
+    return ghmi_check_ref_levels(&f) < 0 ? GHM_ERR_FORMAT : GHM_OK;
+}
 
 static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t why_size)
 {
     Cur c = {pl, n, 0, 0};
-    uint32_t w = get_u32(&c), h = get_u32(&c);
-    get_params(&c, &ft->p);
-    uint64_t ne = get_u64(&c), nc = get_u64(&c);
-    if (c.failed || w < 1 || h < 1 || w > GHM_IMAGE_MAX_SIDE || h > GHM_IMAGE_MAX_SIDE ||
-        ne > (n - c.at) / EDGE_BYTES || nc > (n - c.at) / CORNER_BYTES ||
-        ne * EDGE_BYTES + nc * CORNER_BYTES != n - c.at) {
+    if (decode_counts(&c, n, ft) < 0) {
         ghmi_why(why, why_size, "damaged reference file (inconsistent sizes)");
         return GHM_ERR_FORMAT;
     }
-    ft->width = (int)w;
-    ft->height = (int)h;
+    size_t ne = ft->nedges, nc = ft->ncorners, ng = ft->ncoded;
+    uint64_t npix = (uint64_t)ft->width * ft->height;
     ft->edges = malloc((ne ? ne : 1) * sizeof *ft->edges);
     ft->pixel = malloc((ne ? ne : 1) * sizeof *ft->pixel);
     ft->corners = malloc((nc ? nc : 1) * sizeof *ft->corners);
-    if (!ft->edges || !ft->pixel || !ft->corners) {
+    ft->coded = malloc((ng ? ng : 1) * sizeof *ft->coded);
+    if (!ft->edges || !ft->pixel || !ft->corners || !ft->coded) {
         ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
@@ -297,15 +356,18 @@ static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t w
         e->x = get_f32(&c), e->y = get_f32(&c), e->angle = get_f32(&c), e->strength = get_f32(&c);
         ft->pixel[i] = get_u32(&c);
         finite &= isfinite(e->x) && isfinite(e->y) && isfinite(e->angle) && isfinite(e->strength);
-        finite &= ft->pixel[i] < (uint64_t)w * h;
+        finite &= ft->pixel[i] < npix;
     }
     for (size_t i = 0; i < nc; i++) {
         GhmCorner *k = &ft->corners[i];
         k->x = get_f32(&c), k->y = get_f32(&c), k->response = get_f32(&c);
         finite &= isfinite(k->x) && isfinite(k->y) && isfinite(k->response);
     }
-    ft->nedges = ne;
-    ft->ncorners = nc;
+    for (size_t i = 0; i < ng; i++) {
+        GhmGeoPoint *g = &ft->coded[i];
+        g->x = get_f32(&c), g->y = get_f32(&c), g->angle = get_f32(&c);
+        finite &= isfinite(g->x) && isfinite(g->y) && isfinite(g->angle);
+    }
     if (c.failed || !finite) {
         ghmi_why(why, why_size, "damaged reference file (invalid point data)");
         return GHM_ERR_FORMAT;
@@ -327,6 +389,9 @@ static int merge_params(const GhmMatchParams *file, const GhmMatchParams *q, Ghm
     out->geo.quant = file->geo.quant;
     out->geo.window = file->geo.window;
     out->geo.angle_bins = file->geo.angle_bins;
+    out->geo.neighbours = file->geo.neighbours;
+    out->geo.min_len = file->geo.min_len;
+    out->levels = file->levels;
     return ghm_match_check_params(out);
 }
 
@@ -352,14 +417,16 @@ int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
         ret = GHM_ERR_FORMAT;
         goto done;
     }
-    ret = ghmi_matcher_build(ctx, ft.width, ft.height, ft.edges, ft.pixel, ft.nedges, ft.corners,
-                             ft.ncorners, &mp, out);
+    GhmiRefFeatures f = {ft.width,  ft.height, ft.edges, ft.pixel,     ft.nedges, ft.corners,
+                         ft.ncorners, ft.coded, ft.ncoded, ft.levels, ft.nlevels};
+    ret = ghmi_matcher_build(ctx, &f, &mp, out);
     if (ret < 0)
         ghmi_why(why, why_size, "cannot rebuild the reference: %s", ghm_strerror(ret));
 done:
     free(ft.edges);
     free(ft.pixel);
     free(ft.corners);
+    free(ft.coded);
     ghm_file_data_free(&in);
     return ret;
 }
@@ -372,6 +439,7 @@ int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
     if (!ctx || !m || !out)
         return GHM_ERR_INVALID;
     *out = NULL;
-    return ghmi_matcher_build(ctx, m->width, m->height, m->edges, m->edge_pixel, m->nedges,
-                              m->corners, m->ncorners, &m->p, out);
+    GhmiRefFeatures f = {m->width,  m->height, m->edges, m->edge_pixel, m->nedges, m->corners,
+                         m->ncorners, m->coded, m->ncoded, m->levels, m->nlevels};
+    return ghmi_matcher_build(ctx, &f, &m->p, out);
 }

@@ -67,7 +67,9 @@ static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double r
     double cs, sn, cos_tol = ghmi_cos_tol(&m->p);
     ghm_sim_unit_rotation(&inv, &cs, &sn);
     double rq = radius / ghm_similarity_scale(s), rq2 = rq * rq; /* in query pixels */
-    for (size_t k = 0; k < m->nrcheck; k++) {
+    size_t first, count;
+    ghmi_check_range(m, s, qe->width, qe->height, &first, &count);
+    for (size_t k = first; k < first + count; k++) {
         const GhmEdgePoint *e = &m->edges[m->rcheck[k]];
         double x, y;
         ghm_similarity_apply(&inv, e->x, e->y, &x, &y);
@@ -160,9 +162,10 @@ static int score_candidates(const GhmMatcher *m, const GhmGeoPoint *qb, const Qu
     return GHM_OK;
 }
 
-/* Refines the best few hypotheses on the verification points and returns the best. */
+/* Refines the best few hypotheses on the verification points and returns the best, and how
+ * close the best other placement comes (ghmi_rival). */
 static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp, size_t nhyp,
-                       Hypothesis *best)
+                       Hypothesis *best, double *rival)
 {
     size_t nr = nhyp < m->p.refine_candidates ? nhyp : m->p.refine_candidates;
     int failed = 0;
@@ -180,6 +183,13 @@ static int refine_best(const GhmMatcher *m, const QueryPts *vq, Hypothesis *hyp,
     if (failed)
         return GHM_ERR_NOMEM;
     qsort(hyp, nr, sizeof *hyp, ghmi_cmp_hyp);
+    size_t idx[GHMI_RIVALS], nv = ghmi_rivals(m, hyp, nr, m->qedges->width, m->qedges->height, idx);
+    *rival = 0.0;
+    for (size_t i = 0; i < nv; i++) {
+        GhmSimilarity mid = ghmi_halfway(&hyp[0].s, &hyp[idx[i]].s);
+        Score sc = score(m, &mid, vq, m->p.inlier_px, 1);
+        *rival = fmax(*rival, ghmi_rival_share(&hyp[0], &hyp[idx[i]], sc.confidence));
+    }
     *best = hyp[0];
     return GHM_OK;
 }
@@ -218,20 +228,16 @@ static int polish(GhmMatcher *m, const QueryPts *all, Hypothesis *h)
 }
 
 /* Voting and verification for a query whose features are known. */
-static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *qb, size_t nqb,
+static int match_features(GhmMatcher *m, const GhmiPyramid *py, const GhmGeoPoint *qb,
                           GhmMatchResult *res)
 {
+    const GhmEdges *qe = py->edges;
     size_t ncand = 0, nhyp = 0;
     uint32_t *idx = NULL;
     QueryPts vq = {0}, all = {0};
     Hypothesis *hyp = NULL;
-    GhmGeoPoint *coded = NULL;
-    size_t ncoded = 0;
-    int ret = ghmi_select_coded(qe->points, qe->count, qe->width, qe->height, &m->p, &coded,
-                                &ncoded);
-    if (ret == GHM_OK)
-        ret = ghmi_vote(m, coded, ncoded, qb, nqb, res, &ncand);
-    free(coded);
+    int ret = ghmi_vote(m, py->coded, py->ncoded, qb, py->ncorners, py->levels, py->nlevels, res,
+                        &ncand);
     if (ret < 0)
         return ret;
     double t0 = ghm_now();
@@ -248,13 +254,15 @@ static int match_features(GhmMatcher *m, const GhmEdges *qe, const GhmGeoPoint *
     if (nhyp > 0) {
         Hypothesis best;
         size_t na = 0;
-        if ((ret = refine_best(m, &vq, hyp, nhyp, &best)) < 0 ||
+        double rival = 0.0;
+        if ((ret = refine_best(m, &vq, hyp, nhyp, &best, &rival)) < 0 ||
             (ret = ghm_edges_sample_capped(qe->points, qe->count, qe->width, qe->height, 1.0,
                                            GHMI_MAX_POLISH_POINTS, idx, &na, NULL)) < 0 ||
             (ret = query_pts_from(qe->points, idx, na, &all)) < 0 ||
             (ret = polish(m, &all, &best)) < 0)
             goto done;
-        ghmi_fill_result(m, &best, res);
+        Evidence ev = ghmi_evidence(m, qb, py->levels, py->nlevels, &best, rival);
+        ghmi_fill_result(m, &best, &ev, res);
         res->query_edges = all.n;
     }
     res->time.verification_ms = 1e3 * (ghm_now() - t0);
@@ -302,29 +310,22 @@ static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
 int ghmi_match_host_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res)
 {
     double t0 = ghm_now();
-    GhmEdges *qe = NULL;
-    GhmCorner *qc = NULL;
+    GhmiPyramid py;
     GhmGeoPoint *qb = NULL;
-    size_t nqc = 0;
-    GhmCornerParams cp = m->p.corners;
-    cp.max_corners = m->p.query_corners;
-    int ret = ghm_edges_detect(query, &m->p.edges, &qe);
+    int ret = ghmi_pyramid_build(query, &m->p, m->p.query_corners, &py);
     if (ret < 0)
         return ret;
-    if ((ret = ghm_corners_detect(qe, &cp, &qc, &nqc)) < 0 ||
-        (ret = ghmi_corners_to_points(qc, nqc, &qb)) < 0)
-        goto done;
-    if ((ret = query_nearest(m, qe)) < 0)
+    if ((ret = ghmi_corners_to_points(py.corners, py.ncorners, &qb)) < 0 ||
+        (ret = query_nearest(m, py.edges)) < 0)
         goto done;
     res->time.edges_ms = 1e3 * (ghm_now() - t0);
-    res->query_edge_points = qe->count;
-    res->query_basis_points = nqc;
-    ret = match_features(m, qe, qb, nqc, res);
+    res->query_edge_points = py.edges->count;
+    res->query_basis_points = py.ncorners;
+    ret = match_features(m, &py, qb, res);
 done:
     m->qedges = NULL;
     res->time.total_ms = 1e3 * (ghm_now() - t0);
     free(qb);
-    free(qc);
-    ghm_edges_free(&qe);
+    ghmi_pyramid_free(&py);
     return ret;
 }

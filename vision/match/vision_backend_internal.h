@@ -40,16 +40,22 @@ extern "C" {
 /* A query basis (a, b) as the signature arithmetic of geohash.c sees it: a's position as float,
  * d = b - a (computed in float, as geohash.c does, then widened), 1 / |d|^2 and atan2(dy, dx)
  * computed on the host by the same code as the CPU path, so that a device recomputes nothing
- * that a different libm could round differently. valid = 0 for a degenerate basis (|d| = 0). */
+ * that a different libm could round differently. valid = 0 for a degenerate basis (|d| = 0).
+ * The basis codes coded[coded_first .. + coded_count): the points of its pyramid level. */
 typedef struct GhmGeoFrame {
     float ax, ay;
-    int32_t valid, pad;
+    int32_t valid;
+    uint32_t coded_first, coded_count; /* the coded points of the basis's level */
+    uint32_t pad;
     double dx, dy, inv_len2, phi;
 } GhmGeoFrame;
 
-/* The quantisation of signatures (GhmGeoParams and the table's bins per axis). */
+/* The quantisation of signatures (GhmGeoParams and the table's bins per axis), with the
+ * factors that turn the divisions into products, computed once on the host (geohash.c's
+ * ghmi_sig_params) and used as they are by both backends. */
 typedef struct GhmGeoSigParams {
-    double window, quant;
+    double window, inv_quant;   /* 1 / quant */
+    double inv_two_pi, angle_scale; /* 1 / (2 pi), angle_bins / (2 pi) */
     int32_t nbins, angle_bins;
 } GhmGeoSigParams;
 
@@ -172,27 +178,35 @@ typedef struct GhmVisionOps {
     void (*features_free)(GhmContext *ctx, GhmFeatureWorkspace **ws);
     int (*features_run)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                         int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+    /* features_run in two halves, so that several workspaces (a pyramid's levels) run on the
+     * device one after the other while the host prepares the next image: start queues the
+     * chain and the copy of its counts without waiting; finish waits and fills *out. */
+    int (*features_start)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
+                          int h, size_t stride, const GhmFeatureParams *p);
+    int (*features_finish)(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
     /* edges.c's ghm_edges_grid_sample (cells of `cell` pixels, the strongest point of each)
      * over the points of the workspace's last run: the kept indices, ascending, into idx
      * (backend memory, npoints entries) and their number into *kept (waits for the device). */
     int (*features_sample)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                            size_t *kept);
-    /* out[i] = the last run's points[idx[i]] as coded points (position, angle), i < n
+    /* out[i] = the last run's points[idx[i]] as coded points (angle, and the position in the
+     * full image when the run was pyramid level `level`: x 2^level + (2^level - 1) / 2), i < n
      * (backend memory): what the voting reads, without a round trip through the host. */
     int (*features_gather)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
-                           size_t n, GhmGeoPoint *out);
+                           size_t n, int level, GhmGeoPoint *out);
 
     /* The query points idx[0..n) prepared for verification into out (backend memory). */
     int (*verify_prepare)(GhmContext *ctx, const GhmVerifyQuery *q, const uint32_t *idx,
                           size_t n, GhmVerifyPoint *out);
     /* Scores the nh transforms hyps (backend memory) on the prepared query points pts[0..npts)
      * as match.c's score() does: counts[k].inliers / inside forward with the landing radius,
-     * and with `backward` also the reference check points mapped into the query (a window
-     * search of the query's pixel map stands in for the CPU's distance transform). */
+     * and with `backward` also the reference check points check[check_range[2k] .. +
+     * check_range[2k + 1]) of transform k (backend memory, 2 nh entries) mapped into the query
+     * (a window search of the query's pixel map stands in for the CPU's distance transform). */
     int (*verify_score)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
                         const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyps,
                         size_t nh, double radius, double cos_tol, int backward,
-                        GhmVerifyCounts *counts);
+                        const uint32_t *check_range, GhmVerifyCounts *counts);
     /* Refines each of the nh transforms in place as match.c's refine(): per step, the points
      * that land within the step's radius give point-to-line correspondences and a
      * least-squares fit (ghm_fit_*); it stops early below 8 correspondences or on a singular

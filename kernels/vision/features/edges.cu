@@ -129,14 +129,13 @@ static dim3 pixel_grid(int w, int h)
     return dim3((unsigned)((w + TILE_X - 1) / TILE_X), (unsigned)((h + TILE_Y - 1) / TILE_Y));
 }
 
-extern "C" int ghm_cuda_edge_gradients(GhmContext *ctx, const uint8_t *pixels, int w, int h,
+extern "C" int ghm_cuda_edge_gradients(cudaStream_t s, const uint8_t *pixels, int w, int h,
                                        size_t stride, const GhmEdgeTaps *taps, float *tmp,
                                        float *blur, float *gx, float *gy, float *mag)
 {
-    if (!ctx || !pixels || !taps || !tmp || !blur || !gx || !gy || !mag || w < 1 || h < 1 ||
+    if (!pixels || !taps || !tmp || !blur || !gx || !gy || !mag || w < 1 || h < 1 ||
         stride < (size_t)w || taps->radius < 0 || taps->radius > GHM_EDGE_MAX_RADIUS)
         return GHM_ERR_INVALID;
-    cudaStream_t s = ghm_cuda_stream(ctx);
     dim3 grid = pixel_grid(w, h), block(TILE_X, TILE_Y);
     int ret = GHM_OK;
     if (taps->radius > 0) {
@@ -151,24 +150,23 @@ extern "C" int ghm_cuda_edge_gradients(GhmContext *ctx, const uint8_t *pixels, i
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_edge_suppress(GhmContext *ctx, const float *mag, const float *gx,
+extern "C" int ghm_cuda_edge_suppress(cudaStream_t s, const float *mag, const float *gx,
                                       const float *gy, int w, int h, const float *floor_mag,
                                       float *nms, float *off)
 {
-    if (!ctx || !mag || !gx || !gy || !floor_mag || !nms || !off || w < 1 || h < 1)
+    if (!mag || !gx || !gy || !floor_mag || !nms || !off || w < 1 || h < 1)
         return GHM_ERR_INVALID;
-    suppress_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, ghm_cuda_stream(ctx)>>>(
+    suppress_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(
         mag, gx, gy, w, h, floor_mag, nms, off);
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_blur_field(GhmContext *ctx, const float *in, int w, int h,
+extern "C" int ghm_cuda_blur_field(cudaStream_t s, const float *in, int w, int h,
                                    const GhmEdgeTaps *taps, float *tmp, float *out)
 {
-    if (!ctx || !in || !taps || !tmp || !out || w < 1 || h < 1 || taps->radius < 0 ||
+    if (!in || !taps || !tmp || !out || w < 1 || h < 1 || taps->radius < 0 ||
         taps->radius > GHM_EDGE_MAX_RADIUS)
         return GHM_ERR_INVALID;
-    cudaStream_t s = ghm_cuda_stream(ctx);
     dim3 grid = pixel_grid(w, h), block(TILE_X, TILE_Y);
     int ret;
     if (taps->radius > 0) {

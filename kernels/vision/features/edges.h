@@ -4,12 +4,14 @@
  * (vision/match/vision_backend_internal.h, filled in kernels/vision/ops.cu).
  *
  * Usage: by the device feature chain (features.cu), arguments as documented below. Arrays
- * are device memory; work is queued on ctx's stream; nothing is allocated or waited for. Each
+ * are device memory; work is queued on stream s (the feature workspace's); nothing is allocated or waited for. Each
  * returns GHM_OK, GHM_ERR_INVALID (NULL array, size below 1, radius out of range) or
  * GHM_ERR_CUDA.
  */
 #ifndef GHM_KERNELS_VISION_EDGES_H
 #define GHM_KERNELS_VISION_EDGES_H
+
+#include <cuda_runtime.h>
 
 #include "vision/match/vision_backend_internal.h"
 
@@ -20,19 +22,19 @@ extern "C" {
 /* The grey image pixels (device, rows stride bytes apart) blurred by the separable taps
  * (clamped borders; tmp and blur: w * h floats of scratch), Sobel / 8 into gx and gy, and the
  * magnitude into mag. */
-int ghm_cuda_edge_gradients(GhmContext *ctx, const uint8_t *pixels, int w, int h, size_t stride,
+int ghm_cuda_edge_gradients(cudaStream_t s, const uint8_t *pixels, int w, int h, size_t stride,
                             const GhmEdgeTaps *taps, float *tmp, float *blur, float *gx, float *gy,
                             float *mag);
 
 /* Non-maximum suppression across the edge as edges.c's suppress(): nms = the magnitude of
  * maxima above *floor_mag (0 elsewhere), off = their sub-pixel offset along the gradient.
  * floor_mag is device memory (one float: the chain computes it on the device). */
-int ghm_cuda_edge_suppress(GhmContext *ctx, const float *mag, const float *gx, const float *gy,
+int ghm_cuda_edge_suppress(cudaStream_t s, const float *mag, const float *gx, const float *gy,
                            int w, int h, const float *floor_mag, float *nms, float *off);
 
 /* The separable blur of a w x h float field with clamped borders: in -> out (tmp: scratch;
  * radius 0 copies). */
-int ghm_cuda_blur_field(GhmContext *ctx, const float *in, int w, int h, const GhmEdgeTaps *taps,
+int ghm_cuda_blur_field(cudaStream_t s, const float *in, int w, int h, const GhmEdgeTaps *taps,
                         float *tmp, float *out);
 
 #ifdef __cplusplus

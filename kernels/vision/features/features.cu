@@ -3,7 +3,8 @@
  * edge points and Harris corner candidates, with one wait at the end: the matcher's device path
  * (vision/match/match_device.c) and ghm_edges_detect_ctx run it through GhmVisionOps.features_*.
  *
- * Stages, all queued on the context's stream:
+ * Stages, all queued on the workspace's own stream by ghmi_features_enqueue
+ * (features_launch.cu launches them, directly or as a CUDA graph):
  *   noise       Immerkaer's estimate: an exact integer sum (one atomicAdd per block), then
  *               levels_kernel turns it into the noise level and the magnitude floor with the
  *               host's double arithmetic (edges.c: image_noise_sigma, detect_into).
@@ -28,35 +29,11 @@
 #include "kernels/hashing/backend_cuda.h"
 #include "edges.h"
 #include "features.h"
+#include "features_internal.cuh"
 
 #define TILE_X 32
 #define TILE_Y 8
 #define LINEAR_THREADS 256
-
-/* Per-run scalars, on the device; read back once at the end. */
-typedef struct Levels {
-    unsigned long long noise_sum; /* sum of |Immerkaer mask| over the interior */
-    float noise, floor_mag, threshold, max_response;
-    uint32_t npoints, ncand, nsample;
-} Levels;
-
-enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
-
-struct GhmFeatureWorkspace {
-    size_t cap_pix; /* pixels the buffers hold */
-    int width, height; /* of the last run */
-    size_t npoints;    /* found by the last run */
-    unsigned long long *cells; /* grid sampling: best key per cell */
-    uint8_t *pixels;
-    float *f[NF];
-    uint32_t *flags, *rank;
-    GhmEdgePoint *points;
-    int32_t *pixel_point;
-    GhmCornerCand *cand;
-    void *cub_tmp;
-    size_t cub_bytes;
-    Levels *levels, *host_levels; /* device; pinned host copy */
-};
 
 static dim3 pixel_grid(int w, int h)
 {
@@ -238,6 +215,10 @@ static void release(GhmFeatureWorkspace *ws)
     cudaFree(ws->cand);
     cudaFree(ws->cub_tmp);
     cudaFree(ws->cells);
+    if (ws->graph)
+        cudaGraphExecDestroy(ws->graph); /* it names the buffers freed here */
+    ws->graph = NULL;
+    ws->key_runs = 0;
     ws->cells = NULL;
     memset(ws->f, 0, sizeof ws->f);
     ws->pixels = NULL;
@@ -265,7 +246,7 @@ static int cub_scratch_bytes(size_t n, size_t *out)
 }
 
 /* Grows the buffers to npix pixels (w x h, never less than they hold). */
-static int reserve(GhmFeatureWorkspace *ws, int w, int h)
+int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h)
 {
     size_t npix = (size_t)w * h;
     if (npix <= ws->cap_pix)
@@ -302,6 +283,21 @@ static int reserve(GhmFeatureWorkspace *ws, int w, int h)
     return GHM_OK;
 }
 
+static void destroy(GhmFeatureWorkspace *ws)
+{
+    release(ws);
+    cudaFree(ws->levels);
+    cudaFreeHost(ws->host_levels);
+    cudaFreeHost(ws->staging);
+    if (ws->stream)
+        cudaStreamDestroy(ws->stream);
+    if (ws->ready)
+        cudaEventDestroy(ws->ready);
+    if (ws->done)
+        cudaEventDestroy(ws->done);
+    free(ws);
+}
+
 extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **out)
 {
     if (!ctx || !out)
@@ -312,9 +308,14 @@ extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **o
     int ret = GHM_CUDA(cudaMalloc((void **)&ws->levels, sizeof(Levels)));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaMallocHost((void **)&ws->host_levels, sizeof(Levels)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaStreamCreateWithFlags(&ws->stream, cudaStreamNonBlocking));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&ws->ready, cudaEventDisableTiming));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&ws->done, cudaEventDisableTiming));
     if (ret < 0) {
-        cudaFree(ws->levels);
-        free(ws);
+        destroy(ws);
         return ret;
     }
     *out = ws;
@@ -326,19 +327,17 @@ extern "C" void ghm_cuda_features_free(GhmContext *ctx, GhmFeatureWorkspace **ws
     (void)ctx;
     if (!ws || !*ws)
         return;
-    release(*ws);
-    cudaFree((*ws)->levels);
-    cudaFreeHost((*ws)->host_levels);
-    free(*ws);
+    /* The chain may still run when a query failed half-way. */
+    cudaStreamSynchronize((*ws)->stream);
+    destroy(*ws);
     *ws = NULL;
 }
 
 /* --- the chain ---------------------------------------------------------------------------- */
 
-static int run_edges(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
-                     const GhmFeatureParams *p)
+static int run_edges(GhmFeatureWorkspace *ws, int w, int h, const GhmFeatureParams *p)
 {
-    cudaStream_t s = ghm_cuda_stream(ctx);
+    cudaStream_t s = ws->stream;
     size_t npix = (size_t)w * h;
     float **f = ws->f;
     noise_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(ws->pixels, w, h, ws->levels);
@@ -347,9 +346,9 @@ static int run_edges(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
         return ret;
     levels_kernel<<<1, 1, 0, s>>>(w, h, p->noise_gain, p->noise_factor, ws->levels);
     if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
-        (ret = ghm_cuda_edge_gradients(ctx, ws->pixels, w, h, (size_t)w, &p->blur, f[F_TMP],
+        (ret = ghm_cuda_edge_gradients(s, ws->pixels, w, h, (size_t)w, &p->blur, f[F_TMP],
                                        f[F_BLUR], f[F_GX], f[F_GY], f[F_MAG])) < 0 ||
-        (ret = ghm_cuda_edge_suppress(ctx, f[F_MAG], f[F_GX], f[F_GY], w, h,
+        (ret = ghm_cuda_edge_suppress(s, f[F_MAG], f[F_GX], f[F_GY], w, h,
                                       &ws->levels->floor_mag, f[F_NMS], f[F_OFF])) < 0)
         return ret;
     size_t bytes = ws->cub_bytes;
@@ -373,10 +372,9 @@ static int run_edges(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
     return GHM_CUDA_LAUNCH();
 }
 
-static int run_corners(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
-                       const GhmFeatureParams *p)
+static int run_corners(GhmFeatureWorkspace *ws, int w, int h, const GhmFeatureParams *p)
 {
-    cudaStream_t s = ghm_cuda_stream(ctx);
+    cudaStream_t s = ws->stream;
     size_t npix = (size_t)w * h;
     float **f = ws->f;
     tensor_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_GX], f[F_GY], npix, f[F_S0],
@@ -385,7 +383,7 @@ static int run_corners(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
     /* Blurred in place (edges.c: convolve_sep(s, tmp, s)): the column pass reads only the
      * scratch field, which the row pass has finished; a radius of 0 leaves the products. */
     for (int k = F_S0; k <= F_S2 && ret == GHM_OK && p->tensor.radius > 0; k++)
-        ret = ghm_cuda_blur_field(ctx, f[k], w, h, &p->tensor, f[F_TMP], f[k]);
+        ret = ghm_cuda_blur_field(s, f[k], w, h, &p->tensor, f[F_TMP], f[k]);
     if (ret < 0)
         return ret;
     response_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_S0], f[F_S1], f[F_S2], npix,
@@ -401,42 +399,18 @@ static int run_corners(GhmFeatureWorkspace *ws, GhmContext *ctx, int w, int h,
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                     const uint8_t *pixels, int w, int h, size_t stride,
-                                     const GhmFeatureParams *p, GhmDeviceFeatures *out)
+int ghmi_features_enqueue(GhmFeatureWorkspace *ws, const uint8_t *pixels, size_t stride, int w,
+                          int h, const GhmFeatureParams *p)
 {
-    if (!ctx || !ws || !pixels || !p || !out || w < 1 || h < 1 || stride < (size_t)w ||
-        p->blur.radius < 0 || p->blur.radius > GHM_EDGE_MAX_RADIUS ||
-        (p->corners && (p->tensor.radius < 0 || p->tensor.radius > GHM_EDGE_MAX_RADIUS ||
-                        p->radius < 1)))
-        return GHM_ERR_INVALID;
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    int ret = reserve(ws, w, h);
-    if (ret < 0 || (ret = GHM_CUDA(cudaMemsetAsync(ws->levels, 0, sizeof(Levels), s))) < 0 ||
+    cudaStream_t s = ws->stream;
+    int ret = GHM_CUDA(cudaMemsetAsync(ws->levels, 0, sizeof(Levels), s));
+    if (ret < 0 ||
         (ret = GHM_CUDA(cudaMemcpy2DAsync(ws->pixels, (size_t)w, pixels, stride, (size_t)w,
                                           (size_t)h, cudaMemcpyHostToDevice, s))) < 0 ||
-        (ret = run_edges(ws, ctx, w, h, p)) < 0 ||
-        (p->corners && (ret = run_corners(ws, ctx, w, h, p)) < 0) ||
-        (ret = GHM_CUDA(cudaMemcpyAsync(ws->host_levels, ws->levels, sizeof(Levels),
-                                        cudaMemcpyDeviceToHost, s))) < 0 ||
-        (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
+        (ret = run_edges(ws, w, h, p)) < 0 || (p->corners && (ret = run_corners(ws, w, h, p)) < 0))
         return ret;
-    const Levels *lv = ws->host_levels;
-    ws->width = w;
-    ws->height = h;
-    ws->npoints = lv->npoints;
-    out->width = w;
-    out->height = h;
-    out->noise = lv->noise;
-    out->threshold = lv->threshold;
-    out->npoints = lv->npoints;
-    out->points = ws->points;
-    out->pixel_point = ws->pixel_point;
-    out->gx = ws->f[F_GX];
-    out->gy = ws->f[F_GY];
-    out->ncand = lv->ncand;
-    out->cand = ws->cand;
-    return GHM_OK;
+    return GHM_CUDA(cudaMemcpyAsync(ws->host_levels, ws->levels, sizeof(Levels),
+                                    cudaMemcpyDeviceToHost, s));
 }
 
 /* --- grid sampling of the points ---------------------------------------------------------- */
@@ -522,28 +496,33 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
     return GHM_OK;
 }
 
+/* A point of pyramid level L has the full-image coordinate x * 2^L + (2^L - 1) / 2
+ * (match_internal.h's ghmi_level_to_full): the product is exact, the sum rounds once, as on the
+ * host. */
 static __global__ void gather_kernel(const GhmEdgePoint *pts, const uint32_t *idx, size_t n,
-                                     GhmGeoPoint *out)
+                                     float scale, float offset, GhmGeoPoint *out)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     GhmEdgePoint p = pts[idx[i]];
     GhmGeoPoint g;
-    g.x = p.x;
-    g.y = p.y;
+    g.x = __fadd_rn(__fmul_rn(p.x, scale), offset);
+    g.y = __fadd_rn(__fmul_rn(p.y, scale), offset);
     g.angle = p.angle;
     out[i] = g;
 }
 
 extern "C" int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                        const uint32_t *idx, size_t n, GhmGeoPoint *out)
+                                        const uint32_t *idx, size_t n, int level,
+                                        GhmGeoPoint *out)
 {
-    if (!ctx || !ws || (n && (!idx || !out)))
+    if (!ctx || !ws || (n && (!idx || !out)) || level < 0 || level > 16)
         return GHM_ERR_INVALID;
     if (n == 0)
         return GHM_OK;
-    gather_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, ghm_cuda_stream(ctx)>>>(ws->points, idx,
-                                                                                 n, out);
+    float scale = (float)(1 << level);
+    gather_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        ws->points, idx, n, scale, 0.5f * (scale - 1.0f), out);
     return GHM_CUDA_LAUNCH();
 }

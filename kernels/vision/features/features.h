@@ -16,10 +16,13 @@ int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **out);
 void ghm_cuda_features_free(GhmContext *ctx, GhmFeatureWorkspace **ws);
 int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                           int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
+int ghm_cuda_features_start(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels,
+                            int w, int h, size_t stride, const GhmFeatureParams *p);
+int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
 int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                              size_t *kept);
 int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
-                             size_t n, GhmGeoPoint *out);
+                             size_t n, int level, GhmGeoPoint *out);
 
 #ifdef __cplusplus
 }

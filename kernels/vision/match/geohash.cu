@@ -4,7 +4,8 @@
  *
  * vote_kernel: one block of VOTE_THREADS per query basis b (grid = mb). The block zeroes its row
  * of the vote array T (votes[b * nbases .. + nbases)) and its bitmap over the signature key
- * space (seen[b * words .. + words)), then takes the coded points VOTE_THREADS at a time: each
+ * space (seen[b * words .. + words)), then takes the coded points of the basis's level
+ * (frames[b].coded_first, coded_count: a pyramid level's) VOTE_THREADS at a time: each
  * thread computes its point's signature in the basis frame; the first thread to set the
  * signature's bit (atomicOr) owns it and probes the reference GhmMultimap through its device
  * reference. Found runs are queued in shared memory and the block's warps take one run each,
@@ -17,9 +18,10 @@
  *
  * Exactness: votes are integer counts, so the result is identical to the CPU's whatever the
  * order of the atomics, provided every signature is the CPU's. The signature arithmetic uses
- * explicitly rounded intrinsics (__fsub_rn, __dmul_rn, __dadd_rn, __ddiv_rn), which the compiler
+ * explicitly rounded intrinsics (__fsub_rn, __dmul_rn, __dadd_rn), which the compiler
  * never contracts into FMAs, in the operation order of geohash.c (compiled as ISO C11: no
- * contraction there either); atan2 and 1 / |d|^2 of each basis come from the host (GhmGeoFrame).
+ * contraction there either); atan2 and 1 / |d|^2 of each basis come from the host (GhmGeoFrame),
+ * and so do the reciprocals that stand in for divisions (GhmGeoSigParams).
  */
 #include <cub/cub.cuh>
 
@@ -35,25 +37,28 @@
 
 static_assert(GHM_GEO_ROW_BEST == 2, "best_kernel keeps exactly two cells per row");
 
-/* The signature of c in frame f, as geohash.c's signature(): 0 when c is outside the window. */
+/* The signature of c in frame f, as geohash_internal.h's signature(): 0 when c is outside
+ * the window. */
 static __device__ __forceinline__ int signature(const GhmGeoFrame &f, const GhmGeoPoint &c,
                                                 const GhmGeoSigParams &sp, uint32_t *key,
                                                 uint32_t *slot)
 {
     double qx = (double)__fsub_rn(c.x, f.ax), qy = (double)__fsub_rn(c.y, f.ay);
     double dot = __dadd_rn(__dmul_rn(qx, f.dx), __dmul_rn(qy, f.dy));
-    double crs = __dsub_rn(__dmul_rn(qx, f.dy), __dmul_rn(qy, f.dx));
     double u = __dsub_rn(__dmul_rn(dot, f.inv_len2), 0.5);
+    double iu = floor(__dmul_rn(__dadd_rn(u, sp.window), sp.inv_quant));
+    if (iu < 0.0 || iu >= sp.nbins)
+        return 0;
+    double crs = __dsub_rn(__dmul_rn(qx, f.dy), __dmul_rn(qy, f.dx));
     double v = __dmul_rn(crs, f.inv_len2);
-    double iu = floor(__ddiv_rn(__dadd_rn(u, sp.window), sp.quant));
-    double iv = floor(__ddiv_rn(__dadd_rn(v, sp.window), sp.quant));
-    if (iu < 0.0 || iv < 0.0 || iu >= sp.nbins || iv >= sp.nbins)
+    double iv = floor(__dmul_rn(__dadd_rn(v, sp.window), sp.inv_quant));
+    if (iv < 0.0 || iv >= sp.nbins)
         return 0;
     uint32_t qa = 0;
     if (sp.angle_bins > 0) {
         double rel = __dsub_rn((double)c.angle, f.phi);
-        rel = __dsub_rn(rel, __dmul_rn(TWO_PI, floor(__ddiv_rn(rel, TWO_PI))));
-        qa = (uint32_t)__ddiv_rn(__dmul_rn(rel, (double)sp.angle_bins), TWO_PI);
+        rel = __dsub_rn(rel, __dmul_rn(TWO_PI, floor(__dmul_rn(rel, sp.inv_two_pi))));
+        qa = (uint32_t)__dmul_rn(rel, sp.angle_scale);
         if (qa >= (uint32_t)sp.angle_bins)
             qa = 0;
     }
@@ -89,9 +94,10 @@ static __global__ __launch_bounds__(VOTE_THREADS) void vote_kernel(
     __syncthreads();
     unsigned long long looked = 0, cast = 0;
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (uint32_t base = 0; f.valid && base < nc; base += VOTE_THREADS) {
+    for (uint32_t base = 0; f.valid && base < f.coded_count; base += VOTE_THREADS) {
         uint32_t c = base + threadIdx.x, key, slot;
-        if (c < nc && signature(f, coded[c], sp, &key, &slot)) {
+        if (c < f.coded_count && c + f.coded_first < nc &&
+            signature(f, coded[f.coded_first + c], sp, &key, &slot)) {
             uint32_t bit = 1u << (slot & 31);
             uint32_t first, count;
             if (!(atomicOr(&bits[slot >> 5], bit) & bit)) {

@@ -5,8 +5,9 @@
  * (vision/match/verify_math.h).
  *
  * score_kernel: grid (blocks per transform, transforms); the threads stride the query points
- * (forward) and then the reference check points (backward), counting with one atomicAdd per
- * block and count: integer sums, so the result does not depend on the order.
+ * (forward) and then the reference check points of the transform's range (backward: the
+ * check grid chosen on the host for its footprint), counting with one atomicAdd per block and
+ * count: integer sums, so the result does not depend on the order.
  *
  * refine_kernel: one cooperative launch, grid (blocks per transform, transforms). Each step is
  * two passes over the points (centroids of the correspondences, then the normal equations).
@@ -137,7 +138,7 @@ static __device__ int backward_one(const GhmVerifyRef &ref, const GhmVerifyQuery
 static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     GhmVerifyRef ref, GhmVerifyQuery q, const GhmVerifyPoint *pts, size_t n_pts,
     const GhmSimilarity *hyps, double radius, double cos_tol, int backward,
-    GhmVerifyCounts *counts)
+    const uint32_t *check_range, GhmVerifyCounts *counts)
 {
     __shared__ uint32_t c[4];
     if (threadIdx.x < 4)
@@ -162,8 +163,9 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
         double ics, isn;
         ghm_sim_unit_rotation(&inv, &ics, &isn);
         double rq = radius / hypot(s.a, s.b);
-        for (size_t k = first; k < ref.ncheck; k += stride) {
-            int r = backward_one(ref, q, inv, ics, isn, rq, cos_tol, k);
+        size_t k0 = check_range[2 * blockIdx.y], nk = check_range[2 * blockIdx.y + 1];
+        for (size_t j = first; j < nk && k0 + j < ref.ncheck; j += stride) {
+            int r = backward_one(ref, q, inv, ics, isn, rq, cos_tol, k0 + j);
             bins += r > 0;
             binl += r > 1;
         }
@@ -376,9 +378,9 @@ extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
                                      const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
                                      size_t n_pts, const GhmSimilarity *hyps, size_t nh,
                                      double radius, double cos_tol, int backward,
-                                     GhmVerifyCounts *counts)
+                                     const uint32_t *check_range, GhmVerifyCounts *counts)
 {
-    if (!ctx || !counts || check_args(ref, q, pts, n_pts, hyps) < 0)
+    if (!ctx || !counts || check_args(ref, q, pts, n_pts, hyps) < 0 || (backward && !check_range))
         return GHM_ERR_INVALID;
     if (nh == 0)
         return GHM_OK;
@@ -389,7 +391,9 @@ extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
         size_t n = nh - h0 < MAX_GRID_Y ? nh - h0 : MAX_GRID_Y;
         dim3 grid(blocks_for(work, POINTS_PER_THREAD), (unsigned)n);
         score_kernel<<<grid, VERIFY_THREADS, 0, s>>>(*ref, *q, pts, n_pts, hyps + h0, radius,
-                                                     cos_tol, backward, counts + h0);
+                                                     cos_tol, backward,
+                                                     backward ? check_range + 2 * h0 : NULL,
+                                                     counts + h0);
         ret = GHM_CUDA_LAUNCH();
     }
     return ret;

@@ -14,7 +14,8 @@ extern "C" {
 
 int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
                           const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyps, size_t nh,
-                          double radius, double cos_tol, int backward, GhmVerifyCounts *counts);
+                          double radius, double cos_tol, int backward, const uint32_t *check_range,
+                          GhmVerifyCounts *counts);
 int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
                            const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                            const GhmRefineSteps *steps, double cos_tol, double *partials,

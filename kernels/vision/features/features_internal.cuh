@@ -1,0 +1,63 @@
+/*
+ * features_internal.cuh - the device feature chain's workspace, shared by features.cu (the
+ * kernels, the buffers, the chain's stages) and features_launch.cu (how a run is launched: on
+ * the workspace's stream, directly or as a captured CUDA graph).
+ */
+#ifndef GHM_KERNELS_VISION_FEATURES_INTERNAL_CUH
+#define GHM_KERNELS_VISION_FEATURES_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "vision/match/vision_backend_internal.h"
+
+/* What a captured chain depends on besides the workspace's buffers: the image size and the
+ * parameters (ghmi_feature_params zeroes the struct first, so memcmp compares it). */
+typedef struct GhmFeatureKey {
+    int w, h;
+    GhmFeatureParams p;
+} GhmFeatureKey;
+
+/* Per-run scalars, on the device; read back once at the end. */
+typedef struct Levels {
+    unsigned long long noise_sum; /* sum of |Immerkaer mask| over the interior */
+    float noise, floor_mag, threshold, max_response;
+    uint32_t npoints, ncand, nsample;
+} Levels;
+
+enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
+
+struct GhmFeatureWorkspace {
+    size_t cap_pix; /* pixels the buffers hold */
+    int width, height; /* of the last run */
+    size_t npoints;    /* found by the last run */
+    unsigned long long *cells; /* grid sampling: best key per cell */
+    uint8_t *pixels;
+    float *f[NF];
+    uint32_t *flags, *rank;
+    GhmEdgePoint *points;
+    int32_t *pixel_point;
+    GhmCornerCand *cand;
+    void *cub_tmp;
+    size_t cub_bytes;
+    Levels *levels, *host_levels; /* device; pinned host copy */
+    cudaStream_t stream;          /* the chain's own (features_launch.cu) */
+    cudaEvent_t ready, done;      /* context stream -> chain, chain -> context stream */
+    /* The chain captured as a CUDA graph for the last key seen twice (features_launch.cu). */
+    uint8_t *staging;             /* pinned: the image the graph uploads */
+    size_t cap_staging;
+    cudaGraphExec_t graph;
+    GhmFeatureKey key;            /* of the last run */
+    int key_runs;                 /* runs in a row with that key */
+};
+
+/* Grows the buffers to w x h pixels (features.cu). */
+int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h);
+
+/* Queues the whole chain on ws->stream: the image (host, rows stride bytes apart; pinned when
+ * the chain is being captured) uploaded, edges, corners when p->corners, and the run's scalars
+ * copied to ws->host_levels. Nothing is waited for. */
+int ghmi_features_enqueue(GhmFeatureWorkspace *ws, const uint8_t *pixels, size_t stride, int w,
+                          int h, const GhmFeatureParams *p);
+
+#endif /* GHM_KERNELS_VISION_FEATURES_INTERNAL_CUH */
