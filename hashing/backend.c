@@ -48,8 +48,8 @@ static void cuda_unusable(void)
     ghm_cuda_backend.describe(NULL, dev, sizeof dev);
     pthread_mutex_lock(&cuda_reason_lock);
     snprintf(cuda_reason, sizeof cuda_reason,
-             "CUDA device 0 (%s) cannot run this build's kernels (sm_90 code, compute_75 PTX)",
-             dev);
+             "CUDA device 0 (%s) cannot run this build's kernels (built for %s)", dev,
+             GHM_CUDA_ARCHS);
     cuda_probe_result = GHM_ERR_NO_DEVICE;
     pthread_mutex_unlock(&cuda_reason_lock);
 }
