@@ -13,22 +13,47 @@
 #include <time.h>
 
 static pthread_once_t cuda_probe_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cuda_reason_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cuda_probe_result = GHM_ERR_NO_DEVICE;
+static char cuda_reason[256] = "this build has no CUDA backend";
 
 static void probe_cuda(void)
 {
 #if GHM_HAVE_CUDA
-    cuda_probe_result = ghm_cuda_backend.probe();
-#else
-    cuda_probe_result = GHM_ERR_NO_DEVICE;
+    cuda_reason[0] = '\0';
+    cuda_probe_result = ghm_cuda_backend.probe(cuda_reason, sizeof cuda_reason);
 #endif
 }
 
 int ghm_cuda_available(void)
 {
     pthread_once(&cuda_probe_once, probe_cuda);
-    return cuda_probe_result == GHM_OK;
+    pthread_mutex_lock(&cuda_reason_lock);
+    int ok = cuda_probe_result == GHM_OK;
+    pthread_mutex_unlock(&cuda_reason_lock);
+    return ok;
 }
+
+const char *ghm_cuda_unavailable_reason(void)
+{
+    return ghm_cuda_available() ? "" : cuda_reason;
+}
+
+#if GHM_HAVE_CUDA
+/* The device answered the probe but cannot run this build's kernels: from now on CUDA counts
+ * as unavailable, with the reason. */
+static void cuda_unusable(void)
+{
+    char dev[160];
+    ghm_cuda_backend.describe(NULL, dev, sizeof dev);
+    pthread_mutex_lock(&cuda_reason_lock);
+    snprintf(cuda_reason, sizeof cuda_reason,
+             "CUDA device 0 (%s) cannot run this build's kernels (built for %s)", dev,
+             GHM_CUDA_ARCHS);
+    cuda_probe_result = GHM_ERR_NO_DEVICE;
+    pthread_mutex_unlock(&cuda_reason_lock);
+}
+#endif
 
 const void *ghmi_backend_module(const GhmContext *ctx, const char *name)
 {
@@ -76,6 +101,15 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
     ctx->seed = opt->seed;
     ctx->verbose = opt->verbose;
     int ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
+#if GHM_HAVE_CUDA
+    if (ret == GHM_ERR_NO_DEVICE && backend == &ghm_cuda_backend) {
+        cuda_unusable();
+        if (opt->backend == GHM_BACKEND_AUTO) { /* the CPU does the same work */
+            ctx->backend = backend = &ghm_cpu_backend;
+            ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
+        }
+    }
+#endif
     if (ret < 0) {
         free(ctx);
         return ret;

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cpu_probe(void) { return GHM_OK; }
+static int cpu_probe(char *why, size_t why_size)
+{
+    (void)why, (void)why_size;
+    return GHM_OK;
+}
 
 static int cpu_init(GhmContext *ctx, void **state)
 {

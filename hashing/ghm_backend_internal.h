@@ -72,8 +72,9 @@ typedef struct GhmSortedOps {
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
-    /* GHM_OK when the backend can run here. Called once per process by the registry. */
-    int (*probe)(void);
+    /* GHM_OK when the backend can run here, else a GHM_ERR_* and one line in why saying why not.
+     * Called once per process by the registry; cheap (no CUDA context is created). */
+    int (*probe)(char *why, size_t why_size);
     /* Per-context state (CUDA: device, stream); may be NULL for backends that need none. */
     int (*init)(GhmContext *ctx, void **state);
     void (*shutdown)(void *state);

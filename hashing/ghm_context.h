@@ -45,8 +45,10 @@ typedef struct GhmContext GhmContext;
 /* Returns the defaults: AUTO backend, all cores, seed 1, verbose 0. */
 GHM_API GhmContextOptions ghm_context_defaults(void);
 
-/* Creates a context. GHM_ERR_NO_DEVICE when CUDA is asked for explicitly and either this build
- * has no CUDA or no device answers; GHM_ERR_INVALID on a NULL argument or negative threads.
+/* Creates a context. GHM_ERR_NO_DEVICE when CUDA is asked for explicitly and this build has no
+ * CUDA, no device answers, or the device cannot run this build's code (older than sm_75, or no
+ * loadable kernel image: ghm_cuda_unavailable_reason says which); AUTO then takes the CPU.
+ * GHM_ERR_INVALID on a NULL argument or negative threads.
  * The caller owns *out and frees it with ghm_context_free(). */
 GHM_API int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
 
@@ -63,8 +65,14 @@ GHM_API int ghm_context_verbose(const GhmContext *ctx);
  * Writes at most size bytes including the terminating NUL. */
 GHM_API void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size);
 
-/* True (1) when this build has CUDA and a device answers. Probes once per process. */
+/* True (1) when this build has CUDA and a device answers that can run it. Probes once per
+ * process (without creating a CUDA context); a context creation that finds the device cannot
+ * load the kernels makes it false from then on. */
 GHM_API int ghm_cuda_available(void);
+
+/* Why ghm_cuda_available() is false, in one line ("CUDA device 0 is sm_61; this build runs on
+ * sm_75 and newer"); "" when it is true. Valid until the next context creation. */
+GHM_API const char *ghm_cuda_unavailable_reason(void);
 
 /* Backend memory. ghm_buffer_alloc returns zeroed memory of at least `bytes` bytes (bytes may be
  * 0, giving a valid pointer that must still be freed). ghm_buffer_free accepts NULL. */

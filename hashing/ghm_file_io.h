@@ -66,8 +66,9 @@ typedef struct GhmFileData {
     int mapped;
 } GhmFileData;
 
-/* ghm_file_read flags. GHM_FILE_MAP: a regular file may be mapped instead of copied (for large
- * inputs read once, such as point clouds); other files (pipes, devices) are always read. */
+/* ghm_file_read flags. GHM_FILE_MAP: a regular file may be mapped instead of copied; other
+ * files (pipes, devices) are always read. Only for files nobody truncates while they are in use:
+ * touching a mapped page past a shrunken end raises SIGBUS. The library's own readers copy. */
 #define GHM_FILE_MAP 1u
 
 /* Reads the whole file at path into *out, refusing more than max_bytes: a regular file above

@@ -45,8 +45,13 @@ typedef struct GhmMapOptions {
     double load_factor;     /* keys / slots, in (0, 0.99]; 0 = the layout's default */
     GhmMapLayout layout;    /* default GHM_MAP_BUCKETED */
     int hash_functions;     /* GHM_MAP_THESIS: 2..5 (default 4); bucketed: 2 or 3 (default 2) */
-    int max_rebuilds;       /* new seeds tried after a failed build before giving up (default 8) */
+    int max_rebuilds;       /* new seeds tried after a failed build before giving up: 0 to
+                             * GHM_MAP_MAX_REBUILDS (default 8) */
 } GhmMapOptions;
+
+/* Enough for any load a layout accepts (a failure at 8 seeds is a load too high, not bad luck);
+ * the bound keeps a failing build quick. */
+#define GHM_MAP_MAX_REBUILDS 64
 
 typedef struct GhmMap GhmMap;
 

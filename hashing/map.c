@@ -30,7 +30,8 @@ GhmMapOptions ghm_map_defaults(void)
 static int resolve_options(const GhmMapOptions *in, GhmMapOptions *out)
 {
     *out = *in;
-    if (!(in->load_factor >= 0.0 && in->load_factor <= MAX_LOAD) || in->max_rebuilds < 0)
+    if (!(in->load_factor >= 0.0 && in->load_factor <= MAX_LOAD) || in->max_rebuilds < 0 ||
+        in->max_rebuilds > GHM_MAP_MAX_REBUILDS)
         return GHM_ERR_INVALID;
     if (out->load_factor == 0.0)
         out->load_factor = DEFAULT_LOAD;

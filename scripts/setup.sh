@@ -11,6 +11,7 @@ packages=(
     libjansson-dev                              # JSON output
     check libsubunit-dev                        # unit tests
     python3 python3-numpy python3-scipy         # test helpers, voxel truth script
+    locales                                     # de_DE source for the decimal-comma test
 )
 
 missing=()

@@ -147,8 +147,11 @@ int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
     co.verbose = opt->verbose ? 2 : 0;
     int ret = ghm_context_create(&co, out);
     if (ret == GHM_ERR_NO_DEVICE)
-        ghm_cli_error("--backend cuda", "no usable CUDA device%s (try --backend cpu)",
-                      ghm_cuda_available() ? "" : " in this machine or build");
+        ghm_cli_error("--backend cuda", "%s (try --backend cpu)", ghm_cuda_unavailable_reason());
+    else if (ret == GHM_OK && opt->verbose && opt->backend == GHM_BACKEND_AUTO &&
+             ghm_context_backend(*out) == GHM_BACKEND_CPU && !ghm_cuda_available())
+        fprintf(stderr, "%s: using the CPU backend: %s\n", GHM_PROGRAM,
+                ghm_cuda_unavailable_reason());
     else if (ret < 0)
         ghm_cli_error(NULL, "cannot start the %s backend: %s",
                       opt->backend == GHM_BACKEND_CUDA ? "cuda" : "chosen", ghm_strerror(ret));

@@ -1,5 +1,6 @@
 /* check_map.c - GhmMap on the CPU backend: both layouts, sizes, duplicates, extreme keys, load
  * factors, the failure path and the rebuild budget, and independence of the thread count. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,11 @@ START_TEST(test_bad_arguments)
     opt = options(GHM_MAP_BUCKETED, 0.5, 4);
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
     opt = options((GhmMapLayout)9, 0.5, 0);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = ghm_map_defaults();
+    opt.max_rebuilds = INT_MAX; /* attempt <= max_rebuilds would never end */
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt.max_rebuilds = -1;
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
     ck_assert_ptr_null(map);
     opt = ghm_map_defaults();

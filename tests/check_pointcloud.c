@@ -1,6 +1,7 @@
 /* check_pointcloud.c - the PLY and XYZ readers and the PLY writer, on the sample clouds, on files
  * written here (every property type, both byte orders, lists before, inside and after the
  * vertices) and on bad inputs (data/bad and damaged copies made here). */
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,47 @@ START_TEST(test_binary_lies)
 }
 END_TEST
 
+/* An application that sets a locale with a decimal comma (de_DE) still gets its clouds read
+ * and written with a decimal point. The locale is compiled into the scratch folder with
+ * localedef (glibc's, from Debian's locales package: scripts/setup.sh installs it). */
+START_TEST(test_decimal_comma_locale)
+{
+    make_tmpdir();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1",
+             tmpdir);
+    ck_assert_msg(system(cmd) == 0, "localedef cannot make de_DE.UTF-8 (run scripts/setup.sh)");
+    setenv("LOCPATH", tmpdir, 1);
+    ck_assert_ptr_nonnull(setlocale(LC_ALL, "de_DE.UTF-8"));
+    char probe[16];
+    snprintf(probe, sizeof probe, "%.1f", 0.5);
+    ck_assert_str_eq(probe, "0,5"); /* the locale is in force */
+    const char *xyz = "0.5 1.25 -2.5\n1e-3 2 3\n";
+    GhmPointCloud *pc = NULL, *back = NULL;
+    char why[256];
+    ck_assert_int_eq(ghm_pointcloud_decode((const uint8_t *)xyz, strlen(xyz), &pc, why, sizeof why),
+                     GHM_OK);
+    ck_assert_uint_eq(pc->n, 2);
+    ck_assert_float_eq(pc->xyz[0], 0.5f);
+    ck_assert_float_eq(pc->xyz[1], 1.25f);
+    ck_assert_float_eq(pc->xyz[2], -2.5f);
+    ck_assert_float_eq(pc->xyz[3], 1e-3f);
+    ck_assert_int_eq(ghm_pointcloud_save_ply(pc, tmp_path("comma.ply"), 1, why, sizeof why),
+                     GHM_OK);
+    snprintf(cmd, sizeof cmd, "grep -q '^0.5 1.25 -2.5$' '%s'", tmp_path("comma.ply"));
+    ck_assert_int_eq(system(cmd), 0);
+    back = load_expect(tmp_path("comma.ply"), GHM_OK, why, sizeof why);
+    ck_assert_mem_eq(back->xyz, pc->xyz, 6 * sizeof(float));
+    snprintf(probe, sizeof probe, "%.1f", 0.5);
+    ck_assert_str_eq(probe, "0,5"); /* and the application's locale is back */
+    setlocale(LC_ALL, "C");
+    unsetenv("LOCPATH");
+    ghm_pointcloud_free(&pc);
+    ghm_pointcloud_free(&back);
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *pointcloud_suite(void)
 {
     Suite *s = suite_create("pointcloud");
@@ -546,6 +588,7 @@ static Suite *pointcloud_suite(void)
     tcase_add_test(xyz, test_xyz_three_columns);
     tcase_add_test(xyz, test_xyz_six_columns);
     tcase_add_test(xyz, test_xyz_bad);
+    tcase_add_test(xyz, test_decimal_comma_locale);
     suite_add_tcase(s, xyz);
     TCase *bad = tcase_create("bad");
     tcase_add_test(bad, test_bad_samples);

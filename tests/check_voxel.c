@@ -437,13 +437,64 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
+/* Every point of both clouds lies in the half-open box the grid reports, by a user's
+ * arithmetic (origin + dims * size) and by the voxelizer's (floor((p - origin) / size)). */
+static void assert_grid_holds(const GhmVoxelGrid *g, const GhmPointCloud *pc)
+{
+    for (size_t i = 0; i < pc->n; i++)
+        for (int k = 0; k < 3; k++) {
+            double p = pc->xyz[3 * i + k];
+            ck_assert(p >= g->origin[k]);
+            ck_assert(p < g->origin[k] + g->dims[k] * g->voxel_size);
+            ck_assert(floor((p - g->origin[k]) * (1.0 / g->voxel_size)) < g->dims[k]);
+        }
+}
+
+START_TEST(test_grid_holds_every_point)
+{
+    GhmPointCloud *a = NULL, *b = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(500, 0, 0, &a), GHM_OK);
+    ck_assert_int_eq(ghm_pointcloud_create(500, 0, 0, &b), GHM_OK);
+    uint32_t state = 12345;
+    for (size_t i = 0; i < 3 * 500; i++) {
+        state = state * 1664525u + 1013904223u;
+        a->xyz[i] = -3.1f + 7.3f * (float)(state >> 8) / (float)(1u << 24);
+        state = state * 1664525u + 1013904223u;
+        b->xyz[i] = 0.7f + 2.9f * (float)(state >> 8) / (float)(1u << 24);
+    }
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    GhmVoxelGrid g;
+    char why[256];
+    for (int grid = 1; grid <= 300; grid += 7) {
+        opt.grid = grid;
+        ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+        ck_assert_int_le(g.dims[0] > g.dims[1] ? (g.dims[0] > g.dims[2] ? g.dims[0] : g.dims[2])
+                                               : (g.dims[1] > g.dims[2] ? g.dims[1] : g.dims[2]),
+                         grid);
+        assert_grid_holds(&g, a);
+        assert_grid_holds(&g, b);
+    }
+    /* A size the user gives stays; a box of whole voxels gets one more on its far side. */
+    float unit[6] = {0, 0, 0, 1, 1, 1};
+    memcpy(a->xyz, unit, sizeof unit);
+    a->n = 2;
+    opt.voxel_size = 0.25;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, a, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_double_eq(g.voxel_size, 0.25);
+    ck_assert_int_eq(g.dims[0], 5);
+    assert_grid_holds(&g, a);
+    ghm_pointcloud_free(&a);
+    ghm_pointcloud_free(&b);
+}
+END_TEST
+
 START_TEST(test_grid_faces_and_outside_points)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     GhmPointCloud *a = NULL, *b = NULL;
     ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &a), GHM_OK);
     ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &b), GHM_OK);
-    float pa[6] = {0, 0, 0, 1, 1, 1}, pb[6] = {0.5f, 0.5f, 0.5f, 7, 7, 7};
+    float pa[6] = {0, 0, 0, 1, 1, 1}, pb[6] = {0.6f, 0.6f, 0.6f, 7, 7, 7};
     memcpy(a->xyz, pa, sizeof pa);
     memcpy(b->xyz, pb, sizeof pb);
     /* the grid of A alone: B's second point lies outside and is ignored */
@@ -524,6 +575,7 @@ static Suite *voxel_suite(void)
     tcase_set_timeout(edge, 120);
     tcase_add_test(edge, test_threads_agree);
     tcase_add_test(edge, test_grid_faces_and_outside_points);
+    tcase_add_test(edge, test_grid_holds_every_point);
     tcase_add_test(edge, test_sparse_cloud_widens);
     suite_add_tcase(s, edge);
     return s;

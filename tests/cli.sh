@@ -62,6 +62,18 @@ test_cuda_without_device() {
     grep -qi 'cuda' "$TMP/err" || fail "no CUDA in: $(cat "$TMP/err")"
 }
 
+# A GPU this build cannot run (faked by raising the minimum compute capability): --backend cuda
+# is one clear error, auto falls back to the CPU and says so under --verbose. Needs a GPU.
+test_cuda_device_too_old() {
+    "$BIN" --version | grep -q cuda || exit 77
+    GHM_CUDA_MIN_CC=1000 run_cmd 2 --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    expect_one_error_line "sm_1000"
+    GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    grep -q "using the CPU backend: CUDA device 0 is sm_" "$TMP/err" ||
+        fail "no fallback line in: $(head -c 600 "$TMP/err")"
+    grep -q "found" "$TMP/out" || fail "the CPU did not find the box: $(cat "$TMP/out")"
+}
+
 test_missing_file() {
     run_cmd 2 --backend cpu "$DATA/images/no_such_file.png" "$DATA/images/box.png"
     expect_one_error_line no_such_file.png

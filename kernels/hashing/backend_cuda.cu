@@ -10,10 +10,52 @@
 #include "backend_cuda.h"
 #include "hash_cuda_internal.cuh"
 
-static int cuda_probe(void)
+/* The oldest GPUs this build runs on: the compute_75 PTX of CMakeLists.txt. GHM_CUDA_MIN_CC
+ * (e.g. 100) raises it, so that the fallback can be tested on any GPU. */
+static int min_compute_capability(void)
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    const char *env = getenv("GHM_CUDA_MIN_CC");
+    int cc = env ? atoi(env) : 0;
+    return cc > 75 ? cc : 75;
+}
+
+static int cuda_probe(char *why, size_t why_size)
+{
+    int count = 0, major = 0, minor = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count < 1) {
+        snprintf(why, why_size, "no CUDA device answers (%s)",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        cudaGetLastError();
+        return GHM_ERR_NO_DEVICE;
+    }
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess) {
+        snprintf(why, why_size, "CUDA device 0 does not say its compute capability");
+        cudaGetLastError();
+        return GHM_ERR_NO_DEVICE;
+    }
+    int min = min_compute_capability();
+    if (major * 10 + minor < min) {
+        snprintf(why, why_size, "CUDA device 0 is sm_%d%d; this build runs on sm_%d and newer",
+                 major, minor, min);
+        return GHM_ERR_NO_DEVICE;
+    }
+    return GHM_OK;
+}
+
+static __global__ void probe_kernel(int *p)
+{
+    if (p)
+        *p = 1;
+}
+
+/* Whether the device can load this build's code (machine code for it, or PTX it can
+ * JIT-compile): an image that fits no architecture fails here, not in the first real kernel. */
+static int kernels_load(void)
+{
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, probe_kernel) != cudaSuccess) {
         cudaGetLastError();
         return GHM_ERR_NO_DEVICE;
     }
@@ -26,6 +68,8 @@ static int cuda_init(GhmContext *ctx, void **state)
     if (!st)
         return GHM_ERR_NOMEM;
     int ret = GHM_CUDA(cudaSetDevice(0));
+    if (ret >= 0)
+        ret = kernels_load();
     if (ret >= 0)
         ret = GHM_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking));
     if (ret < 0) {

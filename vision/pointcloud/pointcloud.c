@@ -1,10 +1,12 @@
 /*
  * pointcloud.c - the GhmPointCloud type (create, free), normals made unit length, and the
- * message helper. A leaf that the readers (pointcloud_ply*.c, pointcloud_xyz.c) call; loading
+ * message helper, the "C" locale the readers and writers run in. A leaf that the readers (pointcloud_ply*.c, pointcloud_xyz.c) call; loading
  * (pointcloud_load.c) calls the readers and writing is in pointcloud_write.c. See
  * ghm_pointcloud.h.
  */
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +71,24 @@ void ghmi_normalise(float *normals, size_t n)
         v[1] = (float)(v[1] / len);
         v[2] = (float)(v[2] / len);
     }
+}
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void)
+{
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+locale_t ghmi_pc_c_locale_enter(void)
+{
+    pthread_once(&c_locale_once, make_c_locale);
+    return c_locale ? uselocale(c_locale) : (locale_t)0;
+}
+
+void ghmi_pc_c_locale_leave(locale_t previous)
+{
+    if (previous)
+        uselocale(previous);
 }

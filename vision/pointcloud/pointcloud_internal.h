@@ -6,6 +6,7 @@
 #ifndef GHM_POINTCLOUD_INTERNAL_H
 #define GHM_POINTCLOUD_INTERNAL_H
 
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,14 @@ int ghmi_xyz_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char 
 /* GHM_ERR_UNSUPPORTED for OFF and OBJ meshes, GHM_ERR_FORMAT for binary data, each with a why
  * that says what the file is; GHM_OK for anything else (which may still not be XYZ). */
 int ghmi_pc_refuse_other_formats(const uint8_t *data, size_t size, char *why, size_t why_size);
+
+/* Switches the calling thread to the "C" locale, so that numbers are read and written with a
+ * decimal point whatever locale the application set (strtod and printf follow LC_NUMERIC: under
+ * a decimal comma "0.5" reads as 0 and "0,5" is written). Returns what to hand to
+ * ghmi_pc_c_locale_leave, which restores the thread's locale. Per thread: other threads of
+ * the application keep theirs. */
+locale_t ghmi_pc_c_locale_enter(void);
+void ghmi_pc_c_locale_leave(locale_t previous);
 
 /* Normalises n (nx, ny, nz) triples in place; zero vectors stay zero. */
 void ghmi_normalise(float *normals, size_t n);

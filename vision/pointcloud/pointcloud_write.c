@@ -110,9 +110,11 @@ int ghm_ply_write(const char *path, int ascii, size_t n, const GhmPlyColumn *col
     if (ret < 0)
         return ret;
     FILE *f = ghm_file_writer_stream(w);
+    locale_t previous = ghmi_pc_c_locale_enter();
     /* A failed write leaves the stream's error set; commit reports it and removes the file. */
     if (write_header(f, ascii, n, cols, ncols, comments) == 0)
         write_body(f, ascii, n, cols, ncols);
+    ghmi_pc_c_locale_leave(previous);
     return ghm_file_writer_commit(&w, why, why_size);
 }
 

@@ -59,6 +59,43 @@ static void bbox_add(double lo[3], double hi[3], const double p[3])
     }
 }
 
+/* Whether the half-open axis [lo, lo + d s) holds hi, both by the arithmetic that voxelizes
+ * points (voxelize.c point_key, voxel_kernels.cuh: the voxel of coordinate p is
+ * floor((p - origin) * (1 / s))) and by a reader's (p < origin + d s). */
+static int axis_holds(double lo, double hi, double s, double d)
+{
+    return floor((hi - lo) * (1.0 / s)) < d && hi < lo + d * s;
+}
+
+static double axis_voxels(double lo, double hi, double s)
+{
+    double d = ceil((hi - lo) / s - 1e-9);
+    return d < 1 ? 1 : d;
+}
+
+/* Voxel counts d for size *s such that the half-open box [lo, lo + d s) holds every point of
+ * [lo, hi] as the voxelizer places them: a grid reported to a user must contain what was
+ * voxelized. A size derived from the grid (longest / grid puts the farthest point exactly on
+ * the far face) grows by a few ulps, keeping the counts; a size the user gave stays, and an
+ * axis whose farthest point falls on its face gets one voxel more. */
+static void fit_dims(const double lo[3], const double hi[3], int size_given, double *s,
+                     double d[3])
+{
+    for (int tries = 0;; tries++) {
+        int holds = 1;
+        for (int k = 0; k < 3; k++) {
+            d[k] = axis_voxels(lo[k], hi[k], *s);
+            holds &= axis_holds(lo[k], hi[k], *s, d[k]);
+        }
+        if (holds || size_given || tries == 64)
+            break;
+        *s = nextafter(*s, INFINITY);
+    }
+    for (int k = 0; k < 3; k++)
+        while (!axis_holds(lo[k], hi[k], *s, d[k]) && d[k] <= GHM_VOXEL_MAX_DIM)
+            d[k] += 1;
+}
+
 int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
                        int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                        size_t why_size)
@@ -87,10 +124,7 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
         longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
     double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
     double d[3];
-    for (int k = 0; k < 3; k++) {
-        d[k] = ceil((hi[k] - lo[k]) / s - 1e-9);
-        d[k] = d[k] < 1 ? 1 : d[k];
-    }
+    fit_dims(lo, hi, opt->voxel_size > 0, &s, d);
     if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM) {
         if (why && why_size)
             snprintf(why, why_size, "the grid would be %.0f x %.0f x %.0f voxels of size %g "

@@ -20,6 +20,19 @@
 
 namespace cg = cooperative_groups;
 
+/* The sum over the full warp: one redux instruction from sm_80, shuffles before (the build
+ * carries compute_75 PTX for older GPUs, see CMakeLists.txt). */
+static __device__ __forceinline__ unsigned warp_sum(unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xFFFFFFFFu, v);
+#else
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
+    return v;
+#endif
+}
+
 #define STATE_NONE 0xFFFFFFFFFFFFFFFFull
 
 static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
@@ -201,7 +214,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                         pairs += u > v; /* each pair once */
                     }
                 }
-                pairs = __reduce_add_sync(0xFFFFFFFFu, pairs);
+                pairs = warp_sum(pairs);
                 if (lane == 0 && pairs)
                     atomicAdd(&ctl->pairs[c][par], (unsigned long long)pairs);
             }
