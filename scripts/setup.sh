@@ -12,6 +12,7 @@ packages=(
     check libsubunit-dev                        # unit tests
     python3 python3-numpy python3-scipy         # test helpers, voxel truth script
     locales                                     # de_DE source for the decimal-comma test
+    clang libclang-rt-14-dev                    # libFuzzer (scripts/fuzz.sh)
 )
 
 missing=()

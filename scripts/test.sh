@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - the one test command (README and .ci/run call it): installs what is missing, builds,
 # runs the whole suite through ctest, then runs it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (CPU backend). CUDA tests report "skipped" without a device.
+# UndefinedBehaviorSanitizer (CPU backend), then fuzzes every reader briefly (scripts/fuzz.sh;
+# FUZZ_SECONDS per target, default 15). CUDA tests report "skipped" without a device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -19,3 +20,9 @@ cmake --build build-asan -j "$jobs"
 echo "== tests under the sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
+
+echo "== fuzzing every reader briefly (scripts/fuzz.sh TARGET SECONDS runs one for long)"
+for src in tests/fuzz/fuzz_*.c; do
+    target=$(basename "$src" .c)
+    ./scripts/fuzz.sh "${target#fuzz_}" "${FUZZ_SECONDS:-15}"
+done

@@ -333,6 +333,15 @@ static int decode_counts(Cur *c, size_t n, Features *ft)
     return ghmi_check_ref_levels(&f) < 0 ? GHM_ERR_FORMAT : GHM_OK;
 }
 
+
+/* Every stored position lies in the image (a sub-pixel edge position or a coarse level's point
+ * in full-image pixels stays within a pixel of it): a damaged file with a point far outside
+ * would size the neighbour search's grid by it (a fuzzed file made it run for minutes). */
+static int in_frame(float x, float y, const Features *ft)
+{
+    return x >= -1.0f && x <= (float)ft->width && y >= -1.0f && y <= (float)ft->height;
+}
+
 static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t why_size)
 {
     Cur c = {pl, n, 0, 0};
@@ -355,18 +364,18 @@ static int decode(const uint8_t *pl, size_t n, Features *ft, char *why, size_t w
         GhmEdgePoint *e = &ft->edges[i];
         e->x = get_f32(&c), e->y = get_f32(&c), e->angle = get_f32(&c), e->strength = get_f32(&c);
         ft->pixel[i] = get_u32(&c);
-        finite &= isfinite(e->x) && isfinite(e->y) && isfinite(e->angle) && isfinite(e->strength);
-        finite &= ft->pixel[i] < npix;
+        finite &= in_frame(e->x, e->y, ft) && fabsf(e->angle) <= 4.0f && e->strength >= 0.0f &&
+                  isfinite(e->strength) && ft->pixel[i] < npix;
     }
     for (size_t i = 0; i < nc; i++) {
         GhmCorner *k = &ft->corners[i];
         k->x = get_f32(&c), k->y = get_f32(&c), k->response = get_f32(&c);
-        finite &= isfinite(k->x) && isfinite(k->y) && isfinite(k->response);
+        finite &= in_frame(k->x, k->y, ft) && isfinite(k->response);
     }
     for (size_t i = 0; i < ng; i++) {
         GhmGeoPoint *g = &ft->coded[i];
         g->x = get_f32(&c), g->y = get_f32(&c), g->angle = get_f32(&c);
-        finite &= isfinite(g->x) && isfinite(g->y) && isfinite(g->angle);
+        finite &= in_frame(g->x, g->y, ft) && fabsf(g->angle) <= 4.0f;
     }
     if (c.failed || !finite) {
         ghmi_why(why, why_size, "damaged reference file (invalid point data)");
