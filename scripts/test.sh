@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the one test command (README and .ci/run call it): installs what is missing, builds,
 # runs the whole suite through ctest, then runs it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (CPU backend), then fuzzes every reader briefly (scripts/fuzz.sh;
-# FUZZ_SECONDS per target, default 15). CUDA tests report "skipped" without a device.
+# UndefinedBehaviorSanitizer (CPU backend), the video pipeline's tests under ThreadSanitizer,
+# then fuzzes every reader briefly (scripts/fuzz.sh; FUZZ_SECONDS per target, default 15).
+# CUDA tests report "skipped" without a device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -20,6 +21,16 @@ cmake --build build-asan -j "$jobs"
 echo "== tests under the sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
+
+echo "== build (ThreadSanitizer, CPU only) and the video pipeline's tests under it"
+# OMP_NUM_THREADS=1: Debian's libgomp is not instrumented, so OpenMP's own synchronisation
+# would read as races; the threads checked are the pipeline's (reader, workers, ordered output).
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGEOHASH_TSAN=ON -DGEOHASH_CUDA=OFF \
+    -DGEOHASH_WERROR=ON >/dev/null
+cmake --build build-tsan -j "$jobs" --target geohash-match check_video
+OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -LE slow \
+    -R '^(video\.|cli\.video_(jobs|bad_damaged|bad_truncated|y4m_stdin))'
 
 echo "== fuzzing every reader briefly (scripts/fuzz.sh TARGET SECONDS runs one for long)"
 for src in tests/fuzz/fuzz_*.c; do

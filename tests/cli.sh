@@ -498,6 +498,19 @@ test_video_jobs_same_output() {
     grep -q '^summary: 8 frames, 2 found, 0 damaged$' "$TMP/four" || fail "summary: $(tail -1 "$TMP/four")"
 }
 
+# More workers than frames left: eight jobs over a short selection that ends early (the reader
+# stops while workers still match) give one job's lines. scripts/test.sh also runs this under
+# ThreadSanitizer.
+test_video_jobs_eight_early_end() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --jobs 1 --start 95 --end 101 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/one"
+    run_cmd 0 --backend cpu --json --jobs 8 --start 95 --end 101 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/eight"
+    [ "$(wc -l <"$TMP/one")" -eq 7 ] || fail "expected 7 lines, got $(wc -l <"$TMP/one")"
+    cmp -s "$TMP/one" "$TMP/eight" || fail "--jobs 1 and --jobs 8 differ: $(diff "$TMP/one" "$TMP/eight" | head -c 600)"
+}
+
 # --swap builds a matcher per frame in each worker: the same lines as with one job.
 test_video_jobs_swap() {
     need_ffmpeg_build
