@@ -284,6 +284,36 @@ START_TEST(test_map_build_failed)
 }
 END_TEST
 
+/* Structures that were never built answer "absent" on the device too, the out-of-band key
+ * (all ones, read from the stash's extra slot) included: the reference of a new map used to
+ * name no stash at all. The same after a build that failed with an error. */
+START_TEST(test_never_built)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(7);
+    uint32_t keys[3] = {1, 0xFFFFFFFFu, 12345}, out[3] = {0, 0, 0}, first[3], count[3];
+    GhmMap *m = NULL;
+    GhmMapOptions opt = ghm_map_defaults();
+    ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &m), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(m, keys, 3, out), GHM_OK);
+    for (int i = 0; i < 3; i++)
+        ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+    GhmMultimap *mm = NULL;
+    ck_assert_int_eq(ghm_multimap_create(b.gpu, 0.0, &mm), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_find(mm, keys, 3, first, count), GHM_OK);
+    for (int i = 0; i < 3; i++)
+        ck_assert_uint_eq(count[i], 0);
+    /* a build refused for its arguments leaves the old content or nothing, never a stale table */
+    uint32_t vals[3] = {7, 8, 9};
+    ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, 3), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mm, NULL, vals, 3), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_find(mm, keys, 3, first, count), GHM_OK);
+    ghm_multimap_free(&mm);
+    ghm_map_free(&m);
+    backends_free(&b);
+}
+END_TEST
+
 /* 100 seeds at load 0.95, both layouts: no build may fail, every answer right. */
 START_TEST(test_map_hundred_seeds)
 {
@@ -819,6 +849,7 @@ static Suite *hash_cuda_suite(void)
     tcase_add_test(tc, test_map_extreme_keys);
     tcase_add_test(tc, test_map_loads);
     tcase_add_test(tc, test_map_build_failed);
+    tcase_add_test(tc, test_never_built);
     tcase_add_test(tc, test_map_hundred_seeds);
     tcase_add_test(tc, test_set_index);
     tcase_add_test(tc, test_sorted);

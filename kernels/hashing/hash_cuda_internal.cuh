@@ -115,6 +115,9 @@ int ghmi_cuda_map_settle(CudaMap *m);
 
 /* The map as a device reference (valid until the next build or destroy). */
 const GhmMapRef *ghmi_cuda_map_get_ref(const CudaMap *m);
+/* Makes the map empty (finds miss, the reference reads no table) without freeing anything:
+ * what a failed build leaves, so that no reference names memory a failure released. */
+int ghmi_cuda_map_forget(CudaMap *m);
 
 void ghmi_cuda_map_destroy(CudaMap *m);
 

@@ -63,6 +63,8 @@ int ghmi_cuda_map_create(GhmContext *ctx, const GhmMapOptions *opt, CudaMap **ou
     if (ret >= 0)
         ret = GHM_CUDA(cudaMallocAsync((void **)&m->meta, sizeof(MapMeta), s));
     if (ret >= 0)
+        ret = ghmi_cuda_map_forget(m); /* empty until built, also for the out-of-band key */
+    if (ret >= 0)
         ret = GHM_CUDA(cudaStreamSynchronize(s));
     if (ret < 0) {
         ghmi_cuda_map_destroy(m);
@@ -90,6 +92,19 @@ void ghmi_cuda_map_destroy(CudaMap *m)
 }
 
 const GhmMapRef *ghmi_cuda_map_get_ref(const CudaMap *m) { return &m->ref; }
+
+int ghmi_cuda_map_forget(CudaMap *m)
+{
+    /* No hash functions: every probe misses without reading a slot, whatever the table holds
+     * or whether it still exists; the stash (allocated with the map) answers the out-of-band
+     * key, so its slot is emptied. */
+    memset(&m->ref, 0, sizeof m->ref);
+    m->ref.stash = m->stash;
+    m->size = 0;
+    m->stash_count = 0;
+    m->pending = 0;
+    return GHM_CUDA(cudaMemsetAsync(m->stash + GHMI_STASH_SIZE, 0xFF, 8, ghm_cuda_stream(m->ctx)));
+}
 
 static uint32_t ceil_log2(size_t n)
 {
@@ -204,8 +219,10 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
         ret = reserve(m, capacity);
     if (ret >= 0 && count)
         ret = resident_blocks(&a.resident_blocks);
-    if (ret < 0)
+    if (ret < 0) { /* reserve may have freed the table the reference names: empty, not stale */
+        ghmi_cuda_map_forget(m);
         return ret;
+    }
     a.ref.hc = ghmi_hash_consts(m->ctx->seed, attempt);
     a.ref.slots = m->slots;
     a.ref.stash = m->stash;
@@ -233,6 +250,8 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     m->pending = ret >= 0;
     m->unique = unique;
     m->attempt = attempt;
+    if (ret < 0) /* a half-queued attempt is no content */
+        ghmi_cuda_map_forget(m);
     return ret;
 }
 

@@ -227,8 +227,10 @@ int ghmi_cuda_multimap_settle(CudaMultimap *mm)
         ret = ghmi_cuda_map_settle(mm->map);
     mm->pending = 0;
     mm->num_keys = ret >= 0 ? k : 0;
-    if (ret < 0)
+    if (ret < 0) {
         mm->n = 0;
+        ghmi_cuda_map_forget(mm->map);
+    }
     return ret;
 }
 
@@ -248,6 +250,8 @@ static int build_device(CudaMultimap *mm, const uint32_t *keys, const uint32_t *
     if (ret >= 0) {
         mm->n = n;
         mm->num_keys = k;
+    } else { /* the arrays may be gone: the inner map must not answer into them */
+        ghmi_cuda_map_forget(mm->map);
     }
     return ret;
 }
@@ -287,6 +291,8 @@ int ghmi_cuda_multimap_build_queued(void *impl, const uint32_t *keys, const uint
     if (ret >= 0) {
         mm->pending = 1;
         mm->n = mm->num_keys = n;
+    } else {
+        ghmi_cuda_map_forget(mm->map);
     }
     return ret;
 }
