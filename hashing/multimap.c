@@ -155,6 +155,18 @@ static int run_heads(int threads, const uint32_t *sorted, const uint32_t *starts
     return GHM_OK;
 }
 
+/* No pairs: what a failed rebuild of the inner map leaves (its old run numbers are gone). */
+static void make_empty(CpuMultimap *mm)
+{
+    free(mm->values);
+    free(mm->starts);
+    mm->values = NULL;
+    mm->starts = NULL;
+    mm->n = 0;
+    mm->runs = 0;
+    ghm_cpu_map_ops.build(mm->map, NULL, NULL, 0); /* no keys: nothing to allocate */
+}
+
 static int cpu_multimap_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
 {
     CpuMultimap *mm = impl;
@@ -174,7 +186,8 @@ static int cpu_multimap_build(void *impl, const uint32_t *keys, const uint32_t *
         ret = ghmi_cpu_runs(threads, k, n, &starts, &runs);
     if (ret == GHM_OK)
         ret = run_heads(threads, k, starts, runs, &heads, &numbers);
-    if (ret == GHM_OK)
+    int inner = ret == GHM_OK; /* the inner map is rebuilt: its old runs are lost */
+    if (inner)
         ret = ghm_cpu_map_ops.build(mm->map, heads, numbers, runs);
     free(k);
     free(heads);
@@ -182,9 +195,9 @@ static int cpu_multimap_build(void *impl, const uint32_t *keys, const uint32_t *
     if (ret < 0) {
         free(v);
         free(starts);
-        mm->n = 0; /* the inner map is empty now, so is the multimap */
-        mm->runs = 0;
-        return ret;
+        if (inner) /* a failed inner build left it empty or half-built: all of it empty */
+            make_empty(mm);
+        return ret; /* else the old content stands, whole */
     }
     free(mm->values);
     free(mm->starts);

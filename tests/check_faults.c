@@ -181,8 +181,14 @@ static void multi_check(void *p, int ret)
 {
     MultiState *s = p;
     uint32_t first[NB], count[NB];
-    /* after a failure: any answer, but a valid call (no stale arrays behind it) */
+    const uint32_t *values = NULL;
+    size_t nv = 0;
+    /* after a failure: the old content (NB / 2 pairs) or none, whole: counts and values agree */
     ck_assert_int_eq(ghm_multimap_find(s->mm, s->k, NB, first, count), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_values(s->mm, &values, &nv), GHM_OK);
+    ck_assert(nv == NB || nv == NB / 2 || nv == 0);
+    for (size_t i = 0; i < NB; i++)
+        ck_assert(count[i] == 0 ? nv == 0 : first[i] + count[i] <= nv);
     if (ret != GHM_OK) {
         ck_assert_int_eq(ret, GHM_ERR_NOMEM);
         ck_assert_int_eq(multi_run(s), GHM_OK);
