@@ -31,7 +31,7 @@ jobs=()
 [ "${FUZZ_JOBS:-1}" -gt 1 ] && jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "build-fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-    -max_len=1048576 "${jobs[@]}" \
+    -max_len=1048576 -close_fd_mask=3 "${jobs[@]}" \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" 2>build-fuzz/fuzz_$target.log ||
     { tail -40 "build-fuzz/fuzz_$target.log" >&2; echo "fuzz.sh: $target failed; inputs in $crashes" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::new_units_added" "build-fuzz/fuzz_$target.log" | sed "s/^/fuzz.sh: $target /"
