@@ -1,5 +1,6 @@
 /* error.c - the one table behind ghm_strerror(). */
 #include "ghm_error.h"
+#include "log_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ const char *ghm_strerror(int status)
 
 void ghm_assert_fail(const char *cond, const char *file, int line)
 {
-    fprintf(stderr, "%s:%d: internal error: assertion '%s' failed\n", file, line, cond);
+    /* The process ends here: said on stderr when no callback takes it, so a bug report has it. */
+    if (!ghmi_log(GHM_LOG_ERROR, "%s:%d: internal error: assertion '%s' failed", file, line, cond))
+        fprintf(stderr, "%s:%d: internal error: assertion '%s' failed\n", file, line, cond);
     abort();
 }

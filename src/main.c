@@ -5,11 +5,13 @@
  * calls exit().
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "ghm_file_io.h"
+#include "ghm_log.h"
 
 /* Ctrl-C or kill in the middle of writing an output: the unfinished temporary file goes, then
  * the signal ends the process as it would have (same exit status for the shell). Only
@@ -36,6 +38,13 @@ static void install_signal_handlers(void)
     }
 }
 
+/* The library's diagnostics (which CUDA call failed, where) go to stderr as they always did. */
+static void log_to_stderr(void *user, GhmLogLevel level, const char *message)
+{
+    (void)user, (void)level;
+    fprintf(stderr, "%s\n", message);
+}
+
 int main(int argc, char **argv)
 {
     /* Idle OpenMP workers sleep instead of spinning (unless the user says otherwise): between
@@ -43,6 +52,7 @@ int main(int argc, char **argv)
      * and, on a loaded or small machine, slowed video matching from 5.8 to 1.8 frames/s. */
     setenv("OMP_WAIT_POLICY", "passive", 0);
     install_signal_handlers();
+    ghm_log_set_callback(log_to_stderr, NULL);
     ghm_cli_install_ffmpeg_log();
     if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
         return ghm_cmd_voxel(argc - 1, argv + 1);

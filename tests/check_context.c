@@ -1,8 +1,11 @@
 /* check_context.c - the backend registry, contexts, backend memory and error strings. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ghm_context.h"
+#include "ghm_log.h"
+#include "log_internal.h"
 #include "test_support.h"
 
 START_TEST(test_cpu_context)
@@ -104,6 +107,51 @@ START_TEST(test_strerror)
 }
 END_TEST
 
+/* What the log callback received. */
+static char logged[512];
+static int log_calls;
+
+static void capture(void *user, GhmLogLevel level, const char *message)
+{
+    ck_assert_ptr_eq(user, &log_calls);
+    ck_assert_int_eq(level, GHM_LOG_ERROR);
+    snprintf(logged, sizeof logged, "%s", message);
+    log_calls++;
+}
+
+/* Messages reach the installed callback, one line each, and nowhere without one. */
+START_TEST(test_log_callback)
+{
+    log_calls = 0;
+    ck_assert_int_eq(ghmi_log(GHM_LOG_ERROR, "dropped %d", 1), 0);
+    ghm_log_set_callback(capture, &log_calls);
+    ck_assert_int_eq(ghmi_log(GHM_LOG_ERROR, "call %s failed at %d", "x", 7), 1);
+    ck_assert_int_eq(log_calls, 1);
+    ck_assert_str_eq(logged, "call x failed at 7");
+    ghm_log_set_callback(NULL, NULL);
+    ck_assert_int_eq(ghmi_log(GHM_LOG_ERROR, "dropped %d", 2), 0);
+    ck_assert_int_eq(log_calls, 1);
+}
+END_TEST
+
+/* A failing CUDA call is an error value for the caller and a log line (file, line, CUDA's
+ * words) for a person, through the callback: the library itself prints nothing. */
+START_TEST(test_cuda_error_logged)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CUDA);
+    log_calls = 0;
+    ghm_log_set_callback(capture, &log_calls);
+    void *p = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, (size_t)1 << 50, &p), GHM_ERR_NOMEM); /* 1 PiB */
+    ghm_log_set_callback(NULL, NULL);
+    ck_assert_int_ge(log_calls, 1);
+    ck_assert_ptr_nonnull(strstr(logged, "CUDA error"));
+    ck_assert_ptr_nonnull(strstr(logged, ".cu"));
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 static Suite *context_suite(void)
 {
     Suite *s = suite_create("context");
@@ -113,9 +161,11 @@ static Suite *context_suite(void)
     tcase_add_test(core, test_cuda_absent_is_an_error);
     tcase_add_test(core, test_cpu_buffers);
     tcase_add_test(core, test_strerror);
+    tcase_add_test(core, test_log_callback);
     suite_add_tcase(s, core);
     TCase *cuda = tcase_create("cuda");
     tcase_add_test(cuda, test_cuda_buffers);
+    tcase_add_test(cuda, test_cuda_error_logged);
     suite_add_tcase(s, cuda);
     return s;
 }

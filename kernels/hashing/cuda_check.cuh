@@ -1,6 +1,7 @@
 /*
  * cuda_check.cuh - the one CUDA error-checking macro (after CUB's CubDebug): a failing call logs
- * file:line and CUDA's error string to stderr and yields GHM_ERR_CUDA. GHM_CUDA_LAUNCH checks a
+ * file:line and CUDA's error string through the application's log callback (ghm_log.h) and
+ * yields GHM_ERR_CUDA (GHM_ERR_NOMEM when device memory ran out). GHM_CUDA_LAUNCH checks a
  * kernel launch; built with -DGHM_CUDA_DEBUG_SYNC it also synchronises, so that an error is
  * reported by the launch that caused it.
  */
@@ -8,15 +9,16 @@
 #define GHM_CUDA_CHECK_CUH
 
 #include <cuda_runtime.h>
-#include <stdio.h>
 
 #include "hashing/ghm_error.h"
+#include "hashing/log_internal.h"
 
 static inline int ghm_cuda_status(cudaError_t err, const char *file, int line)
 {
     if (err == cudaSuccess)
         return GHM_OK;
-    fprintf(stderr, "%s:%d: CUDA error: %s\n", file, line, cudaGetErrorString(err));
+    ghmi_log(GHM_LOG_ERROR, "%s:%d: CUDA error: %s", file, line, cudaGetErrorString(err));
+    cudaGetLastError(); /* returned now: the next launch check must not report it again */
     return err == cudaErrorMemoryAllocation ? GHM_ERR_NOMEM : GHM_ERR_CUDA;
 }
 
