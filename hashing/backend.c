@@ -34,6 +34,15 @@ int ghm_cuda_available(void)
     return ok;
 }
 
+uint64_t ghm_cuda_host_waits(void)
+{
+#if GHM_HAVE_CUDA
+    return __atomic_load_n(&ghmi_cuda_waits, __ATOMIC_RELAXED);
+#else
+    return 0;
+#endif
+}
+
 const char *ghm_cuda_unavailable_reason(void)
 {
     return ghm_cuda_available() ? "" : cuda_reason;

@@ -115,6 +115,8 @@ typedef struct GhmiHandle {
 /* The two backends. ghm_cuda_backend exists only in builds with CUDA (kernels/hashing/). */
 extern const GhmBackend ghm_cpu_backend;
 extern const GhmBackend ghm_cuda_backend;
+/* Host waits of the CUDA code so far (kernels/hashing/cuda_check.cuh counts them). */
+extern unsigned long long ghmi_cuda_waits;
 
 /* A layer's operations on one backend's device. A layer above hashing/ (vision's features and
  * matching, the voxel pipeline) defines its op table with its kernels and one GhmDeviceModule

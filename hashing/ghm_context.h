@@ -70,12 +70,21 @@ GHM_API void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size)
  * load the kernels makes it false from then on. */
 GHM_API int ghm_cuda_available(void);
 
+/* How many times the host has waited for the GPU in this process (0 without CUDA): each is a
+ * round trip the host spends idle. The pipelines keep the waits they need (a count they must
+ * read, a result they return); a test bounds them per query. */
+GHM_API uint64_t ghm_cuda_host_waits(void);
+
 /* Why ghm_cuda_available() is false, in one line ("CUDA device 0 is sm_61; this build runs on
  * sm_75 and newer"); "" when it is true. Valid until the next context creation. */
 GHM_API const char *ghm_cuda_unavailable_reason(void);
 
 /* Backend memory. ghm_buffer_alloc returns zeroed memory of at least `bytes` bytes (bytes may be
- * 0, giving a valid pointer that must still be freed). ghm_buffer_free accepts NULL. */
+ * 0, giving a valid pointer that must still be freed). ghm_buffer_free accepts NULL. On CUDA
+ * every call is ordered on the context's stream (the memory comes from the device's
+ * stream-ordered pool): alloc, free, copy and zero return without waiting for the GPU, upload
+ * returns once host_src may be reused, download once host_dst holds the bytes. Use the memory
+ * only with work of the same context (or after ghm_context_sync). */
 GHM_API int ghm_buffer_alloc(GhmContext *ctx, size_t bytes, void **out);
 GHM_API void ghm_buffer_free(GhmContext *ctx, void **p);
 GHM_API int ghm_buffer_upload(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);

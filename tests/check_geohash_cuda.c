@@ -524,6 +524,39 @@ START_TEST(test_cuda_deterministic)
 }
 END_TEST
 
+/* The host waits for the GPU only where a stage needs it (a count it reads, the result): a
+ * 640x480 query of a known pair, after a first one has sized every buffer, waits at most
+ * HOST_WAITS times. The number is the count measured when this test was written (H100,
+ * 2026-11-24); more waits are a regression, fewer a reason to lower it. */
+#define HOST_WAITS 43
+extern unsigned long long ghmi_cuda_spared_waits; /* buffer calls that used to wait */
+START_TEST(test_query_host_waits)
+{
+    GHM_REQUIRE_CUDA();
+    GhmImage *ref = ghm_test_load_image("images/Blender_Suzanne1.jpg");
+    GhmImage *q = ghm_test_load_image("images/Blender_Suzanne2.jpg");
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmMatcher *m = NULL;
+    GhmMatchResult r;
+    ck_assert_int_eq(ghm_matcher_create(gpu, ref, &mp, &m), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_match(m, q, &r), GHM_OK);
+    uint64_t before = ghm_cuda_host_waits();
+    unsigned long long spared = ghmi_cuda_spared_waits;
+    ck_assert_int_eq(ghm_matcher_match(m, q, &r), GHM_OK);
+    uint64_t waits = ghm_cuda_host_waits() - before;
+    spared = ghmi_cuda_spared_waits - spared;
+    printf("cuda query: %llu host waits (%llu with the buffer calls that waited before)\n",
+           (unsigned long long)waits, (unsigned long long)(waits + spared));
+    ck_assert(r.found);
+    ck_assert_uint_le(waits, HOST_WAITS);
+    ghm_matcher_free(&m);
+    ghm_context_free(&gpu);
+    ghm_image_free(&ref);
+    ghm_image_free(&q);
+}
+END_TEST
+
 /* A reference without bases (blank) and queries without corners vote nothing on either. */
 START_TEST(test_blank_images_both_backends)
 {
@@ -570,6 +603,7 @@ static Suite *geohash_cuda_suite(void)
     tcase_add_test(tc, test_hard_pairs_both_backends);
     tcase_add_test(tc, test_blank_images_both_backends);
     tcase_add_test(tc, test_cuda_deterministic);
+    tcase_add_test(tc, test_query_host_waits);
     suite_add_tcase(s, tc);
     return s;
 }

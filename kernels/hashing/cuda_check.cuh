@@ -22,6 +22,23 @@ static inline int ghm_cuda_status(cudaError_t err, const char *file, int line)
     return err == cudaErrorMemoryAllocation ? GHM_ERR_NOMEM : GHM_ERR_CUDA;
 }
 
+/* Every host wait of the CUDA code goes through these two, so that the waits are counted
+ * (ghm_cuda_host_waits): each is a round trip the host spends idle, which pipelines keep to
+ * what they need (a count they read, a result they return). backend_cuda.cu owns the counter. */
+extern "C" unsigned long long ghmi_cuda_waits;
+
+static inline cudaError_t ghm_cuda_wait(cudaStream_t s)
+{
+    __atomic_fetch_add(&ghmi_cuda_waits, 1ull, __ATOMIC_RELAXED);
+    return cudaStreamSynchronize(s);
+}
+
+static inline cudaError_t ghm_cuda_wait_event(cudaEvent_t e)
+{
+    __atomic_fetch_add(&ghmi_cuda_waits, 1ull, __ATOMIC_RELAXED);
+    return cudaEventSynchronize(e);
+}
+
 /* Evaluates to GHM_OK or a negative GHM_ERR_* value. */
 #define GHM_CUDA(call) ghm_cuda_status((call), __FILE__, __LINE__)
 

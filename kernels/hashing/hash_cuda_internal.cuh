@@ -66,7 +66,7 @@ static inline int ghmi_cuda_output_finish(GhmContext *ctx, void *dst, const void
     int ret = GHM_OK;
     if (owned && bytes)
         ret = GHM_CUDA(cudaMemcpyAsync(dst, owned, bytes, cudaMemcpyDeviceToHost, s));
-    int sync = GHM_CUDA(cudaStreamSynchronize(s));
+    int sync = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : sync;
 }
 

@@ -62,7 +62,7 @@ void ghmi_cuda_index_destroy(CudaIndex *ix)
     ghmi_cuda_map_destroy(ix->map);
     if (ix->keys)
         cudaFreeAsync(ix->keys, ghm_cuda_stream(ix->ctx));
-    cudaStreamSynchronize(ghm_cuda_stream(ix->ctx));
+    ghm_cuda_wait(ghm_cuda_stream(ix->ctx));
     free(ix);
 }
 
@@ -90,7 +90,7 @@ static int sort_unique(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemcpyAsync(&num, dnum, sizeof num, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     ghmi_cuda_release(ctx, temp);
     *k = (size_t)num;
     return ret;
@@ -129,7 +129,7 @@ int ghmi_cuda_index_build(CudaIndex *ix, const uint32_t *keys, size_t n)
         ret = ghmi_cuda_map_build(ix->map, ix->keys, NULL, k, 1);
     if (ret >= 0)
         ix->size = k;
-    int sync = GHM_CUDA(cudaStreamSynchronize(s));
+    int sync = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : sync;
 }
 
@@ -159,7 +159,7 @@ static int index_build(void *impl, const uint32_t *keys, size_t n)
     if (ret >= 0)
         ret = ghmi_cuda_index_build(ix, (const uint32_t *)dk, n);
     ghmi_cuda_release(ix->ctx, owned);
-    int sync = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(ix->ctx)));
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ix->ctx)));
     return ret < 0 ? ret : sync;
 }
 

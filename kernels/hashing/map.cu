@@ -65,7 +65,7 @@ int ghmi_cuda_map_create(GhmContext *ctx, const GhmMapOptions *opt, CudaMap **ou
     if (ret >= 0)
         ret = ghmi_cuda_map_forget(m); /* empty until built, also for the out-of-band key */
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret < 0) {
         ghmi_cuda_map_destroy(m);
         return ret;
@@ -87,7 +87,7 @@ void ghmi_cuda_map_destroy(CudaMap *m)
         cudaFreeAsync(m->stash, s);
     if (m->meta)
         cudaFreeAsync(m->meta, s);
-    cudaStreamSynchronize(s);
+    ghm_cuda_wait(s);
     free(m);
 }
 
@@ -265,7 +265,7 @@ int ghmi_cuda_map_settle(CudaMap *m)
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     int ret = GHM_CUDA(cudaMemcpyAsync(&meta, m->meta, sizeof meta, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret < 0)
         return ret;
     m->pending = 0;
@@ -337,7 +337,7 @@ static int map_build(void *impl, const uint32_t *keys, const uint32_t *values, s
         ret = ghmi_cuda_map_build(m, (const uint32_t *)dk, (const uint32_t *)dv, n, 0);
     ghmi_cuda_release(m->ctx, ok);
     ghmi_cuda_release(m->ctx, ov);
-    int sync = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(m->ctx)));
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(m->ctx)));
     return ret < 0 ? ret : sync;
 }
 

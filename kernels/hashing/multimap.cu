@@ -79,7 +79,7 @@ void ghmi_cuda_multimap_destroy(void *impl)
     ghmi_cuda_map_destroy(mm->map);
     release_arrays(mm);
     ghmi_cuda_release(mm->ctx, mm->key_count);
-    cudaStreamSynchronize(ghm_cuda_stream(mm->ctx));
+    ghm_cuda_wait(ghm_cuda_stream(mm->ctx));
     free(mm);
 }
 
@@ -222,7 +222,7 @@ int ghmi_cuda_multimap_settle(CudaMultimap *mm)
     cudaStream_t s = ghm_cuda_stream(mm->ctx);
     int ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret >= 0)
         ret = ghmi_cuda_map_settle(mm->map);
     mm->pending = 0;
@@ -244,7 +244,7 @@ static int build_device(CudaMultimap *mm, const uint32_t *keys, const uint32_t *
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemcpyAsync(&k, mm->key_count, sizeof k, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret >= 0)
         ret = ghmi_cuda_map_build(mm->map, mm->keys, NULL, k, 1);
     if (ret >= 0) {
@@ -313,7 +313,7 @@ int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *v
         ret = build_device(mm, (const uint32_t *)dk, (const uint32_t *)dv, n);
     ghmi_cuda_release(mm->ctx, ok);
     ghmi_cuda_release(mm->ctx, ov);
-    int sync = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(mm->ctx)));
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(mm->ctx)));
     return ret < 0 ? ret : sync;
 }
 

@@ -155,7 +155,7 @@ static int retr_offsets(const CudaMultimap *mm, const uint32_t *dk, size_t n, Re
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemcpyAsync(total, sc->sums + n, 8, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s)); /* *total is read next */
+        ret = GHM_CUDA(ghm_cuda_wait(s)); /* *total is read next */
     return ret;
 }
 

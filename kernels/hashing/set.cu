@@ -63,7 +63,7 @@ static int set_keys(const void *impl, uint32_t *out)
     GhmContext *ctx = ghmi_cuda_index_context(ix);
     cudaStream_t s = ghm_cuda_stream(ctx);
     int ret = GHM_CUDA(cudaMemcpyAsync(out, ghmi_cuda_index_keys(ix), k * 4, cudaMemcpyDefault, s));
-    int sync = GHM_CUDA(cudaStreamSynchronize(s));
+    int sync = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : sync;
 }
 

@@ -64,7 +64,7 @@ static void sorted_destroy(void *impl)
     if (!st)
         return;
     release_arrays(st);
-    cudaStreamSynchronize(ghm_cuda_stream(st->ctx));
+    ghm_cuda_wait(ghm_cuda_stream(st->ctx));
     free(st);
 }
 
@@ -100,7 +100,7 @@ static int sort_reduce(CudaSorted *st, const uint32_t *keys, const uint32_t *val
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemcpyAsync(&num, dnum, sizeof num, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamSynchronize(s));
+        ret = GHM_CUDA(ghm_cuda_wait(s));
     ghmi_cuda_release(ctx, sk);
     ghmi_cuda_release(ctx, sv);
     ghmi_cuda_release(ctx, temp);
@@ -129,7 +129,7 @@ static int sorted_build(void *impl, const uint32_t *keys, const uint32_t *values
     ghmi_cuda_release(st->ctx, ov);
     if (ret < 0)
         release_arrays(st);
-    int sync = GHM_CUDA(cudaStreamSynchronize(ghm_cuda_stream(st->ctx)));
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(st->ctx)));
     return ret < 0 ? ret : sync;
 }
 

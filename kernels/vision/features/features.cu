@@ -328,7 +328,7 @@ extern "C" void ghm_cuda_features_free(GhmContext *ctx, GhmFeatureWorkspace **ws
     if (!ws || !*ws)
         return;
     /* The chain may still run when a query failed half-way. */
-    cudaStreamSynchronize((*ws)->stream);
+    ghm_cuda_wait((*ws)->stream);
     destroy(*ws);
     *ws = NULL;
 }
@@ -490,7 +490,7 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
     if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
         (ret = GHM_CUDA(cudaMemcpyAsync(&ws->host_levels->nsample, &ws->levels->nsample,
                                         sizeof(uint32_t), cudaMemcpyDeviceToHost, s))) < 0 ||
-        (ret = GHM_CUDA(cudaStreamSynchronize(s))) < 0)
+        (ret = GHM_CUDA(ghm_cuda_wait(s))) < 0)
         return ret;
     *kept = ws->host_levels->nsample;
     return GHM_OK;

@@ -48,7 +48,7 @@ static void voxel_host_free(GhmContext *ctx, void *p)
 {
     if (!p)
         return;
-    cudaStreamSynchronize(ghm_cuda_stream(ctx));
+    ghm_cuda_wait(ghm_cuda_stream(ctx));
     cudaFreeHost(p);
 }
 
