@@ -295,7 +295,9 @@ static int index_run(void *p)
 {
     IndexState *s = p;
     int ret = ghm_index_build(s->ix, s->k, NB);
-    return ret < 0 ? ret : ghm_multimap_retrieve(s->mm, s->k, NB, s->offsets, s->out, NB, &s->total);
+    if (ret < 0)
+        return ret;
+    return ghm_multimap_retrieve(s->mm, s->k, NB, s->offsets, s->out, NB, &s->total);
 }
 
 static void index_check(void *p, int ret)
