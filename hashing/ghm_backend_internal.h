@@ -87,7 +87,7 @@ typedef struct GhmBackend {
     int (*zero)(GhmContext *ctx, void *dst, size_t bytes);
     int (*sync)(GhmContext *ctx);
     int (*in_place)(const void *p); /* ghm_buffer_in_place */
-    const GhmMapOps *map;
+    const GhmMapOps *maps[GHM_MAP_SCHEMES]; /* by GhmMapScheme; NULL: not on this backend */
     const GhmSetOps *set;
     const GhmMultimapOps *multimap;
     const GhmIndexOps *index;
@@ -144,7 +144,9 @@ extern const GhmDeviceModule *const ghm_device_modules[];
 const void *ghmi_backend_module(const GhmContext *ctx, const char *name);
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
-extern const GhmMapOps ghm_cpu_map_ops;
+extern const GhmMapOps ghm_cpu_map_ops;       /* cuckoo */
+extern const GhmMapOps ghm_cpu_open_map_ops;  /* linear, quadratic, double: map_open_cpu.c */
+extern const GhmMapOps ghm_cpu_robin_map_ops; /* both Robin Hood sequences: map_robin_cpu.c */
 extern const GhmSetOps ghm_cpu_set_ops;
 extern const GhmMultimapOps ghm_cpu_multimap_ops;
 extern const GhmIndexOps ghm_cpu_index_ops;

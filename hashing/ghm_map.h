@@ -1,6 +1,9 @@
 /*
- * ghm_map.h - GhmMap: one 32-bit value per 32-bit key, by cuckoo hashing with a stash
- * (Alcantara's thesis, chapter 6), on the CPU or CUDA backend of its context.
+ * ghm_map.h - GhmMap: one 32-bit value per 32-bit key, on the CPU or CUDA backend of its context,
+ * by one of the static hash table families of the papers (the scheme option): cuckoo hashing with
+ * a stash (Alcantara's thesis, chapter 6; the default), open addressing with linear, quadratic or
+ * double-hashing probes (thesis chapter 3), or coherent Robin Hood hashing (Garcia et al. 2011).
+ * Every scheme has the same API and gives the same answers on both backends.
  *
  * Usage:
  *     GhmMapOptions opt = ghm_map_defaults();
@@ -41,13 +44,43 @@ typedef enum GhmMapLayout {
     GHM_MAP_THESIS = 1    /* one slot per probe, atomicExch eviction chains (thesis ch. 6) */
 } GhmMapLayout;
 
+/* The table family. Which one suits a key set is a trade-off the benchmarks measure
+ * (`geohash-match bench hash --scheme all`, docs/BENCHMARKS.md):
+ * - CUCKOO: at most hash_functions probes per find, present or absent; the build moves keys.
+ * - LINEAR / QUADRATIC / DOUBLE (open addressing, one 64-bit compare-and-swap per probe): the
+ *   cheapest build; a find walks the key's probe sequence to the key or an empty slot, which
+ *   grows long for absent keys in full tables. LINEAR probes neighbouring slots (one cache line
+ *   serves several probes), QUADRATIC steps by 1, 2, 3 ..., DOUBLE by a second hash of the key.
+ * - ROBIN_HOOD: open addressing in which an older key (further along its sequence) evicts a
+ *   younger one, by one 64-bit atomic max per step (the age in the top bits), so that no key is
+ *   more than 15 probes from home even at load 0.99; a table of the largest age per home slot
+ *   rejects most absent keys after one 4-bit read. Its probe sequence is coherent,
+ *   h_i(k) = (k + o_i) mod |H|: neighbouring keys probe neighbouring slots at every step, so
+ *   coherent queries (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the
+ *   same table with a random sequence h_i(k) = hash_i(k), the paper's comparison. At most 2^28
+ *   pairs per build (the pair's index shares the 64-bit word with its age and key). */
+typedef enum GhmMapScheme {
+    GHM_MAP_CUCKOO = 0,
+    GHM_MAP_LINEAR = 1,
+    GHM_MAP_QUADRATIC = 2,
+    GHM_MAP_DOUBLE = 3,
+    GHM_MAP_ROBIN_HOOD = 4,
+    GHM_MAP_ROBIN_HOOD_RANDOM = 5,
+    GHM_MAP_SCHEMES = 6 /* the number of schemes, not a scheme */
+} GhmMapScheme;
+
 typedef struct GhmMapOptions {
-    double load_factor;     /* keys / slots, in (0, 0.99]; 0 = the layout's default */
-    GhmMapLayout layout;    /* default GHM_MAP_BUCKETED */
-    int hash_functions;     /* GHM_MAP_THESIS: 2..5 (default 4); bucketed: 2 or 3 (default 2) */
+    double load_factor;     /* keys / slots, in (0, 0.99]; 0 = the scheme's default (0.8) */
+    GhmMapLayout layout;    /* CUCKOO only; default GHM_MAP_BUCKETED */
+    int hash_functions;     /* CUCKOO only: THESIS 2..5 (default 4); bucketed: 2 or 3 (default 2);
+                             * other schemes: 0 */
     int max_rebuilds;       /* new seeds tried after a failed build before giving up: 0 to
                              * GHM_MAP_MAX_REBUILDS (default 8) */
+    GhmMapScheme scheme;    /* default GHM_MAP_CUCKOO */
 } GhmMapOptions;
+
+/* At most this many pairs in one ROBIN_HOOD or ROBIN_HOOD_RANDOM build (GHM_ERR_TOO_LARGE). */
+#define GHM_MAP_ROBIN_HOOD_MAX_PAIRS ((size_t)1 << 28)
 
 /* Enough for any load a layout accepts (a failure at 8 seeds is a load too high, not bad luck);
  * the bound keeps a failing build quick. */
@@ -61,9 +94,18 @@ typedef struct GhmMapStats {
     size_t stash_used;     /* keys that ended up in the stash */
     int rebuilds;          /* failed attempts before the build that succeeded */
     size_t bytes;          /* memory held by the table, stash included */
+    unsigned max_probes;   /* open addressing and Robin Hood: the longest probe sequence of a
+                            * stored key (a find of an absent key walks at most this far);
+                            * cuckoo: 0 */
 } GhmMapStats;
 
 GHM_API GhmMapOptions ghm_map_defaults(void);
+
+/* The scheme's name as the command line spells it ("cuckoo", "linear", "quadratic", "double",
+ * "robin-hood", "robin-hood-random"), or NULL for a value that is no scheme. */
+GHM_API const char *ghm_map_scheme_name(GhmMapScheme scheme);
+/* The scheme named name, or -1 when no scheme has that name. */
+GHM_API int ghm_map_scheme_from_name(const char *name);
 
 /* Creates an empty map in ctx's backend. GHM_ERR_INVALID for options out of range. The map keeps
  * a pointer to ctx, which must outlive it. The caller frees *out with ghm_map_free(). */

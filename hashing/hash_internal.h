@@ -42,6 +42,7 @@ static inline GhmMapOptions ghmi_inner_map_options(double load_factor)
     opt.layout = GHM_MAP_BUCKETED;
     opt.hash_functions = 2;
     opt.max_rebuilds = 8;
+    opt.scheme = GHM_MAP_CUCKOO;
     return opt;
 }
 

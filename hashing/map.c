@@ -1,11 +1,14 @@
 /*
- * map.c - GhmMap's public API: option defaults and checks, then dispatch through the context's
- * backend (the CPU table: map_cpu.c and map_cpu_insert.c; the CUDA table: kernels/hashing/map*.cu).
- * Both backends hash with hash_family.h, so they draw the same constants for a seed.
+ * map.c - GhmMap's public API: option defaults and checks, then dispatch through the op table of
+ * the context's backend for the chosen scheme (cuckoo: map_cpu.c and map_cpu_insert.c, and
+ * kernels/hashing/map*.cu; open addressing: map_open_cpu.c and kernels/hashing/map_open.cu;
+ * Robin Hood: map_robin_cpu.c and kernels/hashing/map_robin.cu). Both backends hash with
+ * hash_family.h and probe with probe_family.h, so they draw the same constants for a seed.
  */
 #include "ghm_map.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ghm_backend_internal.h"
 #include "hash_internal.h"
@@ -21,9 +24,34 @@ struct GhmMap {
 
 GhmMapOptions ghm_map_defaults(void)
 {
-    GhmMapOptions opt = {
-        .load_factor = 0.0, .layout = GHM_MAP_BUCKETED, .hash_functions = 0, .max_rebuilds = 8};
+    GhmMapOptions opt = {.load_factor = 0.0,
+                         .layout = GHM_MAP_BUCKETED,
+                         .hash_functions = 0,
+                         .max_rebuilds = 8,
+                         .scheme = GHM_MAP_CUCKOO};
     return opt;
+}
+
+static const char *const scheme_names[GHM_MAP_SCHEMES] = {
+    [GHM_MAP_CUCKOO] = "cuckoo",
+    [GHM_MAP_LINEAR] = "linear",
+    [GHM_MAP_QUADRATIC] = "quadratic",
+    [GHM_MAP_DOUBLE] = "double",
+    [GHM_MAP_ROBIN_HOOD] = "robin-hood",
+    [GHM_MAP_ROBIN_HOOD_RANDOM] = "robin-hood-random",
+};
+
+const char *ghm_map_scheme_name(GhmMapScheme scheme)
+{
+    return (unsigned)scheme < GHM_MAP_SCHEMES ? scheme_names[scheme] : NULL;
+}
+
+int ghm_map_scheme_from_name(const char *name)
+{
+    for (int i = 0; name && i < GHM_MAP_SCHEMES; i++)
+        if (strcmp(name, scheme_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 /* Fills in the layout defaults, so that every backend receives complete options. */
@@ -31,10 +59,13 @@ static int resolve_options(const GhmMapOptions *in, GhmMapOptions *out)
 {
     *out = *in;
     if (!(in->load_factor >= 0.0 && in->load_factor <= MAX_LOAD) || in->max_rebuilds < 0 ||
-        in->max_rebuilds > GHM_MAP_MAX_REBUILDS)
+        in->max_rebuilds > GHM_MAP_MAX_REBUILDS || (unsigned)in->scheme >= GHM_MAP_SCHEMES)
         return GHM_ERR_INVALID;
     if (out->load_factor == 0.0)
         out->load_factor = DEFAULT_LOAD;
+    if (in->scheme != GHM_MAP_CUCKOO) /* one probe sequence each: nothing else to choose */
+        return in->hash_functions == 0 && in->layout == GHM_MAP_BUCKETED ? GHM_OK
+                                                                         : GHM_ERR_INVALID;
     if (in->layout == GHM_MAP_BUCKETED) {
         if (out->hash_functions == 0)
             out->hash_functions = 2;
@@ -55,10 +86,11 @@ int ghm_map_create(GhmContext *ctx, const GhmMapOptions *opt, GhmMap **out)
         return GHM_ERR_INVALID;
     *out = NULL;
     GhmMapOptions full;
-    int ret = resolve_options(opt ? opt : &(GhmMapOptions){.max_rebuilds = 8}, &full);
+    GhmMapOptions defaults = ghm_map_defaults();
+    int ret = resolve_options(opt ? opt : &defaults, &full);
     if (ret < 0)
         return ret;
-    const GhmMapOps *ops = ctx->backend->map;
+    const GhmMapOps *ops = ctx->backend->maps[full.scheme];
     if (!ops)
         return GHM_ERR_UNSUPPORTED;
     GhmMap *map = calloc(1, sizeof *map);
@@ -92,6 +124,7 @@ int ghm_map_stats(const GhmMap *map, GhmMapStats *out)
 {
     if (!map || !out)
         return GHM_ERR_INVALID;
+    memset(out, 0, sizeof *out);
     return map->ops->stats(map->impl, out);
 }
 

@@ -61,7 +61,7 @@ static int max_chain_for(const CpuMap *m, size_t n)
 
 /* Tables are probed at random, so with 4 KiB pages nearly every probe also misses the TLB; big
  * tables are therefore 2 MiB aligned and offered to the kernel as transparent huge pages. */
-static Slot *alloc_slots(size_t cap)
+Slot *ghmi_cpu_alloc_slots(size_t cap)
 {
     size_t bytes = (cap * sizeof(Slot) + 63) / 64 * 64;
     if (bytes < 2 * HUGE_PAGE)
@@ -92,7 +92,7 @@ static int alloc_table(CpuMap *m, size_t n)
     if (m->slots && m->capacity == cap)
         return GHM_OK;
     free(m->slots);
-    m->slots = alloc_slots(cap);
+    m->slots = ghmi_cpu_alloc_slots(cap);
     m->capacity = m->slots ? cap : 0;
     return m->slots ? GHM_OK : GHM_ERR_NOMEM;
 }

@@ -106,6 +106,10 @@ static inline const Slot *ghmi_probe_address(const CpuMap *m, int i, uint32_t ke
     return m->slots + (m->opt.layout == GHM_MAP_BUCKETED ? (size_t)h * GHMI_BUCKET_SLOTS : h);
 }
 
+/* Memory for cap slots (uninitialised), 64-byte aligned, and on 2 MiB huge pages when large:
+ * every map probes its table at random (map_cpu.c). Free with free(). */
+Slot *ghmi_cpu_alloc_slots(size_t cap);
+
 /* Inserts the n pairs with the constants in m->hc into the cleared table, threads in parallel;
  * sets sh->failed when a key finds neither a slot nor a free stash slot (map_cpu_insert.c). */
 void ghmi_cpu_map_insert_all(CpuMap *m, BuildShared *sh, const uint32_t *keys,

@@ -150,6 +150,9 @@ static GhmMapStats compare_map(Backends *b, const GhmMapOptions *opt, const Inpu
     ck_assert_int_eq(ghm_map_stats(mg, &sg), GHM_OK);
     ck_assert_uint_eq(sc.size, sg.size);
     ck_assert_uint_ge(sg.capacity, in->n);
+    /* Robin Hood's table does not depend on the order of the inserts: the same on both. */
+    if (opt->scheme >= GHM_MAP_ROBIN_HOOD)
+        ck_assert_uint_eq(sc.max_probes, sg.max_probes);
     ghm_map_free(&mc);
     ghm_map_free(&mg);
     ck_assert_ptr_null(mg);
@@ -259,26 +262,9 @@ START_TEST(test_map_build_failed)
     Backends b = backends(5);
     size_t n = cap_size(1 << 16);
     Input in = make_input(n, 0, 50);
-    uint32_t *out = xmalloc(n * 4);
     GhmMapOptions opt = map_options(GHM_MAP_THESIS, 0.99, 2);
     opt.max_rebuilds = 3;
-    GhmMap *m = NULL;
-    ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &m), GHM_OK);
-    double t0 = ghm_now();
-    ck_assert_int_eq(ghm_map_build(m, in.keys, in.values, n), GHM_ERR_BUILD_FAILED);
-    printf("cuda map: failed build of %zu keys took %.3f s\n", n, ghm_now() - t0);
-    GhmMapStats st;
-    ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
-    ck_assert_uint_eq(st.size, 0);
-    ck_assert_int_eq(st.rebuilds, 3);
-    ck_assert_int_eq(ghm_map_find(m, in.keys, n, out), GHM_OK);
-    for (size_t i = 0; i < n; i++)
-        ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
-    ck_assert_int_eq(ghm_map_build(m, in.keys, in.values, 1), GHM_OK);
-    ck_assert_int_eq(ghm_map_find(m, in.keys, 1, out), GHM_OK);
-    ck_assert_uint_eq(out[0], in.values[0]);
-    ghm_map_free(&m);
-    free(out);
+    ghm_test_map_fails_cleanly(b.gpu, &opt, in.keys, in.values, n, 1);
     free_input(&in);
     backends_free(&b);
 }
@@ -352,6 +338,89 @@ START_TEST(test_map_hundred_seeds)
         }
         printf("cuda map %s, load 0.95, %zu keys, 100 seeds: %zu keys in stashes, %d rebuilds\n",
                layout ? "thesis" : "bucketed", n, stash, rebuilds);
+    }
+}
+END_TEST
+
+/* The schemes other than cuckoo: sizes, duplicates (few, listed; many, settled by the pass over
+ * every pair), extreme keys, loads up to 0.99, host and device arrays. */
+START_TEST(test_map_schemes)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(8);
+    const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    const double loads[] = {0.5, 0.8, 0.95, 0.99};
+    uint32_t keys[] = {0xFFFFFFFFu, 0, 0xFFFFFFFFu, 1, 0xFFFFFFFEu, 0, 0x80000000u, 0xFFFFFFFFu};
+    uint32_t vals[] = {9, 0xFFFFFFFFu, 4, 7, 0, 3, 0xFFFFFFFFu, 6};
+    Input extreme = {8, keys, vals, keys, 8};
+    for (int scheme = 1; scheme < GHM_MAP_SCHEMES; scheme++) {
+        GhmMapOptions opt = ghm_map_defaults();
+        opt.scheme = (GhmMapScheme)scheme;
+        for (int i = 0; i < 5; i++) {
+            Input in = make_input(cap_size(sizes[i]), 0, 60 + i);
+            ck_assert_uint_eq(compare_map(&b, &opt, &in, i == 3 || i == 4).size, in.n);
+            free_input(&in);
+        }
+        size_t n = cap_size(1000000);
+        const size_t distinct[] = {1, 7, 1000, n / 2, 16 * n};
+        for (int i = 0; i < 5; i++) {
+            Input in = make_input(n, distinct[i], 70 + i);
+            compare_map(&b, &opt, &in, i == 2);
+            free_input(&in);
+        }
+        ck_assert_uint_eq(compare_map(&b, &opt, &extreme, 1).size, 5);
+        for (int i = 0; i < 4; i++) {
+            Input in = make_input(cap_size(200000), 0, 80 + i);
+            opt.load_factor = loads[i];
+            GhmMapStats st = compare_map(&b, &opt, &in, 0);
+            ck_assert_double_le((double)in.n / (double)st.capacity, loads[i] + 1e-9);
+            free_input(&in);
+        }
+    }
+    backends_free(&b);
+}
+END_TEST
+
+/* Keys that share one coherent probe sequence (all equal modulo the table size) cannot all fit
+ * in 15 probes: the build fails on both backends, quickly, leaves an empty map, and the map
+ * builds normally afterwards. */
+START_TEST(test_robin_hood_build_failed)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(9);
+    enum { N = 32 };
+    uint32_t keys[N];
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = i * 64; /* 32 keys at load 0.5: a table of 64 slots */
+    GhmMapOptions opt = ghm_map_defaults();
+    opt.scheme = GHM_MAP_ROBIN_HOOD;
+    opt.load_factor = 0.5;
+    ghm_test_map_fails_cleanly(b.gpu, &opt, keys, keys, N, 8);
+    backends_free(&b);
+}
+END_TEST
+
+/* The coherent-hashing paper's load 0.99 over 100 seeds, both sequences: no failed build. */
+START_TEST(test_robin_hood_hundred_seeds)
+{
+    GHM_REQUIRE_CUDA();
+    size_t n = cap_size(1 << 16);
+    for (int scheme = GHM_MAP_ROBIN_HOOD; scheme <= GHM_MAP_ROBIN_HOOD_RANDOM; scheme++) {
+        unsigned oldest = 0;
+        for (uint64_t seed = 1; seed <= 100; seed++) {
+            Backends b = backends(seed);
+            Input in = make_input(n, 0, seed * 37);
+            GhmMapOptions opt = ghm_map_defaults();
+            opt.scheme = (GhmMapScheme)scheme;
+            opt.load_factor = 0.99;
+            opt.max_rebuilds = 0;
+            GhmMapStats st = compare_map(&b, &opt, &in, 0);
+            oldest = st.max_probes > oldest ? st.max_probes : oldest;
+            free_input(&in);
+            backends_free(&b);
+        }
+        printf("cuda map %s, load 0.99, %zu keys, 100 seeds: no rebuild, oldest key %u\n",
+               ghm_map_scheme_name((GhmMapScheme)scheme), n, oldest);
     }
 }
 END_TEST
@@ -851,6 +920,9 @@ static Suite *hash_cuda_suite(void)
     tcase_add_test(tc, test_map_build_failed);
     tcase_add_test(tc, test_never_built);
     tcase_add_test(tc, test_map_hundred_seeds);
+    tcase_add_test(tc, test_map_schemes);
+    tcase_add_test(tc, test_robin_hood_build_failed);
+    tcase_add_test(tc, test_robin_hood_hundred_seeds);
     tcase_add_test(tc, test_set_index);
     tcase_add_test(tc, test_sorted);
     tcase_add_test(tc, test_multimap);

@@ -1,5 +1,6 @@
-/* check_map.c - GhmMap on the CPU backend: both layouts, sizes, duplicates, extreme keys, load
- * factors, the failure path and the rebuild budget, and independence of the thread count. */
+/* check_map.c - GhmMap on the CPU backend: every scheme (the cuckoo map's two layouts, open
+ * addressing's three probe sequences, both Robin Hood sequences), sizes, duplicates, extreme keys,
+ * load factors, the failure path and the rebuild budget, and independence of the thread count. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,26 @@ static GhmMapOptions options(GhmMapLayout layout, double load, int hash_function
     return opt;
 }
 
+/* Every kind of map: the cuckoo layouts, then one per other scheme. */
+enum { MAP_KINDS = 2 + GHM_MAP_SCHEMES - 1 };
+
+static GhmMapOptions map_kind(int kind, double load)
+{
+    GhmMapOptions opt = ghm_map_defaults();
+    opt.load_factor = load;
+    if (kind < 2)
+        opt.layout = (GhmMapLayout)kind;
+    else
+        opt.scheme = (GhmMapScheme)(kind - 1);
+    return opt;
+}
+
+static const char *kind_name(int kind)
+{
+    return kind == 0 ? "cuckoo bucketed" : kind == 1 ? "cuckoo thesis"
+                                                     : ghm_map_scheme_name((GhmMapScheme)(kind - 1));
+}
+
 /* Builds n unique random keys with random values, checks every key, n absent keys and the
  * stats. Returns the stats for callers that count rebuilds. */
 static GhmMapStats check_unique(GhmContext *ctx, const GhmMapOptions *opt, size_t n, uint32_t seed)
@@ -55,8 +76,8 @@ static GhmMapStats check_unique(GhmContext *ctx, const GhmMapOptions *opt, size_
     GhmMap *map = NULL;
     ck_assert_int_eq(ghm_map_create(ctx, opt, &map), GHM_OK);
     int ret = ghm_map_build(map, all, vals, n);
-    ck_assert_msg(ret == GHM_OK, "build of %zu keys at load %.2f layout %d: %s", n,
-                  opt->load_factor, opt->layout, ghm_strerror(ret));
+    ck_assert_msg(ret == GHM_OK, "build of %zu keys at load %.2f layout %d scheme %d: %s", n,
+                  opt->load_factor, opt->layout, opt->scheme, ghm_strerror(ret));
     ck_assert_int_eq(ghm_map_find(map, all, n, out), GHM_OK);
     CHECK_EACH(n, out[i] == vals[i]);
     ck_assert_int_eq(ghm_map_find(map, all + n, n, out), GHM_OK);
@@ -122,7 +143,8 @@ static uint32_t reference_min(const uint64_t *sorted, size_t n, uint32_t key)
 
 /* n pairs drawn from `distinct` keys (many duplicates, extreme keys included); checks that each
  * key answers its smallest value and that size counts distinct keys. */
-static void check_duplicates(GhmContext *ctx, GhmMapLayout layout, size_t n, size_t distinct)
+static void check_duplicates(GhmContext *ctx, const GhmMapOptions *opt, size_t n,
+                             size_t distinct)
 {
     static const uint32_t extreme[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u};
     uint32_t *pool = unique_keys(distinct, 99);
@@ -142,9 +164,8 @@ static void check_duplicates(GhmContext *ctx, GhmMapLayout layout, size_t n, siz
     size_t want_size = 0;
     for (size_t i = 0; i < n; i++)
         want_size += i == 0 || (ref[i] >> 32) != (ref[i - 1] >> 32);
-    GhmMapOptions opt = options(layout, 0.0, 0);
     GhmMap *map = NULL;
-    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_create(ctx, opt, &map), GHM_OK);
     ck_assert_int_eq(ghm_map_build(map, keys, vals, n), GHM_OK);
     ck_assert_int_eq(ghm_map_find(map, keys, n, out), GHM_OK);
     CHECK_EACH(n, out[i] == reference_min(ref, n, keys[i]));
@@ -162,11 +183,14 @@ static void check_duplicates(GhmContext *ctx, GhmMapLayout layout, size_t n, siz
 START_TEST(test_duplicates_keep_smallest)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    for (int layout = 0; layout < 2; layout++) {
-        check_duplicates(ctx, (GhmMapLayout)layout, 2, 1);
-        check_duplicates(ctx, (GhmMapLayout)layout, 1000, 10);
-        check_duplicates(ctx, (GhmMapLayout)layout, 200000, 50000);
-        check_duplicates(ctx, (GhmMapLayout)layout, 200000, 1000);
+    for (int kind = 0; kind < MAP_KINDS; kind++) {
+        GhmMapOptions opt = map_kind(kind, 0.0);
+        check_duplicates(ctx, &opt, 2, 1);
+        check_duplicates(ctx, &opt, 1000, 10);
+        check_duplicates(ctx, &opt, 200000, 50000);
+        check_duplicates(ctx, &opt, 200000, 1000);
+        /* More dropped copies than a Robin Hood build lists: the pass over every pair. */
+        check_duplicates(ctx, &opt, 300000, 100);
     }
     ghm_context_free(&ctx);
 }
@@ -178,8 +202,8 @@ START_TEST(test_extreme_keys)
     const uint32_t keys[] = {0, 1, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x80000000u};
     const uint32_t vals[] = {10, 11, 12, GHM_NOT_FOUND - 1, 0};
     const uint32_t absent[] = {2, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFDu};
-    for (int layout = 0; layout < 2; layout++) {
-        GhmMapOptions opt = options((GhmMapLayout)layout, 0.0, 0);
+    for (int kind = 0; kind < MAP_KINDS; kind++) {
+        GhmMapOptions opt = map_kind(kind, 0.0);
         GhmMap *map = NULL;
         uint32_t out[5];
         ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
@@ -220,10 +244,10 @@ START_TEST(test_thread_counts_agree)
         vals[i] = rng_next(&s);
     }
     static const int threads[] = {1, 2, 4};
-    for (int layout = 0; layout < 2; layout++)
+    for (int kind = 0; kind < MAP_KINDS; kind++)
         for (int t = 0; t < 3; t++) {
             GhmContext *ctx = context_with_threads(threads[t], 5);
-            GhmMapOptions opt = options((GhmMapLayout)layout, 0.9, 0);
+            GhmMapOptions opt = map_kind(kind, 0.9);
             GhmMap *map = NULL;
             ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
             ck_assert_int_eq(ghm_map_build(map, keys, vals, N / 2), GHM_OK);
@@ -257,6 +281,15 @@ START_TEST(test_bad_arguments)
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
     opt = options((GhmMapLayout)9, 0.5, 0);
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = map_kind(2, 0.5); /* open addressing has one probe sequence: nothing to choose */
+    opt.hash_functions = 2;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = map_kind(2, 0.5);
+    opt.layout = GHM_MAP_THESIS;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    opt = map_kind(0, 0.5);
+    opt.scheme = GHM_MAP_SCHEMES;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
     opt = ghm_map_defaults();
     opt.max_rebuilds = INT_MAX; /* attempt <= max_rebuilds would never end */
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
@@ -277,6 +310,129 @@ START_TEST(test_bad_arguments)
     ghm_map_free(&map);
     ghm_map_free(&map);
     ghm_map_free(NULL);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_scheme_names)
+{
+    for (int i = 0; i < GHM_MAP_SCHEMES; i++) {
+        const char *name = ghm_map_scheme_name((GhmMapScheme)i);
+        ck_assert_ptr_nonnull(name);
+        ck_assert_int_eq(ghm_map_scheme_from_name(name), i);
+    }
+    ck_assert_ptr_null(ghm_map_scheme_name(GHM_MAP_SCHEMES));
+    ck_assert_ptr_null(ghm_map_scheme_name((GhmMapScheme)-1));
+    ck_assert_int_eq(ghm_map_scheme_from_name("robin"), -1);
+    ck_assert_int_eq(ghm_map_scheme_from_name(NULL), -1);
+}
+END_TEST
+
+START_TEST(test_schemes_sizes)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const size_t sizes[] = {0, 1, 2, 1000, 1000000};
+    for (int kind = 2; kind < MAP_KINDS; kind++)
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            GhmMapOptions opt = map_kind(kind, 0.0);
+            GhmMapStats st = check_unique(ctx, &opt, sizes[i], (uint32_t)(17 + i));
+            ck_assert_uint_ge(st.max_probes, sizes[i] ? 1 : 0);
+        }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* The other schemes at loads up to 0.99, the table as full as asked; Robin Hood keeps every key
+ * within its 15 probes there. */
+START_TEST(test_schemes_load_factors)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const double loads[] = {0.5, 0.8, 0.95, 0.99};
+    for (int kind = 2; kind < MAP_KINDS; kind++)
+        for (int i = 0; i < 4; i++) {
+            GhmMapOptions opt = map_kind(kind, loads[i]);
+            GhmMapStats st = check_unique(ctx, &opt, 1 << 18, (uint32_t)(200 + i));
+            ck_assert_double_le((double)(1 << 18) / (double)st.capacity, loads[i] + 1e-9);
+            ck_assert_double_ge((double)(1 << 18) / (double)st.capacity, loads[i] - 0.001);
+            if (opt.scheme >= GHM_MAP_ROBIN_HOOD)
+                ck_assert_uint_le(st.max_probes, 15);
+            printf("map %s, load %.2f, 2^18 keys: longest probe sequence %u, %d rebuilds\n",
+                   kind_name(kind), loads[i], st.max_probes, st.rebuilds);
+        }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* Keys of a sparse 2D image (the coherent-hashing paper's setting), row-major and Morton order,
+ * at load 0.99; every defined pixel found, every other one absent. */
+static uint32_t morton2(uint32_t x, uint32_t y)
+{
+    uint32_t k = 0;
+    for (int b = 0; b < 16; b++)
+        k |= (x >> b & 1u) << (2 * b) | (y >> b & 1u) << (2 * b + 1);
+    return k;
+}
+
+START_TEST(test_robin_hood_image_keys)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { W = 1024, H = 1024 };
+    uint32_t *keys = malloc((size_t)W * H * sizeof *keys);
+    uint32_t *out = malloc((size_t)W * H * sizeof *out);
+    uint8_t *defined = malloc((size_t)W * H);
+    ck_assert(keys && out && defined);
+    for (int order = 0; order < 2; order++) {
+        size_t n = 0;
+        uint64_t s = 4242;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                /* a disc and a sprinkle: the defined pixels of a sparse image */
+                int dx = (int)x - W / 2, dy = (int)y - H / 2;
+                defined[y * W + x] = dx * dx + dy * dy < 300 * 300 || rng_next(&s) % 16 == 0;
+                if (defined[y * W + x])
+                    keys[n++] = order ? morton2(x, y) : y * W + x;
+            }
+        for (int kind = 5; kind < MAP_KINDS; kind++) {
+            GhmMapOptions opt = map_kind(kind, 0.99);
+            GhmMap *map = NULL;
+            ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+            ck_assert_int_eq(ghm_map_build(map, keys, keys, n), GHM_OK);
+            for (uint32_t y = 0; y < H; y++)
+                for (uint32_t x = 0; x < W; x++)
+                    keys[y * W + x] = order ? morton2(x, y) : y * W + x;
+            ck_assert_int_eq(ghm_map_find(map, keys, (size_t)W * H, out), GHM_OK);
+            CHECK_EACH((size_t)W * H, out[i] == (defined[i] ? keys[i] : GHM_NOT_FOUND));
+            ghm_map_free(&map);
+            /* the defined keys again, for the next kind */
+            n = 0;
+            for (size_t i = 0; i < (size_t)W * H; i++)
+                if (defined[i])
+                    keys[n++] = keys[i];
+        }
+    }
+    free(keys);
+    free(out);
+    free(defined);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* A Robin Hood build past its 2^28 pairs is refused before it reads an array. */
+START_TEST(test_robin_hood_too_large)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmMapOptions opt = map_kind(5, 0.0);
+    GhmMap *map = NULL;
+    uint32_t k = 1, v = 1, o = 0;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(map, &k, &v, GHM_MAP_ROBIN_HOOD_MAX_PAIRS + 1),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_int_eq(ghm_map_find(map, &k, 1, &o), GHM_OK);
+    ck_assert_uint_eq(o, GHM_NOT_FOUND);
+    ck_assert_int_eq(ghm_map_build(map, &k, &v, 1), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(map, &k, 1, &o), GHM_OK);
+    ck_assert_uint_eq(o, 1);
+    ghm_map_free(&map);
     ghm_context_free(&ctx);
 }
 END_TEST
@@ -307,22 +463,15 @@ START_TEST(test_impossible_load_fails)
     uint32_t *out = malloc(n * sizeof *out);
     ck_assert_ptr_nonnull(out);
     GhmMapOptions opts[] = {options(GHM_MAP_THESIS, 0.99, 2), options(GHM_MAP_THESIS, 0.7, 2)};
-    for (int o = 0; o < 2; o++) {
-        GhmMap *map = NULL;
-        ck_assert_int_eq(ghm_map_create(ctx, &opts[o], &map), GHM_OK);
-        ck_assert_int_eq(ghm_map_build(map, keys, keys, n), GHM_ERR_BUILD_FAILED);
-        GhmMapStats st;
-        ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
-        ck_assert_uint_eq(st.size, 0);
-        ck_assert_int_eq(st.rebuilds, opts[o].max_rebuilds);
-        ck_assert_int_eq(ghm_map_find(map, keys, n, out), GHM_OK);
-        CHECK_EACH(n, out[i] == GHM_NOT_FOUND);
-        /* The same map builds fine afterwards with a possible input. */
-        ck_assert_int_eq(ghm_map_build(map, keys, keys, 1), GHM_OK);
-        ck_assert_int_eq(ghm_map_find(map, keys, 1, out), GHM_OK);
-        ck_assert_uint_eq(out[0], keys[0]);
-        ghm_map_free(&map);
-    }
+    for (int o = 0; o < 2; o++)
+        ghm_test_map_fails_cleanly(ctx, &opts[o], keys, keys, n, 1);
+    /* Keys that share one coherent Robin Hood sequence (equal modulo the 64-slot table) cannot
+     * all fit in its 15 probes, whatever the offsets. */
+    uint32_t same[32];
+    for (uint32_t i = 0; i < 32; i++)
+        same[i] = i * 64;
+    GhmMapOptions robin = map_kind(5, 0.5);
+    ghm_test_map_fails_cleanly(ctx, &robin, same, same, 32, 8);
     /* Bucketed at 0.99 is at the edge of what two 8-slot buckets can hold: the build may fail,
      * but it must end within the budget, and a success must be complete. */
     GhmMapOptions edge = options(GHM_MAP_BUCKETED, 0.99, 2);
@@ -367,6 +516,25 @@ END_TEST
 START_TEST(test_hundred_seeds_thesis) { hundred_seeds(GHM_MAP_THESIS); }
 END_TEST
 
+/* The coherent-hashing paper's claim: load 0.99 with no failed build, over 100 seeds. */
+START_TEST(test_robin_hood_hundred_seeds)
+{
+    for (int kind = 5; kind < MAP_KINDS; kind++) {
+        unsigned oldest = 0;
+        for (uint64_t seed = 1; seed <= 100; seed++) {
+            GhmContext *ctx = context_with_threads(0, seed);
+            GhmMapOptions opt = map_kind(kind, 0.99);
+            opt.max_rebuilds = 0; /* a failed build fails check_unique */
+            GhmMapStats st = check_unique(ctx, &opt, 1 << 16, (uint32_t)seed * 37);
+            oldest = st.max_probes > oldest ? st.max_probes : oldest;
+            ghm_context_free(&ctx);
+        }
+        printf("map %s, load 0.99, 2^16 keys, 100 seeds: no rebuild, oldest key %u\n",
+               kind_name(kind), oldest);
+    }
+}
+END_TEST
+
 static Suite *map_suite(void)
 {
     Suite *s = suite_create("map");
@@ -378,6 +546,9 @@ static Suite *map_suite(void)
     tcase_add_test(core, test_extreme_keys);
     tcase_add_test(core, test_thread_counts_agree);
     tcase_add_test(core, test_bad_arguments);
+    tcase_add_test(core, test_scheme_names);
+    tcase_add_test(core, test_schemes_sizes);
+    tcase_add_test(core, test_robin_hood_too_large);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 600);
@@ -385,6 +556,9 @@ static Suite *map_suite(void)
     tcase_add_test(limits, test_impossible_load_fails);
     tcase_add_test(limits, test_hundred_seeds_bucketed);
     tcase_add_test(limits, test_hundred_seeds_thesis);
+    tcase_add_test(limits, test_schemes_load_factors);
+    tcase_add_test(limits, test_robin_hood_image_keys);
+    tcase_add_test(limits, test_robin_hood_hundred_seeds);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -135,3 +135,27 @@ int ghm_test_tmp_count(void)
     closedir(d);
     return n;
 }
+
+void ghm_test_map_fails_cleanly(GhmContext *ctx, const GhmMapOptions *opt, const uint32_t *keys,
+                                const uint32_t *values, size_t n, size_t fits)
+{
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    GhmMap *m = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, opt, &m), GHM_OK);
+    double t0 = ghm_now();
+    ck_assert_int_eq(ghm_map_build(m, keys, values, n), GHM_ERR_BUILD_FAILED);
+    printf("%s map, scheme %s: a failed build of %zu keys took %.3f s\n",
+           ghm_context_backend_name(ctx), ghm_map_scheme_name(opt->scheme), n, ghm_now() - t0);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, 0);
+    ck_assert_int_eq(st.rebuilds, opt->max_rebuilds);
+    ck_assert_int_eq(ghm_map_find(m, keys, n, out), GHM_OK);
+    CHECK_EACH(n, out[i] == GHM_NOT_FOUND);
+    ck_assert_int_eq(ghm_map_build(m, keys, values, fits), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(m, keys, n, out), GHM_OK);
+    CHECK_EACH(n, out[i] == (i < fits ? values[i] : GHM_NOT_FOUND));
+    ghm_map_free(&m);
+    free(out);
+}

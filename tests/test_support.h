@@ -12,6 +12,7 @@
 
 #include "ghm_context.h"
 #include "ghm_image.h"
+#include "ghm_map.h"
 
 /* Path of a file under the repository's data/ folder (or $GHM_TEST_DATA when set), in a static
  * buffer (one at a time). */
@@ -74,6 +75,13 @@ void ghm_test_tmpdir_remove(void);
 const char *ghm_test_tmpdir(void);
 const char *ghm_test_tmp(const char *name);
 int ghm_test_tmp_count(void);
+
+/* The failure contract of a map build (ghm_map.h): building keys/values (n pairs) with opt on
+ * ctx must return GHM_ERR_BUILD_FAILED after exactly opt->max_rebuilds rebuilds, leave an empty
+ * map whose finds all miss, and the same map must then build the first `fits` pairs and find
+ * them. */
+void ghm_test_map_fails_cleanly(GhmContext *ctx, const GhmMapOptions *opt, const uint32_t *keys,
+                                const uint32_t *values, size_t n, size_t fits);
 
 /* Runs the suite; returns 0 when every test passed, 1 otherwise, 77 (ctest "skipped") when the
  * only case asked for in CK_RUN_CASE is "cuda" and no device is present. */

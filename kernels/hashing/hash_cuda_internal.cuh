@@ -77,6 +77,80 @@ static inline void ghmi_cuda_release(GhmContext *ctx, void *owned)
         cudaFreeAsync(owned, ghm_cuda_stream(ctx));
 }
 
+/* A bulk build or find on device arrays, queued on s (the schemes' own functions). */
+typedef int (*GhmiDeviceBuild)(void *impl, const uint32_t *keys, const uint32_t *values,
+                               size_t n);
+typedef int (*GhmiDeviceFind)(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
+                              cudaStream_t s);
+
+/* A map's build op on caller arrays that may be host or device memory: stages them, calls
+ * build on device arrays, releases the copies and waits, so the call is synchronous. */
+static inline int ghmi_cuda_staged_build(GhmContext *ctx, void *impl, GhmiDeviceBuild build,
+                                         const uint32_t *keys, const uint32_t *values, size_t n)
+{
+    const void *dk, *dv;
+    void *ok = NULL, *ov = NULL;
+    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
+    if (ret >= 0)
+        ret = ghmi_cuda_input(ctx, values, n * 4, &dv, &ov);
+    if (ret >= 0)
+        ret = build(impl, (const uint32_t *)dk, (const uint32_t *)dv, n);
+    ghmi_cuda_release(ctx, ok);
+    ghmi_cuda_release(ctx, ov);
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ctx)));
+    return ret < 0 ? ret : sync;
+}
+
+/* A map's find op on caller arrays: stages the keys, queues find into device memory, copies the
+ * answers back where out is host memory, and waits. */
+static inline int ghmi_cuda_staged_find(GhmContext *ctx, const void *impl, GhmiDeviceFind find,
+                                        const uint32_t *keys, size_t n, uint32_t *out)
+{
+    if (n == 0)
+        return GHM_OK;
+    const void *dk;
+    void *ok = NULL, *dout = NULL, *oo = NULL;
+    int ret = ghmi_cuda_input(ctx, keys, n * 4, &dk, &ok);
+    if (ret >= 0)
+        ret = ghmi_cuda_output(ctx, out, n * 4, &dout, &oo);
+    if (ret >= 0)
+        ret = find(impl, (const uint32_t *)dk, n, (uint32_t *)dout, ghm_cuda_stream(ctx));
+    int fin = ghmi_cuda_output_finish(ctx, out, ret < 0 ? NULL : oo, n * 4);
+    ghmi_cuda_release(ctx, ok);
+    ghmi_cuda_release(ctx, oo);
+    return ret < 0 ? ret : fin;
+}
+
+/* Blocks of `block` threads for n items, or GHM_ERR_TOO_LARGE past a grid's reach. */
+static inline int ghmi_cuda_grid(size_t n, unsigned block, unsigned *grid)
+{
+    size_t g = (n + block - 1) / block;
+    if (g > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    *grid = g ? (unsigned)g : 1;
+    return GHM_OK;
+}
+
+/* The largest of a warp's values (every lane active), by shuffles: __reduce_max_sync needs
+ * sm_80 and the build also targets sm_75. */
+static __device__ __forceinline__ uint32_t ghmi_warp_max(uint32_t v)
+{
+    for (int d = 16; d > 0; d /= 2) {
+        uint32_t o = __shfl_xor_sync(0xFFFFFFFFu, v, d);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+/* Raises *word to at least v once per warp (every lane active), skipping the atomic when the
+ * word is already as high: a per-thread atomic on one address would serialise the whole grid. */
+static __device__ __forceinline__ void ghmi_warp_raise(unsigned int *word, uint32_t v)
+{
+    v = ghmi_warp_max(v);
+    if ((threadIdx.x & 31) == 0 && v > *(volatile unsigned int *)word)
+        atomicMax(word, v);
+}
+
 /* Device memory for a structure's own arrays (stream-ordered; NULL when bytes == 0). */
 static inline int ghmi_cuda_alloc(GhmContext *ctx, size_t bytes, void **out)
 {
@@ -164,7 +238,9 @@ static int ghmi_map_find_launch(const GhmMapRef *ref, const uint32_t *keys, size
 
 /* ---- the CUDA backend's op tables (map.cu, set.cu, multimap.cu, index.cu, sorted.cu) --------- */
 
-extern "C" const GhmMapOps ghm_cuda_map_ops;
+extern "C" const GhmMapOps ghm_cuda_map_ops;       /* cuckoo */
+extern "C" const GhmMapOps ghm_cuda_open_map_ops;  /* linear, quadratic, double: map_open.cu */
+extern "C" const GhmMapOps ghm_cuda_robin_map_ops; /* Robin Hood: map_robin.cu */
 extern "C" const GhmSetOps ghm_cuda_set_ops;
 extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
 extern "C" const GhmIndexOps ghm_cuda_index_ops;

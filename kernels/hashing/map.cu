@@ -323,22 +323,24 @@ static int map_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
     return GHM_OK;
 }
 
+static int map_build_device(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+{
+    return ghmi_cuda_map_build((CudaMap *)impl, keys, values, n, 0);
+}
+
 static int map_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
 {
     CudaMap *m = (CudaMap *)impl;
     if (n && (!keys || !values))
         return GHM_ERR_INVALID;
-    const void *dk, *dv;
-    void *ok = NULL, *ov = NULL;
-    int ret = ghmi_cuda_input(m->ctx, keys, n * 4, &dk, &ok);
-    if (ret >= 0)
-        ret = ghmi_cuda_input(m->ctx, values, n * 4, &dv, &ov);
-    if (ret >= 0)
-        ret = ghmi_cuda_map_build(m, (const uint32_t *)dk, (const uint32_t *)dv, n, 0);
-    ghmi_cuda_release(m->ctx, ok);
-    ghmi_cuda_release(m->ctx, ov);
-    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(m->ctx)));
-    return ret < 0 ? ret : sync;
+    return ghmi_cuda_staged_build(m->ctx, m, map_build_device, keys, values, n);
+}
+
+static int map_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
+                           cudaStream_t s)
+{
+    GhmiEmitValue emit = {out};
+    return ghmi_map_find_launch(&((const CudaMap *)impl)->ref, keys, n, emit, s);
 }
 
 static int map_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
@@ -347,22 +349,9 @@ static int map_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *
     if (n && (!keys || !out))
         return GHM_ERR_INVALID;
     int ret = ghmi_cuda_map_settle((CudaMap *)m); /* a queued build's outcome, read lazily */
-    if (ret < 0 || n == 0)
+    if (ret < 0)
         return ret;
-    const void *dk;
-    void *ok = NULL, *dout = NULL, *oo = NULL;
-    ret = ghmi_cuda_input(m->ctx, keys, n * 4, &dk, &ok);
-    if (ret >= 0)
-        ret = ghmi_cuda_output(m->ctx, out, n * 4, &dout, &oo);
-    if (ret >= 0) {
-        GhmiEmitValue emit = {(uint32_t *)dout};
-        ret = ghmi_map_find_launch(&m->ref, (const uint32_t *)dk, n, emit,
-                                   ghm_cuda_stream(m->ctx));
-    }
-    int fin = ghmi_cuda_output_finish(m->ctx, out, ret < 0 ? NULL : oo, n * 4);
-    ghmi_cuda_release(m->ctx, ok);
-    ghmi_cuda_release(m->ctx, oo);
-    return ret < 0 ? ret : fin;
+    return ghmi_cuda_staged_find(m->ctx, m, map_find_device, keys, n, out);
 }
 
 static int map_stats(const void *impl, GhmMapStats *out)

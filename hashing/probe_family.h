@@ -1,0 +1,182 @@
+/*
+ * probe_family.h - the probe sequences of the open-addressing maps (linear, quadratic and double
+ * hashing: Alcantara's thesis, chapter 3) and of the Robin Hood maps (Garcia, Lefebvre, Hornus,
+ * Lasram: Coherent Parallel Hashing, 2011), defined once for the CPU tables (map_open_cpu.c,
+ * map_robin_cpu.c) and the CUDA tables (kernels/hashing/map_open.cu, map_robin.cu), with their
+ * sizing and the derivation of their constants from the context's seed and the build attempt, so
+ * that both backends probe the same slots.
+ *
+ * Both families store hash_family.h's 64-bit slots (key << 32 | value, all ones empty) and keep
+ * the key 0xFFFFFFFF out of band, as the cuckoo maps do.
+ */
+#ifndef GHM_PROBE_FAMILY_H
+#define GHM_PROBE_FAMILY_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_map.h"
+#include "hash_family.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- open addressing ------------------------------------------------------------------------ */
+
+/* One attempt's table. The capacity is prime, so that every double-hashing step (1 .. capacity
+ * - 1) is coprime with it and the sequence visits every slot; linear probing does too, whatever
+ * the capacity. The quadratic sequence h, h + 1, h + 3, h + 6 ... (triangular steps) visits only
+ * part of a prime table; the thesis uses power-of-two tables, where it visits all, but those
+ * would round the caller's load factor away, so a key that finds no slot within the bound fails
+ * the attempt and the build retries with new constants (never observed below load 0.99). */
+typedef struct GhmiOpenTable {
+    uint32_t capacity;   /* slots, prime */
+    uint32_t scheme;     /* GHM_MAP_LINEAR, GHM_MAP_QUADRATIC or GHM_MAP_DOUBLE */
+    uint32_t a, b;       /* the home slot's hash */
+    uint32_t a2, b2;     /* double hashing: the step's hash */
+    uint32_t max_probes; /* building: the bound; built: the longest sequence of a stored key */
+} GhmiOpenTable;
+
+static inline int ghmi_is_prime(uint32_t n)
+{
+    if (n < 2)
+        return 0;
+    for (uint32_t d = 2; (uint64_t)d * d <= n; d++)
+        if (n % d == 0)
+            return 0;
+    return 1;
+}
+
+/* The table of attempt `attempt` for n keys at load `load`; GHM_ERR_TOO_LARGE past 32-bit
+ * slot numbers. Host only. */
+static inline int ghmi_open_table(uint32_t scheme, size_t n, double load, uint64_t seed,
+                                  int attempt, GhmiOpenTable *t)
+{
+    double want = ceil((double)n / load);
+    if (want > 4294967291.0) /* the largest 32-bit prime */
+        return GHM_ERR_TOO_LARGE;
+    uint32_t cap = want < 2 ? 2 : (uint32_t)want;
+    while (!ghmi_is_prime(cap))
+        cap++;
+    GhmiHashConsts c = ghmi_hash_consts(seed ^ 0x4F50454E41444452ull, attempt); /* "OPENADDR" */
+    t->capacity = cap;
+    t->scheme = scheme;
+    t->a = c.a[0];
+    t->b = c.b[0];
+    t->a2 = c.a[1];
+    t->b2 = c.b[1];
+    t->max_probes = cap; /* with a free slot left (load < 1), linear probing always ends */
+    return GHM_OK;
+}
+
+GHMI_HD uint32_t ghmi_open_home(const GhmiOpenTable *t, uint32_t key)
+{
+    return ghmi_hash_pair(key, t->a, t->b, t->capacity);
+}
+
+/* The first step: 1, or double hashing's 1 .. capacity - 1. */
+GHMI_HD uint32_t ghmi_open_first_step(const GhmiOpenTable *t, uint32_t key)
+{
+    if (t->scheme != GHM_MAP_DOUBLE || t->capacity < 3)
+        return 1;
+    return 1 + ghmi_hash_pair(key, t->a2, t->b2, t->capacity - 1);
+}
+
+/* Moves *pos to the next slot of the sequence after probe number `probe` (0 = the home slot).
+ * Steps stay below the capacity (a sequence is at most capacity probes long), so one
+ * subtraction wraps. */
+GHMI_HD void ghmi_open_next(const GhmiOpenTable *t, uint32_t *pos, uint32_t *step)
+{
+    uint32_t p = *pos + *step;
+    *pos = p >= t->capacity || p < *pos ? p - t->capacity : p;
+    if (t->scheme == GHM_MAP_QUADRATIC && *step + 1 < t->capacity)
+        (*step)++;
+}
+
+/* ---- Robin Hood --------------------------------------------------------------------------------
+ * A key's age is its probe number, 1 .. GHMI_RH_MAX_AGE. While a table is built each slot holds a
+ * 64-bit word age << 60 | key << 28 | i, where i is the pair's index in the input (its value is
+ * fetched after the build, since a 32-bit value does not fit beside the key and the age). An
+ * atomic max of that word is the Robin Hood rule: the older key wins the slot, and the loser moves
+ * on. The paper packs the age, a 28-bit key and its data in one word; our keys are 32-bit and so
+ * the index stands in for the data, which limits a build to 2^28 pairs. Empty is 0 (age 0).
+ * After the build every slot is rewritten in place to hash_family.h's key << 32 | value. */
+
+#define GHMI_RH_MAX_AGE 15 /* the paper's 4-bit age: "we never observed an age above 15" */
+#define GHMI_RH_IDX_BITS 28
+
+typedef struct GhmiRobinTable {
+    uint32_t capacity;
+    uint32_t coherent;                     /* 1: h_i(k) = (k + o_i) mod |H|; 0: hash_i(k) */
+    uint32_t offset[GHMI_RH_MAX_AGE + 1];  /* coherent: o_i for age i (o_1 = 0), each < |H| */
+    uint32_t a, b;                         /* random: age i hashes with (a, b + i * golden) */
+    uint32_t max_age;                      /* built: the largest age in the table */
+} GhmiRobinTable;
+
+/* The table of attempt `attempt` for n keys (host only). The first offset is 0, as in the paper,
+ * so a key's home is k mod |H|; later attempts draw new offsets for the other ages. */
+static inline int ghmi_robin_table(int coherent, size_t n, double load, uint64_t seed,
+                                   int attempt, GhmiRobinTable *t)
+{
+    double want = ceil((double)n / load);
+    if (want > 4294967295.0)
+        return GHM_ERR_TOO_LARGE;
+    uint32_t cap = want < 2 ? 2 : (uint32_t)want;
+    uint64_t base = ghmi_mix64(seed ^ 0x524F42494E484F4Full ^ ghmi_mix64((uint64_t)attempt));
+    t->capacity = cap;
+    t->coherent = (uint32_t)coherent;
+    t->offset[0] = 0;
+    t->offset[1] = 0;
+    for (int i = 2; i <= GHMI_RH_MAX_AGE; i++)
+        t->offset[i] = (uint32_t)(ghmi_mix64(base + (uint64_t)i) % cap);
+    t->a = (uint32_t)ghmi_mix64(base) | 1u;
+    t->b = (uint32_t)(ghmi_mix64(base) >> 32);
+    t->max_age = 0;
+    return GHM_OK;
+}
+
+/* Where the sequence starts: the slot of age 1, whose entry in the max-age table bounds the
+ * search of every key that starts there. */
+GHMI_HD uint32_t ghmi_robin_home(const GhmiRobinTable *t, uint32_t key)
+{
+    if (t->coherent)
+        return key % t->capacity;
+    return ghmi_hash_pair(key, t->a, t->b + 0x9E3779B9u, t->capacity);
+}
+
+/* The slot of age `age` (1 .. GHMI_RH_MAX_AGE) for a key whose home is `home`. */
+GHMI_HD uint32_t ghmi_robin_probe(const GhmiRobinTable *t, uint32_t key, uint32_t home,
+                                  uint32_t age)
+{
+    if (!t->coherent)
+        return age == 1 ? home : ghmi_hash_pair(key, t->a, t->b + age * 0x9E3779B9u, t->capacity);
+    uint32_t p = home + t->offset[age];
+    return p >= t->capacity || p < home ? p - t->capacity : p;
+}
+
+GHMI_HD uint64_t ghmi_rh_word(uint32_t age, uint32_t key, uint32_t idx)
+{
+    return (uint64_t)age << 60 | (uint64_t)key << GHMI_RH_IDX_BITS | idx;
+}
+GHMI_HD uint32_t ghmi_rh_age(uint64_t w) { return (uint32_t)(w >> 60); }
+GHMI_HD uint32_t ghmi_rh_key(uint64_t w) { return (uint32_t)(w >> GHMI_RH_IDX_BITS); }
+GHMI_HD uint32_t ghmi_rh_idx(uint64_t w) { return (uint32_t)w & ((1u << GHMI_RH_IDX_BITS) - 1); }
+/* Two words of the same key at the same slot have the same age: they differ in the index only. */
+GHMI_HD int ghmi_rh_same_key(uint64_t w, uint64_t v) { return (w >> GHMI_RH_IDX_BITS) == (v >> GHMI_RH_IDX_BITS); }
+
+/* The max-age table: 4 bits per home slot, 8 to a 32-bit word (the paper's packing; ages fit in
+ * 4 bits, so the paper's optional quantisation to fewer bits is not needed). 0: no key starts
+ * there, so an absent key starting there is rejected after that one read. */
+GHMI_HD uint32_t ghmi_mat_words(uint32_t capacity) { return (capacity + 7) / 8; }
+GHMI_HD uint32_t ghmi_mat_get(const uint32_t *mat, uint32_t home)
+{
+    return mat[home >> 3] >> ((home & 7) * 4) & 15u;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_PROBE_FAMILY_H */

@@ -1,0 +1,379 @@
+/*
+ * map_robin.cu - the CUDA backend's Robin Hood GhmMap (Garcia, Lefebvre, Hornus, Lasram: Coherent
+ * Parallel Hashing, 2011), the same table as hashing/map_robin_cpu.c (which explains the
+ * algorithm and its handling of duplicate keys) with the probe sequences of
+ * hashing/probe_family.h. The paper's insert kernel, one thread per pair: each step is one 64-bit
+ * atomicMax of age | key | index (the hardware has it since sm_35; the paper emulated it with
+ * atomicCAS); then a kernel rewrites every slot in place to key | value and raises the home slot's
+ * 4-bit entry of the max-age table, and a last one gives duplicated keys their smallest value.
+ * A find reads the max-age entry of its home slot and probes at most that many slots.
+ *
+ * Waits: one per attempt (did a key age past 15, how many duplicates) and one at the end (the
+ * largest age, for the stats).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash_cuda_internal.cuh"
+#include "hashing/probe_family.h"
+
+/* Dropped duplicates listed before the settling pass runs over every pair instead (as on the
+ * CPU, map_robin_cpu.c). */
+#define DUP_LIST 65536
+
+typedef struct RobinMeta {
+    unsigned int failed;             /* a key aged past GHMI_RH_MAX_AGE */
+    unsigned int oldest;             /* the largest age (the rewrite pass) */
+    unsigned int oob_present;        /* the key 0xFFFFFFFF was among the pairs */
+    unsigned int oob_value;          /* its smallest value */
+    unsigned long long oob_inputs;   /* pairs with that key */
+    unsigned long long dups;         /* copies dropped (listed or not) */
+} RobinMeta;
+
+typedef struct CudaRobinMap {
+    GhmContext *ctx;
+    GhmMapOptions opt;
+    unsigned long long *slots; /* t.capacity slots */
+    uint32_t *mat;             /* the max-age table, ghmi_mat_words(alloc) words */
+    size_t alloc;              /* slots allocated, kept from build to build */
+    uint32_t *dup_list;        /* DUP_LIST pair indices */
+    RobinMeta *meta;
+    GhmiRobinTable t;
+    int built;
+    uint32_t oob_value; /* GHM_NOT_FOUND when the key 0xFFFFFFFF is absent */
+    size_t size;
+    int rebuilds;
+} CudaRobinMap;
+
+/* Inserts word w and what it evicts; returns 0 when a key would age past the limit. */
+static __device__ int robin_insert_word(const GhmiRobinTable &t, unsigned long long *slots,
+                                        unsigned long long w, RobinMeta *meta, uint32_t *dup_list)
+{
+    for (;;) {
+        uint32_t key = ghmi_rh_key(w);
+        uint32_t pos = ghmi_robin_probe(&t, key, ghmi_robin_home(&t, key), ghmi_rh_age(w));
+        unsigned long long prev = atomicMax(&slots[pos], w);
+        if (prev && ghmi_rh_same_key(prev, w)) {
+            unsigned long long at = atomicAdd(&meta->dups, 1ull);
+            if (at < DUP_LIST)
+                dup_list[at] = ghmi_rh_idx(prev < w ? prev : w);
+            return 1;
+        }
+        if (prev < w) { /* w took the slot */
+            if (!prev)
+                return 1;
+            w = prev; /* the evicted key goes on from its next age */
+        }
+        if (ghmi_rh_age(w) == GHMI_RH_MAX_AGE)
+            return 0;
+        w += 1ull << 60;
+    }
+}
+
+static __global__ __launch_bounds__(256) void robin_insert_kernel(
+    GhmiRobinTable t, unsigned long long *slots, const uint32_t *__restrict__ keys,
+    const uint32_t *__restrict__ values, size_t n, RobinMeta *meta, uint32_t *dup_list)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t key = keys[i];
+    if (key == GHMI_EMPTY_KEY) {
+        meta->oob_present = 1;
+        atomicMin(&meta->oob_value, values[i]);
+        atomicAdd(&meta->oob_inputs, 1ull);
+    } else if (!robin_insert_word(t, slots, ghmi_rh_word(1, key, (uint32_t)i), meta, dup_list)) {
+        meta->failed = 1;
+    }
+}
+
+/* Raises home's 4-bit entry of the max-age table to age. */
+static __device__ void mat_raise(uint32_t *mat, uint32_t home, uint32_t age)
+{
+    uint32_t *w = &mat[home >> 3];
+    unsigned shift = (home & 7) * 4;
+    uint32_t cur = *(volatile uint32_t *)w;
+    while ((cur >> shift & 15u) < age) {
+        uint32_t prev = atomicCAS(w, cur, (cur & ~(15u << shift)) | age << shift);
+        if (prev == cur)
+            break;
+        cur = prev;
+    }
+}
+
+/* Slot words -> key | value, and the max-age table. */
+static __global__ __launch_bounds__(256) void robin_finish_kernel(
+    GhmiRobinTable t, unsigned long long *slots, uint32_t *mat,
+    const uint32_t *__restrict__ values, RobinMeta *meta)
+{
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t age = 0;
+    if (p < t.capacity) {
+        unsigned long long w = slots[p];
+        if (!w) {
+            slots[p] = GHMI_EMPTY_SLOT;
+        } else {
+            uint32_t key = ghmi_rh_key(w);
+            age = ghmi_rh_age(w);
+            slots[p] = ghmi_pack(key, values[ghmi_rh_idx(w)]);
+            mat_raise(mat, ghmi_robin_home(&t, key), age);
+        }
+    }
+    ghmi_warp_raise(&meta->oldest, age); /* every lane reaches it */
+}
+
+/* The slot index holding key, or capacity when absent. */
+static __device__ __forceinline__ uint32_t robin_locate(const GhmiRobinTable &t,
+                                                        const unsigned long long *slots,
+                                                        const uint32_t *mat, uint32_t key)
+{
+    uint32_t home = ghmi_robin_home(&t, key);
+    uint32_t last = ghmi_mat_get(mat, home);
+    for (uint32_t age = 1; age <= last; age++) {
+        uint32_t pos = ghmi_robin_probe(&t, key, home, age);
+        unsigned long long e = slots[pos];
+        if (ghmi_slot_key(e) == key)
+            return pos;
+        if (e == GHMI_EMPTY_SLOT) /* a key never passes a slot that was ever empty */
+            break;
+    }
+    return t.capacity;
+}
+
+/* Each listed (or, listed = 0, every) pair lowers its stored key's value to its own. */
+static __global__ __launch_bounds__(256) void robin_dups_kernel(
+    GhmiRobinTable t, unsigned long long *slots, const uint32_t *mat,
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
+    const uint32_t *__restrict__ dup_list, size_t count, int listed)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count)
+        return;
+    size_t i = listed ? dup_list[j] : j;
+    uint32_t key = keys[i];
+    if (key == GHMI_EMPTY_KEY)
+        return;
+    uint32_t pos = robin_locate(t, slots, mat, key);
+    if (pos < t.capacity)
+        atomicMin(&slots[pos], ghmi_pack(key, values[i]));
+}
+
+static __global__ __launch_bounds__(256) void robin_find_kernel(
+    GhmiRobinTable t, const unsigned long long *__restrict__ slots,
+    const uint32_t *__restrict__ mat, const uint32_t *__restrict__ keys, size_t n,
+    uint32_t oob_value, uint32_t *__restrict__ out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t key = keys[i];
+    uint32_t v = oob_value;
+    if (key != GHMI_EMPTY_KEY) {
+        uint32_t pos = robin_locate(t, slots, mat, key);
+        v = pos < t.capacity ? ghmi_slot_value(__ldg(&slots[pos])) : GHM_NOT_FOUND;
+    }
+    out[i] = v;
+}
+
+static void release_table(CudaRobinMap *m)
+{
+    ghmi_cuda_release(m->ctx, m->slots);
+    ghmi_cuda_release(m->ctx, m->mat);
+    m->slots = NULL;
+    m->mat = NULL;
+    m->alloc = 0;
+}
+
+static int reserve(CudaRobinMap *m, size_t cap)
+{
+    if (m->slots && m->alloc >= cap)
+        return GHM_OK;
+    release_table(m);
+    int ret = ghmi_cuda_alloc(m->ctx, cap * 8, (void **)&m->slots);
+    if (ret >= 0)
+        ret = ghmi_cuda_alloc(m->ctx, (size_t)ghmi_mat_words((uint32_t)cap) * 4, (void **)&m->mat);
+    if (ret < 0) {
+        release_table(m);
+        return ret;
+    }
+    m->alloc = cap;
+    return GHM_OK;
+}
+
+/* Clears the table, inserts, and reads the counters (the attempt's wait). */
+static int insert_attempt(CudaRobinMap *m, const uint32_t *keys, const uint32_t *values,
+                          size_t n, RobinMeta *meta)
+{
+    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    unsigned grid = 1;
+    int ret = ghmi_cuda_grid(n, 256, &grid);
+    memset(meta, 0, sizeof *meta);
+    meta->oob_value = GHM_NOT_FOUND;
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0, (size_t)m->t.capacity * 8, s));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemsetAsync(m->mat, 0, (size_t)ghmi_mat_words(m->t.capacity) * 4, s));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemcpyAsync(m->meta, meta, sizeof *meta, cudaMemcpyHostToDevice, s));
+    if (ret >= 0 && n) {
+        robin_insert_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, values, n, m->meta,
+                                                 m->dup_list);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemcpyAsync(meta, m->meta, sizeof *meta, cudaMemcpyDeviceToHost, s));
+    if (ret >= 0)
+        ret = GHM_CUDA(ghm_cuda_wait(s));
+    return ret < 0 ? ret : meta->failed ? GHM_ERR_BUILD_FAILED : GHM_OK;
+}
+
+/* Rewrites the slots, settles duplicates and reads the largest age (the second wait). */
+static int finish_build(CudaRobinMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
+                        const RobinMeta *meta)
+{
+    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    unsigned grid = 1;
+    int ret = ghmi_cuda_grid(m->t.capacity, 256, &grid);
+    if (ret < 0)
+        return ret;
+    robin_finish_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, values, m->meta);
+    ret = GHM_CUDA_LAUNCH();
+    int listed = meta->dups <= DUP_LIST;
+    size_t count = listed ? (size_t)meta->dups : n;
+    if (ret >= 0 && meta->dups && (ret = ghmi_cuda_grid(count, 256, &grid)) >= 0) {
+        robin_dups_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, values, m->dup_list,
+                                                count, listed);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    unsigned int oldest = 0;
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemcpyAsync(&oldest, &m->meta->oldest, sizeof oldest,
+                                       cudaMemcpyDeviceToHost, s));
+    if (ret >= 0)
+        ret = GHM_CUDA(ghm_cuda_wait(s));
+    m->t.max_age = oldest;
+    return ret;
+}
+
+static int try_build(CudaRobinMap *m, int attempt, const uint32_t *keys, const uint32_t *values,
+                     size_t n)
+{
+    int coherent = m->opt.scheme == GHM_MAP_ROBIN_HOOD;
+    int ret = ghmi_robin_table(coherent, n, m->opt.load_factor, m->ctx->seed, attempt, &m->t);
+    if (ret >= 0)
+        ret = reserve(m, m->t.capacity);
+    RobinMeta meta;
+    if (ret >= 0)
+        ret = insert_attempt(m, keys, values, n, &meta);
+    if (ret >= 0)
+        ret = finish_build(m, keys, values, n, &meta);
+    if (ret < 0)
+        return ret;
+    m->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
+    m->size = n - (size_t)meta.oob_inputs - (size_t)meta.dups + meta.oob_present;
+    return GHM_OK;
+}
+
+static int robin_build_device(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+{
+    CudaRobinMap *m = (CudaRobinMap *)impl;
+    m->built = 0;
+    m->size = 0;
+    if (n > GHM_MAP_ROBIN_HOOD_MAX_PAIRS)
+        return GHM_ERR_TOO_LARGE;
+    int ret = GHM_ERR_BUILD_FAILED;
+    int attempt = 0;
+    for (; attempt <= m->opt.max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
+        ret = try_build(m, attempt, keys, values, n);
+    m->rebuilds = attempt - 1;
+    if (ret < 0) { /* a failed build leaves an empty map, its memory returned */
+        release_table(m);
+        return ret;
+    }
+    m->built = 1;
+    return GHM_OK;
+}
+
+static int robin_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
+                             cudaStream_t s)
+{
+    const CudaRobinMap *m = (const CudaRobinMap *)impl;
+    unsigned grid = 1;
+    int ret = ghmi_cuda_grid(n, 256, &grid);
+    if (ret < 0)
+        return ret;
+    if (!m->built)
+        return GHM_CUDA(cudaMemsetAsync(out, 0xFF, n * 4, s));
+    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, m->oob_value, out);
+    return GHM_CUDA_LAUNCH();
+}
+
+/* ---- the op table ---------------------------------------------------------------------------- */
+
+static void robin_destroy(void *impl)
+{
+    CudaRobinMap *m = (CudaRobinMap *)impl;
+    if (!m)
+        return;
+    release_table(m);
+    ghmi_cuda_release(m->ctx, m->dup_list);
+    ghmi_cuda_release(m->ctx, m->meta);
+    ghm_cuda_wait(ghm_cuda_stream(m->ctx));
+    free(m);
+}
+
+static int robin_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
+{
+    CudaRobinMap *m = (CudaRobinMap *)calloc(1, sizeof *m);
+    if (!m)
+        return GHM_ERR_NOMEM;
+    m->ctx = ctx;
+    m->opt = *opt;
+    int ret = ghmi_cuda_alloc(ctx, sizeof(RobinMeta), (void **)&m->meta);
+    if (ret >= 0)
+        ret = ghmi_cuda_alloc(ctx, DUP_LIST * sizeof(uint32_t), (void **)&m->dup_list);
+    if (ret < 0) {
+        robin_destroy(m);
+        return ret;
+    }
+    *impl = m;
+    return GHM_OK;
+}
+
+static int robin_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+{
+    CudaRobinMap *m = (CudaRobinMap *)impl;
+    if (n > GHM_MAP_ROBIN_HOOD_MAX_PAIRS) { /* before staging: the arrays are not read */
+        m->built = 0;
+        m->size = 0;
+        release_table(m);
+        return GHM_ERR_TOO_LARGE;
+    }
+    return ghmi_cuda_staged_build(m->ctx, m, robin_build_device, keys, values, n);
+}
+
+static int robin_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
+{
+    const CudaRobinMap *m = (const CudaRobinMap *)impl;
+    return ghmi_cuda_staged_find(m->ctx, m, robin_find_device, keys, n, out);
+}
+
+static int robin_stats(const void *impl, GhmMapStats *out)
+{
+    const CudaRobinMap *m = (const CudaRobinMap *)impl;
+    size_t cap = m->built ? m->t.capacity : 0;
+    out->size = m->size;
+    out->capacity = cap;
+    out->rebuilds = m->rebuilds;
+    out->bytes = cap * 8 + (m->built ? (size_t)ghmi_mat_words((uint32_t)cap) * 4 : 0);
+    out->max_probes = m->built ? m->t.max_age : 0;
+    return GHM_OK;
+}
+
+extern "C" const GhmMapOps ghm_cuda_robin_map_ops = {
+    /* .create = */ robin_create,
+    /* .build = */ robin_build,
+    /* .find = */ robin_find,
+    /* .stats = */ robin_stats,
+    /* .destroy = */ robin_destroy,
+};
