@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Plots the JSON of `geohash-match bench hash --json-out FILE` in the manner of the thesis's
-chapter 6 figures: rates vs input size, vs load factor, vs share of absent queries, and the
-multimap and index rates.
+chapter 6 figures: rates vs input size, vs load factor, vs share of absent queries for every map
+scheme measured, the multimap and index rates, and the coherent-hashing paper's 2D experiment
+(row-major vs Morton queries, coherent vs random Robin Hood).
 
 Usage: scripts/plot_hash.py hash.json [more.json ...] [-o OUTDIR]
 
 Several JSON files (e.g. a CPU and a CUDA run) are drawn into the same figures, one colour per
-file. Writes rate_vs_n.png, rate_vs_load.png, rate_vs_absent.png, multimap.png and index.png to
-OUTDIR (default: the directory of the first JSON file).
+file, one line style per scheme. Writes rate_vs_n.png, rate_vs_load.png, rate_vs_absent.png,
+multimap.png, index.png and coherent.png to OUTDIR (default: the directory of the first JSON file).
 """
 import argparse
 import json
@@ -22,7 +23,15 @@ try:
 except ImportError:
     sys.exit("plot_hash.py: matplotlib is missing (pip install matplotlib)")
 
-LAYOUT_STYLE = {"bucketed": "-", "thesis": "--", "sorted": ":"}
+LAYOUT_STYLE = {"bucketed": "-", "thesis": "--", "sorted": ":", "linear": "-.",
+                "quadratic": (0, (3, 1, 1, 1, 1, 1)), "double": (0, (5, 2)),
+                "robin-hood": (0, (1, 1)), "robin-hood-random": (0, (4, 1, 1, 1))}
+
+
+def layouts_of(rows, field="layout"):
+    """The table kinds present in rows, in a stable order."""
+    return sorted({r[field] for r in rows if r[field] != "sorted"},
+                  key=lambda k: list(LAYOUT_STYLE).index(k) if k in LAYOUT_STYLE else 99)
 
 
 def load(path):
@@ -62,7 +71,7 @@ def plot_rate_vs_n(runs, outdir, load=0.8):
     for ci, data in enumerate(runs):
         colour = f"C{ci}"
         for ax, (map_field, sorted_field) in zip(axes, fields):
-            for layout in ("bucketed", "thesis"):
+            for layout in layouts_of(data["map"]):
                 rows = sorted((r for r in data["map"] if r["layout"] == layout
                                and abs(r["load"] - load) < 1e-9 and not r["failed"]),
                               key=lambda r: r["n"])
@@ -93,7 +102,7 @@ def plot_rate_vs_load(runs, outdir):
     for ci, data in enumerate(runs):
         n = max(r["n"] for r in data["map"])
         for ax, field in zip(axes, fields):
-            for layout in ("bucketed", "thesis"):
+            for layout in layouts_of(data["map"]):
                 rows = sorted((r for r in data["map"] if r["layout"] == layout and r["n"] == n
                                and not r["failed"]), key=lambda r: r["load"])
                 if rows:
@@ -114,7 +123,7 @@ def plot_rate_vs_absent(runs, outdir):
     """Find rate vs share of absent queries (thesis fig. 6.5)."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for ci, data in enumerate(runs):
-        for what in ("bucketed", "thesis", "sorted"):
+        for what in layouts_of(data["absent_share"], "structure") + ["sorted"]:
             rows = sorted((r for r in data["absent_share"] if r["structure"] == what),
                           key=lambda r: r["absent_percent"])
             if rows:
@@ -177,6 +186,29 @@ def plot_index(runs, outdir):
     save(fig, outdir, "index.png")
 
 
+def plot_coherent(runs, outdir):
+    """The coherent-hashing paper's 2D experiment: find rate per scheme, row-major vs Morton."""
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / max(1, 2 * len(runs))
+    for ci, data in enumerate(runs):
+        rows = data.get("coherent", [])
+        kinds = layouts_of(rows)
+        for oi, order in enumerate(("row-major", "morton")):
+            vals = [next((mrate(r["find_keys_per_s"]) for r in rows
+                          if r["layout"] == k and r["order"] == order and not r["failed"]), 0)
+                    for k in kinds]
+            xs = [i + (2 * ci + oi) * width for i in range(len(kinds))]
+            ax.bar(xs, vals, width, color=f"C{2 * ci + oi}", label=f"{order} ({label_of(data)})")
+        ax.set_xticks(range(len(kinds)))
+        ax.set_xticklabels(kinds, rotation=20)
+    ax.set_ylabel("million queries / s")
+    ax.set_yscale("log")
+    ax.set_title("sparse 2D image: every pixel queried (Robin Hood at load 0.99)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+    save(fig, outdir, "coherent.png")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", nargs="+", help="output of geohash-match bench hash --json-out")
@@ -190,6 +222,7 @@ def main():
     plot_rate_vs_absent(runs, outdir)
     plot_multimap(runs, outdir)
     plot_index(runs, outdir)
+    plot_coherent(runs, outdir)
 
 
 if __name__ == "__main__":

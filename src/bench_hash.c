@@ -2,10 +2,15 @@
  * bench_hash.c - `geohash-match bench hash`: the hash tables against the sort + binary search
  * baseline (thesis ch. 6 figures), measured in the same run on the same backend memory.
  *
- *   map       both layouts at loads 0.5/0.8/0.9/0.95 for every N = 2^min .. 2^max: insert,
- *             find of present keys, find of absent keys (keys/s)
+ *   map       every scheme chosen by --scheme (cuckoo in both layouts, open addressing's three
+ *             sequences, both Robin Hood sequences) at loads 0.5/0.8/0.9/0.95 (Robin Hood also
+ *             0.99) for every N = 2^min .. 2^max: insert, find of present keys, find of absent
+ *             keys (keys/s)
  *   absent    at the largest N, load 0.8: find rate vs the share of absent queries 0..100 %
- *             (both layouts and the sorted baseline)
+ *             (every chosen scheme and the sorted baseline)
+ *   coherent  the coherent-hashing paper's 2D experiment: the defined pixels of a sparse image
+ *             of the largest N pixels as keys at load 0.99, every pixel queried in row-major
+ *             and in Morton order (keys encoded in that order), for each chosen scheme
  *   sorted    the baseline at every N: build (sort) and binary-search find
  *   multimap  at the largest N pairs: multiplicity 1..64, build and retrieve (values/s;
  *             retrieve = ghm_multimap_retrieve of every distinct key: offsets and all its values
@@ -29,7 +34,14 @@
 #include "ghm_sorted.h"
 #include "json_out.h"
 
-enum { OPT_MIN_LOG2 = GHM_OPT_FIRST_COMMAND, OPT_MAX_LOG2, OPT_JSON_OUT, OPT_QUICK, OPT_REPS };
+enum {
+    OPT_MIN_LOG2 = GHM_OPT_FIRST_COMMAND,
+    OPT_MAX_LOG2,
+    OPT_JSON_OUT,
+    OPT_QUICK,
+    OPT_REPS,
+    OPT_SCHEME
+};
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
@@ -38,9 +50,10 @@ static const struct option long_options[] = {
     {"json-out", required_argument, NULL, OPT_JSON_OUT},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"reps", required_argument, NULL, OPT_REPS},
+    {"scheme", required_argument, NULL, OPT_SCHEME},
     {NULL, 0, NULL, 0}};
 
-static const double loads[] = {0.5, 0.8, 0.9, 0.95};
+static const double loads[] = {0.5, 0.8, 0.9, 0.95, 0.99};
 static const int absent_percent[] = {0, 25, 50, 75, 100};
 static const int multiplicities[] = {1, 2, 4, 8, 16, 32, 64};
 
@@ -49,6 +62,7 @@ typedef struct HashArgs {
     long min_log2, max_log2; /* max_log2 0 = backend default */
     long reps;
     int quick;
+    int scheme; /* a GhmMapScheme, or -1: all */
     const char *json_out;
 } HashArgs;
 
@@ -60,14 +74,24 @@ typedef struct Bench {
     size_t cap;
     uint32_t *host; /* cap entries of host scratch for generating inputs */
     uint32_t *keys, *vals, *absent, *queries, *out, *out2; /* backend memory */
-    json_t *map_rows, *absent_rows, *sorted_rows, *multimap_rows, *index_rows;
+    json_t *map_rows, *absent_rows, *sorted_rows, *multimap_rows, *index_rows, *coherent_rows;
 } Bench;
+
+/* A table kind measured: a scheme, and for cuckoo a layout. */
+typedef struct Kind {
+    GhmMapScheme scheme;
+    GhmMapLayout layout;
+} Kind;
+
+#define MAX_KINDS (GHM_MAP_SCHEMES + 1)
 
 static void print_help(void)
 {
     printf("Usage: geohash-match bench hash [OPTIONS]\n\n"
-           "Insert and find rates of the hash tables (GhmMap in both layouts, GhmMultimap,\n"
+           "Insert and find rates of the hash tables (GhmMap in every scheme, GhmMultimap,\n"
            "GhmIndex) against sort + binary search (GhmSorted), measured in one run.\n"
+           "  --scheme NAME      the GhmMap scheme: cuckoo (both layouts), linear, quadratic,\n"
+           "                     double, robin-hood, robin-hood-random, or all (default)\n"
            "  --min-log2 K       smallest table, 2^K keys (default 16)\n"
            "  --max-log2 K       largest table, 2^K keys (default 26 on CUDA, 22 on the CPU)\n"
            "  --reps N           runs per measurement, the best is kept (default 3)\n"
@@ -78,7 +102,7 @@ static void print_help(void)
 
 static int parse_args(int argc, char **argv, HashArgs *a)
 {
-    *a = (HashArgs){.common = ghm_cli_common_defaults(), .min_log2 = 16, .reps = 3};
+    *a = (HashArgs){.common = ghm_cli_common_defaults(), .min_log2 = 16, .reps = 3, .scheme = -1};
     int id;
     optind = 1;
     while ((id = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
@@ -96,6 +120,13 @@ static int parse_args(int argc, char **argv, HashArgs *a)
         } else if (id == OPT_REPS) {
             if (ghm_cli_parse_long("--reps", optarg, 1, 100, &a->reps) < 0)
                 return -1;
+        } else if (id == OPT_SCHEME) {
+            a->scheme = strcmp(optarg, "all") == 0 ? -1 : ghm_map_scheme_from_name(optarg);
+            if (a->scheme < 0 && strcmp(optarg, "all") != 0) {
+                ghm_cli_error("bench hash", "--scheme '%s' is not one of cuckoo, linear, "
+                              "quadratic, double, robin-hood, robin-hood-random, all", optarg);
+                return -1;
+            }
         } else if (id == OPT_QUICK)
             a->quick = 1;
         else if (id == OPT_JSON_OUT)
@@ -240,13 +271,44 @@ static int report_failure(const char *what, int ret)
 
 static const char *layout_name(GhmMapLayout l) { return l == GHM_MAP_THESIS ? "thesis" : "bucketed"; }
 
-/* One map configuration at n keys: insert, find present, find absent. A build that fails within
- * its rebuild budget is recorded as failed, not fatal. */
-static int bench_map(Bench *b, GhmMapLayout layout, double load, size_t n)
+/* "bucketed" / "thesis" for the cuckoo layouts, else the scheme's name. */
+static const char *kind_name(Kind k)
+{
+    return k.scheme == GHM_MAP_CUCKOO ? layout_name(k.layout) : ghm_map_scheme_name(k.scheme);
+}
+
+static GhmMapOptions kind_options(Kind k, double load)
 {
     GhmMapOptions opt = ghm_map_defaults();
-    opt.layout = layout;
+    opt.scheme = k.scheme;
+    opt.layout = k.layout;
     opt.load_factor = load;
+    return opt;
+}
+
+/* The kinds --scheme chose, into kinds[MAX_KINDS]; returns how many. */
+static int chosen_kinds(const HashArgs *a, Kind *kinds)
+{
+    int count = 0;
+    for (int s = 0; s < GHM_MAP_SCHEMES; s++) {
+        if (a->scheme >= 0 && a->scheme != s)
+            continue;
+        kinds[count++] = (Kind){(GhmMapScheme)s, GHM_MAP_BUCKETED};
+        if (s == GHM_MAP_CUCKOO)
+            kinds[count++] = (Kind){(GhmMapScheme)s, GHM_MAP_THESIS};
+    }
+    return count;
+}
+
+/* Loads a kind is measured at: open addressing and cuckoo up to 0.95 (a linear table at 0.99
+ * walks ~5000 slots per absent key), Robin Hood up to 0.99, its point. */
+static int kind_loads(Kind k) { return k.scheme >= GHM_MAP_ROBIN_HOOD ? 5 : 4; }
+
+/* One map configuration at n keys: insert, find present, find absent. A build that fails within
+ * its rebuild budget is recorded as failed, not fatal. */
+static int bench_map(Bench *b, Kind kind, double load, size_t n)
+{
+    GhmMapOptions opt = kind_options(kind, load);
     GhmMap *map = NULL;
     int ret = ghm_map_create(b->ctx, &opt, &map);
     if (ret < 0)
@@ -265,19 +327,22 @@ static int bench_map(Bench *b, GhmMapLayout layout, double load, size_t n)
     ghm_map_free(&map);
     if (ret < 0 && !failed)
         return report_failure("map", ret);
-    printf("map       %-8s load %.2f  2^%-2d  insert %8.1f  find %8.1f  absent %8.1f M/s"
-           "%s\n",
-           layout_name(layout), load, __builtin_ctzll(n), rate(n, t_ins) / 1e6,
-           rate(n, t_hit) / 1e6, rate(n, t_miss) / 1e6, failed ? "  (build failed)" : "");
+    printf("map       %-17s load %.2f  2^%-2d  insert %8.1f  find %8.1f  absent %8.1f M/s"
+           "  probes <= %u%s\n",
+           kind_name(kind), load, __builtin_ctzll(n), rate(n, t_ins) / 1e6,
+           rate(n, t_hit) / 1e6, rate(n, t_miss) / 1e6, st.max_probes,
+           failed ? "  (build failed)" : "");
     fflush(stdout);
     return add_row(b->map_rows,
-                   json_pack("{s:s,s:f,s:I,s:b,s:f,s:f,s:f,s:I,s:I,s:i,s:I}", "layout",
-                             layout_name(layout), "load", load, "n", (json_int_t)n, "failed",
+                   json_pack("{s:s,s:s,s:f,s:I,s:b,s:f,s:f,s:f,s:I,s:I,s:i,s:I,s:i}", "scheme",
+                             ghm_map_scheme_name(kind.scheme), "layout", kind_name(kind),
+                             "load", load, "n", (json_int_t)n, "failed",
                              failed, "insert_keys_per_s", rate(n, t_ins),
                              "find_present_keys_per_s", rate(n, t_hit),
                              "find_absent_keys_per_s", rate(n, t_miss), "capacity",
                              (json_int_t)st.capacity, "stash_used", (json_int_t)st.stash_used,
-                             "rebuilds", st.rebuilds, "bytes", (json_int_t)st.bytes));
+                             "rebuilds", st.rebuilds, "bytes", (json_int_t)st.bytes,
+                             "max_probes", (int)st.max_probes));
 }
 
 static int bench_sorted(Bench *b, size_t n)
@@ -321,7 +386,7 @@ static int make_mixed_queries(Bench *b, size_t n, int percent)
 
 static int absent_row(Bench *b, const char *what, double load, size_t n, int percent, double t)
 {
-    printf("absent    %-8s load %.2f  2^%-2d  %3d %% absent  find %8.1f M/s\n", what, load,
+    printf("absent    %-17s load %.2f  2^%-2d  %3d %% absent  find %8.1f M/s\n", what, load,
            __builtin_ctzll(n), percent, rate(n, t) / 1e6);
     fflush(stdout);
     return add_row(b->absent_rows, json_pack("{s:s,s:f,s:I,s:i,s:f}", "structure", what, "load",
@@ -329,18 +394,16 @@ static int absent_row(Bench *b, const char *what, double load, size_t n, int per
                                              "find_keys_per_s", rate(n, t)));
 }
 
-/* Find rate vs share of absent queries: both layouts at load 0.8 and the sorted baseline. */
-static int bench_absent_share(Bench *b, size_t n)
+/* Find rate vs share of absent queries: every chosen kind at load 0.8 and the sorted baseline. */
+static int bench_absent_share(Bench *b, const Kind *kinds, int nkinds, size_t n)
 {
-    GhmMap *maps[2] = {NULL, NULL};
+    GhmMap *maps[MAX_KINDS] = {NULL};
     GhmSorted *s = NULL;
     int ret = GHM_OK;
-    for (int l = 0; l < 2 && ret == GHM_OK; l++) {
-        GhmMapOptions opt = ghm_map_defaults();
-        opt.layout = (GhmMapLayout)l;
-        opt.load_factor = 0.8;
-        if ((ret = ghm_map_create(b->ctx, &opt, &maps[l])) == GHM_OK)
-            ret = ghm_map_build(maps[l], b->keys, b->vals, n);
+    for (int k = 0; k < nkinds && ret == GHM_OK; k++) {
+        GhmMapOptions opt = kind_options(kinds[k], 0.8);
+        if ((ret = ghm_map_create(b->ctx, &opt, &maps[k])) == GHM_OK)
+            ret = ghm_map_build(maps[k], b->keys, b->vals, n);
     }
     if (ret == GHM_OK && (ret = ghm_sorted_create(b->ctx, &s)) == GHM_OK)
         ret = ghm_sorted_build(s, b->keys, b->vals, n);
@@ -348,19 +411,103 @@ static int bench_absent_share(Bench *b, size_t n)
         if ((ret = make_mixed_queries(b, n, absent_percent[p])) < 0)
             break;
         double t = 0;
-        for (int l = 0; l < 2 && ret == GHM_OK; l++) {
-            Op find = {OP_MAP_FIND, maps[l], b->queries, n, 0};
+        for (int k = 0; k < nkinds && ret == GHM_OK; k++) {
+            Op find = {OP_MAP_FIND, maps[k], b->queries, n, 0};
             if ((ret = time_op(b, &find, &t)) == GHM_OK)
-                ret = absent_row(b, layout_name((GhmMapLayout)l), 0.8, n, absent_percent[p], t);
+                ret = absent_row(b, kind_name(kinds[k]), 0.8, n, absent_percent[p], t);
         }
         Op sfind = {OP_SORTED_FIND, s, b->queries, n, 0};
         if (ret == GHM_OK && (ret = time_op(b, &sfind, &t)) == GHM_OK)
             ret = absent_row(b, "sorted", 0.0, n, absent_percent[p], t);
     }
-    ghm_map_free(&maps[0]);
-    ghm_map_free(&maps[1]);
+    for (int k = 0; k < nkinds; k++)
+        ghm_map_free(&maps[k]);
     ghm_sorted_free(&s);
     return ret < 0 ? report_failure("absent-share", ret) : GHM_OK;
+}
+
+/* ---- the coherent-hashing paper's 2D experiment ---- */
+
+static uint32_t morton2(uint32_t x, uint32_t y)
+{
+    uint32_t k = 0;
+    for (int bit = 0; bit < 16; bit++)
+        k |= (x >> bit & 1u) << (2 * bit) | (y >> bit & 1u) << (2 * bit + 1);
+    return k;
+}
+
+/* Whether pixel (x, y) of the sparse image is defined: tiles of 64 x 64 pixels, a third of them
+ * full (regions, as in the paper's images), and 1 pixel in 32 elsewhere (scattered detail). */
+static int pixel_defined(uint32_t x, uint32_t y, uint32_t seed)
+{
+    if (key_of(y / 64 * 65536u + x / 64, seed) % 3 == 0)
+        return 1;
+    return key_of(y * 65536u + x, seed ^ 0x5555u) % 32 == 0;
+}
+
+/* The defined pixels' keys (order 0 row-major, 1 Morton) into b->keys (count in *defined) and
+ * every pixel's key, in that order, into b->queries. side * side <= b->cap. */
+static int make_image_keys(Bench *b, uint32_t side, int morton, size_t *defined)
+{
+    uint32_t seed = (uint32_t)b->args->common.seed;
+    size_t n = 0;
+    for (uint32_t y = 0; y < side; y++)
+        for (uint32_t x = 0; x < side; x++)
+            if (pixel_defined(x, y, seed))
+                b->host[n++] = morton ? morton2(x, y) : y * side + x;
+    *defined = n;
+    int ret = upload(b, b->keys, n);
+    for (uint32_t y = 0; ret == GHM_OK && y < side; y++)
+        for (uint32_t x = 0; x < side; x++)
+            b->host[(size_t)y * side + x] = morton ? morton2(x, y) : y * side + x;
+    if (ret == GHM_OK && morton) /* queries walk the image in Morton order too */
+        for (size_t i = 0; i < (size_t)side * side; i++)
+            b->host[i] = (uint32_t)i;
+    return ret == GHM_OK ? upload(b, b->queries, (size_t)side * side) : ret;
+}
+
+static int bench_coherent(Bench *b, const Kind *kinds, int nkinds, size_t cap)
+{
+    uint32_t side = 1;
+    while ((size_t)side * side * 4 <= cap && side < 65536)
+        side *= 2;
+    int ret = GHM_OK;
+    for (int order = 0; order < 2 && ret == GHM_OK; order++) {
+        size_t n = 0, q = (size_t)side * side;
+        if ((ret = make_image_keys(b, side, order, &n)) < 0)
+            break;
+        for (int k = 0; k < nkinds && ret == GHM_OK; k++) {
+            GhmMapOptions opt = kind_options(kinds[k], kinds[k].scheme >= GHM_MAP_ROBIN_HOOD ? 0.99 : 0.9);
+            GhmMap *map = NULL;
+            double t_build = 0, t_find = 0;
+            if ((ret = ghm_map_create(b->ctx, &opt, &map)) < 0)
+                break;
+            Op build = {OP_MAP_BUILD, map, b->keys, n, 0};
+            Op find = {OP_MAP_FIND, map, b->queries, q, 0};
+            ret = time_op(b, &build, &t_build);
+            int failed = ret == GHM_ERR_BUILD_FAILED;
+            if (ret == GHM_OK)
+                ret = time_op(b, &find, &t_find);
+            ghm_map_free(&map);
+            if (failed)
+                ret = GHM_OK;
+            if (ret < 0)
+                break;
+            printf("coherent  %-17s load %.2f  %ux%u %-9s %zu keys  insert %8.1f  find %8.1f M/s%s\n",
+                   kind_name(kinds[k]), opt.load_factor, side, side, order ? "morton" : "row-major",
+                   n, rate(n, t_build) / 1e6, rate(q, t_find) / 1e6,
+                   failed ? "  (build failed)" : "");
+            fflush(stdout);
+            ret = add_row(b->coherent_rows,
+                          json_pack("{s:s,s:f,s:i,s:s,s:I,s:I,s:b,s:f,s:f}", "layout",
+                                    kind_name(kinds[k]), "load", opt.load_factor, "side",
+                                    (int)side, "order", order ? "morton" : "row-major", "keys",
+                                    (json_int_t)n, "queries", (json_int_t)q, "failed", failed,
+                                    "insert_keys_per_s", rate(n, t_build), "find_keys_per_s",
+                                    rate(q, t_find)));
+        }
+    }
+    return ret < 0 ? report_failure("coherent", ret) : GHM_OK;
 }
 
 /* n pairs, each of n / m distinct keys m times (interleaved), values 0..n-1. Builds into
@@ -448,6 +595,7 @@ static void bench_free(Bench *b)
     json_decref(b->sorted_rows);
     json_decref(b->multimap_rows);
     json_decref(b->index_rows);
+    json_decref(b->coherent_rows);
 }
 
 static int bench_alloc(Bench *b, size_t cap)
@@ -466,8 +614,9 @@ static int bench_alloc(Bench *b, size_t cap)
     b->sorted_rows = json_array();
     b->multimap_rows = json_array();
     b->index_rows = json_array();
+    b->coherent_rows = json_array();
     if (!b->host || !b->map_rows || !b->absent_rows || !b->sorted_rows || !b->multimap_rows ||
-        !b->index_rows)
+        !b->index_rows || !b->coherent_rows)
         return report_failure("allocating host memory", GHM_ERR_NOMEM);
     return GHM_OK;
 }
@@ -476,23 +625,27 @@ static int run_all(Bench *b, int lo, int hi)
 {
     int ret = GHM_OK;
     uint32_t seed = (uint32_t)b->args->common.seed;
+    Kind kinds[MAX_KINDS];
+    int nkinds = chosen_kinds(b->args, kinds);
     for (int lg = lo; lg <= hi && ret == GHM_OK; lg++) {
         size_t n = (size_t)1 << lg;
         if ((ret = make_inputs(b, n, seed)) < 0)
             break;
-        for (int layout = 0; layout < 2 && ret == GHM_OK; layout++)
-            for (int l = 0; l < 4 && ret == GHM_OK; l++)
-                ret = bench_map(b, (GhmMapLayout)layout, loads[l], n);
+        for (int k = 0; k < nkinds && ret == GHM_OK; k++)
+            for (int l = 0; l < kind_loads(kinds[k]) && ret == GHM_OK; l++)
+                ret = bench_map(b, kinds[k], loads[l], n);
         if (ret == GHM_OK)
             ret = bench_sorted(b, n);
     }
     size_t n = (size_t)1 << hi;
-    if (ret == GHM_OK)
-        ret = bench_absent_share(b, n); /* inputs of the largest N are still in place */
+    if (ret == GHM_OK) /* inputs of the largest N are still in place */
+        ret = bench_absent_share(b, kinds, nkinds, n);
     if (ret == GHM_OK)
         ret = bench_index(b, n);
     if (ret == GHM_OK)
         ret = bench_multimap(b, n);
+    if (ret == GHM_OK) /* last: it overwrites the keys */
+        ret = bench_coherent(b, kinds, nkinds, n);
     return ret;
 }
 
@@ -502,11 +655,12 @@ static int write_json(const Bench *b, const char *path, int lo, int hi)
     char desc[256];
     ghm_context_describe(b->ctx, desc, sizeof desc);
     json_t *root = json_pack(
-        "{s:s,s:s,s:s,s:i,s:I,s:i,s:i,s:i,s:O,s:O,s:O,s:O,s:O}", "benchmark", "hash", "backend",
+        "{s:s,s:s,s:s,s:i,s:I,s:i,s:i,s:i,s:O,s:O,s:O,s:O,s:O,s:O}", "benchmark", "hash", "backend",
         ghm_context_backend_name(b->ctx), "device", desc, "threads",
         ghm_context_threads(b->ctx), "seed", (json_int_t)b->args->common.seed, "reps", b->reps,
         "min_log2", lo, "max_log2", hi, "map", b->map_rows, "absent_share", b->absent_rows,
-        "sorted", b->sorted_rows, "multimap", b->multimap_rows, "index", b->index_rows);
+        "sorted", b->sorted_rows, "multimap", b->multimap_rows, "index", b->index_rows,
+        "coherent", b->coherent_rows);
     return ghm_json_write_file(path, root) < 0 ? GHM_ERR_IO : GHM_OK;
 }
 
