@@ -63,7 +63,7 @@ static void release_arrays(CudaMultimap *mm)
                        (void **)&mm->vbuf[1], (void **)&mm->offsets, (void **)&mm->keys,
                        &mm->temp};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        ghmi_cuda_release(mm->ctx, *arrays[i]);
+        ghmi_device_free(mm->ctx, *arrays[i]);
         *arrays[i] = NULL;
     }
     mm->cap = mm->cap2 = mm->temp_bytes = mm->n = mm->num_keys = 0;
@@ -78,7 +78,7 @@ void ghmi_cuda_multimap_destroy(void *impl)
         return;
     ghmi_cuda_map_destroy(mm->map);
     release_arrays(mm);
-    ghmi_cuda_release(mm->ctx, mm->key_count);
+    ghmi_device_free(mm->ctx, mm->key_count);
     ghm_cuda_wait(ghm_cuda_stream(mm->ctx));
     free(mm);
 }
@@ -95,7 +95,7 @@ int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &mm->map);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
+        ret = ghmi_device_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count,
                                        ghm_cuda_stream(ctx)));
@@ -126,17 +126,17 @@ static int reserve(CudaMultimap *mm, size_t n, int both)
         mm->temp_bytes = temp_bytes;
         uint32_t **arrays[] = {&mm->kbuf[0], &mm->vbuf[0], &mm->offsets, &mm->keys};
         for (size_t i = 0; i < 4 && ret >= 0; i++)
-            ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)arrays[i]);
+            ret = ghmi_device_alloc(ctx, want * 4 + 4, (void **)arrays[i]);
         mm->cap = ret >= 0 ? want : 0;
     }
     if (ret >= 0 && both && mm->cap2 < mm->cap) {
-        ghmi_cuda_release(ctx, mm->kbuf[1]);
-        ghmi_cuda_release(ctx, mm->vbuf[1]);
+        ghmi_device_free(ctx, mm->kbuf[1]);
+        ghmi_device_free(ctx, mm->vbuf[1]);
         mm->kbuf[1] = mm->vbuf[1] = NULL;
         mm->cap2 = 0;
-        ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->kbuf[1]);
+        ret = ghmi_device_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->kbuf[1]);
         if (ret >= 0)
-            ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->vbuf[1]);
+            ret = ghmi_device_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->vbuf[1]);
         mm->cap2 = ret >= 0 ? mm->cap : 0;
     }
     if (ret < 0)
@@ -148,10 +148,10 @@ static int reserve_temp(CudaMultimap *mm, size_t bytes)
 {
     if (mm->temp && mm->temp_bytes >= bytes)
         return GHM_OK;
-    ghmi_cuda_release(mm->ctx, mm->temp);
+    ghmi_device_free(mm->ctx, mm->temp);
     mm->temp = NULL;
     mm->temp_bytes = 0;
-    int ret = ghmi_cuda_alloc(mm->ctx, bytes + 16, &mm->temp);
+    int ret = ghmi_device_alloc(mm->ctx, bytes + 16, &mm->temp);
     if (ret >= 0)
         mm->temp_bytes = bytes + 16;
     return ret;
