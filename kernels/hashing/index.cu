@@ -139,6 +139,8 @@ int ghmi_cuda_index_build(CudaIndex *ix, const uint32_t *keys, size_t n)
         ret = ghmi_cuda_map_build(ix->map, ix->keys, NULL, k, 1);
     if (ret >= 0)
         ix->size = k;
+    else /* empty, not the old map answering ids of keys that are gone */
+        ghmi_cuda_map_forget(ix->map);
     int sync = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : sync;
 }
