@@ -2,7 +2,7 @@
  * check_faults_cuda.c - the GPU half of check_faults.c: on the CUDA backend, every device
  * allocation of an operation fails in turn, then every kernel launch
  * (kernels/hashing/device_memory.h's test hooks): a map build and find, a multimap build and
- * retrieve, an index build and an image query. Trial k fails the operation's k-th event; the
+ * retrieve, an index build, an image query and a voxel step. Trial k fails the operation's k-th event; the
  * operation must return the fault's error (GHM_ERR_NOMEM for an allocation, GHM_ERR_CUDA for a
  * launch) or succeed with the right answer, leak nothing (the allocator holds as many
  * allocations as before the trial) and leave its objects valid: the structure answers as before
@@ -19,6 +19,8 @@
 #include "ghm_map.h"
 #include "ghm_match.h"
 #include "ghm_multimap.h"
+#include "ghm_pointcloud.h"
+#include "ghm_voxel.h"
 #include "kernels/hashing/device_memory.h"
 #include "test_support.h"
 
@@ -297,12 +299,88 @@ static void query_teardown(void *p)
     free(s);
 }
 
+/* --- a voxel step: two spheres, 32^3, the device path ------------------------------------- */
+
+static GhmPointCloud *sphere(size_t n, double r, double cx)
+{
+    GhmPointCloud *pc = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, 1, 0, &pc), GHM_OK);
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < n; i++) {
+        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
+        double u[3] = {rad * cos(phi), rad * sin(phi), z};
+        for (int k = 0; k < 3; k++) {
+            pc->xyz[3 * i + k] = (float)((k == 0 ? cx : 0.0) + r * u[k]);
+            pc->normals[3 * i + k] = (float)u[k];
+        }
+    }
+    return pc;
+}
+
+typedef struct VoxelState {
+    GhmPointCloud *a, *b;
+    GhmVoxelGrid grid;
+    GhmVoxelOptions opt;
+    GhmVoxelResult *r;
+} VoxelState;
+
+static size_t voxel_expected[2][4]; /* label counts of the warm-up run (all zero until then) */
+
+static void *voxel_setup(void)
+{
+    VoxelState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->a = sphere(3000, 1.0, 0.0);
+    s->b = sphere(1500, 0.6, 0.9);
+    s->opt = ghm_voxel_defaults();
+    s->opt.grid = 32;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(s->a, s->b, NULL, 0, &s->opt, &s->grid, why, sizeof why),
+                     GHM_OK);
+    return s;
+}
+
+static int voxel_run(void *p)
+{
+    VoxelState *s = p;
+    return ghm_voxel_intersect(ctx, s->a, s->b, NULL, &s->grid, &s->opt, &s->r);
+}
+
+static void voxel_check(void *p, int ret)
+{
+    VoxelState *s = p;
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_ptr_null(s->r);
+        ck_assert_int_eq(voxel_run(s), GHM_OK);
+    }
+    ck_assert_uint_gt(s->r->side[0].voxels, 0);
+    ck_assert_uint_gt(s->r->side[0].label_count[1], 0); /* some of A lies inside B */
+    int first = voxel_expected[0][1] == 0; /* the warm-up run */
+    for (int c = 0; c < 2; c++)
+        for (int l = 0; l < 4; l++) {
+            if (first)
+                voxel_expected[c][l] = s->r->side[c].label_count[l];
+            ck_assert_uint_eq(s->r->side[c].label_count[l], voxel_expected[c][l]);
+        }
+}
+
+static void voxel_teardown(void *p)
+{
+    VoxelState *s = p;
+    ghm_voxel_result_free(&s->r);
+    ghm_pointcloud_free(&s->a);
+    ghm_pointcloud_free(&s->b);
+    free(s);
+}
+
 /* --- the walks ---------------------------------------------------------------------------- */
 
 static const Trial map_trial = {map_setup, map_run, map_check, map_teardown};
 static const Trial multi_trial = {multi_setup, multi_run, multi_check, multi_teardown};
 static const Trial index_trial = {index_setup, index_run, index_check, index_teardown};
 static const Trial query_trial = {query_setup, query_run, query_check, query_teardown};
+static const Trial voxel_trial = {voxel_setup, voxel_run, voxel_check, voxel_teardown};
 
 /* Both kinds of fault over one trial, in a context of its own (made here, in the forked test:
  * the Check parent never touches CUDA). */
@@ -343,6 +421,13 @@ START_TEST(test_image_query)
 }
 END_TEST
 
+START_TEST(test_voxel_step)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("voxel step", &voxel_trial);
+}
+END_TEST
+
 /* The carve of device_memory.h, without a device: phase 1 adds up aligned parts, phase 2 hands
  * out the same offsets; an overflowing total saturates. */
 START_TEST(test_carve)
@@ -378,6 +463,7 @@ static Suite *faults_cuda_suite(void)
     tcase_add_test(cuda, test_multimap_build_and_retrieve);
     tcase_add_test(cuda, test_index_build);
     tcase_add_test(cuda, test_image_query);
+    tcase_add_test(cuda, test_voxel_step);
     suite_add_tcase(s, cuda);
     return s;
 }
