@@ -59,16 +59,37 @@ static int select_runs(CudaMultimap *mm, void *temp, size_t *bytes, const uint32
 
 static void release_arrays(CudaMultimap *mm)
 {
-    void **arrays[] = {(void **)&mm->kbuf[0], (void **)&mm->kbuf[1], (void **)&mm->vbuf[0],
-                       (void **)&mm->vbuf[1], (void **)&mm->offsets, (void **)&mm->keys,
-                       &mm->temp};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        ghmi_device_free(mm->ctx, *arrays[i]);
-        *arrays[i] = NULL;
-    }
+    ghmi_device_free(mm->ctx, mm->block[0]);
+    ghmi_device_free(mm->ctx, mm->block[1]);
+    ghmi_device_free(mm->ctx, mm->temp);
+    mm->block[0] = mm->block[1] = mm->temp = NULL;
+    mm->kbuf[0] = mm->kbuf[1] = mm->vbuf[0] = mm->vbuf[1] = mm->offsets = mm->keys = NULL;
     mm->cap = mm->cap2 = mm->temp_bytes = mm->n = mm->num_keys = 0;
     mm->cur = 0;
     mm->staged = -1;
+}
+
+/* Pair `which` for `want` pairs, with the offsets and the keys in block 0, carved from
+ * mm->block[which] (device_memory.h; a NULL block: the size). */
+static void pair_layout(GhmiCarve *c, CudaMultimap *mm, int which, size_t want)
+{
+    mm->kbuf[which] = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    mm->vbuf[which] = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    if (which == 0) {
+        mm->offsets = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+        mm->keys = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    }
+}
+
+/* One allocation for block `which`; its arrays are NULL when it fails. */
+static int alloc_block(CudaMultimap *mm, int which, size_t want)
+{
+    GhmiCarve c = ghmi_carve_start(NULL);
+    pair_layout(&c, mm, which, want);
+    int ret = ghmi_device_alloc(mm->ctx, c.used, &mm->block[which]);
+    c = ghmi_carve_start(mm->block[which]);
+    pair_layout(&c, mm, which, want);
+    return ret;
 }
 
 void ghmi_cuda_multimap_destroy(void *impl)
@@ -109,9 +130,9 @@ int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
     return GHM_OK;
 }
 
-/* Room for n pairs in pair 0, the offsets and the keys (and in pair 1 too when both is set);
- * stream-ordered, so old arrays are released behind the work queued on them. Growing loses the
- * content. */
+/* Room for n pairs in pair 0, the offsets and the keys (one block), and in pair 1 too when both
+ * is set (a second); stream-ordered, so old arrays are released behind the work queued on them.
+ * Growing loses the content. */
 static int reserve(CudaMultimap *mm, size_t n, int both)
 {
     GhmContext *ctx = mm->ctx;
@@ -124,19 +145,14 @@ static int reserve(CudaMultimap *mm, size_t n, int both)
         release_arrays(mm);
         mm->temp = temp;
         mm->temp_bytes = temp_bytes;
-        uint32_t **arrays[] = {&mm->kbuf[0], &mm->vbuf[0], &mm->offsets, &mm->keys};
-        for (size_t i = 0; i < 4 && ret >= 0; i++)
-            ret = ghmi_device_alloc(ctx, want * 4 + 4, (void **)arrays[i]);
+        ret = alloc_block(mm, 0, want);
         mm->cap = ret >= 0 ? want : 0;
     }
     if (ret >= 0 && both && mm->cap2 < mm->cap) {
-        ghmi_device_free(ctx, mm->kbuf[1]);
-        ghmi_device_free(ctx, mm->vbuf[1]);
-        mm->kbuf[1] = mm->vbuf[1] = NULL;
+        ghmi_device_free(ctx, mm->block[1]);
+        mm->block[1] = NULL;
         mm->cap2 = 0;
-        ret = ghmi_device_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->kbuf[1]);
-        if (ret >= 0)
-            ret = ghmi_device_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->vbuf[1]);
+        ret = alloc_block(mm, 1, mm->cap);
         mm->cap2 = ret >= 0 ? mm->cap : 0;
     }
     if (ret < 0)
