@@ -2,12 +2,13 @@
  * check_faults_cuda.c - the GPU half of check_faults.c: on the CUDA backend, every device
  * allocation of an operation fails in turn, then every kernel launch
  * (kernels/hashing/device_memory.h's test hooks): a map build and find, a multimap build and
- * retrieve, an index build, an image query and a voxel step. Trial k fails the operation's k-th event; the
- * operation must return the fault's error (GHM_ERR_NOMEM for an allocation, GHM_ERR_CUDA for a
- * launch) or succeed with the right answer, leak nothing (the allocator holds as many
- * allocations as before the trial) and leave its objects valid: the structure answers as before
- * the call or as empty, and the same call without a fault then gives the right answer. A walk
- * ends at the first k the operation does not reach. Skipped without a device.
+ * retrieve, an index build, an image query and a voxel step. Trial k fails the operation's
+ * k-th event; the operation must return the fault's error (GHM_ERR_NOMEM for an allocation,
+ * GHM_ERR_CUDA for a launch) or succeed with the right answer, leak nothing (the allocator
+ * holds as many allocations as before the trial) and leave its objects valid: the structure
+ * answers as before the call or as empty, and the same call without a fault then gives the
+ * right answer. A walk ends at the first k the operation does not reach. Skipped without a
+ * device.
  */
 #include <math.h>
 #include <stdio.h>

@@ -62,9 +62,9 @@ static int kernels_load(void)
     return GHM_OK;
 }
 
-/* The device's default memory pool, which the allocator (device_memory.cu) draws from, keeps what is freed
- * instead of returning it to the driver at every synchronisation (its default): repeated
- * queries reuse their memory instead of allocating it again. */
+/* The device's default memory pool, which the allocator (device_memory.cu) draws from, keeps
+ * what is freed instead of returning it to the driver at every synchronisation (its default):
+ * repeated queries reuse their memory instead of allocating it again. */
 static int keep_pool_memory(void)
 {
     cudaMemPool_t pool;
