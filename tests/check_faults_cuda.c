@@ -452,11 +452,37 @@ START_TEST(test_carve)
 }
 END_TEST
 
+/* The fault counter without a device: the armed event fails once, events of the other kind and
+ * empty allocations (which take nothing) are not counted, and disarming stops the failures. */
+START_TEST(test_fault_counter)
+{
+    void *p = &p;
+    ghmi_device_fault_arm(GHMI_FAULT_LAUNCH, 2);
+    ck_assert_int_eq(ghmi_device_fault_launch(), 0);
+    ck_assert_int_eq(ghmi_device_alloc(NULL, 0, &p), GHM_OK); /* neither kind: not counted */
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(ghmi_device_fault_hit(), 0);
+    ck_assert_int_eq(ghmi_device_fault_launch(), 1);
+    ck_assert_int_eq(ghmi_device_fault_hit(), 1);
+    ck_assert_int_eq(ghmi_device_fault_launch(), 0);
+    ck_assert_int_eq(ghmi_device_fault_disarm(), 3);
+    ck_assert_int_eq(ghmi_device_fault_launch(), 0);
+    ghmi_device_fault_arm(GHMI_FAULT_ALLOC, 1); /* fails before it would touch the context */
+    p = &p;
+    ck_assert_int_eq(ghmi_device_alloc(NULL, 16, &p), GHM_ERR_NOMEM);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(ghmi_device_fault_hit(), 1);
+    ck_assert_int_eq(ghmi_device_fault_disarm(), 1);
+    ck_assert_int_eq(ghmi_device_live(), 0);
+}
+END_TEST
+
 static Suite *faults_cuda_suite(void)
 {
     Suite *s = suite_create("faults_cuda");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_carve);
+    tcase_add_test(core, test_fault_counter);
     suite_add_tcase(s, core);
     TCase *cuda = tcase_create("cuda");
     tcase_set_timeout(cuda, 600);
