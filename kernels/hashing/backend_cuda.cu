@@ -62,9 +62,9 @@ static int kernels_load(void)
     return GHM_OK;
 }
 
-/* The device's default memory pool, which cudaMallocAsync draws from, keeps what is freed
- * instead of returning it to the driver at every synchronisation (its default): repeated
- * queries reuse their memory instead of allocating it again. */
+/* The device's default memory pool, which the allocator (device_memory.cu) draws from, keeps
+ * what is freed instead of returning it to the driver at every synchronisation (its default):
+ * repeated queries reuse their memory instead of allocating it again. */
 static int keep_pool_memory(void)
 {
     cudaMemPool_t pool;
@@ -127,30 +127,25 @@ unsigned long long ghmi_cuda_spared_waits;
 
 static void spared(void) { __atomic_fetch_add(&ghmi_cuda_spared_waits, 1ull, __ATOMIC_RELAXED); }
 
-/* Backend memory comes from the device's stream-ordered pool (cudaMallocAsync on the context's
- * stream; the pool keeps freed memory for the next request, cuda_init): an allocation, its
- * zeroing and its release are ordered with the work around them, and nobody waits. */
+/* Backend memory comes from the one device allocator (device_memory.h: the device's
+ * stream-ordered pool, which keeps freed memory for the next request, cuda_init): an
+ * allocation, its zeroing and its release are ordered with the work around them, and nobody
+ * waits. */
 static int cuda_alloc(GhmContext *ctx, size_t bytes, void **out)
 {
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    *out = NULL;
-    int ret = GHM_CUDA(cudaMallocAsync(out, bytes ? bytes : 1, s));
+    int ret = ghmi_device_alloc(ctx, bytes ? bytes : 1, out);
     if (ret < 0)
         return ret;
-    ret = GHM_CUDA(cudaMemsetAsync(*out, 0, bytes, s));
+    ret = GHM_CUDA(cudaMemsetAsync(*out, 0, bytes, ghm_cuda_stream(ctx)));
     if (ret < 0) {
-        cudaFreeAsync(*out, s);
+        ghmi_device_free(ctx, *out);
         *out = NULL;
     }
     spared();
     return ret;
 }
 
-static void cuda_free(GhmContext *ctx, void *p)
-{
-    if (p)
-        cudaFreeAsync(p, ghm_cuda_stream(ctx));
-}
+static void cuda_free(GhmContext *ctx, void *p) { ghmi_device_free(ctx, p); }
 
 /* Host to device waits for the copy: from pageable memory the driver waits for the stream's
  * earlier work before it copies anyway (CUDA's documented behaviour), and pinned memory is read

@@ -12,6 +12,7 @@
 
 #include "hashing/ghm_error.h"
 #include "hashing/log_internal.h"
+#include "kernels/hashing/device_memory.h"
 
 static inline int ghm_cuda_status(cudaError_t err, const char *file, int line)
 {
@@ -42,11 +43,22 @@ static inline cudaError_t ghm_cuda_wait_event(cudaEvent_t e)
 /* Evaluates to GHM_OK or a negative GHM_ERR_* value. */
 #define GHM_CUDA(call) ghm_cuda_status((call), __FILE__, __LINE__)
 
+/* A launch check; the tests may make it fail (device_memory.h's GHMI_FAULT_LAUNCH), as a launch
+ * that could not start would: the kernel may have run, but the caller takes the error path. */
+static inline int ghm_cuda_launch_status(const char *file, int line)
+{
+    int ret = ghm_cuda_status(cudaGetLastError(), file, line);
+    if (ret == GHM_OK && ghmi_device_fault_launch()) {
+        ghmi_log(GHM_LOG_ERROR, "%s:%d: kernel launch failed (injected fault)", file, line);
+        return GHM_ERR_CUDA;
+    }
 #ifdef GHM_CUDA_DEBUG_SYNC
-#define GHM_CUDA_LAUNCH()                                                                    \
-    (GHM_CUDA(cudaGetLastError()) < 0 ? GHM_ERR_CUDA : GHM_CUDA(cudaDeviceSynchronize()))
-#else
-#define GHM_CUDA_LAUNCH() GHM_CUDA(cudaGetLastError())
+    if (ret == GHM_OK)
+        ret = ghm_cuda_status(cudaDeviceSynchronize(), file, line);
 #endif
+    return ret;
+}
+
+#define GHM_CUDA_LAUNCH() ghm_cuda_launch_status(__FILE__, __LINE__)
 
 #endif /* GHM_CUDA_CHECK_CUH */

@@ -5,7 +5,7 @@
  * each structure writes per key.
  *
  * Staging: an input array that is device memory is used in place; host memory is copied into a
- * stream-ordered temporary (cudaMallocAsync, returned to the pool by cudaFreeAsync). An output
+ * stream-ordered temporary (device_memory.h, like every device allocation). An output
  * array in host memory is computed into such a temporary and copied back before the call
  * returns. Every public call ends with a stream synchronisation, so it is synchronous with
  * respect to the host as the API promises.
@@ -18,6 +18,7 @@
 
 #include "kernels/hashing/cuda_check.cuh"
 #include "backend_cuda.h"
+#include "device_memory.h"
 #include "map_ref.cuh"
 
 /* ---- staging -------------------------------------------------------------------------------- */
@@ -31,13 +32,11 @@ static inline int ghmi_cuda_input(GhmContext *ctx, const void *src, size_t bytes
     *dev = src;
     if (bytes == 0 || ghm_cuda_is_device_pointer(src))
         return GHM_OK;
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    int ret = GHM_CUDA(cudaMallocAsync(owned, bytes, s));
-    if (ret < 0) {
-        *owned = NULL;
+    int ret = ghmi_device_alloc(ctx, bytes, owned);
+    if (ret < 0)
         return ret;
-    }
-    ret = GHM_CUDA(cudaMemcpyAsync(*owned, src, bytes, cudaMemcpyHostToDevice, s));
+    ret = GHM_CUDA(cudaMemcpyAsync(*owned, src, bytes, cudaMemcpyHostToDevice,
+                                   ghm_cuda_stream(ctx)));
     *dev = *owned;
     return ret;
 }
@@ -51,9 +50,7 @@ static inline int ghmi_cuda_output(GhmContext *ctx, void *dst, size_t bytes, voi
     *dev = dst;
     if (bytes == 0 || ghm_cuda_is_device_pointer(dst))
         return GHM_OK;
-    int ret = GHM_CUDA(cudaMallocAsync(owned, bytes, ghm_cuda_stream(ctx)));
-    if (ret < 0)
-        *owned = NULL;
+    int ret = ghmi_device_alloc(ctx, bytes, owned);
     *dev = *owned;
     return ret;
 }
@@ -73,8 +70,7 @@ static inline int ghmi_cuda_output_finish(GhmContext *ctx, void *dst, const void
 /* Frees a staged temporary (NULL is fine); stream-ordered, so it may follow queued kernels. */
 static inline void ghmi_cuda_release(GhmContext *ctx, void *owned)
 {
-    if (owned)
-        cudaFreeAsync(owned, ghm_cuda_stream(ctx));
+    ghmi_device_free(ctx, owned);
 }
 
 /* A bulk build or find on device arrays, queued on s (the schemes' own functions). */
@@ -149,18 +145,6 @@ static __device__ __forceinline__ void ghmi_warp_raise(unsigned int *word, uint3
     v = ghmi_warp_max(v);
     if ((threadIdx.x & 31) == 0 && v > *(volatile unsigned int *)word)
         atomicMax(word, v);
-}
-
-/* Device memory for a structure's own arrays (stream-ordered; NULL when bytes == 0). */
-static inline int ghmi_cuda_alloc(GhmContext *ctx, size_t bytes, void **out)
-{
-    *out = NULL;
-    if (bytes == 0)
-        return GHM_OK;
-    int ret = GHM_CUDA(cudaMallocAsync(out, bytes, ghm_cuda_stream(ctx)));
-    if (ret < 0)
-        *out = NULL;
-    return ret;
 }
 
 /* ---- the device map (map.cu) ---------------------------------------------------------------- */

@@ -61,9 +61,17 @@ void ghmi_cuda_index_destroy(CudaIndex *ix)
         return;
     ghmi_cuda_map_destroy(ix->map);
     if (ix->keys)
-        cudaFreeAsync(ix->keys, ghm_cuda_stream(ix->ctx));
+        ghmi_device_free(ix->ctx, ix->keys);
     ghm_cuda_wait(ghm_cuda_stream(ix->ctx));
     free(ix);
+}
+
+/* sort_unique's scratch, one block: CUB's temp storage for the larger of its passes, then the
+ * run count (phase 1 with a NULL carve base: the size). */
+static void unique_layout(GhmiCarve *c, size_t temp_bytes, void **temp, unsigned long long **dnum)
+{
+    *temp = ghmi_carve(c, temp_bytes ? temp_bytes : 1); /* NULL would make CUB size, not run */
+    *dnum = (unsigned long long *)ghmi_carve(c, sizeof **dnum);
 }
 
 /* Sorts keys into sorted[] and writes the distinct ones to uniq[], their count to *k. */
@@ -72,17 +80,19 @@ static int sort_unique(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t
 {
     cudaStream_t s = ghm_cuda_stream(ctx);
     unsigned long long *dnum = NULL, num = 0;
-    void *temp = NULL;
+    void *block = NULL, *temp = NULL;
     size_t sort_bytes = 0, uniq_bytes = 0;
     int ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(NULL, sort_bytes, keys, sorted, n, 0, 32, s));
     if (ret >= 0)
         ret = GHM_CUDA(cub::DeviceSelect::Unique(NULL, uniq_bytes, sorted, uniq, dnum, n, s));
-    /* The run count goes after the temp storage: round up so that it is 8-byte aligned. */
-    size_t temp_bytes = ((sort_bytes > uniq_bytes ? sort_bytes : uniq_bytes) + 15) & ~(size_t)15;
+    size_t temp_bytes = sort_bytes > uniq_bytes ? sort_bytes : uniq_bytes;
+    GhmiCarve c = ghmi_carve_start(NULL);
+    unique_layout(&c, temp_bytes, &temp, &dnum);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, temp_bytes + sizeof num, &temp);
+        ret = ghmi_device_alloc(ctx, c.used, &block);
     if (ret >= 0) {
-        dnum = (unsigned long long *)((char *)temp + temp_bytes);
+        c = ghmi_carve_start(block);
+        unique_layout(&c, temp_bytes, &temp, &dnum);
         ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(temp, sort_bytes, keys, sorted, n, 0, 32, s));
     }
     if (ret >= 0)
@@ -91,7 +101,7 @@ static int sort_unique(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t
         ret = GHM_CUDA(cudaMemcpyAsync(&num, dnum, sizeof num, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
-    ghmi_cuda_release(ctx, temp);
+    ghmi_device_free(ctx, block);
     *k = (size_t)num;
     return ret;
 }
@@ -103,32 +113,34 @@ int ghmi_cuda_index_build(CudaIndex *ix, const uint32_t *keys, size_t n)
     if (n > 0xFFFFFFFFu)
         return GHM_ERR_TOO_LARGE; /* ids are 32-bit */
     if (ix->keys)
-        cudaFreeAsync(ix->keys, s);
+        ghmi_device_free(ctx, ix->keys);
     ix->keys = NULL;
     ix->size = 0;
     uint32_t *sorted = NULL, *uniq = NULL;
     size_t k = 0;
-    int ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sorted);
+    int ret = ghmi_device_alloc(ctx, n * 4, (void **)&sorted);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&uniq);
+        ret = ghmi_device_alloc(ctx, n * 4, (void **)&uniq);
     if (ret >= 0 && n)
         ret = sort_unique(ctx, keys, n, sorted, uniq, &k);
-    ghmi_cuda_release(ctx, sorted);
+    ghmi_device_free(ctx, sorted);
     /* Keep an exactly sized copy when duplicates made the unique array much shorter. */
     if (ret >= 0 && k < n / 2) {
-        ret = ghmi_cuda_alloc(ctx, k * 4, (void **)&ix->keys);
+        ret = ghmi_device_alloc(ctx, k * 4, (void **)&ix->keys);
         if (ret >= 0 && k)
             ret = GHM_CUDA(cudaMemcpyAsync(ix->keys, uniq, k * 4, cudaMemcpyDeviceToDevice, s));
-        ghmi_cuda_release(ctx, uniq);
+        ghmi_device_free(ctx, uniq);
     } else if (ret >= 0) {
         ix->keys = uniq;
     } else {
-        ghmi_cuda_release(ctx, uniq);
+        ghmi_device_free(ctx, uniq);
     }
     if (ret >= 0)
         ret = ghmi_cuda_map_build(ix->map, ix->keys, NULL, k, 1);
     if (ret >= 0)
         ix->size = k;
+    else /* empty, not the old map answering ids of keys that are gone */
+        ghmi_cuda_map_forget(ix->map);
     int sync = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : sync;
 }
@@ -203,7 +215,7 @@ static int index_keys(const void *impl, const uint32_t *ids, size_t n, uint32_t 
     if (ret >= 0)
         ret = ghmi_cuda_output(ix->ctx, keys, n * 4, &dout, &oo);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ix->ctx, sizeof bad, (void **)&dbad);
+        ret = ghmi_device_alloc(ix->ctx, sizeof bad, (void **)&dbad);
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(dbad, 0, sizeof bad, s));
     if (ret >= 0) {
@@ -217,7 +229,7 @@ static int index_keys(const void *impl, const uint32_t *ids, size_t n, uint32_t 
     int fin = ghmi_cuda_output_finish(ix->ctx, keys, ret < 0 ? NULL : oo, n * 4);
     ghmi_cuda_release(ix->ctx, oi);
     ghmi_cuda_release(ix->ctx, oo);
-    ghmi_cuda_release(ix->ctx, dbad);
+    ghmi_device_free(ix->ctx, dbad);
     if (ret < 0 || fin < 0)
         return ret < 0 ? ret : fin;
     return bad ? GHM_ERR_INVALID : GHM_OK;

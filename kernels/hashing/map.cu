@@ -59,9 +59,9 @@ int ghmi_cuda_map_create(GhmContext *ctx, const GhmMapOptions *opt, CudaMap **ou
     m->hashes = o.hash_functions;
     m->max_rebuilds = o.max_rebuilds;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    ret = GHM_CUDA(cudaMallocAsync((void **)&m->stash, (GHMI_STASH_SIZE + 1) * 8, s));
+    ret = ghmi_device_alloc(ctx, (GHMI_STASH_SIZE + 1) * 8, (void **)&m->stash);
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMallocAsync((void **)&m->meta, sizeof(MapMeta), s));
+        ret = ghmi_device_alloc(ctx, sizeof(MapMeta), (void **)&m->meta);
     if (ret >= 0)
         ret = ghmi_cuda_map_forget(m); /* empty until built, also for the out-of-band key */
     if (ret >= 0)
@@ -80,13 +80,13 @@ void ghmi_cuda_map_destroy(CudaMap *m)
         return;
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     if (m->slots)
-        cudaFreeAsync(m->slots, s);
+        ghmi_device_free(m->ctx, m->slots);
     if (m->marks)
-        cudaFreeAsync(m->marks, s);
+        ghmi_device_free(m->ctx, m->marks);
     if (m->stash)
-        cudaFreeAsync(m->stash, s);
+        ghmi_device_free(m->ctx, m->stash);
     if (m->meta)
-        cudaFreeAsync(m->meta, s);
+        ghmi_device_free(m->ctx, m->meta);
     ghm_cuda_wait(s);
     free(m);
 }
@@ -149,20 +149,19 @@ static int reserve(CudaMap *m, size_t capacity)
 {
     if (m->slots && m->slots_alloc >= capacity)
         return GHM_OK;
-    cudaStream_t s = ghm_cuda_stream(m->ctx);
     if (m->slots)
-        cudaFreeAsync(m->slots, s);
+        ghmi_device_free(m->ctx, m->slots);
     if (m->marks)
-        cudaFreeAsync(m->marks, s);
+        ghmi_device_free(m->ctx, m->marks);
     m->slots = NULL;
     m->marks = NULL;
     m->slots_alloc = 0;
-    int ret = GHM_CUDA(cudaMallocAsync((void **)&m->slots, capacity * 8, s));
+    int ret = ghmi_device_alloc(m->ctx, capacity * 8, (void **)&m->slots);
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMallocAsync((void **)&m->marks, (capacity + 31) / 32 * 4, s));
+        ret = ghmi_device_alloc(m->ctx, (capacity + 31) / 32 * 4, (void **)&m->marks);
     if (ret < 0) {
         if (m->slots)
-            cudaFreeAsync(m->slots, s);
+            ghmi_device_free(m->ctx, m->slots);
         m->slots = NULL;
         m->marks = NULL;
         return ret;

@@ -115,7 +115,7 @@ static int reserve(CudaOpenMap *m, size_t cap)
     ghmi_cuda_release(ctx, m->slots);
     m->slots = NULL;
     m->alloc = 0;
-    int ret = ghmi_cuda_alloc(ctx, cap * 8, (void **)&m->slots);
+    int ret = ghmi_device_alloc(ctx, cap * 8, (void **)&m->slots);
     if (ret >= 0)
         m->alloc = cap;
     return ret;
@@ -212,7 +212,7 @@ static int open_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
         return GHM_ERR_NOMEM;
     m->ctx = ctx;
     m->opt = *opt;
-    int ret = ghmi_cuda_alloc(ctx, sizeof(OpenMeta), (void **)&m->meta);
+    int ret = ghmi_device_alloc(ctx, sizeof(OpenMeta), (void **)&m->meta);
     if (ret < 0) {
         open_destroy(m);
         return ret;

@@ -189,9 +189,9 @@ static int reserve(CudaRobinMap *m, size_t cap)
     if (m->slots && m->alloc >= cap)
         return GHM_OK;
     release_table(m);
-    int ret = ghmi_cuda_alloc(m->ctx, cap * 8, (void **)&m->slots);
+    int ret = ghmi_device_alloc(m->ctx, cap * 8, (void **)&m->slots);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(m->ctx, (size_t)ghmi_mat_words((uint32_t)cap) * 4, (void **)&m->mat);
+        ret = ghmi_device_alloc(m->ctx, (size_t)ghmi_mat_words((uint32_t)cap) * 4, (void **)&m->mat);
     if (ret < 0) {
         release_table(m);
         return ret;
@@ -329,9 +329,9 @@ static int robin_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
         return GHM_ERR_NOMEM;
     m->ctx = ctx;
     m->opt = *opt;
-    int ret = ghmi_cuda_alloc(ctx, sizeof(RobinMeta), (void **)&m->meta);
+    int ret = ghmi_device_alloc(ctx, sizeof(RobinMeta), (void **)&m->meta);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, DUP_LIST * sizeof(uint32_t), (void **)&m->dup_list);
+        ret = ghmi_device_alloc(ctx, DUP_LIST * sizeof(uint32_t), (void **)&m->dup_list);
     if (ret < 0) {
         robin_destroy(m);
         return ret;

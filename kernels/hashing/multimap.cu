@@ -59,16 +59,37 @@ static int select_runs(CudaMultimap *mm, void *temp, size_t *bytes, const uint32
 
 static void release_arrays(CudaMultimap *mm)
 {
-    void **arrays[] = {(void **)&mm->kbuf[0], (void **)&mm->kbuf[1], (void **)&mm->vbuf[0],
-                       (void **)&mm->vbuf[1], (void **)&mm->offsets, (void **)&mm->keys,
-                       &mm->temp};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        ghmi_cuda_release(mm->ctx, *arrays[i]);
-        *arrays[i] = NULL;
-    }
+    ghmi_device_free(mm->ctx, mm->block[0]);
+    ghmi_device_free(mm->ctx, mm->block[1]);
+    ghmi_device_free(mm->ctx, mm->temp);
+    mm->block[0] = mm->block[1] = mm->temp = NULL;
+    mm->kbuf[0] = mm->kbuf[1] = mm->vbuf[0] = mm->vbuf[1] = mm->offsets = mm->keys = NULL;
     mm->cap = mm->cap2 = mm->temp_bytes = mm->n = mm->num_keys = 0;
     mm->cur = 0;
     mm->staged = -1;
+}
+
+/* Pair `which` for `want` pairs, with the offsets and the keys in block 0, carved from
+ * mm->block[which] (device_memory.h; a NULL block: the size). */
+static void pair_layout(GhmiCarve *c, CudaMultimap *mm, int which, size_t want)
+{
+    mm->kbuf[which] = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    mm->vbuf[which] = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    if (which == 0) {
+        mm->offsets = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+        mm->keys = (uint32_t *)ghmi_carve(c, want * 4 + 4);
+    }
+}
+
+/* One allocation for block `which`; its arrays are NULL when it fails. */
+static int alloc_block(CudaMultimap *mm, int which, size_t want)
+{
+    GhmiCarve c = ghmi_carve_start(NULL);
+    pair_layout(&c, mm, which, want);
+    int ret = ghmi_device_alloc(mm->ctx, c.used, &mm->block[which]);
+    c = ghmi_carve_start(mm->block[which]);
+    pair_layout(&c, mm, which, want);
+    return ret;
 }
 
 void ghmi_cuda_multimap_destroy(void *impl)
@@ -78,7 +99,7 @@ void ghmi_cuda_multimap_destroy(void *impl)
         return;
     ghmi_cuda_map_destroy(mm->map);
     release_arrays(mm);
-    ghmi_cuda_release(mm->ctx, mm->key_count);
+    ghmi_device_free(mm->ctx, mm->key_count);
     ghm_cuda_wait(ghm_cuda_stream(mm->ctx));
     free(mm);
 }
@@ -95,7 +116,7 @@ int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &mm->map);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
+        ret = ghmi_device_alloc(ctx, sizeof *mm->key_count, (void **)&mm->key_count);
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(mm->key_count, 0, sizeof *mm->key_count,
                                        ghm_cuda_stream(ctx)));
@@ -109,9 +130,9 @@ int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
     return GHM_OK;
 }
 
-/* Room for n pairs in pair 0, the offsets and the keys (and in pair 1 too when both is set);
- * stream-ordered, so old arrays are released behind the work queued on them. Growing loses the
- * content. */
+/* Room for n pairs in pair 0, the offsets and the keys (one block), and in pair 1 too when both
+ * is set (a second); stream-ordered, so old arrays are released behind the work queued on them.
+ * Growing loses the content. */
 static int reserve(CudaMultimap *mm, size_t n, int both)
 {
     GhmContext *ctx = mm->ctx;
@@ -124,19 +145,14 @@ static int reserve(CudaMultimap *mm, size_t n, int both)
         release_arrays(mm);
         mm->temp = temp;
         mm->temp_bytes = temp_bytes;
-        uint32_t **arrays[] = {&mm->kbuf[0], &mm->vbuf[0], &mm->offsets, &mm->keys};
-        for (size_t i = 0; i < 4 && ret >= 0; i++)
-            ret = ghmi_cuda_alloc(ctx, want * 4 + 4, (void **)arrays[i]);
+        ret = alloc_block(mm, 0, want);
         mm->cap = ret >= 0 ? want : 0;
     }
     if (ret >= 0 && both && mm->cap2 < mm->cap) {
-        ghmi_cuda_release(ctx, mm->kbuf[1]);
-        ghmi_cuda_release(ctx, mm->vbuf[1]);
-        mm->kbuf[1] = mm->vbuf[1] = NULL;
+        ghmi_device_free(ctx, mm->block[1]);
+        mm->block[1] = NULL;
         mm->cap2 = 0;
-        ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->kbuf[1]);
-        if (ret >= 0)
-            ret = ghmi_cuda_alloc(ctx, mm->cap * 4 + 4, (void **)&mm->vbuf[1]);
+        ret = alloc_block(mm, 1, mm->cap);
         mm->cap2 = ret >= 0 ? mm->cap : 0;
     }
     if (ret < 0)
@@ -148,10 +164,10 @@ static int reserve_temp(CudaMultimap *mm, size_t bytes)
 {
     if (mm->temp && mm->temp_bytes >= bytes)
         return GHM_OK;
-    ghmi_cuda_release(mm->ctx, mm->temp);
+    ghmi_device_free(mm->ctx, mm->temp);
     mm->temp = NULL;
     mm->temp_bytes = 0;
-    int ret = ghmi_cuda_alloc(mm->ctx, bytes + 16, &mm->temp);
+    int ret = ghmi_device_alloc(mm->ctx, bytes + 16, &mm->temp);
     if (ret >= 0)
         mm->temp_bytes = bytes + 16;
     return ret;

@@ -16,6 +16,7 @@ struct CudaMultimap {
     uint32_t *kbuf[2], *vbuf[2];
     uint32_t *offsets;   /* num_keys + 1: run r's values are values[offsets[r] .. offsets[r + 1]) */
     uint32_t *keys;      /* num_keys distinct keys, ascending (run r's key) */
+    void *block[2];      /* block 0: pair 0, offsets, keys; block 1: pair 1 (multimap.cu) */
     uint32_t *key_count; /* device: num_keys */
     void *temp;          /* CUB scratch */
     size_t temp_bytes;

@@ -102,35 +102,41 @@ __global__ void copy_values(const uint32_t *first, const uint32_t *offsets, size
         out[o + j] = values[f + j];
 }
 
-/* Scratch of one retrieve: first indices, 64-bit counts then their sums, CUB temp storage. */
+/* Scratch of one retrieve, one block: first indices, 64-bit counts then their sums, CUB temp
+ * storage. */
 typedef struct RetrScratch {
+    void *block;
     uint32_t *first;
     unsigned long long *count, *sums;
     void *temp;
     size_t temp_bytes;
 } RetrScratch;
 
+static void retr_layout(GhmiCarve *c, size_t n, RetrScratch *sc)
+{
+    sc->first = (uint32_t *)ghmi_carve(c, n * 4);
+    sc->count = (unsigned long long *)ghmi_carve(c, (n + 1) * 8);
+    sc->sums = (unsigned long long *)ghmi_carve(c, (n + 1) * 8);
+    sc->temp = ghmi_carve(c, sc->temp_bytes ? sc->temp_bytes : 16); /* NULL: CUB would size */
+}
+
 static int retr_scratch(GhmContext *ctx, size_t n, RetrScratch *sc)
 {
     int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, sc->temp_bytes, sc->count, sc->sums,
                                                      n + 1, ghm_cuda_stream(ctx)));
+    GhmiCarve c = ghmi_carve_start(NULL);
+    retr_layout(&c, n, sc);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sc->first);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, (n + 1) * 8, (void **)&sc->count);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, (n + 1) * 8, (void **)&sc->sums);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, sc->temp_bytes ? sc->temp_bytes : 16, &sc->temp);
+        ret = ghmi_device_alloc(ctx, c.used, &sc->block);
+    c = ghmi_carve_start(sc->block);
+    retr_layout(&c, n, sc);
     return ret;
 }
 
 static void retr_scratch_free(GhmContext *ctx, RetrScratch *sc)
 {
-    ghmi_cuda_release(ctx, sc->first);
-    ghmi_cuda_release(ctx, sc->count);
-    ghmi_cuda_release(ctx, sc->sums);
-    ghmi_cuda_release(ctx, sc->temp);
+    ghmi_device_free(ctx, sc->block);
+    sc->block = NULL;
 }
 
 /* Counts of the n device keys, their exclusive sum into the device offsets (n + 1) and the

@@ -41,8 +41,8 @@ static __global__ __launch_bounds__(256) void binary_search_kernel(
 
 static void release_arrays(CudaSorted *st)
 {
-    ghmi_cuda_release(st->ctx, st->keys);
-    ghmi_cuda_release(st->ctx, st->values);
+    ghmi_device_free(st->ctx, st->keys);
+    ghmi_device_free(st->ctx, st->values);
     st->keys = NULL;
     st->values = NULL;
     st->size = 0;
@@ -68,42 +68,56 @@ static void sorted_destroy(void *impl)
     free(st);
 }
 
+/* sort_reduce's scratch, one block: the sorted pairs, CUB's temp storage for the larger of its
+ * passes, the run count (phase 1 with a NULL carve base: the size). */
+typedef struct ReduceScratch {
+    uint32_t *sk, *sv;
+    void *temp;
+    size_t temp_bytes;
+    unsigned long long *dnum;
+} ReduceScratch;
+
+static void reduce_layout(GhmiCarve *c, size_t n, ReduceScratch *sc)
+{
+    sc->sk = (uint32_t *)ghmi_carve(c, n * 4);
+    sc->sv = (uint32_t *)ghmi_carve(c, n * 4);
+    sc->temp = ghmi_carve(c, sc->temp_bytes ? sc->temp_bytes : 1); /* NULL: CUB would only size */
+    sc->dnum = (unsigned long long *)ghmi_carve(c, sizeof *sc->dnum);
+}
+
 /* Sort by key, then the minimum value of each run of equal keys. */
 static int sort_reduce(CudaSorted *st, const uint32_t *keys, const uint32_t *values, size_t n)
 {
     GhmContext *ctx = st->ctx;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    uint32_t *sk = NULL, *sv = NULL;
-    void *temp = NULL;
-    unsigned long long *dnum = NULL, num = 0;
+    ReduceScratch sc = {};
+    void *block = NULL;
+    unsigned long long num = 0;
     size_t b_sort = 0, b_red = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, sk, values, sv, n, 0,
-                                                       32, s));
+    int ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(NULL, b_sort, keys, sc.sk, values, sc.sv,
+                                                       n, 0, 32, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceReduce::ReduceByKey(NULL, b_red, sk, st->keys, sv, st->values,
-                                                      dnum, MinOp(), n, s));
-    size_t temp_bytes = ((b_sort > b_red ? b_sort : b_red) + 15) & ~(size_t)15;
+        ret = GHM_CUDA(cub::DeviceReduce::ReduceByKey(NULL, b_red, sc.sk, st->keys, sc.sv,
+                                                      st->values, sc.dnum, MinOp(), n, s));
+    sc.temp_bytes = b_sort > b_red ? b_sort : b_red;
+    GhmiCarve c = ghmi_carve_start(NULL);
+    reduce_layout(&c, n, &sc);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sk);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, n * 4, (void **)&sv);
-    if (ret >= 0)
-        ret = ghmi_cuda_alloc(ctx, temp_bytes + sizeof num, &temp);
+        ret = ghmi_device_alloc(ctx, c.used, &block);
     if (ret >= 0) {
-        dnum = (unsigned long long *)((char *)temp + temp_bytes);
-        ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(temp, b_sort, keys, sk, values, sv, n, 0,
-                                                       32, s));
+        c = ghmi_carve_start(block);
+        reduce_layout(&c, n, &sc);
+        ret = GHM_CUDA(cub::DeviceRadixSort::SortPairs(sc.temp, b_sort, keys, sc.sk, values, sc.sv,
+                                                       n, 0, 32, s));
     }
     if (ret >= 0)
-        ret = GHM_CUDA(cub::DeviceReduce::ReduceByKey(temp, b_red, sk, st->keys, sv, st->values,
-                                                      dnum, MinOp(), n, s));
+        ret = GHM_CUDA(cub::DeviceReduce::ReduceByKey(sc.temp, b_red, sc.sk, st->keys, sc.sv,
+                                                      st->values, sc.dnum, MinOp(), n, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&num, dnum, sizeof num, cudaMemcpyDeviceToHost, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(&num, sc.dnum, sizeof num, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
-    ghmi_cuda_release(ctx, sk);
-    ghmi_cuda_release(ctx, sv);
-    ghmi_cuda_release(ctx, temp);
+    ghmi_device_free(ctx, block);
     st->size = (size_t)num;
     return ret;
 }
@@ -120,9 +134,9 @@ static int sorted_build(void *impl, const uint32_t *keys, const uint32_t *values
     if (ret >= 0)
         ret = ghmi_cuda_input(st->ctx, values, n * 4, &dv, &ov);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(st->ctx, n * 4, (void **)&st->keys);
+        ret = ghmi_device_alloc(st->ctx, n * 4, (void **)&st->keys);
     if (ret >= 0)
-        ret = ghmi_cuda_alloc(st->ctx, n * 4, (void **)&st->values);
+        ret = ghmi_device_alloc(st->ctx, n * 4, (void **)&st->values);
     if (ret >= 0 && n)
         ret = sort_reduce(st, (const uint32_t *)dk, (const uint32_t *)dv, n);
     ghmi_cuda_release(st->ctx, ok);

@@ -27,6 +27,7 @@
 
 #include "kernels/hashing/cuda_check.cuh"
 #include "kernels/hashing/backend_cuda.h"
+#include "kernels/hashing/device_memory.h"
 #include "edges.h"
 #include "features.h"
 #include "features_internal.cuh"
@@ -203,30 +204,41 @@ static __global__ __launch_bounds__(TILE_X *TILE_Y) void maxima_kernel(
 
 /* --- the workspace ------------------------------------------------------------------------ */
 
+/* The workspace's device arrays for npix pixels, carved from one block (device_memory.h): with a
+ * NULL carve base it only adds up their sizes. */
+static void layout(GhmiCarve *c, GhmFeatureWorkspace *ws, size_t npix)
+{
+    ws->pixels = (uint8_t *)ghmi_carve(c, npix);
+    for (int i = 0; i < NF; i++)
+        ws->f[i] = (float *)ghmi_carve(c, npix * sizeof(float));
+    ws->flags = (uint32_t *)ghmi_carve(c, npix * sizeof(uint32_t));
+    ws->rank = (uint32_t *)ghmi_carve(c, npix * sizeof(uint32_t));
+    ws->points = (GhmEdgePoint *)ghmi_carve(c, npix * sizeof(GhmEdgePoint));
+    ws->pixel_point = (int32_t *)ghmi_carve(c, npix * sizeof(int32_t));
+    /* Candidates: the bound of any w' x h' with w' h' <= npix is below npix / 4 + npix + 2. */
+    ws->cand = (GhmCornerCand *)ghmi_carve(c, (npix / 4 + npix + 2) * sizeof(GhmCornerCand));
+    /* a grid of cells of at least one pixel has at most npix cells */
+    ws->cells = (unsigned long long *)ghmi_carve(c, npix * sizeof(unsigned long long));
+    ws->cub_tmp = ghmi_carve(c, ws->cub_bytes ? ws->cub_bytes : 1); /* NULL: CUB would size */
+    ws->levels = (Levels *)ghmi_carve(c, sizeof(Levels));
+}
+
+/* Frees the arrays (stream-ordered on the context's stream, after the chain's own stream has
+ * finished with them: a run that failed half-way was never joined to the context's stream). */
 static void release(GhmFeatureWorkspace *ws)
 {
-    cudaFree(ws->pixels);
-    for (int i = 0; i < NF; i++)
-        cudaFree(ws->f[i]);
-    cudaFree(ws->flags);
-    cudaFree(ws->rank);
-    cudaFree(ws->points);
-    cudaFree(ws->pixel_point);
-    cudaFree(ws->cand);
-    cudaFree(ws->cub_tmp);
-    cudaFree(ws->cells);
+    if (ws->block) {
+        cudaEventRecord(ws->done, ws->stream);
+        cudaStreamWaitEvent(ghm_cuda_stream(ws->ctx), ws->done, 0);
+    }
+    ghmi_device_free(ws->ctx, ws->block);
+    ws->block = NULL;
     if (ws->graph)
         cudaGraphExecDestroy(ws->graph); /* it names the buffers freed here */
     ws->graph = NULL;
     ws->key_runs = 0;
-    ws->cells = NULL;
-    memset(ws->f, 0, sizeof ws->f);
-    ws->pixels = NULL;
-    ws->flags = ws->rank = NULL;
-    ws->points = NULL;
-    ws->pixel_point = NULL;
-    ws->cand = NULL;
-    ws->cub_tmp = NULL;
+    GhmiCarve none = ghmi_carve_start(NULL);
+    layout(&none, ws, 0); /* every array NULL */
     ws->cap_pix = 0;
 }
 
@@ -245,7 +257,8 @@ static int cub_scratch_bytes(size_t n, size_t *out)
     return ret;
 }
 
-/* Grows the buffers to npix pixels (w x h, never less than they hold). */
+/* Grows the buffers to npix pixels (w x h, never less than they hold): one allocation, kept
+ * and reused by every run that fits. */
 int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h)
 {
     size_t npix = (size_t)w * h;
@@ -254,31 +267,17 @@ int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h)
     if (npix > (size_t)INT32_MAX)
         return GHM_ERR_TOO_LARGE;
     release(ws);
-    int ret = GHM_CUDA(cudaMalloc((void **)&ws->pixels, npix));
-    for (int i = 0; i < NF && ret == GHM_OK; i++)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->f[i], npix * sizeof(float)));
+    int ret = cub_scratch_bytes(npix, &ws->cub_bytes);
+    GhmiCarve c = ghmi_carve_start(NULL);
+    layout(&c, ws, npix);
     if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->flags, npix * sizeof(uint32_t)));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->rank, npix * sizeof(uint32_t)));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->points, npix * sizeof(GhmEdgePoint)));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->pixel_point, npix * sizeof(int32_t)));
-    /* Candidates: the bound of any w' x h' with w' h' <= npix is below npix / 4 + npix + 2. */
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(
-            cudaMalloc((void **)&ws->cand, (npix / 4 + npix + 2) * sizeof(GhmCornerCand)));
-    if (ret == GHM_OK) /* a grid of cells of at least one pixel has at most npix cells */
-        ret = GHM_CUDA(cudaMalloc((void **)&ws->cells, npix * sizeof(unsigned long long)));
-    if (ret == GHM_OK)
-        ret = cub_scratch_bytes(npix, &ws->cub_bytes);
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMalloc(&ws->cub_tmp, ws->cub_bytes ? ws->cub_bytes : 1));
+        ret = ghmi_device_alloc(ws->ctx, c.used, &ws->block);
     if (ret < 0) {
         release(ws);
         return ret;
     }
+    c = ghmi_carve_start(ws->block);
+    layout(&c, ws, npix);
     ws->cap_pix = npix;
     return GHM_OK;
 }
@@ -286,7 +285,6 @@ int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h)
 static void destroy(GhmFeatureWorkspace *ws)
 {
     release(ws);
-    cudaFree(ws->levels);
     cudaFreeHost(ws->host_levels);
     cudaFreeHost(ws->staging);
     if (ws->stream)
@@ -298,6 +296,7 @@ static void destroy(GhmFeatureWorkspace *ws)
     free(ws);
 }
 
+/* The device arrays come with the first run (ghmi_features_reserve), sized by its image. */
 extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **out)
 {
     if (!ctx || !out)
@@ -305,9 +304,8 @@ extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **o
     GhmFeatureWorkspace *ws = (GhmFeatureWorkspace *)calloc(1, sizeof *ws);
     if (!ws)
         return GHM_ERR_NOMEM;
-    int ret = GHM_CUDA(cudaMalloc((void **)&ws->levels, sizeof(Levels)));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMallocHost((void **)&ws->host_levels, sizeof(Levels)));
+    ws->ctx = ctx;
+    int ret = GHM_CUDA(cudaMallocHost((void **)&ws->host_levels, sizeof(Levels)));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaStreamCreateWithFlags(&ws->stream, cudaStreamNonBlocking));
     if (ret == GHM_OK)

@@ -28,7 +28,9 @@ typedef struct Levels {
 enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
 
 struct GhmFeatureWorkspace {
-    size_t cap_pix; /* pixels the buffers hold */
+    GhmContext *ctx; /* of ghm_cuda_features_create: its stream orders the block's life */
+    void *block;     /* every device array below, carved (features.cu's layout) */
+    size_t cap_pix;  /* pixels the buffers hold */
     int width, height; /* of the last run */
     size_t npoints;    /* found by the last run */
     unsigned long long *cells; /* grid sampling: best key per cell */

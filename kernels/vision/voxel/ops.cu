@@ -10,24 +10,18 @@
 #include "hashing/ghm_backend_internal.h"
 #include "kernels/hashing/cuda_check.cuh"
 #include "kernels/hashing/backend_cuda.h"
+#include "kernels/hashing/device_memory.h"
 #include "voxel.h"
 
-/* cudaMallocAsync draws from the device's pool, so arrays cost no cudaMalloc and no
- * device-wide synchronisation (ghm_buffer_alloc zeroes and waits). */
+/* The one device allocator (kernels/hashing/device_memory.h): stream-ordered, from the
+ * device's pool, so arrays cost no cudaMalloc and no device-wide synchronisation
+ * (ghm_buffer_alloc zeroes them too). */
 static int voxel_scratch(GhmContext *ctx, size_t bytes, void **out)
 {
-    *out = NULL;
-    int ret = GHM_CUDA(cudaMallocAsync(out, bytes ? bytes : 1, ghm_cuda_stream(ctx)));
-    if (ret < 0)
-        *out = NULL;
-    return ret;
+    return ghmi_device_alloc(ctx, bytes ? bytes : 1, out);
 }
 
-static void voxel_release(GhmContext *ctx, void *p)
-{
-    if (p)
-        cudaFreeAsync(p, ghm_cuda_stream(ctx));
-}
+static void voxel_release(GhmContext *ctx, void *p) { ghmi_device_free(ctx, p); }
 
 static int voxel_memset(GhmContext *ctx, void *p, int value, size_t bytes)
 {
