@@ -1,7 +1,14 @@
 /*
- * cmd_match.c - `geohash-match [OPTIONS] REFERENCE QUERY`: the image mode. Options are parsed by
- * match_cli.c (shared with the video mode), the pipeline lives in vision/match/ghm_match.h, output in
- * match_output.c. Exit status: 0 found, 1 no match, 2 error.
+ * cmd_match.c - `geohash-match [OPTIONS] REFERENCE QUERY...`: the image mode. Options are parsed
+ * by match_cli.c (shared with the video mode), the pipeline lives in vision/match/ghm_match.h,
+ * output in match_output.c; `--search QUERY REFERENCE...` goes to cmd_search.c.
+ *
+ * The reference's tables are built once and every QUERY is matched against them in turn: an
+ * image, a directory (its images, sorted by name) or a video (cmd_video.c). A single image
+ * QUERY keeps the readable several-line summary; several queries print one line (or one JSON
+ * object) each, naming it. A query that cannot be read gets its error line and the run goes
+ * on. Exit status: 2 when any query (or the reference) failed, else 0 when any was found,
+ * else 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +20,7 @@
 #include "ghm_video.h"
 #include "json_out.h"
 #include "match_cli.h"
+#include "query_files.h"
 
 static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
                         const GhmMatchResult *res, const GhmImage *query)
@@ -23,21 +31,20 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         json_t *obj = ghm_match_result_json(res, query->width, query->height);
         if (!obj)
             return GHM_ERR_NOMEM;
-        json_t *refj = json_pack("{s:o,s:i,s:i}", "path",
-                                 o->reference ? ghm_json_string_lossy(o->reference)
-                                              : ghm_json_string_lossy(o->load_ref),
-                                 "width", w, "height", h);
-        json_t *qj = json_pack("{s:o,s:i,s:i}", "path", ghm_json_string_lossy(o->query), "width",
-                               query->width, "height", query->height);
-        json_object_set_new(obj, "reference", refj ? refj : json_null());
-        json_object_set_new(obj, "query", qj ? qj : json_null());
+        json_object_set_new(obj, "reference",
+                            ghm_match_side_json(o->reference ? o->reference : o->load_ref, w, h));
+        json_object_set_new(obj, "query",
+                            ghm_match_side_json(o->query, query->width, query->height));
         json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(ctx)));
         int bad = ghm_json_print(stdout, obj) < 0;
         json_decref(obj);
         return bad ? GHM_ERR_IO : GHM_OK;
     }
-    if (!o->common.quiet)
-        ghm_match_print_text(stdout, res, o->query, query->width, query->height);
+    if (o->common.quiet)
+        return GHM_OK;
+    if (o->one_line)
+        return ghm_match_print_line(stdout, res, o->query) < 0 ? GHM_ERR_IO : GHM_OK;
+    ghm_match_print_text(stdout, res, o->query, query->width, query->height);
     return GHM_OK;
 }
 
@@ -77,17 +84,58 @@ done:
     return status;
 }
 
+/* The run's status after one more query's: an error anywhere makes it 2 (reported once every
+ * query was answered), else a match anywhere makes it 0. */
+static int fold_status(int run, int one)
+{
+    if (run == GHM_EXIT_ERROR || one == GHM_EXIT_ERROR)
+        return GHM_EXIT_ERROR;
+    return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+}
+
+/* One query file: a video when it is "-" or not a PNG/JPEG by content (ghm_video_is_video_path
+ * sniffs, and keeps foreign files with the image loader in a build without FFmpeg). */
+static int match_file(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
+                      double build_ms, const char *path)
+{
+    o->query = path;
+    return ghm_video_is_video_path(path) ? ghm_cmd_video(o, &o->video, ctx, m, ref)
+                                         : match_image(o, ctx, m, ref, build_ms);
+}
+
+/* Every QUERY in order, a directory's images in name order. */
+static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
+                         const GhmImage *ref, double build_ms)
+{
+    char **args = o->queries;
+    int status = GHM_EXIT_NOT_FOUND;
+    for (int i = 0; i < o->n_queries; i++) {
+        if (!ghm_query_is_dir(args[i])) {
+            status = fold_status(status, match_file(o, ctx, m, ref, build_ms, args[i]));
+            continue;
+        }
+        GhmQueryFiles files;
+        if (ghm_query_files_dir(args[i], &files) < 0) {
+            status = GHM_EXIT_ERROR;
+            continue;
+        }
+        for (size_t j = 0; j < files.n; j++)
+            status = fold_status(status, match_file(o, ctx, m, ref, build_ms, files.paths[j]));
+        ghm_query_files_free(&files);
+    }
+    return status;
+}
+
 int ghm_cmd_match(int argc, char **argv)
 {
     GhmMatchOptions o;
     int parsed = ghm_match_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
-    /* VIDEO BRANCH: a QUERY that is "-" or not a PNG/JPEG by content is a video; the video
-     * mode (src/cmd_video.c) takes the same options and returns a GHM_EXIT_* status.
-     * ghm_video_is_video_path sniffs the content (ghm_file_io.h) and also keeps foreign files
-     * with the image loader in a build without FFmpeg. */
-    int video = o.query && ghm_video_is_video_path(o.query);
+    if (o.search)
+        return ghm_cmd_search(&o);
+    /* One line per query unless the command line names exactly one image or video. */
+    o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
     GhmContext *ctx = NULL;
     if (ghm_cli_context(&o.common, &ctx) < 0)
         return GHM_EXIT_ERROR;
@@ -104,8 +152,7 @@ int ghm_cmd_match(int argc, char **argv)
         status = GHM_EXIT_FOUND;
         goto done;
     }
-    status = video ? ghm_cmd_video(&o, &o.video, ctx, m, ref)
-                   : match_image(&o, ctx, m, ref, build_ms);
+    status = match_queries(&o, ctx, m, ref, build_ms);
 done:
     ghm_matcher_free(&m);
     ghm_image_free(&ref);
