@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the one test command (README and .ci/run call it): installs what is missing, builds,
-# runs the whole suite through ctest, then runs it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (CPU backend), the video pipeline's tests under ThreadSanitizer,
-# then fuzzes every reader briefly (scripts/fuzz.sh; FUZZ_SECONDS per target, default 15).
+# runs the whole suite through ctest, installs the Python package (pip install .) and runs its
+# pytest suite, then runs the C suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (CPU backend), the video pipeline's tests under ThreadSanitizer, then fuzzes every reader
+# briefly (scripts/fuzz.sh; FUZZ_SECONDS per target, default 15).
 # CUDA tests report "skipped" without a device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,10 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGEOHASH_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== the Python package (pip install . into build-py/venv, made by setup.sh) and its tests"
+build-py/venv/bin/pip install -q --disable-pip-version-check --no-build-isolation .
+build-py/venv/bin/python -m pytest -q tests/python
 
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, CPU only)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGEOHASH_SANITIZE=ON -DGEOHASH_CUDA=OFF -DGEOHASH_WERROR=ON >/dev/null

@@ -1,0 +1,26 @@
+"""geohash_match: geometric-hashing image matching and parallel hash tables, on NumPy arrays.
+
+    import geohash_match as gm
+    r = gm.match("scene.png", "logo.png")          # paths or NumPy uint8 arrays
+    if r.found:
+        print(r.scale, r.rotation_deg, r.tx, r.ty, r.matrix)
+
+    m = gm.Matcher("scene.png", backend="cpu")     # the reference's tables, built once
+    results = [m.match(q) for q in queries]
+    m.save("scene.ghm"); m2 = gm.Matcher.load("scene.ghm")
+
+    s = gm.Set(keys); s.contains(queries)           # Map, Set, Multimap, Index on uint32 arrays
+
+backend= ("auto", "cpu", "cuda"), threads= (0 = all cores) and seed= are those of the command
+line; context=gm.Context(...) shares one context between objects. Errors raise GeohashError
+with the library's message. The library runs with the GIL released.
+"""
+
+from ._lib import NOT_FOUND, Context, GeohashError, lib as _cdll
+from .matching import Matcher, MatchResult, load_image, match
+from .tables import Index, Map, Multimap, Set
+
+__version__ = _cdll.ghm_version().decode()
+
+__all__ = ["NOT_FOUND", "Context", "GeohashError", "Index", "Map", "MatchResult", "Matcher",
+           "Multimap", "Set", "load_image", "match", "__version__"]
