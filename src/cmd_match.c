@@ -6,8 +6,9 @@
  * The reference's tables are built once and every QUERY is matched against them in turn: an
  * image, a directory (its images, sorted by name) or a video (cmd_video.c). A single image
  * QUERY keeps the readable several-line summary; several queries print one line (or one JSON
- * object) each, naming it. A query that cannot be read gets its error line and the run goes
- * on. Exit status: 2 when any query (or the reference) failed, else 0 when any was found,
+ * object) each, naming it, and the images are decoded ahead on their own thread
+ * (query_reader.c) while earlier ones are matched. A query that cannot be read gets its error
+ * line and the run goes on. Exit status: 2 when any query (or the reference) failed, else 0 when any was found,
  * else 1.
  */
 #include <stdio.h>
@@ -21,6 +22,11 @@
 #include "json_out.h"
 #include "match_cli.h"
 #include "query_files.h"
+#include "query_reader.h"
+
+/* Images decoded ahead of the one being matched: enough to hide decoding behind matching (a
+ * decode takes a fraction of a match), few enough for memory. */
+#define QUERIES_AHEAD 2
 
 static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
                         const GhmMatchResult *res, const GhmImage *query)
@@ -48,19 +54,13 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
     return GHM_OK;
 }
 
-/* Matches one query image against the reference and reports. Returns a GHM_EXIT_* status. */
-static int match_image(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
-                       const GhmImage *ref, double build_ms)
+/* Matches one decoded query image (taken: freed here) against the reference and reports.
+ * Returns a GHM_EXIT_* status. */
+static int match_decoded(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
+                         const GhmImage *ref, double build_ms, GhmImage *query)
 {
-    char why[512] = "";
-    GhmImage *query = NULL;
     GhmMatchResult res;
-    int ret = ghm_image_load(o->query, &query, why, sizeof why);
-    if (ret < 0) {
-        ghm_cli_error(o->query, "%s", why);
-        return GHM_EXIT_ERROR;
-    }
-    int status = GHM_EXIT_ERROR;
+    int ret, status = GHM_EXIT_ERROR;
     if ((ret = ghm_matcher_match(m, query, &res)) < 0) {
         if (ret == GHM_ERR_TOO_LARGE)
             ghm_cli_error(o->query, "%dx%d is larger than image matching takes (16 megapixels)",
@@ -84,6 +84,23 @@ done:
     return status;
 }
 
+/* The one QUERY of a plain REFERENCE QUERY run: a video when it is "-" or not a PNG/JPEG by
+ * content (ghm_video_is_video_path sniffs, and keeps foreign files with the image loader in a
+ * build without FFmpeg), else an image decoded here. */
+static int match_single(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
+                        double build_ms)
+{
+    if (ghm_video_is_video_path(o->query))
+        return ghm_cmd_video(o, &o->video, ctx, m, ref);
+    char why[512] = "";
+    GhmImage *query = NULL;
+    if (ghm_image_load(o->query, &query, why, sizeof why) < 0) {
+        ghm_cli_error(o->query, "%s", why);
+        return GHM_EXIT_ERROR;
+    }
+    return match_decoded(o, ctx, m, ref, build_ms, query);
+}
+
 /* The run's status after one more query's: an error anywhere makes it 2 (reported once every
  * query was answered), else a match anywhere makes it 0. */
 static int fold_status(int run, int one)
@@ -93,36 +110,50 @@ static int fold_status(int run, int one)
     return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
 }
 
-/* One query file: a video when it is "-" or not a PNG/JPEG by content (ghm_video_is_video_path
- * sniffs, and keeps foreign files with the image loader in a build without FFmpeg). */
-static int match_file(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
-                      double build_ms, const char *path)
+/* One entry of the list; its image, if it is one, comes decoded from the reader. */
+static int match_entry(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
+                       double build_ms, const GhmQueryEntry *e, GhmQueryReader *reader)
 {
-    o->query = path;
-    return ghm_video_is_video_path(path) ? ghm_cmd_video(o, &o->video, ctx, m, ref)
-                                         : match_image(o, ctx, m, ref, build_ms);
+    char why[512] = "";
+    GhmImage *query = NULL;
+    o->query = e->path;
+    switch (e->kind) {
+    case GHM_QUERY_BAD:
+        ghm_cli_error(e->path, "%s", e->why);
+        return GHM_EXIT_ERROR;
+    case GHM_QUERY_VIDEO:
+        return ghm_cmd_video(o, &o->video, ctx, m, ref);
+    default:
+        if (ghm_query_reader_next(reader, &query, why, sizeof why) < 0) {
+            ghm_cli_error(e->path, "%s", why);
+            return GHM_EXIT_ERROR;
+        }
+        return match_decoded(o, ctx, m, ref, build_ms, query);
+    }
 }
 
-/* Every QUERY in order, a directory's images in name order. */
+/* Every QUERY in order, a directory's images in name order, the images decoded ahead on their
+ * own thread while earlier ones are matched. */
 static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
                          const GhmImage *ref, double build_ms)
 {
-    char **args = o->queries;
-    int status = GHM_EXIT_NOT_FOUND;
-    for (int i = 0; i < o->n_queries; i++) {
-        if (!ghm_query_is_dir(args[i])) {
-            status = fold_status(status, match_file(o, ctx, m, ref, build_ms, args[i]));
-            continue;
-        }
-        GhmQueryFiles files;
-        if (ghm_query_files_dir(args[i], &files) < 0) {
-            status = GHM_EXIT_ERROR;
-            continue;
-        }
-        for (size_t j = 0; j < files.n; j++)
-            status = fold_status(status, match_file(o, ctx, m, ref, build_ms, files.paths[j]));
-        ghm_query_files_free(&files);
+    if (!o->one_line)
+        return match_single(o, ctx, m, ref, build_ms);
+    GhmQueryList list;
+    GhmQueryReader *reader = NULL;
+    int ret = ghm_query_list_build(o->queries, o->n_queries, &list);
+    if (ret == GHM_OK && (ret = ghm_query_reader_start(&list, QUERIES_AHEAD, &reader)) < 0)
+        ghm_query_list_free(&list);
+    if (ret < 0) {
+        ghm_cli_error(NULL, "cannot start reading the queries: %s", ghm_strerror(ret));
+        return GHM_EXIT_ERROR;
     }
+    int status = GHM_EXIT_NOT_FOUND;
+    for (size_t i = 0; i < list.n; i++)
+        status = fold_status(status, match_entry(o, ctx, m, ref, build_ms, &list.entries[i],
+                                                 reader));
+    ghm_query_reader_stop(&reader); /* before the list: the thread reads it */
+    ghm_query_list_free(&list);
     return status;
 }
 

@@ -126,21 +126,22 @@ static int print_hit(const Search *s, const Hit *h, size_t rank)
 
 static void search_all(Search *s)
 {
-    for (int i = 0; i < s->o->n_queries; i++) {
-        const char *arg = s->o->queries[i];
-        if (!ghm_query_is_dir(arg)) {
-            search_one(s, arg);
-            continue;
-        }
-        GhmQueryFiles files;
-        if (ghm_query_files_dir(arg, &files) < 0) {
-            s->failed = 1;
-            continue;
-        }
-        for (size_t j = 0; j < files.n; j++)
-            search_one(s, files.paths[j]);
-        ghm_query_files_free(&files);
+    GhmQueryList list;
+    if (ghm_query_list_build(s->o->queries, s->o->n_queries, &list) < 0) {
+        ghm_cli_error(NULL, "cannot list the references: %s", ghm_strerror(GHM_ERR_NOMEM));
+        s->failed = 1;
+        return;
     }
+    for (size_t i = 0; i < list.n; i++) {
+        const GhmQueryEntry *e = &list.entries[i];
+        if (e->kind == GHM_QUERY_BAD) {
+            ghm_cli_error(e->path, "%s", e->why);
+            s->failed = 1;
+        } else {
+            search_one(s, e->path); /* a video gets the image loader's word for it */
+        }
+    }
+    ghm_query_list_free(&list);
 }
 
 /* Ranks and prints the hits; returns the run's GHM_EXIT_* status. */
