@@ -8,8 +8,8 @@
  * QUERY keeps the readable several-line summary; several queries print one line (or one JSON
  * object) each, naming it, and the images are decoded ahead on their own thread
  * (query_reader.c) while earlier ones are matched. A query that cannot be read gets its error
- * line and the run goes on. Exit status: 2 when any query (or the reference) failed, else 0 when any was found,
- * else 1.
+ * line and the run goes on. Exit status: 2 when any query (or the reference) failed, else 0
+ * when any was found, else 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
