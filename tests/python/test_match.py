@@ -149,3 +149,70 @@ def test_cuda_without_a_device_is_an_error():
         pytest.skip("a CUDA device is present")
     with pytest.raises(gm.GeohashError, match="cuda"):
         gm.Context(backend="cuda")
+
+
+needs_ffmpeg = pytest.mark.skipif(not gm.have_ffmpeg(), reason="a build without FFmpeg")
+
+
+@needs_ffmpeg
+def test_match_video_against_the_truth(data):
+    """The synthetic video against its source photo: every frame found where the truth file
+    says (2 % of the reference diagonal, as on the command line), pts as in the truth."""
+    with open(data("video", "synthetic_rubberwhale_truth.json")) as f:
+        truth = json.load(f)
+    w, h = truth["frame_size"]
+    tol = 0.02 * math.hypot(*truth["reference_size"])
+    frames = list(gm.match_video(data("images", "rubberwhale1.png"),
+                                 data("video", "synthetic_rubberwhale.mp4"), **CPU))
+    assert [f.frame for f in frames] == [t["frame"] for t in truth["truth"]]
+    for f, t in zip(frames, truth["truth"]):
+        assert f.found and f.damaged is None, f.frame
+        assert f.pts == pytest.approx(t["pts"], abs=1e-3)
+        assert corner_error(f.result, t["matrix"], w, h) < tol, f.frame
+
+
+@needs_ffmpeg
+def test_match_video_selection_and_matcher_reuse(data):
+    ref, video = data("video", "megamind_frame050.png"), data("video", "Megamind.avi")
+    m = gm.Matcher(ref, **CPU)
+    frames = list(gm.match_video(m, video, start=48, end=56, step=2))
+    assert [f.frame for f in frames] == [48, 50, 52, 54, 56]
+    f50 = frames[1].result
+    assert f50.found and np.allclose(f50.matrix, [[1, 0, 0], [0, 1, 0]], atol=0.01)
+    assert m.match(ref).found  # the matcher given stays open
+
+
+@needs_ffmpeg
+def test_match_video_errors(data):
+    ref = data("video", "megamind_frame050.png")
+    with pytest.raises(gm.GeohashError, match=r"empty\.mp4: .*empty"):
+        list(gm.match_video(ref, data("bad", "empty.mp4"), **CPU))
+    seen = []
+    with pytest.raises(gm.GeohashError, match=r"truncated\.avi: .*ends early"):
+        for f in gm.match_video(ref, data("bad", "truncated.avi"), step=10, **CPU):
+            seen.append(f.frame)
+    assert seen == list(range(0, 70, 10))
+
+
+@needs_ffmpeg
+def test_match_video_damaged_frame(tmp_path, data):
+    """One video chunk of a copy of Megamind.avi overwritten with noise (as in tests/cli.sh):
+    the lost frames come as damaged, with the reason, and the frames after them are matched."""
+    d = bytearray(open(data("video", "Megamind.avi"), "rb").read())
+    i = n = 0
+    while True:
+        i = d.find(b"00dc", i + 1)
+        size = int.from_bytes(d[i + 4:i + 8], "little")
+        n += 1
+        if n >= 100 and 2000 < size < 200000:
+            break
+    for k in range(i + 48, i + 408):
+        d[k] = (k * 2654435761 >> 13) & 0xFF
+    video = tmp_path / "damaged.avi"
+    video.write_bytes(bytes(d))
+    frames = list(gm.match_video(data("video", "megamind_frame050.png"), video, start=96,
+                                 end=106, **CPU))
+    assert [f.frame for f in frames] == list(range(96, 107))
+    damaged = [f for f in frames if f.damaged]
+    assert damaged and all(f.result is None and not f.found for f in damaged)
+    assert all(f.result is not None for f in frames if not f.damaged)

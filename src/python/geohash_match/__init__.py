@@ -9,6 +9,9 @@
     results = [m.match(q) for q in queries]
     m.save("scene.ghm"); m2 = gm.Matcher.load("scene.ghm")
 
+    for f in gm.match_video("scene.png", "clip.mp4"):   # one FrameResult per frame
+        print(f.frame, f.pts, f.found and f.result.matrix)
+
     s = gm.Set(keys); s.contains(queries)           # Map, Set, Multimap, Index on uint32 arrays
 
 backend= ("auto", "cpu", "cuda"), threads= (0 = all cores) and seed= are those of the command
@@ -17,10 +20,12 @@ with the library's message. The library runs with the GIL released.
 """
 
 from ._lib import NOT_FOUND, Context, GeohashError, lib as _cdll
-from .matching import Matcher, MatchResult, load_image, match
+from .matching import (FrameResult, Matcher, MatchResult, have_ffmpeg, load_image, match,
+                       match_video)
 from .tables import Index, Map, Multimap, Set
 
 __version__ = _cdll.ghm_version().decode()
 
-__all__ = ["NOT_FOUND", "Context", "GeohashError", "Index", "Map", "MatchResult", "Matcher",
-           "Multimap", "Set", "load_image", "match", "__version__"]
+__all__ = ["NOT_FOUND", "Context", "FrameResult", "GeohashError", "Index", "Map", "MatchResult",
+           "Matcher", "Multimap", "Set", "have_ffmpeg", "load_image", "match", "match_video",
+           "__version__"]

@@ -84,6 +84,13 @@ class Image(ctypes.Structure):
                 ("pixels", ctypes.POINTER(ctypes.c_uint8))]
 
 
+class VideoFrame(ctypes.Structure):
+    """GhmVideoFrame (ghm_video.h), with room to spare."""
+
+    _fields_ = [("image", ctypes.POINTER(Image)), ("index", ctypes.c_int64),
+                ("pts", ctypes.c_double), ("_spare", ctypes.c_ubyte * 64)]
+
+
 def _proto(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -110,6 +117,11 @@ _PROTOS = [
     ("ghm_matcher_save", _int, _p, _str, _str, _size),
     ("ghm_matcher_load", _int, _p, _str, ctypes.POINTER(MatchParams), _pp, _str, _size),
     ("ghm_matcher_free", None, _pp),
+    ("ghm_video_open", _int, _str, _pp, _str, _size),
+    ("ghm_video_select", _int, _p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64),
+    ("ghm_video_read", _int, _p, ctypes.POINTER(VideoFrame), _str, _size),
+    ("ghm_video_free", None, _pp),
+    ("ghm_video_have_ffmpeg", _int),
     ("ghm_map_defaults", MapOptions),
     ("ghm_map_create", _int, _p, ctypes.POINTER(MapOptions), _pp),
     ("ghm_map_build", _int, _p, _p, _p, _size),

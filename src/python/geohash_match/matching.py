@@ -8,6 +8,7 @@ library's PNG loader makes it, so an RGB array of a PNG file matches as the file
 import ctypes
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -157,6 +158,78 @@ class Matcher(_lib.Handle):
 
     def __repr__(self):
         return "Matcher(%dx%d, backend=%r)" % (*self.size, self._ctx.backend)
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """One selected frame of a video: its number (from 0, presentation order), its time in
+    seconds from the first frame (nan when unknown), and the MatchResult of the frame as the
+    query (None when the decoder rejected the frame: damaged then says why)."""
+
+    frame: int
+    pts: float
+    result: Optional[MatchResult]
+    damaged: Optional[str] = None
+
+    @property
+    def found(self):
+        return self.result is not None and self.result.found
+
+
+def _video_frames(path, start, end, step):
+    """Yields (status, frame, why) for the selected frames of the video at path, frame.image
+    freed after each step; raises GeohashError for a video that cannot be read on."""
+    name = os.fsdecode(path)
+    why = _lib.why_buffer()
+    video = ctypes.c_void_p()
+    _lib.check(lib.ghm_video_open(_lib.fspath(path), ctypes.byref(video), why, len(why)),
+               name, why)
+    frame = _lib.VideoFrame()
+    try:
+        _lib.check(lib.ghm_video_select(video, int(start), -1 if end is None else int(end),
+                                        int(step)), "%s: frame selection" % name)
+        while True:
+            ret = lib.ghm_video_read(video, ctypes.byref(frame), why, len(why))
+            if ret == 1:  # GHM_VIDEO_END
+                return
+            _lib.check(ret, name, why)
+            try:
+                yield ret, frame, why.value.decode(errors="replace")
+            finally:
+                lib.ghm_image_free(ctypes.byref(frame.image))
+    finally:
+        lib.ghm_video_free(ctypes.byref(video))
+
+
+def match_video(reference, path, start=0, end=None, step=1, backend="auto", threads=0, seed=1,
+                context=None):
+    """Iterates over the frames of the video at path (any file FFmpeg decodes), each matched
+    as the query against reference (a path, an array, or a Matcher to reuse): FrameResult
+    objects in frame order. start, end (inclusive; None = the last) and step choose frames by
+    number. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
+    that ends before the frames it declares raises GeohashError after the frames it has. The
+    matrix maps frame pixels into the reference, as on the command line without --swap."""
+    own = not isinstance(reference, Matcher)
+    m = Matcher(reference, backend=backend, threads=threads, seed=seed,
+                context=context) if own else reference
+    try:
+        for status, frame, why in _video_frames(path, start, end, step):
+            if status == 2:  # GHM_VIDEO_DAMAGED
+                yield FrameResult(int(frame.index), frame.pts, None, why)
+                continue
+            res = _lib.MatchResult()
+            with m._ctx.lock:
+                _lib.check(lib.ghm_matcher_match(m._handle(), frame.image, ctypes.byref(res)),
+                           "%s: frame %d: matching failed" % (os.fsdecode(path), frame.index))
+            yield FrameResult(int(frame.index), frame.pts, MatchResult._from_c(res))
+    finally:
+        if own:
+            m.close()
+
+
+def have_ffmpeg():
+    """True when the library decodes video files through FFmpeg (else YUV4MPEG2 only)."""
+    return bool(lib.ghm_video_have_ffmpeg())
 
 
 def match(reference, query, backend="auto", threads=0, seed=1, context=None):
