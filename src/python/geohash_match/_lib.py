@@ -91,6 +91,48 @@ class VideoFrame(ctypes.Structure):
                 ("pts", ctypes.c_double), ("_spare", ctypes.c_ubyte * 64)]
 
 
+class PointCloud(ctypes.Structure):
+    """GhmPointCloud (ghm_pointcloud.h): a public structure the library allocates."""
+
+    _fields_ = [("n", _size), ("xyz", ctypes.POINTER(ctypes.c_float)),
+                ("normals", ctypes.POINTER(ctypes.c_float)),
+                ("rgb", ctypes.POINTER(ctypes.c_uint8))]
+
+
+class VoxelOptions(ctypes.Structure):
+    """GhmVoxelOptions (ghm_voxel.h): grid and voxel_size are set from Python, the rest kept."""
+
+    _fields_ = [("grid", _int), ("voxel_size", ctypes.c_double),
+                ("_rest", ctypes.c_ubyte * 256)]
+
+
+class VoxelGrid(ctypes.Structure):
+    """GhmVoxelGrid (ghm_voxel.h), with room to spare (the library writes it)."""
+
+    _fields_ = [("origin", ctypes.c_double * 3), ("voxel_size", ctypes.c_double),
+                ("dims", _int * 3), ("_spare", ctypes.c_ubyte * 64)]
+
+
+class _VoxelGridExact(ctypes.Structure):
+    _fields_ = VoxelGrid._fields_[:3]
+
+
+class VoxelSide(ctypes.Structure):
+    """GhmVoxelSide (ghm_voxel.h), read in a result the library allocated."""
+
+    _fields_ = [("points", _size), ("voxels", _size), ("keys", _u32p),
+                ("labels", ctypes.POINTER(ctypes.c_uint8)), ("counts", _u32p),
+                ("normals", ctypes.POINTER(ctypes.c_float)), ("normals_estimated", _int),
+                ("label_count", _size * 4), ("seeds", _size), ("conflicts", _size),
+                ("radius", _int)]
+
+
+class VoxelResult(ctypes.Structure):
+    """GhmVoxelResult (ghm_voxel.h), read in a result the library allocated."""
+
+    _fields_ = [("grid", _VoxelGridExact), ("side", VoxelSide * 2), ("rounds", _int)]
+
+
 def _proto(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -122,6 +164,17 @@ _PROTOS = [
     ("ghm_video_read", _int, _p, ctypes.POINTER(VideoFrame), _str, _size),
     ("ghm_video_free", None, _pp),
     ("ghm_video_have_ffmpeg", _int),
+    ("ghm_pointcloud_create", _int, _size, _int, _int, ctypes.POINTER(ctypes.POINTER(PointCloud))),
+    ("ghm_pointcloud_load", _int, _str, ctypes.POINTER(ctypes.POINTER(PointCloud)), _str, _size),
+    ("ghm_pointcloud_free", None, ctypes.POINTER(ctypes.POINTER(PointCloud))),
+    ("ghm_voxel_defaults", VoxelOptions),
+    ("ghm_voxel_grid_fit", _int, ctypes.POINTER(PointCloud), ctypes.POINTER(PointCloud), _p, _int,
+     ctypes.POINTER(VoxelOptions), ctypes.POINTER(VoxelGrid), _str, _size),
+    ("ghm_voxel_intersect", _int, _p, ctypes.POINTER(PointCloud), ctypes.POINTER(PointCloud), _p,
+     ctypes.POINTER(VoxelGrid), ctypes.POINTER(VoxelOptions),
+     ctypes.POINTER(ctypes.POINTER(VoxelResult))),
+    ("ghm_voxel_centre", None, ctypes.POINTER(VoxelGrid), ctypes.c_uint32, ctypes.c_double * 3),
+    ("ghm_voxel_result_free", None, ctypes.POINTER(ctypes.POINTER(VoxelResult))),
     ("ghm_map_defaults", MapOptions),
     ("ghm_map_create", _int, _p, ctypes.POINTER(MapOptions), _pp),
     ("ghm_map_build", _int, _p, _p, _p, _size),
