@@ -116,7 +116,8 @@ static int add_images(GhmQueryList *l, size_t *cap, DIR *d, const char *dir)
     }
     if (errno)
         return GHM_ERR_IO;
-    qsort(l->entries + first, l->n - first, sizeof *l->entries, by_name);
+    if (l->n - first > 1) /* qsort wants a valid array even for no element */
+        qsort(l->entries + first, l->n - first, sizeof *l->entries, by_name);
     return GHM_OK;
 }
 
