@@ -228,7 +228,8 @@ class Context:
     """A GhmContext: the backend ("auto", "cpu" or "cuda"), CPU threads (0 = all cores) and
     the seed of every random choice. Tables and matchers keep their context alive. One call at
     a time goes into a context (a lock), since the library's objects serve one thread at a
-    time; use one context per thread to work in parallel."""
+    time; use one context per thread to work in parallel. close() frees it at once: only when
+    no table or matcher made in it is used any more (otherwise leave it to the collector)."""
 
     def __init__(self, backend="auto", threads=0, seed=1):
         if backend not in _BACKENDS:
