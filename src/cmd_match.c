@@ -1,7 +1,15 @@
 /*
- * cmd_match.c - `geohash-match [OPTIONS] REFERENCE QUERY`: the image mode. Options are parsed by
- * match_cli.c (shared with the video mode), the pipeline lives in vision/match/ghm_match.h, output in
- * match_output.c. Exit status: 0 found, 1 no match, 2 error.
+ * cmd_match.c - `geohash-match [OPTIONS] REFERENCE QUERY...`: the image mode. Options are parsed
+ * by match_cli.c (shared with the video mode), the pipeline lives in vision/match/ghm_match.h,
+ * output in match_output.c; `--search QUERY REFERENCE...` goes to cmd_search.c.
+ *
+ * The reference's tables are built once and every QUERY is matched against them in turn: an
+ * image, a directory (its images, sorted by name) or a video (cmd_video.c). A single image
+ * QUERY keeps the readable several-line summary; several queries print one line (or one JSON
+ * object) each, naming it, and the images are decoded ahead on their own thread
+ * (query_reader.c) while earlier ones are matched. A query that cannot be read gets its error
+ * line and the run goes on. Exit status: 2 when any query (or the reference) failed, else 0
+ * when any was found, else 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +21,12 @@
 #include "ghm_video.h"
 #include "json_out.h"
 #include "match_cli.h"
+#include "query_files.h"
+#include "query_reader.h"
+
+/* Images decoded ahead of the one being matched: enough to hide decoding behind matching (a
+ * decode takes a fraction of a match), few enough for memory. */
+#define QUERIES_AHEAD 2
 
 static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
                         const GhmMatchResult *res, const GhmImage *query)
@@ -23,37 +37,30 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         json_t *obj = ghm_match_result_json(res, query->width, query->height);
         if (!obj)
             return GHM_ERR_NOMEM;
-        json_t *refj = json_pack("{s:o,s:i,s:i}", "path",
-                                 o->reference ? ghm_json_string_lossy(o->reference)
-                                              : ghm_json_string_lossy(o->load_ref),
-                                 "width", w, "height", h);
-        json_t *qj = json_pack("{s:o,s:i,s:i}", "path", ghm_json_string_lossy(o->query), "width",
-                               query->width, "height", query->height);
-        json_object_set_new(obj, "reference", refj ? refj : json_null());
-        json_object_set_new(obj, "query", qj ? qj : json_null());
+        json_object_set_new(obj, "reference",
+                            ghm_match_side_json(o->reference ? o->reference : o->load_ref, w, h));
+        json_object_set_new(obj, "query",
+                            ghm_match_side_json(o->query, query->width, query->height));
         json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(ctx)));
         int bad = ghm_json_print(stdout, obj) < 0;
         json_decref(obj);
         return bad ? GHM_ERR_IO : GHM_OK;
     }
-    if (!o->common.quiet)
-        ghm_match_print_text(stdout, res, o->query, query->width, query->height);
+    if (o->common.quiet)
+        return GHM_OK;
+    if (o->one_line)
+        return ghm_match_print_line(stdout, res, o->query) < 0 ? GHM_ERR_IO : GHM_OK;
+    ghm_match_print_text(stdout, res, o->query, query->width, query->height);
     return GHM_OK;
 }
 
-/* Matches one query image against the reference and reports. Returns a GHM_EXIT_* status. */
-static int match_image(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
-                       const GhmImage *ref, double build_ms)
+/* Matches one decoded query image (taken: freed here) against the reference and reports.
+ * Returns a GHM_EXIT_* status. */
+static int match_decoded(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
+                         const GhmImage *ref, double build_ms, GhmImage *query)
 {
-    char why[512] = "";
-    GhmImage *query = NULL;
     GhmMatchResult res;
-    int ret = ghm_image_load(o->query, &query, why, sizeof why);
-    if (ret < 0) {
-        ghm_cli_error(o->query, "%s", why);
-        return GHM_EXIT_ERROR;
-    }
-    int status = GHM_EXIT_ERROR;
+    int ret, status = GHM_EXIT_ERROR;
     if ((ret = ghm_matcher_match(m, query, &res)) < 0) {
         if (ret == GHM_ERR_TOO_LARGE)
             ghm_cli_error(o->query, "%dx%d is larger than image matching takes (16 megapixels)",
@@ -77,17 +84,89 @@ done:
     return status;
 }
 
+/* The one QUERY of a plain REFERENCE QUERY run: a video when it is "-" or not a PNG/JPEG by
+ * content (ghm_video_is_video_path sniffs, and keeps foreign files with the image loader in a
+ * build without FFmpeg), else an image decoded here. */
+static int match_single(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
+                        double build_ms)
+{
+    if (ghm_video_is_video_path(o->query))
+        return ghm_cmd_video(o, &o->video, ctx, m, ref);
+    char why[512] = "";
+    GhmImage *query = NULL;
+    if (ghm_image_load(o->query, &query, why, sizeof why) < 0) {
+        ghm_cli_error(o->query, "%s", why);
+        return GHM_EXIT_ERROR;
+    }
+    return match_decoded(o, ctx, m, ref, build_ms, query);
+}
+
+/* The run's status after one more query's: an error anywhere makes it 2 (reported once every
+ * query was answered), else a match anywhere makes it 0. */
+static int fold_status(int run, int one)
+{
+    if (run == GHM_EXIT_ERROR || one == GHM_EXIT_ERROR)
+        return GHM_EXIT_ERROR;
+    return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+}
+
+/* One entry of the list; its image, if it is one, comes decoded from the reader. */
+static int match_entry(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
+                       double build_ms, const GhmQueryEntry *e, GhmQueryReader *reader)
+{
+    char why[512] = "";
+    GhmImage *query = NULL;
+    o->query = e->path;
+    switch (e->kind) {
+    case GHM_QUERY_BAD:
+        ghm_cli_error(e->path, "%s", e->why);
+        return GHM_EXIT_ERROR;
+    case GHM_QUERY_VIDEO:
+        return ghm_cmd_video(o, &o->video, ctx, m, ref);
+    default:
+        if (ghm_query_reader_next(reader, &query, why, sizeof why) < 0) {
+            ghm_cli_error(e->path, "%s", why);
+            return GHM_EXIT_ERROR;
+        }
+        return match_decoded(o, ctx, m, ref, build_ms, query);
+    }
+}
+
+/* Every QUERY in order, a directory's images in name order, the images decoded ahead on their
+ * own thread while earlier ones are matched. */
+static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
+                         const GhmImage *ref, double build_ms)
+{
+    if (!o->one_line)
+        return match_single(o, ctx, m, ref, build_ms);
+    GhmQueryList list;
+    GhmQueryReader *reader = NULL;
+    int ret = ghm_query_list_build(o->queries, o->n_queries, &list);
+    if (ret == GHM_OK && (ret = ghm_query_reader_start(&list, QUERIES_AHEAD, &reader)) < 0)
+        ghm_query_list_free(&list);
+    if (ret < 0) {
+        ghm_cli_error(NULL, "cannot start reading the queries: %s", ghm_strerror(ret));
+        return GHM_EXIT_ERROR;
+    }
+    int status = GHM_EXIT_NOT_FOUND;
+    for (size_t i = 0; i < list.n; i++)
+        status = fold_status(status, match_entry(o, ctx, m, ref, build_ms, &list.entries[i],
+                                                 reader));
+    ghm_query_reader_stop(&reader); /* before the list: the thread reads it */
+    ghm_query_list_free(&list);
+    return status;
+}
+
 int ghm_cmd_match(int argc, char **argv)
 {
     GhmMatchOptions o;
     int parsed = ghm_match_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
-    /* VIDEO BRANCH: a QUERY that is "-" or not a PNG/JPEG by content is a video; the video
-     * mode (src/cmd_video.c) takes the same options and returns a GHM_EXIT_* status.
-     * ghm_video_is_video_path sniffs the content (ghm_file_io.h) and also keeps foreign files
-     * with the image loader in a build without FFmpeg. */
-    int video = o.query && ghm_video_is_video_path(o.query);
+    if (o.search)
+        return ghm_cmd_search(&o);
+    /* One line per query unless the command line names exactly one image or video. */
+    o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
     GhmContext *ctx = NULL;
     if (ghm_cli_context(&o.common, &ctx) < 0)
         return GHM_EXIT_ERROR;
@@ -104,8 +183,7 @@ int ghm_cmd_match(int argc, char **argv)
         status = GHM_EXIT_FOUND;
         goto done;
     }
-    status = video ? ghm_cmd_video(&o, &o.video, ctx, m, ref)
-                   : match_image(&o, ctx, m, ref, build_ms);
+    status = match_queries(&o, ctx, m, ref, build_ms);
 done:
     ghm_matcher_free(&m);
     ghm_image_free(&ref);

@@ -16,7 +16,9 @@
  * The summary (frames, found, damaged, average and worst matching time) ends the text output
  * on stdout; with --json it goes to stderr, and only when stderr is a terminal or with
  * --verbose, so that stdout stays pure JSON Lines and a script's stderr holds nothing but
- * warnings and errors. The progress bar is drawn on stderr only when it is a terminal.
+ * warnings and errors. The progress bar is drawn on stderr only when it is a terminal. When the
+ * video is one of several queries, every line names it (text: "VIDEO: " before it; JSON: a
+ * "query" object with its "path"), so the lines of different queries can be told apart.
  */
 #include "cmd_video.h"
 
@@ -44,6 +46,7 @@ typedef struct Run {
     const char *subject;       /* how errors name it: the path, or "standard input" */
     GhmMatcher *matcher;       /* the reference's */
     const GhmImage *reference; /* the reference image (--swap) */
+    int name_query;            /* one of several queries: every line names the video */
 } Run;
 
 GhmVideoOptions ghm_video_cli_defaults(void)
@@ -174,6 +177,19 @@ static json_t *pts_json(double pts)
     return isnan(pts) ? json_null() : json_real(pts);
 }
 
+/* {"path": the video} for the lines of one of several queries; json_null() if out of memory. */
+static json_t *query_json(const Run *run)
+{
+    json_t *q = json_pack("{s:o}", "path", ghm_json_string_lossy(run->subject));
+    return q ? q : json_null();
+}
+
+/* "VIDEO: " before a text line when the video is one of several queries. */
+static int print_prefix(const Run *run)
+{
+    return run->name_query && printf("%s: ", run->subject) < 0 ? -1 : 0;
+}
+
 /* "frame" and "pts" first, then the image mode's fields for the same result; the query size
  * (for its corners) is the frame's, or the reference image's with --swap. */
 static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMatchResult *res)
@@ -189,6 +205,8 @@ static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMat
     json_object_set_new(obj, "frame", json_integer(f->index));
     json_object_set_new(obj, "pts", pts_json(f->pts));
     json_object_update(obj, fields);
+    if (run->name_query)
+        json_object_set_new(obj, "query", query_json(run));
     json_decref(fields);
     if (run->video->swap)
         json_object_set_new(obj, "swapped", json_true());
@@ -197,9 +215,11 @@ static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMat
     return ret;
 }
 
-static int print_frame_text(const GhmVideoFrame *f, const GhmMatchResult *res)
+static int print_frame_text(const Run *run, const GhmVideoFrame *f, const GhmMatchResult *res)
 {
     int n;
+    if (print_prefix(run) < 0)
+        return -1;
     if (res->found)
         n = printf("frame %lld  %.3f s  found  scale %.4f  rotation %+.2f deg  translation "
                    "(%.2f, %.2f)  votes %u  confidence %.3f\n",
@@ -210,18 +230,24 @@ static int print_frame_text(const GhmVideoFrame *f, const GhmMatchResult *res)
     return n < 0 ? -1 : 0;
 }
 
-static int print_damaged(const GhmCommonOptions *common, const GhmQueuedFrame *item)
+static int print_damaged(const Run *run, const GhmQueuedFrame *item)
 {
+    const GhmCommonOptions *common = run->common;
     if (common->quiet)
         return 0;
-    if (!common->json)
+    if (!common->json) {
+        if (print_prefix(run) < 0)
+            return -1;
         return printf("frame %lld  %.3f s  damaged: %s\n", (long long)item->frame.index,
                       item->frame.pts, item->why) < 0 ? -1 : 0;
+    }
     json_t *obj = json_object();
     json_object_set_new(obj, "frame", json_integer(item->frame.index));
     json_object_set_new(obj, "pts", pts_json(item->frame.pts));
     json_object_set_new(obj, "found", json_false());
     json_object_set_new(obj, "damaged", ghm_json_string_lossy(item->why));
+    if (run->name_query)
+        json_object_set_new(obj, "query", query_json(run));
     int ret = ghm_json_print(stdout, obj);
     json_decref(obj);
     return ret;
@@ -242,7 +268,7 @@ static void print_summary(const Run *run, const Stats *s)
              (long long)s->worst_frame, wall > 0 ? s->frames / wall : 0.0);
     if (c->json)
         fprintf(stderr, "%s: summary: %s\n", GHM_PROGRAM, line);
-    else
+    else if (print_prefix(run) == 0)
         printf("summary: %s\n", line);
 }
 
@@ -279,7 +305,7 @@ static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Prog
         int64_t i = item->frame.index;
         if (i >= o->start && (o->end < 0 || i <= o->end) && (i - o->start) % o->step == 0) {
             s->damaged++;
-            if (print_damaged(c, item) < 0)
+            if (print_damaged(run, item) < 0)
                 return -1;
         }
         return 0;
@@ -301,7 +327,7 @@ static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Prog
     }
     if (!c->quiet) {
         int out = c->json ? print_frame_json(run, &item->frame, res)
-                          : print_frame_text(&item->frame, res);
+                          : print_frame_text(run, &item->frame, res);
         if (out < 0) {
             progress_clear(p);
             ghm_cli_error(NULL, "cannot write to standard output");
@@ -394,7 +420,7 @@ int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmC
     int stdin_video = strcmp(opt->query, "-") == 0;
     Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
                .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
-               .matcher = matcher, .reference = ref_img};
+               .matcher = matcher, .reference = ref_img, .name_query = opt->one_line};
     GhmVideo *v = NULL;
     if (open_video(&run, &v) < 0)
         return GHM_EXIT_ERROR;

@@ -17,7 +17,8 @@ enum {
     OPT_ANGLE_BINS,
     OPT_QUERY_BASES,
     OPT_MIN_CONFIDENCE,
-    OPT_TOP_CANDIDATES
+    OPT_TOP_CANDIDATES,
+    OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
     {"query-bases", required_argument, NULL, OPT_QUERY_BASES},
     {"min-confidence", required_argument, NULL, OPT_MIN_CONFIDENCE},
     {"top-candidates", required_argument, NULL, OPT_TOP_CANDIDATES},
+    {"search", required_argument, NULL, OPT_SEARCH},
     GHM_VIDEO_LONG_OPTIONS,
     {NULL, 0, NULL, 0}};
 
@@ -43,13 +45,17 @@ void ghm_match_print_help(FILE *f)
     ghm_cli_print_help(f);
     fputs(
         "\n"
-        "Image matching options (geohash-match [OPTIONS] REFERENCE QUERY):\n"
+        "Image matching options (geohash-match [OPTIONS] REFERENCE QUERY...):\n"
+        "  --search QUERY           match QUERY against every REFERENCE given (images, saved\n"
+        "                           reference files, directories of images) and rank them:\n"
+        "                           found ones first, each group by confidence (--json adds\n"
+        "                           \"rank\" from 1)\n"
         "  --overlay FILE.png       draw the query outline and matched edges on the reference\n"
         "  --save-ref FILE          save the analysed reference (versioned, checksummed); with\n"
         "                           no QUERY, only build and save it\n"
-        "  --load-ref FILE          use a saved reference; REFERENCE may then be omitted\n"
-        "                           (geohash-match --load-ref ref.ghm QUERY); if it is given it\n"
-        "                           only serves as the overlay's background\n"
+        "  --load-ref FILE          use a saved reference; REFERENCE may then be omitted before\n"
+        "                           a single QUERY (geohash-match --load-ref ref.ghm QUERY); if\n"
+        "                           it is given it only serves as the overlay's background\n"
         "  --max-points N           edge points hashed per pyramid level (default 12000)\n"
         "  --corners N              reference basis points per pyramid level (default 20000)\n"
         "  --basis-prob P           keep each reference basis with probability P (default 1)\n"
@@ -78,6 +84,7 @@ static int match_option(GhmMatchOptions *o, int id, const char *arg)
     case OPT_OVERLAY: o->overlay = arg; return 1;
     case OPT_SAVE_REF: o->save_ref = arg; return 1;
     case OPT_LOAD_REF: o->load_ref = arg; return 1;
+    case OPT_SEARCH: o->search = arg; return 1;
     case OPT_MAX_POINTS:
         if (ghm_cli_parse_long("--max-points", arg, 8, 1000000, &v) < 0)
             return -1;
@@ -133,26 +140,54 @@ static int match_option(GhmMatchOptions *o, int id, const char *arg)
     }
 }
 
-/* REFERENCE QUERY; with --load-ref [REFERENCE] QUERY; with --save-ref REFERENCE [QUERY]. */
+/* --search QUERY REFERENCE...: the references stand where the queries do, since each is
+ * matched in turn; the options that name one reference have no meaning there. */
+static int search_positionals(int n, char **args, GhmMatchOptions *o)
+{
+    const char *clash = o->overlay ? "--overlay" : o->save_ref ? "--save-ref"
+                      : o->load_ref ? "--load-ref" : o->video.swap ? "--swap" : NULL;
+    if (clash) {
+        ghm_cli_error("--search", "cannot be combined with %s", clash);
+        return -1;
+    }
+    if (n < 1) {
+        ghm_cli_error("--search", "missing REFERENCE arguments (--search QUERY REFERENCE...)");
+        ghm_cli_usage_hint(NULL);
+        return -1;
+    }
+    o->queries = args;
+    o->n_queries = n;
+    o->one_line = 1;
+    return 0;
+}
+
+/* REFERENCE QUERY...; with --load-ref [REFERENCE] QUERY... (REFERENCE may be left out only
+ * before a single QUERY, as before several queries the first would be ambiguous); with
+ * --save-ref REFERENCE [QUERY...]. */
 static int positionals(int n, char **args, GhmMatchOptions *o)
 {
+    if (o->search)
+        return search_positionals(n, args, o);
     if (o->load_ref && n == 1) {
-        o->query = args[0];
-        return 0;
-    }
-    if (o->save_ref && !o->load_ref && n == 1) {
+        o->queries = args;
+        o->n_queries = 1;
+    } else if (o->save_ref && !o->load_ref && n == 1) {
         o->reference = args[0];
-        return 0;
-    }
-    if (n == 2) {
+    } else if (n >= 2) {
         o->reference = args[0];
-        o->query = args[1];
-        return 0;
+        o->queries = args + 1;
+        o->n_queries = n - 1;
+    } else {
+        ghm_cli_error(NULL, "missing REFERENCE and QUERY arguments");
+        ghm_cli_usage_hint(NULL);
+        return -1;
     }
-    ghm_cli_error(NULL, n < 2 ? "missing REFERENCE and QUERY arguments"
-                              : "too many arguments (expected REFERENCE QUERY)");
-    ghm_cli_usage_hint(NULL);
-    return -1;
+    o->query = o->n_queries > 0 ? o->queries[0] : NULL;
+    if (o->overlay && o->n_queries > 1) {
+        ghm_cli_error("--overlay", "draws one query; give a single QUERY");
+        return -1;
+    }
+    return 0;
 }
 
 int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)

@@ -21,13 +21,26 @@ typedef struct GhmMatchOptions {
     const char *save_ref;  /* --save-ref FILE, or NULL */
     const char *load_ref;  /* --load-ref FILE, or NULL */
     const char *reference; /* REFERENCE (NULL when --load-ref is given without it) */
-    const char *query;     /* QUERY (NULL when only --save-ref is asked for) */
+    const char *query;     /* the query at hand: QUERY, or each of QUERY... in turn (NULL when
+                              only --save-ref is asked for) */
+    char **queries;        /* QUERY... as given (files, directories, videos); with --search,
+                              the REFERENCE... */
+    int n_queries;
+    const char *search;    /* --search QUERY, or NULL */
+    int one_line;          /* several queries: one line (or JSON object) each, naming it */
     GhmVideoOptions video; /* --start, --end, --step, --swap (video_cli.h) */
 } GhmMatchOptions;
 
 /* Parses the command line of the match mode into opt. Returns 0 to go on, 1 when --help or
  * --version was printed (exit 0), or -1 after printing one error line (exit 2). */
 int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt);
+
+/* `--search QUERY REFERENCE...` (cmd_search.c): matches the QUERY image against every
+ * REFERENCE (an image, a saved reference file, or a directory of images) and prints them
+ * ranked: found ones first, each group by confidence. Returns a GHM_EXIT_* status: 2 when
+ * any reference (or the query) failed, after the others were reported, else 0 when some
+ * reference holds the query, else 1. */
+int ghm_cmd_search(const GhmMatchOptions *opt);
 
 /* The top-level help followed by this mode's options. */
 void ghm_match_print_help(FILE *f);
@@ -43,6 +56,14 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMat
  * confidence, transform, corners, inliers, timings_ms, tables. The caller adds "reference",
  * "query", "backend" (and "frame", "pts" for video). */
 json_t *ghm_match_result_json(const GhmMatchResult *res, int query_w, int query_h);
+
+/* {"path": path, "width": w, "height": h}: how the JSON output names the reference or the
+ * query. Never NULL: json_null() when out of memory. */
+json_t *ghm_match_side_json(const char *path, int width, int height);
+
+/* The result in one line on f, naming it "name: " (several queries, --search). Returns 0, or
+ * -1 on a write error. */
+int ghm_match_print_line(FILE *f, const GhmMatchResult *res, const char *name);
 
 /* The readable summary of a result (several lines) on f. */
 void ghm_match_print_text(FILE *f, const GhmMatchResult *res, const char *query, int query_w,

@@ -73,6 +73,27 @@ json_t *ghm_match_result_json(const GhmMatchResult *res, int query_w, int query_
     return o;
 }
 
+json_t *ghm_match_side_json(const char *path, int width, int height)
+{
+    json_t *o = json_pack("{s:o,s:i,s:i}", "path", ghm_json_string_lossy(path), "width", width,
+                          "height", height);
+    return o ? o : json_null();
+}
+
+int ghm_match_print_line(FILE *f, const GhmMatchResult *res, const char *name)
+{
+    int n;
+    if (res->found)
+        n = fprintf(f, "%s: found, confidence %.3f, %u votes, scale %.5f, rotation %.3f deg, "
+                       "translation (%.3f, %.3f)\n",
+                    name, res->confidence, res->votes, res->scale, res->rotation_deg, res->tx,
+                    res->ty);
+    else
+        n = fprintf(f, "%s: no match (best confidence %.3f, %u votes)\n", name, res->confidence,
+                    res->votes);
+    return n < 0 ? -1 : 0;
+}
+
 void ghm_match_print_text(FILE *f, const GhmMatchResult *res, const char *query, int query_w,
                           int query_h)
 {

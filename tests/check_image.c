@@ -471,6 +471,53 @@ START_TEST(test_png_alpha)
 }
 END_TEST
 
+/* Pixels in memory (ghm_image_from_pixels): every layout, rows with padding, becomes exactly
+ * the grey image the PNG loader makes of the same samples, and bad arguments are refused. */
+START_TEST(test_from_pixels)
+{
+    enum { W = NCOLOURS, H = 2, PAD = 5 };
+    static const int layout[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    for (int ch = 1; ch <= 4; ch++) {
+        uint8_t buf[H][W * 4 + PAD];
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                for (int c = 0; c < ch; c++) /* colour samples, then alpha 255, 0, 128, ... */
+                    buf[y][x * ch + c] = (uint8_t)((ch == 2 || ch == 4) && c == ch - 1
+                                                       ? (x * 127 + y * 64) % 256
+                                                       : colours[(x + y) % W][c]);
+        TestPng p = {.width = W, .height = H, .color_type = layout[ch - 1], .bit_depth = 8,
+                     .rows = &buf[0][0], .stride = sizeof buf[0]};
+        GhmImage *want = png_round("pixels.png", &p), *got = NULL;
+        ck_assert_int_eq(ghm_image_from_pixels(&buf[0][0], W, H, ch, sizeof buf[0], &got), GHM_OK);
+        ck_assert_int_eq(got->width, W);
+        ck_assert_int_eq(got->height, H);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                ck_assert_msg(pixel(got, x, y) == pixel(want, x, y),
+                              "channels %d (%d,%d): %d, PNG %d", ch, x, y, pixel(got, x, y),
+                              pixel(want, x, y));
+        ghm_image_free(&want);
+        ghm_image_free(&got);
+    }
+    uint8_t rgb[3] = {255, 0, 0};
+    GhmImage *img = NULL;
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 3, 3, &img), GHM_OK);
+    ck_assert_int_eq(pixel(img, 0, 0), 76); /* (299 * 255 + 500) / 1000 */
+    ghm_image_free(&img);
+    ck_assert_int_eq(ghm_image_from_pixels(NULL, 1, 1, 3, 3, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 5, 5, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 0, 3, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 3, 2, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 0, 1, 3, 3, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 0, 3, 3, &img), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, GHM_IMAGE_MAX_SIDE + 1, 3, 3, &img),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_ptr_null(img);
+    ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 3, 3, NULL), GHM_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(test_png_palette)
 {
     png_color palette[NCOLOURS];
@@ -898,6 +945,7 @@ static Suite *image_suite(void)
     tcase_add_test(formats, test_png_transparency_chunks);
     tcase_add_test(formats, test_png_interlaced);
     tcase_add_test(formats, test_one_pixel_images);
+    tcase_add_test(formats, test_from_pixels);
     tcase_add_test(formats, test_jpeg_grey_rgb_progressive);
     tcase_add_test(formats, test_jpeg_cmyk_unsupported);
     suite_add_tcase(s, formats);

@@ -189,7 +189,7 @@ test_match_help() {
         # shellcheck disable=SC2086
         run_cmd 0 $args
         for word in --overlay --save-ref --load-ref --max-points --basis-prob --min-dist --quant \
-            --min-confidence --top-candidates voxel "Exit status"; do
+            --min-confidence --top-candidates --search "QUERY..." voxel "Exit status"; do
             grep -qF -- "$word" "$TMP/out" || fail "'$args' does not mention $word"
         done
     done
@@ -735,6 +735,160 @@ PY
     [ "$(json_get "$TMP/out" 'j["B"]["intersection"] == 0 and j["B"]["unknown"] == j["B"]["voxels"]')" = True ] \
         || fail "$(cat "$TMP/out")"
     rm -f "$TMP/plain.json"
+}
+
+# --- many queries in one run, and --search (issue 14) ---
+# Several query images against one reference: one line each, in order, naming the query; the
+# reference's tables are built once. Exit 0 when any was found.
+test_multi_images_text() {
+    run_cmd 0 --backend cpu "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_00_query.png" \
+        "$DATA/images/rubberwhale1.png" "$DATA/pairs/dev_03_query.jpg"
+    [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "expected 3 lines: $(cat "$TMP/out")"
+    sed -n 1p "$TMP/out" | grep -q "^$DATA/pairs/dev_00_query.png: found, .*scale 1.23" ||
+        fail "line 1: $(cat "$TMP/out")"
+    sed -n 2p "$TMP/out" | grep -q "^$DATA/images/rubberwhale1.png: no match" ||
+        fail "line 2: $(cat "$TMP/out")"
+    sed -n 3p "$TMP/out" | grep -q "^$DATA/pairs/dev_03_query.jpg: found, " ||
+        fail "line 3: $(cat "$TMP/out")"
+    [ ! -s "$TMP/err" ] || fail "stderr: $(cat "$TMP/err")"
+    # none found: exit 1
+    run_cmd 1 --backend cpu "$DATA/images/butterfly.jpg" "$DATA/images/rubberwhale1.png" \
+        "$DATA/images/box.png"
+    [ "$(grep -c ': no match' "$TMP/out")" -eq 2 ] || fail "$(cat "$TMP/out")"
+}
+
+# --json: one object per query (JSON Lines), "query" naming it, the same fields as for one
+# pair, and each the same as the single-pair run of that query gives (timings aside).
+test_multi_images_json() {
+    run_cmd 0 --backend cpu --json "$DATA/images/box_in_scene.png" "$DATA/pairs/dev_02_query.png" \
+        "$DATA/images/butterfly.jpg" "$DATA/images/box.png"
+    mv "$TMP/out" "$TMP/multi.json"
+    run_cmd 0 --backend cpu --json "$DATA/images/box_in_scene.png" "$DATA/pairs/dev_02_query.png"
+    python3 - "$TMP/multi.json" "$TMP/out" "$DATA" <<'PY' || fail "bad JSON Lines: $(cat "$TMP/multi.json")"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+single = json.load(open(sys.argv[2]))
+data = sys.argv[3]
+names = [r["query"]["path"] for r in rows]
+assert names == [data + "/pairs/dev_02_query.png", data + "/images/butterfly.jpg",
+                 data + "/images/box.png"], names
+assert [r["found"] for r in rows] == [True, False, True], [r["found"] for r in rows]
+assert all(r["reference"]["path"] == data + "/images/box_in_scene.png" for r in rows)
+for r in (rows[0], single):
+    del r["timings_ms"]
+assert rows[0] == single, (rows[0], single)
+PY
+}
+
+# A directory stands for its PNG and JPEG images (by content), sorted by name; other files,
+# hidden files and subdirectories are left out. An empty directory is an error.
+test_multi_directory() {
+    mkdir -p "$TMP/q/sub" "$TMP/empty" || fail "mkdir"
+    cp "$DATA/pairs/dev_03_query.jpg" "$TMP/q/b_query"      # a JPEG without its suffix
+    cp "$DATA/pairs/dev_00_query.png" "$TMP/q/a.png"
+    cp "$DATA/images/rubberwhale1.png" "$TMP/q/c.png"
+    cp "$DATA/images/box.png" "$TMP/q/.hidden.png"
+    cp "$DATA/images/box.png" "$TMP/q/sub/d.png"
+    printf 'not an image\n' >"$TMP/q/notes.txt"
+    run_cmd 0 --backend cpu --json "$DATA/images/butterfly.jpg" "$TMP/q"
+    python3 - "$TMP/out" "$TMP/q" <<'PY' || fail "directory: $(cat "$TMP/out")"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+d = sys.argv[2]
+assert [r["query"]["path"] for r in rows] == [d + "/a.png", d + "/b_query", d + "/c.png"], rows
+assert [r["found"] for r in rows] == [True, True, False]
+PY
+    run_cmd 2 --backend cpu "$DATA/images/butterfly.jpg" "$TMP/empty" "$DATA/pairs/dev_00_query.png"
+    expect_one_error_line "$TMP/empty"
+    grep -q "no PNG or JPEG image" "$TMP/err" || fail "$(cat "$TMP/err")"
+    grep -q "dev_00_query.png: found" "$TMP/out" || fail "the query after it: $(cat "$TMP/out")"
+}
+
+# A bad file among good ones: its one error line, every other query still answered, exit 2
+# at the end (even though some were found).
+test_multi_bad_file_among_good() {
+    run_cmd 2 --backend cpu --json "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_00_query.png" \
+        "$DATA/bad/corrupt_ihdr_crc.png" "$DATA/images/no_such_file.png" "$DATA/pairs/dev_03_query.jpg"
+    [ "$(wc -l <"$TMP/err")" -eq 2 ] || fail "expected 2 error lines: $(cat "$TMP/err")"
+    grep -q "corrupt_ihdr_crc.png: .*CRC error" "$TMP/err" || fail "$(cat "$TMP/err")"
+    grep -q "no_such_file.png" "$TMP/err" || fail "$(cat "$TMP/err")"
+    python3 - "$TMP/out" <<'PY' || fail "the good queries: $(cat "$TMP/out")"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert [r["query"]["path"].rsplit("/", 1)[1] for r in rows] == ["dev_00_query.png",
+                                                                  "dev_03_query.jpg"], rows
+assert all(r["found"] for r in rows)
+PY
+}
+
+# --overlay draws one query: refused with several.
+test_multi_overlay_refused() {
+    run_cmd 2 --backend cpu --overlay "$TMP/o.png" "$DATA/images/butterfly.jpg" \
+        "$DATA/pairs/dev_00_query.png" "$DATA/pairs/dev_03_query.jpg"
+    expect_one_error_line --overlay
+    [ ! -e "$TMP/o.png" ] || fail "an overlay was written"
+}
+
+# --load-ref with several queries: REFERENCE comes first (only the background of overlays).
+test_multi_load_ref() {
+    run_cmd 0 --backend cpu --save-ref "$TMP/ref.ghm" "$DATA/images/butterfly.jpg"
+    run_cmd 0 --backend cpu --load-ref "$TMP/ref.ghm" "$DATA/images/butterfly.jpg" \
+        "$DATA/pairs/dev_00_query.png" "$DATA/pairs/dev_03_query.jpg"
+    [ "$(grep -c ': found' "$TMP/out")" -eq 2 ] || fail "$(cat "$TMP/out")"
+    grep -q "^$DATA/images/butterfly.jpg" "$TMP/out" && fail "REFERENCE taken as a query"
+    return 0
+}
+
+# A video among the queries: its frame lines name it (text prefix, JSON "query").
+test_multi_with_video() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --start 50 --end 51 "$DATA/$MEGA_REF" "$DATA/$MEGA" "$DATA/$MEGA_REF"
+    python3 - "$TMP/out" "$DATA/$MEGA" "$DATA/$MEGA_REF" <<'PY' || fail "video lines: $(cat "$TMP/out")"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert [r["query"]["path"] for r in rows] == [sys.argv[2]] * 2 + [sys.argv[3]], rows
+assert [r.get("frame") for r in rows] == [50, 51, None] and all(r["found"] for r in rows)
+PY
+    run_cmd 0 --backend cpu --start 50 --end 50 "$DATA/$MEGA_REF" "$DATA/$MEGA" "$DATA/$MEGA_REF"
+    grep -q "^$DATA/$MEGA: frame 50 " "$TMP/out" || fail "$(cat "$TMP/out")"
+    grep -q "^$DATA/$MEGA: summary: 1 frames" "$TMP/out" || fail "$(cat "$TMP/out")"
+}
+
+# --search QUERY REFERENCE...: every reference answered, found ones first by confidence; with
+# --json a "rank" from 1. A bad reference: its error line, the others ranked, exit 2.
+test_search_ranking() {
+    run_cmd 0 --backend cpu --json --search "$DATA/pairs/dev_00_query.png" "$DATA/images/rubberwhale1.png" \
+        "$DATA/images/box_in_scene.png" "$DATA/images/butterfly.jpg"
+    python3 - "$TMP/out" "$DATA" <<'PY' || fail "ranking: $(cat "$TMP/out")"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert len(rows) == 3 and [r["rank"] for r in rows] == [1, 2, 3], rows
+assert rows[0]["reference"]["path"] == sys.argv[2] + "/images/butterfly.jpg" and rows[0]["found"]
+assert not rows[1]["found"] and not rows[2]["found"]
+assert rows[1]["confidence"] >= rows[2]["confidence"]
+assert all(r["query"]["path"] == sys.argv[2] + "/pairs/dev_00_query.png" for r in rows)
+assert abs(rows[0]["transform"]["scale"] - 1.238) < 0.01
+PY
+    run_cmd 2 --backend cpu --search "$DATA/pairs/dev_00_query.png" "$DATA/bad/truncated.jpg" \
+        "$DATA/images/rubberwhale1.png" "$DATA/images/butterfly.jpg"
+    expect_one_error_line truncated.jpg
+    [ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "expected 2 lines: $(cat "$TMP/out")"
+    sed -n 1p "$TMP/out" | grep -q "^$DATA/images/butterfly.jpg: found" || fail "$(cat "$TMP/out")"
+}
+
+# --search takes saved reference files and directories as references too; nothing found: 1.
+test_search_reference_files() {
+    run_cmd 0 --backend cpu --save-ref "$TMP/butterfly.ghm" "$DATA/images/butterfly.jpg"
+    mkdir "$TMP/refs" && cp "$DATA/images/box.png" "$DATA/images/rubberwhale1.png" "$TMP/refs/" ||
+        fail "copy"
+    run_cmd 0 --backend cpu --search "$DATA/pairs/dev_03_query.jpg" "$TMP/refs" "$TMP/butterfly.ghm"
+    [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "expected 3 lines: $(cat "$TMP/out")"
+    sed -n 1p "$TMP/out" | grep -q "^$TMP/butterfly.ghm: found" || fail "$(cat "$TMP/out")"
+    run_cmd 1 --backend cpu --search "$DATA/pairs/dev_03_query.jpg" "$TMP/refs"
+    run_cmd 2 --backend cpu --search "$DATA/pairs/dev_03_query.jpg"
+    grep -q -- "--search: missing REFERENCE" "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 --backend cpu --search "$DATA/bad/empty.png" "$TMP/refs"
+    expect_one_error_line empty.png
 }
 
 # --- outputs: atomic writes and interruption (hashing/ghm_file_io.h) ---

@@ -49,6 +49,17 @@ typedef struct GhmRgbImage {
 /* Creates a zeroed grey image. GHM_ERR_INVALID for sizes < 1, GHM_ERR_TOO_LARGE above the limits. */
 GHM_API int ghm_image_create(int width, int height, GhmImage **out);
 
+/* Builds a grey image from pixels in memory (a NumPy array, a frame from another decoder):
+ * height rows, row_stride bytes apart, of width samples of channels bytes each (1 grey,
+ * 2 grey + alpha, 3 RGB, 4 RGBA, in that order). Colour and alpha become grey as the PNG loader
+ * makes them (BT.601 luma, then alpha composited on black), so the array of a PNG file gives
+ * the image ghm_image_load gives. pixels is only read. GHM_ERR_INVALID for a NULL pointer, a
+ * size below 1, channels outside 1..4 or row_stride < width * channels; GHM_ERR_TOO_LARGE above
+ * the limits; GHM_ERR_NOMEM. *out is NULL after a failure; the caller frees it with
+ * ghm_image_free(). */
+GHM_API int ghm_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,
+                                  size_t row_stride, GhmImage **out);
+
 /* Reads a PNG or JPEG file. On failure returns GHM_ERR_IO (cannot open/read), GHM_ERR_FORMAT
  * (not PNG or JPEG, or damaged), GHM_ERR_TRUNCATED, GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM and, when
  * why is not NULL, writes one line saying what is wrong (without the file name).

@@ -67,6 +67,27 @@ int ghm_image_create(int width, int height, GhmImage **out)
     return GHM_OK;
 }
 
+int ghm_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,
+                          size_t row_stride, GhmImage **out)
+{
+    if (out == NULL)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    if (pixels == NULL || channels < 1 || channels > 4 || width < 1 ||
+        row_stride < (size_t)width * (size_t)channels)
+        return GHM_ERR_INVALID;
+    int ret = ghm_image_create(width, height, out);
+    if (ret < 0)
+        return ret;
+    for (int y = 0; y < height; y++) {
+        const uint8_t *src = pixels + (size_t)y * row_stride;
+        uint8_t *dst = (*out)->pixels + (size_t)y * (size_t)(*out)->stride;
+        for (int x = 0; x < width; x++, src += channels)
+            dst[x] = ghmi_grey_sample(src, channels);
+    }
+    return GHM_OK;
+}
+
 int ghm_image_halve(const GhmImage *src, GhmImage **out)
 {
     if (!src || !out || !src->pixels || src->width < 2 || src->height < 2)

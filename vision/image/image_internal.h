@@ -24,6 +24,19 @@ static inline uint8_t ghmi_luma(unsigned r, unsigned g, unsigned b)
     return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
 }
 
+/* One sample of channels bytes (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) as grey: luma, then
+ * alpha composited on black. The PNG decoder and ghm_image_from_pixels share it, so an array
+ * decoded elsewhere becomes the same grey image as the file loaded here. */
+static inline uint8_t ghmi_grey_sample(const uint8_t *src, int channels)
+{
+    unsigned v = channels >= 3 ? ghmi_luma(src[0], src[1], src[2]) : src[0];
+    if (channels == 2 || channels == 4) {
+        unsigned a = src[channels - 1];
+        v = (v * a + 127u) / 255u;
+    }
+    return (uint8_t)v;
+}
+
 /* Decoders for a whole file in memory whose signature already matched. Same contract as
  * ghm_image_decode. */
 int ghmi_png_decode(const uint8_t *data, size_t size, GhmImage **out, char *why,

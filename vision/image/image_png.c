@@ -97,14 +97,8 @@ static void to_grey(PngDecoder *d, int channels)
     for (int y = 0; y < img->height; y++) {
         const uint8_t *src = d->rows[y];
         uint8_t *dst = img->pixels + (size_t)y * (size_t)img->stride;
-        for (int x = 0; x < img->width; x++, src += channels) {
-            unsigned v = channels >= 3 ? ghmi_luma(src[0], src[1], src[2]) : src[0];
-            if (channels == 2 || channels == 4) {
-                unsigned a = src[channels - 1];
-                v = (v * a + 127u) / 255u;
-            }
-            dst[x] = (uint8_t)v;
-        }
+        for (int x = 0; x < img->width; x++, src += channels)
+            dst[x] = ghmi_grey_sample(src, channels);
     }
 }
 
