@@ -81,11 +81,15 @@ typedef struct MapState {
     uint32_t ka[NA], kb[NB], vb[NB];
 } MapState;
 
+/* The scheme the map walk builds (every one in turn). */
+static GhmMapScheme map_scheme;
+
 static void *map_setup(void)
 {
     MapState *s = calloc(1, sizeof *s);
     ck_assert_ptr_nonnull(s);
     GhmMapOptions o = ghm_map_defaults();
+    o.scheme = map_scheme;
     ck_assert_int_eq(ghm_map_create(ctx, &o, &s->map), GHM_OK);
     uint32_t va[NA];
     keys_of(s->ka, NA, 1);
@@ -142,7 +146,15 @@ static void map_teardown(void *p)
 START_TEST(test_map_build)
 {
     Trial t = {map_setup, map_run, map_check, map_teardown};
-    ck_assert_int_gt(walk("map build", &t), 0);
+    /* An open-addressing table keeps its larger memory for the smaller content B: that build
+     * allocates nothing, which is right; the cuckoo and Robin Hood builds do allocate. */
+    for (map_scheme = 0; map_scheme < GHM_MAP_SCHEMES; map_scheme++) {
+        char name[64];
+        snprintf(name, sizeof name, "map build (%s)", ghm_map_scheme_name(map_scheme));
+        long sites = walk(name, &t);
+        if (map_scheme == GHM_MAP_CUCKOO || map_scheme >= GHM_MAP_ROBIN_HOOD)
+            ck_assert_int_gt(sites, 0);
+    }
 }
 END_TEST
 

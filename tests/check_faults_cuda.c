@@ -80,11 +80,15 @@ typedef struct MapState {
     uint32_t ka[NA], kb[NB], vb[NB], rb[NB];
 } MapState;
 
+/* The scheme the map walk builds (every one in turn). */
+static GhmMapScheme map_scheme;
+
 static void *map_setup(void)
 {
     MapState *s = calloc(1, sizeof *s);
     ck_assert_ptr_nonnull(s);
     GhmMapOptions o = ghm_map_defaults();
+    o.scheme = map_scheme;
     ck_assert_int_eq(ghm_map_create(ctx, &o, &s->map), GHM_OK);
     uint32_t va[NA];
     keys_of(s->ka, NA, 1);
@@ -397,7 +401,11 @@ static void walk_both(const char *name, const Trial *t)
 START_TEST(test_map_build_and_find)
 {
     GHM_REQUIRE_CUDA();
-    walk_both("map build and find", &map_trial);
+    for (map_scheme = 0; map_scheme < GHM_MAP_SCHEMES; map_scheme++) {
+        char name[64];
+        snprintf(name, sizeof name, "map build and find (%s)", ghm_map_scheme_name(map_scheme));
+        walk_both(name, &map_trial);
+    }
 }
 END_TEST
 
