@@ -33,6 +33,21 @@ def test_map_matches_a_dict():
         m[int(max(want) + 1) if max(want) < 0xFFFFFFFF else 1234567]
 
 
+@pytest.mark.parametrize("scheme", ["cuckoo", "linear", "quadratic", "double", "robin-hood",
+                                    "robin-hood-random"])
+def test_map_schemes_agree(scheme):
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 1 << 32, 20000, dtype=np.uint64).astype(np.uint32)
+    values = rng.integers(0, 1 << 32, keys.size, dtype=np.uint64).astype(np.uint32)
+    queries = np.concatenate([keys, rng.integers(0, 1 << 32, 5000, dtype=np.uint64)]).astype(
+        np.uint32)
+    want = gm.Map(keys, values, **CPU).find(queries)
+    got = gm.Map(keys, values, scheme=scheme, load_factor=0.95, **CPU).find(queries)
+    assert np.array_equal(got, want)
+    with pytest.raises(ValueError, match="scheme"):
+        gm.Map(keys, values, scheme="robin", **CPU)
+
+
 def test_map_options_and_bad_input():
     keys = np.arange(1000, dtype=np.int64) * 3
     m = gm.Map(keys, keys + 1, load_factor=0.5, **CPU)

@@ -55,9 +55,12 @@ class ContextOptions(ctypes.Structure):
 
 
 class MapOptions(ctypes.Structure):
-    """GhmMapOptions (ghm_map.h): only load_factor, its first field, is set from Python."""
+    """GhmMapOptions (ghm_map.h); Python sets load_factor and scheme, the rest keep the
+    library's defaults (room is left for fields added later)."""
 
-    _fields_ = [("load_factor", ctypes.c_double), ("_rest", ctypes.c_ubyte * 512)]
+    _fields_ = [("load_factor", ctypes.c_double), ("layout", ctypes.c_int),
+                ("hash_functions", ctypes.c_int), ("max_rebuilds", ctypes.c_int),
+                ("scheme", ctypes.c_int), ("_rest", ctypes.c_ubyte * 512)]
 
 
 class MatchParams(ctypes.Structure):
@@ -177,6 +180,7 @@ _PROTOS = [
     ("ghm_voxel_result_free", None, ctypes.POINTER(ctypes.POINTER(VoxelResult))),
     ("ghm_map_defaults", MapOptions),
     ("ghm_map_create", _int, _p, ctypes.POINTER(MapOptions), _pp),
+    ("ghm_map_scheme_from_name", _int, _str),
     ("ghm_map_build", _int, _p, _p, _p, _size),
     ("ghm_map_find", _int, _p, _p, _size, _p),
     ("ghm_map_free", None, _pp),

@@ -63,22 +63,29 @@ class _Table(_lib.Handle):
 
 
 class Map(_lib.Handle):
-    """One value per key (cuckoo hashing with a stash). Duplicate keys keep their smallest
-    value. find() gives NOT_FOUND (0xFFFFFFFF) for an absent key; NOT_FOUND is also a legal
-    value, so use a Set to tell the two apart when it matters.
+    """One value per key. Duplicate keys keep their smallest value. find() gives NOT_FOUND
+    (0xFFFFFFFF) for an absent key; NOT_FOUND is also a legal value, so use a Set to tell the
+    two apart when it matters. scheme picks the table family (ghm_map.h): "cuckoo" (default),
+    "linear", "quadratic", "double", "robin-hood" (coherent), "robin-hood-random"; every
+    scheme gives the same answers.
 
         m = gm.Map(keys, values)
+        m = gm.Map(keys, values, scheme="robin-hood", load_factor=0.99)
         found = m.find(queries)      # uint32, NOT_FOUND where absent
     """
 
     _free = "ghm_map_free"
 
     def __init__(self, keys, values, load_factor=0.0, backend="auto", threads=0, seed=1,
-                 context=None):
+                 context=None, scheme="cuckoo"):
         k, v = _pairs(keys, values)
-        self._init_handle(_lib.context_for(context, backend, threads, seed))
         opt = lib.ghm_map_defaults()
         opt.load_factor = _load_factor(load_factor)
+        opt.scheme = lib.ghm_map_scheme_from_name(str(scheme).encode())
+        if opt.scheme < 0:
+            raise ValueError("scheme must be one of cuckoo, linear, quadratic, double, "
+                             "robin-hood, robin-hood-random, not %r" % (scheme,))
+        self._init_handle(_lib.context_for(context, backend, threads, seed))
         with self._ctx.lock:
             _lib.check(lib.ghm_map_create(self._ctx.ptr, ctypes.byref(opt),
                                           ctypes.byref(self._ptr)), "cannot create the map")
