@@ -157,6 +157,24 @@ static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
     return status;
 }
 
+/* --backend auto for one image pair picks the CPU. Measured on the H100 machine (2026-11-24,
+ * docs/BENCHMARKS.md): a 640x480 pair takes 36 ms from process start to exit on the CPU and
+ * 378 ms with CUDA, whose start-up alone costs ~0.35 s; even a 1920x1080 query (~0.14 s on 16
+ * cores) stays below that. Several queries, a directory or a video keep CUDA: 100 queries take
+ * 0.72 s there. */
+static void pick_auto_backend(GhmMatchOptions *o)
+{
+    if (o->common.backend != GHM_BACKEND_AUTO || o->one_line || !o->query ||
+        ghm_video_is_video_path(o->query))
+        return;
+    o->common.backend = GHM_BACKEND_CPU;
+    if (o->common.verbose && ghm_cuda_available())
+        fprintf(stderr,
+                "%s: --backend auto: one image pair runs on the CPU (starting CUDA costs more "
+                "than the pair; --backend cuda uses the GPU)\n",
+                GHM_PROGRAM);
+}
+
 int ghm_cmd_match(int argc, char **argv)
 {
     GhmMatchOptions o;
@@ -167,6 +185,7 @@ int ghm_cmd_match(int argc, char **argv)
         return ghm_cmd_search(&o);
     /* One line per query unless the command line names exactly one image or video. */
     o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
+    pick_auto_backend(&o);
     GhmContext *ctx = NULL;
     if (ghm_cli_context(&o.common, &ctx) < 0)
         return GHM_EXIT_ERROR;

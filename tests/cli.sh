@@ -68,10 +68,25 @@ test_cuda_device_too_old() {
     "$BIN" --version | grep -q cuda || exit 77
     GHM_CUDA_MIN_CC=1000 run_cmd 2 --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
     expect_one_error_line "sm_1000"
-    GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    # two queries: auto would pick the CPU for a single image pair anyway
+    GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png" \
+        "$DATA/images/box.png"
     grep -q "using the CPU backend: CUDA device 0 is sm_" "$TMP/err" ||
         fail "no fallback line in: $(head -c 600 "$TMP/err")"
     grep -q "found" "$TMP/out" || fail "the CPU did not find the box: $(cat "$TMP/out")"
+}
+
+# One image pair under --backend auto runs on the CPU (CUDA's start-up costs more than the pair);
+# several queries keep the device. Needs a device to mean anything.
+test_auto_one_pair_on_cpu() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    grep -q "one image pair runs on the CPU" "$TMP/err" || fail "no CPU line: $(cat "$TMP/err")"
+    run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png" "$DATA/images/box.png"
+    grep -q "one image pair runs on the CPU" "$TMP/err" && fail "two queries went to the CPU"
+    grep -q "found" "$TMP/out" || fail "not found: $(cat "$TMP/out")"
 }
 
 test_missing_file() {
