@@ -12,28 +12,6 @@
 #include "ghm_pointcloud.h"
 #include "test_support.h"
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/check_pointcloud.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
 static void write_bytes(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -236,13 +214,13 @@ static void check_mixed(const GhmPointCloud *pc)
 
 START_TEST(test_mixed_layouts)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     uint8_t buf[8192];
     char why[256];
     for (int big = 0; big <= 1; big++) {
         size_t n = mixed_binary(buf, big);
-        write_bytes(tmp_path("mixed.ply"), buf, n);
-        GhmPointCloud *pc = load_expect(tmp_path("mixed.ply"), GHM_OK, why, sizeof why);
+        write_bytes(ghm_test_tmp("mixed.ply"), buf, n);
+        GhmPointCloud *pc = load_expect(ghm_test_tmp("mixed.ply"), GHM_OK, why, sizeof why);
         check_mixed(pc);
         ghm_pointcloud_free(&pc);
         /* the same bytes from memory */
@@ -252,17 +230,17 @@ START_TEST(test_mixed_layouts)
     }
     char text[4096];
     snprintf(text, sizeof text, mixed_ascii, mixed_header);
-    write_text(tmp_path("mixed_ascii.ply"), text);
-    GhmPointCloud *pc = load_expect(tmp_path("mixed_ascii.ply"), GHM_OK, why, sizeof why);
+    write_text(ghm_test_tmp("mixed_ascii.ply"), text);
+    GhmPointCloud *pc = load_expect(ghm_test_tmp("mixed_ascii.ply"), GHM_OK, why, sizeof why);
     check_mixed(pc);
     ghm_pointcloud_free(&pc);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_write_round_trip)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     GhmPointCloud *pc = NULL, *back = NULL;
     ck_assert_int_eq(ghm_pointcloud_create(1000, 1, 1, &pc), GHM_OK);
     for (size_t i = 0; i < pc->n * 3; i++) {
@@ -272,9 +250,9 @@ START_TEST(test_write_round_trip)
     }
     char why[256];
     for (int ascii = 0; ascii <= 1; ascii++) {
-        ck_assert_int_eq(ghm_pointcloud_save_ply(pc, tmp_path("rt.ply"), ascii, why, sizeof why),
+        ck_assert_int_eq(ghm_pointcloud_save_ply(pc, ghm_test_tmp("rt.ply"), ascii, why, sizeof why),
                          GHM_OK);
-        back = load_expect(tmp_path("rt.ply"), GHM_OK, why, sizeof why);
+        back = load_expect(ghm_test_tmp("rt.ply"), GHM_OK, why, sizeof why);
         ck_assert_uint_eq(back->n, pc->n);
         ck_assert_mem_eq(back->xyz, pc->xyz, pc->n * 3 * sizeof(float)); /* %.9g round-trips */
         ck_assert_mem_eq(back->normals, pc->normals, pc->n * 3 * sizeof(float));
@@ -282,28 +260,30 @@ START_TEST(test_write_round_trip)
         ghm_pointcloud_free(&back);
     }
     /* no temporary files left behind, and a failed write leaves nothing */
-    ck_assert_int_eq(ghm_pointcloud_save_ply(pc, tmp_path("no/such/dir/x.ply"), 0, why, sizeof why),
-                     GHM_ERR_IO);
+    ck_assert_int_eq(
+        ghm_pointcloud_save_ply(pc, ghm_test_tmp("no/such/dir/x.ply"), 0, why, sizeof why),
+        GHM_ERR_IO);
     ck_assert_ptr_nonnull(strstr(why, "cannot"));
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", tmpdir);
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", ghm_test_tmpdir());
     ck_assert_int_eq(system(cmd), 0);
     ghm_pointcloud_free(&pc);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_empty_vertex_element)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     char why[256];
-    write_text(tmp_path("zero.ply"), "ply\nformat ascii 1.0\nelement vertex 0\n"
+    write_text(ghm_test_tmp("zero.ply"), "ply\nformat ascii 1.0\nelement vertex 0\n"
                                      "property float x\nproperty float y\nproperty float z\n"
                                      "end_header\n");
-    GhmPointCloud *pc = load_expect(tmp_path("zero.ply"), GHM_OK, why, sizeof why);
+    GhmPointCloud *pc = load_expect(ghm_test_tmp("zero.ply"), GHM_OK, why, sizeof why);
     ck_assert_uint_eq(pc->n, 0);
     ghm_pointcloud_free(&pc);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
@@ -311,58 +291,58 @@ END_TEST
 
 START_TEST(test_xyz_three_columns)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     char why[256];
-    write_text(tmp_path("a.xyz"), "# a comment\n\n1 2 3\n  4.5\t-5e-1 6\r\n// another\n7,8,9");
-    GhmPointCloud *pc = load_expect(tmp_path("a.xyz"), GHM_OK, why, sizeof why);
+    write_text(ghm_test_tmp("a.xyz"), "# a comment\n\n1 2 3\n  4.5\t-5e-1 6\r\n// another\n7,8,9");
+    GhmPointCloud *pc = load_expect(ghm_test_tmp("a.xyz"), GHM_OK, why, sizeof why);
     ck_assert_uint_eq(pc->n, 3);
     ck_assert_ptr_null(pc->normals);
     ck_assert_float_eq(pc->xyz[4], -0.5f);
     ck_assert_float_eq(pc->xyz[8], 9.0f);
     ghm_pointcloud_free(&pc);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_xyz_six_columns)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     char why[256];
     /* a name without .xyz: the format comes from the content */
-    write_text(tmp_path("points.txt"), "0 0 0 0 0 2\n1 0 0 3 0 4\n");
-    GhmPointCloud *pc = load_expect(tmp_path("points.txt"), GHM_OK, why, sizeof why);
+    write_text(ghm_test_tmp("points.txt"), "0 0 0 0 0 2\n1 0 0 3 0 4\n");
+    GhmPointCloud *pc = load_expect(ghm_test_tmp("points.txt"), GHM_OK, why, sizeof why);
     ck_assert_uint_eq(pc->n, 2);
     ck_assert_float_eq(pc->normals[2], 1.0f);
     ck_assert_float_eq_tol(pc->normals[3], 0.6f, 1e-6f);
     ck_assert_float_eq_tol(pc->normals[5], 0.8f, 1e-6f);
     ghm_pointcloud_free(&pc);
     /* a PLY named .xyz is still read as PLY */
-    write_text(tmp_path("really_ply.xyz"), "ply\nformat ascii 1.0\nelement vertex 1\nproperty "
+    write_text(ghm_test_tmp("really_ply.xyz"), "ply\nformat ascii 1.0\nelement vertex 1\nproperty "
                                            "float x\nproperty float y\nproperty float z\n"
                                            "end_header\n1 2 3\n");
-    pc = load_expect(tmp_path("really_ply.xyz"), GHM_OK, why, sizeof why);
+    pc = load_expect(ghm_test_tmp("really_ply.xyz"), GHM_OK, why, sizeof why);
     ck_assert_uint_eq(pc->n, 1);
     ghm_pointcloud_free(&pc);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_xyz_bad)
 {
-    make_tmpdir();
-    write_text(tmp_path("b1.xyz"), "1 2 3\n4 5 6 0 0 1\n");
-    expect_bad(tmp_path("b1.xyz"), GHM_ERR_FORMAT, "line 2");
-    write_text(tmp_path("b2.xyz"), "1 2\n");
-    expect_bad(tmp_path("b2.xyz"), GHM_ERR_FORMAT, "3 (x y z) or 6");
-    write_text(tmp_path("b3.xyz"), "1 2 3\n1 2 x\n");
-    expect_bad(tmp_path("b3.xyz"), GHM_ERR_FORMAT, "line 2: 'x' is not a number");
-    write_text(tmp_path("b4.xyz"), "1 2 3\n\n1 nan 3\n");
-    expect_bad(tmp_path("b4.xyz"), GHM_ERR_FORMAT, "line 3");
-    write_text(tmp_path("b5.xyz"), "# only comments\n\n");
-    expect_bad(tmp_path("b5.xyz"), GHM_ERR_FORMAT, "no points");
-    write_text(tmp_path("b6.xyz"), "1 2 3 4 5 6 7 8\n");
-    expect_bad(tmp_path("b6.xyz"), GHM_ERR_FORMAT, "or more");
-    remove_tmpdir();
+    ghm_test_tmpdir_make();
+    write_text(ghm_test_tmp("b1.xyz"), "1 2 3\n4 5 6 0 0 1\n");
+    expect_bad(ghm_test_tmp("b1.xyz"), GHM_ERR_FORMAT, "line 2");
+    write_text(ghm_test_tmp("b2.xyz"), "1 2\n");
+    expect_bad(ghm_test_tmp("b2.xyz"), GHM_ERR_FORMAT, "3 (x y z) or 6");
+    write_text(ghm_test_tmp("b3.xyz"), "1 2 3\n1 2 x\n");
+    expect_bad(ghm_test_tmp("b3.xyz"), GHM_ERR_FORMAT, "line 2: 'x' is not a number");
+    write_text(ghm_test_tmp("b4.xyz"), "1 2 3\n\n1 nan 3\n");
+    expect_bad(ghm_test_tmp("b4.xyz"), GHM_ERR_FORMAT, "line 3");
+    write_text(ghm_test_tmp("b5.xyz"), "# only comments\n\n");
+    expect_bad(ghm_test_tmp("b5.xyz"), GHM_ERR_FORMAT, "no points");
+    write_text(ghm_test_tmp("b6.xyz"), "1 2 3 4 5 6 7 8\n");
+    expect_bad(ghm_test_tmp("b6.xyz"), GHM_ERR_FORMAT, "or more");
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
@@ -393,7 +373,7 @@ static const char good_head[] = "ply\nformat ascii 1.0\nelement vertex 2\nproper
 
 START_TEST(test_bad_headers)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     struct {
         const char *text;
         int status;
@@ -417,16 +397,16 @@ START_TEST(test_bad_headers)
          "not an integer type"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_text(tmp_path("h.ply"), cases[i].text);
-        expect_bad(tmp_path("h.ply"), cases[i].status, cases[i].needle);
+        write_text(ghm_test_tmp("h.ply"), cases[i].text);
+        expect_bad(ghm_test_tmp("h.ply"), cases[i].status, cases[i].needle);
     }
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_bad_ascii_bodies)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     struct {
         const char *body;
         int status;
@@ -451,17 +431,17 @@ START_TEST(test_bad_ascii_bodies)
     char text[1024];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(text, sizeof text, "%s%s", good_head, cases[i].body);
-        write_text(tmp_path("b.ply"), text);
-        expect_bad(tmp_path("b.ply"), cases[i].status, cases[i].needle);
+        write_text(ghm_test_tmp("b.ply"), text);
+        expect_bad(ghm_test_tmp("b.ply"), cases[i].status, cases[i].needle);
     }
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 /* Cuts a valid binary file at many places: every cut must fail cleanly, none may crash. */
 START_TEST(test_binary_truncations)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     uint8_t buf[8192];
     char why[256];
     for (int big = 0; big <= 1; big++) {
@@ -482,25 +462,25 @@ START_TEST(test_binary_truncations)
                               "cut %zu: %s (%s)", cut, ghm_strerror(ret), why);
         }
     }
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
 START_TEST(test_binary_lies)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     /* a huge count in a binary file: refused before any allocation */
     const char *lie = "ply\nformat binary_little_endian 1.0\nelement vertex 353535235358\n"
                       "property float x\nproperty float y\nproperty float z\nend_header\n"
                       "0123456789ab";
-    write_text(tmp_path("lie.ply"), lie);
-    expect_bad(tmp_path("lie.ply"), GHM_ERR_TRUNCATED, "byte offset 138, inside vertex 1 of");
+    write_text(ghm_test_tmp("lie.ply"), lie);
+    expect_bad(ghm_test_tmp("lie.ply"), GHM_ERR_TRUNCATED, "byte offset 138, inside vertex 1 of");
     /* trailing bytes after the last element */
     uint8_t buf[8192];
     size_t n = mixed_binary(buf, 0);
     buf[n] = 0x42;
-    write_bytes(tmp_path("extra.ply"), buf, n + 1);
-    expect_bad(tmp_path("extra.ply"), GHM_ERR_FORMAT, "after the last element");
+    write_bytes(ghm_test_tmp("extra.ply"), buf, n + 1);
+    expect_bad(ghm_test_tmp("extra.ply"), GHM_ERR_FORMAT, "after the last element");
 
     /* A big-endian file that claims to be little endian: the face list count (int32 1) reads
      * as 2^24 and overruns the file. */
@@ -514,8 +494,8 @@ START_TEST(test_binary_lies)
         put_f32(&w, 1.0f);
     memcpy(buf, head, strlen(head));
     memcpy(buf + strlen(head), w.b, w.n);
-    write_bytes(tmp_path("endian1.ply"), buf, strlen(head) + w.n);
-    expect_bad(tmp_path("endian1.ply"), GHM_ERR_TRUNCATED, "face 0");
+    write_bytes(ghm_test_tmp("endian1.ply"), buf, strlen(head) + w.n);
+    expect_bad(ghm_test_tmp("endian1.ply"), GHM_ERR_TRUNCATED, "face 0");
     /* and a coordinate whose swapped bytes form a NaN (bits 0x3f80ffff -> 0xffff803f) */
     const char *head2 = "ply\nformat binary_little_endian 1.0\nelement vertex 1\n"
                         "property float x\nproperty float y\nproperty float z\nend_header\n";
@@ -528,9 +508,9 @@ START_TEST(test_binary_lies)
     put_f32(&w2, 1.0f);
     memcpy(buf, head2, strlen(head2));
     memcpy(buf + strlen(head2), w2.b, w2.n);
-    write_bytes(tmp_path("endian2.ply"), buf, strlen(head2) + w2.n);
-    expect_bad(tmp_path("endian2.ply"), GHM_ERR_FORMAT, "y is nan");
-    remove_tmpdir();
+    write_bytes(ghm_test_tmp("endian2.ply"), buf, strlen(head2) + w2.n);
+    expect_bad(ghm_test_tmp("endian2.ply"), GHM_ERR_FORMAT, "y is nan");
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
@@ -539,12 +519,12 @@ END_TEST
  * localedef (glibc's, from Debian's locales package: scripts/setup.sh installs it). */
 START_TEST(test_decimal_comma_locale)
 {
-    make_tmpdir();
+    ghm_test_tmpdir_make();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1",
-             tmpdir);
+             ghm_test_tmpdir());
     ck_assert_msg(system(cmd) == 0, "localedef cannot make de_DE.UTF-8 (run scripts/setup.sh)");
-    setenv("LOCPATH", tmpdir, 1);
+    setenv("LOCPATH", ghm_test_tmpdir(), 1);
     ck_assert_ptr_nonnull(setlocale(LC_ALL, "de_DE.UTF-8"));
     char probe[16];
     snprintf(probe, sizeof probe, "%.1f", 0.5);
@@ -559,11 +539,11 @@ START_TEST(test_decimal_comma_locale)
     ck_assert_float_eq(pc->xyz[1], 1.25f);
     ck_assert_float_eq(pc->xyz[2], -2.5f);
     ck_assert_float_eq(pc->xyz[3], 1e-3f);
-    ck_assert_int_eq(ghm_pointcloud_save_ply(pc, tmp_path("comma.ply"), 1, why, sizeof why),
+    ck_assert_int_eq(ghm_pointcloud_save_ply(pc, ghm_test_tmp("comma.ply"), 1, why, sizeof why),
                      GHM_OK);
-    snprintf(cmd, sizeof cmd, "grep -q '^0.5 1.25 -2.5$' '%s'", tmp_path("comma.ply"));
+    snprintf(cmd, sizeof cmd, "grep -q '^0.5 1.25 -2.5$' '%s'", ghm_test_tmp("comma.ply"));
     ck_assert_int_eq(system(cmd), 0);
-    back = load_expect(tmp_path("comma.ply"), GHM_OK, why, sizeof why);
+    back = load_expect(ghm_test_tmp("comma.ply"), GHM_OK, why, sizeof why);
     ck_assert_mem_eq(back->xyz, pc->xyz, 6 * sizeof(float));
     snprintf(probe, sizeof probe, "%.1f", 0.5);
     ck_assert_str_eq(probe, "0,5"); /* and the application's locale is back */
@@ -571,7 +551,7 @@ START_TEST(test_decimal_comma_locale)
     unsetenv("LOCPATH");
     ghm_pointcloud_free(&pc);
     ghm_pointcloud_free(&back);
-    remove_tmpdir();
+    ghm_test_tmpdir_remove();
 }
 END_TEST
 
