@@ -1,7 +1,6 @@
 /* check_geohash.c - geometric hashing and the image matcher end to end (CPU backend):
  * signature invariance, known-transform pairs with truth, synthetic similarity warps over the
  * full circle, no false matches, degenerate images, reproducibility. */
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,54 +96,34 @@ END_TEST
 
 START_TEST(test_known_pairs)
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(ghm_test_data("pairs/truth.json"), 0, &jerr);
-    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
-    json_t *pairs = json_object_get(root, "pairs");
-    ck_assert_uint_eq(json_array_size(pairs), 6);
+    GhmTestPair *pairs = ghm_test_pairs_load("pairs", 6);
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     double errors[6 * 4];
-    size_t ne = 0, i;
-    json_t *p;
-    json_array_foreach(pairs, i, p)
-    {
-        char rel[256];
-        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = ghm_test_load_image(rel);
-        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = ghm_test_load_image(rel);
-        double t[2][3];
-        json_t *mt = json_object_get(p, "matrix");
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 3; b++)
-                t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
+    size_t ne = 0;
+    for (size_t i = 0; i < 6; i++) {
+        const GhmTestPair *p = &pairs[i];
+        GhmImage *ref = p->ref, *query = p->query;
         GhmMatcher *m = matcher_for(ctx, ref);
         GhmMatchResult res;
         ck_assert_int_eq(ghm_matcher_match(m, query, &res), GHM_OK);
-        const char *id = json_string_value(json_object_get(p, "id"));
-        ck_assert_msg(res.found, "%s: not found (confidence %.3f)", id, res.confidence);
+        ck_assert_msg(res.found, "%s: not found (confidence %.3f)", p->id, res.confidence);
         double limit = 0.02 * hypot(ref->width, ref->height);
-        ck_assert_msg(ghm_test_corner_error(res.matrix, t, query->width, query->height) <= limit,
-                      "%s: corner error %.2f > %.2f", id,
-                      ghm_test_corner_error(res.matrix, t, query->width, query->height), limit);
+        double err = ghm_test_corner_error(res.matrix, p->truth, query->width, query->height);
+        ck_assert_msg(err <= limit, "%s: corner error %.2f > %.2f", p->id, err, limit);
         /* every corner error, for the median */
         double c[4][2] = {{0, 0}, {query->width - 1, 0}, {query->width - 1, query->height - 1},
                           {0, query->height - 1}};
         for (int k = 0; k < 4; k++) {
-            double one[2][3], tr[2][3];
-            memcpy(one, res.matrix, sizeof one);
-            memcpy(tr, t, sizeof tr);
-            double x1 = one[0][0] * c[k][0] + one[0][1] * c[k][1] + one[0][2];
-            double y1 = one[1][0] * c[k][0] + one[1][1] * c[k][1] + one[1][2];
-            double x2 = tr[0][0] * c[k][0] + tr[0][1] * c[k][1] + tr[0][2];
-            double y2 = tr[1][0] * c[k][0] + tr[1][1] * c[k][1] + tr[1][2];
+            const double(*a)[3] = res.matrix, (*b)[3] = p->truth;
+            double x1 = a[0][0] * c[k][0] + a[0][1] * c[k][1] + a[0][2];
+            double y1 = a[1][0] * c[k][0] + a[1][1] * c[k][1] + a[1][2];
+            double x2 = b[0][0] * c[k][0] + b[0][1] * c[k][1] + b[0][2];
+            double y2 = b[1][0] * c[k][0] + b[1][1] * c[k][1] + b[1][2];
             errors[ne++] = hypot(x1 - x2, y1 - y2);
         }
         ck_assert(res.confidence >= 0.0 && res.confidence <= 1.0);
         ck_assert_uint_gt(res.votes, 0);
         ghm_matcher_free(&m);
-        ghm_image_free(&ref);
-        ghm_image_free(&query);
     }
     for (size_t a = 0; a < ne; a++) /* insertion sort for the median */
         for (size_t b = a; b > 0 && errors[b] < errors[b - 1]; b--) {
@@ -155,7 +134,7 @@ START_TEST(test_known_pairs)
     double median = 0.5 * (errors[ne / 2 - 1] + errors[ne / 2]);
     ck_assert_msg(median < 1.0, "median corner error %.3f px", median);
     ghm_context_free(&ctx);
-    json_decref(root);
+    ghm_test_pairs_free(pairs, 6);
 }
 END_TEST
 
@@ -421,46 +400,28 @@ END_TEST
  * nothing, though they fit the texture elsewhere well. */
 START_TEST(test_hard_pairs)
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(ghm_test_data("hard/truth.json"), 0, &jerr);
-    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
-    json_t *pairs = json_object_get(root, "pairs");
-    ck_assert_uint_eq(json_array_size(pairs), 6);
+    GhmTestPair *pairs = ghm_test_pairs_load("hard", 6);
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    size_t i;
-    json_t *p;
-    json_array_foreach(pairs, i, p)
-    {
-        char rel[256];
-        const char *id = json_string_value(json_object_get(p, "id"));
-        snprintf(rel, sizeof rel, "hard/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = ghm_test_load_image(rel);
-        snprintf(rel, sizeof rel, "hard/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = ghm_test_load_image(rel);
-        GhmMatcher *m = matcher_for(ctx, ref);
+    for (size_t i = 0; i < 6; i++) {
+        const GhmTestPair *p = &pairs[i];
+        GhmMatcher *m = matcher_for(ctx, p->ref);
         GhmMatchResult res;
-        ck_assert_int_eq(ghm_matcher_match(m, query, &res), GHM_OK);
-        if (json_is_true(json_object_get(p, "negative"))) {
-            ck_assert_msg(!res.found, "%s: a false match (confidence %.3f, support %zu)", id,
+        ck_assert_int_eq(ghm_matcher_match(m, p->query, &res), GHM_OK);
+        if (p->negative) {
+            ck_assert_msg(!res.found, "%s: a false match (confidence %.3f, support %zu)", p->id,
                           res.confidence, res.support);
         } else {
-            double t[2][3];
-            json_t *mt = json_object_get(p, "matrix");
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 3; b++)
-                    t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
-            double limit = 0.02 * hypot(ref->width, ref->height);
-            double err = ghm_test_corner_error(res.matrix, t, query->width, query->height);
-            ck_assert_msg(res.found, "%s: not found (confidence %.3f, support %zu)", id,
+            double limit = 0.02 * hypot(p->ref->width, p->ref->height);
+            double err =
+                ghm_test_corner_error(res.matrix, p->truth, p->query->width, p->query->height);
+            ck_assert_msg(res.found, "%s: not found (confidence %.3f, support %zu)", p->id,
                           res.confidence, res.support);
-            ck_assert_msg(err <= limit, "%s: corner error %.2f > %.2f", id, err, limit);
+            ck_assert_msg(err <= limit, "%s: corner error %.2f > %.2f", p->id, err, limit);
         }
         ghm_matcher_free(&m);
-        ghm_image_free(&ref);
-        ghm_image_free(&query);
     }
     ghm_context_free(&ctx);
-    json_decref(root);
+    ghm_test_pairs_free(pairs, 6);
 }
 END_TEST
 

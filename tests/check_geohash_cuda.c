@@ -4,7 +4,6 @@
  * device stages give the CPU's edges bit for bit, and the image matcher gives the same
  * transforms (within a pixel at the query corners) and meets the corner criterion of
  * data/pairs/truth.json on CUDA. One TCase, "cuda"; without a device it skips. */
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,28 +352,13 @@ END_TEST
 START_TEST(test_known_pairs_both_backends)
 {
     GHM_REQUIRE_CUDA();
-    json_error_t jerr;
-    json_t *root = json_load_file(ghm_test_data("pairs/truth.json"), 0, &jerr);
-    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
-    json_t *pairs = json_object_get(root, "pairs");
-    ck_assert_uint_eq(json_array_size(pairs), 6);
+    GhmTestPair *pairs = ghm_test_pairs_load("pairs", 6);
     GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
     GhmMatchParams mp = ghm_match_defaults();
-    size_t i;
-    json_t *p;
-    json_array_foreach(pairs, i, p)
-    {
-        char rel[256];
-        const char *id = json_string_value(json_object_get(p, "id"));
-        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = ghm_test_load_image(rel);
-        snprintf(rel, sizeof rel, "pairs/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = ghm_test_load_image(rel);
-        double t[2][3];
-        json_t *mt = json_object_get(p, "matrix");
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 3; b++)
-                t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
+    for (size_t i = 0; i < 6; i++) {
+        const char *id = pairs[i].id;
+        const GhmImage *ref = pairs[i].ref, *query = pairs[i].query;
+        const double(*t)[3] = pairs[i].truth;
         GhmMatchResult res[2];
         GhmContext *ctxs[2] = {cpu, gpu};
         for (int k = 0; k < 2; k++) {
@@ -412,12 +396,10 @@ START_TEST(test_known_pairs_both_backends)
                       id, (unsigned long long)res[0].votes_cast,
                       (unsigned long long)res[1].votes_cast, res[0].lookups, res[1].lookups,
                       res[0].candidates, res[1].candidates);
-        ghm_image_free(&ref);
-        ghm_image_free(&query);
     }
     ghm_context_free(&cpu);
     ghm_context_free(&gpu);
-    json_decref(root);
+    ghm_test_pairs_free(pairs, 6);
 }
 END_TEST
 
@@ -426,22 +408,12 @@ END_TEST
 START_TEST(test_hard_pairs_both_backends)
 {
     GHM_REQUIRE_CUDA();
-    json_error_t jerr;
-    json_t *root = json_load_file(ghm_test_data("hard/truth.json"), 0, &jerr);
-    ck_assert_msg(root != NULL, "truth.json: %s", jerr.text);
-    json_t *pairs = json_object_get(root, "pairs");
+    GhmTestPair *pairs = ghm_test_pairs_load("hard", 6);
     GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
     GhmMatchParams mp = ghm_match_defaults();
-    size_t i;
-    json_t *p;
-    json_array_foreach(pairs, i, p)
-    {
-        char rel[256];
-        const char *id = json_string_value(json_object_get(p, "id"));
-        snprintf(rel, sizeof rel, "hard/%s", json_string_value(json_object_get(p, "reference")));
-        GhmImage *ref = ghm_test_load_image(rel);
-        snprintf(rel, sizeof rel, "hard/%s", json_string_value(json_object_get(p, "query")));
-        GhmImage *query = ghm_test_load_image(rel);
+    for (size_t i = 0; i < 6; i++) {
+        const char *id = pairs[i].id;
+        const GhmImage *ref = pairs[i].ref, *query = pairs[i].query;
         GhmMatchResult res[2];
         GhmContext *ctxs[2] = {cpu, gpu};
         for (int k = 0; k < 2; k++) {
@@ -450,7 +422,7 @@ START_TEST(test_hard_pairs_both_backends)
             ck_assert_int_eq(ghm_matcher_match(m, query, &res[k]), GHM_OK);
             ghm_matcher_free(&m);
         }
-        int negative = json_is_true(json_object_get(p, "negative"));
+        int negative = pairs[i].negative;
         ck_assert_msg(res[1].found == !negative, "%s: found %d on CUDA (confidence %.3f)", id,
                       res[1].found, res[1].confidence);
         ck_assert_msg(res[0].found == res[1].found && res[0].votes_cast == res[1].votes_cast &&
@@ -460,24 +432,18 @@ START_TEST(test_hard_pairs_both_backends)
                       res[0].found, (unsigned long long)res[0].votes_cast, res[1].found,
                       (unsigned long long)res[1].votes_cast);
         if (!negative) {
-            double t[2][3];
-            json_t *mt = json_object_get(p, "matrix");
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 3; b++)
-                    t[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
             double limit = 0.02 * hypot(ref->width, ref->height);
-            double err = ghm_test_corner_error(res[1].matrix, t, query->width, query->height);
+            double err =
+                ghm_test_corner_error(res[1].matrix, pairs[i].truth, query->width, query->height);
             double agree =
                 ghm_test_corner_error(res[0].matrix, res[1].matrix, query->width, query->height);
             ck_assert_msg(err <= limit, "%s: CUDA corner error %.2f > %.2f", id, err, limit);
             ck_assert_msg(agree <= 1.0, "%s: CPU and CUDA corners %.3f px apart", id, agree);
         }
-        ghm_image_free(&ref);
-        ghm_image_free(&query);
     }
     ghm_context_free(&cpu);
     ghm_context_free(&gpu);
-    json_decref(root);
+    ghm_test_pairs_free(pairs, 6);
 }
 END_TEST
 

@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,4 +159,46 @@ void ghm_test_map_fails_cleanly(GhmContext *ctx, const GhmMapOptions *opt, const
     CHECK_EACH(n, out[i] == (i < fits ? values[i] : GHM_NOT_FOUND));
     ghm_map_free(&m);
     free(out);
+}
+
+static void load_pair(const char *folder, json_t *p, GhmTestPair *out)
+{
+    char rel[256];
+    snprintf(out->id, sizeof out->id, "%s", json_string_value(json_object_get(p, "id")));
+    snprintf(rel, sizeof rel, "%s/%s", folder,
+             json_string_value(json_object_get(p, "reference")));
+    out->ref = ghm_test_load_image(rel);
+    snprintf(rel, sizeof rel, "%s/%s", folder, json_string_value(json_object_get(p, "query")));
+    out->query = ghm_test_load_image(rel);
+    out->negative = json_is_true(json_object_get(p, "negative"));
+    json_t *mt = json_object_get(p, "matrix");
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 3; b++)
+            out->truth[a][b] = json_number_value(json_array_get(json_array_get(mt, a), b));
+}
+
+GhmTestPair *ghm_test_pairs_load(const char *folder, size_t expect)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s/truth.json", folder);
+    json_error_t jerr;
+    json_t *root = json_load_file(ghm_test_data(rel), 0, &jerr);
+    ck_assert_msg(root != NULL, "%s: %s", rel, jerr.text);
+    json_t *pairs = json_object_get(root, "pairs");
+    ck_assert_uint_eq(json_array_size(pairs), expect);
+    GhmTestPair *out = calloc(expect ? expect : 1, sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    for (size_t i = 0; i < expect; i++)
+        load_pair(folder, json_array_get(pairs, i), &out[i]);
+    json_decref(root);
+    return out;
+}
+
+void ghm_test_pairs_free(GhmTestPair *pairs, size_t n)
+{
+    for (size_t i = 0; pairs && i < n; i++) {
+        ghm_image_free(&pairs[i].ref);
+        ghm_image_free(&pairs[i].query);
+    }
+    free(pairs);
 }

@@ -76,6 +76,20 @@ const char *ghm_test_tmpdir(void);
 const char *ghm_test_tmp(const char *name);
 int ghm_test_tmp_count(void);
 
+/* One pair of a data/<folder>/truth.json: the images, and the query -> reference matrix
+ * (unless negative: the right answer is "no match"). */
+typedef struct GhmTestPair {
+    char id[64];
+    GhmImage *ref, *query;
+    double truth[2][3];
+    int negative;
+} GhmTestPair;
+
+/* Loads every pair of data/<folder>/truth.json, failing the test unless there are `expect` of
+ * them. Free with ghm_test_pairs_free. */
+GhmTestPair *ghm_test_pairs_load(const char *folder, size_t expect);
+void ghm_test_pairs_free(GhmTestPair *pairs, size_t n);
+
 /* The failure contract of a map build (ghm_map.h): building keys/values (n pairs) with opt on
  * ctx must return GHM_ERR_BUILD_FAILED after exactly opt->max_rebuilds rebuilds, leave an empty
  * map whose finds all miss, and the same map must then build the first `fits` pairs and find
