@@ -21,8 +21,9 @@
  * round-trips through the host. Calls are synchronous with respect to the host.
  *
  * Keys: every 32-bit value is a valid key, 0xFFFFFFFF included (the schemes with an empty marker
- * keep a key equal to it out of band; chaining has none). Duplicate keys in one build are allowed: the map keeps
- * the smallest of their values, on both backends, so results never depend on thread timing.
+ * keep a key equal to it out of band; chaining has none). Duplicate keys in one build are
+ * allowed: the map keeps the smallest of their values, on both backends, so results never depend
+ * on thread timing.
  * Values: any 32-bit value; GHM_NOT_FOUND is also a legal value, so callers that store it
  * cannot tell it from absence (use ghm_set or a flag array if that matters).
  */

@@ -46,7 +46,7 @@ static GhmMapOptions options(GhmMapLayout layout, double load, int hash_function
 /* Every kind of map: the cuckoo layouts, then one per other scheme (kind = scheme + 1). */
 enum {
     MAP_KINDS = 2 + GHM_MAP_SCHEMES - 1,
-    ROBIN_KIND = GHM_MAP_ROBIN_HOOD + 1, /* the Robin Hood kinds: ROBIN_KIND .. ROBIN_KINDS_END - 1 */
+    ROBIN_KIND = GHM_MAP_ROBIN_HOOD + 1, /* the Robin Hood kinds: ROBIN_KIND .. ROBIN_KINDS_END-1 */
     ROBIN_KINDS_END = GHM_MAP_ROBIN_HOOD_RANDOM + 2,
     CHAIN_KIND = GHM_MAP_CHAINING + 1
 };
