@@ -2,7 +2,8 @@
  * ghm_map.h - GhmMap: one 32-bit value per 32-bit key, on the CPU or CUDA backend of its context,
  * by one of the static hash table families of the papers (the scheme option): cuckoo hashing with
  * a stash (Alcantara's thesis, chapter 6; the default), open addressing with linear, quadratic or
- * double-hashing probes (thesis chapter 3), or coherent Robin Hood hashing (Garcia et al. 2011).
+ * double-hashing probes (thesis chapter 3), coherent Robin Hood hashing (Garcia et al. 2011), or
+ * chaining built by radix sort (thesis chapter 4).
  * Every scheme has the same API and gives the same answers on both backends.
  *
  * Usage:
@@ -19,9 +20,10 @@
  * results are written where `out` points, so a pipeline that passes device arrays never
  * round-trips through the host. Calls are synchronous with respect to the host.
  *
- * Keys: every 32-bit value is a valid key, 0xFFFFFFFF included (the backends keep a key equal to
- * their internal empty marker out of band). Duplicate keys in one build are allowed: the map keeps
- * the smallest of their values, on both backends, so results never depend on thread timing.
+ * Keys: every 32-bit value is a valid key, 0xFFFFFFFF included (the schemes with an empty marker
+ * keep a key equal to it out of band; chaining has none). Duplicate keys in one build are
+ * allowed: the map keeps the smallest of their values, on both backends, so results never depend
+ * on thread timing.
  * Values: any 32-bit value; GHM_NOT_FOUND is also a legal value, so callers that store it
  * cannot tell it from absence (use ghm_set or a flag array if that matters).
  */
@@ -58,7 +60,14 @@ typedef enum GhmMapLayout {
  *   h_i(k) = (k + o_i) mod |H|: neighbouring keys probe neighbouring slots at every step, so
  *   coherent queries (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the
  *   same table with a random sequence h_i(k) = hash_i(k), the paper's comparison. At most 2^28
- *   pairs per build (the pair's index shares the 64-bit word with its age and key). */
+ *   pairs per build (the pair's index shares the 64-bit word with its age and key).
+ * - CHAINING (thesis chapter 4): the pairs radix-sorted by bucket into one array, each bucket's
+ *   run contiguous, and the start of every bucket; a find reads its bucket's two starts and scans
+ *   the run (present or absent, the run's length: no probe bound, no failed build). The build is
+ *   a sort, so it costs about one radix sort of the pairs whatever the load. Its load factor is
+ *   keys over the table's memory in 8-byte slots (a pair each, and a 4-byte start per bucket), as
+ *   the thesis compares it with open addressing: load 0.8 gives its balanced 0.5 bucket per key,
+ *   0.95 0.1 per key, 0.5 two per key. */
 typedef enum GhmMapScheme {
     GHM_MAP_CUCKOO = 0,
     GHM_MAP_LINEAR = 1,
@@ -66,7 +75,8 @@ typedef enum GhmMapScheme {
     GHM_MAP_DOUBLE = 3,
     GHM_MAP_ROBIN_HOOD = 4,
     GHM_MAP_ROBIN_HOOD_RANDOM = 5,
-    GHM_MAP_SCHEMES = 6 /* the number of schemes, not a scheme */
+    GHM_MAP_CHAINING = 6,
+    GHM_MAP_SCHEMES = 7 /* the number of schemes, not a scheme */
 } GhmMapScheme;
 
 typedef struct GhmMapOptions {
@@ -90,19 +100,19 @@ typedef struct GhmMap GhmMap;
 
 typedef struct GhmMapStats {
     size_t size;           /* distinct keys stored */
-    size_t capacity;       /* slots in the main table */
+    size_t capacity;       /* slots in the main table; chaining: its memory in 8-byte slots */
     size_t stash_used;     /* keys that ended up in the stash */
     int rebuilds;          /* failed attempts before the build that succeeded */
     size_t bytes;          /* memory held by the table, stash included */
     unsigned max_probes;   /* open addressing and Robin Hood: the longest probe sequence of a
                             * stored key (a find of an absent key walks at most this far);
-                            * cuckoo: 0 */
+                            * chaining: the longest chain (bucket run); cuckoo: 0 */
 } GhmMapStats;
 
 GHM_API GhmMapOptions ghm_map_defaults(void);
 
 /* The scheme's name as the command line spells it ("cuckoo", "linear", "quadratic", "double",
- * "robin-hood", "robin-hood-random"), or NULL for a value that is no scheme. */
+ * "robin-hood", "robin-hood-random", "chaining"), or NULL for a value that is no scheme. */
 GHM_API const char *ghm_map_scheme_name(GhmMapScheme scheme);
 /* The scheme named name, or -1 when no scheme has that name. */
 GHM_API int ghm_map_scheme_from_name(const char *name);

@@ -2,7 +2,8 @@
  * map.c - GhmMap's public API: option defaults and checks, then dispatch through the op table of
  * the context's backend for the chosen scheme (cuckoo: map_cpu.c and map_cpu_insert.c, and
  * kernels/hashing/map*.cu; open addressing: map_open_cpu.c and kernels/hashing/map_open.cu;
- * Robin Hood: map_robin_cpu.c and kernels/hashing/map_robin.cu). Both backends hash with
+ * Robin Hood: map_robin_cpu.c and kernels/hashing/map_robin.cu; chaining: map_chain_cpu.c and
+ * kernels/hashing/map_chain.cu). Both backends hash with
  * hash_family.h and probe with probe_family.h, so they draw the same constants for a seed.
  */
 #include "ghm_map.h"
@@ -39,6 +40,7 @@ static const char *const scheme_names[GHM_MAP_SCHEMES] = {
     [GHM_MAP_DOUBLE] = "double",
     [GHM_MAP_ROBIN_HOOD] = "robin-hood",
     [GHM_MAP_ROBIN_HOOD_RANDOM] = "robin-hood-random",
+    [GHM_MAP_CHAINING] = "chaining",
 };
 
 const char *ghm_map_scheme_name(GhmMapScheme scheme)

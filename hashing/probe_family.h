@@ -7,7 +7,9 @@
  * that both backends probe the same slots.
  *
  * Both families store hash_family.h's 64-bit slots (key << 32 | value, all ones empty) and keep
- * the key 0xFFFFFFFF out of band, as the cuckoo maps do.
+ * the key 0xFFFFFFFF out of band, as the cuckoo maps do. Last, the bucket numbering of chaining by
+ * radix sort (thesis chapter 4: map_chain_cpu.c, kernels/hashing/map_chain.cu), which needs no
+ * empty marker.
  */
 #ifndef GHM_PROBE_FAMILY_H
 #define GHM_PROBE_FAMILY_H
@@ -173,6 +175,72 @@ GHMI_HD uint32_t ghmi_mat_words(uint32_t capacity) { return (capacity + 7) / 8; 
 GHMI_HD uint32_t ghmi_mat_get(const uint32_t *mat, uint32_t home)
 {
     return mat[home >> 3] >> ((home & 7) * 4) & 15u;
+}
+
+/* ---- chaining ----------------------------------------------------------------------------------
+ * Chaining by radix sort (thesis chapter 4): the pairs sorted by bucket, each bucket's run stored
+ * contiguously, starts[b] .. starts[b + 1] the run of bucket b (buckets + 1 entries, 32-bit).
+ *
+ * A key's code is hash_family.h's mix of it, a bijection of 32-bit words (odd multiplier, then
+ * murmur3's finaliser), and its bucket is the code's multiply-high onto the buckets, which is
+ * monotone in the code. So one 32-bit radix sort of the codes orders the pairs by bucket and
+ * brings the copies of a key together (equal codes are equal keys), where the thesis sorts by
+ * bucket number alone and would need a second pass per bucket to find duplicates. The table
+ * stores code << 32 | value: a find compares codes, never needs the key back, and stops early in
+ * a run (sorted by code) at the first larger code. No value marks an empty slot, so the key
+ * 0xFFFFFFFF is an ordinary key here.
+ *
+ * Buckets: the thesis compares tables of equal memory - a 64-bit slot per pair plus a 32-bit start
+ * per bucket - and finds B ~ 0.5 N the balanced choice (tables 1.05N, 1.25N, 2N used B = 0.1N,
+ * 0.5N, 2N). We read the load factor the same way, keys over the table's memory in 8-byte slots:
+ * load = n / (n + B / 2), so B = 2 n (1 / load - 1). The default load 0.8 gives the thesis's
+ * B = 0.5 N, load 0.5 its 2N table, 0.95 its 1.05N table; every scheme is then compared at equal
+ * memory for equal load. Like every scheme's table, the pair array and the buckets are sized for
+ * the n pairs given, duplicates included (only then does the load hold whatever the input). */
+typedef struct GhmiChainTable {
+    uint32_t pairs;     /* the pairs the table is sized for (it stores their distinct keys) */
+    uint32_t buckets;   /* >= 1 */
+    uint32_t a, b;      /* the code's constants */
+    uint32_t max_chain; /* built: the longest run */
+} GhmiChainTable;
+
+/* The table for n pairs at load `load`; GHM_ERR_TOO_LARGE when positions or the starts would not
+ * fit 32-bit entries. One attempt always succeeds, so the constants need no attempt number. Host
+ * only. */
+static inline int ghmi_chain_table(size_t n, double load, uint64_t seed, GhmiChainTable *t)
+{
+    double want = ceil(2.0 * (double)n * (1.0 / load - 1.0));
+    if (n >= 0xFFFFFFFFu || want >= 4294967295.0)
+        return GHM_ERR_TOO_LARGE;
+    GhmiHashConsts c = ghmi_hash_consts(seed ^ 0x434841494E494E47ull, 0); /* "CHAINING" */
+    t->pairs = (uint32_t)n;
+    t->buckets = want < 1 ? 1 : (uint32_t)want;
+    t->a = c.a[0];
+    t->b = c.b[0];
+    t->max_chain = 0;
+    return GHM_OK;
+}
+
+GHMI_HD uint32_t ghmi_chain_code(const GhmiChainTable *t, uint32_t key)
+{
+    return ghmi_hash_mix(key, t->a, t->b);
+}
+
+GHMI_HD uint32_t ghmi_chain_bucket(const GhmiChainTable *t, uint32_t code)
+{
+    return ghmi_reduce(code, t->buckets);
+}
+
+/* The table's memory in 8-byte slots, what GhmMapStats.capacity reports: the pair array and the
+ * buckets + 1 starts, so that n / capacity is the load asked for. */
+GHMI_HD size_t ghmi_chain_capacity(const GhmiChainTable *t)
+{
+    return (size_t)t->pairs + ((size_t)t->buckets + 1) / 2;
+}
+
+GHMI_HD size_t ghmi_chain_bytes(const GhmiChainTable *t)
+{
+    return (size_t)t->pairs * 8 + ((size_t)t->buckets + 1) * 4;
 }
 
 #ifdef __cplusplus

@@ -25,7 +25,8 @@ except ImportError:
 
 LAYOUT_STYLE = {"bucketed": "-", "thesis": "--", "sorted": ":", "linear": "-.",
                 "quadratic": (0, (3, 1, 1, 1, 1, 1)), "double": (0, (5, 2)),
-                "robin-hood": (0, (1, 1)), "robin-hood-random": (0, (4, 1, 1, 1))}
+                "robin-hood": (0, (1, 1)), "robin-hood-random": (0, (4, 1, 1, 1)),
+                "chaining": (0, (8, 2, 1, 2))}
 
 
 def layouts_of(rows, field="layout"):

@@ -1,6 +1,7 @@
 /* check_map.c - GhmMap on the CPU backend: every scheme (the cuckoo map's two layouts, open
- * addressing's three probe sequences, both Robin Hood sequences), sizes, duplicates, extreme keys,
- * load factors, the failure path and the rebuild budget, and independence of the thread count. */
+ * addressing's three probe sequences, both Robin Hood sequences, chaining), sizes, duplicates,
+ * extreme keys, load factors, the failure path and the rebuild budget, and independence of the
+ * thread count. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,13 @@ static GhmMapOptions options(GhmMapLayout layout, double load, int hash_function
     return opt;
 }
 
-/* Every kind of map: the cuckoo layouts, then one per other scheme. */
-enum { MAP_KINDS = 2 + GHM_MAP_SCHEMES - 1 };
+/* Every kind of map: the cuckoo layouts, then one per other scheme (kind = scheme + 1). */
+enum {
+    MAP_KINDS = 2 + GHM_MAP_SCHEMES - 1,
+    ROBIN_KIND = GHM_MAP_ROBIN_HOOD + 1, /* the Robin Hood kinds: ROBIN_KIND .. ROBIN_KINDS_END-1 */
+    ROBIN_KINDS_END = GHM_MAP_ROBIN_HOOD_RANDOM + 2,
+    CHAIN_KIND = GHM_MAP_CHAINING + 1
+};
 
 static GhmMapOptions map_kind(int kind, double load)
 {
@@ -354,7 +360,7 @@ START_TEST(test_schemes_load_factors)
             GhmMapStats st = check_unique(ctx, &opt, 1 << 18, (uint32_t)(200 + i));
             ck_assert_double_le((double)(1 << 18) / (double)st.capacity, loads[i] + 1e-9);
             ck_assert_double_ge((double)(1 << 18) / (double)st.capacity, loads[i] - 0.001);
-            if (opt.scheme >= GHM_MAP_ROBIN_HOOD)
+            if (opt.scheme == GHM_MAP_ROBIN_HOOD || opt.scheme == GHM_MAP_ROBIN_HOOD_RANDOM)
                 ck_assert_uint_le(st.max_probes, 15);
             printf("map %s, load %.2f, 2^18 keys: longest probe sequence %u, %d rebuilds\n",
                    kind_name(kind), loads[i], st.max_probes, st.rebuilds);
@@ -392,7 +398,7 @@ START_TEST(test_robin_hood_image_keys)
                 if (defined[y * W + x])
                     keys[n++] = order ? morton2(x, y) : y * W + x;
             }
-        for (int kind = 5; kind < MAP_KINDS; kind++) {
+        for (int kind = ROBIN_KIND; kind < ROBIN_KINDS_END; kind++) {
             GhmMapOptions opt = map_kind(kind, 0.99);
             GhmMap *map = NULL;
             ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
@@ -421,7 +427,7 @@ END_TEST
 START_TEST(test_robin_hood_too_large)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmMapOptions opt = map_kind(5, 0.0);
+    GhmMapOptions opt = map_kind(ROBIN_KIND, 0.0);
     GhmMap *map = NULL;
     uint32_t k = 1, v = 1, o = 0;
     ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
@@ -470,7 +476,7 @@ START_TEST(test_impossible_load_fails)
     uint32_t same[32];
     for (uint32_t i = 0; i < 32; i++)
         same[i] = i * 64;
-    GhmMapOptions robin = map_kind(5, 0.5);
+    GhmMapOptions robin = map_kind(ROBIN_KIND, 0.5);
     ghm_test_map_fails_cleanly(ctx, &robin, same, same, 32, 8);
     /* Bucketed at 0.99 is at the edge of what two 8-slot buckets can hold: the build may fail,
      * but it must end within the budget, and a success must be complete. */
@@ -519,7 +525,7 @@ END_TEST
 /* The coherent-hashing paper's claim: load 0.99 with no failed build, over 100 seeds. */
 START_TEST(test_robin_hood_hundred_seeds)
 {
-    for (int kind = 5; kind < MAP_KINDS; kind++) {
+    for (int kind = ROBIN_KIND; kind < ROBIN_KINDS_END; kind++) {
         unsigned oldest = 0;
         for (uint64_t seed = 1; seed <= 100; seed++) {
             GhmContext *ctx = context_with_threads(0, seed);
@@ -532,6 +538,66 @@ START_TEST(test_robin_hood_hundred_seeds)
         printf("map %s, load 0.99, 2^16 keys, 100 seeds: no rebuild, oldest key %u\n",
                kind_name(kind), oldest);
     }
+}
+END_TEST
+
+/* Chaining: structured keys (counters, multiples of 2^13: what a weak bucket hash would pile into
+ * a few buckets), one key copied many times (0xFFFFFFFF, an ordinary key here), and a rebuild
+ * into a smaller table that reuses the memory; prints the longest chain per load. */
+START_TEST(test_chaining_chains)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { N = 1 << 18 };
+    uint32_t *keys = malloc(2 * N * sizeof *keys), *out = malloc(2 * N * sizeof *out);
+    ck_assert(keys && out);
+    static const double loads[] = {0.5, 0.8, 0.95, 0.99};
+    for (int shape = 0; shape < 2; shape++)
+        for (int l = 0; l < 4; l++) {
+            for (uint32_t i = 0; i < 2 * N; i++) /* the first N stored, the next N absent */
+                keys[i] = shape ? i << 13 : i;
+            GhmMapOptions opt = map_kind(CHAIN_KIND, loads[l]);
+            GhmMap *map = NULL;
+            ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+            ck_assert_int_eq(ghm_map_build(map, keys, keys, N), GHM_OK);
+            ck_assert_int_eq(ghm_map_find(map, keys, 2 * N, out), GHM_OK);
+            CHECK_EACH(2 * (size_t)N, out[i] == (i < N ? keys[i] : GHM_NOT_FOUND));
+            GhmMapStats st;
+            ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+            ck_assert_uint_eq(st.size, N);
+            ck_assert_uint_ge(st.max_probes, 1);
+            printf("map chaining, load %.2f, 2^18 %s keys: longest chain %u\n", loads[l],
+                   shape ? "spaced" : "sequential", st.max_probes);
+            ghm_map_free(&map);
+        }
+    GhmMapOptions opt = map_kind(CHAIN_KIND, 0.0);
+    GhmMap *map = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    for (uint32_t i = 0; i < N; i++) {
+        keys[i] = 0xFFFFFFFFu;
+        out[i] = N + 5 - i; /* the values, smallest last */
+    }
+    ck_assert_int_eq(ghm_map_build(map, keys, out, N), GHM_OK);
+    uint32_t q[2] = {0xFFFFFFFFu, 0xFFFFFFFEu}, r[2];
+    ck_assert_int_eq(ghm_map_find(map, q, 2, r), GHM_OK);
+    ck_assert_uint_eq(r[0], 6);
+    ck_assert_uint_eq(r[1], GHM_NOT_FOUND);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, 1);
+    ck_assert_uint_eq(st.max_probes, 1);
+    /* smaller content into the same map: the old key is gone */
+    uint32_t k2[3] = {7, 8, 9}, v2[3] = {70, 80, 90};
+    ck_assert_int_eq(ghm_map_build(map, k2, v2, 3), GHM_OK);
+    uint32_t q2[4] = {7, 8, 9, 0xFFFFFFFFu}, r2[4];
+    ck_assert_int_eq(ghm_map_find(map, q2, 4, r2), GHM_OK);
+    ck_assert_uint_eq(r2[0], 70);
+    ck_assert_uint_eq(r2[1], 80);
+    ck_assert_uint_eq(r2[2], 90);
+    ck_assert_uint_eq(r2[3], GHM_NOT_FOUND);
+    ghm_map_free(&map);
+    free(keys);
+    free(out);
+    ghm_context_free(&ctx);
 }
 END_TEST
 
@@ -549,6 +615,7 @@ static Suite *map_suite(void)
     tcase_add_test(core, test_scheme_names);
     tcase_add_test(core, test_schemes_sizes);
     tcase_add_test(core, test_robin_hood_too_large);
+    tcase_add_test(core, test_chaining_chains);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 600);
