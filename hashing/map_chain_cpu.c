@@ -172,6 +172,7 @@ static int build_table(ChainMap *m, const uint32_t *keys, const uint32_t *values
     if (ret < 0)
         return ret;
     const GhmiChainTable *t = &m->t;
+    size_t size = 0;
     uint32_t *codes = malloc((n ? n : 1) * sizeof *codes);
     uint32_t *vals = malloc((n ? n : 1) * sizeof *vals);
     if (!codes || !vals) {
@@ -189,7 +190,6 @@ static int build_table(ChainMap *m, const uint32_t *keys, const uint32_t *values
         codes[i] = ghmi_chain_code(t, keys[i]);
         vals[i] = values[i];
     }
-    size_t size = 0;
     if ((ret = ghmi_cpu_sort_pairs(threads_of(m), codes, vals, n)) < 0)
         goto done;
     if ((ret = compact_runs(m, codes, vals, n, &size)) < 0)
