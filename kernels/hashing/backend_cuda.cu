@@ -208,7 +208,8 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .in_place = */ ghm_cuda_is_device_pointer,
     /* The structures' op tables (kernels/hashing/<structure>.cu). */
     /* .maps = */ {&ghm_cuda_map_ops, &ghm_cuda_open_map_ops, &ghm_cuda_open_map_ops,
-                   &ghm_cuda_open_map_ops, &ghm_cuda_robin_map_ops, &ghm_cuda_robin_map_ops},
+                   &ghm_cuda_open_map_ops, &ghm_cuda_robin_map_ops, &ghm_cuda_robin_map_ops,
+                   NULL /* 6: chaining, from another branch */, &ghm_cuda_two_level_map_ops},
     /* .set = */ &ghm_cuda_set_ops,
     /* .multimap = */ &ghm_cuda_multimap_ops,
     /* .index = */ &ghm_cuda_index_ops,
