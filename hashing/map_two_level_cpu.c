@@ -289,37 +289,39 @@ static int two_level_build(void *impl, const uint32_t *keys, const uint32_t *val
     return GHM_OK;
 }
 
-static uint32_t find_in(const TwoLevelMap *m, uint32_t key, uint32_t b)
-{
-    const GhmiTwoLevelTable *t = &m->t;
-    uint32_t s = m->seeds[b];
-    for (int i = 0; i < GHMI_TL_TABLES; i++) {
-        uint64_t e = m->slots[ghmi_tl_slot(t, i, b, ghmi_tl_pos(t, i, s, key))];
-        if (ghmi_slot_key(e) == key)
-            return ghmi_slot_value(e);
-    }
-    return GHM_NOT_FOUND;
-}
-
-/* A batch in two prefetched steps: the buckets' seeds, then each key's slot in sub-table 0 (where
- * most keys are), before the probes. */
+/* A batch in two prefetched steps: the buckets' seeds (a small array, mostly in cache), then
+ * each key's three slots together, so that a key's misses overlap with each other's and with the
+ * batch's others instead of following one another (an absent key reads all three). */
 static void find_batch(const TwoLevelMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
 {
     const GhmiTwoLevelTable *t = &m->t;
     uint32_t bucket[GHMI_CPU_BATCH];
+    uint32_t slot[GHMI_CPU_BATCH][GHMI_TL_TABLES];
     for (size_t i = 0; i < cnt; i++) {
         bucket[i] = ghmi_tl_bucket(t, keys[i]);
         __builtin_prefetch(m->seeds + bucket[i]);
     }
-    for (size_t i = 0; i < cnt; i++)
-        __builtin_prefetch(
-            m->slots + ghmi_tl_slot(t, 0, bucket[i], ghmi_tl_pos(t, 0, m->seeds[bucket[i]], keys[i])));
     for (size_t i = 0; i < cnt; i++) {
-        uint32_t k = keys[i];
-        if (k == GHMI_EMPTY_KEY)
-            out[i] = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
-        else
-            out[i] = find_in(m, k, bucket[i]);
+        uint32_t s = m->seeds[bucket[i]];
+        for (int j = 0; j < GHMI_TL_TABLES; j++) {
+            slot[i][j] = ghmi_tl_slot(t, j, bucket[i], ghmi_tl_pos(t, j, s, keys[i]));
+            __builtin_prefetch(m->slots + slot[i][j]);
+        }
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        uint32_t k = keys[i], v = GHM_NOT_FOUND;
+        if (k == GHMI_EMPTY_KEY) {
+            v = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
+        } else {
+            for (int j = 0; j < GHMI_TL_TABLES; j++) {
+                uint64_t e = m->slots[slot[i][j]];
+                if (ghmi_slot_key(e) == k) {
+                    v = ghmi_slot_value(e);
+                    break;
+                }
+            }
+        }
+        out[i] = v;
     }
 }
 
