@@ -71,7 +71,7 @@ typedef struct Work {
     size_t scan_bytes;
 } Work;
 
-/* ---- phase 1 ----------------------------------------------------------------------------------- */
+/* ---- phase 1 --------------------------------------------------------------------------------- */
 
 static __global__ __launch_bounds__(256) void count_kernel(GhmiTwoLevelTable t,
                                                            const uint32_t *__restrict__ keys,
@@ -105,7 +105,7 @@ static __global__ __launch_bounds__(256) void scatter_kernel(
         buf[start[ghmi_tl_bucket(&t, key)] + offset[i]] = ghmi_pack(key, values[i]);
 }
 
-/* ---- phase 2 ----------------------------------------------------------------------------------- */
+/* ---- phase 2 --------------------------------------------------------------------------------- */
 
 /* The key's three slots in the bucket's shared sub-tables (sub-table i at i * GHMI_TL_SUB). */
 struct TlSlots {
@@ -215,7 +215,7 @@ static __global__ __launch_bounds__(TL_BLOCK) void bucket_kernel(
         meta->failed = 1;
 }
 
-/* ---- find -------------------------------------------------------------------------------------- */
+/* ---- find ------------------------------------------------------------------------------------ */
 
 static __global__ __launch_bounds__(256) void two_level_find_kernel(
     GhmiTwoLevelTable t, const unsigned long long *__restrict__ slots,
@@ -234,7 +234,8 @@ static __global__ __launch_bounds__(256) void two_level_find_kernel(
         uint32_t s = __ldg(&seeds[b]);
 #pragma unroll
         for (int sub = 0; sub < GHMI_TL_TABLES; sub++) {
-            unsigned long long e = __ldg(&slots[ghmi_tl_slot(&t, sub, b, ghmi_tl_pos(&t, sub, s, key))]);
+            uint32_t pos = ghmi_tl_pos(&t, sub, s, key);
+            unsigned long long e = __ldg(&slots[ghmi_tl_slot(&t, sub, b, pos)]);
             if (ghmi_slot_key(e) == key) {
                 v = ghmi_slot_value(e);
                 break;
@@ -244,7 +245,7 @@ static __global__ __launch_bounds__(256) void two_level_find_kernel(
     out[i] = v;
 }
 
-/* ---- the build ----------------------------------------------------------------------------------- */
+/* ---- the build ------------------------------------------------------------------------------- */
 
 static void release_table(CudaTwoLevelMap *m)
 {
