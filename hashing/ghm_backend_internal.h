@@ -148,6 +148,7 @@ extern const GhmMapOps ghm_cpu_map_ops;       /* cuckoo */
 extern const GhmMapOps ghm_cpu_open_map_ops;  /* linear, quadratic, double: map_open_cpu.c */
 extern const GhmMapOps ghm_cpu_robin_map_ops; /* both Robin Hood sequences: map_robin_cpu.c */
 extern const GhmMapOps ghm_cpu_chain_map_ops; /* chaining by radix sort: map_chain_cpu.c */
+extern const GhmMapOps ghm_cpu_two_level_map_ops; /* two-level cuckoo: map_two_level_cpu.c */
 extern const GhmSetOps ghm_cpu_set_ops;
 extern const GhmMultimapOps ghm_cpu_multimap_ops;
 extern const GhmIndexOps ghm_cpu_index_ops;

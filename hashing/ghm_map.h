@@ -3,7 +3,8 @@
  * by one of the static hash table families of the papers (the scheme option): cuckoo hashing with
  * a stash (Alcantara's thesis, chapter 6; the default), open addressing with linear, quadratic or
  * double-hashing probes (thesis chapter 3), coherent Robin Hood hashing (Garcia et al. 2011), or
- * chaining built by radix sort (thesis chapter 4).
+ * chaining built by radix sort (thesis chapter 4), or two-level cuckoo hashing (Alcantara et
+ * al. 2009, section 4; thesis chapter 5).
  * Every scheme has the same API and gives the same answers on both backends.
  *
  * Usage:
@@ -67,7 +68,14 @@ typedef enum GhmMapLayout {
  *   a sort, so it costs about one radix sort of the pairs whatever the load. Its load factor is
  *   keys over the table's memory in 8-byte slots (a pair each, and a 4-byte start per bucket), as
  *   the thesis compares it with open addressing: load 0.8 gives its balanced 0.5 bucket per key,
- *   0.95 0.1 per key, 0.5 two per key. */
+ *   0.95 0.1 per key, 0.5 two per key.
+ * - TWO_LEVEL: a first hash splits the keys into buckets of ~409 on average (at the top load);
+ *   each bucket is a small cuckoo table of three sub-tables of 192 slots, built on its own (CUDA:
+ *   one block per bucket in shared memory; CPU: one thread per bucket), with its own seed; a
+ *   bucket that fails is rebuilt alone with its next seed, and when one runs out of seeds the
+ *   keys are split again with new constants. A find reads the bucket's seed and at most three
+ *   slots, present or absent. Loads up to GHM_MAP_TWO_LEVEL_MAX_LOAD (the paper's 409 / 576):
+ *   above it, too many buckets draw more keys than three sub-tables of 192 can hold. */
 typedef enum GhmMapScheme {
     GHM_MAP_CUCKOO = 0,
     GHM_MAP_LINEAR = 1,
@@ -76,21 +84,29 @@ typedef enum GhmMapScheme {
     GHM_MAP_ROBIN_HOOD = 4,
     GHM_MAP_ROBIN_HOOD_RANDOM = 5,
     GHM_MAP_CHAINING = 6,
-    GHM_MAP_SCHEMES = 7 /* the number of schemes, not a scheme */
+    GHM_MAP_TWO_LEVEL = 7,
+    GHM_MAP_SCHEMES = 8 /* the number of schemes, not a scheme */
 } GhmMapScheme;
 
 typedef struct GhmMapOptions {
-    double load_factor;     /* keys / slots, in (0, 0.99]; 0 = the scheme's default (0.8) */
+    double load_factor;     /* keys / slots, in (0, 0.99]; 0 = the scheme's default (0.8;
+                             * TWO_LEVEL: GHM_MAP_TWO_LEVEL_MAX_LOAD, also its most) */
     GhmMapLayout layout;    /* CUCKOO only; default GHM_MAP_BUCKETED */
     int hash_functions;     /* CUCKOO only: THESIS 2..5 (default 4); bucketed: 2 or 3 (default 2);
                              * other schemes: 0 */
-    int max_rebuilds;       /* new seeds tried after a failed build before giving up: 0 to
+    int max_rebuilds;       /* new seeds tried after a failed build before giving up (TWO_LEVEL:
+                             * new splits into buckets; its buckets retry alone first): 0 to
                              * GHM_MAP_MAX_REBUILDS (default 8) */
     GhmMapScheme scheme;    /* default GHM_MAP_CUCKOO */
 } GhmMapOptions;
 
 /* At most this many pairs in one ROBIN_HOOD or ROBIN_HOOD_RANDOM build (GHM_ERR_TOO_LARGE). */
 #define GHM_MAP_ROBIN_HOOD_MAX_PAIRS ((size_t)1 << 28)
+
+/* The highest (and default) load of a TWO_LEVEL map: 409 keys per bucket of 576 slots on
+ * average, so that a bucket draws more than 512 keys with a probability under 1e-6 (the paper's
+ * Poisson estimate). Higher loads are GHM_ERR_INVALID. */
+#define GHM_MAP_TWO_LEVEL_MAX_LOAD 0.71
 
 /* Enough for any load a layout accepts (a failure at 8 seeds is a load too high, not bad luck);
  * the bound keeps a failing build quick. */
@@ -106,13 +122,17 @@ typedef struct GhmMapStats {
     size_t bytes;          /* memory held by the table, stash included */
     unsigned max_probes;   /* open addressing and Robin Hood: the longest probe sequence of a
                             * stored key (a find of an absent key walks at most this far);
-                            * chaining: the longest chain (bucket run); cuckoo: 0 */
+                            * chaining: the longest chain (bucket run); two-level: the
+                            * sub-tables a find of a stored key probes at most (1 .. 3: the last
+                            * sub-table that holds a key; absent keys probe all three);
+                            * cuckoo: 0 */
 } GhmMapStats;
 
 GHM_API GhmMapOptions ghm_map_defaults(void);
 
 /* The scheme's name as the command line spells it ("cuckoo", "linear", "quadratic", "double",
- * "robin-hood", "robin-hood-random", "chaining"), or NULL for a value that is no scheme. */
+ * "robin-hood", "robin-hood-random", "chaining", "two-level"), or NULL for a value that is no
+ * scheme. */
 GHM_API const char *ghm_map_scheme_name(GhmMapScheme scheme);
 /* The scheme named name, or -1 when no scheme has that name. */
 GHM_API int ghm_map_scheme_from_name(const char *name);

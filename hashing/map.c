@@ -3,8 +3,9 @@
  * the context's backend for the chosen scheme (cuckoo: map_cpu.c and map_cpu_insert.c, and
  * kernels/hashing/map*.cu; open addressing: map_open_cpu.c and kernels/hashing/map_open.cu;
  * Robin Hood: map_robin_cpu.c and kernels/hashing/map_robin.cu; chaining: map_chain_cpu.c and
- * kernels/hashing/map_chain.cu). Both backends hash with
- * hash_family.h and probe with probe_family.h, so they draw the same constants for a seed.
+ * kernels/hashing/map_chain.cu; two-level cuckoo: map_two_level_cpu.c and
+ * kernels/hashing/map_two_level.cu). Both backends hash with hash_family.h and probe with
+ * probe_family.h (two-level: two_level_family.h), so they draw the same constants for a seed.
  */
 #include "ghm_map.h"
 
@@ -41,6 +42,7 @@ static const char *const scheme_names[GHM_MAP_SCHEMES] = {
     [GHM_MAP_ROBIN_HOOD] = "robin-hood",
     [GHM_MAP_ROBIN_HOOD_RANDOM] = "robin-hood-random",
     [GHM_MAP_CHAINING] = "chaining",
+    [GHM_MAP_TWO_LEVEL] = "two-level",
 };
 
 const char *ghm_map_scheme_name(GhmMapScheme scheme)
@@ -51,7 +53,7 @@ const char *ghm_map_scheme_name(GhmMapScheme scheme)
 int ghm_map_scheme_from_name(const char *name)
 {
     for (int i = 0; name && i < GHM_MAP_SCHEMES; i++)
-        if (strcmp(name, scheme_names[i]) == 0)
+        if (scheme_names[i] && strcmp(name, scheme_names[i]) == 0)
             return i;
     return -1;
 }
@@ -63,6 +65,12 @@ static int resolve_options(const GhmMapOptions *in, GhmMapOptions *out)
     if (!(in->load_factor >= 0.0 && in->load_factor <= MAX_LOAD) || in->max_rebuilds < 0 ||
         in->max_rebuilds > GHM_MAP_MAX_REBUILDS || (unsigned)in->scheme >= GHM_MAP_SCHEMES)
         return GHM_ERR_INVALID;
+    if (in->scheme == GHM_MAP_TWO_LEVEL) {
+        if (out->load_factor == 0.0)
+            out->load_factor = GHM_MAP_TWO_LEVEL_MAX_LOAD;
+        if (out->load_factor > GHM_MAP_TWO_LEVEL_MAX_LOAD)
+            return GHM_ERR_INVALID;
+    }
     if (out->load_factor == 0.0)
         out->load_factor = DEFAULT_LOAD;
     if (in->scheme != GHM_MAP_CUCKOO) /* one probe sequence each: nothing else to choose */

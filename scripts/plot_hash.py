@@ -26,7 +26,8 @@ except ImportError:
 LAYOUT_STYLE = {"bucketed": "-", "thesis": "--", "sorted": ":", "linear": "-.",
                 "quadratic": (0, (3, 1, 1, 1, 1, 1)), "double": (0, (5, 2)),
                 "robin-hood": (0, (1, 1)), "robin-hood-random": (0, (4, 1, 1, 1)),
-                "chaining": (0, (8, 2, 1, 2))}
+                "chaining": (0, (8, 2, 1, 2)),
+                "two-level": (0, (2, 2, 6, 2))}
 
 
 def layouts_of(rows, field="layout"):

@@ -1,7 +1,8 @@
 /* check_map.c - GhmMap on the CPU backend: every scheme (the cuckoo map's two layouts, open
- * addressing's three probe sequences, both Robin Hood sequences, chaining), sizes, duplicates,
- * extreme keys, load factors, the failure path and the rebuild budget, and independence of the
- * thread count. */
+ * addressing's three probe sequences, both Robin Hood sequences, chaining, two-level cuckoo),
+ * sizes, duplicates, extreme keys, load factors, the failure path and the rebuild budget, and
+ * independence of the thread count. A scheme this build does not have (GHM_ERR_UNSUPPORTED from
+ * create) is skipped with a line saying so. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "ghm_map.h"
 #include "hash_internal.h"
+#include "two_level_family.h"
 #include "test_support.h"
 
 /* Check records every passing assertion (a write to its log pipe), so loops over a million
@@ -51,6 +53,8 @@ enum {
     CHAIN_KIND = GHM_MAP_CHAINING + 1
 };
 
+/* The options of a kind at `load`; a two-level map takes at most GHM_MAP_TWO_LEVEL_MAX_LOAD
+ * (higher loads are out of its range), so a loop over kinds at a higher load gets that. */
 static GhmMapOptions map_kind(int kind, double load)
 {
     GhmMapOptions opt = ghm_map_defaults();
@@ -59,13 +63,32 @@ static GhmMapOptions map_kind(int kind, double load)
         opt.layout = (GhmMapLayout)kind;
     else
         opt.scheme = (GhmMapScheme)(kind - 1);
+    if (opt.scheme == GHM_MAP_TWO_LEVEL && load > GHM_MAP_TWO_LEVEL_MAX_LOAD)
+        opt.load_factor = GHM_MAP_TWO_LEVEL_MAX_LOAD;
     return opt;
+}
+
+/* 1 when this build lacks the kind's scheme (create says GHM_ERR_UNSUPPORTED), after a line
+ * that says it was skipped. */
+static int kind_missing(GhmContext *ctx, int kind)
+{
+    GhmMapOptions opt = map_kind(kind, 0.0);
+    GhmMap *map = NULL;
+    int ret = ghm_map_create(ctx, &opt, &map);
+    ghm_map_free(&map);
+    if (ret == GHM_ERR_UNSUPPORTED)
+        printf("map scheme %d: not in this build, skipped\n", (int)opt.scheme);
+    else
+        ck_assert_int_eq(ret, GHM_OK);
+    return ret == GHM_ERR_UNSUPPORTED;
 }
 
 static const char *kind_name(int kind)
 {
-    return kind == 0 ? "cuckoo bucketed" : kind == 1 ? "cuckoo thesis"
-                                                     : ghm_map_scheme_name((GhmMapScheme)(kind - 1));
+    const char *name = kind == 0   ? "cuckoo bucketed"
+                       : kind == 1 ? "cuckoo thesis"
+                                   : ghm_map_scheme_name((GhmMapScheme)(kind - 1));
+    return name ? name : "(not in this build)";
 }
 
 /* Builds n unique random keys with random values, checks every key, n absent keys and the
@@ -190,6 +213,8 @@ START_TEST(test_duplicates_keep_smallest)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     for (int kind = 0; kind < MAP_KINDS; kind++) {
+        if (kind_missing(ctx, kind))
+            continue;
         GhmMapOptions opt = map_kind(kind, 0.0);
         check_duplicates(ctx, &opt, 2, 1);
         check_duplicates(ctx, &opt, 1000, 10);
@@ -209,6 +234,8 @@ START_TEST(test_extreme_keys)
     const uint32_t vals[] = {10, 11, 12, GHM_NOT_FOUND - 1, 0};
     const uint32_t absent[] = {2, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFDu};
     for (int kind = 0; kind < MAP_KINDS; kind++) {
+        if (kind_missing(ctx, kind))
+            continue;
         GhmMapOptions opt = map_kind(kind, 0.0);
         GhmMap *map = NULL;
         uint32_t out[5];
@@ -253,6 +280,10 @@ START_TEST(test_thread_counts_agree)
     for (int kind = 0; kind < MAP_KINDS; kind++)
         for (int t = 0; t < 3; t++) {
             GhmContext *ctx = context_with_threads(threads[t], 5);
+            if (kind_missing(ctx, kind)) {
+                ghm_context_free(&ctx);
+                break;
+            }
             GhmMapOptions opt = map_kind(kind, 0.9);
             GhmMap *map = NULL;
             ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
@@ -324,12 +355,18 @@ START_TEST(test_scheme_names)
 {
     for (int i = 0; i < GHM_MAP_SCHEMES; i++) {
         const char *name = ghm_map_scheme_name((GhmMapScheme)i);
-        ck_assert_ptr_nonnull(name);
+        if (!name) { /* a scheme of another branch, not in this build */
+            GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+            ck_assert(kind_missing(ctx, i + 1));
+            ghm_context_free(&ctx);
+            continue;
+        }
         ck_assert_int_eq(ghm_map_scheme_from_name(name), i);
     }
     ck_assert_ptr_null(ghm_map_scheme_name(GHM_MAP_SCHEMES));
     ck_assert_ptr_null(ghm_map_scheme_name((GhmMapScheme)-1));
     ck_assert_int_eq(ghm_map_scheme_from_name("robin"), -1);
+    ck_assert_int_eq(ghm_map_scheme_from_name("two-level"), GHM_MAP_TWO_LEVEL);
     ck_assert_int_eq(ghm_map_scheme_from_name(NULL), -1);
 }
 END_TEST
@@ -339,7 +376,7 @@ START_TEST(test_schemes_sizes)
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     static const size_t sizes[] = {0, 1, 2, 1000, 1000000};
     for (int kind = 2; kind < MAP_KINDS; kind++)
-        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes && !kind_missing(ctx, kind); i++) {
             GhmMapOptions opt = map_kind(kind, 0.0);
             GhmMapStats st = check_unique(ctx, &opt, sizes[i], (uint32_t)(17 + i));
             ck_assert_uint_ge(st.max_probes, sizes[i] ? 1 : 0);
@@ -348,13 +385,13 @@ START_TEST(test_schemes_sizes)
 }
 END_TEST
 
-/* The other schemes at loads up to 0.99, the table as full as asked; Robin Hood keeps every key
- * within its 15 probes there. */
+/* The open-addressing and Robin Hood schemes at loads up to 0.99, the table as full as asked;
+ * Robin Hood keeps every key within its 15 probes there. */
 START_TEST(test_schemes_load_factors)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     static const double loads[] = {0.5, 0.8, 0.95, 0.99};
-    for (int kind = 2; kind < MAP_KINDS; kind++)
+    for (int kind = 2; kind < ROBIN_KINDS_END; kind++)
         for (int i = 0; i < 4; i++) {
             GhmMapOptions opt = map_kind(kind, loads[i]);
             GhmMapStats st = check_unique(ctx, &opt, 1 << 18, (uint32_t)(200 + i));
@@ -601,6 +638,82 @@ START_TEST(test_chaining_chains)
 }
 END_TEST
 
+/* Two-level cuckoo across its load range (0, GHM_MAP_TWO_LEVEL_MAX_LOAD]: the table as full as
+ * asked, at most three sub-tables probed; above the range create refuses. */
+START_TEST(test_two_level_loads)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    static const double loads[] = {0.1, 0.3, 0.5, GHM_MAP_TWO_LEVEL_MAX_LOAD};
+    for (int i = 0; i < 4; i++) {
+        GhmMapOptions opt = map_kind(1 + GHM_MAP_TWO_LEVEL, loads[i]);
+        size_t n = i == 3 ? (size_t)1 << 21 : (size_t)1 << 18;
+        GhmMapStats st = check_unique(ctx, &opt, n, (uint32_t)(300 + i));
+        double load = (double)n / (double)st.capacity;
+        ck_assert_double_le(load, loads[i] + 1e-9);
+        ck_assert_double_ge(load, loads[i] - 0.005);
+        ck_assert_uint_ge(st.max_probes, 1);
+        ck_assert_uint_le(st.max_probes, 3);
+        printf("map two-level, load %.2f, %zu keys: %zu buckets, sub-tables probed at most %u, "
+               "%d rebuilds\n",
+               loads[i], n, st.capacity / GHMI_TL_BUCKET_SLOTS, st.max_probes, st.rebuilds);
+    }
+    GhmMapOptions opt = map_kind(1 + GHM_MAP_TWO_LEVEL, 0.0);
+    opt.load_factor = GHM_MAP_TWO_LEVEL_MAX_LOAD + 0.01;
+    GhmMap *map = NULL;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_ERR_INVALID);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* 600 distinct keys that the first split of 600 pairs sends to one bucket: more than its 576
+ * slots hold, so every seed of that bucket fails; with no rebuild allowed the build fails
+ * cleanly, and with rebuilds a new split spreads the keys and the build succeeds. */
+START_TEST(test_two_level_build_failed)
+{
+    enum { N = 600 };
+    uint64_t seed = 5;
+    GhmContext *ctx = context_with_threads(0, seed);
+    GhmiTwoLevelTable t;
+    ck_assert_int_eq(ghmi_two_level_table(N, GHM_MAP_TWO_LEVEL_MAX_LOAD, seed, 0, &t), GHM_OK);
+    ck_assert_uint_ge(t.buckets, 2);
+    uint32_t keys[N];
+    size_t n = 0;
+    for (uint32_t k = 0; n < N; k++)
+        if (ghmi_tl_bucket(&t, k) == 0)
+            keys[n++] = k;
+    GhmMapOptions opt = map_kind(1 + GHM_MAP_TWO_LEVEL, 0.0);
+    opt.max_rebuilds = 0;
+    ghm_test_map_fails_cleanly(ctx, &opt, keys, keys, N, 400);
+    opt.max_rebuilds = 8;
+    GhmMap *map = NULL;
+    uint32_t out[N];
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(map, keys, keys, N), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(map, keys, N, out), GHM_OK);
+    ck_assert_mem_eq(out, keys, sizeof keys);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+    ck_assert_int_ge(st.rebuilds, 1);
+    ghm_map_free(&map);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* The top load over 100 seeds: no build may fail (the buckets' own seeds absorb bad draws). */
+START_TEST(test_two_level_hundred_seeds)
+{
+    int rebuilds = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        GhmContext *ctx = context_with_threads(0, seed);
+        GhmMapOptions opt = map_kind(1 + GHM_MAP_TWO_LEVEL, GHM_MAP_TWO_LEVEL_MAX_LOAD);
+        rebuilds += check_unique(ctx, &opt, 1 << 16, (uint32_t)seed * 41).rebuilds;
+        ghm_context_free(&ctx);
+    }
+    printf("map two-level, load %.2f, 2^16 keys, 100 seeds: %d rebuilds\n",
+           GHM_MAP_TWO_LEVEL_MAX_LOAD, rebuilds);
+}
+END_TEST
+
 static Suite *map_suite(void)
 {
     Suite *s = suite_create("map");
@@ -626,6 +739,9 @@ static Suite *map_suite(void)
     tcase_add_test(limits, test_schemes_load_factors);
     tcase_add_test(limits, test_robin_hood_image_keys);
     tcase_add_test(limits, test_robin_hood_hundred_seeds);
+    tcase_add_test(limits, test_two_level_loads);
+    tcase_add_test(limits, test_two_level_build_failed);
+    tcase_add_test(limits, test_two_level_hundred_seeds);
     suite_add_tcase(s, limits);
     return s;
 }

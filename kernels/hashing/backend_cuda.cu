@@ -204,7 +204,7 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* The structures' op tables (kernels/hashing/<structure>.cu). */
     /* .maps = */ {&ghm_cuda_map_ops, &ghm_cuda_open_map_ops, &ghm_cuda_open_map_ops,
                    &ghm_cuda_open_map_ops, &ghm_cuda_robin_map_ops, &ghm_cuda_robin_map_ops,
-                   &ghm_cuda_chain_map_ops},
+                   &ghm_cuda_chain_map_ops, &ghm_cuda_two_level_map_ops},
     /* .set = */ &ghm_cuda_set_ops,
     /* .multimap = */ &ghm_cuda_multimap_ops,
     /* .index = */ &ghm_cuda_index_ops,

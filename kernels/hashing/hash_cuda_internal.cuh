@@ -226,6 +226,7 @@ extern "C" const GhmMapOps ghm_cuda_map_ops;       /* cuckoo */
 extern "C" const GhmMapOps ghm_cuda_open_map_ops;  /* linear, quadratic, double: map_open.cu */
 extern "C" const GhmMapOps ghm_cuda_robin_map_ops; /* Robin Hood: map_robin.cu */
 extern "C" const GhmMapOps ghm_cuda_chain_map_ops; /* chaining by radix sort: map_chain.cu */
+extern "C" const GhmMapOps ghm_cuda_two_level_map_ops; /* two-level cuckoo: map_two_level.cu */
 extern "C" const GhmSetOps ghm_cuda_set_ops;
 extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
 extern "C" const GhmIndexOps ghm_cuda_index_ops;
