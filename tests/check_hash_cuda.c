@@ -103,10 +103,16 @@ static uint32_t *to_device(GhmContext *gpu, const uint32_t *host, size_t n)
     return d;
 }
 
+/* One assertion per array, not per element: Check logs every passing assertion, and millions
+ * of them made this suite spend minutes writing its log. */
 static void assert_same(const uint32_t *cpu, const uint32_t *gpu, size_t n, const char *what)
 {
+    size_t bad = 0, at = 0;
     for (size_t i = 0; i < n; i++)
-        ck_assert_msg(cpu[i] == gpu[i], "%s[%zu]: cpu %u, cuda %u", what, i, cpu[i], gpu[i]);
+        if (cpu[i] != gpu[i] && bad++ == 0)
+            at = i;
+    ck_assert_msg(bad == 0, "%s: %zu of %zu differ, first [%zu]: cpu %u, cuda %u", what, bad, n,
+                  at, n ? cpu[at] : 0, n ? gpu[at] : 0);
 }
 
 /* ---- GhmMap ------------------------------------------------------------------------------------ */
@@ -326,10 +332,7 @@ START_TEST(test_map_hundred_seeds)
             ck_assert_msg(ret == GHM_OK, "layout %d seed %llu: %s", layout,
                           (unsigned long long)seed, ghm_strerror(ret));
             ck_assert_int_eq(ghm_map_find(m, in.queries, 2 * n, out), GHM_OK);
-            for (size_t i = 0; i < n; i++)
-                ck_assert_uint_eq(out[i], in.values[(i * 7919) % n]);
-            for (size_t i = n; i < 2 * n; i++)
-                ck_assert_uint_eq(out[i], GHM_NOT_FOUND);
+            CHECK_EACH(2 * n, out[i] == (i < n ? in.values[(i * 7919) % n] : GHM_NOT_FOUND));
             GhmMapStats st;
             ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
             stash += st.stash_used;
@@ -530,8 +533,7 @@ static void compare_set_index(Backends *b, const Input *in, double load)
     ck_assert_int_eq(ghm_buffer_download(b->gpu, arr, dkeys, k * 4), GHM_OK);
     ck_assert_int_eq(ghm_set_keys(sc, oc), GHM_OK);
     assert_same(oc, arr, k, "index key array");
-    for (size_t i = 0; i < k; i++)
-        ck_assert_uint_eq(back[i], oc[k - 1 - i]);
+    CHECK_EACH(k, back[i] == oc[k - 1 - i]);
     if (k) { /* an id out of range: GHM_ERR_INVALID, GHM_NOT_FOUND written */
         uint32_t bad[2] = {0, (uint32_t)k}, res[2];
         ck_assert_int_eq(ghm_index_keys(ig, bad, 2, res), GHM_ERR_INVALID);
@@ -602,15 +604,6 @@ END_TEST
 
 /* Like assert_same, but asserts once: Check logs every passing assertion, and a retrieve
  * compares millions of entries. */
-static void assert_same_once(const uint32_t *cpu, const uint32_t *gpu, size_t n, const char *what)
-{
-    size_t bad = 0, at = 0;
-    for (size_t i = 0; i < n; i++)
-        if (cpu[i] != gpu[i] && bad++ == 0)
-            at = i;
-    ck_assert_msg(bad == 0, "%s: %zu of %zu differ, first at %zu", what, bad, n, at);
-}
-
 /* ghm_multimap_retrieve on both backends: the same total (also when it is too large to copy),
  * offsets and values; device_io: keys, offsets and values_out in device memory. */
 static void compare_retrieve(Backends *b, GhmMultimap *mc, GhmMultimap *mg, const uint32_t *q,
@@ -623,7 +616,7 @@ static void compare_retrieve(Backends *b, GhmMultimap *mc, GhmMultimap *mg, cons
     ck_assert_uint_eq(tc, tg);
     ck_assert_int_eq(rc, tc ? GHM_ERR_TOO_LARGE : GHM_OK);
     if (tc < ((size_t)1 << 28)) { /* else the offsets do not fit 32 bits or the test's memory */
-        assert_same_once(oc, og, nq + 1, "retrieve offsets (too small)");
+        assert_same(oc, og, nq + 1, "retrieve offsets (too small)");
         uint32_t *vc = xmalloc(tc * 4), *vg = xmalloc(tc * 4);
         ck_assert_int_eq(ghm_multimap_retrieve(mc, q, nq, oc, vc, tc, &tc), GHM_OK);
         memset(og, 0xA5, (nq + 1) * 4);
@@ -641,8 +634,8 @@ static void compare_retrieve(Backends *b, GhmMultimap *mc, GhmMultimap *mg, cons
             ck_assert_int_eq(ghm_multimap_retrieve(mg, q, nq, og, vg, tc, &tg), GHM_OK);
         }
         ck_assert_uint_eq(tc, tg);
-        assert_same_once(oc, og, nq + 1, "retrieve offsets");
-        assert_same_once(vc, vg, tc, "retrieve values");
+        assert_same(oc, og, nq + 1, "retrieve offsets");
+        assert_same(vc, vg, tc, "retrieve values");
         free(vc);
         free(vg);
     }
@@ -954,8 +947,7 @@ START_TEST(test_queued_map)
     ck_assert_uint_eq(download_word(b.gpu, dword), 1);
     ck_assert_int_eq(ghm_map_find(mg, in.keys, n, og), GHM_ERR_BUILD_FAILED);
     ck_assert_int_eq(ghm_map_find(mg, in.keys, n, og), GHM_OK);
-    for (size_t i = 0; i < n; i++)
-        ck_assert_uint_eq(og[i], GHM_NOT_FOUND);
+    CHECK_EACH(n, og[i] == GHM_NOT_FOUND);
     count = 1;
     q.attempt = 1;
     ck_assert_int_eq(ghm_buffer_upload(b.gpu, dword + 1, &count, 4), GHM_OK);
