@@ -80,46 +80,6 @@ static __global__ __launch_bounds__(256) void open_insert_kernel(
     ghmi_warp_raise(&meta->longest, probes); /* every lane reaches it: no early return above */
 }
 
-/* Linear probing reads whole 32-byte sectors: two 16-byte loads give the four slots of the
- * sector holding pos, which are checked from pos on before the next sector, so a sequence costs
- * a load per sector instead of one per slot. The table is padded to whole sectors (reserve). */
-static __device__ __forceinline__ uint32_t linear_find(const GhmiOpenTable &t,
-                                                       const unsigned long long *slots,
-                                                       uint32_t key)
-{
-    uint32_t pos = ghmi_open_home(&t, key), left = t.max_probes;
-    while (left) {
-        uint32_t base = pos & ~3u;
-        ulonglong2 lo = __ldg((const ulonglong2 *)(slots + base));
-        ulonglong2 hi = __ldg((const ulonglong2 *)(slots + base + 2));
-        unsigned long long s[4] = {lo.x, lo.y, hi.x, hi.y};
-        for (uint32_t j = pos - base; j < 4 && left && base + j < t.capacity; j++, left--) {
-            if (ghmi_slot_key(s[j]) == key)
-                return ghmi_slot_value(s[j]);
-            if (s[j] == GHMI_EMPTY_SLOT)
-                return GHM_NOT_FOUND;
-        }
-        pos = base + 4 >= t.capacity ? 0 : base + 4;
-    }
-    return GHM_NOT_FOUND;
-}
-
-static __device__ __forceinline__ uint32_t probing_find(const GhmiOpenTable &t,
-                                                        const unsigned long long *slots,
-                                                        uint32_t key)
-{
-    uint32_t pos = ghmi_open_home(&t, key), step = ghmi_open_first_step(&t, key);
-    for (uint32_t probe = 0; probe < t.max_probes; probe++) {
-        unsigned long long e = __ldg(&slots[pos]);
-        if (ghmi_slot_key(e) == key)
-            return ghmi_slot_value(e);
-        if (e == GHMI_EMPTY_SLOT)
-            break;
-        ghmi_open_next(&t, &pos, &step);
-    }
-    return GHM_NOT_FOUND;
-}
-
 static __global__ __launch_bounds__(256) void open_find_kernel(
     GhmiOpenTable t, const unsigned long long *__restrict__ slots,
     const uint32_t *__restrict__ keys, size_t n, uint32_t oob_value, uint32_t *__restrict__ out)
@@ -128,15 +88,27 @@ static __global__ __launch_bounds__(256) void open_find_kernel(
     if (i >= n)
         return;
     uint32_t key = keys[i];
-    out[i] = key == GHMI_EMPTY_KEY           ? oob_value
-             : t.scheme == GHM_MAP_LINEAR ? linear_find(t, slots, key)
-                                            : probing_find(t, slots, key);
+    uint32_t v = GHM_NOT_FOUND;
+    if (key == GHMI_EMPTY_KEY) {
+        v = oob_value;
+    } else {
+        uint32_t pos = ghmi_open_home(&t, key), step = ghmi_open_first_step(&t, key);
+        for (uint32_t probe = 0; probe < t.max_probes; probe++) {
+            unsigned long long e = __ldg(&slots[pos]);
+            if (ghmi_slot_key(e) == key) {
+                v = ghmi_slot_value(e);
+                break;
+            }
+            if (e == GHMI_EMPTY_SLOT)
+                break;
+            ghmi_open_next(&t, &pos, &step);
+        }
+    }
+    out[i] = v;
 }
 
-/* Room for cap slots, rounded up to whole 32-byte sectors (linear_find reads sectors). */
 static int reserve(CudaOpenMap *m, size_t cap)
 {
-    cap = (cap + 3) & ~(size_t)3;
     if (m->slots && m->alloc >= cap)
         return GHM_OK;
     GhmContext *ctx = m->ctx;
@@ -165,8 +137,7 @@ static int try_build(CudaOpenMap *m, int attempt, const uint32_t *keys, const ui
     OpenMeta meta;
     memset(&meta, 0, sizeof meta);
     meta.oob_value = GHM_NOT_FOUND;
-    /* the padding to a whole sector too: linear_find reads it (and skips it) */
-    ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0xFF, ((size_t)m->t.capacity + 3) / 4 * 32, s));
+    ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0xFF, (size_t)m->t.capacity * 8, s));
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemcpyAsync(m->meta, &meta, sizeof meta, cudaMemcpyHostToDevice, s));
     if (ret >= 0 && n) {
