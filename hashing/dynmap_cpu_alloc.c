@@ -22,8 +22,14 @@ static GhmiSuperBlock *super_new(int reserve_first)
         return NULL;
     }
     memset(s->slabs, 0, bytes);
-    if (reserve_first) /* slab 0 is the null link */
+    for (int b = 0; b < GHMI_BLOCKS_PER_SUPER; b++)
+        atomic_store_explicit(&s->free_in_block[b], GHMI_SLABS_PER_BLOCK, memory_order_relaxed);
+    atomic_store_explicit(&s->free_slabs, GHMI_SLABS_PER_SUPER, memory_order_relaxed);
+    if (reserve_first) { /* slab 0 is the null link */
         atomic_store_explicit(&s->bits[0], 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->free_in_block[0], 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->free_slabs, 1, memory_order_relaxed);
+    }
     return s;
 }
 
@@ -56,9 +62,17 @@ uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
     size_t super = (size_t)(r % a->n_supers);
     unsigned block = (unsigned)(r >> 40) % GHMI_BLOCKS_PER_SUPER;
     for (size_t tried = 0;; tried++) {
+        /* The reservation guarantees a free slab; the counts may lag a concurrent release by a
+         * moment, so keep going round, but not forever. */
+        GHM_ASSERT(tried <= 64 * a->n_supers + 1024);
         GhmiSuperBlock *s = a->supers[super];
+        super = (super + 1) % a->n_supers;
+        if (atomic_load_explicit(&s->free_slabs, memory_order_relaxed) <= 0)
+            continue;
         for (unsigned b = 0; b < GHMI_BLOCKS_PER_SUPER; b++) {
             unsigned blk = (block + b) % GHMI_BLOCKS_PER_SUPER;
+            if (atomic_load_explicit(&s->free_in_block[blk], memory_order_relaxed) <= 0)
+                continue;
             for (unsigned w = 0; w < GHMI_SLABS_PER_BLOCK / 64; w++) {
                 _Atomic uint64_t *word = &s->bits[blk * (GHMI_SLABS_PER_BLOCK / 64) + w];
                 uint64_t v = atomic_load_explicit(word, memory_order_relaxed);
@@ -66,17 +80,18 @@ uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
                     uint64_t bit = ~v & (v + 1); /* lowest zero bit */
                     v = atomic_fetch_or_explicit(word, bit, memory_order_acq_rel);
                     if (!(v & bit)) {
+                        atomic_fetch_sub_explicit(&s->free_in_block[blk], 1, memory_order_relaxed);
+                        atomic_fetch_sub_explicit(&s->free_slabs, 1, memory_order_relaxed);
                         atomic_fetch_add_explicit(&a->used, 1, memory_order_relaxed);
                         unsigned idx = blk * GHMI_SLABS_PER_BLOCK + w * 64 +
                                        (unsigned)__builtin_ctzll(bit);
-                        return (uint32_t)(super * GHMI_SLABS_PER_SUPER + idx);
+                        size_t first = (super + a->n_supers - 1) % a->n_supers;
+                        return (uint32_t)(first * GHMI_SLABS_PER_SUPER + idx);
                     }
                     v |= bit;
                 }
             }
         }
-        super = (super + 1) % a->n_supers;
-        GHM_ASSERT(tried <= a->n_supers); /* the reservation was wrong */
     }
 }
 
@@ -89,6 +104,9 @@ void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab)
     unsigned idx = slab % GHMI_SLABS_PER_SUPER;
     atomic_fetch_and_explicit(&s->bits[idx / 64], ~((uint64_t)1 << (idx % 64)),
                               memory_order_acq_rel);
+    atomic_fetch_add_explicit(&s->free_in_block[idx / GHMI_SLABS_PER_BLOCK], 1,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->free_slabs, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&a->used, 1, memory_order_relaxed);
 }
 

@@ -61,7 +61,12 @@ static inline uint32_t ghmi_dynmap_bucket(uint64_t hash, uint32_t buckets)
  * between parallel phases. Allocation and release are safe from many threads. */
 typedef struct GhmiSuperBlock {
     _Atomic uint64_t bits[GHMI_SLABS_PER_SUPER / 64]; /* 16 memory blocks x 1024 bits */
-    uint32_t *slabs;                                  /* 16384 slabs, 128-byte aligned */
+    /* Free slabs per memory block and in all: hints that let a search skip full blocks (a bit
+     * is taken before its count drops), so a nearly full allocator costs a few loads, not a
+     * scan of every mask. */
+    _Atomic int32_t free_in_block[GHMI_BLOCKS_PER_SUPER];
+    _Atomic int32_t free_slabs;
+    uint32_t *slabs; /* 16384 slabs, 128-byte aligned */
 } GhmiSuperBlock;
 
 typedef struct GhmiSlabAlloc {
