@@ -57,7 +57,7 @@ int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapH
 {
     if (!dm || (n && !items))
         return GHM_ERR_INVALID;
-    if (n >= UINT32_MAX) /* batch indices are 32-bit */
+    if (n > GHM_DYNMAP_MAX_BATCH) /* the duplicate table's positions are 32-bit */
         return GHM_ERR_TOO_LARGE;
     size_t w = (size_t)dm->item_words;
     int hw = ghmi_dynmap_head_words(dm->item_words);
@@ -73,7 +73,7 @@ int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *era
 {
     if (!dm || (n && !keys))
         return GHM_ERR_INVALID;
-    if (n >= UINT32_MAX)
+    if (n > GHM_DYNMAP_MAX_BATCH)
         return GHM_ERR_TOO_LARGE;
     if (n == 0)
         return GHM_OK;

@@ -106,12 +106,11 @@ static void copy_item(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t h, 
     memcpy(out + d->hw, rest_of(d, slab, slot), (size_t)(d->w - d->hw) * sizeof *out);
 }
 
-/* The stored item with this key: its handle, or GHM_DYNMAP_NO_HANDLE; its head in *head. */
-static GhmDynmapHandle lookup(const CpuDynmap *d, const uint32_t *key, uint64_t hash,
-                              uint64_t *head)
+/* The stored item with this key in the list starting at slab s: its handle, or
+ * GHM_DYNMAP_NO_HANDLE; its head in *head. */
+static GhmDynmapHandle lookup_from(const CpuDynmap *d, const uint32_t *key, uint32_t s,
+                                   uint64_t *head)
 {
-    uint32_t s = atomic_load_explicit(&d->buckets[ghmi_dynmap_bucket(hash, d->n_buckets)],
-                                      memory_order_acquire);
     while (s) {
         uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
         for (int i = 0; i < d->slots; i++) {
@@ -125,6 +124,31 @@ static GhmDynmapHandle lookup(const CpuDynmap *d, const uint32_t *key, uint64_t 
         s = atomic_load_explicit(link_word(d, s, GHMI_SLAB_NEXT), memory_order_acquire);
     }
     return GHM_DYNMAP_NO_HANDLE;
+}
+
+/* Looks up a group of up to GROUP keys (keys + i * stride, hashes hash[i]) with the memory
+ * latency overlapped: every bucket is prefetched, then every first slab, then each list is
+ * walked. Handles to out[i], heads to heads[i]. A lookup is two dependent cache misses (the
+ * bucket, the slab); one at a time they, not the comparisons, set the pace. */
+enum { GROUP = 16 };
+
+static void lookup_group(const CpuDynmap *d, const uint32_t *keys, size_t stride,
+                         const uint64_t *hash, size_t n, GhmDynmapHandle *out, uint64_t *heads)
+{
+    uint32_t first[GROUP];
+    for (size_t i = 0; i < n; i++)
+        __builtin_prefetch(&d->buckets[ghmi_dynmap_bucket(hash[i], d->n_buckets)]);
+    for (size_t i = 0; i < n; i++) {
+        first[i] = atomic_load_explicit(&d->buckets[ghmi_dynmap_bucket(hash[i], d->n_buckets)],
+                                        memory_order_acquire);
+        if (first[i]) {
+            const uint32_t *p = ghmi_slab_ptr(&d->alloc, first[i]);
+            __builtin_prefetch(p);
+            __builtin_prefetch(p + 16);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = lookup_from(d, keys + i * stride, first[i], heads ? &heads[i] : NULL);
 }
 
 /* Stores an item known to be absent and distinct from the others of its batch. */
@@ -168,7 +192,7 @@ static int find_leaders(const CpuDynmap *d, const uint32_t *rec, size_t stride, 
                         const uint64_t *hash, uint32_t *leader)
 {
     size_t cap = 16;
-    while (cap < 2 * n)
+    while (cap < 2 * n) /* n < 2^31, so positions fit in 32 bits */
         cap *= 2;
     _Atomic uint32_t *tab = calloc(cap, sizeof *tab); /* batch index + 1, 0: empty */
     if (!tab)
@@ -193,19 +217,11 @@ static int find_leaders(const CpuDynmap *d, const uint32_t *rec, size_t stride, 
             }
             p = (p + 1) & mask;
         }
+        leader[i] = (uint32_t)p; /* the key's entry, final once every thread is done */
     }
 #pragma omp parallel for schedule(static) num_threads(threads_of(d)) if (n > 4096)
-    for (size_t i = 0; i < n; i++) {
-        size_t p = (size_t)hash[i] & mask;
-        for (;;) {
-            size_t j = atomic_load_explicit(&tab[p], memory_order_relaxed) - 1;
-            if (hash[j] == hash[i] && !memcmp(rec + j * stride, rec + i * stride, kw * 4u)) {
-                leader[i] = (uint32_t)j;
-                break;
-            }
-            p = (p + 1) & mask;
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        leader[i] = atomic_load_explicit(&tab[leader[i]], memory_order_relaxed) - 1;
     free(tab);
     return GHM_OK;
 }
@@ -279,14 +295,15 @@ static int cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n,
         goto done;
 
     /* Leaders: stored already, or new (counted per bucket for the reservation). */
-    size_t n_new = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads_of(d)) if (n > 4096)       \
+    size_t n_new = 0, groups = (n + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_of(d)) if (n > 4096)        \
     reduction(+ : n_new)
-    for (size_t i = 0; i < n; i++) {
-        if (leader[i] != i)
-            continue;
-        h[i] = lookup(d, items + i * w, hash[i], NULL);
-        if (h[i] == GHM_DYNMAP_NO_HANDLE) {
+    for (size_t g = 0; g < groups; g++) {
+        size_t lo = g * GROUP, m = n - lo < GROUP ? n - lo : GROUP;
+        lookup_group(d, items + lo * w, w, hash + lo, m, h + lo, NULL);
+        for (size_t i = lo; i < lo + m; i++) {
+            if (leader[i] != i || h[i] != GHM_DYNMAP_NO_HANDLE)
+                continue;
             fresh[i] = 1;
             n_new++;
             atomic_fetch_add_explicit(&d->counts[ghmi_dynmap_bucket(hash[i], d->n_buckets)], 1,
@@ -310,10 +327,24 @@ static int cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n,
 #pragma omp parallel num_threads(threads_of(d)) if (n_new > 4096)
         {
             uint64_t rng = d->seed + (uint64_t)omp_get_thread_num() * 0x9E3779B97F4A7C15ull;
-#pragma omp for schedule(dynamic, 256)
-            for (size_t i = 0; i < n; i++)
-                if (fresh[i])
-                    h[i] = store(d, items + i * w, hash[i], &rng);
+#pragma omp for schedule(dynamic, 16)
+            for (size_t g = 0; g < groups; g++) {
+                size_t lo = g * GROUP, hi = n - lo < GROUP ? n : lo + GROUP;
+                for (size_t i = lo; i < hi; i++) /* buckets, then slabs: overlap the misses */
+                    if (fresh[i])
+                        __builtin_prefetch(&d->buckets[ghmi_dynmap_bucket(hash[i], d->n_buckets)]);
+                for (size_t i = lo; i < hi; i++) {
+                    if (!fresh[i])
+                        continue;
+                    uint32_t b = ghmi_dynmap_bucket(hash[i], d->n_buckets);
+                    uint32_t s = atomic_load_explicit(&d->buckets[b], memory_order_relaxed);
+                    if (s)
+                        __builtin_prefetch(ghmi_slab_ptr(&d->alloc, s));
+                }
+                for (size_t i = lo; i < hi; i++)
+                    if (fresh[i])
+                        h[i] = store(d, items + i * w, hash[i], &rng);
+            }
         }
         d->items += n_new;
     }
@@ -350,27 +381,31 @@ static int cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t 
     hash_all(d, keys, kw, n, hash);
     if ((ret = find_leaders(d, keys, kw, n, hash, leader)) < 0)
         goto done;
-    size_t gone = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads_of(d)) if (n > 4096)       \
+    size_t gone = 0, groups = (n + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_of(d)) if (n > 4096)        \
     reduction(+ : gone)
-    for (size_t i = 0; i < n; i++) {
-        uint8_t hit = 0;
-        uint64_t head = 0;
-        GhmDynmapHandle hd =
-            leader[i] == i ? lookup(d, keys + i * kw, hash[i], &head) : GHM_DYNMAP_NO_HANDLE;
-        if (hd != GHM_DYNMAP_NO_HANDLE) {
-            uint32_t s = ghm_dynmap_handle_slab(hd);
-            int slot = (int)ghm_dynmap_handle_slot(hd);
-            /* Keys of the batch are distinct here, so this CAS cannot lose. */
-            if (head_cas(d, ghmi_slab_ptr(&d->alloc, s), slot, head, 0)) {
-                atomic_fetch_and_explicit(link_word(d, s, GHMI_SLAB_MASK), ~(1u << slot),
-                                          memory_order_relaxed);
-                hit = 1;
-                gone++;
+    for (size_t g = 0; g < groups; g++) {
+        size_t lo = g * GROUP, m = n - lo < GROUP ? n - lo : GROUP;
+        uint64_t heads[GROUP];
+        GhmDynmapHandle hd[GROUP];
+        lookup_group(d, keys + lo * kw, kw, hash + lo, m, hd, heads);
+        for (size_t k = 0; k < m; k++) {
+            size_t i = lo + k;
+            uint8_t hit = 0;
+            if (leader[i] == i && hd[k] != GHM_DYNMAP_NO_HANDLE) {
+                uint32_t s = ghm_dynmap_handle_slab(hd[k]);
+                int slot = (int)ghm_dynmap_handle_slot(hd[k]);
+                /* Keys of the batch are distinct here, so this CAS cannot lose. */
+                if (head_cas(d, ghmi_slab_ptr(&d->alloc, s), slot, heads[k], 0)) {
+                    atomic_fetch_and_explicit(link_word(d, s, GHMI_SLAB_MASK), ~(1u << slot),
+                                              memory_order_relaxed);
+                    hit = 1;
+                    gone++;
+                }
             }
+            if (erased)
+                erased[i] = hit;
         }
-        if (erased)
-            erased[i] = hit;
     }
     d->items -= gone;
 done:
@@ -383,20 +418,26 @@ static int cpu_dynmap_find(const void *impl, const uint32_t *keys, size_t n,
                            GhmDynmapHandle *handles, uint32_t *items_out)
 {
     const CpuDynmap *d = impl;
-    size_t kw = (size_t)d->kw, w = (size_t)d->w;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads_of(d)) if (n > 4096)
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t *key = keys + i * kw;
-        uint64_t head = 0;
-        GhmDynmapHandle hd = lookup(d, key, ghmi_dynmap_hash(key, d->kw, d->seed), &head);
-        if (handles)
-            handles[i] = hd;
-        if (items_out) {
-            if (hd == GHM_DYNMAP_NO_HANDLE)
-                memset(items_out + i * w, 0, w * sizeof *items_out);
+    size_t kw = (size_t)d->kw, w = (size_t)d->w, groups = (n + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads_of(d)) if (n > 4096)
+    for (size_t g = 0; g < groups; g++) {
+        size_t lo = g * GROUP, m = n - lo < GROUP ? n - lo : GROUP;
+        uint64_t hash[GROUP], heads[GROUP];
+        GhmDynmapHandle hd[GROUP];
+        for (size_t i = 0; i < m; i++)
+            hash[i] = ghmi_dynmap_hash(keys + (lo + i) * kw, d->kw, d->seed);
+        lookup_group(d, keys + lo * kw, kw, hash, m, hd, heads);
+        for (size_t i = 0; i < m; i++) {
+            if (handles)
+                handles[lo + i] = hd[i];
+            if (!items_out)
+                continue;
+            uint32_t *out = items_out + (lo + i) * w;
+            if (hd[i] == GHM_DYNMAP_NO_HANDLE)
+                memset(out, 0, w * sizeof *out);
             else
-                copy_item(d, ghmi_slab_ptr(&d->alloc, ghm_dynmap_handle_slab(hd)),
-                          (int)ghm_dynmap_handle_slot(hd), head, items_out + i * w);
+                copy_item(d, ghmi_slab_ptr(&d->alloc, ghm_dynmap_handle_slab(hd[i])),
+                          (int)ghm_dynmap_handle_slot(hd[i]), heads[i], out);
         }
     }
     return GHM_OK;

@@ -66,6 +66,8 @@ extern "C" {
 typedef struct GhmDynmap GhmDynmap;
 
 enum { GHM_DYNMAP_MAX_WORDS = 10 };
+/* Most items or keys one insert or erase takes (GHM_ERR_TOO_LARGE beyond). */
+#define GHM_DYNMAP_MAX_BATCH (((size_t)1 << 31) - 1)
 
 /* The paper's slab layouts (section 4.2). */
 typedef enum GhmDynmapVariant {
@@ -108,7 +110,7 @@ GHM_API int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmD
 
 /* Inserts n items (n * item_words words). handles (n entries) receives each item's handle, the
  * stored one for duplicates; inserted (n entries) is 1 where this call stored that item, else 0.
- * Either may be NULL; items may be NULL when n is 0.
+ * Either may be NULL; items may be NULL when n is 0. n <= GHM_DYNMAP_MAX_BATCH.
  * GHM_ERR_INVALID: an item's first 8 bytes are zero (nothing is changed); GHM_ERR_NOMEM or
  * GHM_ERR_TOO_LARGE (more than 2^32 slabs): the slabs the batch might need could not be
  * obtained; the table is unchanged (super blocks obtained before the failure stay with the
