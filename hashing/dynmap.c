@@ -60,9 +60,9 @@ int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapH
     if (n > GHM_DYNMAP_MAX_BATCH) /* the duplicate table's positions are 32-bit */
         return GHM_ERR_TOO_LARGE;
     size_t w = (size_t)dm->item_words;
-    int hw = ghmi_dynmap_head_words(dm->item_words);
+    int one = dm->item_words == 1;
     for (size_t i = 0; i < n; i++)
-        if (items[i * w] == 0 && (hw == 1 || items[i * w + 1] == 0))
+        if (items[i * w] == 0 && (one || items[i * w + 1] == 0))
             return GHM_ERR_INVALID;
     if (n == 0)
         return GHM_OK;

@@ -32,7 +32,9 @@
 
 typedef struct CpuDynmap {
     GhmContext *ctx;
-    int w, kw, hw, slots; /* item words, key words, head words (1 or 2), slots per slab */
+    int w, kw, slots; /* item words, key words, slots per slab */
+    int hs;           /* words of a slot's head: 2 (Atomic64), 1 (one-word items, Accel32) */
+    int hw;           /* item words kept in the head: 2 or 1 (Atomic64), 0 (Accel32) */
     uint32_t n_buckets;
     _Atomic uint32_t *buckets;   /* first slab of each bucket, 0: none */
     _Atomic uint32_t *counts;    /* per bucket, new items of the batch (zero between calls) */
@@ -50,17 +52,18 @@ static _Atomic uint32_t *link_word(const CpuDynmap *d, uint32_t slab, int which)
     return (_Atomic uint32_t *)&ghmi_slab_ptr(&d->alloc, slab)[which];
 }
 
-/* The first 8 bytes (4 for one-word items) of a slot; 0 when it is empty. */
+/* A slot's head: the item's first 8 bytes (4 for one-word items) or, Accel32, its key's 32-bit
+ * tag; 0 when the slot is empty. */
 static uint64_t head_load(const CpuDynmap *d, uint32_t *slab, int slot)
 {
-    if (d->hw == 2)
+    if (d->hs == 2)
         return atomic_load_explicit((_Atomic uint64_t *)&slab[2 * slot], memory_order_acquire);
     return atomic_load_explicit((_Atomic uint32_t *)&slab[slot], memory_order_acquire);
 }
 
 static int head_cas(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t expect, uint64_t v)
 {
-    if (d->hw == 2)
+    if (d->hs == 2)
         return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)&slab[2 * slot],
                                                        &expect, v, memory_order_acq_rel,
                                                        memory_order_acquire);
@@ -70,21 +73,42 @@ static int head_cas(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t expec
                                                    memory_order_acquire);
 }
 
-static uint64_t head_of(const CpuDynmap *d, const uint32_t *item)
+/* The head an item (or a key of at least hw words) is stored under. */
+static uint64_t head_of(const CpuDynmap *d, const uint32_t *item, uint64_t hash)
 {
+    if (d->hw == 0)
+        return (uint32_t)hash | 1u; /* the tag: never 0, the empty slot */
     return d->hw == 2 ? (uint64_t)item[0] | (uint64_t)item[1] << 32 : item[0];
 }
 
 static uint32_t *rest_of(const CpuDynmap *d, uint32_t *slab, int slot)
 {
-    return slab + d->hw * d->slots + slot * (d->w - d->hw);
+    return slab + d->hs * d->slots + slot * (d->w - d->hw);
+}
+
+/* What a slot's head must equal, under a mask, for the key to be there (a one-word key of a
+ * table with 8-byte heads: the low half). */
+typedef struct Want {
+    uint64_t head, mask;
+} Want;
+
+static Want want_of(const CpuDynmap *d, const uint32_t *key, uint64_t hash)
+{
+    Want x = {0, ~(uint64_t)0};
+    if (d->hw == 2 && d->kw == 1) {
+        x.head = key[0];
+        x.mask = 0xffffffffu;
+    } else {
+        x.head = head_of(d, key, hash);
+    }
+    return x;
 }
 
 /* Does the item in (slab, slot), whose head is h (non-zero), have this key? */
-static int slot_matches(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t h,
+static int slot_matches(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t h, Want want,
                         const uint32_t *key)
 {
-    if (d->kw == 1 ? (uint32_t)h != key[0] : h != head_of(d, key))
+    if ((h & want.mask) != want.head)
         return 0;
     const uint32_t *rest = rest_of(d, slab, slot);
     for (int j = d->hw; j < d->kw; j++)
@@ -100,7 +124,8 @@ static GhmDynmapHandle handle_of(uint32_t slab, int slot)
 
 static void copy_item(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t h, uint32_t *out)
 {
-    out[0] = (uint32_t)h;
+    if (d->hw >= 1)
+        out[0] = (uint32_t)h;
     if (d->hw == 2)
         out[1] = (uint32_t)(h >> 32);
     memcpy(out + d->hw, rest_of(d, slab, slot), (size_t)(d->w - d->hw) * sizeof *out);
@@ -108,14 +133,15 @@ static void copy_item(const CpuDynmap *d, uint32_t *slab, int slot, uint64_t h, 
 
 /* The stored item with this key in the list starting at slab s: its handle, or
  * GHM_DYNMAP_NO_HANDLE; its head in *head. */
-static GhmDynmapHandle lookup_from(const CpuDynmap *d, const uint32_t *key, uint32_t s,
-                                   uint64_t *head)
+static GhmDynmapHandle lookup_from(const CpuDynmap *d, const uint32_t *key, uint64_t hash,
+                                   uint32_t s, uint64_t *head)
 {
+    Want want = want_of(d, key, hash);
     while (s) {
         uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
         for (int i = 0; i < d->slots; i++) {
             uint64_t h = head_load(d, slab, i);
-            if (h && slot_matches(d, slab, i, h, key)) {
+            if (h && slot_matches(d, slab, i, h, want, key)) {
                 if (head)
                     *head = h;
                 return handle_of(s, i);
@@ -148,13 +174,13 @@ static void lookup_group(const CpuDynmap *d, const uint32_t *keys, size_t stride
         }
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = lookup_from(d, keys + i * stride, first[i], heads ? &heads[i] : NULL);
+        out[i] = lookup_from(d, keys + i * stride, hash[i], first[i], heads ? &heads[i] : NULL);
 }
 
 /* Stores an item known to be absent and distinct from the others of its batch. */
 static GhmDynmapHandle store(CpuDynmap *d, const uint32_t *item, uint64_t hash, uint64_t *rng)
 {
-    uint64_t head = head_of(d, item);
+    uint64_t head = head_of(d, item, hash);
     _Atomic uint32_t *link = &d->buckets[ghmi_dynmap_bucket(hash, d->n_buckets)];
     for (;;) {
         uint32_t s = atomic_load_explicit(link, memory_order_acquire);
@@ -249,7 +275,7 @@ static void cpu_dynmap_destroy(void *impl)
 
 static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
 {
-    if (opt->variant != GHM_DYNMAP_ATOMIC64)
+    if (opt->variant == GHM_DYNMAP_ACCEL8)
         return GHM_ERR_UNSUPPORTED;
     CpuDynmap *d = calloc(1, sizeof *d);
     if (!d)
@@ -257,8 +283,9 @@ static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void 
     d->ctx = ctx;
     d->w = opt->item_words;
     d->kw = opt->key_words;
-    d->hw = ghmi_dynmap_head_words(d->w);
-    d->slots = ghmi_dynmap_slots(d->w);
+    d->hw = ghmi_dynmap_head_words(d->w, opt->variant);
+    d->hs = d->hw == 2 ? 2 : 1;
+    d->slots = ghmi_dynmap_slots(d->w, opt->variant);
     /* Buckets for the hint at 2/3 of a slab each, so a bucket rarely needs a second slab. */
     size_t per = (size_t)d->slots, cap = opt->capacity;
     size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;

@@ -14,6 +14,11 @@
  * S = 30 / w: 30 one-word items, 15 of 2 words, 5 of 6 words, 3 of 10 words. A slot is empty
  * when its first hw words are zero, which is why items never start with 8 zero bytes.
  *
+ * Accel32 (the paper's 32-bit acceleration hash): words [0, S) a 32-bit tag per slot (low half
+ * of the key's hash with bit 0 set, so never 0 = empty), then the S whole items, then the same
+ * next link and mask; S = 30 / (w + 1): 15 one-word items, 4 of 6 words, 2 of 10 words. A slot
+ * is claimed by a 32-bit compare-and-swap of its tag; a search compares tags first.
+ *
  * Slab indices are 32-bit; slab 0 is never handed out, so 0 is the null link and the bucket
  * array starts out all empty (zero). Memory blocks of 1024 slabs carry a 1024-bit mask of the
  * slabs handed out; super blocks of 16 memory blocks are what the allocator obtains at once.
@@ -37,8 +42,16 @@ enum {
     GHMI_SLABS_PER_SUPER = GHMI_SLABS_PER_BLOCK * GHMI_BLOCKS_PER_SUPER, /* 16384: 2 MiB */
 };
 
-static inline int ghmi_dynmap_slots(int item_words) { return 30 / item_words; }
-static inline int ghmi_dynmap_head_words(int item_words) { return item_words >= 2 ? 2 : 1; }
+/* Slots per slab, and how many words of an item its slot's head holds (Atomic64: the first 8
+ * bytes, or the one word; Accel32: none, the head is the key's tag). */
+static inline int ghmi_dynmap_slots(int item_words, GhmDynmapVariant v)
+{
+    return v == GHM_DYNMAP_ACCEL32 ? 30 / (item_words + 1) : 30 / item_words;
+}
+static inline int ghmi_dynmap_head_words(int item_words, GhmDynmapVariant v)
+{
+    return v == GHM_DYNMAP_ACCEL32 ? 0 : item_words >= 2 ? 2 : 1;
+}
 
 /* The key's 64-bit hash: splitmix64 of the seed-derived start and each word in turn. The
  * bucket is taken from its high half (Lemire's multiply-high), so the low half stays

@@ -46,8 +46,11 @@
  *
  * Backends. The CPU backend implements the Atomic64 variant (OpenMP threads, C11 atomics: a
  * slot is claimed by one 64-bit compare-and-swap of its first 8 bytes, then the rest of the item
- * is written). The acceleration-hash variants and the CUDA backend are not written yet:
- * ghm_dynmap_create returns GHM_ERR_UNSUPPORTED for them (on a CUDA context, for any variant).
+ * is written) and the 32-bit acceleration hash (a slot claimed by a 32-bit compare-and-swap of
+ * its tag, then the whole item written). The 8-bit acceleration hash and the CUDA backend are
+ * not written yet: ghm_dynmap_create returns GHM_ERR_UNSUPPORTED for them (on a CUDA context,
+ * for any variant). Handles depend on which thread claims a slot first, so they can differ
+ * between runs with several threads; every other answer is the same for any thread count.
  *
  * Concurrency: calls on one GhmDynmap must not overlap; each call is parallel inside.
  */
@@ -72,7 +75,7 @@ enum { GHM_DYNMAP_MAX_WORDS = 10 };
 /* The paper's slab layouts (section 4.2). */
 typedef enum GhmDynmapVariant {
     GHM_DYNMAP_ATOMIC64 = 0, /* the first 8 bytes of every slot first, then the rest (AoS) */
-    GHM_DYNMAP_ACCEL32 = 1,  /* a 32-bit acceleration hash per slot: not implemented yet */
+    GHM_DYNMAP_ACCEL32 = 1,  /* a 32-bit tag (acceleration hash) per slot, then whole items */
     GHM_DYNMAP_ACCEL8 = 2    /* an 8-bit acceleration hash per slot: not implemented yet */
 } GhmDynmapVariant;
 
@@ -93,7 +96,7 @@ static inline uint32_t ghm_dynmap_handle_slot(GhmDynmapHandle h) { return (uint3
 typedef struct GhmDynmapStats {
     size_t items;          /* stored items */
     size_t buckets;        /* fixed at create */
-    size_t slots_per_slab; /* from item_words: (128 - 8) / (4 * item_words) */
+    size_t slots_per_slab; /* Atomic64: 30 / item_words; Accel32: 30 / (item_words + 1) */
     size_t slabs_used;     /* slabs linked into buckets */
     size_t slabs_free;     /* slabs held by the allocator and not in use */
     size_t bytes;          /* all memory the table holds: slabs, bitmasks, buckets */
@@ -104,7 +107,7 @@ GHM_API GhmDynmapOptions ghm_dynmap_defaults(void);
 
 /* Creates an empty table on ctx's backend (keeps a pointer to ctx). GHM_ERR_INVALID for options
  * out of range or NULL ctx/out; GHM_ERR_UNSUPPORTED for a variant or backend not implemented
- * (today: every variant but GHM_DYNMAP_ATOMIC64, and the CUDA backend); GHM_ERR_NOMEM. On
+ * (today: GHM_DYNMAP_ACCEL8, and the CUDA backend); GHM_ERR_NOMEM. On
  * failure *out is NULL. */
 GHM_API int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **out);
 

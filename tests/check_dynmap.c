@@ -3,7 +3,7 @@
  * Round trips of random batches (inserts with duplicates in and across batches, erases, finds),
  * stable handles across later inserts, erases and garbage collection, item sizes 1 to 10 words,
  * items sharing their first 8 bytes, keys shorter than the item, bad arguments, thread counts,
- * and GHM_ERR_UNSUPPORTED on CUDA. */
+ * and GHM_ERR_UNSUPPORTED on CUDA; the Atomic64 and Accel32 variants. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +46,13 @@ static GhmContext *cpu_context(int threads)
     return ctx;
 }
 
+/* The variant make_table creates (the tests that loop over variants set it). */
+static GhmDynmapVariant variant = GHM_DYNMAP_ATOMIC64;
+
 static GhmDynmap *make_table(GhmContext *ctx, int w, int key_words, size_t capacity)
 {
     GhmDynmapOptions opt = ghm_dynmap_defaults();
+    opt.variant = variant;
     opt.item_words = w;
     opt.key_words = key_words;
     opt.capacity = capacity;
@@ -225,6 +229,9 @@ START_TEST(test_round_trip_large)
     GhmContext *ctx = cpu_context(0);
     /* About 10^6 items of 6 words after the first batch of 1.3 M ids (with repeats). */
     random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
+    variant = GHM_DYNMAP_ACCEL32;
+    random_rounds(ctx, 6, MODE_SHARED_HEAD, 1u << 20, 650000, 100000, 8, 4);
+    variant = GHM_DYNMAP_ATOMIC64;
     ghm_context_free(&ctx);
 }
 END_TEST
@@ -232,9 +239,14 @@ END_TEST
 START_TEST(test_item_sizes)
 {
     GhmContext *ctx = cpu_context(0);
-    for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
-        for (int mode = 0; mode < 2; mode++)
-            random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
+    GhmDynmapVariant vs[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
+    for (int v = 0; v < 2; v++) {
+        variant = vs[v];
+        for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
+            for (int mode = 0; mode < 2; mode++)
+                random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
+    }
+    variant = GHM_DYNMAP_ATOMIC64;
     ghm_context_free(&ctx);
 }
 END_TEST
@@ -242,6 +254,7 @@ END_TEST
 START_TEST(test_duplicates)
 {
     GhmContext *ctx = cpu_context(4);
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w += 3) {
         GhmDynmap *dm = make_table(ctx, w, 0, 0);
         enum { N = 10000 };
@@ -289,6 +302,7 @@ END_TEST
 START_TEST(test_short_keys)
 {
     GhmContext *ctx = cpu_context(2);
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     GhmDynmap *dm = make_table(ctx, 5, 2, 0);
     uint32_t items[4 * 5] = {1, 2, 10, 11, 12, /* leader of key (1,2) */
                              3, 0, 20, 21, 22, /* key (3,0) */
@@ -403,11 +417,9 @@ START_TEST(test_bad_arguments)
     opt = ghm_dynmap_defaults();
     opt.variant = (GhmDynmapVariant)7;
     ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
-    opt.variant = GHM_DYNMAP_ACCEL32;
-    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
-    ck_assert_ptr_null(dm);
     opt.variant = GHM_DYNMAP_ACCEL8;
     ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(dm);
 
     dm = make_table(ctx, 3, 0, 0);
     uint32_t items[3 * 3] = {1, 0, 5, 0, 0, 9, 0, 2, 3}; /* the second starts with 8 zero bytes */
@@ -518,8 +530,8 @@ static Suite *dynmap_suite(void)
     Suite *s = suite_create("dynmap");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 300);
-    tcase_add_test(core, test_duplicates);
-    tcase_add_test(core, test_short_keys);
+    tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_loop_test(core, test_short_keys, 0, 2);
     tcase_add_test(core, test_bad_arguments);
     tcase_add_test(core, test_stable_handles_and_gc);
     tcase_add_test(core, test_item_sizes);
