@@ -1,7 +1,10 @@
 /*
- * dynmap_cpu.c - GhmDynmap on the CPU backend, Atomic64 variant (Molenaar and Eisemann 2024,
- * section 4.2; layout in dynmap_internal.h). OpenMP threads play the paper's warps, one item
- * per thread; slots are claimed with C11 atomics.
+ * dynmap_cpu.c - GhmDynmap on the CPU backend, the Atomic64 and 32-bit acceleration-hash
+ * variants (Molenaar and Eisemann 2024, section 4.2; layouts in dynmap_internal.h). OpenMP
+ * threads play the paper's warps, one item per thread; slots are claimed with C11 atomics. The
+ * variants share one code path: a slot's head is the item's first 8 bytes (Atomic64; 4 for
+ * one-word items) or its key's 32-bit tag (Accel32), and is what a search compares first.
+ * Lookups go in groups of 16 with the bucket and first-slab cache misses prefetched.
  *
  * insert, in phases separated by the parallel loops' barriers:
  *   1. the batch's duplicates (the paper's second table, section 5.2): an open-addressing table
@@ -12,15 +15,15 @@
  *      one per thread for a slab allocated and then lost to another thread's link (the paper's
  *      "conservative estimate"); only this step can fail, before the table changes;
  *   4. the new items are inserted in parallel: walk the bucket's slabs, claim an empty slot by a
- *      64-bit compare-and-swap of its first 8 bytes, write the rest of the item, set the slot's
- *      mask bit; at the end of the list, allocate a slab and link it with a compare-and-swap
+ *      compare-and-swap of its head (64-bit for Atomic64), write the rest of the item, set the
+ *      slot's mask bit; at the end of the list, allocate a slab and link it with a compare-and-swap
  *      (the loser releases its slab and follows the winner's). New items are distinct and
  *      absent, so no thread ever needs to read another's half-written item;
  *   5. duplicates and already-present items get their leader's or the stored item's handle.
  * A slab is linked only when every slot before it was seen full, and no slot is freed during
  * an insert, so a bucket receiving k new items links at most ceil(k / S) slabs: step 3's bound.
  *
- * erase: the leaders of the batch's keys find their slot and clear its first 8 bytes with a
+ * erase: the leaders of the batch's keys find their slot and clear its head with a
  * compare-and-swap and its mask bit; the slot is reused by later inserts, its slab stays linked.
  * gc: per bucket, one thread unlinks the slabs whose mask is zero and releases them.
  */
