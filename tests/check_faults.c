@@ -286,7 +286,7 @@ END_TEST
 
 /* --- dynmap: insert B (enough to need a second super block), then erase A ------------------ */
 
-enum { DYN_WORDS = 4, DYN_A = 3000, DYN_B = 120000 };
+enum { DYN_WORDS = 10, DYN_A = 3000, DYN_B = 40000 }; /* B: about 20000 slabs, 1.2 super blocks */
 
 typedef struct DynState {
     GhmDynmap *dm;
