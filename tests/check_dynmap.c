@@ -475,6 +475,7 @@ START_TEST(test_thread_counts_agree)
     uint8_t *flags[3];
     size_t sizes[3][ROUNDS];
     int threads[3] = {1, 2, 4};
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     for (int t = 0; t < 3; t++) {
         GhmContext *ctx = cpu_context(threads[t]);
         GhmDynmap *dm = make_table(ctx, 6, 0, 50000);
@@ -539,7 +540,7 @@ static Suite *dynmap_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_round_trip_large);
-    tcase_add_test(limits, test_thread_counts_agree);
+    tcase_add_loop_test(limits, test_thread_counts_agree, 0, 2); /* Atomic64, Accel32 */
     suite_add_tcase(s, limits);
     TCase *cuda = tcase_create("cuda");
     tcase_add_test(cuda, test_cuda_unsupported);
