@@ -95,4 +95,5 @@ const GhmBackend ghm_cpu_backend = {
     .multimap = &ghm_cpu_multimap_ops,
     .index = &ghm_cpu_index_ops,
     .sorted = &ghm_cpu_sorted_ops,
+    .dynmap = &ghm_cpu_dynmap_ops,
 };

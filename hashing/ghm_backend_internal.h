@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_dynmap.h"
 #include "ghm_map.h"
 
 #ifdef __cplusplus
@@ -69,6 +70,22 @@ typedef struct GhmSortedOps {
     void (*destroy)(void *impl);
 } GhmSortedOps;
 
+/* GhmDynmap (ghm_dynmap.h): called after the API layer's argument checks (item validity
+ * included), so an op sees well-formed input. */
+typedef struct GhmDynmapOps {
+    int (*create)(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);
+    int (*insert)(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
+                  uint8_t *inserted);
+    int (*erase)(void *impl, const uint32_t *keys, size_t n, uint8_t *erased);
+    int (*find)(const void *impl, const uint32_t *keys, size_t n, GhmDynmapHandle *handles,
+                uint32_t *items_out);
+    int (*read)(const void *impl, const GhmDynmapHandle *handles, size_t n, uint32_t *items_out);
+    size_t (*size)(const void *impl);
+    int (*gc)(void *impl, size_t *released);
+    int (*stats)(const void *impl, GhmDynmapStats *out);
+    void (*destroy)(void *impl);
+} GhmDynmapOps;
+
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
@@ -92,6 +109,7 @@ typedef struct GhmBackend {
     const GhmMultimapOps *multimap;
     const GhmIndexOps *index;
     const GhmSortedOps *sorted;
+    const GhmDynmapOps *dynmap; /* NULL: ghm_dynmap_create gives GHM_ERR_UNSUPPORTED */
 } GhmBackend;
 
 struct GhmContext {
@@ -102,10 +120,10 @@ struct GhmContext {
     void *state; /* owned by the backend: init() creates it, shutdown() frees it */
 };
 
-/* Every public handle (GhmMap, GhmSet, GhmMultimap, GhmIndex, GhmSorted in hashing/<x>.c) begins
- * with these three members in this order, so that a backend can reach its own state behind a
- * handle: the CUDA backend's device references (kernels/hashing/hash_refs.h) do, after checking
- * that ops is their own table. */
+/* Every public handle (GhmMap, GhmSet, GhmMultimap, GhmIndex, GhmSorted, GhmDynmap in
+ * hashing/<x>.c) begins with these three members in this order, so that a backend can reach its
+ * own state behind a handle: the CUDA backend's device references (kernels/hashing/hash_refs.h)
+ * do, after checking that ops is their own table. */
 typedef struct GhmiHandle {
     GhmContext *ctx;
     const void *ops;
@@ -153,6 +171,7 @@ extern const GhmSetOps ghm_cpu_set_ops;
 extern const GhmMultimapOps ghm_cpu_multimap_ops;
 extern const GhmIndexOps ghm_cpu_index_ops;
 extern const GhmSortedOps ghm_cpu_sorted_ops;
+extern const GhmDynmapOps ghm_cpu_dynmap_ops; /* Atomic64 slab lists: dynmap_cpu.c */
 
 /* A 64-bit mixer (splitmix64) used to derive hash constants from the context seed, so that both
  * backends draw identical constants for the same seed and attempt number. */

@@ -1,6 +1,7 @@
 /*
  * check_faults.c - every allocation of an operation fails in turn (fault_inject.h), CPU backend:
- * the build and find of each hashing structure, a reference build, an image query, a voxel step
+ * the build and find of each hashing structure, a dynamic table's insert and erase, a reference
+ * build, an image query, a voxel step
  * and a video frame. Each trial k fails the operation's k-th allocation; the operation must
  * return an error (or succeed with the right answer where it can do without), leak nothing
  * (the heap holds what it held before the trial), and leave its objects valid: the structure
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "fault_inject.h"
+#include "ghm_dynmap.h"
 #include "ghm_image.h"
 #include "ghm_index.h"
 #include "ghm_map.h"
@@ -279,6 +281,95 @@ START_TEST(test_set_and_sorted_build)
 {
     Trial t = {set_setup, set_run, set_check, set_teardown};
     ck_assert_int_gt(walk("set and sorted build", &t), 0);
+}
+END_TEST
+
+/* --- dynmap: insert B (enough to need a second super block), then erase A ------------------ */
+
+enum { DYN_WORDS = 10, DYN_A = 3000, DYN_B = 40000 }; /* B: about 20000 slabs, 1.2 super blocks */
+
+typedef struct DynState {
+    GhmDynmap *dm;
+    uint32_t *a, *b; /* DYN_A and DYN_B items */
+} DynState;
+
+static void dyn_item(uint32_t id, uint32_t *out)
+{
+    for (int j = 0; j < DYN_WORDS; j++)
+        out[j] = id * 2654435761u + (uint32_t)j + 1;
+}
+
+static void *dyn_setup(void)
+{
+    DynState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->a = malloc((size_t)DYN_A * DYN_WORDS * sizeof *s->a);
+    s->b = malloc((size_t)DYN_B * DYN_WORDS * sizeof *s->b);
+    ck_assert(s->a && s->b);
+    for (uint32_t i = 0; i < DYN_A; i++)
+        dyn_item(i, s->a + (size_t)i * DYN_WORDS);
+    for (uint32_t i = 0; i < DYN_B; i++)
+        dyn_item(DYN_A + i, s->b + (size_t)i * DYN_WORDS);
+    GhmDynmapOptions o = ghm_dynmap_defaults();
+    o.item_words = DYN_WORDS;
+    o.capacity = DYN_B; /* many short buckets: B needs a second super block */
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &o, &s->dm), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(s->dm, s->a, DYN_A, NULL, NULL), GHM_OK);
+    return s;
+}
+
+static int dyn_run(void *p)
+{
+    DynState *s = p;
+    int ret = ghm_dynmap_insert(s->dm, s->b, DYN_B, NULL, NULL);
+    return ret < 0 ? ret : ghm_dynmap_erase(s->dm, s->a, DYN_A, NULL);
+}
+
+/* How many of n items are stored (found with their content). */
+static size_t dyn_stored(DynState *s, const uint32_t *items, size_t n)
+{
+    uint32_t *out = malloc(n * DYN_WORDS * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(ghm_dynmap_find(s->dm, items, n, NULL, out), GHM_OK);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !memcmp(out + i * DYN_WORDS, items + i * DYN_WORDS, DYN_WORDS * sizeof *out);
+    free(out);
+    return k;
+}
+
+/* After a failure the table holds A (the insert failed, unchanged) or A and B (the erase
+ * failed); the same calls then finish the job. */
+static void dyn_check(void *p, int ret)
+{
+    DynState *s = p;
+    size_t a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, GHM_ERR_NOMEM);
+        ck_assert_uint_eq(a, DYN_A);
+        ck_assert(b == 0 || b == DYN_B);
+        ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_A + b);
+        ck_assert_int_eq(dyn_run(s), GHM_OK);
+        a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+    }
+    ck_assert_uint_eq(a, 0);
+    ck_assert_uint_eq(b, DYN_B);
+    ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_B);
+}
+
+static void dyn_teardown(void *p)
+{
+    DynState *s = p;
+    ghm_dynmap_free(&s->dm);
+    free(s->a);
+    free(s->b);
+    free(s);
+}
+
+START_TEST(test_dynmap_insert_erase)
+{
+    Trial t = {dyn_setup, dyn_run, dyn_check, dyn_teardown};
+    ck_assert_int_gt(walk("dynmap insert and erase", &t), 0);
 }
 END_TEST
 
@@ -604,6 +695,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tables, test_multimap_build);
     tcase_add_test(tables, test_set_and_sorted_build);
     tcase_add_test(tables, test_index_build_and_retrieve);
+    tcase_add_test(tables, test_dynmap_insert_erase);
     suite_add_tcase(s, tables);
     TCase *pipelines = tcase_create("pipelines");
     tcase_add_checked_fixture(pipelines, make_context, free_context);

@@ -1,0 +1,130 @@
+/*
+ * dynmap.c - GhmDynmap's public API: argument checks (items whose first 8 bytes are zero
+ * included, so no backend sees one) and dispatch to the context backend's op table.
+ */
+#include "ghm_dynmap.h"
+
+#include <stdlib.h>
+
+#include "dynmap_internal.h"
+
+struct GhmDynmap {
+    GhmContext *ctx;
+    const GhmDynmapOps *ops;
+    void *impl;
+    int item_words, key_words;
+};
+
+GhmDynmapOptions ghm_dynmap_defaults(void)
+{
+    GhmDynmapOptions o = {.item_words = 6, .key_words = 0, .capacity = 0,
+                          .variant = GHM_DYNMAP_ATOMIC64};
+    return o;
+}
+
+int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !opt || !out || opt->item_words < 1 || opt->item_words > GHM_DYNMAP_MAX_WORDS ||
+        opt->key_words < 0 || opt->key_words > opt->item_words ||
+        (unsigned)opt->variant > GHM_DYNMAP_ACCEL8)
+        return GHM_ERR_INVALID;
+    const GhmDynmapOps *ops = ctx->backend->dynmap;
+    if (!ops)
+        return GHM_ERR_UNSUPPORTED;
+    GhmDynmap *dm = calloc(1, sizeof *dm);
+    if (!dm)
+        return GHM_ERR_NOMEM;
+    GhmDynmapOptions o = *opt;
+    if (o.key_words == 0)
+        o.key_words = o.item_words;
+    dm->ctx = ctx;
+    dm->ops = ops;
+    dm->item_words = o.item_words;
+    dm->key_words = o.key_words;
+    int ret = ops->create(ctx, &o, &dm->impl);
+    if (ret < 0) {
+        free(dm);
+        return ret;
+    }
+    *out = dm;
+    return GHM_OK;
+}
+
+int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
+                      uint8_t *inserted)
+{
+    if (!dm || (n && !items))
+        return GHM_ERR_INVALID;
+    if (n > GHM_DYNMAP_MAX_BATCH) /* the duplicate table's positions are 32-bit */
+        return GHM_ERR_TOO_LARGE;
+    size_t w = (size_t)dm->item_words;
+    int one = dm->item_words == 1;
+    for (size_t i = 0; i < n; i++)
+        if (items[i * w] == 0 && (one || items[i * w + 1] == 0))
+            return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    return dm->ops->insert(dm->impl, items, n, handles, inserted);
+}
+
+int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
+{
+    if (!dm || (n && !keys))
+        return GHM_ERR_INVALID;
+    if (n > GHM_DYNMAP_MAX_BATCH)
+        return GHM_ERR_TOO_LARGE;
+    if (n == 0)
+        return GHM_OK;
+    return dm->ops->erase(dm->impl, keys, n, erased);
+}
+
+int ghm_dynmap_find(const GhmDynmap *dm, const uint32_t *keys, size_t n,
+                    GhmDynmapHandle *handles, uint32_t *items_out)
+{
+    if (!dm || (n && !keys))
+        return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    return dm->ops->find(dm->impl, keys, n, handles, items_out);
+}
+
+int ghm_dynmap_read(const GhmDynmap *dm, const GhmDynmapHandle *handles, size_t n,
+                    uint32_t *items_out)
+{
+    if (!dm || (n && (!handles || !items_out)))
+        return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    return dm->ops->read(dm->impl, handles, n, items_out);
+}
+
+size_t ghm_dynmap_size(const GhmDynmap *dm) { return dm ? dm->ops->size(dm->impl) : 0; }
+
+int ghm_dynmap_gc(GhmDynmap *dm, size_t *released)
+{
+    if (!dm)
+        return GHM_ERR_INVALID;
+    size_t r = 0;
+    int ret = dm->ops->gc(dm->impl, &r);
+    if (released)
+        *released = r;
+    return ret;
+}
+
+int ghm_dynmap_stats(const GhmDynmap *dm, GhmDynmapStats *out)
+{
+    if (!dm || !out)
+        return GHM_ERR_INVALID;
+    return dm->ops->stats(dm->impl, out);
+}
+
+void ghm_dynmap_free(GhmDynmap **dm)
+{
+    if (!dm || !*dm)
+        return;
+    (*dm)->ops->destroy((*dm)->impl);
+    free(*dm);
+    *dm = NULL;
+}

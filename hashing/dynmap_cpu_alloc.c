@@ -1,0 +1,140 @@
+/*
+ * dynmap_cpu_alloc.c - GhmDynmap's CPU slab allocator, after SlabHash's SlabAlloc as the paper
+ * uses it: memory blocks of 1024 slabs with a bitmask of the slabs handed out, obtained in super
+ * blocks of 16. A thread starts at a super block and a memory block drawn from its hint and
+ * scans the masks for a zero bit, taking it with an atomic OR; when the block is full it moves
+ * on. Enough free slabs are reserved before a batch (ghmi_slab_reserve), so the scan ends.
+ */
+#include "dynmap_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static GhmiSuperBlock *super_new(int reserve_first)
+{
+    GhmiSuperBlock *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    size_t bytes = (size_t)GHMI_SLABS_PER_SUPER * GHMI_SLAB_WORDS * sizeof(uint32_t);
+    s->slabs = aligned_alloc(128, bytes);
+    if (!s->slabs) {
+        free(s);
+        return NULL;
+    }
+    memset(s->slabs, 0, bytes);
+    for (int b = 0; b < GHMI_BLOCKS_PER_SUPER; b++)
+        atomic_store_explicit(&s->free_in_block[b], GHMI_SLABS_PER_BLOCK, memory_order_relaxed);
+    atomic_store_explicit(&s->free_slabs, GHMI_SLABS_PER_SUPER, memory_order_relaxed);
+    if (reserve_first) { /* slab 0 is the null link */
+        atomic_store_explicit(&s->bits[0], 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->free_in_block[0], 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->free_slabs, 1, memory_order_relaxed);
+    }
+    return s;
+}
+
+int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need)
+{
+    while (ghmi_slab_total(a) - atomic_load(&a->used) < need) {
+        if (a->n_supers + 1 > ((size_t)1 << 32) / GHMI_SLABS_PER_SUPER)
+            return GHM_ERR_TOO_LARGE;
+        if (a->n_supers == a->cap_supers) {
+            size_t cap = a->cap_supers ? 2 * a->cap_supers : 8;
+            GhmiSuperBlock **d = realloc(a->supers, cap * sizeof *d);
+            if (!d)
+                return GHM_ERR_NOMEM;
+            a->supers = d;
+            a->cap_supers = cap;
+        }
+        GhmiSuperBlock *s = super_new(a->n_supers == 0);
+        if (!s)
+            return GHM_ERR_NOMEM;
+        if (a->n_supers == 0)
+            atomic_fetch_add(&a->used, 1);
+        a->supers[a->n_supers++] = s;
+    }
+    return GHM_OK;
+}
+
+uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
+{
+    uint64_t r = *hint = ghmi_mix64(*hint);
+    size_t super = (size_t)(r % a->n_supers);
+    unsigned block = (unsigned)(r >> 40) % GHMI_BLOCKS_PER_SUPER;
+    for (size_t tried = 0;; tried++) {
+        /* The reservation guarantees a free slab; the counts may lag a concurrent release by a
+         * moment, so keep going round, but not forever. */
+        GHM_ASSERT(tried <= 64 * a->n_supers + 1024);
+        GhmiSuperBlock *s = a->supers[super];
+        super = (super + 1) % a->n_supers;
+        if (atomic_load_explicit(&s->free_slabs, memory_order_relaxed) <= 0)
+            continue;
+        for (unsigned b = 0; b < GHMI_BLOCKS_PER_SUPER; b++) {
+            unsigned blk = (block + b) % GHMI_BLOCKS_PER_SUPER;
+            if (atomic_load_explicit(&s->free_in_block[blk], memory_order_relaxed) <= 0)
+                continue;
+            for (unsigned w = 0; w < GHMI_SLABS_PER_BLOCK / 64; w++) {
+                _Atomic uint64_t *word = &s->bits[blk * (GHMI_SLABS_PER_BLOCK / 64) + w];
+                uint64_t v = atomic_load_explicit(word, memory_order_relaxed);
+                while (~v) {
+                    uint64_t bit = ~v & (v + 1); /* lowest zero bit */
+                    v = atomic_fetch_or_explicit(word, bit, memory_order_acq_rel);
+                    if (!(v & bit)) {
+                        atomic_fetch_sub_explicit(&s->free_in_block[blk], 1, memory_order_relaxed);
+                        atomic_fetch_sub_explicit(&s->free_slabs, 1, memory_order_relaxed);
+                        atomic_fetch_add_explicit(&a->used, 1, memory_order_relaxed);
+                        unsigned idx = blk * GHMI_SLABS_PER_BLOCK + w * 64 +
+                                       (unsigned)__builtin_ctzll(bit);
+                        size_t first = (super + a->n_supers - 1) % a->n_supers;
+                        return (uint32_t)(first * GHMI_SLABS_PER_SUPER + idx);
+                    }
+                    v |= bit;
+                }
+            }
+        }
+    }
+}
+
+void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab)
+{
+    uint32_t *p = ghmi_slab_ptr(a, slab);
+    atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_NEXT], 0, memory_order_relaxed);
+    atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_MASK], 0, memory_order_relaxed);
+    GhmiSuperBlock *s = a->supers[slab / GHMI_SLABS_PER_SUPER];
+    unsigned idx = slab % GHMI_SLABS_PER_SUPER;
+    atomic_fetch_and_explicit(&s->bits[idx / 64], ~((uint64_t)1 << (idx % 64)),
+                              memory_order_acq_rel);
+    atomic_fetch_add_explicit(&s->free_in_block[idx / GHMI_SLABS_PER_BLOCK], 1,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->free_slabs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&a->used, 1, memory_order_relaxed);
+}
+
+int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab)
+{
+    if (slab == 0 || slab / GHMI_SLABS_PER_SUPER >= a->n_supers)
+        return 0;
+    GhmiSuperBlock *s = a->supers[slab / GHMI_SLABS_PER_SUPER];
+    unsigned idx = slab % GHMI_SLABS_PER_SUPER;
+    return (int)(atomic_load_explicit(&s->bits[idx / 64], memory_order_relaxed) >> (idx % 64) &
+                 1);
+}
+
+size_t ghmi_slab_total(const GhmiSlabAlloc *a) { return a->n_supers * GHMI_SLABS_PER_SUPER; }
+
+size_t ghmi_slab_bytes(const GhmiSlabAlloc *a)
+{
+    return a->n_supers * (sizeof(GhmiSuperBlock) +
+                          (size_t)GHMI_SLABS_PER_SUPER * GHMI_SLAB_WORDS * sizeof(uint32_t)) +
+           a->cap_supers * sizeof(GhmiSuperBlock *);
+}
+
+void ghmi_slab_alloc_free(GhmiSlabAlloc *a)
+{
+    for (size_t i = 0; i < a->n_supers; i++) {
+        free(a->supers[i]->slabs);
+        free(a->supers[i]);
+    }
+    free(a->supers);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,111 @@
+/*
+ * dynmap_internal.h - what GhmDynmap's files share: the slab layout (plain C, so that the CUDA
+ * slab kernels can include it later and lay slabs out the same way), the key hash, and the CPU
+ * slab allocator (dynmap_cpu_alloc.c).
+ *
+ * A slab is 32 words (128 bytes, one cache line), Atomic64 layout (the paper's figure 5):
+ *   words [0, hw * S)                 the first hw words of each of the S slots (hw = 2, or 1 for
+ *                                     one-word items): slot i's first 8 bytes at word 2i, so a
+ *                                     slot is claimed by one 64-bit compare-and-swap;
+ *   words [hw * S, hw * S + S * (w - hw))  the rest of each item, slot after slot (AoS);
+ *   word 30                           index of the next slab of the bucket (0: none);
+ *   word 31                           a mask with bit i set while slot i holds an item (the
+ *                                     garbage collector frees slabs whose mask is 0).
+ * S = 30 / w: 30 one-word items, 15 of 2 words, 5 of 6 words, 3 of 10 words. A slot is empty
+ * when its first hw words are zero, which is why items never start with 8 zero bytes.
+ *
+ * Accel32 (the paper's 32-bit acceleration hash): words [0, S) a 32-bit tag per slot (low half
+ * of the key's hash with bit 0 set, so never 0 = empty), then the S whole items, then the same
+ * next link and mask; S = 30 / (w + 1): 15 one-word items, 4 of 6 words, 2 of 10 words. A slot
+ * is claimed by a 32-bit compare-and-swap of its tag; a search compares tags first.
+ *
+ * Slab indices are 32-bit; slab 0 is never handed out, so 0 is the null link and the bucket
+ * array starts out all empty (zero). Memory blocks of 1024 slabs carry a 1024-bit mask of the
+ * slabs handed out; super blocks of 16 memory blocks are what the allocator obtains at once.
+ */
+#ifndef GHM_DYNMAP_INTERNAL_H
+#define GHM_DYNMAP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_backend_internal.h"
+#include "ghm_dynmap.h"
+
+enum {
+    GHMI_SLAB_WORDS = 32,
+    GHMI_SLAB_NEXT = 30,
+    GHMI_SLAB_MASK = 31,
+    GHMI_SLABS_PER_BLOCK = 1024,
+    GHMI_BLOCKS_PER_SUPER = 16,
+    GHMI_SLABS_PER_SUPER = GHMI_SLABS_PER_BLOCK * GHMI_BLOCKS_PER_SUPER, /* 16384: 2 MiB */
+};
+
+/* Slots per slab, and how many words of an item its slot's head holds (Atomic64: the first 8
+ * bytes, or the one word; Accel32: none, the head is the key's tag). */
+static inline int ghmi_dynmap_slots(int item_words, GhmDynmapVariant v)
+{
+    return v == GHM_DYNMAP_ACCEL32 ? 30 / (item_words + 1) : 30 / item_words;
+}
+static inline int ghmi_dynmap_head_words(int item_words, GhmDynmapVariant v)
+{
+    return v == GHM_DYNMAP_ACCEL32 ? 0 : item_words >= 2 ? 2 : 1;
+}
+
+/* The key's 64-bit hash: splitmix64 of the seed-derived start and each word in turn. The
+ * bucket is taken from its high half (Lemire's multiply-high), so the low half stays
+ * independent for other tables (the batch's duplicate table). */
+static inline uint64_t ghmi_dynmap_hash(const uint32_t *key, int key_words, uint64_t seed)
+{
+    uint64_t h = seed;
+    for (int i = 0; i < key_words; i++)
+        h = ghmi_mix64(h ^ ((uint64_t)key[i] << 7 | (uint64_t)i << 40));
+    return h;
+}
+
+static inline uint32_t ghmi_dynmap_bucket(uint64_t hash, uint32_t buckets)
+{
+    return (uint32_t)(((hash >> 32) * (uint64_t)buckets) >> 32);
+}
+
+/* The CPU slab allocator. Super blocks are never moved or freed before the table is, so a slab's
+ * address is stable; the directory of super blocks grows only in ghmi_slab_reserve, which runs
+ * between parallel phases. Allocation and release are safe from many threads. */
+typedef struct GhmiSuperBlock {
+    _Atomic uint64_t bits[GHMI_SLABS_PER_SUPER / 64]; /* 16 memory blocks x 1024 bits */
+    /* Free slabs per memory block and in all: hints that let a search skip full blocks (a bit
+     * is taken before its count drops), so a nearly full allocator costs a few loads, not a
+     * scan of every mask. */
+    _Atomic int32_t free_in_block[GHMI_BLOCKS_PER_SUPER];
+    _Atomic int32_t free_slabs;
+    uint32_t *slabs; /* 16384 slabs, 128-byte aligned */
+} GhmiSuperBlock;
+
+typedef struct GhmiSlabAlloc {
+    GhmiSuperBlock **supers;
+    size_t n_supers, cap_supers;
+    _Atomic size_t used; /* slabs handed out, slab 0 (reserved) included */
+} GhmiSlabAlloc;
+
+/* Makes sure at least `need` slabs are free, adding super blocks. GHM_ERR_TOO_LARGE beyond 2^32
+ * slabs, GHM_ERR_NOMEM; super blocks added before a failure stay (free). */
+int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need);
+/* A zeroed slab (all slots empty, no next, mask 0); `hint` spreads threads over the blocks.
+ * The caller has reserved it: never fails then. */
+uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint);
+/* Returns a slab whose slots are empty; resets its next link and mask. */
+void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab);
+/* 1 when `slab` is handed out. */
+int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab);
+size_t ghmi_slab_total(const GhmiSlabAlloc *a);
+size_t ghmi_slab_bytes(const GhmiSlabAlloc *a);
+void ghmi_slab_alloc_free(GhmiSlabAlloc *a);
+
+static inline uint32_t *ghmi_slab_ptr(const GhmiSlabAlloc *a, uint32_t slab)
+{
+    return a->supers[slab / GHMI_SLABS_PER_SUPER]->slabs +
+           (size_t)(slab % GHMI_SLABS_PER_SUPER) * GHMI_SLAB_WORDS;
+}
+
+#endif /* GHM_DYNMAP_INTERNAL_H */

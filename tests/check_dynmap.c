@@ -1,0 +1,551 @@
+/* check_dynmap.c - GhmDynmap on the CPU backend against a simple reference: items are made from
+ * ids of a universe [0, U), and the reference is, per id, whether it is stored and its handle.
+ * Round trips of random batches (inserts with duplicates in and across batches, erases, finds),
+ * stable handles across later inserts, erases and garbage collection, item sizes 1 to 10 words,
+ * items sharing their first 8 bytes, keys shorter than the item, bad arguments, thread counts,
+ * and GHM_ERR_UNSUPPORTED on CUDA; the Atomic64 and Accel32 variants. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_backend_internal.h"
+#include "ghm_dynmap.h"
+#include "test_support.h"
+
+enum { MODE_MIXED = 0, MODE_SHARED_HEAD = 1 };
+
+/* The item of id: distinct per id, first 8 bytes never zero. MODE_SHARED_HEAD gives groups of
+ * items the same first 8 bytes (from 3 words on), so a match of the head must be confirmed. */
+static void make_item(uint32_t id, int w, int mode, uint32_t *out)
+{
+    uint64_t a = ghmi_mix64(id);
+    if (w == 1) {
+        out[0] = id + 1;
+        return;
+    }
+    out[0] = (uint32_t)a;
+    out[1] = (uint32_t)(a >> 32);
+    for (int j = 2; j < w; j++)
+        out[j] = (uint32_t)ghmi_mix64(a + (uint64_t)j);
+    if (mode == MODE_SHARED_HEAD && w >= 3) {
+        out[0] = 7;
+        out[1] = id % 5 + 1;
+        out[2] = id;
+    }
+    if (out[0] == 0 && out[1] == 0)
+        out[0] = 1;
+}
+
+static GhmContext *cpu_context(int threads)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CPU;
+    opt.threads = threads;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    return ctx;
+}
+
+/* The variant make_table creates (the tests that loop over variants set it). */
+static GhmDynmapVariant variant = GHM_DYNMAP_ATOMIC64;
+
+static GhmDynmap *make_table(GhmContext *ctx, int w, int key_words, size_t capacity)
+{
+    GhmDynmapOptions opt = ghm_dynmap_defaults();
+    opt.variant = variant;
+    opt.item_words = w;
+    opt.key_words = key_words;
+    opt.capacity = capacity;
+    GhmDynmap *dm = NULL;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_OK);
+    return dm;
+}
+
+/* The reference and the state of one run. */
+typedef struct Run {
+    GhmDynmap *dm;
+    int w, mode;
+    uint32_t universe;
+    uint8_t *present;
+    GhmDynmapHandle *handle;
+    size_t count;
+    uint32_t *ids, *items;
+    GhmDynmapHandle *out;
+    uint8_t *flags;
+    uint32_t *found_items;
+} Run;
+
+static void run_init(Run *r, GhmDynmap *dm, int w, int mode, uint32_t universe, size_t batch)
+{
+    memset(r, 0, sizeof *r);
+    r->dm = dm;
+    r->w = w;
+    r->mode = mode;
+    r->universe = universe;
+    r->present = calloc(universe, 1);
+    r->handle = malloc(universe * sizeof *r->handle);
+    size_t m = batch > universe ? batch : universe;
+    r->ids = malloc(m * sizeof *r->ids);
+    r->items = malloc(m * (size_t)w * sizeof *r->items);
+    r->out = malloc(m * sizeof *r->out);
+    r->flags = malloc(m);
+    r->found_items = malloc(m * (size_t)w * sizeof *r->found_items);
+    ck_assert(r->present && r->handle && r->ids && r->items && r->out && r->flags &&
+              r->found_items);
+}
+
+static void run_free(Run *r)
+{
+    free(r->present);
+    free(r->handle);
+    free(r->ids);
+    free(r->items);
+    free(r->out);
+    free(r->flags);
+    free(r->found_items);
+}
+
+static void fill_items(Run *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        make_item(r->ids[i], r->w, r->mode, r->items + i * (size_t)r->w);
+}
+
+/* Inserts ids[0..n) and checks the answers against the reference, then updates it. */
+static void run_insert(Run *r, size_t n)
+{
+    fill_items(r, n);
+    ck_assert_int_eq(ghm_dynmap_insert(r->dm, r->items, n, r->out, r->flags), GHM_OK);
+    size_t bad = 0, first_bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = r->ids[i];
+        int ok;
+        if (r->present[id]) {
+            ok = !r->flags[i] && r->out[i] == r->handle[id];
+        } else {
+            ok = r->flags[i] && r->out[i] != GHM_DYNMAP_NO_HANDLE;
+            r->present[id] = 1;
+            r->handle[id] = r->out[i];
+            r->count++;
+        }
+        if (!ok && bad++ == 0)
+            first_bad = i;
+    }
+    ck_assert_msg(bad == 0, "insert: %zu of %zu answers wrong, first at %zu", bad, n, first_bad);
+    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
+}
+
+/* Erases ids[0..n) (whole-item keys) and checks the flags: the first occurrence of a stored id. */
+static void run_erase(Run *r, size_t n)
+{
+    fill_items(r, n);
+    ck_assert_int_eq(ghm_dynmap_erase(r->dm, r->items, n, r->flags), GHM_OK);
+    size_t bad = 0, first_bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = r->ids[i];
+        int expect = r->present[id];
+        if (expect) {
+            r->present[id] = 0;
+            r->count--;
+        }
+        if (r->flags[i] != expect && bad++ == 0)
+            first_bad = i;
+    }
+    ck_assert_msg(bad == 0, "erase: %zu of %zu flags wrong, first at %zu", bad, n, first_bad);
+    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
+}
+
+/* Finds every id of the universe: stored ones at their handle with their item, others absent. */
+static void run_check_all(Run *r)
+{
+    size_t u = r->universe, w = (size_t)r->w;
+    for (uint32_t id = 0; id < u; id++)
+        r->ids[id] = id;
+    fill_items(r, u);
+    ck_assert_int_eq(ghm_dynmap_find(r->dm, r->items, u, r->out, r->found_items), GHM_OK);
+    CHECK_EACH(u, r->present[i] ? r->out[i] == r->handle[i] : r->out[i] == GHM_DYNMAP_NO_HANDLE);
+    CHECK_EACH(u * w, r->present[i / w] ? r->found_items[i] == r->items[i]
+                                        : r->found_items[i] == 0);
+    /* Reading by handle gives the same items. */
+    size_t m = 0;
+    for (uint32_t id = 0; id < u; id++)
+        if (r->present[id])
+            r->out[m++] = r->handle[id];
+    ck_assert_int_eq(ghm_dynmap_read(r->dm, r->out, m, r->found_items), GHM_OK);
+    m = 0;
+    size_t bad = 0;
+    for (uint32_t id = 0; id < u; id++)
+        if (r->present[id])
+            bad += memcmp(r->found_items + m++ * w, r->items + (size_t)id * w, w * 4) != 0;
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
+}
+
+/* Random batches: ids drawn with repeats (duplicates within a batch and of stored items). */
+static void random_ids(Run *r, size_t n, uint64_t *s)
+{
+    for (size_t i = 0; i < n; i++)
+        r->ids[i] = rng_next(s) % r->universe;
+}
+
+static void random_rounds(GhmContext *ctx, int w, int mode, uint32_t universe, size_t first,
+                          size_t batch, int rounds, int check_every)
+{
+    GhmDynmap *dm = make_table(ctx, w, 0, universe / 2);
+    Run r;
+    run_init(&r, dm, w, mode, universe, first > batch ? first : batch);
+    uint64_t s = 0x1234u + (uint64_t)w * 77 + (uint64_t)mode;
+    random_ids(&r, first, &s);
+    run_insert(&r, first);
+    run_check_all(&r);
+    for (int k = 0; k < rounds; k++) {
+        size_t ni = 1 + rng_next(&s) % batch, ne = 1 + rng_next(&s) % batch;
+        random_ids(&r, ni, &s);
+        run_insert(&r, ni);
+        random_ids(&r, ne, &s);
+        run_erase(&r, ne);
+        if (k % check_every == check_every - 1)
+            run_check_all(&r);
+        if (k % 4 == 3) {
+            size_t released = 0;
+            ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+        }
+    }
+    size_t released = 0;
+    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    run_check_all(&r);
+    GhmDynmapStats st;
+    ck_assert_int_eq(ghm_dynmap_stats(dm, &st), GHM_OK);
+    ck_assert_uint_eq(st.items, r.count);
+    ck_assert_uint_ge(st.slabs_used * st.slots_per_slab, r.count);
+    ck_assert_uint_gt(st.bytes, st.slabs_used * 128);
+    run_free(&r);
+    ghm_dynmap_free(&dm);
+    ck_assert_ptr_null(dm);
+}
+
+START_TEST(test_round_trip_large)
+{
+    GhmContext *ctx = cpu_context(0);
+    /* About 10^6 items of 6 words after the first batch of 1.3 M ids (with repeats). */
+    random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
+    variant = GHM_DYNMAP_ACCEL32;
+    random_rounds(ctx, 6, MODE_SHARED_HEAD, 1u << 20, 650000, 100000, 8, 4);
+    variant = GHM_DYNMAP_ATOMIC64;
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_item_sizes)
+{
+    GhmContext *ctx = cpu_context(0);
+    GhmDynmapVariant vs[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
+    for (int v = 0; v < 2; v++) {
+        variant = vs[v];
+        for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
+            for (int mode = 0; mode < 2; mode++)
+                random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
+    }
+    variant = GHM_DYNMAP_ATOMIC64;
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_duplicates)
+{
+    GhmContext *ctx = cpu_context(4);
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w += 3) {
+        GhmDynmap *dm = make_table(ctx, w, 0, 0);
+        enum { N = 10000 };
+        uint32_t *items = malloc((size_t)N * w * sizeof *items);
+        GhmDynmapHandle *h = malloc(N * sizeof *h), *h2 = malloc(N * sizeof *h2);
+        uint8_t *ins = malloc(N);
+        ck_assert(items && h && h2 && ins);
+        /* 10000 copies of 7 items: each stored once, its first occurrence flagged. */
+        for (size_t i = 0; i < N; i++)
+            make_item((uint32_t)((i * 2654435761u) % 7), w, MODE_MIXED, items + i * w);
+        ck_assert_int_eq(ghm_dynmap_insert(dm, items, N, h, ins), GHM_OK);
+        ck_assert_uint_eq(ghm_dynmap_size(dm), 7);
+        size_t flagged = 0;
+        for (size_t i = 0; i < N; i++) {
+            size_t first = 0;
+            while (memcmp(items + first * w, items + i * w, (size_t)w * 4))
+                first++;
+            ck_assert_uint_eq(ins[i], first == i);
+            ck_assert(h[i] == h[first]);
+            flagged += ins[i];
+        }
+        ck_assert_uint_eq(flagged, 7);
+        /* Again: nothing new, the same handles. */
+        ck_assert_int_eq(ghm_dynmap_insert(dm, items, N, h2, ins), GHM_OK);
+        ck_assert_uint_eq(ghm_dynmap_size(dm), 7);
+        CHECK_EACH(N, h2[i] == h[i] && ins[i] == 0);
+        /* An erase batch with repeats erases each once, flagging the first occurrence. */
+        ck_assert_int_eq(ghm_dynmap_erase(dm, items, N, ins), GHM_OK);
+        ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
+        size_t erased = 0;
+        for (size_t i = 0; i < N; i++)
+            erased += ins[i];
+        ck_assert_uint_eq(erased, 7);
+        free(items);
+        free(h);
+        free(h2);
+        free(ins);
+        ghm_dynmap_free(&dm);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* key_words 2 of 5: the first item of a key in a batch wins; later payloads do not overwrite. */
+START_TEST(test_short_keys)
+{
+    GhmContext *ctx = cpu_context(2);
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    GhmDynmap *dm = make_table(ctx, 5, 2, 0);
+    uint32_t items[4 * 5] = {1, 2, 10, 11, 12, /* leader of key (1,2) */
+                             3, 0, 20, 21, 22, /* key (3,0) */
+                             1, 2, 30, 31, 32, /* same key, another payload */
+                             0, 4, 40, 41, 42};
+    GhmDynmapHandle h[4];
+    uint8_t ins[4];
+    ck_assert_int_eq(ghm_dynmap_insert(dm, items, 4, h, ins), GHM_OK);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 3);
+    ck_assert(ins[0] && ins[1] && !ins[2] && ins[3]);
+    ck_assert(h[2] == h[0]);
+    uint32_t keys[3 * 2] = {1, 2, 0, 4, 9, 9}, out[3 * 5];
+    GhmDynmapHandle fh[3];
+    ck_assert_int_eq(ghm_dynmap_find(dm, keys, 3, fh, out), GHM_OK);
+    ck_assert(fh[0] == h[0] && fh[1] == h[3] && fh[2] == GHM_DYNMAP_NO_HANDLE);
+    ck_assert_mem_eq(out, items, 5 * 4);
+    ck_assert_mem_eq(out + 5, items + 15, 5 * 4);
+    uint32_t again[5] = {1, 2, 50, 51, 52};
+    ck_assert_int_eq(ghm_dynmap_insert(dm, again, 1, h, ins), GHM_OK);
+    ck_assert(!ins[0] && h[0] == fh[0]);
+    ck_assert_int_eq(ghm_dynmap_read(dm, h, 1, out), GHM_OK);
+    ck_assert_mem_eq(out, items, 5 * 4);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, keys, 3, ins), GHM_OK);
+    ck_assert(ins[0] && ins[1] && !ins[2]);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 1);
+    ghm_dynmap_free(&dm);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* Handles stay put across later inserts, erases of other items and gc; gc returns empty slabs,
+ * and the allocator hands them out again. */
+START_TEST(test_stable_handles_and_gc)
+{
+    GhmContext *ctx = cpu_context(0);
+    GhmDynmap *dm = make_table(ctx, 6, 0, 1000);
+    Run r;
+    run_init(&r, dm, 6, MODE_MIXED, 200000, 200000);
+    for (uint32_t i = 0; i < 50000; i++)
+        r.ids[i] = i;
+    run_insert(&r, 50000);
+    GhmDynmapHandle *keep = malloc(50000 * sizeof *keep);
+    ck_assert_ptr_nonnull(keep);
+    memcpy(keep, r.handle, 50000 * sizeof *keep);
+    /* Many more items into the same buckets (the table was sized for 1000). */
+    for (uint32_t i = 0; i < 150000; i++)
+        r.ids[i] = 50000 + i;
+    run_insert(&r, 150000);
+    GhmDynmapStats full;
+    ck_assert_int_eq(ghm_dynmap_stats(dm, &full), GHM_OK);
+    /* Erase all the later items and every other early one, collect. */
+    for (uint32_t i = 0; i < 150000; i++)
+        r.ids[i] = 50000 + i;
+    run_erase(&r, 150000);
+    for (uint32_t i = 0; i < 25000; i++)
+        r.ids[i] = 2 * i + 1;
+    run_erase(&r, 25000);
+    size_t released = 0;
+    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    ck_assert_uint_gt(released, 0);
+    GhmDynmapStats after;
+    ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
+    ck_assert_uint_eq(after.slabs_used, full.slabs_used - released);
+    ck_assert_uint_eq(after.slabs_used + after.slabs_free, full.slabs_used + full.slabs_free);
+    CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
+    run_check_all(&r);
+    /* The freed slabs are reused: inserting again needs no new super block. */
+    for (uint32_t i = 0; i < 25000; i++)
+        r.ids[i] = 100000 + i;
+    run_insert(&r, 25000);
+    GhmDynmapStats again;
+    ck_assert_int_eq(ghm_dynmap_stats(dm, &again), GHM_OK);
+    ck_assert_uint_eq(again.bytes, after.bytes);
+    CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
+    run_check_all(&r);
+    /* Everything erased: gc leaves no slab in use. */
+    for (uint32_t i = 0; i < 200000; i++)
+        r.ids[i] = i;
+    run_erase(&r, 200000);
+    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
+    ck_assert_uint_eq(after.slabs_used, 0);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
+    run_check_all(&r);
+    free(keep);
+    run_free(&r);
+    ghm_dynmap_free(&dm);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    GhmContext *ctx = cpu_context(1);
+    GhmDynmapOptions opt = ghm_dynmap_defaults();
+    GhmDynmap *dm = (GhmDynmap *)1;
+    ck_assert_int_eq(ghm_dynmap_create(NULL, &opt, &dm), GHM_ERR_INVALID);
+    ck_assert_ptr_null(dm);
+    ck_assert_int_eq(ghm_dynmap_create(ctx, NULL, &dm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, NULL), GHM_ERR_INVALID);
+    int bad_words[] = {0, -1, GHM_DYNMAP_MAX_WORDS + 1};
+    for (int i = 0; i < 3; i++) {
+        opt = ghm_dynmap_defaults();
+        opt.item_words = bad_words[i];
+        ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
+    }
+    opt = ghm_dynmap_defaults();
+    opt.key_words = opt.item_words + 1;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
+    opt.key_words = -1;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
+    opt = ghm_dynmap_defaults();
+    opt.variant = (GhmDynmapVariant)7;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
+    opt.variant = GHM_DYNMAP_ACCEL8;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(dm);
+
+    dm = make_table(ctx, 3, 0, 0);
+    uint32_t items[3 * 3] = {1, 0, 5, 0, 0, 9, 0, 2, 3}; /* the second starts with 8 zero bytes */
+    GhmDynmapHandle h[3] = {0};
+    ck_assert_int_eq(ghm_dynmap_insert(dm, items, 3, h, NULL), GHM_ERR_INVALID);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
+    ck_assert_int_eq(ghm_dynmap_insert(NULL, items, 1, h, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_insert(dm, NULL, 1, h, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_insert(dm, NULL, 0, NULL, NULL), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(dm, items, 1, NULL, NULL), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_find(dm, items, 1, h, NULL), GHM_OK);
+    ck_assert(h[0] != GHM_DYNMAP_NO_HANDLE);
+    ck_assert_int_eq(ghm_dynmap_find(NULL, items, 1, h, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_find(dm, NULL, 1, h, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_find(dm, items, 1, NULL, NULL), GHM_OK);
+    /* A key of zeros is simply absent (it never matches an empty slot). */
+    uint32_t zeros[3] = {0, 0, 0};
+    ck_assert_int_eq(ghm_dynmap_find(dm, zeros, 1, h + 1, NULL), GHM_OK);
+    ck_assert(h[1] == GHM_DYNMAP_NO_HANDLE);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, zeros, 1, NULL), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, NULL, 1, NULL), GHM_ERR_INVALID);
+    /* read: handles outside the table, on empty slots or past the slab's slots. */
+    uint32_t out[3];
+    GhmDynmapHandle bad[] = {GHM_DYNMAP_NO_HANDLE, 0, (h[0] & ~0xffffffffull) | 29,
+                             (uint64_t)1 << 60};
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(ghm_dynmap_read(dm, bad + i, 1, out), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_read(dm, h, 1, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_read(dm, h, 1, out), GHM_OK);
+    ck_assert_mem_eq(out, items, sizeof out);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, items, 1, NULL), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_read(dm, h, 1, out), GHM_ERR_INVALID); /* erased */
+    ck_assert_int_eq(ghm_dynmap_gc(NULL, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_gc(dm, NULL), GHM_OK);
+    GhmDynmapStats st;
+    ck_assert_int_eq(ghm_dynmap_stats(NULL, &st), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_stats(dm, NULL), GHM_ERR_INVALID);
+    ck_assert_uint_eq(ghm_dynmap_size(NULL), 0);
+    ghm_dynmap_free(&dm);
+    ghm_dynmap_free(&dm);
+    ghm_dynmap_free(NULL);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* The same batches with 1, 2 and 4 threads: the same answers (found or not, items, flags, size).
+ * Handles themselves depend on which thread claims which slot first, so they are compared only
+ * within a run (duplicates share the leader's). */
+START_TEST(test_thread_counts_agree)
+{
+    enum { U = 300000, B = 120000, ROUNDS = 6 };
+    uint32_t *found[3];
+    uint8_t *flags[3];
+    size_t sizes[3][ROUNDS];
+    int threads[3] = {1, 2, 4};
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    for (int t = 0; t < 3; t++) {
+        GhmContext *ctx = cpu_context(threads[t]);
+        GhmDynmap *dm = make_table(ctx, 6, 0, 50000);
+        Run r;
+        run_init(&r, dm, 6, MODE_SHARED_HEAD, U, B);
+        found[t] = malloc((size_t)U * 6 * sizeof(uint32_t));
+        flags[t] = malloc((size_t)ROUNDS * 2 * B);
+        ck_assert(found[t] && flags[t]);
+        uint64_t s = 99;
+        for (int k = 0; k < ROUNDS; k++) {
+            random_ids(&r, B, &s);
+            run_insert(&r, B);
+            memcpy(flags[t] + (size_t)k * 2 * B, r.flags, B);
+            random_ids(&r, B / 2, &s);
+            run_erase(&r, B / 2);
+            memcpy(flags[t] + (size_t)k * 2 * B + B, r.flags, B / 2);
+            memset(flags[t] + (size_t)k * 2 * B + B + B / 2, 0, B - B / 2);
+            sizes[t][k] = ghm_dynmap_size(dm);
+        }
+        run_check_all(&r);
+        memcpy(found[t], r.found_items, (size_t)U * 6 * sizeof(uint32_t));
+        run_free(&r);
+        ghm_dynmap_free(&dm);
+        ghm_context_free(&ctx);
+    }
+    for (int t = 1; t < 3; t++) {
+        ck_assert_mem_eq(found[t], found[0], (size_t)U * 6 * sizeof(uint32_t));
+        ck_assert_mem_eq(flags[t], flags[0], (size_t)ROUNDS * 2 * B);
+        ck_assert_mem_eq(sizes[t], sizes[0], sizeof sizes[0]);
+    }
+    for (int t = 0; t < 3; t++) {
+        free(found[t]);
+        free(flags[t]);
+    }
+}
+END_TEST
+
+/* The CUDA backend has no slab kernels yet: create says so. */
+START_TEST(test_cuda_unsupported)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmDynmapOptions opt = ghm_dynmap_defaults();
+    GhmDynmap *dm = NULL;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(dm);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+static Suite *dynmap_suite(void)
+{
+    Suite *s = suite_create("dynmap");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 300);
+    tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_loop_test(core, test_short_keys, 0, 2);
+    tcase_add_test(core, test_bad_arguments);
+    tcase_add_test(core, test_stable_handles_and_gc);
+    tcase_add_test(core, test_item_sizes);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 300);
+    tcase_add_test(limits, test_round_trip_large);
+    tcase_add_loop_test(limits, test_thread_counts_agree, 0, 2); /* Atomic64, Accel32 */
+    suite_add_tcase(s, limits);
+    TCase *cuda = tcase_create("cuda");
+    tcase_add_test(cuda, test_cuda_unsupported);
+    suite_add_tcase(s, cuda);
+    return s;
+}
+
+int main(void) { return ghm_test_main(dynmap_suite()); }
