@@ -1,8 +1,9 @@
 /*
  * check_faults_cuda.c - the GPU half of check_faults.c: on the CUDA backend, every device
  * allocation of an operation fails in turn, then every kernel launch
- * (kernels/hashing/device_memory.h's test hooks): a map build and find, a multimap build and
- * retrieve, an index build, an image query and a voxel step. Trial k fails the operation's
+ * (kernels/hashing/device_memory.h's test hooks), over the trials of fault_trials.h: a map
+ * build and find per scheme, a multimap build and retrieve, an index build, a set and a sorted
+ * build, a reference build, an image query and a voxel step. Trial k fails the operation's
  * k-th event; the operation must return the fault's error (GHM_ERR_NOMEM for an allocation,
  * GHM_ERR_CUDA for a launch) or succeed with the right answer, leak nothing (the allocator
  * holds as many allocations as before the trial) and leave its objects valid: the structure
@@ -10,36 +11,19 @@
  * right answer. A walk ends at the first k the operation does not reach. Skipped without a
  * device.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ghm_image.h"
-#include "ghm_index.h"
-#include "ghm_map.h"
-#include "ghm_match.h"
-#include "ghm_multimap.h"
-#include "ghm_pointcloud.h"
-#include "ghm_voxel.h"
+#include "fault_trials.h"
 #include "kernels/hashing/device_memory.h"
 #include "test_support.h"
 
-enum { NA = 3000, NB = 2000, PER_KEY = 4, MAX_TRIALS = 5000 };
-
-typedef struct Trial {
-    void *(*setup)(void);                /* unarmed */
-    int (*run)(void *state);             /* armed: the operation */
-    void (*check)(void *state, int ret); /* unarmed: answers right, or the objects still valid */
-    void (*teardown)(void *state);
-} Trial;
-
-static GhmContext *ctx;
-static int fault_error; /* what the armed kind of fault returns */
+enum { MAX_TRIALS = 5000 };
 
 /* Fails event 1, 2, ... of `kind` in t's operation until one k is not reached; returns how many
  * the operation has (the last k reached), also printed under name. */
-static long walk(const char *name, GhmiFaultKind kind, const Trial *t)
+static long walk(const char *name, GhmiFaultKind kind, const FaultTrial *t)
 {
     fault_error = kind == GHMI_FAULT_ALLOC ? GHM_ERR_NOMEM : GHM_ERR_CUDA;
     void *st = t->setup(); /* a warm-up run: whatever a context keeps exists before the count */
@@ -67,344 +51,25 @@ static long walk(const char *name, GhmiFaultKind kind, const Trial *t)
     return k - 1;
 }
 
-static void keys_of(uint32_t *k, size_t n, uint32_t first)
-{
-    for (size_t i = 0; i < n; i++)
-        k[i] = first + (uint32_t)(i * 7919u);
-}
-
-/* --- map: rebuilt from content A to content B, then B's keys found ------------------------ */
-
-typedef struct MapState {
-    GhmMap *map;
-    uint32_t ka[NA], kb[NB], vb[NB], rb[NB];
-} MapState;
-
-/* The scheme the map walk builds (every one in turn). */
-static GhmMapScheme map_scheme;
-
-static void *map_setup(void)
-{
-    MapState *s = calloc(1, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    GhmMapOptions o = ghm_map_defaults();
-    o.scheme = map_scheme;
-    ck_assert_int_eq(ghm_map_create(ctx, &o, &s->map), GHM_OK);
-    uint32_t va[NA];
-    keys_of(s->ka, NA, 1);
-    for (size_t i = 0; i < NA; i++)
-        va[i] = (uint32_t)i;
-    keys_of(s->kb, NB, 100000001u);
-    for (size_t i = 0; i < NB; i++)
-        s->vb[i] = (uint32_t)(3 * i + 1);
-    ck_assert_int_eq(ghm_map_build(s->map, s->ka, va, NA), GHM_OK);
-    return s;
-}
-
-static int map_run(void *p)
-{
-    MapState *s = p;
-    memset(s->rb, 0, sizeof s->rb);
-    int ret = ghm_map_build(s->map, s->kb, s->vb, NB);
-    return ret < 0 ? ret : ghm_map_find(s->map, s->kb, NB, s->rb);
-}
-
-/* Content B (1), A (0) or nothing (-1) answered for A's and B's keys; fails on a mixture. */
-static int map_content(MapState *s)
-{
-    uint32_t ra[NA], rb[NB];
-    ck_assert_int_eq(ghm_map_find(s->map, s->ka, NA, ra), GHM_OK);
-    ck_assert_int_eq(ghm_map_find(s->map, s->kb, NB, rb), GHM_OK);
-    int a = 1, b = 1, none = 1;
-    for (size_t i = 0; i < NA; i++)
-        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
-    for (size_t i = 0; i < NB; i++)
-        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == s->vb[i], none &= rb[i] == GHM_NOT_FOUND;
-    ck_assert_msg(a || b || none, "the map answers neither its old content, the new one nor empty");
-    return b ? 1 : a ? 0 : -1;
-}
-
-static void map_check(void *p, int ret)
-{
-    MapState *s = p;
-    int content = map_content(s);
-    if (ret != GHM_OK) {
-        ck_assert_int_eq(ret, fault_error);
-        ck_assert_int_eq(map_run(s), GHM_OK); /* the same call without the fault */
-        content = map_content(s);
-    }
-    ck_assert_int_eq(content, 1);
-    CHECK_EACH(NB, s->rb[i] == s->vb[i]);
-}
-
-static void map_teardown(void *p)
-{
-    MapState *s = p;
-    ghm_map_free(&s->map);
-    free(s);
-}
-
-/* --- multimap: rebuilt from half the pairs to all, then every key's values retrieved ------- */
-
-typedef struct MultiState {
-    GhmMultimap *mm;
-    uint32_t k[NB], v[NB], offsets[NB + 1], out[NB * PER_KEY];
-    size_t total;
-} MultiState;
-
-static void *multi_setup(void)
-{
-    MultiState *s = calloc(1, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(ghm_multimap_create(ctx, 0.0, &s->mm), GHM_OK);
-    for (size_t i = 0; i < NB; i++) /* NB / PER_KEY keys, PER_KEY values each */
-        s->k[i] = (uint32_t)(i % (NB / PER_KEY)) * 13u + 5u, s->v[i] = (uint32_t)i;
-    ck_assert_int_eq(ghm_multimap_build(s->mm, s->k, s->v, NB / 2), GHM_OK);
-    return s;
-}
-
-static int multi_run(void *p)
-{
-    MultiState *s = p;
-    s->total = 0;
-    int ret = ghm_multimap_build(s->mm, s->k, s->v, NB);
-    return ret < 0 ? ret
-                   : ghm_multimap_retrieve(s->mm, s->k, NB, s->offsets, s->out, NB * PER_KEY,
-                                           &s->total);
-}
-
-/* Every key's PER_KEY values, each a value of that key. */
-static void multi_answers(MultiState *s)
-{
-    ck_assert_uint_eq(s->total, NB * PER_KEY);
-    CHECK_EACH(NB, s->offsets[i + 1] - s->offsets[i] == PER_KEY);
-    CHECK_EACH(NB * PER_KEY, s->out[i] < NB && s->k[s->out[i]] == s->k[i / PER_KEY]);
-}
-
-static void multi_check(void *p, int ret)
-{
-    MultiState *s = p;
-    uint32_t first[NB], count[NB];
-    size_t nv = 0;
-    const uint32_t *values = NULL;
-    /* after a failure: the old content (NB / 2 pairs) or none, whole: counts and values agree */
-    ck_assert_int_eq(ghm_multimap_find(s->mm, s->k, NB, first, count), GHM_OK);
-    ck_assert_int_eq(ghm_multimap_values(s->mm, &values, &nv), GHM_OK);
-    ck_assert(nv == NB || nv == NB / 2 || nv == 0);
-    CHECK_EACH(NB, count[i] == 0 ? nv == 0 : first[i] + count[i] <= nv);
-    if (ret != GHM_OK) {
-        ck_assert_int_eq(ret, fault_error);
-        ck_assert_int_eq(multi_run(s), GHM_OK);
-    }
-    multi_answers(s);
-}
-
-static void multi_teardown(void *p)
-{
-    MultiState *s = p;
-    ghm_multimap_free(&s->mm);
-    free(s);
-}
-
-/* --- index: rebuilt from 300 distinct keys to 700 ------------------------------------------ */
-
-enum { OLD_KEYS = 300, NEW_KEYS = 700 };
-
-typedef struct IndexState {
-    GhmIndex *ix;
-    uint32_t old[OLD_KEYS], k[NB];
-} IndexState;
-
-static void *index_setup(void)
-{
-    IndexState *s = calloc(1, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(ghm_index_create(ctx, 0.0, &s->ix), GHM_OK);
-    for (size_t i = 0; i < OLD_KEYS; i++)
-        s->old[i] = (uint32_t)i * 17u + 900000u; /* ascending: key i has id i */
-    for (size_t i = 0; i < NB; i++)
-        s->k[i] = (uint32_t)(i % NEW_KEYS) * 31u + 3u;
-    ck_assert_int_eq(ghm_index_build(s->ix, s->old, OLD_KEYS), GHM_OK);
-    return s;
-}
-
-static int index_run(void *p)
-{
-    IndexState *s = p;
-    return ghm_index_build(s->ix, s->k, NB);
-}
-
-static void index_check(void *p, int ret)
-{
-    IndexState *s = p;
-    uint32_t ids[NB], back[NB];
-    if (ret != GHM_OK) { /* as before the call, or empty */
-        ck_assert_int_eq(ret, fault_error);
-        size_t size = ghm_index_size(s->ix);
-        ck_assert(size == OLD_KEYS || size == 0);
-        ck_assert_int_eq(ghm_index_ids(s->ix, s->old, OLD_KEYS, ids), GHM_OK);
-        CHECK_EACH(OLD_KEYS, ids[i] == (size ? (uint32_t)i : GHM_NOT_FOUND));
-        ck_assert_int_eq(index_run(s), GHM_OK);
-    }
-    ck_assert_uint_eq(ghm_index_size(s->ix), NEW_KEYS);
-    ck_assert_int_eq(ghm_index_ids(s->ix, s->k, NB, ids), GHM_OK);
-    CHECK_EACH(NB, ids[i] < NEW_KEYS);
-    ck_assert_int_eq(ghm_index_keys(s->ix, ids, NB, back), GHM_OK);
-    CHECK_EACH(NB, back[i] == s->k[i]);
-}
-
-static void index_teardown(void *p)
-{
-    IndexState *s = p;
-    ghm_index_free(&s->ix);
-    free(s);
-}
-
-/* --- an image query: box.png against itself, a fresh matcher per trial ------------------- */
-
-static GhmImage *img;
-
-typedef struct MatchState {
-    GhmMatcher *m;
-    GhmMatchResult res;
-} MatchState;
-
-static void *query_setup(void)
-{
-    if (!img)
-        img = ghm_test_load_image("images/box.png");
-    MatchState *s = calloc(1, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    GhmMatchParams p = ghm_match_defaults();
-    ck_assert_int_eq(ghm_matcher_create(ctx, img, &p, &s->m), GHM_OK);
-    return s;
-}
-
-static int query_run(void *p)
-{
-    MatchState *s = p;
-    return ghm_matcher_match(s->m, img, &s->res);
-}
-
-static void query_check(void *p, int ret)
-{
-    MatchState *s = p;
-    if (ret != GHM_OK) {
-        ck_assert_int_eq(ret, fault_error);
-        ck_assert_int_eq(query_run(s), GHM_OK); /* the matcher still works */
-    }
-    ck_assert(s->res.found);
-    ck_assert_double_lt(fabs(s->res.scale - 1.0), 0.01);
-}
-
-static void query_teardown(void *p)
-{
-    MatchState *s = p;
-    ghm_matcher_free(&s->m);
-    free(s);
-}
-
-/* --- a voxel step: two spheres, 32^3, the device path ------------------------------------- */
-
-static GhmPointCloud *sphere(size_t n, double r, double cx)
-{
-    GhmPointCloud *pc = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(n, 1, 0, &pc), GHM_OK);
-    const double golden = M_PI * (3.0 - sqrt(5.0));
-    for (size_t i = 0; i < n; i++) {
-        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
-        double u[3] = {rad * cos(phi), rad * sin(phi), z};
-        for (int k = 0; k < 3; k++) {
-            pc->xyz[3 * i + k] = (float)((k == 0 ? cx : 0.0) + r * u[k]);
-            pc->normals[3 * i + k] = (float)u[k];
-        }
-    }
-    return pc;
-}
-
-typedef struct VoxelState {
-    GhmPointCloud *a, *b;
-    GhmVoxelGrid grid;
-    GhmVoxelOptions opt;
-    GhmVoxelResult *r;
-} VoxelState;
-
-static size_t voxel_expected[2][4]; /* label counts of the warm-up run (all zero until then) */
-
-static void *voxel_setup(void)
-{
-    VoxelState *s = calloc(1, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    s->a = sphere(3000, 1.0, 0.0);
-    s->b = sphere(1500, 0.6, 0.9);
-    s->opt = ghm_voxel_defaults();
-    s->opt.grid = 32;
-    char why[256];
-    ck_assert_int_eq(ghm_voxel_grid_fit(s->a, s->b, NULL, 0, &s->opt, &s->grid, why, sizeof why),
-                     GHM_OK);
-    return s;
-}
-
-static int voxel_run(void *p)
-{
-    VoxelState *s = p;
-    return ghm_voxel_intersect(ctx, s->a, s->b, NULL, &s->grid, &s->opt, &s->r);
-}
-
-static void voxel_check(void *p, int ret)
-{
-    VoxelState *s = p;
-    if (ret != GHM_OK) {
-        ck_assert_int_eq(ret, fault_error);
-        ck_assert_ptr_null(s->r);
-        ck_assert_int_eq(voxel_run(s), GHM_OK);
-    }
-    ck_assert_uint_gt(s->r->side[0].voxels, 0);
-    ck_assert_uint_gt(s->r->side[0].label_count[1], 0); /* some of A lies inside B */
-    int first = voxel_expected[0][1] == 0; /* the warm-up run */
-    for (int c = 0; c < 2; c++)
-        for (int l = 0; l < 4; l++) {
-            if (first)
-                voxel_expected[c][l] = s->r->side[c].label_count[l];
-            ck_assert_uint_eq(s->r->side[c].label_count[l], voxel_expected[c][l]);
-        }
-}
-
-static void voxel_teardown(void *p)
-{
-    VoxelState *s = p;
-    ghm_voxel_result_free(&s->r);
-    ghm_pointcloud_free(&s->a);
-    ghm_pointcloud_free(&s->b);
-    free(s);
-}
-
-/* --- the walks ---------------------------------------------------------------------------- */
-
-static const Trial map_trial = {map_setup, map_run, map_check, map_teardown};
-static const Trial multi_trial = {multi_setup, multi_run, multi_check, multi_teardown};
-static const Trial index_trial = {index_setup, index_run, index_check, index_teardown};
-static const Trial query_trial = {query_setup, query_run, query_check, query_teardown};
-static const Trial voxel_trial = {voxel_setup, voxel_run, voxel_check, voxel_teardown};
-
 /* Both kinds of fault over one trial, in a context of its own (made here, in the forked test:
  * the Check parent never touches CUDA). */
-static void walk_both(const char *name, const Trial *t)
+static void walk_both(const char *name, const FaultTrial *t)
 {
-    ctx = ghm_test_context(GHM_BACKEND_CUDA);
+    fault_ctx = ghm_test_context(GHM_BACKEND_CUDA);
     ck_assert_int_gt(walk(name, GHMI_FAULT_ALLOC, t), 0);
     ck_assert_int_gt(walk(name, GHMI_FAULT_LAUNCH, t), 0);
-    ghm_image_free(&img);
-    ghm_context_free(&ctx);
+    fault_trials_release();
+    ghm_context_free(&fault_ctx);
 }
 
 START_TEST(test_map_build_and_find)
 {
     GHM_REQUIRE_CUDA();
-    for (map_scheme = 0; map_scheme < GHM_MAP_SCHEMES; map_scheme++) {
+    for (int s = 0; s < GHM_MAP_SCHEMES; s++) {
         char name[64];
-        snprintf(name, sizeof name, "map build and find (%s)", ghm_map_scheme_name(map_scheme));
-        walk_both(name, &map_trial);
+        fault_map_scheme = (GhmMapScheme)s;
+        snprintf(name, sizeof name, "map build and find (%s)", ghm_map_scheme_name(s));
+        walk_both(name, &fault_map_trial);
     }
 }
 END_TEST
@@ -412,28 +77,42 @@ END_TEST
 START_TEST(test_multimap_build_and_retrieve)
 {
     GHM_REQUIRE_CUDA();
-    walk_both("multimap build and retrieve", &multi_trial);
+    walk_both("multimap build and retrieve", &fault_multi_trial);
 }
 END_TEST
 
 START_TEST(test_index_build)
 {
     GHM_REQUIRE_CUDA();
-    walk_both("index build", &index_trial);
+    walk_both("index build", &fault_index_trial);
+}
+END_TEST
+
+START_TEST(test_set_and_sorted_build)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("set and sorted build", &fault_set_trial);
+}
+END_TEST
+
+START_TEST(test_reference_build)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("reference build", &fault_ref_trial);
 }
 END_TEST
 
 START_TEST(test_image_query)
 {
     GHM_REQUIRE_CUDA();
-    walk_both("image query", &query_trial);
+    walk_both("image query", &fault_query_trial);
 }
 END_TEST
 
 START_TEST(test_voxel_step)
 {
     GHM_REQUIRE_CUDA();
-    walk_both("voxel step", &voxel_trial);
+    walk_both("voxel step", &fault_voxel_trial);
 }
 END_TEST
 
@@ -497,6 +176,8 @@ static Suite *faults_cuda_suite(void)
     tcase_add_test(cuda, test_map_build_and_find);
     tcase_add_test(cuda, test_multimap_build_and_retrieve);
     tcase_add_test(cuda, test_index_build);
+    tcase_add_test(cuda, test_set_and_sorted_build);
+    tcase_add_test(cuda, test_reference_build);
     tcase_add_test(cuda, test_image_query);
     tcase_add_test(cuda, test_voxel_step);
     suite_add_tcase(s, cuda);

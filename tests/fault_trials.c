@@ -1,0 +1,517 @@
+/*
+ * fault_trials.c - the trials of fault_trials.h. Each owns its state (a heap block made by setup,
+ * freed by teardown), so a walk can count what an operation leaks from the live allocations
+ * before the setup and after the teardown.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault_trials.h"
+#include "ghm_dynmap.h"
+#include "ghm_image.h"
+#include "ghm_index.h"
+#include "ghm_match.h"
+#include "ghm_multimap.h"
+#include "ghm_pointcloud.h"
+#include "ghm_set.h"
+#include "ghm_sorted.h"
+#include "ghm_voxel.h"
+#include "test_support.h"
+
+enum { NA = 3000, NB = 2000, PER_KEY = 4 };
+
+GhmContext *fault_ctx;
+int fault_error = GHM_ERR_NOMEM;
+GhmMapScheme fault_map_scheme;
+
+static void keys_of(uint32_t *k, size_t n, uint32_t first)
+{
+    for (size_t i = 0; i < n; i++)
+        k[i] = first + (uint32_t)(i * 7919u);
+}
+
+/* --- map: rebuilt from content A to content B, then B's keys found ------------------------ */
+
+typedef struct MapState {
+    GhmMap *map;
+    uint32_t ka[NA], kb[NB], vb[NB], rb[NB];
+} MapState;
+
+static void *map_setup(void)
+{
+    MapState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    GhmMapOptions o = ghm_map_defaults();
+    o.scheme = fault_map_scheme;
+    ck_assert_int_eq(ghm_map_create(fault_ctx, &o, &s->map), GHM_OK);
+    uint32_t va[NA];
+    keys_of(s->ka, NA, 1);
+    for (size_t i = 0; i < NA; i++)
+        va[i] = (uint32_t)i;
+    keys_of(s->kb, NB, 100000001u);
+    for (size_t i = 0; i < NB; i++)
+        s->vb[i] = (uint32_t)(3 * i + 1);
+    ck_assert_int_eq(ghm_map_build(s->map, s->ka, va, NA), GHM_OK);
+    return s;
+}
+
+static int map_run(void *p)
+{
+    MapState *s = p;
+    memset(s->rb, 0, sizeof s->rb);
+    int ret = ghm_map_build(s->map, s->kb, s->vb, NB);
+    return ret < 0 ? ret : ghm_map_find(s->map, s->kb, NB, s->rb);
+}
+
+/* Content B (1), A (0) or nothing (-1) answered for A's and B's keys; fails on a mixture. */
+static int map_content(MapState *s)
+{
+    uint32_t ra[NA], rb[NB];
+    ck_assert_int_eq(ghm_map_find(s->map, s->ka, NA, ra), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(s->map, s->kb, NB, rb), GHM_OK);
+    int a = 1, b = 1, none = 1;
+    for (size_t i = 0; i < NA; i++)
+        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
+    for (size_t i = 0; i < NB; i++)
+        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == s->vb[i], none &= rb[i] == GHM_NOT_FOUND;
+    ck_assert_msg(a || b || none, "the map answers neither its old content, the new one nor empty");
+    return b ? 1 : a ? 0 : -1;
+}
+
+static void map_check(void *p, int ret)
+{
+    MapState *s = p;
+    int content = map_content(s);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(map_run(s), GHM_OK); /* the same call without the fault */
+        content = map_content(s);
+    }
+    ck_assert_int_eq(content, 1);
+    CHECK_EACH(NB, s->rb[i] == s->vb[i]);
+}
+
+static void map_teardown(void *p)
+{
+    MapState *s = p;
+    ghm_map_free(&s->map);
+    free(s);
+}
+
+/* --- multimap: rebuilt from half the pairs to all, then every key's values retrieved ------- */
+
+typedef struct MultiState {
+    GhmMultimap *mm;
+    uint32_t k[NB], v[NB], offsets[NB + 1], out[NB * PER_KEY];
+    size_t total;
+} MultiState;
+
+static void *multi_setup(void)
+{
+    MultiState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(ghm_multimap_create(fault_ctx, 0.0, &s->mm), GHM_OK);
+    for (size_t i = 0; i < NB; i++) /* NB / PER_KEY keys, PER_KEY values each */
+        s->k[i] = (uint32_t)(i % (NB / PER_KEY)) * 13u + 5u, s->v[i] = (uint32_t)i;
+    ck_assert_int_eq(ghm_multimap_build(s->mm, s->k, s->v, NB / 2), GHM_OK);
+    return s;
+}
+
+static int multi_run(void *p)
+{
+    MultiState *s = p;
+    s->total = 0;
+    int ret = ghm_multimap_build(s->mm, s->k, s->v, NB);
+    return ret < 0 ? ret
+                   : ghm_multimap_retrieve(s->mm, s->k, NB, s->offsets, s->out, NB * PER_KEY,
+                                           &s->total);
+}
+
+/* Every key's PER_KEY values, each a value of that key. */
+static void multi_answers(MultiState *s)
+{
+    ck_assert_uint_eq(s->total, NB * PER_KEY);
+    CHECK_EACH(NB, s->offsets[i + 1] - s->offsets[i] == PER_KEY);
+    CHECK_EACH(NB * PER_KEY, s->out[i] < NB && s->k[s->out[i]] == s->k[i / PER_KEY]);
+}
+
+static void multi_check(void *p, int ret)
+{
+    MultiState *s = p;
+    uint32_t first[NB], count[NB];
+    size_t nv = 0;
+    const uint32_t *values = NULL;
+    /* after a failure: the old content (NB / 2 pairs) or none, whole: counts and values agree */
+    ck_assert_int_eq(ghm_multimap_find(s->mm, s->k, NB, first, count), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_values(s->mm, &values, &nv), GHM_OK);
+    ck_assert(nv == NB || nv == NB / 2 || nv == 0);
+    CHECK_EACH(NB, count[i] == 0 ? nv == 0 : first[i] + count[i] <= nv);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(multi_run(s), GHM_OK);
+    }
+    multi_answers(s);
+}
+
+static void multi_teardown(void *p)
+{
+    MultiState *s = p;
+    ghm_multimap_free(&s->mm);
+    free(s);
+}
+
+/* --- index: rebuilt from 300 distinct keys to 700 ------------------------------------------ */
+
+enum { OLD_KEYS = 300, NEW_KEYS = 700 };
+
+typedef struct IndexState {
+    GhmIndex *ix;
+    uint32_t old[OLD_KEYS], k[NB];
+} IndexState;
+
+static void *index_setup(void)
+{
+    IndexState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(ghm_index_create(fault_ctx, 0.0, &s->ix), GHM_OK);
+    for (size_t i = 0; i < OLD_KEYS; i++)
+        s->old[i] = (uint32_t)i * 17u + 900000u; /* ascending: key i has id i */
+    for (size_t i = 0; i < NB; i++)
+        s->k[i] = (uint32_t)(i % NEW_KEYS) * 31u + 3u;
+    ck_assert_int_eq(ghm_index_build(s->ix, s->old, OLD_KEYS), GHM_OK);
+    return s;
+}
+
+static int index_run(void *p)
+{
+    IndexState *s = p;
+    return ghm_index_build(s->ix, s->k, NB);
+}
+
+static void index_check(void *p, int ret)
+{
+    IndexState *s = p;
+    uint32_t ids[NB], back[NB];
+    if (ret != GHM_OK) { /* as before the call, or empty */
+        ck_assert_int_eq(ret, fault_error);
+        size_t size = ghm_index_size(s->ix);
+        ck_assert(size == OLD_KEYS || size == 0);
+        ck_assert_int_eq(ghm_index_ids(s->ix, s->old, OLD_KEYS, ids), GHM_OK);
+        CHECK_EACH(OLD_KEYS, ids[i] == (size ? (uint32_t)i : GHM_NOT_FOUND));
+        ck_assert_int_eq(index_run(s), GHM_OK);
+    }
+    ck_assert_uint_eq(ghm_index_size(s->ix), NEW_KEYS);
+    ck_assert_int_eq(ghm_index_ids(s->ix, s->k, NB, ids), GHM_OK);
+    CHECK_EACH(NB, ids[i] < NEW_KEYS);
+    ck_assert_int_eq(ghm_index_keys(s->ix, ids, NB, back), GHM_OK);
+    CHECK_EACH(NB, back[i] == s->k[i]);
+}
+
+static void index_teardown(void *p)
+{
+    IndexState *s = p;
+    ghm_index_free(&s->ix);
+    free(s);
+}
+
+/* --- an image query: box.png against itself, a fresh matcher per trial ------------------- */
+
+/* --- set and sorted: built under faults, then the same call without ---------------------- */
+
+typedef struct SetState {
+    GhmSet *set;
+    GhmSorted *sorted;
+    uint32_t k[NB], v[NB];
+} SetState;
+
+static void *set_setup(void)
+{
+    SetState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(ghm_set_create(fault_ctx, 0.0, &s->set), GHM_OK);
+    ck_assert_int_eq(ghm_sorted_create(fault_ctx, &s->sorted), GHM_OK);
+    keys_of(s->k, NB, 42);
+    for (size_t i = 0; i < NB; i++)
+        s->v[i] = (uint32_t)(NB - i);
+    return s;
+}
+
+static int set_run(void *p)
+{
+    SetState *s = p;
+    int ret = ghm_set_build(s->set, s->k, NB);
+    return ret < 0 ? ret : ghm_sorted_build(s->sorted, s->k, s->v, NB);
+}
+
+static void set_check(void *p, int ret)
+{
+    SetState *s = p;
+    uint8_t in[NB];
+    uint32_t out[NB];
+    ck_assert_int_eq(ghm_set_contains(s->set, s->k, NB, in), GHM_OK);
+    ck_assert_int_eq(ghm_sorted_find(s->sorted, s->k, NB, out), GHM_OK);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(set_run(s), GHM_OK);
+    }
+    ck_assert_int_eq(ghm_set_contains(s->set, s->k, NB, in), GHM_OK);
+    ck_assert_int_eq(ghm_sorted_find(s->sorted, s->k, NB, out), GHM_OK);
+    for (size_t i = 0; i < NB; i++) {
+        ck_assert_uint_eq(in[i], 1);
+        ck_assert_uint_eq(out[i], s->v[i]);
+    }
+}
+
+static void set_teardown(void *p)
+{
+    SetState *s = p;
+    ghm_set_free(&s->set);
+    ghm_sorted_free(&s->sorted);
+    free(s);
+}
+
+/* --- dynmap: insert B (enough to need a second super block), then erase A ------------------ */
+
+enum { DYN_WORDS = 10, DYN_A = 3000, DYN_B = 40000 }; /* B: about 20000 slabs, 1.2 super blocks */
+
+typedef struct DynState {
+    GhmDynmap *dm;
+    uint32_t *a, *b; /* DYN_A and DYN_B items */
+} DynState;
+
+static void dyn_item(uint32_t id, uint32_t *out)
+{
+    for (int j = 0; j < DYN_WORDS; j++)
+        out[j] = id * 2654435761u + (uint32_t)j + 1;
+}
+
+static void *dyn_setup(void)
+{
+    DynState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->a = malloc((size_t)DYN_A * DYN_WORDS * sizeof *s->a);
+    s->b = malloc((size_t)DYN_B * DYN_WORDS * sizeof *s->b);
+    ck_assert(s->a && s->b);
+    for (uint32_t i = 0; i < DYN_A; i++)
+        dyn_item(i, s->a + (size_t)i * DYN_WORDS);
+    for (uint32_t i = 0; i < DYN_B; i++)
+        dyn_item(DYN_A + i, s->b + (size_t)i * DYN_WORDS);
+    GhmDynmapOptions o = ghm_dynmap_defaults();
+    o.item_words = DYN_WORDS;
+    o.capacity = DYN_B; /* many short buckets: B needs a second super block */
+    ck_assert_int_eq(ghm_dynmap_create(fault_ctx, &o, &s->dm), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(s->dm, s->a, DYN_A, NULL, NULL), GHM_OK);
+    return s;
+}
+
+static int dyn_run(void *p)
+{
+    DynState *s = p;
+    int ret = ghm_dynmap_insert(s->dm, s->b, DYN_B, NULL, NULL);
+    return ret < 0 ? ret : ghm_dynmap_erase(s->dm, s->a, DYN_A, NULL);
+}
+
+/* How many of n items are stored (found with their content). */
+static size_t dyn_stored(DynState *s, const uint32_t *items, size_t n)
+{
+    uint32_t *out = malloc(n * DYN_WORDS * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(ghm_dynmap_find(s->dm, items, n, NULL, out), GHM_OK);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !memcmp(out + i * DYN_WORDS, items + i * DYN_WORDS, DYN_WORDS * sizeof *out);
+    free(out);
+    return k;
+}
+
+/* After a failure the table holds A (the insert failed, unchanged) or A and B (the erase
+ * failed); the same calls then finish the job. */
+static void dyn_check(void *p, int ret)
+{
+    DynState *s = p;
+    size_t a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_uint_eq(a, DYN_A);
+        ck_assert(b == 0 || b == DYN_B);
+        ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_A + b);
+        ck_assert_int_eq(dyn_run(s), GHM_OK);
+        a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+    }
+    ck_assert_uint_eq(a, 0);
+    ck_assert_uint_eq(b, DYN_B);
+    ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_B);
+}
+
+static void dyn_teardown(void *p)
+{
+    DynState *s = p;
+    ghm_dynmap_free(&s->dm);
+    free(s->a);
+    free(s->b);
+    free(s);
+}
+
+/* --- matching: a reference build, and a query against a built reference (box.png, a small
+ * one) ---------------------------------------------------------------------------------- */
+
+static GhmImage *img;
+
+typedef struct MatchState {
+    GhmMatcher *m;
+    GhmMatchResult res;
+} MatchState;
+
+static void *ref_setup(void)
+{
+    if (!img)
+        img = ghm_test_load_image("images/box.png");
+    MatchState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+static int ref_run(void *p)
+{
+    MatchState *s = p;
+    GhmMatchParams params = ghm_match_defaults();
+    return ghm_matcher_create(fault_ctx, img, &params, &s->m);
+}
+
+static void ref_check(void *p, int ret)
+{
+    MatchState *s = p;
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_ptr_null(s->m);
+        ck_assert_int_eq(ref_run(s), GHM_OK);
+    }
+    ck_assert_int_eq(ghm_matcher_match(s->m, img, &s->res), GHM_OK);
+    ck_assert(s->res.found);
+}
+
+/* A fresh matcher per trial: a matcher keeps scratch between queries, which a leak count would
+ * take for a leak. */
+static void *query_setup(void)
+{
+    MatchState *s = ref_setup();
+    ck_assert_int_eq(ref_run(s), GHM_OK);
+    return s;
+}
+
+static int query_run(void *p)
+{
+    MatchState *s = p;
+    return ghm_matcher_match(s->m, img, &s->res);
+}
+
+static void query_check(void *p, int ret)
+{
+    MatchState *s = p;
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(query_run(s), GHM_OK); /* the matcher still works */
+    }
+    ck_assert(s->res.found);
+    ck_assert_double_lt(fabs(s->res.scale - 1.0), 0.01);
+}
+
+static void match_teardown(void *p)
+{
+    MatchState *s = p;
+    ghm_matcher_free(&s->m);
+    free(s);
+}
+
+/* --- a voxel step: two spheres, 32^3, the device path ------------------------------------- */
+
+static GhmPointCloud *sphere(size_t n, double r, double cx)
+{
+    GhmPointCloud *pc = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, 1, 0, &pc), GHM_OK);
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < n; i++) {
+        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
+        double u[3] = {rad * cos(phi), rad * sin(phi), z};
+        for (int k = 0; k < 3; k++) {
+            pc->xyz[3 * i + k] = (float)((k == 0 ? cx : 0.0) + r * u[k]);
+            pc->normals[3 * i + k] = (float)u[k];
+        }
+    }
+    return pc;
+}
+
+typedef struct VoxelState {
+    GhmPointCloud *a, *b;
+    GhmVoxelGrid grid;
+    GhmVoxelOptions opt;
+    GhmVoxelResult *r;
+} VoxelState;
+
+static size_t voxel_expected[2][4]; /* label counts of the warm-up run (all zero until then) */
+
+static void *voxel_setup(void)
+{
+    VoxelState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    s->a = sphere(3000, 1.0, 0.0);
+    s->b = sphere(1500, 0.6, 0.9);
+    s->opt = ghm_voxel_defaults();
+    s->opt.grid = 32;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit(s->a, s->b, NULL, 0, &s->opt, &s->grid, why, sizeof why),
+                     GHM_OK);
+    return s;
+}
+
+static int voxel_run(void *p)
+{
+    VoxelState *s = p;
+    return ghm_voxel_intersect(fault_ctx, s->a, s->b, NULL, &s->grid, &s->opt, &s->r);
+}
+
+static void voxel_check(void *p, int ret)
+{
+    VoxelState *s = p;
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_ptr_null(s->r);
+        ck_assert_int_eq(voxel_run(s), GHM_OK);
+    }
+    ck_assert_uint_gt(s->r->side[0].voxels, 0);
+    ck_assert_uint_gt(s->r->side[0].label_count[1], 0); /* some of A lies inside B */
+    int first = voxel_expected[0][1] == 0; /* the warm-up run */
+    for (int c = 0; c < 2; c++)
+        for (int l = 0; l < 4; l++) {
+            if (first)
+                voxel_expected[c][l] = s->r->side[c].label_count[l];
+            ck_assert_uint_eq(s->r->side[c].label_count[l], voxel_expected[c][l]);
+        }
+}
+
+static void voxel_teardown(void *p)
+{
+    VoxelState *s = p;
+    ghm_voxel_result_free(&s->r);
+    ghm_pointcloud_free(&s->a);
+    ghm_pointcloud_free(&s->b);
+    free(s);
+}
+
+/* --- the trials ---------------------------------------------------------------------------- */
+
+const FaultTrial fault_map_trial = {map_setup, map_run, map_check, map_teardown};
+const FaultTrial fault_multi_trial = {multi_setup, multi_run, multi_check, multi_teardown};
+const FaultTrial fault_set_trial = {set_setup, set_run, set_check, set_teardown};
+const FaultTrial fault_index_trial = {index_setup, index_run, index_check, index_teardown};
+const FaultTrial fault_dynmap_trial = {dyn_setup, dyn_run, dyn_check, dyn_teardown};
+const FaultTrial fault_ref_trial = {ref_setup, ref_run, ref_check, match_teardown};
+const FaultTrial fault_query_trial = {query_setup, query_run, query_check, match_teardown};
+const FaultTrial fault_voxel_trial = {voxel_setup, voxel_run, voxel_check, voxel_teardown};
+
+void fault_trials_release(void)
+{
+    ghm_image_free(&img);
+    memset(voxel_expected, 0, sizeof voxel_expected);
+}
