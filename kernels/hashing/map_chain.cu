@@ -22,20 +22,16 @@
 #include <cub/cub.cuh>
 #include <stdlib.h>
 
-#include "hash_cuda_internal.cuh"
 #include "hashing/probe_family.h"
+#include "map_scheme.cuh"
 
 typedef struct CudaChainMap {
-    GhmContext *ctx;
-    GhmMapOptions opt;
+    GhmiSchemeMap base;        /* meta: the longest run of the last build (an unsigned int) */
     unsigned long long *pairs; /* size entries (room for t.pairs), code << 32 | value, sorted */
     uint32_t *starts;          /* t.buckets + 1 */
     size_t pairs_alloc;        /* entries allocated, kept from build to build */
     size_t starts_alloc;
-    unsigned int *longest;     /* device: the longest run of the last build */
     GhmiChainTable t;
-    int built;
-    size_t size;
 } CudaChainMap;
 
 struct ChainMinOp {
@@ -110,10 +106,11 @@ static __global__ __launch_bounds__(256) void chain_find_kernel(
     out[i] = v;
 }
 
-static void release_table(CudaChainMap *m)
+static void chain_release(GhmiSchemeMap *b)
 {
-    ghmi_cuda_release(m->ctx, m->pairs);
-    ghmi_cuda_release(m->ctx, m->starts);
+    CudaChainMap *m = (CudaChainMap *)b;
+    ghmi_cuda_release(b->ctx, m->pairs);
+    ghmi_cuda_release(b->ctx, m->starts);
     m->pairs = NULL;
     m->starts = NULL;
     m->pairs_alloc = 0;
@@ -144,7 +141,7 @@ static int sort_reduce(CudaChainMap *m, const GhmiChainTable *t, const uint32_t 
                        const uint32_t *values, size_t n, void **scratch, uint32_t **ucodes,
                        uint32_t **uvalues, size_t *distinct)
 {
-    GhmContext *ctx = m->ctx;
+    GhmContext *ctx = m->base.ctx;
     cudaStream_t s = ghm_cuda_stream(ctx);
     unsigned grid = 1;
     int ret = ghmi_cuda_grid(n, 256, &grid);
@@ -189,11 +186,13 @@ static int sort_reduce(CudaChainMap *m, const GhmiChainTable *t, const uint32_t 
     return ret;
 }
 
-static int build_table(CudaChainMap *m, const uint32_t *keys, const uint32_t *values, size_t n)
+static int chain_build(GhmiSchemeMap *b, const uint32_t *keys, const uint32_t *values, size_t n)
 {
-    GhmContext *ctx = m->ctx;
+    CudaChainMap *m = (CudaChainMap *)b;
+    GhmContext *ctx = b->ctx;
+    unsigned int *dlongest = (unsigned int *)b->meta;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    int ret = ghmi_chain_table(n, m->opt.load_factor, m->ctx->seed, &m->t);
+    int ret = ghmi_chain_table(n, b->opt.load_factor, ctx->seed, &m->t);
     void *scratch = NULL;
     uint32_t *ucodes = NULL, *uvalues = NULL;
     size_t size = 0;
@@ -220,13 +219,13 @@ static int build_table(CudaChainMap *m, const uint32_t *keys, const uint32_t *va
     }
     unsigned int longest = 0;
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemsetAsync(m->longest, 0, sizeof longest, s));
+        ret = GHM_CUDA(cudaMemsetAsync(dlongest, 0, sizeof longest, s));
     if (ret >= 0) {
-        longest_kernel<<<grid_buckets, 256, 0, s>>>(m->starts, m->t.buckets, m->longest);
+        longest_kernel<<<grid_buckets, 256, 0, s>>>(m->starts, m->t.buckets, dlongest);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&longest, m->longest, sizeof longest,
+        ret = GHM_CUDA(cudaMemcpyAsync(&longest, dlongest, sizeof longest,
                                        cudaMemcpyDeviceToHost, s));
     ghmi_cuda_release(ctx, scratch);
     if (ret >= 0)
@@ -234,96 +233,44 @@ static int build_table(CudaChainMap *m, const uint32_t *keys, const uint32_t *va
     if (ret < 0)
         return ret;
     m->t.max_chain = longest;
-    m->size = size;
+    b->size = size;
     return GHM_OK;
 }
 
-static int chain_build_device(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+static void chain_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, uint32_t *out,
+                       unsigned grid, cudaStream_t s)
 {
-    CudaChainMap *m = (CudaChainMap *)impl;
-    m->built = 0;
-    m->size = 0;
-    int ret = build_table(m, keys, values, n);
-    if (ret < 0) { /* a failed build leaves an empty map, its memory returned */
-        release_table(m);
-        m->size = 0;
-        return ret;
-    }
-    m->built = 1;
-    return GHM_OK;
-}
-
-static int chain_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
-                             cudaStream_t s)
-{
-    const CudaChainMap *m = (const CudaChainMap *)impl;
-    unsigned grid = 1;
-    int ret = ghmi_cuda_grid(n, 256, &grid);
-    if (ret < 0)
-        return ret;
-    if (!m->built)
-        return GHM_CUDA(cudaMemsetAsync(out, 0xFF, n * 4, s));
+    const CudaChainMap *m = (const CudaChainMap *)b;
     chain_find_kernel<<<grid, 256, 0, s>>>(m->t, m->pairs, m->starts, keys, n, out);
-    return GHM_CUDA_LAUNCH();
 }
 
-/* ---- the op table ---------------------------------------------------------------------------- */
-
-static void chain_destroy(void *impl)
+static void chain_stats(const GhmiSchemeMap *b, GhmMapStats *out)
 {
-    CudaChainMap *m = (CudaChainMap *)impl;
-    if (!m)
-        return;
-    release_table(m);
-    ghmi_cuda_release(m->ctx, m->longest);
-    ghm_cuda_wait(ghm_cuda_stream(m->ctx));
-    free(m);
-}
-
-static int chain_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
-{
-    CudaChainMap *m = (CudaChainMap *)calloc(1, sizeof *m);
-    if (!m)
-        return GHM_ERR_NOMEM;
-    m->ctx = ctx;
-    m->opt = *opt;
-    int ret = ghmi_device_alloc(ctx, sizeof *m->longest, (void **)&m->longest);
-    if (ret < 0) {
-        chain_destroy(m);
-        return ret;
-    }
-    *impl = m;
-    return GHM_OK;
-}
-
-static int chain_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
-{
-    CudaChainMap *m = (CudaChainMap *)impl;
-    return ghmi_cuda_staged_build(m->ctx, m, chain_build_device, keys, values, n);
-}
-
-static int chain_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
-{
-    const CudaChainMap *m = (const CudaChainMap *)impl;
-    return ghmi_cuda_staged_find(m->ctx, m, chain_find_device, keys, n, out);
-}
-
-static int chain_stats(const void *impl, GhmMapStats *out)
-{
-    const CudaChainMap *m = (const CudaChainMap *)impl;
-    if (!m->built)
-        return GHM_OK;
-    out->size = m->size;
+    const CudaChainMap *m = (const CudaChainMap *)b;
     out->capacity = ghmi_chain_capacity(&m->t);
     out->bytes = ghmi_chain_bytes(&m->t);
     out->max_probes = m->t.max_chain;
-    return GHM_OK;
+}
+
+static const GhmiSchemeOps chain_scheme = {
+    /* .state_bytes = */ sizeof(CudaChainMap),
+    /* .meta_bytes = */ sizeof(unsigned int),
+    /* .max_pairs = */ SIZE_MAX,
+    /* .build = */ chain_build,
+    /* .find = */ chain_find,
+    /* .release = */ chain_release,
+    /* .stats = */ chain_stats,
+};
+
+static int chain_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
+{
+    return ghmi_scheme_create(ctx, opt, &chain_scheme, impl);
 }
 
 extern "C" const GhmMapOps ghm_cuda_chain_map_ops = {
     /* .create = */ chain_create,
-    /* .build = */ chain_build,
-    /* .find = */ chain_find,
-    /* .stats = */ chain_stats,
-    /* .destroy = */ chain_destroy,
+    /* .build = */ ghmi_scheme_build,
+    /* .find = */ ghmi_scheme_find,
+    /* .stats = */ ghmi_scheme_stats,
+    /* .destroy = */ ghmi_scheme_destroy,
 };

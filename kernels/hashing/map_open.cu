@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash_cuda_internal.cuh"
 #include "hashing/probe_family.h"
+#include "map_scheme.cuh"
 
 /* Counters of one attempt on the device. */
 typedef struct OpenMeta {
@@ -25,16 +25,10 @@ typedef struct OpenMeta {
 } OpenMeta;
 
 typedef struct CudaOpenMap {
-    GhmContext *ctx;
-    GhmMapOptions opt;
+    GhmiSchemeMap base;        /* meta: an OpenMeta */
     unsigned long long *slots; /* t.capacity slots */
     size_t alloc;              /* slots allocated, kept from build to build */
-    OpenMeta *meta;
     GhmiOpenTable t;
-    int built;
-    uint32_t oob_value; /* GHM_NOT_FOUND when the key 0xFFFFFFFF is absent */
-    size_t size;
-    int rebuilds;
 } CudaOpenMap;
 
 /* One pair's insert; returns the probes taken, 0 when the bound ran out. */
@@ -107,25 +101,32 @@ static __global__ __launch_bounds__(256) void open_find_kernel(
     out[i] = v;
 }
 
+static void open_release(GhmiSchemeMap *b)
+{
+    CudaOpenMap *m = (CudaOpenMap *)b;
+    ghmi_cuda_release(b->ctx, m->slots);
+    m->slots = NULL;
+    m->alloc = 0;
+}
+
 static int reserve(CudaOpenMap *m, size_t cap)
 {
     if (m->slots && m->alloc >= cap)
         return GHM_OK;
-    GhmContext *ctx = m->ctx;
-    ghmi_cuda_release(ctx, m->slots);
-    m->slots = NULL;
-    m->alloc = 0;
-    int ret = ghmi_device_alloc(ctx, cap * 8, (void **)&m->slots);
+    open_release(&m->base);
+    int ret = ghmi_device_alloc(m->base.ctx, cap * 8, (void **)&m->slots);
     if (ret >= 0)
         m->alloc = cap;
     return ret;
 }
 
 /* One attempt: clear, insert, read the counters (the wait). */
-static int try_build(CudaOpenMap *m, int attempt, const uint32_t *keys, const uint32_t *values,
+static int try_build(GhmiSchemeMap *b, int attempt, const uint32_t *keys, const uint32_t *values,
                      size_t n)
 {
-    int ret = ghmi_open_table(m->opt.scheme, n, m->opt.load_factor, m->ctx->seed, attempt, &m->t);
+    CudaOpenMap *m = (CudaOpenMap *)b;
+    OpenMeta *dmeta = (OpenMeta *)b->meta;
+    int ret = ghmi_open_table(b->opt.scheme, n, b->opt.load_factor, b->ctx->seed, attempt, &m->t);
     unsigned grid = 1;
     if (ret >= 0)
         ret = ghmi_cuda_grid(n, 256, &grid);
@@ -133,19 +134,19 @@ static int try_build(CudaOpenMap *m, int attempt, const uint32_t *keys, const ui
         ret = reserve(m, m->t.capacity);
     if (ret < 0)
         return ret;
-    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    cudaStream_t s = ghm_cuda_stream(b->ctx);
     OpenMeta meta;
     memset(&meta, 0, sizeof meta);
     meta.oob_value = GHM_NOT_FOUND;
     ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0xFF, (size_t)m->t.capacity * 8, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(m->meta, &meta, sizeof meta, cudaMemcpyHostToDevice, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(dmeta, &meta, sizeof meta, cudaMemcpyHostToDevice, s));
     if (ret >= 0 && n) {
-        open_insert_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, values, n, m->meta);
+        open_insert_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, values, n, dmeta);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&meta, m->meta, sizeof meta, cudaMemcpyDeviceToHost, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(&meta, dmeta, sizeof meta, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret < 0)
@@ -153,102 +154,50 @@ static int try_build(CudaOpenMap *m, int attempt, const uint32_t *keys, const ui
     if (meta.failed)
         return GHM_ERR_BUILD_FAILED;
     m->t.max_probes = meta.longest;
-    m->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
-    m->size = n - (size_t)meta.oob_inputs - (size_t)meta.merges + meta.oob_present;
+    b->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
+    b->size = n - (size_t)meta.oob_inputs - (size_t)meta.merges + meta.oob_present;
     return GHM_OK;
 }
 
-static int open_build_device(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+static int open_build(GhmiSchemeMap *b, const uint32_t *keys, const uint32_t *values, size_t n)
 {
-    CudaOpenMap *m = (CudaOpenMap *)impl;
-    m->built = 0;
-    m->size = 0;
-    int ret = GHM_ERR_BUILD_FAILED;
-    int attempt = 0;
-    for (; attempt <= m->opt.max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
-        ret = try_build(m, attempt, keys, values, n);
-    m->rebuilds = attempt - 1;
-    if (ret < 0) { /* a failed build leaves an empty map, its memory returned */
-        ghmi_cuda_release(m->ctx, m->slots);
-        m->slots = NULL;
-        m->alloc = 0;
-        return ret;
-    }
-    m->built = 1;
-    return GHM_OK;
+    return ghmi_scheme_attempts(b, try_build, keys, values, n);
 }
 
-static int open_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
-                            cudaStream_t s)
+static void open_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, uint32_t *out,
+                      unsigned grid, cudaStream_t s)
 {
-    const CudaOpenMap *m = (const CudaOpenMap *)impl;
-    unsigned grid = 1;
-    int ret = ghmi_cuda_grid(n, 256, &grid);
-    if (ret < 0)
-        return ret;
-    if (!m->built)
-        return GHM_CUDA(cudaMemsetAsync(out, 0xFF, n * 4, s));
-    open_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, n, m->oob_value, out);
-    return GHM_CUDA_LAUNCH();
+    const CudaOpenMap *m = (const CudaOpenMap *)b;
+    open_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, n, b->oob_value, out);
 }
 
-/* ---- the op table ---------------------------------------------------------------------------- */
-
-static void open_destroy(void *impl)
+static void open_stats(const GhmiSchemeMap *b, GhmMapStats *out)
 {
-    CudaOpenMap *m = (CudaOpenMap *)impl;
-    if (!m)
-        return;
-    ghmi_cuda_release(m->ctx, m->slots);
-    ghmi_cuda_release(m->ctx, m->meta);
-    ghm_cuda_wait(ghm_cuda_stream(m->ctx));
-    free(m);
+    const CudaOpenMap *m = (const CudaOpenMap *)b;
+    out->capacity = m->t.capacity;
+    out->bytes = (size_t)m->t.capacity * 8;
+    out->max_probes = m->t.max_probes;
 }
+
+static const GhmiSchemeOps open_scheme = {
+    /* .state_bytes = */ sizeof(CudaOpenMap),
+    /* .meta_bytes = */ sizeof(OpenMeta),
+    /* .max_pairs = */ SIZE_MAX,
+    /* .build = */ open_build,
+    /* .find = */ open_find,
+    /* .release = */ open_release,
+    /* .stats = */ open_stats,
+};
 
 static int open_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
 {
-    CudaOpenMap *m = (CudaOpenMap *)calloc(1, sizeof *m);
-    if (!m)
-        return GHM_ERR_NOMEM;
-    m->ctx = ctx;
-    m->opt = *opt;
-    int ret = ghmi_device_alloc(ctx, sizeof(OpenMeta), (void **)&m->meta);
-    if (ret < 0) {
-        open_destroy(m);
-        return ret;
-    }
-    *impl = m;
-    return GHM_OK;
-}
-
-static int open_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
-{
-    CudaOpenMap *m = (CudaOpenMap *)impl;
-    return ghmi_cuda_staged_build(m->ctx, m, open_build_device, keys, values, n);
-}
-
-static int open_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
-{
-    const CudaOpenMap *m = (const CudaOpenMap *)impl;
-    return ghmi_cuda_staged_find(m->ctx, m, open_find_device, keys, n, out);
-}
-
-static int open_stats(const void *impl, GhmMapStats *out)
-{
-    const CudaOpenMap *m = (const CudaOpenMap *)impl;
-    size_t cap = m->built ? m->t.capacity : 0;
-    out->size = m->size;
-    out->capacity = cap;
-    out->rebuilds = m->rebuilds;
-    out->bytes = cap * 8;
-    out->max_probes = m->built ? m->t.max_probes : 0;
-    return GHM_OK;
+    return ghmi_scheme_create(ctx, opt, &open_scheme, impl);
 }
 
 extern "C" const GhmMapOps ghm_cuda_open_map_ops = {
     /* .create = */ open_create,
-    /* .build = */ open_build,
-    /* .find = */ open_find,
-    /* .stats = */ open_stats,
-    /* .destroy = */ open_destroy,
+    /* .build = */ ghmi_scheme_build,
+    /* .find = */ ghmi_scheme_find,
+    /* .stats = */ ghmi_scheme_stats,
+    /* .destroy = */ ghmi_scheme_destroy,
 };

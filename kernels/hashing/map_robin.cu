@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash_cuda_internal.cuh"
 #include "hashing/probe_family.h"
+#include "map_scheme.cuh"
 
 /* Dropped duplicates listed before the settling pass runs over every pair instead (as on the
  * CPU, map_robin_cpu.c). */
@@ -31,18 +31,12 @@ typedef struct RobinMeta {
 } RobinMeta;
 
 typedef struct CudaRobinMap {
-    GhmContext *ctx;
-    GhmMapOptions opt;
+    GhmiSchemeMap base;        /* meta: a RobinMeta */
     unsigned long long *slots; /* t.capacity slots */
     uint32_t *mat;             /* the max-age table, ghmi_mat_words(alloc) words */
-    size_t alloc;              /* slots allocated, kept from build to build */
     uint32_t *dup_list;        /* DUP_LIST pair indices */
-    RobinMeta *meta;
+    size_t alloc;              /* slots allocated, kept from build to build */
     GhmiRobinTable t;
-    int built;
-    uint32_t oob_value; /* GHM_NOT_FOUND when the key 0xFFFFFFFF is absent */
-    size_t size;
-    int rebuilds;
 } CudaRobinMap;
 
 /* Inserts word w and what it evicts; returns 0 when a key would age past the limit. */
@@ -175,12 +169,15 @@ static __global__ __launch_bounds__(256) void robin_find_kernel(
     out[i] = v;
 }
 
-static void release_table(CudaRobinMap *m)
+static void robin_release(GhmiSchemeMap *b)
 {
-    ghmi_cuda_release(m->ctx, m->slots);
-    ghmi_cuda_release(m->ctx, m->mat);
+    CudaRobinMap *m = (CudaRobinMap *)b;
+    ghmi_cuda_release(b->ctx, m->slots);
+    ghmi_cuda_release(b->ctx, m->mat);
+    ghmi_cuda_release(b->ctx, m->dup_list);
     m->slots = NULL;
     m->mat = NULL;
+    m->dup_list = NULL;
     m->alloc = 0;
 }
 
@@ -188,12 +185,15 @@ static int reserve(CudaRobinMap *m, size_t cap)
 {
     if (m->slots && m->alloc >= cap)
         return GHM_OK;
-    release_table(m);
-    int ret = ghmi_device_alloc(m->ctx, cap * 8, (void **)&m->slots);
+    robin_release(&m->base);
+    GhmContext *ctx = m->base.ctx;
+    int ret = ghmi_device_alloc(ctx, cap * 8, (void **)&m->slots);
     if (ret >= 0)
-        ret = ghmi_device_alloc(m->ctx, (size_t)ghmi_mat_words((uint32_t)cap) * 4, (void **)&m->mat);
+        ret = ghmi_device_alloc(ctx, (size_t)ghmi_mat_words((uint32_t)cap) * 4, (void **)&m->mat);
+    if (ret >= 0)
+        ret = ghmi_device_alloc(ctx, DUP_LIST * sizeof(uint32_t), (void **)&m->dup_list);
     if (ret < 0) {
-        release_table(m);
+        robin_release(&m->base);
         return ret;
     }
     m->alloc = cap;
@@ -204,7 +204,8 @@ static int reserve(CudaRobinMap *m, size_t cap)
 static int insert_attempt(CudaRobinMap *m, const uint32_t *keys, const uint32_t *values,
                           size_t n, RobinMeta *meta)
 {
-    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    RobinMeta *dmeta = (RobinMeta *)m->base.meta;
+    cudaStream_t s = ghm_cuda_stream(m->base.ctx);
     unsigned grid = 1;
     int ret = ghmi_cuda_grid(n, 256, &grid);
     memset(meta, 0, sizeof *meta);
@@ -214,14 +215,14 @@ static int insert_attempt(CudaRobinMap *m, const uint32_t *keys, const uint32_t 
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(m->mat, 0, (size_t)ghmi_mat_words(m->t.capacity) * 4, s));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(m->meta, meta, sizeof *meta, cudaMemcpyHostToDevice, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(dmeta, meta, sizeof *meta, cudaMemcpyHostToDevice, s));
     if (ret >= 0 && n) {
-        robin_insert_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, values, n, m->meta,
+        robin_insert_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, keys, values, n, dmeta,
                                                  m->dup_list);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(meta, m->meta, sizeof *meta, cudaMemcpyDeviceToHost, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(meta, dmeta, sizeof *meta, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
     return ret < 0 ? ret : meta->failed ? GHM_ERR_BUILD_FAILED : GHM_OK;
@@ -231,12 +232,13 @@ static int insert_attempt(CudaRobinMap *m, const uint32_t *keys, const uint32_t 
 static int finish_build(CudaRobinMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
                         const RobinMeta *meta)
 {
-    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    RobinMeta *dmeta = (RobinMeta *)m->base.meta;
+    cudaStream_t s = ghm_cuda_stream(m->base.ctx);
     unsigned grid = 1;
     int ret = ghmi_cuda_grid(m->t.capacity, 256, &grid);
     if (ret < 0)
         return ret;
-    robin_finish_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, values, m->meta);
+    robin_finish_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, values, dmeta);
     ret = GHM_CUDA_LAUNCH();
     int listed = meta->dups <= DUP_LIST;
     size_t count = listed ? (size_t)meta->dups : n;
@@ -247,7 +249,7 @@ static int finish_build(CudaRobinMap *m, const uint32_t *keys, const uint32_t *v
     }
     unsigned int oldest = 0;
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&oldest, &m->meta->oldest, sizeof oldest,
+        ret = GHM_CUDA(cudaMemcpyAsync(&oldest, &dmeta->oldest, sizeof oldest,
                                        cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
@@ -255,11 +257,12 @@ static int finish_build(CudaRobinMap *m, const uint32_t *keys, const uint32_t *v
     return ret;
 }
 
-static int try_build(CudaRobinMap *m, int attempt, const uint32_t *keys, const uint32_t *values,
+static int try_build(GhmiSchemeMap *b, int attempt, const uint32_t *keys, const uint32_t *values,
                      size_t n)
 {
-    int coherent = m->opt.scheme == GHM_MAP_ROBIN_HOOD;
-    int ret = ghmi_robin_table(coherent, n, m->opt.load_factor, m->ctx->seed, attempt, &m->t);
+    CudaRobinMap *m = (CudaRobinMap *)b;
+    int coherent = b->opt.scheme == GHM_MAP_ROBIN_HOOD;
+    int ret = ghmi_robin_table(coherent, n, b->opt.load_factor, b->ctx->seed, attempt, &m->t);
     if (ret >= 0)
         ret = reserve(m, m->t.capacity);
     RobinMeta meta;
@@ -269,111 +272,50 @@ static int try_build(CudaRobinMap *m, int attempt, const uint32_t *keys, const u
         ret = finish_build(m, keys, values, n, &meta);
     if (ret < 0)
         return ret;
-    m->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
-    m->size = n - (size_t)meta.oob_inputs - (size_t)meta.dups + meta.oob_present;
+    b->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
+    b->size = n - (size_t)meta.oob_inputs - (size_t)meta.dups + meta.oob_present;
     return GHM_OK;
 }
 
-static int robin_build_device(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
+static int robin_build(GhmiSchemeMap *b, const uint32_t *keys, const uint32_t *values, size_t n)
 {
-    CudaRobinMap *m = (CudaRobinMap *)impl;
-    m->built = 0;
-    m->size = 0;
-    if (n > GHM_MAP_ROBIN_HOOD_MAX_PAIRS)
-        return GHM_ERR_TOO_LARGE;
-    int ret = GHM_ERR_BUILD_FAILED;
-    int attempt = 0;
-    for (; attempt <= m->opt.max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
-        ret = try_build(m, attempt, keys, values, n);
-    m->rebuilds = attempt - 1;
-    if (ret < 0) { /* a failed build leaves an empty map, its memory returned */
-        release_table(m);
-        return ret;
-    }
-    m->built = 1;
-    return GHM_OK;
+    return ghmi_scheme_attempts(b, try_build, keys, values, n);
 }
 
-static int robin_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
-                             cudaStream_t s)
+static void robin_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, uint32_t *out,
+                       unsigned grid, cudaStream_t s)
 {
-    const CudaRobinMap *m = (const CudaRobinMap *)impl;
-    unsigned grid = 1;
-    int ret = ghmi_cuda_grid(n, 256, &grid);
-    if (ret < 0)
-        return ret;
-    if (!m->built)
-        return GHM_CUDA(cudaMemsetAsync(out, 0xFF, n * 4, s));
-    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, m->oob_value, out);
-    return GHM_CUDA_LAUNCH();
+    const CudaRobinMap *m = (const CudaRobinMap *)b;
+    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, b->oob_value, out);
 }
 
-/* ---- the op table ---------------------------------------------------------------------------- */
-
-static void robin_destroy(void *impl)
+static void robin_stats(const GhmiSchemeMap *b, GhmMapStats *out)
 {
-    CudaRobinMap *m = (CudaRobinMap *)impl;
-    if (!m)
-        return;
-    release_table(m);
-    ghmi_cuda_release(m->ctx, m->dup_list);
-    ghmi_cuda_release(m->ctx, m->meta);
-    ghm_cuda_wait(ghm_cuda_stream(m->ctx));
-    free(m);
+    const CudaRobinMap *m = (const CudaRobinMap *)b;
+    out->capacity = m->t.capacity;
+    out->bytes = (size_t)m->t.capacity * 8 + (size_t)ghmi_mat_words(m->t.capacity) * 4;
+    out->max_probes = m->t.max_age;
 }
+
+static const GhmiSchemeOps robin_scheme = {
+    /* .state_bytes = */ sizeof(CudaRobinMap),
+    /* .meta_bytes = */ sizeof(RobinMeta),
+    /* .max_pairs = */ GHM_MAP_ROBIN_HOOD_MAX_PAIRS,
+    /* .build = */ robin_build,
+    /* .find = */ robin_find,
+    /* .release = */ robin_release,
+    /* .stats = */ robin_stats,
+};
 
 static int robin_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
 {
-    CudaRobinMap *m = (CudaRobinMap *)calloc(1, sizeof *m);
-    if (!m)
-        return GHM_ERR_NOMEM;
-    m->ctx = ctx;
-    m->opt = *opt;
-    int ret = ghmi_device_alloc(ctx, sizeof(RobinMeta), (void **)&m->meta);
-    if (ret >= 0)
-        ret = ghmi_device_alloc(ctx, DUP_LIST * sizeof(uint32_t), (void **)&m->dup_list);
-    if (ret < 0) {
-        robin_destroy(m);
-        return ret;
-    }
-    *impl = m;
-    return GHM_OK;
-}
-
-static int robin_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
-{
-    CudaRobinMap *m = (CudaRobinMap *)impl;
-    if (n > GHM_MAP_ROBIN_HOOD_MAX_PAIRS) { /* before staging: the arrays are not read */
-        m->built = 0;
-        m->size = 0;
-        release_table(m);
-        return GHM_ERR_TOO_LARGE;
-    }
-    return ghmi_cuda_staged_build(m->ctx, m, robin_build_device, keys, values, n);
-}
-
-static int robin_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
-{
-    const CudaRobinMap *m = (const CudaRobinMap *)impl;
-    return ghmi_cuda_staged_find(m->ctx, m, robin_find_device, keys, n, out);
-}
-
-static int robin_stats(const void *impl, GhmMapStats *out)
-{
-    const CudaRobinMap *m = (const CudaRobinMap *)impl;
-    size_t cap = m->built ? m->t.capacity : 0;
-    out->size = m->size;
-    out->capacity = cap;
-    out->rebuilds = m->rebuilds;
-    out->bytes = cap * 8 + (m->built ? (size_t)ghmi_mat_words((uint32_t)cap) * 4 : 0);
-    out->max_probes = m->built ? m->t.max_age : 0;
-    return GHM_OK;
+    return ghmi_scheme_create(ctx, opt, &robin_scheme, impl);
 }
 
 extern "C" const GhmMapOps ghm_cuda_robin_map_ops = {
     /* .create = */ robin_create,
-    /* .build = */ robin_build,
-    /* .find = */ robin_find,
-    /* .stats = */ robin_stats,
-    /* .destroy = */ robin_destroy,
+    /* .build = */ ghmi_scheme_build,
+    /* .find = */ ghmi_scheme_find,
+    /* .stats = */ ghmi_scheme_stats,
+    /* .destroy = */ ghmi_scheme_destroy,
 };

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash_cuda_internal.cuh"
 #include "hashing/two_level_family.h"
+#include "map_scheme.cuh"
 
 #define TL_BLOCK 512 /* the paper's block per bucket: a thread per key of a full bucket */
 
@@ -46,21 +46,6 @@ typedef struct TwoLevelMeta {
     unsigned long long distinct; /* keys stored in the buckets */
 } TwoLevelMeta;
 
-typedef struct CudaTwoLevelMap {
-    GhmContext *ctx;
-    GhmMapOptions opt;
-    unsigned long long *slots; /* ghmi_tl_slots(&t) */
-    uint32_t *seeds;           /* t.buckets */
-    size_t alloc_buckets;      /* kept from build to build */
-    TwoLevelMeta *meta;
-    GhmiTwoLevelTable t;
-    int built;
-    uint32_t oob_value; /* GHM_NOT_FOUND when the key 0xFFFFFFFF is absent */
-    size_t size;
-    int rebuilds;
-    unsigned deepest;
-} CudaTwoLevelMap;
-
 /* Phase 1's working memory, for one build (every attempt has the same number of buckets). */
 typedef struct Work {
     uint32_t *count;  /* buckets + 1, the last 0: pairs per bucket */
@@ -70,6 +55,16 @@ typedef struct Work {
     void *scan_temp;
     size_t scan_bytes;
 } Work;
+
+typedef struct CudaTwoLevelMap {
+    GhmiSchemeMap base;        /* meta: a TwoLevelMeta */
+    unsigned long long *slots; /* ghmi_tl_slots(&t) */
+    uint32_t *seeds;           /* t.buckets */
+    size_t alloc_buckets;      /* kept from build to build */
+    GhmiTwoLevelTable t;
+    unsigned deepest;
+    Work work;                 /* during a build */
+} CudaTwoLevelMap;
 
 /* ---- phase 1 --------------------------------------------------------------------------------- */
 
@@ -247,10 +242,11 @@ static __global__ __launch_bounds__(256) void two_level_find_kernel(
 
 /* ---- the build ------------------------------------------------------------------------------- */
 
-static void release_table(CudaTwoLevelMap *m)
+static void two_level_release(GhmiSchemeMap *b)
 {
-    ghmi_cuda_release(m->ctx, m->slots);
-    ghmi_cuda_release(m->ctx, m->seeds);
+    CudaTwoLevelMap *m = (CudaTwoLevelMap *)b;
+    ghmi_cuda_release(b->ctx, m->slots);
+    ghmi_cuda_release(b->ctx, m->seeds);
     m->slots = NULL;
     m->seeds = NULL;
     m->alloc_buckets = 0;
@@ -260,12 +256,13 @@ static int reserve(CudaTwoLevelMap *m, size_t buckets)
 {
     if (m->slots && m->alloc_buckets >= buckets)
         return GHM_OK;
-    release_table(m);
-    int ret = ghmi_device_alloc(m->ctx, buckets * GHMI_TL_BUCKET_SLOTS * 8, (void **)&m->slots);
+    two_level_release(&m->base);
+    GhmContext *ctx = m->base.ctx;
+    int ret = ghmi_device_alloc(ctx, buckets * GHMI_TL_BUCKET_SLOTS * 8, (void **)&m->slots);
     if (ret >= 0)
-        ret = ghmi_device_alloc(m->ctx, buckets * 4, (void **)&m->seeds);
+        ret = ghmi_device_alloc(ctx, buckets * 4, (void **)&m->seeds);
     if (ret < 0) {
-        release_table(m);
+        two_level_release(&m->base);
         return ret;
     }
     m->alloc_buckets = buckets;
@@ -302,25 +299,28 @@ static int work_alloc(GhmContext *ctx, size_t n, uint32_t nb, Work *w)
 }
 
 /* One attempt: split (phase 1), build every bucket (phase 2), read the counters (the wait). */
-static int try_build(CudaTwoLevelMap *m, Work *w, int attempt, const uint32_t *keys,
-                     const uint32_t *values, size_t n)
+static int try_build(GhmiSchemeMap *b, int attempt, const uint32_t *keys, const uint32_t *values,
+                     size_t n)
 {
-    int ret = ghmi_two_level_table(n, m->opt.load_factor, m->ctx->seed, attempt, &m->t);
+    CudaTwoLevelMap *m = (CudaTwoLevelMap *)b;
+    Work *w = &m->work;
+    TwoLevelMeta *dmeta = (TwoLevelMeta *)b->meta;
+    int ret = ghmi_two_level_table(n, b->opt.load_factor, b->ctx->seed, attempt, &m->t);
     unsigned grid = 1;
     if (ret >= 0)
         ret = ghmi_cuda_grid(n, 256, &grid);
     if (ret < 0)
         return ret;
     const uint32_t nb = m->t.buckets;
-    cudaStream_t s = ghm_cuda_stream(m->ctx);
+    cudaStream_t s = ghm_cuda_stream(b->ctx);
     TwoLevelMeta meta;
     memset(&meta, 0, sizeof meta);
     meta.oob_value = GHM_NOT_FOUND;
-    ret = GHM_CUDA(cudaMemcpyAsync(m->meta, &meta, sizeof meta, cudaMemcpyHostToDevice, s));
+    ret = GHM_CUDA(cudaMemcpyAsync(dmeta, &meta, sizeof meta, cudaMemcpyHostToDevice, s));
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(w->count, 0, ((size_t)nb + 1) * 4, s));
     if (ret >= 0 && n) {
-        count_kernel<<<grid, 256, 0, s>>>(m->t, keys, values, n, w->count, w->offset, m->meta);
+        count_kernel<<<grid, 256, 0, s>>>(m->t, keys, values, n, w->count, w->offset, dmeta);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
@@ -331,12 +331,11 @@ static int try_build(CudaTwoLevelMap *m, Work *w, int attempt, const uint32_t *k
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {
-        bucket_kernel<<<nb, TL_BLOCK, 0, s>>>(m->t, w->buf, w->start, m->slots, m->seeds,
-                                              m->meta);
+        bucket_kernel<<<nb, TL_BLOCK, 0, s>>>(m->t, w->buf, w->start, m->slots, m->seeds, dmeta);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
-        ret = GHM_CUDA(cudaMemcpyAsync(&meta, m->meta, sizeof meta, cudaMemcpyDeviceToHost, s));
+        ret = GHM_CUDA(cudaMemcpyAsync(&meta, dmeta, sizeof meta, cudaMemcpyDeviceToHost, s));
     if (ret >= 0)
         ret = GHM_CUDA(ghm_cuda_wait(s));
     if (ret < 0)
@@ -344,114 +343,65 @@ static int try_build(CudaTwoLevelMap *m, Work *w, int attempt, const uint32_t *k
     if (meta.failed)
         return GHM_ERR_BUILD_FAILED;
     m->deepest = meta.deepest;
-    m->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
-    m->size = (size_t)meta.distinct + meta.oob_present;
+    b->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
+    b->size = (size_t)meta.distinct + meta.oob_present;
     return GHM_OK;
 }
 
-static int two_level_build_device(void *impl, const uint32_t *keys, const uint32_t *values,
-                                  size_t n)
+/* The table and phase 1's memory are sized once from attempt 0's bucket count (the same for
+ * every attempt); the memory lives for this build only. */
+static int two_level_build(GhmiSchemeMap *b, const uint32_t *keys, const uint32_t *values,
+                           size_t n)
 {
-    CudaTwoLevelMap *m = (CudaTwoLevelMap *)impl;
-    m->built = 0;
-    m->size = 0;
+    CudaTwoLevelMap *m = (CudaTwoLevelMap *)b;
     GhmiTwoLevelTable first;
-    Work w;
-    memset(&w, 0, sizeof w);
-    int ret = ghmi_two_level_table(n, m->opt.load_factor, m->ctx->seed, 0, &first);
+    b->rebuilds = 0;
+    int ret = ghmi_two_level_table(n, b->opt.load_factor, b->ctx->seed, 0, &first);
     if (ret >= 0)
         ret = reserve(m, first.buckets);
     if (ret >= 0)
-        ret = work_alloc(m->ctx, n, first.buckets, &w);
-    int attempt = 0;
-    if (ret >= 0) {
-        ret = GHM_ERR_BUILD_FAILED;
-        for (; attempt <= m->opt.max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
-            ret = try_build(m, &w, attempt, keys, values, n);
-    }
-    work_free(m->ctx, &w);
-    m->rebuilds = attempt > 0 ? attempt - 1 : 0;
-    if (ret < 0) { /* a failed build leaves an empty map, its memory returned */
-        release_table(m);
-        m->size = 0;
-        return ret;
-    }
-    m->built = 1;
-    return GHM_OK;
+        ret = work_alloc(b->ctx, n, first.buckets, &m->work);
+    if (ret >= 0)
+        ret = ghmi_scheme_attempts(b, try_build, keys, values, n);
+    work_free(b->ctx, &m->work);
+    return ret;
 }
 
-static int two_level_find_device(const void *impl, const uint32_t *keys, size_t n, uint32_t *out,
-                                 cudaStream_t s)
+static void two_level_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, uint32_t *out,
+                           unsigned grid, cudaStream_t s)
 {
-    const CudaTwoLevelMap *m = (const CudaTwoLevelMap *)impl;
-    unsigned grid = 1;
-    int ret = ghmi_cuda_grid(n, 256, &grid);
-    if (ret < 0)
-        return ret;
-    if (!m->built)
-        return GHM_CUDA(cudaMemsetAsync(out, 0xFF, n * 4, s));
-    two_level_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->seeds, keys, n, m->oob_value,
+    const CudaTwoLevelMap *m = (const CudaTwoLevelMap *)b;
+    two_level_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->seeds, keys, n, b->oob_value,
                                                out);
-    return GHM_CUDA_LAUNCH();
 }
 
-/* ---- the op table ---------------------------------------------------------------------------- */
-
-static void two_level_destroy(void *impl)
+static void two_level_stats(const GhmiSchemeMap *b, GhmMapStats *out)
 {
-    CudaTwoLevelMap *m = (CudaTwoLevelMap *)impl;
-    if (!m)
-        return;
-    release_table(m);
-    ghmi_cuda_release(m->ctx, m->meta);
-    ghm_cuda_wait(ghm_cuda_stream(m->ctx));
-    free(m);
+    const CudaTwoLevelMap *m = (const CudaTwoLevelMap *)b;
+    out->capacity = (size_t)m->t.buckets * GHMI_TL_BUCKET_SLOTS;
+    out->bytes = out->capacity * 8 + (size_t)m->t.buckets * 4;
+    out->max_probes = m->deepest;
 }
+
+static const GhmiSchemeOps two_level_scheme = {
+    /* .state_bytes = */ sizeof(CudaTwoLevelMap),
+    /* .meta_bytes = */ sizeof(TwoLevelMeta),
+    /* .max_pairs = */ SIZE_MAX,
+    /* .build = */ two_level_build,
+    /* .find = */ two_level_find,
+    /* .release = */ two_level_release,
+    /* .stats = */ two_level_stats,
+};
 
 static int two_level_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
 {
-    CudaTwoLevelMap *m = (CudaTwoLevelMap *)calloc(1, sizeof *m);
-    if (!m)
-        return GHM_ERR_NOMEM;
-    m->ctx = ctx;
-    m->opt = *opt;
-    int ret = ghmi_device_alloc(ctx, sizeof(TwoLevelMeta), (void **)&m->meta);
-    if (ret < 0) {
-        two_level_destroy(m);
-        return ret;
-    }
-    *impl = m;
-    return GHM_OK;
-}
-
-static int two_level_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n)
-{
-    CudaTwoLevelMap *m = (CudaTwoLevelMap *)impl;
-    return ghmi_cuda_staged_build(m->ctx, m, two_level_build_device, keys, values, n);
-}
-
-static int two_level_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
-{
-    const CudaTwoLevelMap *m = (const CudaTwoLevelMap *)impl;
-    return ghmi_cuda_staged_find(m->ctx, m, two_level_find_device, keys, n, out);
-}
-
-static int two_level_stats(const void *impl, GhmMapStats *out)
-{
-    const CudaTwoLevelMap *m = (const CudaTwoLevelMap *)impl;
-    size_t buckets = m->built ? m->t.buckets : 0;
-    out->size = m->size;
-    out->capacity = buckets * GHMI_TL_BUCKET_SLOTS;
-    out->rebuilds = m->rebuilds;
-    out->bytes = out->capacity * 8 + buckets * 4;
-    out->max_probes = m->built ? m->deepest : 0;
-    return GHM_OK;
+    return ghmi_scheme_create(ctx, opt, &two_level_scheme, impl);
 }
 
 extern "C" const GhmMapOps ghm_cuda_two_level_map_ops = {
     /* .create = */ two_level_create,
-    /* .build = */ two_level_build,
-    /* .find = */ two_level_find,
-    /* .stats = */ two_level_stats,
-    /* .destroy = */ two_level_destroy,
+    /* .build = */ ghmi_scheme_build,
+    /* .find = */ ghmi_scheme_find,
+    /* .stats = */ ghmi_scheme_stats,
+    /* .destroy = */ ghmi_scheme_destroy,
 };
