@@ -61,19 +61,21 @@ static int max_chain_for(const CpuMap *m, size_t n)
 
 /* Tables are probed at random, so with 4 KiB pages nearly every probe also misses the TLB; big
  * tables are therefore 2 MiB aligned and offered to the kernel as transparent huge pages. */
-Slot *ghmi_cpu_alloc_slots(size_t cap)
+void *ghmi_cpu_alloc_table(size_t bytes)
 {
-    size_t bytes = (cap * sizeof(Slot) + 63) / 64 * 64;
+    bytes = (bytes + 63) / 64 * 64;
     if (bytes < 2 * HUGE_PAGE)
-        return aligned_alloc(64, bytes);
+        return aligned_alloc(64, bytes ? bytes : 64);
     bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    Slot *p = aligned_alloc(HUGE_PAGE, bytes);
+    void *p = aligned_alloc(HUGE_PAGE, bytes);
 #ifdef MADV_HUGEPAGE
     if (p)
         madvise(p, bytes, MADV_HUGEPAGE); /* only a hint: failure changes nothing */
 #endif
     return p;
 }
+
+Slot *ghmi_cpu_alloc_slots(size_t cap) { return ghmi_cpu_alloc_table(cap * sizeof(Slot)); }
 
 /* Sizes the table for n keys; keeps the current one when it has the same size already (repeated
  * builds then touch no new pages). */
