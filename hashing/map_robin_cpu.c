@@ -299,10 +299,14 @@ static int robin_build(void *impl, const uint32_t *keys, const uint32_t *values,
     return GHM_OK;
 }
 
-/* Pipelined find (cpu_find_lanes.h). Lane: pos the key's home, probe the age probed next (0
- * before the max-age table was read), step the largest age of the keys that start at that home,
- * which bounds the walk: 0 rejects the key without reading the table. Its home slot (age 1) is
- * prefetched beside the max-age word: a present key needs it anyway. */
+/* Pipelined find (cpu_find_lanes.h). Lane: pos the key's home, probe the age probed next, step
+ * the largest age of the keys that start at that home (from the max-age table), which bounds the
+ * walk; UNREAD until that entry was read. The home slot (age 1) is read first, alone: about half
+ * the present keys sit there and need no other line, and an empty home rejects a key at once.
+ * Past it, the max-age entry and the age-2 slot are fetched together: an entry below 2 rejects
+ * the key (the paper's early rejection), else the walk goes on age by age. */
+#define UNREAD (GHMI_RH_MAX_AGE + 1)
+
 static int find_start(const void *map, GhmiLane *l, uint32_t *value)
 {
     const RobinMap *m = map;
@@ -311,8 +315,8 @@ static int find_start(const void *map, GhmiLane *l, uint32_t *value)
         return 1;
     }
     l->pos = ghmi_robin_home(&m->t, l->key);
-    l->probe = 0;
-    __builtin_prefetch((const void *)&m->mat[l->pos >> 3]);
+    l->probe = 1;
+    l->step = UNREAD;
     __builtin_prefetch(m->slots + l->pos);
     return 0;
 }
@@ -321,13 +325,12 @@ static int find_step(const void *map, GhmiLane *l, uint32_t *value)
 {
     const RobinMap *m = map;
     const GhmiRobinTable *t = &m->t;
-    if (l->probe == 0) {
-        l->step = mat_get(m, l->pos);
-        l->probe = 1;
-    }
     *value = GHM_NOT_FOUND;
-    if (l->probe > l->step)
-        return 1;
+    if (l->probe == 2 && l->step == UNREAD) {
+        l->step = mat_get(m, l->pos);
+        if (l->probe > l->step)
+            return 1;
+    }
     for (;;) {
         uint32_t p = ghmi_robin_probe(t, l->key, l->pos, l->probe);
         uint64_t e = atomic_load_explicit(&m->slots[p], memory_order_relaxed);
@@ -339,7 +342,9 @@ static int find_step(const void *map, GhmiLane *l, uint32_t *value)
         if (e == GHMI_EMPTY_SLOT || ++l->probe > l->step)
             return 1;
         uint32_t q = ghmi_robin_probe(t, l->key, l->pos, l->probe);
-        if (q / GHMI_SLOTS_PER_LINE != p / GHMI_SLOTS_PER_LINE) {
+        if (l->probe == 2)
+            __builtin_prefetch((const void *)&m->mat[l->pos >> 3]);
+        if (l->probe == 2 || q / GHMI_SLOTS_PER_LINE != p / GHMI_SLOTS_PER_LINE) {
             __builtin_prefetch(m->slots + q);
             return 0;
         }
