@@ -1,12 +1,12 @@
 /*
- * cpu_find_lanes.h - the CPU maps' pipelined find (the thesis and chaining layouts, open
- * addressing, Robin Hood, two-level cuckoo; map_cpu.c and map_*_cpu.c): keys whose lookups need
- * several dependent cache misses each are walked GHMI_LANES at a time, interleaved.
+ * cpu_find_lanes.h - the CPU maps' pipelined find (cuckoo's thesis layout in map_cpu.c, open
+ * addressing in map_open_cpu.c, Robin Hood in map_robin_cpu.c): keys whose lookups need a varying
+ * number of dependent cache misses are walked GHMI_LANES at a time, interleaved.
  *
  * Why: a table of 2^24 keys is far larger than the caches, so each probe of a new cache line is a
  * miss of ~100 ns. Prefetching the first line of a batch of keys overlaps the first misses only;
- * every later probe (double hashing's next slot, Robin Hood's next age, the next cuckoo hash, a
- * chain's run after its bucket starts) was then a miss waited for alone. Here each lane holds one
+ * every later probe (double hashing's next slot, Robin Hood's next age, the next cuckoo hash) was
+ * then a miss waited for alone. Here each lane holds one
  * key's probe state; a pass over the lanes advances every lane by one line, which it prefetched
  * the pass before, and prefetches its next; a lane whose key is answered takes the next key at
  * once. So about GHMI_LANES misses are in flight at every probe depth, and a key costs the lines
@@ -19,6 +19,11 @@
  *       return 1 when answered (value set), else move the state on, prefetch, and return 0.
  * The answers are those of a plain walk of the same sequence: only the order of the memory
  * accesses across keys changes.
+ *
+ * Where every key needs the same fixed lines (the bucketed layout's two buckets, chaining's starts
+ * then run, two-level's three slots), prefetching a whole batch stage by stage measured faster
+ * than lanes (their bookkeeping per key costs more than the drain between stages), so those maps
+ * keep their batches.
  */
 #ifndef GHM_CPU_FIND_LANES_H
 #define GHM_CPU_FIND_LANES_H
