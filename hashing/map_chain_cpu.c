@@ -79,7 +79,7 @@ static int reserve(void **p, size_t *alloc, size_t want, size_t size)
     if (*p && *alloc >= want)
         return GHM_OK;
     free(*p);
-    *p = malloc(want * size);
+    *p = ghmi_cpu_alloc_table(want * size); /* read at random by finds */
     *alloc = *p ? want : 0;
     return *p ? GHM_OK : GHM_ERR_NOMEM;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cpu_find_lanes.h"
 #include "map_cpu_internal.h"
 
 static int cpu_map_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
@@ -61,19 +62,21 @@ static int max_chain_for(const CpuMap *m, size_t n)
 
 /* Tables are probed at random, so with 4 KiB pages nearly every probe also misses the TLB; big
  * tables are therefore 2 MiB aligned and offered to the kernel as transparent huge pages. */
-Slot *ghmi_cpu_alloc_slots(size_t cap)
+void *ghmi_cpu_alloc_table(size_t bytes)
 {
-    size_t bytes = (cap * sizeof(Slot) + 63) / 64 * 64;
+    bytes = (bytes + 63) / 64 * 64;
     if (bytes < 2 * HUGE_PAGE)
-        return aligned_alloc(64, bytes);
+        return aligned_alloc(64, bytes ? bytes : 64);
     bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    Slot *p = aligned_alloc(HUGE_PAGE, bytes);
+    void *p = aligned_alloc(HUGE_PAGE, bytes);
 #ifdef MADV_HUGEPAGE
     if (p)
         madvise(p, bytes, MADV_HUGEPAGE); /* only a hint: failure changes nothing */
 #endif
     return p;
 }
+
+Slot *ghmi_cpu_alloc_slots(size_t cap) { return ghmi_cpu_alloc_table(cap * sizeof(Slot)); }
 
 /* Sizes the table for n keys; keeps the current one when it has the same size already (repeated
  * builds then touch no new pages). */
@@ -187,44 +190,59 @@ static uint32_t bucketed_find(const CpuMap *m, uint32_t key, const uint32_t *b)
     return m->stash_active ? stash_find(m, key) : GHM_NOT_FOUND;
 }
 
-/* Probes h_1, h_2, ... in order and stops at the first empty slot: the key cannot lie beyond it,
- * because it only reaches h_{i+1} after being evicted from an (ever after full) h_i. */
-static uint32_t thesis_find(const CpuMap *m, uint32_t key, const uint32_t *h)
+/* The thesis layout's find, pipelined (cpu_find_lanes.h): it probes h_1, h_2, ... in order and
+ * stops at the first empty slot - the key cannot lie beyond it, because it only reaches h_{i+1}
+ * after being evicted from an (ever after full) h_i - so most keys need one or two of their
+ * lines, fetched one per pass. Lane: probe the hash function i, pos its slot. */
+static int thesis_start(const void *map, GhmiLane *l, uint32_t *value)
 {
-    for (int i = 0; i < m->opt.hash_functions; i++) {
-        uint64_t e = atomic_load_explicit(&m->slots[h[i]], memory_order_relaxed);
-        if (ghmi_slot_key(e) == key)
-            return ghmi_slot_value(e);
-        if (e == GHMI_EMPTY_SLOT)
-            break;
+    const CpuMap *m = map;
+    if (l->key == GHMI_EMPTY_KEY) {
+        *value = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
+        return 1;
     }
-    return m->stash_active ? stash_find(m, key) : GHM_NOT_FOUND;
+    l->probe = 0;
+    l->pos = ghmi_hash(&m->hc, 0, l->key, m->range);
+    __builtin_prefetch(m->slots + l->pos);
+    return 0;
 }
 
-/* Finds one batch: first all hashes and prefetches, then the probes, so that GHMI_CPU_BATCH
- * cache misses are in flight at once instead of one. */
-static void find_batch(const CpuMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
+static int thesis_step(const void *map, GhmiLane *l, uint32_t *value)
+{
+    const CpuMap *m = map;
+    uint64_t e = atomic_load_explicit(&m->slots[l->pos], memory_order_relaxed);
+    if (ghmi_slot_key(e) == l->key) {
+        *value = ghmi_slot_value(e);
+        return 1;
+    }
+    if (e == GHMI_EMPTY_SLOT || (int)++l->probe == m->opt.hash_functions) {
+        *value = m->stash_active ? stash_find(m, l->key) : GHM_NOT_FOUND;
+        return 1;
+    }
+    l->pos = ghmi_hash(&m->hc, (int)l->probe, l->key, m->range);
+    __builtin_prefetch(m->slots + l->pos);
+    return 0;
+}
+
+/* The bucketed layout's find, one batch: first all hashes and prefetches (every candidate bucket:
+ * a key's two lines are fetched together), then the probes, so that GHMI_CPU_BATCH keys' cache
+ * misses are in flight at once instead of one. */
+static void bucketed_batch(const CpuMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
 {
     uint32_t h[GHMI_CPU_BATCH][GHMI_MAX_HASH];
     int nh = m->opt.hash_functions;
-    int nfetch = m->opt.layout == GHM_MAP_BUCKETED ? nh : 2;
     for (size_t i = 0; i < cnt; i++) {
         for (int j = 0; j < nh; j++) {
             h[i][j] = ghmi_hash(&m->hc, j, keys[i], m->range);
-            if (j < nfetch)
-                __builtin_prefetch(m->slots + (m->opt.layout == GHM_MAP_BUCKETED
-                                                   ? (size_t)h[i][j] * GHMI_BUCKET_SLOTS
-                                                   : (size_t)h[i][j]));
+            __builtin_prefetch(m->slots + (size_t)h[i][j] * GHMI_BUCKET_SLOTS);
         }
     }
     for (size_t i = 0; i < cnt; i++) {
         uint32_t k = keys[i];
         if (k == GHMI_EMPTY_KEY)
             out[i] = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
-        else if (m->opt.layout == GHM_MAP_BUCKETED)
-            out[i] = bucketed_find(m, k, h[i]);
         else
-            out[i] = thesis_find(m, k, h[i]);
+            out[i] = bucketed_find(m, k, h[i]);
     }
 }
 
@@ -236,12 +254,22 @@ static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
+    if (m->opt.layout == GHM_MAP_THESIS) {
+        size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ghmi_cpu_threads(m)) if (n > 4096)
+        for (size_t c = 0; c < nchunk; c++) {
+            size_t lo = c * GHMI_FIND_CHUNK;
+            size_t cnt = lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo;
+            ghmi_find_lanes(m, keys + lo, cnt, out + lo, thesis_start, thesis_step);
+        }
+        return GHM_OK;
+    }
     size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ghmi_cpu_threads(m)) if (n > 4096)
     for (size_t bi = 0; bi < nbatch; bi++) {
         size_t lo = bi * GHMI_CPU_BATCH;
         size_t cnt = lo + GHMI_CPU_BATCH < n ? GHMI_CPU_BATCH : n - lo;
-        find_batch(m, keys + lo, cnt, out + lo);
+        bucketed_batch(m, keys + lo, cnt, out + lo);
     }
     return GHM_OK;
 }

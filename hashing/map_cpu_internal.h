@@ -23,6 +23,9 @@
 
 typedef _Atomic uint64_t Slot;
 
+/* Slots in one 64-byte cache line; tables are 64-byte aligned, so slot p lies in line p / 8. */
+#define GHMI_SLOTS_PER_LINE 8
+
 typedef struct CpuMap {
     GhmContext *ctx;
     GhmMapOptions opt;
@@ -106,8 +109,11 @@ static inline const Slot *ghmi_probe_address(const CpuMap *m, int i, uint32_t ke
     return m->slots + (m->opt.layout == GHM_MAP_BUCKETED ? (size_t)h * GHMI_BUCKET_SLOTS : h);
 }
 
-/* Memory for cap slots (uninitialised), 64-byte aligned, and on 2 MiB huge pages when large:
- * every map probes its table at random (map_cpu.c). Free with free(). */
+/* Memory for a table of `bytes` (uninitialised), 64-byte aligned, and on 2 MiB huge pages when
+ * large: every map reads its tables at random (map_cpu.c). Free with free(). */
+void *ghmi_cpu_alloc_table(size_t bytes);
+
+/* ghmi_cpu_alloc_table for cap slots. */
 Slot *ghmi_cpu_alloc_slots(size_t cap);
 
 /* Inserts the n pairs with the constants in m->hc into the cleared table, threads in parallel;

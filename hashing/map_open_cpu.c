@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "cpu_find_lanes.h"
 #include "map_cpu_internal.h"
 #include "probe_family.h"
 
@@ -202,31 +203,44 @@ static int open_build(void *impl, const uint32_t *keys, const uint32_t *values, 
     return GHM_OK;
 }
 
-static uint32_t find_one(const OpenMap *m, uint32_t key)
+/* Pipelined find (cpu_find_lanes.h). Lane: pos the slot probed next, step the sequence's step,
+ * probe the probes made. */
+static int find_start(const void *map, GhmiLane *l, uint32_t *value)
 {
-    const GhmiOpenTable *t = &m->t;
-    uint32_t pos = ghmi_open_home(t, key), step = ghmi_open_first_step(t, key);
-    for (uint32_t probe = 0; probe < t->max_probes; probe++) {
-        uint64_t e = atomic_load_explicit(&m->slots[pos], memory_order_relaxed);
-        if (ghmi_slot_key(e) == key)
-            return ghmi_slot_value(e);
-        if (e == GHMI_EMPTY_SLOT)
-            break;
-        ghmi_open_next(t, &pos, &step);
+    const OpenMap *m = map;
+    if (l->key == GHMI_EMPTY_KEY) {
+        *value = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
+        return 1;
     }
-    return GHM_NOT_FOUND;
+    l->pos = ghmi_open_home(&m->t, l->key);
+    l->step = ghmi_open_first_step(&m->t, l->key);
+    l->probe = 0;
+    __builtin_prefetch(m->slots + l->pos);
+    return 0;
 }
 
-static void find_batch(const OpenMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
+/* Walks the sequence until the key, an empty slot or the longest sequence of a stored key; a
+ * probe in the line just read (linear probing's next slot, quadratic's first steps) goes on at
+ * once, a probe in another line waits for the next pass. */
+static int find_step(const void *map, GhmiLane *l, uint32_t *value)
 {
-    for (size_t i = 0; i < cnt; i++)
-        __builtin_prefetch(m->slots + ghmi_open_home(&m->t, keys[i]));
-    for (size_t i = 0; i < cnt; i++) {
-        uint32_t k = keys[i];
-        if (k == GHMI_EMPTY_KEY)
-            out[i] = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
-        else
-            out[i] = find_one(m, k);
+    const OpenMap *m = map;
+    for (;;) {
+        uint64_t e = atomic_load_explicit(&m->slots[l->pos], memory_order_relaxed);
+        if (ghmi_slot_key(e) == l->key) {
+            *value = ghmi_slot_value(e);
+            return 1;
+        }
+        if (e == GHMI_EMPTY_SLOT || ++l->probe >= m->t.max_probes) {
+            *value = GHM_NOT_FOUND;
+            return 1;
+        }
+        uint32_t line = l->pos / GHMI_SLOTS_PER_LINE;
+        ghmi_open_next(&m->t, &l->pos, &l->step);
+        if (l->pos / GHMI_SLOTS_PER_LINE != line) {
+            __builtin_prefetch(m->slots + l->pos);
+            return 0;
+        }
     }
 }
 
@@ -238,12 +252,12 @@ static int open_find(const void *impl, const uint32_t *keys, size_t n, uint32_t 
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
-    size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_of(m)) if (n > 4096)
-    for (size_t bi = 0; bi < nbatch; bi++) {
-        size_t lo = bi * GHMI_CPU_BATCH;
-        size_t cnt = lo + GHMI_CPU_BATCH < n ? GHMI_CPU_BATCH : n - lo;
-        find_batch(m, keys + lo, cnt, out + lo);
+    size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_of(m)) if (n > 4096)
+    for (size_t c = 0; c < nchunk; c++) {
+        size_t lo = c * GHMI_FIND_CHUNK;
+        size_t cnt = lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo;
+        ghmi_find_lanes(m, keys + lo, cnt, out + lo, find_start, find_step);
     }
     return GHM_OK;
 }

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "cpu_find_lanes.h"
 #include "map_cpu_internal.h"
 #include "probe_family.h"
 
@@ -227,7 +228,7 @@ static int reserve(RobinMap *m, size_t cap)
         return GHM_OK;
     release_table(m);
     m->slots = ghmi_cpu_alloc_slots(cap);
-    m->mat = malloc((size_t)ghmi_mat_words((uint32_t)cap) * sizeof *m->mat);
+    m->mat = ghmi_cpu_alloc_table((size_t)ghmi_mat_words((uint32_t)cap) * sizeof *m->mat);
     if (!m->slots || !m->mat) {
         release_table(m);
         return GHM_ERR_NOMEM;
@@ -298,22 +299,55 @@ static int robin_build(void *impl, const uint32_t *keys, const uint32_t *values,
     return GHM_OK;
 }
 
-static void find_batch(const RobinMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
+/* Pipelined find (cpu_find_lanes.h). Lane: pos the key's home, probe the age probed next, step
+ * the largest age of the keys that start at that home (from the max-age table), which bounds the
+ * walk; UNREAD until that entry was read. The home slot (age 1) is read first, alone: about half
+ * the present keys sit there and need no other line, and an empty home rejects a key at once.
+ * Past it, the max-age entry and the age-2 slot are fetched together: an entry below 2 rejects
+ * the key (the paper's early rejection), else the walk goes on age by age. */
+#define UNREAD (GHMI_RH_MAX_AGE + 1)
+
+static int find_start(const void *map, GhmiLane *l, uint32_t *value)
 {
-    for (size_t i = 0; i < cnt; i++) {
-        uint32_t home = ghmi_robin_home(&m->t, keys[i]);
-        __builtin_prefetch((const void *)&m->mat[home >> 3]);
-        __builtin_prefetch(m->slots + home);
+    const RobinMap *m = map;
+    if (l->key == GHMI_EMPTY_KEY) {
+        *value = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
+        return 1;
     }
-    for (size_t i = 0; i < cnt; i++) {
-        uint32_t k = keys[i];
-        if (k == GHMI_EMPTY_KEY) {
-            out[i] = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
-            continue;
+    l->pos = ghmi_robin_home(&m->t, l->key);
+    l->probe = 1;
+    l->step = UNREAD;
+    __builtin_prefetch(m->slots + l->pos);
+    return 0;
+}
+
+static int find_step(const void *map, GhmiLane *l, uint32_t *value)
+{
+    const RobinMap *m = map;
+    const GhmiRobinTable *t = &m->t;
+    *value = GHM_NOT_FOUND;
+    if (l->probe == 2 && l->step == UNREAD) {
+        l->step = mat_get(m, l->pos);
+        if (l->probe > l->step)
+            return 1;
+    }
+    for (;;) {
+        uint32_t p = ghmi_robin_probe(t, l->key, l->pos, l->probe);
+        uint64_t e = atomic_load_explicit(&m->slots[p], memory_order_relaxed);
+        if (ghmi_slot_key(e) == l->key) {
+            *value = ghmi_slot_value(e);
+            return 1;
         }
-        const Slot *s = locate(m, k);
-        out[i] = s ? ghmi_slot_value(atomic_load_explicit(s, memory_order_relaxed))
-                   : GHM_NOT_FOUND;
+        /* a key never passes a slot that was ever empty */
+        if (e == GHMI_EMPTY_SLOT || ++l->probe > l->step)
+            return 1;
+        uint32_t q = ghmi_robin_probe(t, l->key, l->pos, l->probe);
+        if (l->probe == 2)
+            __builtin_prefetch((const void *)&m->mat[l->pos >> 3]);
+        if (l->probe == 2 || q / GHMI_SLOTS_PER_LINE != p / GHMI_SLOTS_PER_LINE) {
+            __builtin_prefetch(m->slots + q);
+            return 0;
+        }
     }
 }
 
@@ -325,12 +359,12 @@ static int robin_find(const void *impl, const uint32_t *keys, size_t n, uint32_t
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
-    size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_of(m)) if (n > 4096)
-    for (size_t bi = 0; bi < nbatch; bi++) {
-        size_t lo = bi * GHMI_CPU_BATCH;
-        size_t cnt = lo + GHMI_CPU_BATCH < n ? GHMI_CPU_BATCH : n - lo;
-        find_batch(m, keys + lo, cnt, out + lo);
+    size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_of(m)) if (n > 4096)
+    for (size_t c = 0; c < nchunk; c++) {
+        size_t lo = c * GHMI_FIND_CHUNK;
+        size_t cnt = lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo;
+        ghmi_find_lanes(m, keys + lo, cnt, out + lo, find_start, find_step);
     }
     return GHM_OK;
 }

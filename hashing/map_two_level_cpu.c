@@ -88,7 +88,7 @@ static int reserve(TwoLevelMap *m, size_t buckets)
     if (m->slots && m->alloc_buckets >= buckets)
         return GHM_OK;
     release_table(m);
-    m->slots = malloc(buckets * GHMI_TL_BUCKET_SLOTS * sizeof *m->slots);
+    m->slots = ghmi_cpu_alloc_table(buckets * GHMI_TL_BUCKET_SLOTS * sizeof *m->slots);
     m->seeds = malloc(buckets * sizeof *m->seeds);
     if (!m->slots || !m->seeds) {
         release_table(m);
