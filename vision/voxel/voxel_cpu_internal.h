@@ -19,7 +19,7 @@
 typedef struct GhmiSide {
     const GhmPointCloud *pc;
     GhmIndex *ix;
-    size_t n, K;
+    size_t n, K, inside; /* points, occupied voxels, points inside the grid */
     uint32_t *pkey;     /* n: voxel key of each point, GHM_NOT_FOUND outside the grid */
     uint32_t *pid;      /* n: voxel id of each point */
     uint32_t *keys;     /* K ascending */

@@ -50,6 +50,7 @@ struct GhmiVoxelDevice {
     const GhmVoxelOps *ops;
     const GhmPointCloud *pc[2];
     size_t n[2], n_all;
+    size_t inside[2], K[2]; /* this step's points inside the grid and voxels, per cloud */
     int pinned;
     float *xyz, *pnormals;  /* points: xyz and normals of A then B */
     GhmMultimap *table;     /* sort key -> point indices; its runs are the voxels */
@@ -229,8 +230,8 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
 {
     const GhmVoxelOps *ops = d->ops;
     GhmContext *ctx = d->ctx;
-    int rho = (L->pair.s[0].radius > L->pair.s[1].radius ? L->pair.s[0].radius
-                                                          : L->pair.s[1].radius) - 1;
+    const int radius[2] = {L->pair.s[0].radius, L->pair.s[1].radius};
+    int rho = ghmi_voxel_barrier_reach(radius, d->inside, d->K);
     size_t tail = offsetof(GhmVoxelInfo, label_count);
     int ret = ops->contact(ctx, d->table, g, rho, &L->pair);
     if (ret == GHM_OK && marks)
@@ -381,8 +382,13 @@ static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmV
     size_t all = n ? info->runs : 0, runs_a = n ? info->runs_a : 0;
     K[0] = runs_a - (info->outside[0] > 0);
     K[1] = all - runs_a - (info->outside[1] > 0);
-    if (runs_a > all || K[0] > d->n[0] || K[1] > d->n[1])
+    if (runs_a > all || K[0] > d->n[0] || K[1] > d->n[1] || info->outside[0] > d->n[0] ||
+        info->outside[1] > d->n[1])
         return GHM_ERR_CUDA; /* counts the device cannot have produced */
+    for (int c = 0; c < 2; c++) {
+        d->inside[c] = d->n[c] - info->outside[c];
+        d->K[c] = K[c];
+    }
     first[0] = 0;
     first[1] = runs_a;
     *runs = all;

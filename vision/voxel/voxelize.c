@@ -270,7 +270,9 @@ static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, co
 int ghmi_voxel_contact(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, int threads)
 {
     size_t K = s->K;
-    int rho = (s->hood.radius > o->hood.radius ? s->hood.radius : o->hood.radius) - 1;
+    const int radius[2] = {s->hood.radius, o->hood.radius};
+    const size_t inside[2] = {s->inside, o->inside}, Ks[2] = {s->K, o->K};
+    int rho = ghmi_voxel_barrier_reach(radius, inside, Ks);
     GhmiHood *h = malloc(sizeof *h);
     s->cross = malloc((K + 1) * sizeof *s->cross);
     s->barrier = calloc(K + 1, 1);
@@ -315,6 +317,7 @@ int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const 
 {
     size_t outside = 0;
     int ret = compute_keys(s, pose, g, threads, &outside);
+    s->inside = s->n - outside;
     if (ret == GHM_OK)
         ret = build_index(ctx, s, outside);
     if (ret == GHM_OK)
