@@ -23,6 +23,11 @@ truth's; a negative pair when nothing is found.
 Output: one tab-separated row per pair and method (header line first), then lines beginning
 with '#': per method the median of the pairs' times and the correct count, and the machine's
 load. --json prints one JSON object instead. Exit 0; 2 on bad input, a failing tool, or no cv2.
+
+On a machine that other processes keep busy, OpenMP's spinning waits (libgomp's default) made
+one geohash-match pair 5-10x slower on 2 cores (2026-11-24: 2.2 s against 0.40 s with
+OMP_WAIT_POLICY=passive and 0.46 s with `-- --threads 1`, load 7-10): the machine line reports
+the load, OMP_WAIT_POLICY and the tool options, so that runs are compared alike.
 """
 import argparse
 import json
@@ -165,7 +170,9 @@ def report(args, pairs, times, answers):
     load = os.getloadavg()
     machine = {"cores": os.cpu_count(), "loadavg": [round(x, 2) for x in load],
                "backend": args.backend, "repeat": args.repeat,
-               "orb_features": args.orb_features, "opencv": cv2.__version__}
+               "orb_features": args.orb_features, "opencv": cv2.__version__,
+               "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "-"),
+               "tool_options": " ".join(args.extra) or "-"}
     if args.json:
         print(json.dumps({"rows": rows, "summary": summary, "machine": machine}))
         return
@@ -178,8 +185,10 @@ def report(args, pairs, times, answers):
         print("# %s\tmedian_ms %.2f\ttotal_s %.3f\tcorrect %d/%d"
               % (m, s["median_ms"], s["total_s"], s["correct"], s["pairs"]))
     print("# machine\tcores %d\tloadavg %s\tbackend %s\trepeat %d\topencv %s"
+          "\tOMP_WAIT_POLICY %s\ttool_options %s"
           % (machine["cores"], "/".join(map(str, machine["loadavg"])), args.backend,
-             args.repeat, machine["opencv"]))
+             args.repeat, machine["opencv"], machine["omp_wait_policy"],
+             machine["tool_options"]))
 
 
 def main():
