@@ -202,6 +202,15 @@ int ghm_buffer_in_place(const GhmContext *ctx, const void *p)
 
 int ghm_context_sync(GhmContext *ctx) { return ctx->backend->sync(ctx); }
 
+int ghm_context_wait_stream(GhmContext *ctx, uintptr_t stream)
+{
+    if (!ctx)
+        return GHM_ERR_INVALID;
+    if (!ctx->backend->wait_stream)
+        return GHM_ERR_UNSUPPORTED;
+    return ctx->backend->wait_stream(ctx, stream);
+}
+
 double ghm_now(void)
 {
     struct timespec ts;

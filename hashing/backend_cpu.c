@@ -83,6 +83,7 @@ const GhmBackend ghm_cpu_backend = {
     .zero = cpu_zero,
     .sync = cpu_sync,
     .in_place = cpu_in_place,
+    .wait_stream = NULL,
     .maps = {[GHM_MAP_CUCKOO] = &ghm_cpu_map_ops,
              [GHM_MAP_LINEAR] = &ghm_cpu_open_map_ops,
              [GHM_MAP_QUADRATIC] = &ghm_cpu_open_map_ops,

@@ -104,6 +104,8 @@ typedef struct GhmBackend {
     int (*zero)(GhmContext *ctx, void *dst, size_t bytes);
     int (*sync)(GhmContext *ctx);
     int (*in_place)(const void *p); /* ghm_buffer_in_place */
+    /* ghm_context_wait_stream; NULL: the backend has no streams (GHM_ERR_UNSUPPORTED). */
+    int (*wait_stream)(GhmContext *ctx, uintptr_t stream);
     const GhmMapOps *maps[GHM_MAP_SCHEMES]; /* by GhmMapScheme; NULL: not on this backend */
     const GhmSetOps *set;
     const GhmMultimapOps *multimap;

@@ -103,6 +103,15 @@ GHM_API int ghm_buffer_in_place(const GhmContext *ctx, const void *p);
 /* Waits until all work queued on the context's stream is done (no-op on the CPU). */
 GHM_API int ghm_context_sync(GhmContext *ctx);
 
+/* Orders the context's later work after all work queued so far on a CUDA stream of the
+ * caller's, without the host waiting, so that device arrays another library is still writing
+ * (CuPy, a framework's stream) may be passed to the structures at once. stream is a
+ * cudaStream_t as an integer, or 1 / 2 for the legacy / per-thread default stream as the CUDA
+ * Array Interface spells them (0 is the legacy default too). GHM_ERR_INVALID for a NULL ctx;
+ * GHM_ERR_UNSUPPORTED on the CPU backend (it has no streams: its arrays are host memory);
+ * GHM_ERR_CUDA when CUDA refuses the stream. */
+GHM_API int ghm_context_wait_stream(GhmContext *ctx, uintptr_t stream);
+
 /* Monotonic wall clock in seconds, for timings printed by benchmarks and --verbose. */
 GHM_API double ghm_now(void);
 

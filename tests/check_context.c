@@ -5,6 +5,7 @@
 
 #include "ghm_context.h"
 #include "ghm_log.h"
+#include "ghm_map.h"
 #include "log_internal.h"
 #include "test_support.h"
 
@@ -152,6 +153,47 @@ START_TEST(test_cuda_error_logged)
 }
 END_TEST
 
+START_TEST(test_cpu_wait_stream)
+{
+    ck_assert_int_eq(ghm_context_wait_stream(NULL, 1), GHM_ERR_INVALID);
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    ck_assert_int_eq(ghm_context_wait_stream(ctx, 1), GHM_ERR_UNSUPPORTED);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* The three default-stream spellings are accepted, and device arrays used after the wait give
+ * the map's answers (the wait leaves the context's stream working). */
+START_TEST(test_cuda_wait_stream)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CUDA);
+    for (uintptr_t s = 0; s <= 2; s++)
+        ck_assert_int_eq(ghm_context_wait_stream(ctx, s), GHM_OK);
+    enum { N = 1000 };
+    uint32_t keys[N], got[N];
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = i * 7919u + 3u;
+    void *dk = NULL, *dout = NULL;
+    GhmMap *map = NULL;
+    GhmMapOptions opt = ghm_map_defaults();
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, sizeof keys, &dk), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, sizeof keys, &dout), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(ctx, dk, keys, sizeof keys), GHM_OK);
+    ck_assert_int_eq(ghm_context_wait_stream(ctx, 1), GHM_OK);
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(map, dk, dk, N), GHM_OK); /* each key maps to itself */
+    ck_assert_int_eq(ghm_context_wait_stream(ctx, 2), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(map, dk, N, dout), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, got, dout, sizeof got), GHM_OK);
+    ck_assert_mem_eq(got, keys, sizeof keys);
+    ghm_map_free(&map);
+    ghm_buffer_free(ctx, &dk);
+    ghm_buffer_free(ctx, &dout);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 static Suite *context_suite(void)
 {
     Suite *s = suite_create("context");
@@ -162,10 +204,12 @@ static Suite *context_suite(void)
     tcase_add_test(core, test_cpu_buffers);
     tcase_add_test(core, test_strerror);
     tcase_add_test(core, test_log_callback);
+    tcase_add_test(core, test_cpu_wait_stream);
     suite_add_tcase(s, core);
     TCase *cuda = tcase_create("cuda");
     tcase_add_test(cuda, test_cuda_buffers);
     tcase_add_test(cuda, test_cuda_error_logged);
+    tcase_add_test(cuda, test_cuda_wait_stream);
     suite_add_tcase(s, cuda);
     return s;
 }

@@ -186,6 +186,25 @@ static int cuda_sync(GhmContext *ctx)
     return GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ctx)));
 }
 
+/* An event recorded on the caller's stream and waited for on ours: the device orders the two,
+ * the host does not wait. Destroying the event at once is allowed (CUDA releases it when the
+ * wait is done); one event per call keeps the state free of it. */
+static int cuda_wait_stream(GhmContext *ctx, uintptr_t stream)
+{
+    cudaStream_t theirs = stream == 2 ? cudaStreamPerThread
+                          : stream <= 1 ? cudaStreamLegacy
+                                        : (cudaStream_t)stream;
+    cudaEvent_t ev;
+    int ret = GHM_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    if (ret < 0)
+        return ret;
+    ret = GHM_CUDA(cudaEventRecord(ev, theirs));
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaStreamWaitEvent(ghm_cuda_stream(ctx), ev, 0));
+    cudaEventDestroy(ev);
+    return ret;
+}
+
 extern "C" const GhmBackend ghm_cuda_backend = {
     /* .name = */ "cuda",
     /* .kind = */ GHM_BACKEND_CUDA,
@@ -201,6 +220,7 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .zero = */ cuda_zero,
     /* .sync = */ cuda_sync,
     /* .in_place = */ ghm_cuda_is_device_pointer,
+    /* .wait_stream = */ cuda_wait_stream,
     /* The structures' op tables (kernels/hashing/<structure>.cu). */
     /* .maps = */ {&ghm_cuda_map_ops, &ghm_cuda_open_map_ops, &ghm_cuda_open_map_ops,
                    &ghm_cuda_open_map_ops, &ghm_cuda_robin_map_ops, &ghm_cuda_robin_map_ops,
