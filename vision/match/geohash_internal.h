@@ -68,6 +68,10 @@ struct GhmGeoVoter {
     /* voting on the backend's device (GhmVisionOps): backend memory, grown as needed */
     void *dev[DEV_BUFFERS];
     size_t cap_dev[DEV_BUFFERS]; /* bytes */
+    /* staging memory (GhmVisionOps stage_reserve): the frames going up, the best cells and the
+     * counters coming down, copied without a wait of their own */
+    void *stage;
+    size_t cap_stage; /* bytes */
 };
 static inline uint64_t mix64(uint64_t z)
 {

@@ -34,6 +34,9 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     ghm_buffer_free(ctx, &t->dev_keys);
     for (int i = 0; i < DEV_BUFFERS; i++)
         ghm_buffer_free(ctx, &t->dev[i]);
+    const GhmVisionOps *ops = ghmi_vision_ops(ctx);
+    if (t->stage && ops && ops->stage_free)
+        ops->stage_free(ctx, &t->stage, &t->cap_stage);
     free(t);
     *v = NULL;
 }
