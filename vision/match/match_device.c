@@ -15,10 +15,10 @@
  * The host waits (ghm_cuda_host_waits) only where it reads what the device made: once for the
  * pyramid's counts; once for the corner candidates with the first try of every grid-sampling
  * search (the levels' and the verification's, run side by side), then once per further round
- * of tries; once for the votes; once per verification round (twice for a refinement: the refined
- * transforms set the check ranges of its scoring); once for the inliers. Small inputs go up and
- * small results come down through staging (pinned) memory by queued copies, which wait for
- * nothing.
+ * of tries; once for the votes; once per verification round (a refinement's transforms get
+ * their check ranges on the device and come back with the counts); once for the inliers.
+ * Small inputs go up and small results come down through staging (pinned) memory by queued
+ * copies, which wait for nothing.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -134,7 +134,7 @@ int ghmi_match_device_create(GhmMatcher *m)
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
     if (!ops || !ops->features_start || !ops->features_finish || !ops->features_sample ||
         !ops->features_sample_queue || !ops->verify_prepare || !ops->stage_reserve ||
-        !ops->stage_free || !ops->copy_async)
+        !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -358,28 +358,48 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
 
 /* --- verification -------------------------------------------------------------------------- */
 
-/* Scores the transforms of hyp[0..n), queued into D_HYPS in that order, on the device (the
- * prepared points of buffer idx_buf, nidx of them) and ranks them. Their check ranges go up and
- * the counts come down by queued copies of staging memory: the round waits once, for the
- * counts the ranking reads. */
-static int score_queued(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                        Hypothesis *hyp, size_t n, double radius, int backward, int rank)
+/* Queues the check ranges of the n transforms in D_HYPS into D_RANGES: computed on the host
+ * from hyp[0..n) and uploaded, or, for transforms the device refined (`on_device`), computed
+ * there by the same function (ghm_check_range). */
+static int queue_ranges(GhmMatcher *m, const GhmVerifyQuery *q, const Hypothesis *hyp, size_t n,
+                        int on_device)
 {
     GhmMatchDevice *d = m->dev;
+    int ret = grow_dev(m->ctx, d, D_RANGES, (2 * n + 1) * sizeof *d->ranges);
+    if (ret < 0)
+        return ret;
+    if (on_device) {
+        GhmCheckGrids grids;
+        ghmi_check_grids(m, &grids);
+        return d->ops->verify_ranges(m->ctx, d->d[D_HYPS], n, &grids, q->width, q->height,
+                                     d->d[D_RANGES]);
+    }
     for (size_t i = 0; i < n; i++) {
         size_t first, count;
         ghmi_check_range(m, &hyp[i].s, q->width, q->height, &first, &count);
         d->ranges[2 * i] = (uint32_t)first;
         d->ranges[2 * i + 1] = (uint32_t)count;
     }
+    return d->ops->copy_async(m->ctx, d->d[D_RANGES], d->ranges, 2 * n * sizeof *d->ranges);
+}
+
+/* Scores the n transforms queued into D_HYPS (those of hyp[0..n), in that order) on the device
+ * (the prepared points of buffer idx_buf, nidx of them) and ranks hyp. The round waits once, for
+ * the counts the ranking reads; with `refined`, the device refined the transforms in D_HYPS,
+ * and they come back in the same wait, into hyp. */
+static int score_queued(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                        Hypothesis *hyp, size_t n, double radius, int backward, int rank,
+                        int refined)
+{
+    GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts);
-    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_RANGES, (2 * n + 1) * sizeof *d->ranges)) < 0 ||
-        (ret = d->ops->copy_async(m->ctx, d->d[D_RANGES], d->ranges,
-                                  2 * n * sizeof *d->ranges)) < 0 ||
+    if (ret < 0 || (ret = queue_ranges(m, q, hyp, n, refined)) < 0 ||
         (ret = d->ops->verify_score(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
                                     radius, ghmi_cos_tol(&m->p), backward, d->d[D_RANGES],
                                     d->d[D_COUNTS])) < 0 ||
         (ret = d->ops->copy_async(m->ctx, d->counts, d->d[D_COUNTS], n * sizeof *d->counts)) < 0 ||
+        (refined &&
+         (ret = d->ops->copy_async(m->ctx, d->sims, d->d[D_HYPS], n * sizeof *d->sims)) < 0) ||
         (ret = ghm_context_sync(m->ctx)) < 0)
         return ret;
     for (size_t i = 0; i < n; i++) {
@@ -387,6 +407,8 @@ static int score_queued(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
                     d->counts[i].back_inside, 0.0, 0.0, 0.0};
         ghmi_score_shares(&sc, nidx, backward);
         hyp[i].sc = sc;
+        if (refined)
+            hyp[i].s = d->sims[i];
     }
     if (rank)
         qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
@@ -408,12 +430,12 @@ static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size
                        Hypothesis *hyp, size_t n, double radius, int backward, int rank)
 {
     int ret = queue_transforms(m, hyp, n);
-    return ret < 0 ? ret : score_queued(m, q, idx_buf, nidx, hyp, n, radius, backward, rank);
+    return ret < 0 ? ret : score_queued(m, q, idx_buf, nidx, hyp, n, radius, backward, rank, 0);
 }
 
 /* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
- * score_queued: the refined transforms stay in D_HYPS for the scoring, and are read back (the
- * one wait before the scoring) for the check ranges and the host's ranking. */
+ * score_queued: the refined transforms stay in D_HYPS, where their check ranges are computed
+ * and they are scored, and come back with the counts (one wait). */
 static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
                         Hypothesis *hyp, size_t n)
 {
@@ -425,13 +447,9 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
     int ret = queue_transforms(m, hyp, n);
     if (ret < 0 || (ret = grow_dev(m->ctx, d, D_PARTIALS, npart * sizeof(double))) < 0 ||
         (ret = d->ops->verify_refine(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
-                                     &steps, ghmi_cos_tol(&m->p), d->d[D_PARTIALS], npart)) < 0 ||
-        (ret = d->ops->copy_async(m->ctx, d->sims, d->d[D_HYPS], n * sizeof *d->sims)) < 0 ||
-        (ret = ghm_context_sync(m->ctx)) < 0)
+                                     &steps, ghmi_cos_tol(&m->p), d->d[D_PARTIALS], npart)) < 0)
         return ret;
-    for (size_t i = 0; i < n; i++)
-        hyp[i].s = d->sims[i];
-    return score_queued(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1);
+    return score_queued(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1, 1);
 }
 
 /* The inliers of the polished transform on the polish points, mapped into the reference, in

@@ -29,6 +29,7 @@
 #include "ghm_geohash.h"
 #include "ghm_multimap.h"
 #include "ghm_similarity.h"
+#include "verify_math.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -221,6 +222,11 @@ typedef struct GhmVisionOps {
                          const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                          const GhmRefineSteps *steps, double cos_tol, double *partials,
                          size_t npartials);
+    /* The check ranges of the nh transforms hyps (ghm_check_range for a qw x qh query):
+     * ranges[2k], ranges[2k + 1] = first check point and count of transform k. Backend
+     * memory: a refinement's transforms are scored without a trip through the host. */
+    int (*verify_ranges)(GhmContext *ctx, const GhmSimilarity *hyps, size_t nh,
+                         const GhmCheckGrids *grids, int qw, int qh, uint32_t *ranges);
     /* Where each point pts[i] lands under *hyp when it is an inlier (radius, cos_tol):
      * xy[i] = its mapped position, or NaN when it is not one. */
     int (*verify_inliers)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,

@@ -65,6 +65,7 @@ static const GhmVisionOps ghm_cuda_vision_ops = {
     /* .verify_prepare = */ ghm_cuda_verify_prepare,
     /* .verify_score = */ ghm_cuda_verify_score,
     /* .verify_refine = */ ghm_cuda_verify_refine,
+    /* .verify_ranges = */ ghm_cuda_verify_ranges,
     /* .verify_inliers = */ ghm_cuda_verify_inliers,
     /* .stage_reserve = */ stage_reserve,
     /* .stage_free = */ stage_free,
