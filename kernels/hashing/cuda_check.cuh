@@ -40,6 +40,15 @@ static inline cudaError_t ghm_cuda_wait_event(cudaEvent_t e)
     return cudaEventSynchronize(e);
 }
 
+/* Waits for e only while it is pending: an event already reached (its stream was waited for
+ * through another event or the context) costs no wait. A query that finds it pending does not
+ * set the runtime's last error. */
+static inline cudaError_t ghm_cuda_wait_event_pending(cudaEvent_t e)
+{
+    cudaError_t q = cudaEventQuery(e);
+    return q == cudaErrorNotReady ? ghm_cuda_wait_event(e) : q;
+}
+
 /* Evaluates to GHM_OK or a negative GHM_ERR_* value. */
 #define GHM_CUDA(call) ghm_cuda_status((call), __FILE__, __LINE__)
 

@@ -32,6 +32,9 @@ static int dev_grow(GhmGeoVoter *v, int which, size_t bytes)
     return ghm_buffer_reserve(v->ref->ctx, &v->dev[which], &v->cap_dev[which], bytes + 4);
 }
 
+/* Rounds n up to a multiple of 16 bytes: the staging arrays' offsets. */
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
 /* Signatures and votes of the m query bases in v->qbasis on the device, in batches of query
  * bases that keep the vote array within DEVICE_CELLS; fills row_best as vote_rows() does and
  * st->lookups / st->votes. *t_up is set when the inputs are on the device. */
@@ -50,12 +53,17 @@ int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPo
     size_t batch = DEVICE_CELLS / (n > words ? n : words);
     batch = batch < 1 ? 1 : batch > m ? m : batch;
     GhmGeoSigParams sp = ghmi_sig_params(p, r->nbins);
-    GhmGeoFrame *frames = malloc((m ? m : 1) * sizeof *frames);
-    uint32_t *best = malloc((m ? m : 1) * CAND_PER_ROW * 2 * sizeof *best);
-    unsigned long long counters[2] = {0, 0};
-    int ret = GHM_ERR_NOMEM;
-    if (!frames || !best)
-        goto done;
+    /* One staging array: frames | best cells | the two counters. */
+    size_t frames_bytes = align16(m * sizeof(GhmGeoFrame));
+    size_t best_bytes = align16(m * CAND_PER_ROW * 2 * sizeof(uint32_t));
+    int ret = ops->stage_reserve(ctx, &v->stage, &v->cap_stage,
+                                 frames_bytes + best_bytes + 2 * sizeof(unsigned long long));
+    if (ret < 0)
+        return ret;
+    GhmGeoFrame *frames = v->stage;
+    uint32_t *best = (uint32_t *)((char *)v->stage + frames_bytes);
+    unsigned long long *counters =
+        (unsigned long long *)((char *)v->stage + frames_bytes + best_bytes);
     for (size_t b = 0; b < m; b++) {
         frames[b] = basis_frame(&bp[v->qbasis[b] >> 16], &bp[v->qbasis[b] & 0xFFFF]);
         frames[b].coded_first = levels[v->qlevel[b]].coded_first;
@@ -65,16 +73,16 @@ int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPo
         (ret = dev_grow(v, DEV_VOTES, batch * n * sizeof(uint32_t))) < 0 ||
         (ret = dev_grow(v, DEV_SEEN, batch * words * sizeof(uint32_t))) < 0 ||
         (ret = dev_grow(v, DEV_BEST, m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
-        (ret = dev_grow(v, DEV_COUNTERS, sizeof counters)) < 0 ||
-        (ret = ghm_buffer_upload(ctx, v->dev[DEV_FRAMES], frames, m * sizeof *frames)) < 0 ||
-        (ret = ghm_buffer_zero(ctx, v->dev[DEV_COUNTERS], sizeof counters)) < 0)
-        goto done;
+        (ret = dev_grow(v, DEV_COUNTERS, 2 * sizeof *counters)) < 0 ||
+        (ret = ops->copy_async(ctx, v->dev[DEV_FRAMES], frames, m * sizeof *frames)) < 0 ||
+        (ret = ghm_buffer_zero(ctx, v->dev[DEV_COUNTERS], 2 * sizeof *counters)) < 0)
+        goto fail;
     /* Coded points a device stage already produced (match_device.c) are read where they are. */
     const GhmGeoPoint *dev_cp = cp;
     if (nc && !ghm_buffer_in_place(ctx, cp)) {
         if ((ret = dev_grow(v, DEV_CODED, nc * sizeof *cp)) < 0 ||
             (ret = ghm_buffer_upload(ctx, v->dev[DEV_CODED], cp, nc * sizeof *cp)) < 0)
-            goto done;
+            goto fail;
         dev_cp = v->dev[DEV_CODED];
     }
     *t_up = ghm_now();
@@ -85,12 +93,14 @@ int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPo
                                  v->dev[DEV_SEEN], v->dev[DEV_COUNTERS])) < 0 ||
             (ret = ops->geo_best(ctx, v->dev[DEV_VOTES], mb, n,
                                  (uint32_t *)v->dev[DEV_BEST] + b0 * CAND_PER_ROW * 2)) < 0)
-            goto done;
+            goto fail;
     }
-    if ((ret = ghm_buffer_download(ctx, best, v->dev[DEV_BEST],
-                                   m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
-        (ret = ghm_buffer_download(ctx, counters, v->dev[DEV_COUNTERS], sizeof counters)) < 0)
-        goto done;
+    /* The one wait of the voting: the best cells and the counters, copied together. */
+    if ((ret = ops->copy_async(ctx, best, v->dev[DEV_BEST],
+                               m * CAND_PER_ROW * 2 * sizeof *best)) < 0 ||
+        (ret = ops->copy_async(ctx, counters, v->dev[DEV_COUNTERS], 2 * sizeof *counters)) < 0 ||
+        (ret = ghm_context_sync(ctx)) < 0)
+        goto fail;
     for (size_t i = 0; i < m * CAND_PER_ROW; i++) {
         GhmGeoCandidate *c = &row_best[i];
         uint32_t votes = best[2 * i], rk = votes ? r->basis_keys[best[2 * i + 1]] : 0;
@@ -102,8 +112,8 @@ int ghmi_geo_device_vote(GhmGeoVoter *v, const GhmVisionOps *ops, const GhmGeoPo
     }
     st->lookups = (size_t)counters[0];
     st->votes = counters[1];
-done:
-    free(frames);
-    free(best);
+    return GHM_OK;
+fail:
+    ghm_context_sync(ctx); /* no copy of the staging array may still be queued */
     return ret;
 }

@@ -55,7 +55,6 @@ struct GhmGeoVoter {
     int nthreads;
     uint32_t *rows;   /* nthreads x nbases vote counters: one row of T per thread */
     uint64_t *seen;   /* nthreads x key-space bitmaps: de-duplicate a basis's signatures */
-    GhmIndex *qindex; /* the query's two-way basis index */
     /* per-query arrays, grown as needed */
     uint32_t *pairs, *keys, *first, *count, *offsets, *qbasis;
     size_t cap_pairs, cap_keys, cap_first, cap_count, cap_bases;
@@ -63,11 +62,15 @@ struct GhmGeoVoter {
     size_t cap_rank, cap_qlevel;
     GhmiCodedGrid *grids; /* the query's coded grids, one per level */
     size_t nlevels;
-    void *dev_pairs, *dev_keys; /* backend copies fed to the hashing calls */
-    size_t cap_dev_pairs, cap_dev_keys; /* bytes */
+    void *dev_keys; /* backend copy fed to the hashing calls */
+    size_t cap_dev_keys; /* bytes */
     /* voting on the backend's device (GhmVisionOps): backend memory, grown as needed */
     void *dev[DEV_BUFFERS];
     size_t cap_dev[DEV_BUFFERS]; /* bytes */
+    /* staging memory (GhmVisionOps stage_reserve): the frames going up, the best cells and the
+     * counters coming down, copied without a wait of their own */
+    void *stage;
+    size_t cap_stage; /* bytes */
 };
 static inline uint64_t mix64(uint64_t z)
 {

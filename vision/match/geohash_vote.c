@@ -18,7 +18,6 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     GhmContext *ctx = t->ref->ctx;
     free(t->rows);
     free(t->seen);
-    ghm_index_free(&t->qindex);
     free(t->pairs);
     free(t->keys);
     free(t->first);
@@ -30,10 +29,12 @@ void ghm_geo_voter_free(GhmGeoVoter **v)
     for (size_t l = 0; t->grids && l < t->nlevels; l++)
         ghmi_coded_grid_free(&t->grids[l]);
     free(t->grids);
-    ghm_buffer_free(ctx, &t->dev_pairs);
     ghm_buffer_free(ctx, &t->dev_keys);
     for (int i = 0; i < DEV_BUFFERS; i++)
         ghm_buffer_free(ctx, &t->dev[i]);
+    const GhmVisionOps *ops = ghmi_vision_ops(ctx);
+    if (t->stage && ops && ops->stage_free)
+        ops->stage_free(ctx, &t->stage, &t->cap_stage);
     free(t);
     *v = NULL;
 }
@@ -55,8 +56,6 @@ int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out)
     v->seen = calloc((size_t)v->nthreads * words, sizeof *v->seen);
     int ret = GHM_ERR_NOMEM;
     if (!v->rows || !v->seen)
-        goto fail;
-    if ((ret = ghm_index_create(ref->ctx, 0.0, &v->qindex)) < 0)
         goto fail;
     *out = v;
     return GHM_OK;
@@ -117,7 +116,7 @@ static int keep_first_bases(GhmGeoVoter *v, const GhmGeoLevel *levels, size_t nl
  * basis point with its query_neighbours nearest, within the band of lengths that some scale in
  * [min_scale, max_scale] takes into the reference's band. Beyond query_bases, the nearest
  * neighbours (rank 0, then 1, ...) of every point come first, so that each point keeps a basis.
- * Builds the query's two-way index; v->qbasis[id] is the packed pair of basis id and
+ * v->qbasis[id] is the packed pair of basis id (the pairs distinct and ascending) and
  * v->qlevel[id] its level. Returns the count in *m. */
 static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoLevel *levels,
                        size_t nlevels, const GhmGeoParams *p, size_t *m)
@@ -145,19 +144,14 @@ static int query_bases(GhmGeoVoter *v, const GhmGeoPoint *bp, const GhmGeoLevel 
     n = n < (size_t)p->query_bases ? n : (size_t)p->query_bases;
     if ((ret = grow(&v->qbasis, &v->cap_bases, n ? n : 1)) < 0 ||
         (ret = grow8(&v->qlevel, &v->cap_qlevel, n ? n : 1)) < 0 ||
-        (ret = ghm_buffer_reserve(r->ctx, &v->dev_pairs, &v->cap_dev_pairs,
-                                  (n ? n : 1) * sizeof(uint32_t))) < 0)
+        (ret = ghmi_cpu_sort_pairs(v->nthreads, v->pairs, NULL, n)) < 0)
         return ret;
-    if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_pairs, v->pairs, n * sizeof *v->pairs)) < 0)
-        return ret;
-    if ((ret = ghm_index_build(v->qindex, v->dev_pairs, n)) < 0)
-        return ret;
-    size_t k = ghm_index_size(v->qindex);
-    const uint32_t *ka = NULL;
-    if ((ret = ghm_index_key_array(v->qindex, &ka)) < 0)
-        return ret;
-    if (k && (ret = ghm_buffer_download(r->ctx, v->qbasis, ka, k * sizeof *ka)) < 0)
-        return ret;
+    /* The bases' ids are their ranks among the distinct pairs (a few thousand at most: sorted
+     * here, on either backend, rather than through a device index and its round trips). */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v->pairs[i] != v->pairs[i - 1])
+            v->qbasis[k++] = v->pairs[i];
     for (size_t b = 0; b < k; b++) {
         uint32_t i = v->qbasis[b] >> 16;
         v->qlevel[b] = 0;

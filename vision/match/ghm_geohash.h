@@ -29,8 +29,9 @@
  *
  * Voting: every query basis looks up the signatures of the query points in its frame and adds
  * one vote per (reference basis, query basis) cell of the n x m vote array T, addressed through
- * the two two-way indices. On the CPU a row of T (one query basis) is owned by one thread, so
- * the adds need no atomics and the row stays in cache; it is reduced to its best cells at once.
+ * the reference's two-way index and the query bases' ranks (their sorted distinct pairs). On
+ * the CPU a row of T (one query basis) is owned by one thread, so the adds need no atomics and
+ * the row stays in cache; it is reduced to its best cells at once.
  */
 #ifndef GHM_GEOHASH_H
 #define GHM_GEOHASH_H

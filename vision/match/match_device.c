@@ -11,6 +11,14 @@
  * the query bases up (the voting); a few hundred bytes of transforms and counts each way per
  * verification round; the inlier positions down at the end. The edge points, the sampled
  * indices and the coded points stay on the device.
+ *
+ * The host waits (ghm_cuda_host_waits) only where it reads what the device made: once for the
+ * pyramid's counts; once for the corner candidates with the first try of every grid-sampling
+ * search (the levels' and the verification's, run side by side), then once per further round
+ * of tries; once for the votes; once per verification round (a refinement's transforms get
+ * their check ranges on the device and come back with the counts); once for the inliers.
+ * Small inputs go up and small results come down through staging (pinned) memory by queued
+ * copies, which wait for nothing.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +37,10 @@ enum {
     D_XY, D_COUNT
 };
 
+/* The capped sampling searches of a query: one per pyramid level, then the level-0 points for
+ * the verification rounds and for the polish. */
+enum { SEARCH_VERIFY = GHMI_MAX_LEVELS, SEARCH_POLISH, SEARCHES };
+
 struct GhmMatchDevice {
     const GhmVisionOps *ops;
     GhmFeatureWorkspace *ws[GHMI_MAX_LEVELS]; /* one per pyramid level of the query */
@@ -36,15 +48,25 @@ struct GhmMatchDevice {
     size_t cap[D_COUNT]; /* bytes */
     GhmVerifyRef ref;
     /* host scratch, grown */
-    GhmCornerCand *cand;
-    size_t cap_cand;
+    /* staging memory of the pyramid: each level's first sampling count, then the levels'
+     * corner candidates, read after one wait */
+    void *pyr;
+    size_t cap_pyr; /* bytes */
+    /* the first tries' counts (in pyr) and where each search's indices start in D_SAMPLE_IDX:
+     * the pyramid's levels, then the verification points (SEARCH_VERIFY, SEARCH_POLISH) */
+    uint32_t *kept;
+    size_t idx_first[SEARCHES];
+    size_t nkept[SEARCHES]; /* each search's answer: the points its indices hold */
     float (*xy)[2];
     size_t cap_xy;
     Hypothesis *hyp;
+    size_t cap_hyp; /* transforms */
+    /* staging memory (ops->stage_reserve), what a verification round sends and reads back:
+     * the copies are queued without waiting, and each round waits once, for its result */
     GhmSimilarity *sims;
     GhmVerifyCounts *counts;
     uint32_t *ranges; /* two a transform: its check points (ghmi_check_range) */
-    size_t cap_hyp;   /* transforms each of the four holds */
+    size_t cap_sims, cap_counts, cap_ranges; /* bytes */
 };
 
 static int grow_host(void **p, size_t *cap, size_t need, size_t size)
@@ -59,27 +81,21 @@ static int grow_host(void **p, size_t *cap, size_t need, size_t size)
     return GHM_OK;
 }
 
-/* The per-transform host arrays (hypotheses, their transforms, counts and check ranges),
- * grown together. */
-static int grow_hypotheses(GhmMatchDevice *d, size_t need)
+/* The per-transform arrays (hypotheses on the host; their transforms, counts and check ranges
+ * in staging memory), grown together. */
+static int grow_hypotheses(GhmContext *ctx, GhmMatchDevice *d, size_t need)
 {
-    if (need <= d->cap_hyp)
-        return GHM_OK;
-    Hypothesis *h = realloc(d->hyp, need * sizeof *h);
-    if (h)
-        d->hyp = h;
-    GhmSimilarity *s = h ? realloc(d->sims, need * sizeof *s) : NULL;
-    if (s)
-        d->sims = s;
-    GhmVerifyCounts *c = s ? realloc(d->counts, need * sizeof *c) : NULL;
-    if (c)
-        d->counts = c;
-    uint32_t *k = c ? realloc(d->ranges, 2 * need * sizeof *k) : NULL;
-    if (!k)
-        return GHM_ERR_NOMEM;
-    d->ranges = k;
-    d->cap_hyp = need;
-    return GHM_OK;
+    const GhmVisionOps *ops = d->ops;
+    int ret = grow_host((void **)&d->hyp, &d->cap_hyp, need, sizeof *d->hyp);
+    if (ret == GHM_OK)
+        ret = ops->stage_reserve(ctx, (void **)&d->sims, &d->cap_sims, need * sizeof *d->sims);
+    if (ret == GHM_OK)
+        ret = ops->stage_reserve(ctx, (void **)&d->counts, &d->cap_counts,
+                                 need * sizeof *d->counts);
+    if (ret == GHM_OK)
+        ret = ops->stage_reserve(ctx, (void **)&d->ranges, &d->cap_ranges,
+                                 2 * need * sizeof *d->ranges);
+    return ret;
 }
 
 static int grow_dev(GhmContext *ctx, GhmMatchDevice *d, int which, size_t bytes)
@@ -103,12 +119,12 @@ void ghmi_match_device_free(GhmMatcher *m)
         d->ops->features_free(m->ctx, &d->ws[l]);
     for (int i = 0; i < D_COUNT; i++)
         ghm_buffer_free(m->ctx, &d->d[i]);
-    free(d->cand);
+    d->ops->stage_free(m->ctx, &d->pyr, &d->cap_pyr);
     free(d->xy);
     free(d->hyp);
-    free(d->sims);
-    free(d->counts);
-    free(d->ranges);
+    d->ops->stage_free(m->ctx, (void **)&d->sims, &d->cap_sims);
+    d->ops->stage_free(m->ctx, (void **)&d->counts, &d->cap_counts);
+    d->ops->stage_free(m->ctx, (void **)&d->ranges, &d->cap_ranges);
     free(d);
     m->dev = NULL;
 }
@@ -117,7 +133,8 @@ int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
     if (!ops || !ops->features_start || !ops->features_finish || !ops->features_sample ||
-        !ops->verify_prepare)
+        !ops->features_sample_queue || !ops->verify_prepare || !ops->stage_reserve ||
+        !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -153,21 +170,18 @@ int ghmi_match_device_create(GhmMatcher *m)
 
 /* --- features ------------------------------------------------------------------------------ */
 
-/* The corners of pyramid level l (features f) as basis points in full-image pixels, appended
- * to (*qb, *nqb); the selection is the CPU's (ghmi_corners_select). */
-static int level_corners(GhmMatcher *m, const GhmDeviceFeatures *f, int l, GhmGeoPoint **qb,
-                         size_t *nqb)
+/* The corners of pyramid level l (features f, its candidates cand, already on the host) as
+ * basis points in full-image pixels, appended to (*qb, *nqb); the selection is the CPU's
+ * (ghmi_corners_select, which reorders cand). */
+static int level_corners(GhmMatcher *m, GhmCornerCand *cand, const GhmDeviceFeatures *f, int l,
+                         GhmGeoPoint **qb, size_t *nqb)
 {
-    GhmMatchDevice *d = m->dev;
     GhmCornerParams cp = m->p.corners;
     cp.max_corners = m->p.query_corners;
     GhmCorner *qc = NULL;
     size_t nc = 0;
-    int ret = grow_host((void **)&d->cand, &d->cap_cand, f->ncand + 1, sizeof *d->cand);
-    if (ret < 0 || (f->ncand && (ret = ghm_buffer_download(m->ctx, d->cand, f->cand,
-                                                           f->ncand * sizeof *d->cand)) < 0))
-        return ret;
-    if ((ret = ghmi_corners_select(d->cand, f->ncand, f->width, f->height, &cp, &qc, &nc)) < 0)
+    int ret = ghmi_corners_select(cand, f->ncand, f->width, f->height, &cp, &qc, &nc);
+    if (ret < 0)
         return ret;
     GhmGeoPoint *t = realloc(*qb, (*nqb + nc + 1) * sizeof *t);
     if (!t) {
@@ -183,37 +197,114 @@ static int level_corners(GhmMatcher *m, const GhmDeviceFeatures *f, int l, GhmGe
     return GHM_OK;
 }
 
-/* ghm_edges_sample_capped over the points of workspace ws's last run on the device: the kept
- * indices into D_SAMPLE_IDX, their number into *n. */
-static int sample_points(GhmMatcher *m, GhmFeatureWorkspace *ws, const GhmDeviceFeatures *f,
-                         double min_cell, size_t cap, size_t *n)
+/* The cell search of sampling search k (a pyramid level, SEARCH_VERIFY, SEARCH_POLISH): its
+ * first cell and the most points it keeps (match.c's choices). */
+static GhmiCellSearch search_start(const GhmMatcher *m, int k)
 {
-    GhmMatchDevice *d = m->dev;
-    int ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, (f->npoints + 1) * sizeof(uint32_t));
-    GhmiCellSearch s = ghmi_cell_search_start(min_cell, cap);
-    for (int iter = 0; iter < GHMI_SAMPLE_TRIES && ret == GHM_OK; iter++)
-        if ((ret = d->ops->features_sample(m->ctx, ws, s.cell, d->d[D_SAMPLE_IDX], n)) < 0 ||
-            ghmi_cell_search_step(&s, *n))
-            break;
-    return ret;
+    if (k == SEARCH_VERIFY)
+        return ghmi_cell_search_start(2.0, m->p.verify_points);
+    if (k == SEARCH_POLISH)
+        return ghmi_cell_search_start(1.0, GHMI_MAX_POLISH_POINTS);
+    return ghmi_cell_search_start(m->p.point_cell, m->p.max_points);
 }
 
-/* Samples the level-0 query points (min_cell, cap) and prepares them for verification in
- * `which`. */
-static int verify_points(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmVerifyQuery *q,
-                         double min_cell, size_t cap, int which, size_t *n)
+/* The points kept by search k (SEARCH_VERIFY or SEARCH_POLISH, over the level-0 query points),
+ * prepared for verification in `which`; their number in *n. */
+static int verify_points(GhmMatcher *m, const GhmVerifyQuery *q, int k, int which, size_t *n)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = sample_points(m, d->ws[0], f, min_cell, cap, n);
-    if (ret < 0 || (ret = grow_dev(m->ctx, d, which, (*n + 1) * sizeof(GhmVerifyPoint))) < 0)
+    *n = d->nkept[k];
+    int ret = grow_dev(m->ctx, d, which, (*n + 1) * sizeof(GhmVerifyPoint));
+    return ret < 0 ? ret : d->ops->verify_prepare(m->ctx, q,
+                                                  (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[k],
+                                                  *n, d->d[which]);
+}
+
+/* Queues the next try of search k at cell `cell` (its indices and count in its own places). */
+static int queue_try(GhmMatcher *m, int k, double cell)
+{
+    GhmMatchDevice *d = m->dev;
+    return d->ops->features_sample_queue(m->ctx, d->ws[k < GHMI_MAX_LEVELS ? k : 0], cell,
+                                         (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[k],
+                                         &d->kept[k]);
+}
+
+/* Runs the capped sampling searches (ghm_edges_sample_capped's, try by try) of the nl levels
+ * and the verification, whose first tries queue_level_reads queued and the host has waited
+ * for, side by side: every round queues the next try of each search not yet done and waits
+ * once for their counts. The answers end in d->nkept. */
+static int finish_searches(GhmMatcher *m, size_t nl)
+{
+    GhmMatchDevice *d = m->dev;
+    GhmiCellSearch s[SEARCHES];
+    int tries[SEARCHES], live[SEARCHES];
+    for (int k = 0; k < SEARCHES; k++) {
+        live[k] = k >= GHMI_MAX_LEVELS || (size_t)k < nl;
+        s[k] = search_start(m, k);
+        tries[k] = 1;
+        d->nkept[k] = live[k] ? d->kept[k] : 0;
+    }
+    for (;;) {
+        int queued = 0, ret = GHM_OK;
+        for (int k = 0; k < SEARCHES && ret == GHM_OK; k++) {
+            if (!live[k])
+                continue;
+            if (tries[k] >= GHMI_SAMPLE_TRIES || ghmi_cell_search_step(&s[k], d->nkept[k])) {
+                live[k] = 0;
+                continue;
+            }
+            ret = queue_try(m, k, s[k].cell);
+            tries[k]++;
+            queued = 1;
+        }
+        if (ret < 0 || !queued || (ret = ghm_context_sync(m->ctx)) < 0)
+            return ret;
+        for (int k = 0; k < SEARCHES; k++)
+            if (live[k])
+                d->nkept[k] = d->kept[k];
+    }
+}
+
+/* Queues, for every level, the copy of its corner candidates into staging memory (cand[l]) and
+ * the first try of every sampling search (the levels', the two of the verification over the
+ * level-0 points) into its own part of D_SAMPLE_IDX (d->idx_first), its count into
+ * d->kept: the host reads them all after one wait. */
+static int queue_level_reads(GhmMatcher *m, const GhmDeviceFeatures *f, size_t nl,
+                             GhmCornerCand **cand)
+{
+    GhmMatchDevice *d = m->dev;
+    size_t ncand = 0, nidx = 0, head = (SEARCHES * sizeof(uint32_t) + 15) & ~(size_t)15;
+    for (int k = 0; k < SEARCHES; k++) {
+        const GhmDeviceFeatures *fk = k < GHMI_MAX_LEVELS ? &f[k] : &f[0];
+        if (k < GHMI_MAX_LEVELS && (size_t)k >= nl)
+            continue;
+        d->idx_first[k] = nidx;
+        nidx += fk->npoints + 1;
+        ncand += k < GHMI_MAX_LEVELS ? fk->ncand : 0;
+    }
+    int ret = d->ops->stage_reserve(m->ctx, &d->pyr, &d->cap_pyr,
+                                    head + (ncand + 1) * sizeof **cand);
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, nidx * sizeof(uint32_t))) < 0)
         return ret;
-    return d->ops->verify_prepare(m->ctx, q, d->d[D_SAMPLE_IDX], *n, d->d[which]);
+    d->kept = d->pyr;
+    GhmCornerCand *c = (GhmCornerCand *)((char *)d->pyr + head);
+    for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+        cand[l] = c;
+        ret = d->ops->copy_async(m->ctx, c, f[l].cand, f[l].ncand * sizeof *c);
+        c += f[l].ncand;
+    }
+    for (int k = 0; k < SEARCHES && ret == GHM_OK; k++)
+        if (k >= GHMI_MAX_LEVELS || (size_t)k < nl)
+            ret = queue_try(m, k, search_start(m, k).cell);
+    return ret;
 }
 
 /* The query's pyramid on the device, as ghmi_pyramid_build makes it on the host: every level's
  * features (f[l], in workspace ws[l]), its corners (host: *qb, *nqb) and its coded points
  * (sampled and gathered into D_CODED in full-image pixels, where the voting reads them), the
- * ranges in lv. The levels' images are halved on the host (ghm_image_halve). */
+ * ranges in lv. The levels' images are halved on the host (ghm_image_halve). The host waits
+ * once for the levels' counts, once for their candidates and first sampling counts, then once
+ * per further sampling try. */
 static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
                          GhmGeoPoint **qb, size_t *nqb, GhmGeoLevel *lv, size_t *nlv)
 {
@@ -221,9 +312,10 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
     size_t nl = ghmi_pyramid_levels(query->width, query->height, &m->p), bound = 0, nc = 0;
     GhmImage *img[GHMI_MAX_LEVELS] = {NULL};
     GhmCornerParams cp = m->p.corners;
+    GhmCornerCand *cand[GHMI_MAX_LEVELS];
     int ret = GHM_OK;
     /* Every level queued first (the host halves the next image while the device works), then
-     * their counts read. */
+     * their counts read: the context's stream waits for every level's. */
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
         GhmFeatureParams fp;
         if (l && (ret = ghm_image_halve(l > 1 ? img[l - 1] : query, &img[l])) < 0)
@@ -234,6 +326,8 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
         ret = d->ops->features_start(m->ctx, d->ws[l], im->pixels, im->width, im->height,
                                      im->stride, &fp);
     }
+    if (ret == GHM_OK)
+        ret = ghm_context_sync(m->ctx);
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
         if ((ret = d->ops->features_finish(m->ctx, d->ws[l], &f[l])) < 0)
             break;
@@ -241,12 +335,15 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
     }
     if (ret == GHM_OK)
         ret = grow_dev(m->ctx, d, D_CODED, (bound + 1) * sizeof(GhmGeoPoint));
+    if (ret == GHM_OK && (ret = queue_level_reads(m, f, nl, cand)) == GHM_OK &&
+        (ret = ghm_context_sync(m->ctx)) == GHM_OK)
+        ret = finish_searches(m, nl);
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
-        size_t n = 0;
+        size_t n = d->nkept[l];
+        uint32_t *idx = (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[l];
         lv[l] = (GhmGeoLevel){(uint32_t)*nqb, 0, (uint32_t)nc, 0, (float)(1 << l)};
-        if ((ret = level_corners(m, &f[l], (int)l, qb, nqb)) < 0 ||
-            (ret = sample_points(m, d->ws[l], &f[l], m->p.point_cell, m->p.max_points, &n)) < 0 ||
-            (ret = d->ops->features_gather(m->ctx, d->ws[l], d->d[D_SAMPLE_IDX], n, (int)l,
+        if ((ret = level_corners(m, cand[l], &f[l], (int)l, qb, nqb)) < 0 ||
+            (ret = d->ops->features_gather(m->ctx, d->ws[l], idx, n, (int)l,
                                            (GhmGeoPoint *)d->d[D_CODED] + nc)) < 0)
             break;
         lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
@@ -261,51 +358,84 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
 
 /* --- verification -------------------------------------------------------------------------- */
 
-/* Scores the transforms of hyp[0..n), already in D_HYPS in that order, on the device (the
- * prepared points of buffer idx_buf, nidx of them) and ranks them. */
-static int score_uploaded(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                          Hypothesis *hyp, size_t n, double radius, int backward, int rank)
+/* Queues the check ranges of the n transforms in D_HYPS into D_RANGES: computed on the host
+ * from hyp[0..n) and uploaded, or, for transforms the device refined (`on_device`), computed
+ * there by the same function (ghm_check_range). */
+static int queue_ranges(GhmMatcher *m, const GhmVerifyQuery *q, const Hypothesis *hyp, size_t n,
+                        int on_device)
 {
     GhmMatchDevice *d = m->dev;
+    int ret = grow_dev(m->ctx, d, D_RANGES, (2 * n + 1) * sizeof *d->ranges);
+    if (ret < 0)
+        return ret;
+    if (on_device) {
+        GhmCheckGrids grids;
+        ghmi_check_grids(m, &grids);
+        return d->ops->verify_ranges(m->ctx, d->d[D_HYPS], n, &grids, q->width, q->height,
+                                     d->d[D_RANGES]);
+    }
     for (size_t i = 0; i < n; i++) {
         size_t first, count;
         ghmi_check_range(m, &hyp[i].s, q->width, q->height, &first, &count);
         d->ranges[2 * i] = (uint32_t)first;
         d->ranges[2 * i + 1] = (uint32_t)count;
     }
+    return d->ops->copy_async(m->ctx, d->d[D_RANGES], d->ranges, 2 * n * sizeof *d->ranges);
+}
+
+/* Scores the n transforms queued into D_HYPS (those of hyp[0..n), in that order) on the device
+ * (the prepared points of buffer idx_buf, nidx of them) and ranks hyp. The round waits once, for
+ * the counts the ranking reads; with `refined`, the device refined the transforms in D_HYPS,
+ * and they come back in the same wait, into hyp. */
+static int score_queued(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                        Hypothesis *hyp, size_t n, double radius, int backward, int rank,
+                        int refined)
+{
+    GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_COUNTS, (n + 1) * sizeof *d->counts);
-    if (ret < 0 ||
-        (ret = upload_new(m->ctx, d, D_RANGES, d->ranges, 2 * n * sizeof *d->ranges)) < 0 ||
+    if (ret < 0 || (ret = queue_ranges(m, q, hyp, n, refined)) < 0 ||
         (ret = d->ops->verify_score(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
                                     radius, ghmi_cos_tol(&m->p), backward, d->d[D_RANGES],
                                     d->d[D_COUNTS])) < 0 ||
-        (ret = ghm_buffer_download(m->ctx, d->counts, d->d[D_COUNTS], n * sizeof *d->counts)) < 0)
+        (ret = d->ops->copy_async(m->ctx, d->counts, d->d[D_COUNTS], n * sizeof *d->counts)) < 0 ||
+        (refined &&
+         (ret = d->ops->copy_async(m->ctx, d->sims, d->d[D_HYPS], n * sizeof *d->sims)) < 0) ||
+        (ret = ghm_context_sync(m->ctx)) < 0)
         return ret;
     for (size_t i = 0; i < n; i++) {
         Score sc = {d->counts[i].inliers, d->counts[i].inside, d->counts[i].back_inliers,
                     d->counts[i].back_inside, 0.0, 0.0, 0.0};
         ghmi_score_shares(&sc, nidx, backward);
         hyp[i].sc = sc;
+        if (refined)
+            hyp[i].s = d->sims[i];
     }
     if (rank)
         qsort(hyp, n, sizeof *hyp, ghmi_cmp_hyp);
     return GHM_OK;
 }
 
-/* Uploads the transforms of hyp[0..n), then scores and ranks them as score_uploaded. */
-static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
-                       Hypothesis *hyp, size_t n, double radius, int backward, int rank)
+/* Queues the upload of hyp[0..n)'s transforms into D_HYPS (through the staging array). */
+static int queue_transforms(GhmMatcher *m, const Hypothesis *hyp, size_t n)
 {
     GhmMatchDevice *d = m->dev;
     for (size_t i = 0; i < n; i++)
         d->sims[i] = hyp[i].s;
-    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
-    return ret < 0 ? ret : score_uploaded(m, q, idx_buf, nidx, hyp, n, radius, backward, rank);
+    int ret = grow_dev(m->ctx, d, D_HYPS, (n + 1) * sizeof *d->sims);
+    return ret < 0 ? ret : d->ops->copy_async(m->ctx, d->d[D_HYPS], d->sims, n * sizeof *d->sims);
+}
+
+/* Uploads the transforms of hyp[0..n), then scores and ranks them as score_queued. */
+static int score_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
+                       Hypothesis *hyp, size_t n, double radius, int backward, int rank)
+{
+    int ret = queue_transforms(m, hyp, n);
+    return ret < 0 ? ret : score_queued(m, q, idx_buf, nidx, hyp, n, radius, backward, rank, 0);
 }
 
 /* Refines hyp[0..n) on the device (points of idx_buf), then scores and ranks them as
- * score_uploaded: the refined transforms stay in D_HYPS for the scoring, and are read back only
- * for the host's ranking. */
+ * score_queued: the refined transforms stay in D_HYPS, where their check ranges are computed
+ * and they are scored, and come back with the counts (one wait). */
 static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, size_t nidx,
                         Hypothesis *hyp, size_t n)
 {
@@ -313,18 +443,13 @@ static int refine_round(GhmMatcher *m, const GhmVerifyQuery *q, int idx_buf, siz
     GhmRefineSteps steps = {.steps = (int32_t)GHMI_REFINE_STEPS};
     for (size_t i = 0; i < GHMI_REFINE_STEPS; i++)
         steps.radius[i] = GHMI_REFINE_RADII[i];
-    for (size_t i = 0; i < n; i++)
-        d->sims[i] = hyp[i].s;
     size_t npart = REFINE_PARTIAL_BLOCKS * 2 * GHM_REFINE_SUMS;
-    int ret = upload_new(m->ctx, d, D_HYPS, d->sims, n * sizeof *d->sims);
+    int ret = queue_transforms(m, hyp, n);
     if (ret < 0 || (ret = grow_dev(m->ctx, d, D_PARTIALS, npart * sizeof(double))) < 0 ||
         (ret = d->ops->verify_refine(m->ctx, &d->ref, q, d->d[idx_buf], nidx, d->d[D_HYPS], n,
-                                     &steps, ghmi_cos_tol(&m->p), d->d[D_PARTIALS], npart)) < 0 ||
-        (ret = ghm_buffer_download(m->ctx, d->sims, d->d[D_HYPS], n * sizeof *d->sims)) < 0)
+                                     &steps, ghmi_cos_tol(&m->p), d->d[D_PARTIALS], npart)) < 0)
         return ret;
-    for (size_t i = 0; i < n; i++)
-        hyp[i].s = d->sims[i];
-    return score_uploaded(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1);
+    return score_queued(m, q, idx_buf, nidx, hyp, n, m->p.inlier_px, 1, 1, 1);
 }
 
 /* The inliers of the polished transform on the polish points, mapped into the reference, in
@@ -374,7 +499,7 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     GhmMatchDevice *d = m->dev;
     GhmVerifyQuery q = {f->points, f->pixel_point, f->width, f->height};
     size_t nv = 0, na = 0;
-    int ret = grow_hypotheses(d, ncand + 1);
+    int ret = grow_hypotheses(m->ctx, d, ncand + 1);
     if (ret < 0)
         return ret;
     size_t n = ghmi_hypotheses(m, qb, ncand, d->hyp);
@@ -383,7 +508,7 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     size_t nb = n < GHMI_BACKWARD_CANDIDATES ? n : GHMI_BACKWARD_CANDIDATES;
     size_t nr = n < m->p.refine_candidates ? n : m->p.refine_candidates;
     double screen = 2.0 * m->p.inlier_px;
-    if ((ret = verify_points(m, f, &q, 2.0, m->p.verify_points, D_VERIFY_PTS, &nv)) < 0 ||
+    if ((ret = verify_points(m, &q, SEARCH_VERIFY, D_VERIFY_PTS, &nv)) < 0 ||
         (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, n, screen, 0, 1)) < 0 ||
         (ret = score_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nb, screen, 1, 1)) < 0 ||
         (ret = refine_round(m, &q, D_VERIFY_PTS, nv, d->hyp, nr)) < 0)
@@ -391,7 +516,7 @@ static int verify(GhmMatcher *m, const GhmDeviceFeatures *f, const GhmGeoPoint *
     double rival = 0.0;
     if ((ret = rival_share(m, &q, nv, d->hyp, nr, &rival)) < 0)
         return ret;
-    if ((ret = verify_points(m, f, &q, 1.0, GHMI_MAX_POLISH_POINTS, D_POLISH_PTS, &na)) < 0 ||
+    if ((ret = verify_points(m, &q, SEARCH_POLISH, D_POLISH_PTS, &na)) < 0 ||
         (ret = refine_round(m, &q, D_POLISH_PTS, na, d->hyp, 1)) < 0 ||
         (ret = collect_inliers(m, &q, na)) < 0)
         return ret;
@@ -421,6 +546,8 @@ int ghmi_match_device_query(GhmMatcher *m, const GhmImage *query, GhmMatchResult
     ret = verify(m, &f[0], qb, lv, nlv, ncand, res);
     res->time.verification_ms = 1e3 * (ghm_now() - t1);
 done:
+    if (ret < 0)
+        ghm_context_sync(m->ctx); /* no copy of the staging arrays may still be queued */
     res->time.total_ms = 1e3 * (ghm_now() - t0);
     free(qb);
     return ret;

@@ -145,6 +145,8 @@ int ghmi_vote(GhmMatcher *m, const GhmGeoPoint *coded, size_t ncoded, const GhmG
 size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand, Hypothesis *hyp);
 /* The check grid for transform s of a qw x qh query (see GHMI_CHECK_LEVELS): its points are
  * m->rcheck[*first .. *first + *count). */
+/* The matcher's check grids as ghm_check_range (verify_math.h) and the device read them. */
+void ghmi_check_grids(const GhmMatcher *m, GhmCheckGrids *c);
 void ghmi_check_range(const GhmMatcher *m, const GhmSimilarity *s, int qw, int qh, size_t *first,
                       size_t *count);
 /* The shares and confidence from the counts of r (n query points scored). */

@@ -148,17 +148,25 @@ int ghmi_corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out)
 }
 
 
+void ghmi_check_grids(const GhmMatcher *m, GhmCheckGrids *c)
+{
+    _Static_assert(GHMI_CHECK_LEVELS <= GHM_CHECK_MAX_LEVELS, "check grids");
+    for (int g = 0; g <= GHMI_CHECK_LEVELS; g++)
+        c->first[g] = (uint32_t)m->check_first[g];
+    c->levels = GHMI_CHECK_LEVELS;
+    c->ref_area = (double)m->width * (double)m->height;
+    c->target = GHMI_CHECK_TARGET;
+}
+
 void ghmi_check_range(const GhmMatcher *m, const GhmSimilarity *s, int qw, int qh, size_t *first,
                       size_t *count)
 {
-    double area = (s->a * s->a + s->b * s->b) * (double)qw * (double)qh;
-    double share = fmin(1.0, area / ((double)m->width * (double)m->height));
-    int g = GHMI_CHECK_LEVELS - 1;
-    while (g > 0 &&
-           share * (double)(m->check_first[g + 1] - m->check_first[g]) < GHMI_CHECK_TARGET)
-        g--;
-    *first = m->check_first[g];
-    *count = m->check_first[g + 1] - m->check_first[g];
+    GhmCheckGrids c;
+    uint32_t f, n;
+    ghmi_check_grids(m, &c);
+    ghm_check_range(&c, s, qw, qh, &f, &n);
+    *first = f;
+    *count = n;
 }
 
 void ghmi_score_shares(Score *r, size_t n, int backward)

@@ -164,4 +164,42 @@ GHM_HD static inline GhmSimilarity ghm_fit_uncentre(const double x[4], double cq
     return s;
 }
 
+/* Double products, sums and quotients rounded one by one on both sides: nvcc would contract
+ * a * b + c into one FMA, the host compiler (no FMA in its target) does not. */
+#ifdef __CUDA_ARCH__
+#define GHM_MUL_RN(x, y) __dmul_rn((x), (y))
+#define GHM_ADD_RN(x, y) __dadd_rn((x), (y))
+#define GHM_DIV_RN(x, y) __ddiv_rn((x), (y))
+#else
+#define GHM_MUL_RN(x, y) ((x) * (y))
+#define GHM_ADD_RN(x, y) ((x) + (y))
+#define GHM_DIV_RN(x, y) ((x) / (y))
+#endif
+
+/* The reference's check grids (a transform is checked backwards on the coarsest grid that puts
+ * at least `target` of its points into the transform's footprint, the finest when none does):
+ * grid g holds check points first[g] .. first[g + 1], levels grids; ref_area = width x height
+ * of the reference. */
+#define GHM_CHECK_MAX_LEVELS 8
+typedef struct GhmCheckGrids {
+    uint32_t first[GHM_CHECK_MAX_LEVELS + 1];
+    int32_t levels;
+    double ref_area, target;
+} GhmCheckGrids;
+
+/* The check grid of transform s for a qw x qh query, its points first .. first + count: the
+ * same bits on the host and the device, so that both score a transform on the same grid. */
+GHM_HD static inline void ghm_check_range(const GhmCheckGrids *c, const GhmSimilarity *s, int qw,
+                                          int qh, uint32_t *first, uint32_t *count)
+{
+    double len2 = GHM_ADD_RN(GHM_MUL_RN(s->a, s->a), GHM_MUL_RN(s->b, s->b));
+    double area = GHM_MUL_RN(GHM_MUL_RN(len2, (double)qw), (double)qh);
+    double share = fmin(1.0, GHM_DIV_RN(area, c->ref_area));
+    int g = c->levels - 1;
+    while (g > 0 && GHM_MUL_RN(share, (double)(c->first[g + 1] - c->first[g])) < c->target)
+        g--;
+    *first = c->first[g];
+    *count = c->first[g + 1] - c->first[g];
+}
+
 #endif /* GHM_VERIFY_MATH_H */

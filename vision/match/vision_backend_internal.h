@@ -29,6 +29,7 @@
 #include "ghm_geohash.h"
 #include "ghm_multimap.h"
 #include "ghm_similarity.h"
+#include "verify_math.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -189,6 +190,10 @@ typedef struct GhmVisionOps {
      * (backend memory, npoints entries) and their number into *kept (waits for the device). */
     int (*features_sample)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                            size_t *kept);
+    /* features_sample queued without a wait: *kept (staging memory) is written by a queued
+     * copy, to be read after ghm_context_sync (at once when the run has no points). */
+    int (*features_sample_queue)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
+                                 uint32_t *idx, uint32_t *kept);
     /* out[i] = the last run's points[idx[i]] as coded points (angle, and the position in the
      * full image when the run was pyramid level `level`: x 2^level + (2^level - 1) / 2), i < n
      * (backend memory): what the voting reads, without a round trip through the host. */
@@ -217,11 +222,26 @@ typedef struct GhmVisionOps {
                          const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                          const GhmRefineSteps *steps, double cos_tol, double *partials,
                          size_t npartials);
+    /* The check ranges of the nh transforms hyps (ghm_check_range for a qw x qh query):
+     * ranges[2k], ranges[2k + 1] = first check point and count of transform k. Backend
+     * memory: a refinement's transforms are scored without a trip through the host. */
+    int (*verify_ranges)(GhmContext *ctx, const GhmSimilarity *hyps, size_t nh,
+                         const GhmCheckGrids *grids, int qw, int qh, uint32_t *ranges);
     /* Where each point pts[i] lands under *hyp when it is an inlier (radius, cos_tol):
      * xy[i] = its mapped position, or NaN when it is not one. */
     int (*verify_inliers)(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
                           const GhmVerifyPoint *pts, size_t npts, const GhmSimilarity *hyp,
                           double radius, double cos_tol, float (*xy)[2]);
+
+    /* Staging memory: host memory (pinned on CUDA) that copy_async reads or fills while the
+     * host goes on. stage_reserve grows *p (cap bytes) to at least `bytes`, its contents lost;
+     * stage_free releases it (NULL and 0 after). */
+    int (*stage_reserve)(GhmContext *ctx, void **p, size_t *cap, size_t bytes);
+    void (*stage_free)(GhmContext *ctx, void **p, size_t *cap);
+    /* Queues a copy of `bytes` between staging memory and backend memory (either way) on the
+     * context's stream, without waiting: staging bytes being uploaded must stay unchanged, and
+     * bytes being downloaded may be read, only after ghm_context_sync. */
+    int (*copy_async)(GhmContext *ctx, void *dst, const void *src, size_t bytes);
 } GhmVisionOps;
 
 /* The vision op table of ctx's backend, or NULL when the backend runs vision on the CPU. */

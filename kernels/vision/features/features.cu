@@ -458,15 +458,16 @@ static __global__ void scatter_kept_kernel(const uint32_t *flags, const uint32_t
         idx[rank[i]] = (uint32_t)i;
 }
 
-extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
-                                        uint32_t *idx, size_t *kept)
+extern "C" int ghm_cuda_features_sample_queue(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                              double cell, uint32_t *idx, uint32_t *kept)
 {
     if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
         return GHM_ERR_INVALID;
-    *kept = 0;
     size_t n = ws->npoints;
-    if (n == 0)
+    if (n == 0) {
+        *kept = 0;
         return GHM_OK;
+    }
     cudaStream_t s = ghm_cuda_stream(ctx);
     int cw = (int)ceil(ws->width / cell), ch = (int)ceil(ws->height / cell);
     size_t bytes = ws->cub_bytes;
@@ -485,10 +486,22 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
         return ret;
     scatter_kept_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->flags, ws->rank, n, idx,
                                                                     ws->levels);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
-        (ret = GHM_CUDA(cudaMemcpyAsync(&ws->host_levels->nsample, &ws->levels->nsample,
-                                        sizeof(uint32_t), cudaMemcpyDeviceToHost, s))) < 0 ||
-        (ret = GHM_CUDA(ghm_cuda_wait(s))) < 0)
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    return GHM_CUDA(cudaMemcpyAsync(kept, &ws->levels->nsample, sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, s));
+}
+
+extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
+                                        uint32_t *idx, size_t *kept)
+{
+    if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
+        return GHM_ERR_INVALID;
+    *kept = 0;
+    if (ws->npoints == 0)
+        return GHM_OK;
+    int ret = ghm_cuda_features_sample_queue(ctx, ws, cell, idx, &ws->host_levels->nsample);
+    if (ret < 0 || (ret = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ctx)))) < 0)
         return ret;
     *kept = ws->host_levels->nsample;
     return GHM_OK;

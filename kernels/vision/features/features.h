@@ -21,6 +21,8 @@ int ghm_cuda_features_start(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint
 int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
 int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                              size_t *kept);
+int ghm_cuda_features_sample_queue(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
+                                   uint32_t *idx, uint32_t *kept);
 int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
                              size_t n, int level, GhmGeoPoint *out);
 

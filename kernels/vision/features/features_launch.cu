@@ -89,7 +89,7 @@ static int launch(GhmFeatureWorkspace *ws, const uint8_t *pixels, size_t stride,
         return ret;
     /* The previous run's upload has finished (features_finish waited for it) unless a run was
      * started and never finished: then wait before the staging buffer is overwritten. */
-    if ((ret = GHM_CUDA(ghm_cuda_wait_event(ws->done))) < 0)
+    if ((ret = GHM_CUDA(ghm_cuda_wait_event_pending(ws->done))) < 0)
         return ret;
     for (int y = 0; y < k->h; y++)
         memcpy(ws->staging + (size_t)y * k->w, pixels + (size_t)y * stride, (size_t)k->w);
@@ -127,7 +127,8 @@ extern "C" int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws
 {
     if (!ctx || !ws || !out || !ws->cap_pix)
         return GHM_ERR_INVALID;
-    int ret = GHM_CUDA(ghm_cuda_wait_event(ws->done));
+    /* No wait when the caller already waited for the context's stream, which waits for ours. */
+    int ret = GHM_CUDA(ghm_cuda_wait_event_pending(ws->done));
     if (ret < 0)
         return ret;
     const Levels *lv = ws->host_levels;

@@ -449,6 +449,29 @@ extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
     return ret;
 }
 
+static __global__ void ranges_kernel(const GhmSimilarity *hyps, size_t nh, GhmCheckGrids grids,
+                                     int qw, int qh, uint32_t *ranges)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < nh)
+        ghm_check_range(&grids, &hyps[k], qw, qh, &ranges[2 * k], &ranges[2 * k + 1]);
+}
+
+extern "C" int ghm_cuda_verify_ranges(GhmContext *ctx, const GhmSimilarity *hyps, size_t nh,
+                                      const GhmCheckGrids *grids, int qw, int qh,
+                                      uint32_t *ranges)
+{
+    if (!ctx || !grids || (nh && (!hyps || !ranges)) || grids->levels < 1 ||
+        grids->levels > GHM_CHECK_MAX_LEVELS || qw < 1 || qh < 1)
+        return GHM_ERR_INVALID;
+    if (nh == 0)
+        return GHM_OK;
+    unsigned blocks = (unsigned)((nh + VERIFY_THREADS - 1) / VERIFY_THREADS);
+    ranges_kernel<<<blocks, VERIFY_THREADS, 0, ghm_cuda_stream(ctx)>>>(hyps, nh, *grids, qw, qh,
+                                                                       ranges);
+    return GHM_CUDA_LAUNCH();
+}
+
 extern "C" int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref,
                                        const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
                                        size_t n_pts, const GhmSimilarity *hyp, double radius,

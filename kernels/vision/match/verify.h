@@ -20,6 +20,8 @@ int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVe
                            const GhmVerifyPoint *pts, size_t npts, GhmSimilarity *hyps, size_t nh,
                            const GhmRefineSteps *steps, double cos_tol, double *partials,
                            size_t npartials);
+int ghm_cuda_verify_ranges(GhmContext *ctx, const GhmSimilarity *hyps, size_t nh,
+                           const GhmCheckGrids *grids, int qw, int qh, uint32_t *ranges);
 int ghm_cuda_verify_prepare(GhmContext *ctx, const GhmVerifyQuery *q, const uint32_t *idx,
                             size_t n, GhmVerifyPoint *out);
 int ghm_cuda_verify_inliers(GhmContext *ctx, const GhmVerifyRef *ref, const GhmVerifyQuery *q,
