@@ -2,7 +2,8 @@
  * check_faults_cuda.c - the GPU half of check_faults.c: on the CUDA backend, every device
  * allocation of an operation fails in turn, then every kernel launch
  * (kernels/hashing/device_memory.h's test hooks): a map build and find, a multimap build and
- * retrieve, an index build, an image query and a voxel step. Trial k fails the operation's
+ * retrieve, an index build, an image query, a voxel step and a dynamic table's insert, erase and
+ * garbage collection. Trial k fails the operation's
  * k-th event; the operation must return the fault's error (GHM_ERR_NOMEM for an allocation,
  * GHM_ERR_CUDA for a launch) or succeed with the right answer, leak nothing (the allocator
  * holds as many allocations as before the trial) and leave its objects valid: the structure
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghm_dynmap.h"
 #include "ghm_image.h"
 #include "ghm_index.h"
 #include "ghm_map.h"
@@ -379,6 +381,97 @@ static void voxel_teardown(void *p)
     free(s);
 }
 
+/* --- dynmap: items inserted (the allocator grows), some erased, slabs collected ------------ */
+
+enum { DW = 6, DA = 3000, DB = 40000, DU = DA + DB };
+
+typedef struct DynState {
+    GhmDynmap *dm;
+    uint32_t items[DU * DW]; /* item of id i: i < DA in the table before the run */
+    GhmDynmapHandle ha[DA];  /* their handles */
+    uint32_t found[DU * DW];
+    GhmDynmapHandle h[DU];
+} DynState;
+
+static void dyn_item(uint32_t id, uint32_t *out)
+{
+    for (int j = 0; j < DW; j++)
+        out[j] = id * 2654435761u + (uint32_t)j * 40503u + 1u;
+    out[0] = id + 1; /* distinct and never zero */
+}
+
+/* Whether the run erases id (a third of the ids). */
+static int dyn_erased(uint32_t id) { return id % 3 == 1; }
+
+static void *dyn_setup(void)
+{
+    DynState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    GhmDynmapOptions o = ghm_dynmap_defaults();
+    o.item_words = DW;
+    o.capacity = DA;
+    ck_assert_int_eq(ghm_dynmap_create(ctx, &o, &s->dm), GHM_OK);
+    for (uint32_t i = 0; i < DU; i++)
+        dyn_item(i, s->items + (size_t)i * DW);
+    ck_assert_int_eq(ghm_dynmap_insert(s->dm, s->items, DA, s->ha, NULL), GHM_OK);
+    return s;
+}
+
+/* Inserts every id (those of the table again: duplicates of stored items), erases a third,
+ * collects; 40000 new items need more slabs than the first super block has. */
+static int dyn_run(void *p)
+{
+    DynState *s = p;
+    static uint32_t gone[DU * DW];
+    size_t ng = 0, released = 0;
+    int ret = ghm_dynmap_insert(s->dm, s->items, DU, NULL, NULL);
+    for (uint32_t i = 0; i < DU; i++)
+        if (dyn_erased(i))
+            memcpy(gone + ng++ * DW, s->items + (size_t)i * DW, DW * 4);
+    if (ret >= 0)
+        ret = ghm_dynmap_erase(s->dm, gone, ng, NULL);
+    return ret < 0 ? ret : ghm_dynmap_gc(s->dm, &released);
+}
+
+/* A valid table: every item found is intact, at the handle it had before the run if it was
+ * there, the size counts what is found, and reading by handle agrees. Returns how many ids are
+ * found. */
+static size_t dyn_valid(DynState *s)
+{
+    ck_assert_int_eq(ghm_dynmap_find(s->dm, s->items, DU, s->h, s->found), GHM_OK);
+    size_t n = 0;
+    for (uint32_t i = 0; i < DU; i++) {
+        if (s->h[i] == GHM_DYNMAP_NO_HANDLE)
+            continue;
+        n++;
+        ck_assert_mem_eq(s->found + (size_t)i * DW, s->items + (size_t)i * DW, DW * 4);
+        if (i < DA)
+            ck_assert(s->h[i] == s->ha[i]);
+    }
+    ck_assert_uint_eq(ghm_dynmap_size(s->dm), n);
+    return n;
+}
+
+static void dyn_check(void *p, int ret)
+{
+    DynState *s = p;
+    dyn_valid(s);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(dyn_run(s), GHM_OK); /* the same call without the fault */
+    }
+    size_t n = dyn_valid(s);
+    CHECK_EACH(DU, (s->h[i] == GHM_DYNMAP_NO_HANDLE) == dyn_erased((uint32_t)i));
+    ck_assert_uint_eq(n, DU - DU / 3);
+}
+
+static void dyn_teardown(void *p)
+{
+    DynState *s = p;
+    ghm_dynmap_free(&s->dm);
+    free(s);
+}
+
 /* --- the walks ---------------------------------------------------------------------------- */
 
 static const Trial map_trial = {map_setup, map_run, map_check, map_teardown};
@@ -386,6 +479,7 @@ static const Trial multi_trial = {multi_setup, multi_run, multi_check, multi_tea
 static const Trial index_trial = {index_setup, index_run, index_check, index_teardown};
 static const Trial query_trial = {query_setup, query_run, query_check, query_teardown};
 static const Trial voxel_trial = {voxel_setup, voxel_run, voxel_check, voxel_teardown};
+static const Trial dyn_trial = {dyn_setup, dyn_run, dyn_check, dyn_teardown};
 
 /* Both kinds of fault over one trial, in a context of its own (made here, in the forked test:
  * the Check parent never touches CUDA). */
@@ -434,6 +528,13 @@ START_TEST(test_voxel_step)
 {
     GHM_REQUIRE_CUDA();
     walk_both("voxel step", &voxel_trial);
+}
+END_TEST
+
+START_TEST(test_dynmap_edit)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("dynmap insert, erase and gc", &dyn_trial);
 }
 END_TEST
 
@@ -499,6 +600,7 @@ static Suite *faults_cuda_suite(void)
     tcase_add_test(cuda, test_index_build);
     tcase_add_test(cuda, test_image_query);
     tcase_add_test(cuda, test_voxel_step);
+    tcase_add_test(cuda, test_dynmap_edit);
     suite_add_tcase(s, cuda);
     return s;
 }
