@@ -78,21 +78,23 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
         pos[i] = tab[pos[i]] - 1;
 }
 
-/* Insert step 3: leaders looked up; absent ones marked fresh and counted per bucket. */
+/* Insert step 3: leaders looked up (a team of 8 lanes each); absent ones marked fresh and
+ * counted per bucket. */
 static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, size_t n,
                                             const uint64_t *hash, const uint32_t *leader,
                                             GhmDynmapHandle *h, uint8_t *fresh, uint32_t *counts)
 {
-    size_t i = warp_id();
-    int lane = threadIdx.x & 31;
+    size_t i = team_id();
+    int t = threadIdx.x % DYN_TEAM;
     if (i >= n)
         return;
     uint8_t isnew = 0;
     if (leader[i] == i) {
-        uint32_t my = lane_word(items, i, r.w, r.kw, lane), sw;
+        uint4 v;
         int slot;
-        GhmDynmapHandle hd = dyn_lookup(r, my, hash[i], false, &sw, &slot);
-        if (lane == 0) {
+        GhmDynmapHandle hd = dyn_team_lookup(r, items + i * r.w, hash[i], team_mask(), t, &v,
+                                             &slot);
+        if (t == 0) {
             h[i] = hd;
             if (hd == GHM_DYNMAP_NO_HANDLE) {
                 isnew = 1;
@@ -101,7 +103,7 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
             }
         }
     }
-    if (lane == 0)
+    if (t == 0)
         fresh[i] = isnew;
 }
 
@@ -361,7 +363,7 @@ static int count_and_reserve(CudaDynmap *d, const uint32_t *items, size_t n, con
                              GhmDynmapHandle *h, uint8_t *fresh, size_t *n_new)
 {
     cudaStream_t st = ghm_cuda_stream(d->ctx);
-    insert_lookup_kernel<<<warp_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
+    insert_lookup_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
                                                             s->leader, h, fresh, d->counts);
     int ret = GHM_CUDA_LAUNCH();
     if (ret < 0)
@@ -386,7 +388,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     GhmContext *ctx = d->ctx;
     cudaStream_t st = ghm_cuda_stream(ctx);
     Staged in = {NULL, NULL}, h = {NULL, NULL}, f = {NULL, NULL};
-    void *block = NULL;
+    void *block = NULL, *list = NULL;
     Scratch s;
     size_t n_new = 0;
     int ret = ghmi_dyn_stage_in(ctx, items, n * d->ref.w * 4, &in);
@@ -399,8 +401,11 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     if (ret >= 0)
         ret = count_and_reserve(d, (const uint32_t *)in.dev, n, &s, (GhmDynmapHandle *)h.dev,
                                 (uint8_t *)f.dev, &n_new);
+    DynRef with_list;
+    if (ret >= 0 && n_new)
+        ret = ghmi_dyn_free_list(d, &list, &with_list);
     if (ret >= 0 && n_new) {
-        store_kernel<<<warp_grid(n), THREADS, 0, st>>>(d->ref, (const uint32_t *)in.dev, n,
+        store_kernel<<<warp_grid(n), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev, n,
                                                         s.hash, (const uint8_t *)f.dev,
                                                         (GhmDynmapHandle *)h.dev);
         ret = GHM_CUDA_LAUNCH();
@@ -421,6 +426,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         ret = GHM_ERR_NOMEM;
     }
     ghmi_device_free(ctx, block);
+    ghmi_device_free(ctx, list);
     ghmi_cuda_release(ctx, in.owned);
     ghmi_cuda_release(ctx, h.owned);
     ghmi_cuda_release(ctx, f.owned);

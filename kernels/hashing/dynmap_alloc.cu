@@ -146,3 +146,36 @@ void ghmi_dyn_alloc_free(CudaDynmap *d)
     d->chunks = NULL;
     d->n_chunks = d->cap_chunks = d->n_supers = d->cap_supers = 0;
 }
+
+/* Lists the blocks with free slabs (in no particular order). */
+static __global__ void list_free_kernel(DynRef r, uint32_t *list, uint32_t *count)
+{
+    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    bool has = b < r.n_blocks && r.block_free[b] > 0;
+    unsigned m = __ballot_sync(DYN_FULL, has);
+    uint32_t base = 0;
+    int lane = threadIdx.x & 31;
+    if (lane == 0 && m)
+        base = atomicAdd(count, (uint32_t)__popc(m));
+    base = __shfl_sync(DYN_FULL, base, 0);
+    if (has)
+        list[base + __popc(m & ((1u << lane) - 1))] = b;
+}
+
+int ghmi_dyn_free_list(CudaDynmap *d, void **block, DynRef *out)
+{
+    GhmContext *ctx = d->ctx;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    size_t nb = d->ref.n_blocks;
+    *out = d->ref;
+    int ret = ghmi_device_alloc(ctx, (nb + 1) * sizeof(uint32_t), block);
+    if (ret < 0)
+        return ret;
+    uint32_t *count = (uint32_t *)*block, *list = count + 1;
+    if ((ret = GHM_CUDA(cudaMemsetAsync(count, 0, sizeof *count, s))) < 0)
+        return ret;
+    list_free_kernel<<<(unsigned)((nb + 255) / 256), 256, 0, s>>>(d->ref, list, count);
+    out->free_list = list;
+    out->free_count = count;
+    return GHM_CUDA_LAUNCH();
+}

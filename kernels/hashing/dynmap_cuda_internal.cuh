@@ -27,6 +27,10 @@ typedef struct CudaDynmap {
  * GHM_ERR_TOO_LARGE beyond 2^32 slabs) leaves the allocator as it was. Queued on the stream. */
 int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used);
 
+/* Queues the listing of the memory blocks with free slabs into *block (free it whatever the
+ * result) and gives the table's ref with the list, for a kernel that allocates. */
+int ghmi_dyn_free_list(CudaDynmap *d, void **block, DynRef *out);
+
 /* Slabs the allocator holds (slab 0 included) and the bytes of all its memory. */
 size_t ghmi_dyn_total_slabs(const CudaDynmap *d);
 size_t ghmi_dyn_alloc_bytes(const CudaDynmap *d);
@@ -43,6 +47,23 @@ static inline unsigned warp_grid(size_t n)
     return (unsigned)((n + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
 }
 static inline unsigned thread_grid(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+/* Read-only searches: a team of DYN_TEAM lanes per item, 32 items a block. */
+static inline unsigned team_grid(size_t n)
+{
+    return (unsigned)((n + THREADS / DYN_TEAM - 1) / (THREADS / DYN_TEAM));
+}
+
+static __device__ __forceinline__ size_t team_id()
+{
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / DYN_TEAM;
+}
+
+/* The lanes of this thread's team. */
+static __device__ __forceinline__ unsigned team_mask()
+{
+    return 0xFFu << (threadIdx.x & 24);
+}
 
 static __device__ __forceinline__ size_t warp_id()
 {

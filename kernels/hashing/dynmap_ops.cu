@@ -42,24 +42,28 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
         erased[i] = hit;
 }
 
+/* A team of 8 lanes per key (dynmap_ref.cuh). */
 static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
                                    GhmDynmapHandle *handles, uint32_t *items_out)
 {
-    size_t i = warp_id();
-    int lane = threadIdx.x & 31;
+    size_t i = team_id();
+    int t = threadIdx.x % DYN_TEAM;
     if (i >= n)
         return;
-    uint32_t my = lane_word(keys, i, r.kw, r.kw, lane), sw = 0;
+    const uint32_t *key = keys + i * r.kw;
+    uint4 v;
     int slot = 0;
-    GhmDynmapHandle hd = dyn_lookup(r, my, dyn_warp_hash(r, my), false, &sw, &slot);
-    if (handles && lane == 0)
+    unsigned tm = team_mask();
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, &v, &slot);
+    if (handles && t == 0)
         handles[i] = hd;
     if (!items_out)
         return;
     if (hd != GHM_DYNMAP_NO_HANDLE)
-        dyn_copy_out(r, sw, slot, items_out + i * r.w, lane);
-    else if (lane < r.w)
-        items_out[i * r.w + lane] = 0;
+        dyn_team_copy_out(r, v, slot, tm, t, items_out + i * r.w);
+    else
+        for (int j = t; j < r.w; j += DYN_TEAM)
+            items_out[i * r.w + j] = 0;
 }
 
 static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, size_t n,
@@ -146,7 +150,7 @@ static int dyn_find(const void *impl, const uint32_t *keys, size_t n, GhmDynmapH
     if (ret >= 0 && items_out)
         ret = ghmi_dyn_stage_out(ctx, items_out, item_bytes, &it);
     if (ret >= 0) {
-        find_kernel<<<warp_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        find_kernel<<<team_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, (GhmDynmapHandle *)h.dev, (uint32_t *)it.dev);
         ret = GHM_CUDA_LAUNCH();
     }

@@ -13,9 +13,10 @@
  *
  * The slab allocator (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit
  * mask of slabs handed out is 32 words, one per lane, and a count of free slabs per block;
- * super blocks of 16 memory blocks are what the host adds (dynmap_alloc.cu). A warp reads 32
- * blocks' counts at once, takes a block with free slabs, reads its mask with one load and
- * claims a zero bit with one atomicOr. The host reserves enough free slabs before a kernel
+ * super blocks of 16 memory blocks are what the host adds (dynmap_alloc.cu). Before a kernel
+ * that allocates, the blocks with free slabs are listed; a warp reads 32 listed blocks' counts
+ * at once, takes one with free slabs, reads its mask with one load and claims a zero bit with
+ * one atomicOr. The host reserves enough free slabs before a kernel
  * that may allocate, so the search always ends; it is bounded anyway, and a warp that finds
  * nothing raises the table's failure flag instead of spinning.
  */
@@ -58,6 +59,10 @@ typedef struct DynRef {
     uint32_t *bits;         /* 32 words per memory block: bit set = slab handed out */
     int *block_free;        /* free slabs per memory block */
     unsigned long long *counters;
+    /* The store kernel's list of the memory blocks that had free slabs when it was launched
+     * (NULL elsewhere): a warp searches it instead of every block, most of them full. */
+    const uint32_t *free_list;
+    const uint32_t *free_count;
     uint32_t n_buckets, n_blocks;
     int w, kw, slots; /* item words, key words, slots per slab */
     int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
@@ -73,17 +78,7 @@ static __device__ __forceinline__ uint64_t dyn_mix64(uint64_t x) /* ghmi_mix64 *
     return x ^ (x >> 31);
 }
 
-/* ghmi_dynmap_hash of the key whose word j lane j holds (every lane gets the hash). */
-static __device__ __forceinline__ uint64_t dyn_warp_hash(const DynRef &r, uint32_t my)
-{
-    uint64_t h = r.seed;
-    for (int i = 0; i < r.kw; i++) {
-        uint64_t k = __shfl_sync(DYN_FULL, my, i);
-        h = dyn_mix64(h ^ (k << 7 | (uint64_t)i << 40));
-    }
-    return h;
-}
-
+/* ghmi_dynmap_hash of a key. */
 static __device__ __forceinline__ uint64_t dyn_hash(const DynRef &r, const uint32_t *key)
 {
     uint64_t h = r.seed;
@@ -187,32 +182,113 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, uint32_t my, uint6
     return GHM_DYNMAP_NO_HANDLE;
 }
 
-/* Copies the item of `slot` (slab words in sw) to out (w words; lanes < w write). */
-static __device__ __forceinline__ void dyn_copy_out(const DynRef &r, uint32_t sw, int slot,
-                                                    uint32_t *out, int lane)
+/* --- teams of 8 lanes: the read-only searches ---------------------------------------------
+ * A search needs only the slab's words, not the warp-wide allocator, so find and the insert's
+ * look-up run four items per warp: a team of 8 lanes reads a slab as one 16-byte word quad per
+ * lane (the same single 128-byte line), and a warp keeps four lists walking at once, which is
+ * what a latency-bound search needs. Team shuffles name the team's lanes (`tm`), so teams may
+ * diverge. */
+
+enum { DYN_TEAM = 8 };
+
+static __device__ __forceinline__ uint32_t dyn_pick(uint4 v, int k)
 {
-    uint32_t v = __shfl_sync(DYN_FULL, sw, lane < r.w ? dyn_word_of(r, slot, lane) : lane);
-    if (lane < r.w)
-        out[lane] = v;
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+static __device__ __forceinline__ uint32_t dyn_team_or(unsigned tm, uint32_t x)
+{
+    for (int o = 4; o; o /= 2)
+        x |= __shfl_xor_sync(tm, x, o, DYN_TEAM);
+    return x;
+}
+
+/* Slots (a bit each) of the quad-held slab whose head matches the key. */
+static __device__ __forceinline__ uint32_t dyn_team_candidates(const DynRef &r, uint4 v, int t,
+                                                               DynWant want)
+{
+    uint32_t cand = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = 4 * t + k;
+        uint32_t x = dyn_pick(v, k);
+        if (r.hs == 2) {
+            uint32_t y = dyn_pick(v, k | 1);
+            if (!(k & 1) && g / 2 < r.slots && (x | y) && x == want.lo &&
+                (want.lo_only || y == want.hi))
+                cand |= 1u << (g / 2);
+        } else if (g < r.slots && x && x == want.lo) {
+            cand |= 1u << g;
+        }
+    }
+    return cand;
+}
+
+/* Team lane t (0..7) of the team `tm` looks up key (kw words, global memory) of hash: the
+ * handle or NO_HANDLE, the slab's quad of this lane in *v_out and the slot in *slot_out. */
+static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_t *key,
+                                                  uint64_t hash, unsigned tm, int t,
+                                                  uint4 *v_out, int *slot_out)
+{
+    DynWant want;
+    want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
+    want.hi = r.hw == 2 ? __ldg(&key[1]) : 0;
+    want.lo_only = r.hw != 2 || r.kw == 1;
+    uint32_t s = __ldg(&r.buckets[dyn_bucket(r, hash)]);
+    while (s) {
+        uint4 v = __ldg((const uint4 *)dyn_slab(r, s) + t);
+        uint32_t cand = dyn_team_or(tm, dyn_team_candidates(r, v, t, want));
+        while (cand) {
+            int slot = __ffs(cand) - 1;
+            uint32_t bad = 0;
+            for (int j = r.hw; j < r.kw; j++) {
+                int idx = dyn_word_of(r, slot, j);
+                if (idx / 4 == t)
+                    bad |= dyn_pick(v, idx % 4) != __ldg(&key[j]);
+            }
+            if (!dyn_team_or(tm, bad)) {
+                *v_out = v;
+                *slot_out = slot;
+                return dyn_handle(s, slot);
+            }
+            cand &= cand - 1;
+        }
+        s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
+    }
+    return GHM_DYNMAP_NO_HANDLE;
+}
+
+/* Copies the item of `slot` (the team's quads) to out (w words). */
+static __device__ __forceinline__ void dyn_team_copy_out(const DynRef &r, uint4 v, int slot,
+                                                         unsigned tm, int t, uint32_t *out)
+{
+    for (int j = 0; j < r.w; j++) {
+        int idx = dyn_word_of(r, slot, j);
+        uint32_t x = __shfl_sync(tm, dyn_pick(v, idx % 4), idx / 4, DYN_TEAM);
+        if (t == j % DYN_TEAM)
+            out[j] = x;
+    }
 }
 
 /* --- the slab allocator (warp-wide) ------------------------------------------------------- */
 
-/* A zeroed slab (the caller reserved it), or 0 with the failure flag raised. */
+/* A zeroed slab (the caller reserved it), or 0 with the failure flag raised. The warp starts at
+ * entry `start` of the free list and reads 32 entries' counts at a time; a block that filled up
+ * under it sends it to the next entry. */
 static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start)
 {
     int lane = threadIdx.x & 31;
-    uint32_t nb = r.n_blocks, blk = start % nb;
-    for (uint32_t scanned = 0; scanned < 2 * nb + 64;) {
-        uint32_t b = (blk + lane) % nb;
+    uint32_t nl = *r.free_count, at = nl ? start % nl : 0;
+    for (uint32_t scanned = 0; scanned < 2 * nl + 64 && nl;) {
+        uint32_t b = r.free_list[(at + lane) % nl];
         int f = __ldcg(&r.block_free[b]);
         unsigned has = __ballot_sync(DYN_FULL, f > 0);
         if (!has) {
-            blk = (blk + 32) % nb;
+            at = (at + 32) % nl;
             scanned += 32;
             continue;
         }
-        uint32_t cand = (blk + __ffs(has) - 1) % nb;
+        uint32_t pos = (at + __ffs(has) - 1) % nl, cand = r.free_list[pos];
         uint32_t *mask = &r.bits[(size_t)cand * 32];
         uint32_t word = __ldcg(&mask[lane]);
         unsigned open;
@@ -233,7 +309,7 @@ static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start)
             if (got)
                 return got;
         }
-        blk = (cand + 1) % nb; /* this block filled up under us */
+        at = (pos + 1) % nl;
         scanned++;
     }
     if (lane == 0)
