@@ -122,35 +122,31 @@ static __global__ void need_kernel(DynRef r, uint32_t *counts)
         atomicAdd(&r.counters[DYN_C_NEED], need);
 }
 
-/* Claims an empty slot of the slab (the team's quads v) for item (w words, global memory);
- * -1 when the slab has none left. */
-static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint4 v, const uint32_t *item,
-                                 uint64_t hash, unsigned tm, int t)
+/* Claims an empty slot of the slab (words in sw) for the item (word j in lane j); -1 when the
+ * slab has none left. */
+static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint32_t sw, uint32_t my,
+                                 uint64_t hash, int lane)
 {
-    uint32_t em = 0;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        int g = 4 * t + k;
-        uint32_t x = dyn_pick(v, k);
-        if (r.hs == 2 ? (!(k & 1) && g / 2 < r.slots && (x | dyn_pick(v, k | 1)) == 0)
-                      : (g < r.slots && x == 0))
-            em |= 1u << (r.hs == 2 ? g / 2 : g);
-    }
-    em = dyn_team_or(tm, em);
-    uint32_t w0 = __ldg(&item[0]), w1 = r.w > 1 ? __ldg(&item[1]) : 0;
+    uint32_t next = __shfl_down_sync(DYN_FULL, sw, 1);
+    bool empty;
+    dyn_head_lane(r, sw, next, lane, &empty);
+    unsigned em = __ballot_sync(DYN_FULL, empty);
+    uint32_t w0 = __shfl_sync(DYN_FULL, my, 0), w1 = __shfl_sync(DYN_FULL, my, 1);
     while (em) {
-        int slot = __ffs(em) - 1, won = 0;
-        if (t == 0) {
+        int l = __ffs(em) - 1, slot = r.hs == 2 ? l / 2 : l;
+        int won = 0;
+        if (lane == 0) {
             if (r.hs == 2)
                 won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
                                 (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
             else
                 won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
         }
-        if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
-            for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
-                slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
-            if (t == 0)
+        if (__shfl_sync(DYN_FULL, won, 0)) {
+            if (lane >= r.hw && lane < r.w)
+                slab[dyn_word_of(r, slot, lane)] = my;
+            __syncwarp();
+            if (lane == 0)
                 atomicOr(slab + DYN_MASK, 1u << slot);
             return slot;
         }
@@ -159,30 +155,29 @@ static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint4 v, const
     return -1;
 }
 
-/* Insert step 5: a team of 8 lanes per new item. */
+/* Insert step 5: a warp per new item. */
 static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
                                     GhmDynmapHandle *h)
 {
-    size_t i = team_id();
-    int t = threadIdx.x % DYN_TEAM;
-    unsigned tm = team_mask();
+    size_t i = warp_id();
+    int lane = threadIdx.x & 31;
     if (i >= n || !fresh[i])
         return;
-    const uint32_t *item = items + i * r.w;
+    uint32_t my = lane_word(items, i, r.w, r.w, lane);
     uint32_t *link = &r.buckets[dyn_bucket(r, hash[i])];
     uint32_t s = __ldcg(link);
     for (;;) {
         if (!s) {
-            uint32_t fresh_slab = dyn_alloc(r, (uint32_t)(hash[i] >> 7), tm, t);
+            uint32_t fresh_slab = dyn_alloc(r, (uint32_t)(hash[i] >> 7));
             if (!fresh_slab)
                 return; /* the failure flag is up; the host reports it */
             uint32_t old = 0;
-            if (t == 0)
+            if (lane == 0)
                 old = atomicCAS(link, 0u, fresh_slab);
-            old = __shfl_sync(tm, old, 0, DYN_TEAM);
+            old = __shfl_sync(DYN_FULL, old, 0);
             if (old) {
-                if (t == 0)
+                if (lane == 0)
                     dyn_release(r, fresh_slab);
                 s = old;
             } else {
@@ -190,17 +185,17 @@ static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
             }
         }
         uint32_t *slab = dyn_slab(r, s);
-        uint4 v = __ldcg((const uint4 *)slab + t);
-        int slot = claim_slot(r, slab, v, item, hash[i], tm, t);
+        uint32_t sw = __ldcg(slab + lane);
+        int slot = claim_slot(r, slab, sw, my, hash[i], lane);
         if (slot >= 0) {
-            if (t == 0) {
+            if (lane == 0) {
                 h[i] = dyn_handle(s, slot);
                 atomicAdd(&r.counters[DYN_C_ITEMS], 1ull);
             }
             return;
         }
         link = slab + DYN_NEXT;
-        s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM);
+        s = __shfl_sync(DYN_FULL, sw, DYN_NEXT);
         if (!s)
             s = __ldcg(link); /* linked since the load? */
     }
@@ -410,7 +405,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     if (ret >= 0 && n_new)
         ret = ghmi_dyn_free_list(d, &list, &with_list);
     if (ret >= 0 && n_new) {
-        store_kernel<<<team_grid(n), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev, n,
+        store_kernel<<<warp_grid(n), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev, n,
                                                         s.hash, (const uint8_t *)f.dev,
                                                         (GhmDynmapHandle *)h.dev);
         ret = GHM_CUDA_LAUNCH();

@@ -270,61 +270,49 @@ static __device__ __forceinline__ void dyn_team_copy_out(const DynRef &r, uint4 
     }
 }
 
-/* --- the slab allocator (a team of 8 lanes) ------------------------------------------------ */
+/* --- the slab allocator (warp-wide) ------------------------------------------------------- */
 
-/* The team's lanes whose pred holds, as bits 0..7. */
-static __device__ __forceinline__ unsigned dyn_team_ballot(unsigned tm, bool pred)
+/* A zeroed slab (the caller reserved it), or 0 with the failure flag raised. The warp starts at
+ * entry `start` of the free list and reads 32 entries' counts at a time; a block that filled up
+ * under it sends it to the next entry. */
+static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start)
 {
-    return (__ballot_sync(tm, pred) >> (threadIdx.x & 24)) & 0xFFu;
-}
-
-/* A zeroed slab (the caller reserved it), or 0 with the failure flag raised; called by the 8
- * lanes of a team. The team starts at entry `start` of the free list and reads 8 entries'
- * counts at a time; in a block with free slabs each lane holds 4 of its 32 mask words, and the
- * first lane with a zero bit claims it with an atomicOr. A block that filled up under the team
- * sends it to the next entry. */
-static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start, unsigned tm, int t)
-{
+    int lane = threadIdx.x & 31;
     uint32_t nl = *r.free_count, at = nl ? start % nl : 0;
     for (uint32_t scanned = 0; scanned < 2 * nl + 64 && nl;) {
-        uint32_t b = r.free_list[(at + t) % nl];
-        unsigned has = dyn_team_ballot(tm, __ldcg(&r.block_free[b]) > 0);
+        uint32_t b = r.free_list[(at + lane) % nl];
+        int f = __ldcg(&r.block_free[b]);
+        unsigned has = __ballot_sync(DYN_FULL, f > 0);
         if (!has) {
-            at = (at + DYN_TEAM) % nl;
-            scanned += DYN_TEAM;
+            at = (at + 32) % nl;
+            scanned += 32;
             continue;
         }
         uint32_t pos = (at + __ffs(has) - 1) % nl, cand = r.free_list[pos];
         uint32_t *mask = &r.bits[(size_t)cand * 32];
-        uint4 q = __ldcg((const uint4 *)mask + t);
+        uint32_t word = __ldcg(&mask[lane]);
         unsigned open;
-        while ((open = dyn_team_ballot(tm, (q.x & q.y & q.z & q.w) != DYN_FULL)) != 0) {
+        while ((open = __ballot_sync(DYN_FULL, word != DYN_FULL)) != 0) {
             int l = __ffs(open) - 1;
             uint32_t got = 0;
-            if (t == l) {
-                int k = q.x != DYN_FULL ? 0 : q.y != DYN_FULL ? 1 : q.z != DYN_FULL ? 2 : 3;
-                uint32_t word = dyn_pick(q, k), bit = ~word & (word + 1); /* lowest zero */
-                uint32_t old = atomicOr(&mask[4 * t + k], bit);
+            if (lane == l) {
+                uint32_t bit = ~word & (word + 1); /* lowest zero bit */
+                uint32_t old = atomicOr(&mask[lane], bit);
                 if (!(old & bit)) {
                     atomicSub(&r.block_free[cand], 1);
                     atomicAdd(&r.counters[DYN_C_USED], 1ull);
-                    got = cand * DYN_SLABS_PER_BLOCK + (uint32_t)(4 * t + k) * 32 +
-                          (__ffs(bit) - 1);
+                    got = cand * DYN_SLABS_PER_BLOCK + (uint32_t)lane * 32 + (__ffs(bit) - 1);
                 }
-                old |= bit;
-                q.x = k == 0 ? old : q.x;
-                q.y = k == 1 ? old : q.y;
-                q.z = k == 2 ? old : q.z;
-                q.w = k == 3 ? old : q.w;
+                word = old | bit;
             }
-            got = __shfl_sync(tm, got, l, DYN_TEAM);
+            got = __shfl_sync(DYN_FULL, got, l);
             if (got)
                 return got;
         }
         at = (pos + 1) % nl;
         scanned++;
     }
-    if (t == 0)
+    if (lane == 0)
         atomicExch(&r.counters[DYN_C_FAIL], 1ull);
     return 0;
 }
