@@ -1,31 +1,34 @@
 /*
  * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32-bit acceleration-hash variants
- * of Molenaar and Eisemann 2024 (section 4.2), one warp per item (dynmap_ref.cuh), the same
- * phases and answers as the CPU backend (hashing/dynmap_cpu.c):
+ * of Molenaar and Eisemann 2024 (section 4.2), a warp or a team of 8 lanes per item
+ * (dynmap_ref.cuh), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
+ * This file has create and insert; dynmap_ops.cu the rest.
  *
  * insert   1. hash every item (and flag one whose first 8 bytes are zero: device arrays are
  *             not checked by the API layer);
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
  *             is its first occurrence (the paper's second table and leader rule);
- *          3. a warp looks each leader up; the absent ones are new, counted per bucket;
+ *          3. a team looks each leader up; the absent ones are new, counted per bucket;
  *          4. the host reads how many slabs the new items may link (per bucket, ceil(new /
  *             slots)), adds one per warp the device runs at once (a warp may hold a slab it
  *             then loses to another warp's link), and grows the allocator BEFORE the next
- *             kernel: the only step that can run out of memory, and it changes nothing;
+ *             kernel: the only step that can run out of memory, and it changes nothing; the
+ *             memory blocks with free slabs are listed for the allocating warps;
  *          5. a warp stores each new item: the first empty slot of the bucket's list, claimed
  *             by a compare-and-swap of its head (64-bit: the item's first 8 bytes; or its
  *             32-bit tag), the rest written by the lanes, the slot's mask bit set; at the end
  *             of the list a slab from the allocator, linked by a compare-and-swap;
  *          6. duplicates and stored items get the leader's or the stored item's handle.
  * erase    hash, leaders, and a warp per leader clears its slot's head and mask bit.
- * find     a warp per key: bucket, slabs, handle and item.
+ * find     a team per key: bucket, slabs, handle and item.
  * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
  */
 #include <string.h>
 
 #include "dynmap_cuda_internal.cuh"
+
 /* --- kernels ------------------------------------------------------------------------------- */
 
 static __global__ void hash_kernel(DynRef r, const uint32_t *rec, int stride, size_t n,
