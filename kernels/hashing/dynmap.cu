@@ -87,27 +87,34 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
                                             const uint64_t *hash, const uint32_t *leader,
                                             GhmDynmapHandle *h, uint8_t *fresh, uint32_t *counts)
 {
+    __shared__ unsigned tally; /* new items of the block: one global atomic per block */
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
-    if (i >= n)
-        return;
-    uint8_t isnew = 0;
-    if (leader[i] == i) {
-        uint4 v;
-        int slot;
-        GhmDynmapHandle hd = dyn_team_lookup(r, items + i * r.w, hash[i], team_mask(), t, &v,
-                                             &slot);
-        if (t == 0) {
-            h[i] = hd;
-            if (hd == GHM_DYNMAP_NO_HANDLE) {
-                isnew = 1;
-                atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
-                atomicAdd(&r.counters[DYN_C_NEW], 1ull);
+    if (i < n) {
+        uint8_t isnew = 0;
+        if (leader[i] == i) {
+            uint4 v;
+            int slot;
+            GhmDynmapHandle hd = dyn_team_lookup(r, items + i * r.w, hash[i], team_mask(), t,
+                                                 &v, &slot);
+            if (t == 0) {
+                h[i] = hd;
+                if (hd == GHM_DYNMAP_NO_HANDLE) {
+                    isnew = 1;
+                    atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
+                    atomicAdd(&tally, 1u);
+                }
             }
         }
+        if (t == 0)
+            fresh[i] = isnew;
     }
-    if (t == 0)
-        fresh[i] = isnew;
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&r.counters[DYN_C_NEW], (unsigned long long)tally);
 }
 
 /* Insert step 4: slabs the new items may link, counts reset for the next batch. */
@@ -158,15 +165,11 @@ static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint32_t sw, u
     return -1;
 }
 
-/* Insert step 5: a warp per new item. */
-static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
-                                    const uint64_t *hash, const uint8_t *fresh,
-                                    GhmDynmapHandle *h)
+/* Stores item i (a warp); false when no slab could be had (the failure flag is up). */
+static __device__ bool store_one(const DynRef &r, const uint32_t *items, size_t i,
+                                 const uint64_t *hash, GhmDynmapHandle *h)
 {
-    size_t i = warp_id();
     int lane = threadIdx.x & 31;
-    if (i >= n || !fresh[i])
-        return;
     uint32_t my = lane_word(items, i, r.w, r.w, lane);
     uint32_t *link = &r.buckets[dyn_bucket(r, hash[i])];
     uint32_t s = __ldcg(link);
@@ -174,7 +177,7 @@ static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
         if (!s) {
             uint32_t fresh_slab = dyn_alloc(r, (uint32_t)(hash[i] >> 7));
             if (!fresh_slab)
-                return; /* the failure flag is up; the host reports it */
+                return false;
             uint32_t old = 0;
             if (lane == 0)
                 old = atomicCAS(link, 0u, fresh_slab);
@@ -191,17 +194,33 @@ static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
         uint32_t sw = __ldcg(slab + lane);
         int slot = claim_slot(r, slab, sw, my, hash[i], lane);
         if (slot >= 0) {
-            if (lane == 0) {
+            if (lane == 0)
                 h[i] = dyn_handle(s, slot);
-                atomicAdd(&r.counters[DYN_C_ITEMS], 1ull);
-            }
-            return;
+            return true;
         }
         link = slab + DYN_NEXT;
         s = __shfl_sync(DYN_FULL, sw, DYN_NEXT);
         if (!s)
             s = __ldcg(link); /* linked since the load? */
     }
+}
+
+/* Insert step 5: a warp per new item; the items stored are tallied per block (one atomic on
+ * the table's item count per block, not per item: 2^23 same-address atomics cost milliseconds). */
+static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
+                                    const uint64_t *hash, const uint8_t *fresh,
+                                    GhmDynmapHandle *h)
+{
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
+    size_t i = warp_id();
+    if (i < n && fresh[i] && store_one(r, items, i, hash, h) && (threadIdx.x & 31) == 0)
+        atomicAdd(&tally, 1u);
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)tally);
 }
 
 /* Insert step 6. */

@@ -7,39 +7,54 @@
 
 #include "dynmap_cuda_internal.cuh"
 
+/* Erases key i (a warp); whether it did. */
+static __device__ bool erase_one(const DynRef &r, const uint32_t *keys, size_t i,
+                                 const uint64_t *hash)
+{
+    int lane = threadIdx.x & 31;
+    uint32_t my = lane_word(keys, i, r.kw, r.kw, lane), sw;
+    int slot;
+    GhmDynmapHandle hd = dyn_lookup(r, my, hash[i], true, &sw, &slot);
+    if (hd == GHM_DYNMAP_NO_HANDLE)
+        return false;
+    uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
+    int head = r.hs == 2 ? 2 * slot : slot;
+    uint32_t lo = __shfl_sync(DYN_FULL, sw, head);
+    uint32_t hi = __shfl_sync(DYN_FULL, sw, r.hs == 2 ? head + 1 : head);
+    unsigned long long both = (unsigned long long)lo | (unsigned long long)hi << 32;
+    int hit = 0;
+    if (lane == 0) {
+        /* The batch's keys are distinct here, so this cannot lose. */
+        if (r.hs == 2)
+            hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
+        else
+            hit = atomicCAS(slab + head, lo, 0u) == lo;
+        if (hit)
+            atomicAnd(slab + DYN_MASK, ~(1u << slot));
+    }
+    return __shfl_sync(DYN_FULL, hit, 0);
+}
+
+/* A warp per key; the items erased are tallied per block (one atomic per block). */
 static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
                                     const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
 {
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
     size_t i = warp_id();
     int lane = threadIdx.x & 31;
-    if (i >= n)
-        return;
-    uint8_t hit = 0;
-    if (leader[i] == i) {
-        uint32_t my = lane_word(keys, i, r.kw, r.kw, lane), sw;
-        int slot;
-        GhmDynmapHandle hd = dyn_lookup(r, my, hash[i], true, &sw, &slot);
-        if (hd != GHM_DYNMAP_NO_HANDLE) {
-            uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
-            int head = r.hs == 2 ? 2 * slot : slot;
-            uint32_t lo = __shfl_sync(DYN_FULL, sw, head);
-            uint32_t hi = __shfl_sync(DYN_FULL, sw, r.hs == 2 ? head + 1 : head);
-            unsigned long long both = (unsigned long long)lo | (unsigned long long)hi << 32;
-            if (lane == 0) {
-                /* The batch's keys are distinct here, so this cannot lose. */
-                if (r.hs == 2)
-                    hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
-                else
-                    hit = atomicCAS(slab + head, lo, 0u) == lo;
-                if (hit) {
-                    atomicAnd(slab + DYN_MASK, ~(1u << slot));
-                    atomicAdd(&r.counters[DYN_C_ITEMS], ~0ull); /* minus one */
-                }
-            }
-        }
+    if (i < n) {
+        bool hit = leader[i] == i && erase_one(r, keys, i, hash);
+        if (lane == 0 && hit)
+            atomicAdd(&tally, 1u);
+        if (lane == 0 && erased)
+            erased[i] = hit;
     }
-    if (lane == 0 && erased)
-        erased[i] = hit;
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
 }
 
 /* A team of 8 lanes per key (dynmap_ref.cuh). */
