@@ -1,6 +1,7 @@
 /*
  * dynmap.c - GhmDynmap's public API: argument checks (items whose first 8 bytes are zero
- * included, so no backend sees one) and dispatch to the context backend's op table.
+ * included, for items in host memory; the CUDA backend checks device arrays itself) and
+ * dispatch to the context backend's op table.
  */
 #include "ghm_dynmap.h"
 
@@ -61,7 +62,10 @@ int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapH
         return GHM_ERR_TOO_LARGE;
     size_t w = (size_t)dm->item_words;
     int one = dm->item_words == 1;
-    for (size_t i = 0; i < n; i++)
+    /* Items in device memory (CUDA) are checked by the backend, before it changes anything. */
+    int on_device = dm->ctx->backend->kind != GHM_BACKEND_CPU && n &&
+                    dm->ctx->backend->in_place(items);
+    for (size_t i = 0; i < n && !on_device; i++)
         if (items[i * w] == 0 && (one || items[i * w + 1] == 0))
             return GHM_ERR_INVALID;
     if (n == 0)

@@ -1,7 +1,9 @@
 /*
- * dynmap_internal.h - what GhmDynmap's files share: the slab layout (plain C, so that the CUDA
- * slab kernels can include it later and lay slabs out the same way), the key hash, and the CPU
- * slab allocator (dynmap_cpu_alloc.c).
+ * dynmap_internal.h - what GhmDynmap's files share: the slab layout, the key hash, and the CPU
+ * slab allocator (dynmap_cpu_alloc.c). The CUDA files lay slabs out and hash keys the same way;
+ * kernels/hashing/dynmap_ref.cuh restates the layout and the hash, because the C11 atomics here
+ * do not compile as C++: a change to either side must be made to both (dynmap.cuda compares
+ * the backends' answers).
  *
  * A slab is 32 words (128 bytes, one cache line), Atomic64 layout (the paper's figure 5):
  *   words [0, hw * S)                 the first hw words of each of the S slots (hw = 2, or 1 for

@@ -38,19 +38,22 @@
  * batch (the paper's "leader"), is stored; all of them get its handle. An item whose key is
  * already stored is not stored again; it gets the stored item's handle.
  *
- * Memory. Every call is synchronous and bulk; the arrays are host memory. Slabs are 128 bytes
+ * Memory. Every call is synchronous and bulk; the arrays are host memory, or on the CUDA backend
+ * host or device memory (backend buffers: a device array is used in place). Slabs are 128 bytes
  * (one cache line) and come from a slab allocator of memory blocks of 1024 slabs with a bitmask,
  * obtained 16 blocks (a super block) at a time; an insert first reserves enough slabs for the
  * worst case of its batch, so the parallel insert never runs out. Memory is returned to the
  * system only by ghm_dynmap_free; ghm_dynmap_gc returns empty slabs to the allocator.
  *
- * Backends. The CPU backend implements the Atomic64 variant (OpenMP threads, C11 atomics: a
- * slot is claimed by one 64-bit compare-and-swap of its first 8 bytes, then the rest of the item
- * is written) and the 32-bit acceleration hash (a slot claimed by a 32-bit compare-and-swap of
- * its tag, then the whole item written). The 8-bit acceleration hash and the CUDA backend are
- * not written yet: ghm_dynmap_create returns GHM_ERR_UNSUPPORTED for them (on a CUDA context,
- * for any variant). Handles depend on which thread claims a slot first, so they can differ
- * between runs with several threads; every other answer is the same for any thread count.
+ * Backends. Both implement the Atomic64 variant (a slot is claimed by one 64-bit
+ * compare-and-swap of its first 8 bytes, then the rest of the item is written) and the 32-bit
+ * acceleration hash (a slot claimed by a 32-bit compare-and-swap of its tag, then the whole item
+ * written): the CPU backend on OpenMP threads, one item per thread; the CUDA backend with one
+ * warp per item, a slab read by the 32 lanes in one load. The 8-bit acceleration hash is not
+ * written: ghm_dynmap_create returns GHM_ERR_UNSUPPORTED for it. Handles depend on which thread
+ * or warp claims a slot first, so they can differ between runs and backends; every other answer
+ * (inserted and erased flags, found or not, the items, sizes) is the same for any thread count
+ * and on both backends.
  *
  * Concurrency: calls on one GhmDynmap must not overlap; each call is parallel inside.
  */
@@ -107,7 +110,7 @@ GHM_API GhmDynmapOptions ghm_dynmap_defaults(void);
 
 /* Creates an empty table on ctx's backend (keeps a pointer to ctx). GHM_ERR_INVALID for options
  * out of range or NULL ctx/out; GHM_ERR_UNSUPPORTED for a variant or backend not implemented
- * (today: GHM_DYNMAP_ACCEL8, and the CUDA backend); GHM_ERR_NOMEM. On
+ * (today: GHM_DYNMAP_ACCEL8); GHM_ERR_NOMEM (GHM_ERR_CUDA on a failing device). On
  * failure *out is NULL. */
 GHM_API int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **out);
 

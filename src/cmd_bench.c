@@ -20,6 +20,7 @@ static const BenchEntry benches[] = {
     {"match", "image matching per query, by stage (reference tables built)", ghm_bench_match},
     {"video", "video decoding, matching and both together (frames/s)", ghm_bench_video},
     {"voxel", "voxel Boolean intersection, time per step", ghm_bench_voxel},
+    {"dynmap", "dynamic slab-list table: fill, search, insert (paper 6.1)", ghm_bench_dynmap},
     {NULL, NULL, NULL},
 };
 

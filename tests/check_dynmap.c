@@ -1,9 +1,12 @@
-/* check_dynmap.c - GhmDynmap on the CPU backend against a simple reference: items are made from
- * ids of a universe [0, U), and the reference is, per id, whether it is stored and its handle.
- * Round trips of random batches (inserts with duplicates in and across batches, erases, finds),
- * stable handles across later inserts, erases and garbage collection, item sizes 1 to 10 words,
- * items sharing their first 8 bytes, keys shorter than the item, bad arguments, thread counts,
- * and GHM_ERR_UNSUPPORTED on CUDA; the Atomic64 and Accel32 variants. */
+/* check_dynmap.c - GhmDynmap against a simple reference: items are made from ids of a universe
+ * [0, U), and the reference is, per id, whether it is stored and its handle. Round trips of
+ * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
+ * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
+ * their first 8 bytes, keys shorter than the item, bad arguments, thread counts; the Atomic64
+ * and Accel32 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
+ * the same batches on both backends side by side, comparing every answer (flags, found or not,
+ * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
+ * a thread gets differs), and device arrays as inputs and outputs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +39,13 @@ static void make_item(uint32_t id, int w, int mode, uint32_t *out)
         out[0] = 1;
 }
 
+/* The backend the scenario tests run on (the "cuda" case sets it through its loop index). */
+static GhmBackendKind backend = GHM_BACKEND_CPU;
+
 static GhmContext *cpu_context(int threads)
 {
     GhmContextOptions opt = ghm_context_defaults();
-    opt.backend = GHM_BACKEND_CPU;
+    opt.backend = backend;
     opt.threads = threads;
     GhmContext *ctx = NULL;
     ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
@@ -181,6 +187,15 @@ static void run_check_all(Run *r)
     ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
 }
 
+/* Loop index of the tests run on both backends: bit 0 the variant (Atomic64, Accel32), bit 1
+ * the backend (CPU, CUDA). 0 when the test is to be skipped (no device). */
+static int set_variant_and_backend(int i)
+{
+    variant = i & 1 ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    backend = i & 2 ? GHM_BACKEND_CUDA : GHM_BACKEND_CPU;
+    return backend == GHM_BACKEND_CPU || ghm_test_have_cuda();
+}
+
 /* Random batches: ids drawn with repeats (duplicates within a batch and of stored items). */
 static void random_ids(Run *r, size_t n, uint64_t *s)
 {
@@ -226,6 +241,7 @@ static void random_rounds(GhmContext *ctx, int w, int mode, uint32_t universe, s
 
 START_TEST(test_round_trip_large)
 {
+    backend = GHM_BACKEND_CPU;
     GhmContext *ctx = cpu_context(0);
     /* About 10^6 items of 6 words after the first batch of 1.3 M ids (with repeats). */
     random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
@@ -238,6 +254,8 @@ END_TEST
 
 START_TEST(test_item_sizes)
 {
+    if (!set_variant_and_backend(_i))
+        return;
     GhmContext *ctx = cpu_context(0);
     GhmDynmapVariant vs[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
     for (int v = 0; v < 2; v++) {
@@ -253,8 +271,9 @@ END_TEST
 
 START_TEST(test_duplicates)
 {
+    if (!set_variant_and_backend(_i))
+        return;
     GhmContext *ctx = cpu_context(4);
-    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w += 3) {
         GhmDynmap *dm = make_table(ctx, w, 0, 0);
         enum { N = 10000 };
@@ -301,8 +320,9 @@ END_TEST
 /* key_words 2 of 5: the first item of a key in a batch wins; later payloads do not overwrite. */
 START_TEST(test_short_keys)
 {
+    if (!set_variant_and_backend(_i))
+        return;
     GhmContext *ctx = cpu_context(2);
-    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     GhmDynmap *dm = make_table(ctx, 5, 2, 0);
     uint32_t items[4 * 5] = {1, 2, 10, 11, 12, /* leader of key (1,2) */
                              3, 0, 20, 21, 22, /* key (3,0) */
@@ -337,6 +357,8 @@ END_TEST
  * and the allocator hands them out again. */
 START_TEST(test_stable_handles_and_gc)
 {
+    if (!set_variant_and_backend(_i))
+        return;
     GhmContext *ctx = cpu_context(0);
     GhmDynmap *dm = make_table(ctx, 6, 0, 1000);
     Run r;
@@ -396,6 +418,8 @@ END_TEST
 
 START_TEST(test_bad_arguments)
 {
+    if (!set_variant_and_backend(_i))
+        return;
     GhmContext *ctx = cpu_context(1);
     GhmDynmapOptions opt = ghm_dynmap_defaults();
     GhmDynmap *dm = (GhmDynmap *)1;
@@ -476,6 +500,7 @@ START_TEST(test_thread_counts_agree)
     size_t sizes[3][ROUNDS];
     int threads[3] = {1, 2, 4};
     variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    backend = GHM_BACKEND_CPU;
     for (int t = 0; t < 3; t++) {
         GhmContext *ctx = cpu_context(threads[t]);
         GhmDynmap *dm = make_table(ctx, 6, 0, 50000);
@@ -513,16 +538,136 @@ START_TEST(test_thread_counts_agree)
 }
 END_TEST
 
-/* The CUDA backend has no slab kernels yet: create says so. */
-START_TEST(test_cuda_unsupported)
+/* The same batches on the CPU and the CUDA backend, side by side: each run is checked against
+ * its reference (run_insert, run_erase, run_check_all), and the two runs' answers against each
+ * other, item by item: inserted and erased flags, found or not, the items found, sizes. */
+static void twin_rounds(int w, int mode, uint32_t universe, size_t first, size_t batch,
+                        int rounds)
+{
+    GhmContext *ctx[2];
+    GhmDynmap *dm[2];
+    Run r[2];
+    GhmBackendKind kinds[2] = {GHM_BACKEND_CPU, GHM_BACKEND_CUDA};
+    size_t most = first > batch ? first : batch;
+    for (int b = 0; b < 2; b++) {
+        backend = kinds[b];
+        ctx[b] = cpu_context(0);
+        dm[b] = make_table(ctx[b], w, 0, universe / 2);
+        run_init(&r[b], dm[b], w, mode, universe, most);
+    }
+    uint64_t s = 0xC0DAu + (uint64_t)w * 31 + (uint64_t)mode;
+    for (int k = 0; k <= rounds; k++) {
+        size_t ni = k == 0 ? first : 1 + rng_next(&s) % batch;
+        size_t ne = k == 0 ? 0 : 1 + rng_next(&s) % batch;
+        random_ids(&r[0], ni, &s);
+        memcpy(r[1].ids, r[0].ids, ni * sizeof *r[0].ids);
+        for (int b = 0; b < 2; b++)
+            run_insert(&r[b], ni);
+        ck_assert_mem_eq(r[0].flags, r[1].flags, ni);
+        random_ids(&r[0], ne, &s);
+        memcpy(r[1].ids, r[0].ids, ne * sizeof *r[0].ids);
+        for (int b = 0; b < 2 && ne; b++)
+            run_erase(&r[b], ne);
+        if (ne)
+            ck_assert_mem_eq(r[0].flags, r[1].flags, ne);
+        ck_assert_uint_eq(ghm_dynmap_size(dm[0]), ghm_dynmap_size(dm[1]));
+        if (k % 3 == 2 || k == rounds) {
+            size_t rel[2];
+            for (int b = 0; b < 2; b++) {
+                ck_assert_int_eq(ghm_dynmap_gc(dm[b], &rel[b]), GHM_OK);
+                run_check_all(&r[b]);
+            }
+            size_t u = universe;
+            CHECK_EACH(u, (r[0].out[i] == GHM_DYNMAP_NO_HANDLE) ==
+                              (r[1].out[i] == GHM_DYNMAP_NO_HANDLE));
+            ck_assert_mem_eq(r[0].found_items, r[1].found_items, u * (size_t)w * 4);
+        }
+    }
+    GhmDynmapStats st[2];
+    for (int b = 0; b < 2; b++) {
+        ck_assert_int_eq(ghm_dynmap_stats(dm[b], &st[b]), GHM_OK);
+        run_free(&r[b]);
+        ghm_dynmap_free(&dm[b]);
+        ghm_context_free(&ctx[b]);
+    }
+    ck_assert_uint_eq(st[0].items, st[1].items);
+    ck_assert_uint_eq(st[0].buckets, st[1].buckets);
+    ck_assert_uint_eq(st[0].slots_per_slab, st[1].slots_per_slab);
+}
+
+START_TEST(test_cuda_same_answers)
 {
     GHM_REQUIRE_CUDA();
-    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CUDA);
-    GhmDynmapOptions opt = ghm_dynmap_defaults();
-    GhmDynmap *dm = NULL;
-    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
-    ck_assert_ptr_null(dm);
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    int words[] = {1, 2, 3, 6, 10};
+    for (int k = 0; k < 5; k++)
+        for (int mode = 0; mode < 2; mode++)
+            twin_rounds(words[k], mode, 60000, 45000, 12000, 8);
+    /* A large first batch: many warps allocate and link slabs at once. */
+    twin_rounds(6, MODE_MIXED, 1u << 21, 1500000, 300000, 3);
+    backend = GHM_BACKEND_CPU;
+}
+END_TEST
+
+/* On CUDA the arrays may be device memory: an insert, a find and an erase on backend buffers
+ * give the answers of host arrays; a device item starting with 8 zero bytes is refused before
+ * anything changes. */
+START_TEST(test_cuda_device_arrays)
+{
+    GHM_REQUIRE_CUDA();
+    enum { N = 5000, W = 4 };
+    backend = GHM_BACKEND_CUDA;
+    GhmContext *ctx = cpu_context(0);
+    GhmDynmap *dm = make_table(ctx, W, 0, N);
+    uint32_t *items = malloc((size_t)N * W * 4), *found = malloc((size_t)N * W * 4);
+    GhmDynmapHandle *h = malloc(N * sizeof *h), *fh = malloc(N * sizeof *fh);
+    uint8_t *ins = malloc(N);
+    ck_assert(items && found && h && fh && ins);
+    for (uint32_t i = 0; i < N; i++)
+        make_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W); /* each twice */
+    void *d_items = NULL, *d_h = NULL, *d_ins = NULL, *d_found = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, (size_t)N * W * 4, &d_items), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, N * sizeof *h, &d_h), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, N, &d_ins), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx, (size_t)N * W * 4, &d_found), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(ctx, d_items, items, (size_t)N * W * 4), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(dm, d_items, N, d_h, d_ins), GHM_OK);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), N / 2);
+    ck_assert_int_eq(ghm_buffer_download(ctx, h, d_h, N * sizeof *h), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, ins, d_ins, N), GHM_OK);
+    CHECK_EACH(N, ins[i] == (i < N / 2) && h[i] == h[i % (N / 2)]);
+    ck_assert_int_eq(ghm_dynmap_find(dm, d_items, N, NULL, d_found), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, found, d_found, (size_t)N * W * 4), GHM_OK);
+    ck_assert_mem_eq(found, items, (size_t)N * W * 4);
+    ck_assert_int_eq(ghm_dynmap_find(dm, items, N, fh, NULL), GHM_OK);
+    ck_assert_mem_eq(fh, h, N * sizeof *h);
+    /* One zero item among new ones: refused, nothing stored. */
+    for (uint32_t i = 0; i < N; i++)
+        make_item(N + i, W, MODE_MIXED, items + (size_t)i * W);
+    memset(items + 77 * W, 0, 8);
+    ck_assert_int_eq(ghm_buffer_upload(ctx, d_items, items, (size_t)N * W * 4), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(dm, d_items, N, NULL, NULL), GHM_ERR_INVALID);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), N / 2);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, d_items, N, d_ins), GHM_OK);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), N / 2);
+    for (uint32_t i = 0; i < N; i++)
+        make_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W);
+    ck_assert_int_eq(ghm_buffer_upload(ctx, d_items, items, (size_t)N * W * 4), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_erase(dm, d_items, N, d_ins), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx, ins, d_ins, N), GHM_OK);
+    CHECK_EACH(N, ins[i] == (i < N / 2));
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
+    void *bufs[] = {d_items, d_h, d_ins, d_found};
+    for (int i = 0; i < 4; i++)
+        ghm_buffer_free(ctx, &bufs[i]);
+    free(items);
+    free(found);
+    free(h);
+    free(fh);
+    free(ins);
+    ghm_dynmap_free(&dm);
     ghm_context_free(&ctx);
+    backend = GHM_BACKEND_CPU;
 }
 END_TEST
 
@@ -531,11 +676,12 @@ static Suite *dynmap_suite(void)
     Suite *s = suite_create("dynmap");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 300);
-    tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 */
+    /* Loop indices: bit 0 the variant, bit 1 the backend (set_variant_and_backend). */
+    tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 on the CPU */
     tcase_add_loop_test(core, test_short_keys, 0, 2);
-    tcase_add_test(core, test_bad_arguments);
-    tcase_add_test(core, test_stable_handles_and_gc);
-    tcase_add_test(core, test_item_sizes);
+    tcase_add_loop_test(core, test_bad_arguments, 0, 1);
+    tcase_add_loop_test(core, test_stable_handles_and_gc, 0, 1);
+    tcase_add_loop_test(core, test_item_sizes, 0, 1);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 300);
@@ -543,7 +689,14 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(limits, test_thread_counts_agree, 0, 2); /* Atomic64, Accel32 */
     suite_add_tcase(s, limits);
     TCase *cuda = tcase_create("cuda");
-    tcase_add_test(cuda, test_cuda_unsupported);
+    tcase_set_timeout(cuda, 300);
+    tcase_add_loop_test(cuda, test_duplicates, 2, 4); /* the same tests on CUDA */
+    tcase_add_loop_test(cuda, test_short_keys, 2, 4);
+    tcase_add_loop_test(cuda, test_bad_arguments, 2, 3);
+    tcase_add_loop_test(cuda, test_stable_handles_and_gc, 2, 3);
+    tcase_add_loop_test(cuda, test_item_sizes, 2, 3);
+    tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_test(cuda, test_cuda_device_arrays);
     suite_add_tcase(s, cuda);
     return s;
 }

@@ -73,7 +73,7 @@ END_TEST
 WALK_TEST(test_multimap_build, "multimap build and retrieve", fault_multi_trial)
 WALK_TEST(test_set_and_sorted_build, "set and sorted build", fault_set_trial)
 WALK_TEST(test_index_build, "index build", fault_index_trial)
-WALK_TEST(test_dynmap_insert_erase, "dynmap insert and erase", fault_dynmap_trial)
+WALK_TEST(test_dynmap_insert_erase, "dynmap insert, erase and gc", fault_dynmap_trial)
 WALK_TEST(test_reference_build, "reference build", fault_ref_trial)
 WALK_TEST(test_image_query, "image query", fault_query_trial)
 WALK_TEST(test_voxel_step, "voxel step", fault_voxel_trial)

@@ -3,7 +3,8 @@
  * allocation of an operation fails in turn, then every kernel launch
  * (kernels/hashing/device_memory.h's test hooks), over the trials of fault_trials.h: a map
  * build and find per scheme, a multimap build and retrieve, an index build, a set and a sorted
- * build, a reference build, an image query and a voxel step. Trial k fails the operation's
+ * build, a dynamic table's insert, erase and collection, a reference build, an image query
+ * and a voxel step. Trial k fails the operation's
  * k-th event; the operation must return the fault's error (GHM_ERR_NOMEM for an allocation,
  * GHM_ERR_CUDA for a launch) or succeed with the right answer, leak nothing (the allocator
  * holds as many allocations as before the trial) and leave its objects valid: the structure
@@ -95,6 +96,13 @@ START_TEST(test_set_and_sorted_build)
 }
 END_TEST
 
+START_TEST(test_dynmap_edit)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("dynmap insert, erase and gc", &fault_dynmap_trial);
+}
+END_TEST
+
 START_TEST(test_reference_build)
 {
     GHM_REQUIRE_CUDA();
@@ -177,6 +185,7 @@ static Suite *faults_cuda_suite(void)
     tcase_add_test(cuda, test_multimap_build_and_retrieve);
     tcase_add_test(cuda, test_index_build);
     tcase_add_test(cuda, test_set_and_sorted_build);
+    tcase_add_test(cuda, test_dynmap_edit);
     tcase_add_test(cuda, test_reference_build);
     tcase_add_test(cuda, test_image_query);
     tcase_add_test(cuda, test_voxel_step);

@@ -116,6 +116,18 @@ test_bench_hash_quick() {
         fail "bad bench hash JSON"
 }
 
+test_bench_dynmap_quick() {
+    run_cmd 0 bench dynmap --backend cpu --quick --json-out "$TMP/d.json"
+    python3 - "$TMP/d.json" <<'PY' || fail "bad bench dynmap JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["benchmark"] == "dynmap" and len(d["buckets"]) == 8 and len(d["sizes"]) == 20, d
+assert all(r["insert_ms"] > 0 and r["find50_ms"] > 0 and r["slabs_used"] > 0
+           for r in d["buckets"] + d["sizes"])
+assert d["baseline"]["find_ms"] > 0
+PY
+}
+
 # File names with quotes, backslashes, non-ASCII and even invalid UTF-8 must still give valid
 # JSON (jansson; invalid bytes become U+FFFD).
 test_json_odd_file_names() {

@@ -271,85 +271,94 @@ static void set_teardown(void *p)
     free(s);
 }
 
-/* --- dynmap: insert B (enough to need a second super block), then erase A ------------------ */
+/* --- dynmap: items inserted (the allocator grows), some erased, slabs collected ------------ */
 
-enum { DYN_WORDS = 10, DYN_A = 3000, DYN_B = 40000 }; /* B: about 20000 slabs, 1.2 super blocks */
+enum { DW = 6, DA = 3000, DB = 40000, DU = DA + DB };
 
 typedef struct DynState {
     GhmDynmap *dm;
-    uint32_t *a, *b; /* DYN_A and DYN_B items */
+    uint32_t items[DU * DW]; /* item of id i: i < DA in the table before the run */
+    GhmDynmapHandle ha[DA];  /* their handles */
+    uint32_t found[DU * DW];
+    GhmDynmapHandle h[DU];
+    uint32_t gone[DU * DW];  /* the items the run erases */
 } DynState;
 
 static void dyn_item(uint32_t id, uint32_t *out)
 {
-    for (int j = 0; j < DYN_WORDS; j++)
-        out[j] = id * 2654435761u + (uint32_t)j + 1;
+    for (int j = 0; j < DW; j++)
+        out[j] = id * 2654435761u + (uint32_t)j * 40503u + 1u;
+    out[0] = id + 1; /* distinct and never zero */
 }
+
+/* Whether the run erases id (a third of the ids). */
+static int dyn_erased(uint32_t id) { return id % 3 == 1; }
 
 static void *dyn_setup(void)
 {
     DynState *s = calloc(1, sizeof *s);
     ck_assert_ptr_nonnull(s);
-    s->a = malloc((size_t)DYN_A * DYN_WORDS * sizeof *s->a);
-    s->b = malloc((size_t)DYN_B * DYN_WORDS * sizeof *s->b);
-    ck_assert(s->a && s->b);
-    for (uint32_t i = 0; i < DYN_A; i++)
-        dyn_item(i, s->a + (size_t)i * DYN_WORDS);
-    for (uint32_t i = 0; i < DYN_B; i++)
-        dyn_item(DYN_A + i, s->b + (size_t)i * DYN_WORDS);
     GhmDynmapOptions o = ghm_dynmap_defaults();
-    o.item_words = DYN_WORDS;
-    o.capacity = DYN_B; /* many short buckets: B needs a second super block */
+    o.item_words = DW;
+    o.capacity = DA;
     ck_assert_int_eq(ghm_dynmap_create(fault_ctx, &o, &s->dm), GHM_OK);
-    ck_assert_int_eq(ghm_dynmap_insert(s->dm, s->a, DYN_A, NULL, NULL), GHM_OK);
+    for (uint32_t i = 0; i < DU; i++)
+        dyn_item(i, s->items + (size_t)i * DW);
+    ck_assert_int_eq(ghm_dynmap_insert(s->dm, s->items, DA, s->ha, NULL), GHM_OK);
     return s;
 }
 
+/* Inserts every id (those of the table again: duplicates of stored items), erases a third,
+ * collects; 40000 new items need more slabs than the first super block has. */
 static int dyn_run(void *p)
 {
     DynState *s = p;
-    int ret = ghm_dynmap_insert(s->dm, s->b, DYN_B, NULL, NULL);
-    return ret < 0 ? ret : ghm_dynmap_erase(s->dm, s->a, DYN_A, NULL);
+    size_t ng = 0, released = 0;
+    int ret = ghm_dynmap_insert(s->dm, s->items, DU, NULL, NULL);
+    for (uint32_t i = 0; i < DU; i++)
+        if (dyn_erased(i))
+            memcpy(s->gone + ng++ * DW, s->items + (size_t)i * DW, DW * 4);
+    if (ret >= 0)
+        ret = ghm_dynmap_erase(s->dm, s->gone, ng, NULL);
+    return ret < 0 ? ret : ghm_dynmap_gc(s->dm, &released);
 }
 
-/* How many of n items are stored (found with their content). */
-static size_t dyn_stored(DynState *s, const uint32_t *items, size_t n)
+/* A valid table: every item found is intact, at the handle it had before the run if it was
+ * there, the size counts what is found, and reading by handle agrees. Returns how many ids are
+ * found. */
+static size_t dyn_valid(DynState *s)
 {
-    uint32_t *out = malloc(n * DYN_WORDS * sizeof *out);
-    ck_assert_ptr_nonnull(out);
-    ck_assert_int_eq(ghm_dynmap_find(s->dm, items, n, NULL, out), GHM_OK);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += !memcmp(out + i * DYN_WORDS, items + i * DYN_WORDS, DYN_WORDS * sizeof *out);
-    free(out);
-    return k;
+    ck_assert_int_eq(ghm_dynmap_find(s->dm, s->items, DU, s->h, s->found), GHM_OK);
+    size_t n = 0;
+    for (uint32_t i = 0; i < DU; i++) {
+        if (s->h[i] == GHM_DYNMAP_NO_HANDLE)
+            continue;
+        n++;
+        ck_assert_mem_eq(s->found + (size_t)i * DW, s->items + (size_t)i * DW, DW * 4);
+        if (i < DA)
+            ck_assert(s->h[i] == s->ha[i]);
+    }
+    ck_assert_uint_eq(ghm_dynmap_size(s->dm), n);
+    return n;
 }
 
-/* After a failure the table holds A (the insert failed, unchanged) or A and B (the erase
- * failed); the same calls then finish the job. */
 static void dyn_check(void *p, int ret)
 {
     DynState *s = p;
-    size_t a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+    dyn_valid(s);
     if (ret != GHM_OK) {
         ck_assert_int_eq(ret, fault_error);
-        ck_assert_uint_eq(a, DYN_A);
-        ck_assert(b == 0 || b == DYN_B);
-        ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_A + b);
-        ck_assert_int_eq(dyn_run(s), GHM_OK);
-        a = dyn_stored(s, s->a, DYN_A), b = dyn_stored(s, s->b, DYN_B);
+        ck_assert_int_eq(dyn_run(s), GHM_OK); /* the same call without the fault */
     }
-    ck_assert_uint_eq(a, 0);
-    ck_assert_uint_eq(b, DYN_B);
-    ck_assert_uint_eq(ghm_dynmap_size(s->dm), DYN_B);
+    size_t n = dyn_valid(s);
+    CHECK_EACH(DU, (s->h[i] == GHM_DYNMAP_NO_HANDLE) == dyn_erased((uint32_t)i));
+    ck_assert_uint_eq(n, DU - DU / 3);
 }
 
 static void dyn_teardown(void *p)
 {
     DynState *s = p;
     ghm_dynmap_free(&s->dm);
-    free(s->a);
-    free(s->b);
     free(s);
 }
 

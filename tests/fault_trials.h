@@ -29,7 +29,7 @@ extern const FaultTrial fault_map_trial;     /* map rebuilt from content A to B,
 extern const FaultTrial fault_multi_trial;   /* multimap rebuilt, every key's values retrieved */
 extern const FaultTrial fault_set_trial;     /* a set and a sorted table built */
 extern const FaultTrial fault_index_trial;   /* index rebuilt from 300 distinct keys to 700 */
-extern const FaultTrial fault_dynmap_trial;  /* dynamic table: insert B, then erase A */
+extern const FaultTrial fault_dynmap_trial;  /* dynamic table: items inserted, a third erased, slabs collected */
 extern const FaultTrial fault_ref_trial;     /* a matcher's reference tables built */
 extern const FaultTrial fault_query_trial;   /* an image query against a built reference */
 extern const FaultTrial fault_voxel_trial;   /* a voxel step of two spheres at 32^3 */

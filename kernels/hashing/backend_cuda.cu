@@ -229,7 +229,5 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .multimap = */ &ghm_cuda_multimap_ops,
     /* .index = */ &ghm_cuda_index_ops,
     /* .sorted = */ &ghm_cuda_sorted_ops,
-    /* The slab kernels of GhmDynmap are not written yet: ghm_dynmap_create on this backend
-     * returns GHM_ERR_UNSUPPORTED. */
-    /* .dynmap = */ NULL,
+    /* .dynmap = */ &ghm_cuda_dynmap_ops,
 };

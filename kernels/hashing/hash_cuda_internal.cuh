@@ -231,6 +231,7 @@ extern "C" const GhmSetOps ghm_cuda_set_ops;
 extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
 extern "C" const GhmIndexOps ghm_cuda_index_ops;
 extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
+extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops; /* slab lists: dynmap.cu */
 
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);

@@ -1,0 +1,117 @@
+/*
+ * dynmap_cuda_internal.cuh - what GhmDynmap's CUDA files share on the host: the table's state
+ * (dynmap.cu owns it) and the slab allocator's growth (dynmap_alloc.cu).
+ */
+#ifndef GHM_DYNMAP_CUDA_INTERNAL_CUH
+#define GHM_DYNMAP_CUDA_INTERNAL_CUH
+
+#include "dynmap_ref.cuh"
+#include "hash_cuda_internal.cuh"
+
+typedef struct CudaDynmap {
+    GhmContext *ctx;
+    DynRef ref;       /* device pointers and the layout; dir, bits, block_free grow */
+    void **chunks;    /* the slab memory, one allocation per growth (super blocks in a row) */
+    size_t n_chunks, cap_chunks;
+    size_t n_supers;  /* super blocks in use */
+    size_t cap_supers; /* super blocks dir, bits and block_free have room for */
+    uint32_t *counts;  /* per bucket, new items of the batch (zero between calls) */
+    size_t block_bytes; /* buckets, counts and counters: one allocation */
+    size_t items;
+    unsigned long long host_counters[DYN_COUNTERS]; /* ref.counters, copied after a sync */
+    size_t resident_warps; /* warps the device runs at once: the bound of lost link races */
+} CudaDynmap;
+
+/* Makes sure at least `need` slabs are free, `used` being handed out now (slab 0 apart): adds
+ * super blocks, all allocated before anything changes, so a failure (GHM_ERR_NOMEM, or
+ * GHM_ERR_TOO_LARGE beyond 2^32 slabs) leaves the allocator as it was. Queued on the stream. */
+int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used);
+
+/* Queues the listing of the memory blocks with free slabs into *block (free it whatever the
+ * result) and gives the table's ref with the list, for a kernel that allocates. */
+int ghmi_dyn_free_list(CudaDynmap *d, void **block, DynRef *out);
+
+/* Slabs the allocator holds (slab 0 included) and the bytes of all its memory. */
+size_t ghmi_dyn_total_slabs(const CudaDynmap *d);
+size_t ghmi_dyn_alloc_bytes(const CudaDynmap *d);
+
+void ghmi_dyn_alloc_free(CudaDynmap *d);
+
+/* --- launch shapes and what dynmap.cu and dynmap_ops.cu share -------------------------------- */
+
+/* One warp per item, 8 warps a block; element-wise kernels 256 threads a block. */
+enum { WARPS_PER_BLOCK = 8, THREADS = 256 };
+
+static inline unsigned warp_grid(size_t n)
+{
+    return (unsigned)((n + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
+}
+static inline unsigned thread_grid(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+/* Read-only searches: a team of DYN_TEAM lanes per item, 32 items a block. */
+static inline unsigned team_grid(size_t n)
+{
+    return (unsigned)((n + THREADS / DYN_TEAM - 1) / (THREADS / DYN_TEAM));
+}
+
+static __device__ __forceinline__ size_t team_id()
+{
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / DYN_TEAM;
+}
+
+/* The lanes of this thread's team. */
+static __device__ __forceinline__ unsigned team_mask()
+{
+    return 0xFFu << (threadIdx.x & 24);
+}
+
+static __device__ __forceinline__ size_t warp_id()
+{
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+}
+
+/* Word j of record i (stride words) in lane j < words, 0 elsewhere. */
+static __device__ __forceinline__ uint32_t lane_word(const uint32_t *rec, size_t i, int stride,
+                                                     int words, int lane)
+{
+    return lane < words ? rec[i * stride + lane] : 0;
+}
+
+
+/* A caller array on the device: itself (device memory) or a staged copy in `owned`. */
+typedef struct Staged {
+    void *dev, *owned;
+} Staged;
+
+/* An input, copied to the device unless it is device memory. */
+int ghmi_dyn_stage_in(GhmContext *ctx, const void *src, size_t bytes, Staged *st);
+/* An output: dst itself when it is device memory, else a temporary; dst NULL: a temporary the
+ * kernels write anyway. */
+int ghmi_dyn_stage_out(GhmContext *ctx, void *dst, size_t bytes, Staged *st);
+/* Queues the copy of a staged output back to dst (none when dst is device memory or NULL). */
+int ghmi_dyn_queue_back(GhmContext *ctx, void *dst, const Staged *st, size_t bytes);
+/* Copies the device counters to d->host_counters, waits for the stream, updates d->items. */
+int ghmi_dyn_read_counters(CudaDynmap *d);
+/* Zeroes the per-call counters (need, new, bad, fail, released). */
+int ghmi_dyn_reset_counters(CudaDynmap *d);
+
+/* Scratch of an insert or erase: hashes, leader positions, the duplicate table. */
+typedef struct Scratch {
+    uint64_t *hash;
+    uint32_t *leader, *tab;
+    size_t tab_cap;
+} Scratch;
+
+/* Queues the hashes of n records (their keys the first key_words words of each, stride words
+ * apart; `check`: flag records whose first 8 bytes are zero) and their leaders, in scratch that
+ * *block owns (free it whatever the result). */
+int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
+                              int check, void **block, Scratch *s);
+
+/* The op table's create, destroy and insert (dynmap.cu); the rest is in dynmap_ops.cu. */
+int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);
+void ghmi_dyn_destroy(void *impl);
+int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
+                    uint8_t *inserted);
+
+#endif /* GHM_DYNMAP_CUDA_INTERNAL_CUH */

@@ -1,0 +1,245 @@
+/*
+ * dynmap_ops.cu - GhmDynmap on the CUDA backend, the operations after insert (dynmap.cu has the
+ * table's creation, its insert and the description of the phases): erase, find, read by
+ * handle, garbage collection, stats, and the op table.
+ */
+#include <string.h>
+
+#include "dynmap_cuda_internal.cuh"
+
+/* Erases key i (a warp); whether it did. */
+static __device__ bool erase_one(const DynRef &r, const uint32_t *keys, size_t i,
+                                 const uint64_t *hash)
+{
+    int lane = threadIdx.x & 31;
+    uint32_t my = lane_word(keys, i, r.kw, r.kw, lane), sw;
+    int slot;
+    GhmDynmapHandle hd = dyn_lookup(r, my, hash[i], true, &sw, &slot);
+    if (hd == GHM_DYNMAP_NO_HANDLE)
+        return false;
+    uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
+    int head = r.hs == 2 ? 2 * slot : slot;
+    uint32_t lo = __shfl_sync(DYN_FULL, sw, head);
+    uint32_t hi = __shfl_sync(DYN_FULL, sw, r.hs == 2 ? head + 1 : head);
+    unsigned long long both = (unsigned long long)lo | (unsigned long long)hi << 32;
+    int hit = 0;
+    if (lane == 0) {
+        /* The batch's keys are distinct here, so this cannot lose. */
+        if (r.hs == 2)
+            hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
+        else
+            hit = atomicCAS(slab + head, lo, 0u) == lo;
+        if (hit)
+            atomicAnd(slab + DYN_MASK, ~(1u << slot));
+    }
+    return __shfl_sync(DYN_FULL, hit, 0);
+}
+
+/* A warp per key; the items erased are tallied per block (one atomic per block). */
+static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
+                                    const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
+{
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
+    size_t i = warp_id();
+    int lane = threadIdx.x & 31;
+    if (i < n) {
+        bool hit = leader[i] == i && erase_one(r, keys, i, hash);
+        if (lane == 0 && hit)
+            atomicAdd(&tally, 1u);
+        if (lane == 0 && erased)
+            erased[i] = hit;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
+}
+
+/* A team of 8 lanes per key (dynmap_ref.cuh). */
+static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
+                                   GhmDynmapHandle *handles, uint32_t *items_out)
+{
+    size_t i = team_id();
+    int t = threadIdx.x % DYN_TEAM;
+    if (i >= n)
+        return;
+    const uint32_t *key = keys + i * r.kw;
+    uint4 v;
+    int slot = 0;
+    unsigned tm = team_mask();
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, &v, &slot);
+    if (handles && t == 0)
+        handles[i] = hd;
+    if (!items_out)
+        return;
+    if (hd != GHM_DYNMAP_NO_HANDLE)
+        dyn_team_copy_out(r, v, slot, tm, t, items_out + i * r.w);
+    else
+        for (int j = t; j < r.w; j += DYN_TEAM)
+            items_out[i * r.w + j] = 0;
+}
+
+static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, size_t n,
+                                   uint32_t *out)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t s = (uint32_t)(handles[i] >> 32), slot = (uint32_t)handles[i];
+    uint32_t *o = out + i * r.w;
+    bool ok = s != 0 && s / DYN_SLABS_PER_BLOCK < r.n_blocks && slot < (uint32_t)r.slots;
+    if (ok) {
+        uint32_t off = s % DYN_SLABS_PER_BLOCK;
+        ok = r.bits[(size_t)(s / DYN_SLABS_PER_BLOCK) * 32 + off / 32] >> (off % 32) & 1;
+    }
+    const uint32_t *slab = ok ? dyn_slab(r, s) : NULL;
+    if (ok) {
+        int head = r.hs == 2 ? 2 * (int)slot : (int)slot;
+        ok = slab[head] != 0 || (r.hs == 2 && slab[head + 1] != 0);
+    }
+    for (int j = 0; j < r.w; j++)
+        o[j] = ok ? slab[dyn_word_of(r, (int)slot, j)] : 0;
+    if (!ok)
+        atomicExch(&r.counters[DYN_C_BAD], 1ull);
+}
+
+static __global__ void gc_kernel(DynRef r)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= r.n_buckets)
+        return;
+    uint32_t *link = &r.buckets[b], s;
+    unsigned long long freed = 0;
+    while ((s = *link) != 0) {
+        uint32_t *slab = dyn_slab(r, s);
+        if (slab[DYN_MASK]) {
+            link = slab + DYN_NEXT;
+            continue;
+        }
+        *link = slab[DYN_NEXT];
+        dyn_release(r, s);
+        freed++;
+    }
+    if (freed)
+        atomicAdd(&r.counters[DYN_C_RELEASED], freed);
+}
+
+static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
+{
+    CudaDynmap *d = (CudaDynmap *)impl;
+    GhmContext *ctx = d->ctx;
+    Staged in = {NULL, NULL}, e = {NULL, NULL};
+    void *block = NULL;
+    Scratch s;
+    int ret = ghmi_dyn_stage_in(ctx, keys, n * d->ref.kw * 4, &in);
+    if (ret >= 0 && erased)
+        ret = ghmi_dyn_stage_out(ctx, erased, n, &e);
+    if (ret >= 0)
+        ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
+    if (ret >= 0) {
+        erase_kernel<<<warp_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+            d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, erased, &e, n);
+    int rc = ghmi_dyn_read_counters(d);
+    ghmi_device_free(ctx, block);
+    ghmi_cuda_release(ctx, in.owned);
+    ghmi_cuda_release(ctx, e.owned);
+    return ret < 0 ? ret : rc;
+}
+
+static int dyn_find(const void *impl, const uint32_t *keys, size_t n, GhmDynmapHandle *handles,
+                    uint32_t *items_out)
+{
+    const CudaDynmap *d = (const CudaDynmap *)impl;
+    GhmContext *ctx = d->ctx;
+    Staged in = {NULL, NULL}, h = {NULL, NULL}, it = {NULL, NULL};
+    size_t item_bytes = n * d->ref.w * 4;
+    int ret = ghmi_dyn_stage_in(ctx, keys, n * d->ref.kw * 4, &in);
+    if (ret >= 0 && handles)
+        ret = ghmi_dyn_stage_out(ctx, handles, n * 8, &h);
+    if (ret >= 0 && items_out)
+        ret = ghmi_dyn_stage_out(ctx, items_out, item_bytes, &it);
+    if (ret >= 0) {
+        find_kernel<<<team_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+            d->ref, (const uint32_t *)in.dev, n, (GhmDynmapHandle *)h.dev, (uint32_t *)it.dev);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, handles, &h, n * 8);
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, items_out, &it, item_bytes);
+    int sync = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ctx)));
+    ghmi_cuda_release(ctx, in.owned);
+    ghmi_cuda_release(ctx, h.owned);
+    ghmi_cuda_release(ctx, it.owned);
+    return ret < 0 ? ret : sync;
+}
+
+static int dyn_read(const void *impl, const GhmDynmapHandle *handles, size_t n,
+                    uint32_t *items_out)
+{
+    CudaDynmap *d = (CudaDynmap *)impl;
+    GhmContext *ctx = d->ctx;
+    Staged in = {NULL, NULL}, out = {NULL, NULL};
+    size_t bytes = n * d->ref.w * 4;
+    int ret = ghmi_dyn_stage_in(ctx, handles, n * 8, &in);
+    if (ret >= 0)
+        ret = ghmi_dyn_stage_out(ctx, items_out, bytes, &out);
+    if (ret >= 0)
+        ret = ghmi_dyn_reset_counters(d);
+    if (ret >= 0) {
+        read_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+            d->ref, (const GhmDynmapHandle *)in.dev, n, (uint32_t *)out.dev);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, items_out, &out, bytes);
+    int rc = ghmi_dyn_read_counters(d);
+    ghmi_cuda_release(ctx, in.owned);
+    ghmi_cuda_release(ctx, out.owned);
+    if (ret >= 0 && rc >= 0 && d->host_counters[DYN_C_BAD])
+        return GHM_ERR_INVALID;
+    return ret < 0 ? ret : rc;
+}
+
+static size_t dyn_size(const void *impl) { return ((const CudaDynmap *)impl)->items; }
+
+static int dyn_gc(void *impl, size_t *released)
+{
+    CudaDynmap *d = (CudaDynmap *)impl;
+    int ret = ghmi_dyn_reset_counters(d);
+    if (ret >= 0) {
+        gc_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, ghm_cuda_stream(d->ctx)>>>(d->ref);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    int rc = ghmi_dyn_read_counters(d);
+    *released = rc >= 0 ? (size_t)d->host_counters[DYN_C_RELEASED] : 0;
+    return ret < 0 ? ret : rc;
+}
+
+static int dyn_stats(const void *impl, GhmDynmapStats *out)
+{
+    CudaDynmap *d = (CudaDynmap *)impl;
+    int ret = ghmi_dyn_read_counters(d);
+    if (ret < 0)
+        return ret;
+    size_t total = ghmi_dyn_total_slabs(d), used = (size_t)d->host_counters[DYN_C_USED];
+    memset(out, 0, sizeof *out);
+    out->items = d->items;
+    out->buckets = d->ref.n_buckets;
+    out->slots_per_slab = (size_t)d->ref.slots;
+    out->slabs_used = used;
+    out->slabs_free = total ? total - 1 - used : 0;
+    out->bytes = sizeof *d + ghmi_dyn_alloc_bytes(d) + d->block_bytes;
+    return GHM_OK;
+}
+
+extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops = {
+    ghmi_dyn_create, ghmi_dyn_insert, dyn_erase, dyn_find, dyn_read,
+    dyn_size,   dyn_gc,     dyn_stats, ghmi_dyn_destroy,
+};
