@@ -13,6 +13,7 @@
 #include "ghm_dynmap.h"
 #include "ghm_map.h"
 #include "ghm_voxel_edit.h"
+#include "voxel_internal.h"
 
 enum { W_KEY = 0, W_COUNT = 1, W_NORMAL = 2, W_LABEL = 5, ITEM_WORDS = 6 };
 #define KEY_TAG 0x80000000u /* keys are below 2^30: the tag keeps word 0 non-zero */
@@ -178,6 +179,41 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
     ghm_pointcloud_free(&probe);
     ghm_voxel_result_free(&alone);
     return ret;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the cloud encloses something: an inside voxel of the probe with no voxel of the cloud
+ * within rho = radius - 1 (the pipeline's barrier, where a sparse cloud's neighbours are labelled
+ * by the side of its nearby plane, ghm_voxel.h: a plane has an "inside" there). Such a voxel got
+ * its label from the fill. Stops at the first; a search of the cloud's ascending keys. */
+static int encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
+                    int radius)
+{
+    if (radius <= 1)
+        return p->label_count[GHM_VOXEL_INSIDE] > 0; /* no barrier beyond the cloud's voxels */
+    GhmiHood h;
+    ghmi_hood_make(radius - 1, &h);
+    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    for (size_t v = 0; v < p->voxels; v++) {
+        if (p->labels[v] != GHM_VOXEL_INSIDE)
+            continue;
+        int64_t x = p->keys[v] % nx, y = (p->keys[v] / nx) % ny, z = p->keys[v] / nx / ny;
+        int near = 0;
+        for (int k = 0; k < h.n && !near; k++) {
+            int64_t a = x + h.step[k][0], b = y + h.step[k][1], d = z + h.step[k][2];
+            uint32_t key = (uint32_t)(a + nx * (b + ny * d));
+            near = a >= 0 && a < nx && b >= 0 && b < ny && d >= 0 && d < nz &&
+                   bsearch(&key, c->keys, c->voxels, sizeof key, cmp_u32) != NULL;
+        }
+        if (!near)
+            return 1;
+    }
+    return 0;
 }
 
 /* --- items -------------------------------------------------------------------------------- */
@@ -455,12 +491,12 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
         st.probed = p->voxels;
         st.inside = p->label_count[GHM_VOXEL_INSIDE];
         st.unknown = p->label_count[GHM_VOXEL_UNKNOWN];
-        if (st.inside == 0) {
+        if (!encloses(&e->grid, p, &r->side[1], st.radius)) {
             if (why && why_size)
                 snprintf(why, why_size, "has no inside at this grid: none of the %zu voxels "
-                         "between its %zu surface voxels lies inside it (a closed surface with "
-                         "outward normals is needed; a coarser grid closes gaps)",
-                         st.probed - st.cloud_voxels, st.cloud_voxels);
+                         "around its %zu surface voxels lies inside it away from the surface (a "
+                         "closed surface with outward normals is needed; a coarser grid closes "
+                         "gaps)", st.probed - st.cloud_voxels, st.cloud_voxels);
             ret = GHM_ERR_INVALID;
         }
     }

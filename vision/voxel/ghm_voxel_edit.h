@@ -43,9 +43,10 @@
  *                the part cut away): the surface that bounds the cut.
  *   intersect C  set voxels at the probe's inside voxels stay, those at C's voxels become cut
  *                (C's count and normals), every other one is erased.
- * Unknown probe voxels count as outside. A cloud whose probe has no inside voxel at all (a
- * plane, a line, an open patch, normals that give no seeds) has no inside at this grid: apply
- * refuses it with GHM_ERR_INVALID and a why line, before changing the set.
+ * Unknown probe voxels count as outside. A cloud whose probe has no inside voxel that the fill
+ * reached (none beyond the barrier next to a sparse surface, whose voxels take the side of the
+ * nearby plane: a plane, a line, an open patch, normals that give no seeds) has no inside at this
+ * grid: apply refuses it with GHM_ERR_INVALID and a why line, before changing the set.
  */
 #ifndef GHM_VOXEL_EDIT_H
 #define GHM_VOXEL_EDIT_H
