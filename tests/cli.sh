@@ -856,6 +856,16 @@ test_voxel_edit_bad_input() {
     only_out_err
 }
 
+# The set is the same for any number of threads (slots are claimed in any order; the output is
+# sorted by voxel, and merges add in a fixed order).
+test_voxel_edit_threads_agree() {
+    run_cmd 0 voxel edit --backend cpu --threads 1 --grid 48 -o "$TMP/t1.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --threads 2 --grid 48 -o "$TMP/t2.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
+}
+
 # The set lives in a GhmDynmap, which the CUDA backend does not have yet: --backend cuda is one
 # clear error (without a device: the usual one), auto runs the edit on the CPU.
 test_voxel_edit_backend() {
