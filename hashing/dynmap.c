@@ -104,6 +104,19 @@ int ghm_dynmap_read(const GhmDynmap *dm, const GhmDynmapHandle *handles, size_t 
     return dm->ops->read(dm->impl, handles, n, items_out);
 }
 
+int ghm_dynmap_items(const GhmDynmap *dm, uint32_t *items_out, GhmDynmapHandle *handles_out,
+                     size_t cap, size_t *count)
+{
+    if (!dm || !count || (cap && !items_out))
+        return GHM_ERR_INVALID;
+    *count = dm->ops->size(dm->impl);
+    if (!dm->ops->items)
+        return GHM_ERR_UNSUPPORTED;
+    if (*count > cap)
+        return GHM_ERR_TOO_LARGE;
+    return *count ? dm->ops->items(dm->impl, items_out, handles_out, cap, count) : GHM_OK;
+}
+
 size_t ghm_dynmap_size(const GhmDynmap *dm) { return dm ? dm->ops->size(dm->impl) : 0; }
 
 int ghm_dynmap_gc(GhmDynmap *dm, size_t *released)

@@ -493,6 +493,32 @@ static int cpu_dynmap_read(const void *impl, const GhmDynmapHandle *handles, siz
     return ret;
 }
 
+/* Bucket by bucket, slab by slab: one pass over the lists (memory bound, so serial). */
+static int cpu_dynmap_items(const void *impl, uint32_t *items_out, GhmDynmapHandle *handles_out,
+                            size_t cap, size_t *count)
+{
+    const CpuDynmap *d = impl;
+    size_t n = 0;
+    for (uint32_t b = 0; b < d->n_buckets; b++)
+        for (uint32_t s = atomic_load_explicit(&d->buckets[b], memory_order_relaxed); s;
+             s = atomic_load_explicit(link_word(d, s, GHMI_SLAB_NEXT), memory_order_relaxed)) {
+            uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
+            for (int i = 0; i < d->slots; i++) {
+                uint64_t h = head_load(d, slab, i);
+                if (!h)
+                    continue;
+                if (n == cap) /* the count said otherwise: the table is corrupt */
+                    return GHM_ERR_INVALID;
+                copy_item(d, slab, i, h, items_out + n * (size_t)d->w);
+                if (handles_out)
+                    handles_out[n] = handle_of(s, i);
+                n++;
+            }
+        }
+    *count = n;
+    return GHM_OK;
+}
+
 static size_t cpu_dynmap_size(const void *impl) { return ((const CpuDynmap *)impl)->items; }
 
 static int cpu_dynmap_gc(void *impl, size_t *released)
@@ -548,4 +574,5 @@ const GhmDynmapOps ghm_cpu_dynmap_ops = {
     .gc = cpu_dynmap_gc,
     .stats = cpu_dynmap_stats,
     .destroy = cpu_dynmap_destroy,
+    .items = cpu_dynmap_items,
 };

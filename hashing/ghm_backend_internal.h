@@ -84,6 +84,9 @@ typedef struct GhmDynmapOps {
     int (*gc)(void *impl, size_t *released);
     int (*stats)(const void *impl, GhmDynmapStats *out);
     void (*destroy)(void *impl);
+    /* every stored item (ghm_dynmap_items); NULL: GHM_ERR_UNSUPPORTED */
+    int (*items)(const void *impl, uint32_t *items_out, GhmDynmapHandle *handles_out, size_t cap,
+                 size_t *count);
 } GhmDynmapOps;
 
 typedef struct GhmBackend {

@@ -12,6 +12,7 @@
  *     if ((ret = ghm_dynmap_insert(dm, items, n, handles, NULL)) < 0) goto fail;
  *     if ((ret = ghm_dynmap_find(dm, keys, m, found, NULL)) < 0) goto fail;
  *     if ((ret = ghm_dynmap_erase(dm, keys, k, NULL)) < 0) goto fail;
+ *     if ((ret = ghm_dynmap_items(dm, all, NULL, cap, &n)) < 0) goto fail;  // every item
  *     ghm_dynmap_gc(dm, NULL);            // empty slabs back to the allocator
  *     ghm_dynmap_free(&dm);
  *
@@ -139,6 +140,14 @@ GHM_API int ghm_dynmap_find(const GhmDynmap *dm, const uint32_t *keys, size_t n,
  * (n * item_words words). GHM_ERR_INVALID for a handle outside the table or on an empty slot. */
 GHM_API int ghm_dynmap_read(const GhmDynmap *dm, const GhmDynmapHandle *handles, size_t n,
                             uint32_t *items_out);
+
+/* Copies every stored item, in no particular order (it depends on where inserts placed them),
+ * to items_out (cap * item_words words), and its handle to handles_out (cap entries, may be
+ * NULL). *count receives the number of stored items. GHM_ERR_TOO_LARGE, with nothing copied,
+ * when more than cap are stored (call with cap = ghm_dynmap_size()); GHM_ERR_UNSUPPORTED on a
+ * backend without it. items_out may be NULL when cap is 0. */
+GHM_API int ghm_dynmap_items(const GhmDynmap *dm, uint32_t *items_out,
+                             GhmDynmapHandle *handles_out, size_t cap, size_t *count);
 
 /* Number of stored items (0 for NULL). */
 GHM_API size_t ghm_dynmap_size(const GhmDynmap *dm);

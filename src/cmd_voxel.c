@@ -14,49 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "ghm_image.h"
 #include "ghm_pointcloud.h"
-#include "ghm_voxel.h"
 #include "json_out.h"
+#include "voxel_cli.h"
 
-enum {
-    OPT_GRID = GHM_OPT_FIRST_COMMAND,
-    OPT_VOXEL_SIZE,
-    OPT_ASCII,
-    OPT_PREVIEW,
-    OPT_PREVIEW_AXIS,
-    OPT_TRANSFORM_B,
-    OPT_ROTATE_B,
-    OPT_TRANSLATE_B,
-    OPT_SWEEP,
-    OPT_T_IN,
-    OPT_T_OUT,
-    OPT_ROUNDS
-};
+enum { OPT_TRANSFORM_B = GHM_VOXEL_OPT_FIRST_OWN, OPT_ROTATE_B, OPT_TRANSLATE_B, OPT_SWEEP };
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
-    {"output", required_argument, NULL, 'o'},
-    {"grid", required_argument, NULL, OPT_GRID},
-    {"voxel-size", required_argument, NULL, OPT_VOXEL_SIZE},
-    {"ascii", no_argument, NULL, OPT_ASCII},
-    {"preview", required_argument, NULL, OPT_PREVIEW},
-    {"preview-axis", required_argument, NULL, OPT_PREVIEW_AXIS},
+    GHM_VOXEL_LONG_OPTIONS,
     {"transform-b", required_argument, NULL, OPT_TRANSFORM_B},
     {"rotate-b", required_argument, NULL, OPT_ROTATE_B},
     {"translate-b", required_argument, NULL, OPT_TRANSLATE_B},
     {"sweep", required_argument, NULL, OPT_SWEEP},
-    {"t-in", required_argument, NULL, OPT_T_IN},
-    {"t-out", required_argument, NULL, OPT_T_OUT},
-    {"rounds", required_argument, NULL, OPT_ROUNDS},
     {NULL, 0, NULL, 0}};
 
 typedef struct VoxelArgs {
     GhmCommonOptions common;
     GhmVoxelOptions vox;
-    const char *output, *preview;
-    int ascii, axis, sweep;
+    GhmVoxelCliOutputs out;
+    int sweep;
     int have_matrix, have_rotate, have_translate;
     double matrix[16], rotate[3], translate[3];
     const char *path[2];
@@ -65,6 +42,8 @@ typedef struct VoxelArgs {
 static void print_help(void)
 {
     fputs("Usage: geohash-match voxel [OPTIONS] A B\n"
+          "       geohash-match voxel edit [OPTIONS] BASE [--add X] [--subtract Y] ...  (see\n"
+          "       geohash-match voxel edit --help)\n"
           "\n"
           "Voxel Boolean intersection of two point clouds (PLY ascii or binary, XYZ text; the\n"
           "format is recognised by content). Both are voxelized on one grid; every occupied\n"
@@ -75,22 +54,20 @@ static void print_help(void)
           "propagation), and the output says \"estimated\".\n"
           "\n"
           "Options:\n"
-          "  --grid N            voxels along the longest side of the joint bounding box (128)\n"
-          "  --voxel-size S      voxel edge length instead of --grid (at most 1024 voxels per axis)\n"
+          GHM_VOXEL_GRID_HELP
           "  -o, --output F.ply  one vertex per occupied voxel: float x y z (centre), uchar cloud\n"
           "                      (0 A, 1 B), uchar label (0 outside, 1 inside, 2 intersection,\n"
           "                      3 unknown), uchar red green blue; binary little endian\n"
           "  --ascii             write the PLY as ascii\n"
           "  --preview F.png     orthographic view coloured by label (inside blue, intersection\n"
           "                      green, outside grey, unknown red)\n"
-          "  --preview-axis x|y|z  view along this axis from its positive side (z)\n"
+          GHM_VOXEL_PREVIEW_AXIS_HELP
           "  --transform-b M     move B by a 4x4 row-major matrix: 16 comma-separated numbers\n"
           "  --rotate-b AX,AY,AZ rotate B about its bounding-box centre: x, then y, then z (degrees)\n"
           "  --translate-b X,Y,Z then move B by this vector\n"
           "  --sweep K           K steps from B as it is to the pose above (one line per step, JSON\n"
           "                      Lines with --json); -o and --preview show the last step\n"
-          "  --t-out T, --t-in T seed thresholds on the step . normal product (0.2, 0.2)\n"
-          "  --rounds N          fills at most, dropping conflicting seeds in between (4)\n"
+          GHM_VOXEL_LABEL_HELP
           "  --backend, --json, --quiet, --seed, --threads, --verbose, --help as everywhere\n"
           "\n"
           "Example:\n"
@@ -122,29 +99,6 @@ static int parse_own_option(VoxelArgs *a, int id, const char *arg)
 {
     long v = 0;
     switch (id) {
-    case 'o':
-        a->output = arg;
-        return 0;
-    case OPT_GRID:
-        if (ghm_cli_parse_long("--grid", arg, 1, GHM_VOXEL_MAX_DIM, &v) < 0)
-            return -1;
-        a->vox.grid = (int)v;
-        return 0;
-    case OPT_VOXEL_SIZE:
-        return ghm_cli_parse_double("--voxel-size", arg, 1e-30, 1e30, &a->vox.voxel_size);
-    case OPT_ASCII:
-        a->ascii = 1;
-        return 0;
-    case OPT_PREVIEW:
-        a->preview = arg;
-        return 0;
-    case OPT_PREVIEW_AXIS:
-        if (strlen(arg) != 1 || !strchr("xyz", arg[0])) {
-            ghm_cli_error("--preview-axis", "'%s' is not one of x, y, z", arg);
-            return -1;
-        }
-        a->axis = arg[0] - 'x';
-        return 0;
     case OPT_TRANSFORM_B:
         a->have_matrix = 1;
         return parse_numbers("--transform-b", arg, 16, a->matrix);
@@ -159,15 +113,6 @@ static int parse_own_option(VoxelArgs *a, int id, const char *arg)
             return -1;
         a->sweep = (int)v;
         return 0;
-    case OPT_T_IN:
-        return ghm_cli_parse_double("--t-in", arg, 0.0, 0.99, &a->vox.t_in);
-    case OPT_T_OUT:
-        return ghm_cli_parse_double("--t-out", arg, 0.0, 0.99, &a->vox.t_out);
-    case OPT_ROUNDS:
-        if (ghm_cli_parse_long("--rounds", arg, 1, 1000, &v) < 0)
-            return -1;
-        a->vox.max_rounds = (int)v;
-        return 0;
     default:
         ghm_cli_usage_hint("voxel");
         return -1;
@@ -181,6 +126,8 @@ static int parse_args(int argc, char **argv, VoxelArgs *a)
     optind = 1;
     while ((id = getopt_long(argc, argv, "o:", long_options, NULL)) != -1) {
         int used = ghm_cli_common_option(&a->common, id, optarg);
+        if (used == 0)
+            used = ghm_voxel_cli_option(&a->vox, &a->out, id, optarg);
         if (used < 0 || (used == 0 && parse_own_option(a, id, optarg) < 0))
             return -1;
     }
@@ -422,24 +369,11 @@ static void print_text(const VoxelArgs *a, const GhmVoxelResult *r, int step, do
 static int write_outputs(const VoxelArgs *a, const GhmVoxelResult *r)
 {
     char why[512];
-    if (a->output && ghm_voxel_save_ply(r, a->output, a->ascii, why, sizeof why) < 0) {
-        ghm_cli_error(a->output, "%s", why);
+    if (a->out.output && ghm_voxel_save_ply(r, a->out.output, a->out.ascii, why, sizeof why) < 0) {
+        ghm_cli_error(a->out.output, "%s", why);
         return -1;
     }
-    if (!a->preview)
-        return 0;
-    GhmRgbImage *img = NULL;
-    int ret = ghm_voxel_preview(r, a->axis, 768, &img);
-    if (ret == GHM_OK)
-        ret = ghm_rgb_image_save_png(img, a->preview, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "%s", ghm_strerror(ret));
-    ghm_rgb_image_free(&img);
-    if (ret < 0) {
-        ghm_cli_error(a->preview, "%s", why);
-        return -1;
-    }
-    return 0;
+    return ghm_voxel_cli_write_preview(r, &a->out);
 }
 
 /* --- the command -------------------------------------------------------------------------- */
@@ -489,9 +423,7 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     if (ret == GHM_OK)
         ret = ghm_voxel_grid_fit(pc[0], pc[1], poses, moved ? steps : 0, &a->vox, &grid, why,
                                  sizeof why);
-    if (ret < 0) {
-        ghm_cli_error(a->vox.voxel_size > 0 ? "--voxel-size" : "--grid", "%s",
-                      ret == GHM_ERR_NOMEM ? "out of memory" : why);
+    if (ghm_voxel_cli_grid_error(&a->vox, ret, why) < 0) {
         free(poses);
         return GHM_EXIT_ERROR;
     }
@@ -527,7 +459,10 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
 
 int ghm_cmd_voxel(int argc, char **argv)
 {
-    VoxelArgs a = {.common = ghm_cli_common_defaults(), .vox = ghm_voxel_defaults(), .axis = 2};
+    if (argc >= 2 && strcmp(argv[1], "edit") == 0)
+        return ghm_cmd_voxel_edit(argc - 1, argv + 1);
+    VoxelArgs a = {.common = ghm_cli_common_defaults(), .vox = ghm_voxel_defaults(),
+                   .out = {.axis = 2}};
     int go = parse_args(argc, argv, &a);
     if (go <= 0)
         return go == 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;

@@ -2,7 +2,8 @@
  * [0, U), and the reference is, per id, whether it is stored and its handle. Round trips of
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
- * their first 8 bytes, keys shorter than the item, bad arguments, thread counts; the Atomic64
+ * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
+ * bad arguments, thread counts; the Atomic64
  * and Accel32 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
  * the same batches on both backends side by side, comparing every answer (flags, found or not,
  * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
@@ -161,6 +162,41 @@ static void run_erase(Run *r, size_t n)
     ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
 }
 
+static int cmp_handle(const void *a, const void *b)
+{
+    GhmDynmapHandle x = *(const GhmDynmapHandle *)a, y = *(const GhmDynmapHandle *)b;
+    return (x > y) - (x < y);
+}
+
+/* ghm_dynmap_items lists each stored item once: its handles are the stored ones, and each
+ * listed item is the one at its handle. */
+static void run_check_items(Run *r)
+{
+    size_t n = 0, w = (size_t)r->w, cap = r->count;
+    uint32_t *items = malloc((cap * w + 1) * sizeof *items);
+    uint32_t *read = malloc((cap * w + 1) * sizeof *read);
+    GhmDynmapHandle *got = malloc((cap + 1) * sizeof *got);
+    GhmDynmapHandle *want = malloc((cap + 1) * sizeof *want);
+    ck_assert(items && read && got && want);
+    if (cap > 0)
+        ck_assert_int_eq(ghm_dynmap_items(r->dm, items, got, cap - 1, &n), GHM_ERR_TOO_LARGE);
+    ck_assert_int_eq(ghm_dynmap_items(r->dm, items, got, cap, &n), GHM_OK);
+    ck_assert_uint_eq(n, r->count);
+    ck_assert_int_eq(ghm_dynmap_read(r->dm, got, n, read), GHM_OK);
+    ck_assert(memcmp(items, read, n * w * sizeof *items) == 0);
+    size_t m = 0;
+    for (uint32_t id = 0; id < r->universe; id++)
+        if (r->present[id])
+            want[m++] = r->handle[id];
+    qsort(got, n, sizeof *got, cmp_handle);
+    qsort(want, m, sizeof *want, cmp_handle);
+    CHECK_EACH(n, got[i] == want[i]);
+    free(items);
+    free(read);
+    free(got);
+    free(want);
+}
+
 /* Finds every id of the universe: stored ones at their handle with their item, others absent. */
 static void run_check_all(Run *r)
 {
@@ -185,6 +221,7 @@ static void run_check_all(Run *r)
             bad += memcmp(r->found_items + m++ * w, r->items + (size_t)id * w, w * 4) != 0;
     ck_assert_uint_eq(bad, 0);
     ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
+    run_check_items(r);
 }
 
 /* Loop index of the tests run on both backends: bit 0 the variant (Atomic64, Accel32), bit 1
@@ -482,6 +519,12 @@ START_TEST(test_bad_arguments)
     ck_assert_int_eq(ghm_dynmap_stats(NULL, &st), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_dynmap_stats(dm, NULL), GHM_ERR_INVALID);
     ck_assert_uint_eq(ghm_dynmap_size(NULL), 0);
+    size_t listed = 1;
+    ck_assert_int_eq(ghm_dynmap_items(NULL, out, NULL, 1, &listed), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_items(dm, out, NULL, 1, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_items(dm, NULL, NULL, 1, &listed), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_items(dm, NULL, NULL, 0, &listed), GHM_OK); /* empty table */
+    ck_assert_uint_eq(listed, 0);
     ghm_dynmap_free(&dm);
     ghm_dynmap_free(&dm);
     ghm_dynmap_free(NULL);

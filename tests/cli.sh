@@ -788,6 +788,134 @@ PY
     rm -f "$TMP/plain.json"
 }
 
+# --- voxel edit (issue 12: a voxel set in a GhmDynmap, edited by clouds in order) ---
+
+# The issue's bar: subtract and intersect agree with the bunny mesh's inside test on >= 99 % of the
+# kitten solid's voxels farther than 1.5 voxels from the mesh (scripts/voxel_edit_truth.py: ray
+# parity); the set before is the union of the two results (each voxel is inside or not). At
+# --grid 64, where the 40k-point bunny is a closed surface for the fill (at 96 and 128 its
+# voxel surface has gaps the fill leaks through: 98.9 and 94.5 %, issue 12 item 5). And the bunny
+# made solid is its mesh's inside (add). About a minute: _slow.
+test_voxel_edit_truth_slow() {
+    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
+    local truth; truth="$(dirname "$0")/../scripts/voxel_edit_truth.py"
+    local mesh="$DATA/pointclouds/bunny_mesh.off"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/diff.ply" "$VOXEL_B" --subtract "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/inter.ply" "$VOXEL_B" --intersect "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/solid.ply" "$VOXEL_A"
+    for op in subtract intersect; do
+        local after="$TMP/diff.ply"; [ $op = intersect ] && after="$TMP/inter.ply"
+        python3 "$truth" $op "$after" --before "$TMP/diff.ply" --before "$TMP/inter.ply" \
+            --mesh "$mesh" --goal 0.99 >"$TMP/truth" 2>&1 || fail "$op: $(cat "$TMP/truth")"
+    done
+    python3 "$truth" add "$TMP/solid.ply" --mesh "$mesh" --goal 0.99 >"$TMP/truth" 2>&1 ||
+        fail "add: $(cat "$TMP/truth")"
+}
+
+# The JSON counts add up: each step's set size is the last one's plus added minus erased; the set's
+# labels sum to its size; the PLY has one vertex per voxel; a difference keeps fewer voxels than
+# the kitten solid had, an intersection fewer still, and the order of the edits is kept.
+test_voxel_edit_json_counts() {
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 -o "$TMP/set.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "expected one JSON line"
+    python3 - "$TMP/out" "$TMP/set.ply" <<'PY' || fail "bad counts: $(cat "$TMP/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+steps, s = j["steps"], j["set"]
+assert [x["op"] for x in steps] == ["base", "subtract", "add", "intersect"], steps
+assert j["grid"]["dims"][0] == 48 or max(j["grid"]["dims"]) == 48
+prev = 0
+for x in steps:
+    assert x["voxels"] == prev + x["added"] - x["erased"], x
+    assert 0 < x["cloud_voxels"] <= x["probed"] and 0 < x["inside"] <= x["probed"], x
+    prev = x["voxels"]
+assert steps[0]["voxels"] == steps[0]["cloud_voxels"] + steps[0]["inside"]
+assert steps[1]["erased"] > 0 and steps[1]["added"] == 0 and steps[1]["relabelled"] > 0
+assert steps[2]["added"] > 0 and steps[3]["erased"] > 0
+assert s["voxels"] == prev == s["surface"] + s["interior"] + s["cut"]
+head = open(sys.argv[2], "rb").read(2000).split(b"end_header")[0].decode()
+assert f"element vertex {s['voxels']}" in head, head
+for prop in ("x", "count", "nx", "label", "red"):
+    assert f" {prop}\n" in head, prop
+PY
+    # (kitten - bunny) + bunny is kitten + bunny, voxel for voxel
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A" --add "$VOXEL_A"
+    local a; a=$(json_get "$TMP/out" 'j["set"]["voxels"]')
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 "$VOXEL_B" --add "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["set"]["voxels"]')" -eq "$a" ] || fail "(k - b) + b != k + b"
+}
+
+test_voxel_edit_text_and_preview() {
+    run_cmd 0 voxel edit --backend cpu --grid 48 --preview "$TMP/set.png" "$VOXEL_B" --intersect "$VOXEL_A"
+    grep -q '^base ' "$TMP/out" && grep -q '^intersect ' "$TMP/out" && grep -q '^set: ' "$TMP/out" ||
+        fail "text: $(cat "$TMP/out")"
+    [ "$(head -c 8 "$TMP/set.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "not a PNG"
+    run_cmd 0 voxel edit --help
+    for word in --add --subtract --intersect --grid --preview --json "Exit status"; do
+        grep -qF -- "$word" "$TMP/out" || fail "help lacks $word"
+    done
+    run_cmd 0 voxel --help
+    grep -qF 'voxel edit' "$TMP/out" || fail "voxel --help does not point at voxel edit"
+}
+
+# voxel_edit_bad FILE NEEDLE: the bad cloud as BASE and as an edit: exit 2, one line naming the
+# file, no output written.
+voxel_edit_bad() {
+    run_cmd 2 voxel edit --backend cpu -o "$TMP/never.ply" "$1" --add "$VOXEL_B"
+    expect_one_error_line "$(basename "$1")"
+    grep -qF -- "$2" "$TMP/err" || fail "stderr lacks '$2': $(cat "$TMP/err")"
+    run_cmd 2 voxel edit --backend cpu -o "$TMP/never.ply" "$VOXEL_B" --subtract "$1"
+    expect_one_error_line "$(basename "$1")"
+    [ ! -e "$TMP/never.ply" ] || fail "an output was written"
+}
+
+test_voxel_edit_bad_input() {
+    voxel_edit_bad "$DATA/bad/truncated_binary.ply" "byte offset 29791"
+    voxel_edit_bad "$DATA/bad/empty.ply" "empty file"
+    voxel_edit_bad "$DATA/bad/no_such_cloud.ply" "cannot open"
+    voxel_edit_bad "$DATA/bad/OutOfMemory.off" "OFF"
+    # a flat patch has no inside: a clear error, nothing written
+    python3 -c 'for i in range(40):
+    for j in range(40): print(i / 40, j / 40, 0.5, 0, 0, 1)' >"$TMP/plane.xyz"
+    voxel_edit_bad "$TMP/plane.xyz" "has no inside at this grid"
+    rm -f "$TMP/plane.xyz"
+    run_cmd 2 voxel edit "$VOXEL_A" "$VOXEL_B"
+    grep -q "one BASE" "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel edit --add "$VOXEL_A"
+    grep -q missing "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel edit --grid 0 "$VOXEL_A"
+    expect_one_error_line --grid
+    run_cmd 2 voxel edit --unite "$VOXEL_A" "$VOXEL_A"
+    run_cmd 2 voxel edit -o /nonexistent_dir/x.ply "$VOXEL_B"
+    expect_one_error_line /nonexistent_dir/x.ply
+    only_out_err
+}
+
+# The set is the same for any number of threads (slots are claimed in any order; the output is
+# sorted by voxel, and merges add in a fixed order).
+test_voxel_edit_threads_agree() {
+    run_cmd 0 voxel edit --backend cpu --threads 1 --grid 48 -o "$TMP/t1.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --threads 2 --grid 48 -o "$TMP/t2.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
+}
+
+# The set lives in a GhmDynmap on the context's backend: on CUDA the same edit writes the same
+# set, byte for byte, as on the CPU. Needs a device.
+test_voxel_edit_cuda_same_set() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    run_cmd 0 voxel edit --backend cpu --grid 48 -o "$TMP/c.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    run_cmd 0 voxel edit --backend cuda --json --grid 48 -o "$TMP/g.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/out")"
+    cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
+}
+
 # --- many queries in one run, and --search (issue 14) ---
 # Several query images against one reference: one line each, in order, naming the query; the
 # reference's tables are built once. Exit 0 when any was found.

@@ -1,9 +1,11 @@
 /*
  * dynmap_ops.cu - GhmDynmap on the CUDA backend, the operations after insert (dynmap.cu has the
  * table's creation, its insert and the description of the phases): erase, find, read by
- * handle, garbage collection, stats, and the op table.
+ * handle, garbage collection, the listing of every item, stats, and the op table.
  */
 #include <string.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include "dynmap_cuda_internal.cuh"
 
@@ -126,6 +128,50 @@ static __global__ void gc_kernel(DynRef r)
         atomicAdd(&r.counters[DYN_C_RELEASED], freed);
 }
 
+
+/* Whether slot i of a slab holds an item (its head is not zero). */
+static __device__ __forceinline__ bool dyn_filled(const DynRef &r, const uint32_t *slab, int i)
+{
+    return r.hs == 2 ? (slab[2 * i] | slab[2 * i + 1]) != 0 : slab[i] != 0;
+}
+
+/* Items in bucket b's list (a thread per bucket); counts[n_buckets] is the scan's tail. */
+static __global__ void count_items_kernel(DynRef r, unsigned long long *counts)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b > r.n_buckets)
+        return;
+    unsigned long long c = 0;
+    for (uint32_t s = b < r.n_buckets ? r.buckets[b] : 0; s; s = dyn_slab(r, s)[DYN_NEXT])
+        for (int i = 0; i < r.slots; i++)
+            c += dyn_filled(r, dyn_slab(r, s), i);
+    counts[b] = c;
+}
+
+/* Bucket b's items from position start[b], in list and slot order (as the CPU lists them). */
+static __global__ void list_items_kernel(DynRef r, const unsigned long long *start, size_t cap,
+                                         uint32_t *items, GhmDynmapHandle *handles)
+{
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= r.n_buckets)
+        return;
+    unsigned long long o = start[b];
+    for (uint32_t s = r.buckets[b]; s; s = dyn_slab(r, s)[DYN_NEXT]) {
+        const uint32_t *slab = dyn_slab(r, s);
+        for (int i = 0; i < r.slots; i++) {
+            if (!dyn_filled(r, slab, i))
+                continue;
+            if (o < cap) { /* the count said otherwise only if the table is corrupt */
+                for (int j = 0; j < r.w; j++)
+                    items[o * r.w + j] = slab[dyn_word_of(r, i, j)];
+                if (handles)
+                    handles[o] = (GhmDynmapHandle)s << 32 | (uint32_t)i;
+            }
+            o++;
+        }
+    }
+}
+
 static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
 {
     CudaDynmap *d = (CudaDynmap *)impl;
@@ -222,6 +268,87 @@ static int dyn_gc(void *impl, size_t *released)
     return ret < 0 ? ret : rc;
 }
 
+typedef struct ListScratch {
+    unsigned long long *count, *start;
+    void *temp;
+    size_t temp_bytes;
+} ListScratch;
+
+static void list_layout(GhmiCarve *c, size_t buckets, ListScratch *sc)
+{
+    sc->count = (unsigned long long *)ghmi_carve(c, (buckets + 1) * 8);
+    sc->start = (unsigned long long *)ghmi_carve(c, (buckets + 1) * 8);
+    sc->temp = ghmi_carve(c, sc->temp_bytes ? sc->temp_bytes : 16); /* NULL: CUB would size */
+}
+
+/* Queues the per-bucket counts and their exclusive sum (start[buckets] the total) in scratch
+ * that *block owns (free it whatever the result). */
+static int list_starts(const CudaDynmap *d, void **block, ListScratch *sc)
+{
+    GhmContext *ctx = d->ctx;
+    cudaStream_t st = ghm_cuda_stream(ctx);
+    size_t nb = d->ref.n_buckets;
+    sc->temp_bytes = 0;
+    int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, sc->temp_bytes, sc->count, sc->start,
+                                                     nb + 1, st));
+    GhmiCarve c = ghmi_carve_start(NULL);
+    list_layout(&c, nb, sc);
+    if (ret >= 0)
+        ret = ghmi_device_alloc(ctx, c.used, block);
+    if (ret < 0)
+        return ret;
+    c = ghmi_carve_start(*block);
+    list_layout(&c, nb, sc);
+    count_items_kernel<<<thread_grid(nb + 1), THREADS, 0, st>>>(d->ref, sc->count);
+    ret = GHM_CUDA_LAUNCH();
+    size_t bytes = sc->temp_bytes;
+    if (ret >= 0)
+        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(sc->temp, bytes, sc->count, sc->start,
+                                                     nb + 1, st));
+    return ret;
+}
+
+/* Bucket by bucket: counts, their scan, then each bucket's thread writes its items from its
+ * start, so the order is the CPU backend's (bucket, list, slot) and needs no atomics. */
+static int dyn_items(const void *impl, uint32_t *items_out, GhmDynmapHandle *handles_out,
+                     size_t cap, size_t *count)
+{
+    const CudaDynmap *d = (const CudaDynmap *)impl;
+    GhmContext *ctx = d->ctx;
+    cudaStream_t st = ghm_cuda_stream(ctx);
+    size_t n = d->items, item_bytes = n * d->ref.w * 4;
+    Staged it = {NULL, NULL}, h = {NULL, NULL};
+    void *block = NULL;
+    ListScratch sc = {NULL, NULL, NULL, 0};
+    unsigned long long total = 0;
+    int ret = ghmi_dyn_stage_out(ctx, items_out, item_bytes, &it);
+    if (ret >= 0 && handles_out)
+        ret = ghmi_dyn_stage_out(ctx, handles_out, n * 8, &h);
+    if (ret >= 0)
+        ret = list_starts(d, &block, &sc);
+    if (ret >= 0) {
+        list_items_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(
+            d->ref, sc.start, n, (uint32_t *)it.dev, (GhmDynmapHandle *)h.dev);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaMemcpyAsync(&total, sc.start + d->ref.n_buckets, 8,
+                                       cudaMemcpyDeviceToHost, st));
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, items_out, &it, item_bytes);
+    if (ret >= 0)
+        ret = ghmi_dyn_queue_back(ctx, handles_out, &h, n * 8);
+    int sync = GHM_CUDA(ghm_cuda_wait(st));
+    ghmi_device_free(ctx, block);
+    ghmi_cuda_release(ctx, it.owned);
+    ghmi_cuda_release(ctx, h.owned);
+    if (ret >= 0 && sync >= 0 && total != n) /* the count said otherwise: the table is corrupt */
+        return GHM_ERR_INVALID;
+    (void)cap; /* ghm_dynmap_items checked cap >= the count */
+    *count = n;
+    return ret < 0 ? ret : sync;
+}
+
 static int dyn_stats(const void *impl, GhmDynmapStats *out)
 {
     CudaDynmap *d = (CudaDynmap *)impl;
@@ -241,5 +368,5 @@ static int dyn_stats(const void *impl, GhmDynmapStats *out)
 
 extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops = {
     ghmi_dyn_create, ghmi_dyn_insert, dyn_erase, dyn_find, dyn_read,
-    dyn_size,   dyn_gc,     dyn_stats, ghmi_dyn_destroy,
+    dyn_size,   dyn_gc,     dyn_stats, ghmi_dyn_destroy, dyn_items,
 };

@@ -134,6 +134,12 @@ GHM_API int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, c
                                int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                                size_t why_size);
 
+/* The same grid around every point of n clouds (as they are): the one grid of a voxel edit
+ * (ghm_voxel_edit.h). The same codes; n may be 0 (a grid of one voxel of size 1). */
+GHM_API int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
+                                      const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                                      size_t why_size);
+
 /* Runs one step: voxelizes A and B (B moved by b_pose, a row-major 4x4 matrix, or as it is
  * when NULL), classifies and fills. Points outside the grid are ignored. Either cloud may be
  * empty. The caller frees *out with ghm_voxel_result_free(). Returns GHM_ERR_INVALID for bad

@@ -96,28 +96,11 @@ static void fit_dims(const double lo[3], const double hi[3], int size_given, dou
             d[k] += 1;
 }
 
-int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
-                       int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
-                       size_t why_size)
+/* The grid around the box [lo, hi] (see ghm_voxel_grid_fit). */
+static int fit_box(double lo[3], double hi[3], int empty, const GhmVoxelOptions *opt,
+                   GhmVoxelGrid *out, char *why, size_t why_size)
 {
-    if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
-        ghmi_voxel_check_options(opt) < 0) {
-        if (why && why_size)
-            snprintf(why, why_size, "invalid voxel grid options");
-        return GHM_ERR_INVALID;
-    }
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    double p[3];
-    for (size_t i = 0; i < a->n; i++) {
-        ghmi_voxel_apply_pose(NULL, a->xyz + 3 * i, p);
-        bbox_add(lo, hi, p);
-    }
-    for (int k = 0; k < (nposes ? nposes : 1); k++)
-        for (size_t i = 0; i < b->n; i++) {
-            ghmi_voxel_apply_pose(nposes ? poses + 16 * k : NULL, b->xyz + 3 * i, p);
-            bbox_add(lo, hi, p);
-        }
-    if (a->n + b->n == 0)
+    if (empty)
         lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0.0;
     double longest = 0;
     for (int k = 0; k < 3; k++)
@@ -139,3 +122,51 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
     return GHM_OK;
 }
 
+static int bad_fit(char *why, size_t why_size)
+{
+    if (why && why_size)
+        snprintf(why, why_size, "invalid voxel grid options");
+    return GHM_ERR_INVALID;
+}
+
+int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
+                       int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                       size_t why_size)
+{
+    if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
+        ghmi_voxel_check_options(opt) < 0)
+        return bad_fit(why, why_size);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double p[3];
+    for (size_t i = 0; i < a->n; i++) {
+        ghmi_voxel_apply_pose(NULL, a->xyz + 3 * i, p);
+        bbox_add(lo, hi, p);
+    }
+    for (int k = 0; k < (nposes ? nposes : 1); k++)
+        for (size_t i = 0; i < b->n; i++) {
+            ghmi_voxel_apply_pose(nposes ? poses + 16 * k : NULL, b->xyz + 3 * i, p);
+            bbox_add(lo, hi, p);
+        }
+    return fit_box(lo, hi, a->n + b->n == 0, opt, out, why, why_size);
+}
+
+int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
+                              const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
+                              size_t why_size)
+{
+    if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt) < 0)
+        return bad_fit(why, why_size);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double p[3];
+    size_t points = 0;
+    for (int c = 0; c < n; c++) {
+        if (!clouds[c])
+            return bad_fit(why, why_size);
+        for (size_t i = 0; i < clouds[c]->n; i++) {
+            ghmi_voxel_apply_pose(NULL, clouds[c]->xyz + 3 * i, p);
+            bbox_add(lo, hi, p);
+        }
+        points += clouds[c]->n;
+    }
+    return fit_box(lo, hi, points == 0, opt, out, why, why_size);
+}

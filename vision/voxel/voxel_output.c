@@ -1,6 +1,6 @@
 /*
- * voxel_output.c - what the voxel mode writes: the labelled voxels as PLY and a preview image.
- * See ghm_voxel.h.
+ * voxel_output.c - what the voxel mode writes: the labelled voxels as PLY (of an intersection,
+ * or of an edited set) and a preview image. See ghm_voxel.h and ghm_voxel_edit.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "ghm_image.h"
 #include "ghm_voxel.h"
+#include "ghm_voxel_edit.h"
 
 void ghm_voxel_label_colour(int label, uint8_t rgb[3])
 {
@@ -19,6 +20,13 @@ void ghm_voxel_label_colour(int label, uint8_t rgb[3])
     };
     int l = label >= 0 && label < 4 ? label : GHM_VOXEL_UNKNOWN;
     memcpy(rgb, colours[l], 3);
+}
+
+/* The comment line that records the grid (scripts/voxel_truth.py reads it back). */
+static void grid_comment(const GhmVoxelGrid *g, char *buf, size_t size)
+{
+    snprintf(buf, size, "grid origin %.9g %.9g %.9g voxel_size %.9g dims %d %d %d", g->origin[0],
+             g->origin[1], g->origin[2], g->voxel_size, g->dims[0], g->dims[1], g->dims[2]);
 }
 
 int ghm_voxel_save_ply(const GhmVoxelResult *r, const char *path, int ascii, char *why,
@@ -57,12 +65,56 @@ int ghm_voxel_save_ply(const GhmVoxelResult *r, const char *path, int ascii, cha
         {"green", GHM_PLY_UCHAR, bytes + 3, 5}, {"blue", GHM_PLY_UCHAR, bytes + 4, 5},
     };
     char grid[256];
-    const GhmVoxelGrid *g = &r->grid;
-    snprintf(grid, sizeof grid, "grid origin %.9g %.9g %.9g voxel_size %.9g dims %d %d %d",
-             g->origin[0], g->origin[1], g->origin[2], g->voxel_size, g->dims[0], g->dims[1],
-             g->dims[2]);
+    grid_comment(&r->grid, grid, sizeof grid);
     const char *comments[] = {"geohash-match voxel: one vertex per occupied voxel; cloud 0 = A, "
                               "1 = B; label 0 outside, 1 inside, 2 intersection, 3 unknown",
+                              grid, NULL};
+    int ret = ghm_ply_write(path, ascii, n, cols, (int)(sizeof cols / sizeof cols[0]), comments,
+                            why, why_size);
+    free(xyz);
+    free(bytes);
+    return ret;
+}
+
+int ghm_voxel_edit_save_ply(const GhmVoxelResult *r, const char *path, int ascii, char *why,
+                            size_t why_size)
+{
+    if (!r || !path) {
+        if (why && why_size)
+            snprintf(why, why_size, "invalid arguments");
+        return GHM_ERR_INVALID;
+    }
+    const GhmVoxelSide *s = &r->side[0];
+    size_t n = s->voxels;
+    float *xyz = malloc((3 * n + 1) * sizeof *xyz);
+    uint8_t *bytes = malloc(4 * n + 1); /* label, red, green, blue */
+    if (!xyz || !bytes) {
+        free(xyz);
+        free(bytes);
+        if (why && why_size)
+            snprintf(why, why_size, "out of memory");
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t v = 0; v < n; v++) {
+        double centre[3];
+        ghm_voxel_centre(&r->grid, s->keys[v], centre);
+        for (int k = 0; k < 3; k++)
+            xyz[3 * v + (size_t)k] = (float)centre[k];
+        bytes[4 * v] = s->labels[v];
+        ghm_voxel_label_colour(s->labels[v], bytes + 4 * v + 1);
+    }
+    const GhmPlyColumn cols[] = {
+        {"x", GHM_PLY_FLOAT, xyz, 12},          {"y", GHM_PLY_FLOAT, xyz + 1, 12},
+        {"z", GHM_PLY_FLOAT, xyz + 2, 12},      {"count", GHM_PLY_UINT, s->counts, 4},
+        {"nx", GHM_PLY_FLOAT, s->normals, 12},  {"ny", GHM_PLY_FLOAT, s->normals + 1, 12},
+        {"nz", GHM_PLY_FLOAT, s->normals + 2, 12}, {"label", GHM_PLY_UCHAR, bytes, 4},
+        {"red", GHM_PLY_UCHAR, bytes + 1, 4},   {"green", GHM_PLY_UCHAR, bytes + 2, 4},
+        {"blue", GHM_PLY_UCHAR, bytes + 3, 4},
+    };
+    char grid[256];
+    grid_comment(&r->grid, grid, sizeof grid);
+    const char *comments[] = {"geohash-match voxel edit: one vertex per voxel of the set; label "
+                              "0 surface, 1 interior, 2 cut",
                               grid, NULL};
     int ret = ghm_ply_write(path, ascii, n, cols, (int)(sizeof cols / sizeof cols[0]), comments,
                             why, why_size);

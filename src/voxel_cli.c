@@ -1,0 +1,79 @@
+/*
+ * voxel_cli.c - the options and outputs that `voxel` and `voxel edit` share; see voxel_cli.h.
+ */
+#include "voxel_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ghm_image.h"
+
+int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliOutputs *out, int id, const char *arg)
+{
+    long v = 0;
+    switch (id) {
+    case 'o':
+        out->output = arg;
+        return 1;
+    case GHM_VOXEL_OPT_GRID:
+        if (ghm_cli_parse_long("--grid", arg, 1, GHM_VOXEL_MAX_DIM, &v) < 0)
+            return -1;
+        vox->grid = (int)v;
+        return 1;
+    case GHM_VOXEL_OPT_VOXEL_SIZE:
+        return ghm_cli_parse_double("--voxel-size", arg, 1e-30, 1e30, &vox->voxel_size) < 0 ? -1
+                                                                                           : 1;
+    case GHM_VOXEL_OPT_ASCII:
+        out->ascii = 1;
+        return 1;
+    case GHM_VOXEL_OPT_PREVIEW:
+        out->preview = arg;
+        return 1;
+    case GHM_VOXEL_OPT_PREVIEW_AXIS:
+        if (strlen(arg) != 1 || !strchr("xyz", arg[0])) {
+            ghm_cli_error("--preview-axis", "'%s' is not one of x, y, z", arg);
+            return -1;
+        }
+        out->axis = arg[0] - 'x';
+        return 1;
+    case GHM_VOXEL_OPT_T_IN:
+        return ghm_cli_parse_double("--t-in", arg, 0.0, 0.99, &vox->t_in) < 0 ? -1 : 1;
+    case GHM_VOXEL_OPT_T_OUT:
+        return ghm_cli_parse_double("--t-out", arg, 0.0, 0.99, &vox->t_out) < 0 ? -1 : 1;
+    case GHM_VOXEL_OPT_ROUNDS:
+        if (ghm_cli_parse_long("--rounds", arg, 1, 1000, &v) < 0)
+            return -1;
+        vox->max_rounds = (int)v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliOutputs *out)
+{
+    if (!out->preview)
+        return 0;
+    char why[512];
+    GhmRgbImage *img = NULL;
+    int ret = ghm_voxel_preview(r, out->axis, 768, &img);
+    if (ret == GHM_OK)
+        ret = ghm_rgb_image_save_png(img, out->preview, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "%s", ghm_strerror(ret));
+    ghm_rgb_image_free(&img);
+    if (ret < 0) {
+        ghm_cli_error(out->preview, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+int ghm_voxel_cli_grid_error(const GhmVoxelOptions *vox, int ret, const char *why)
+{
+    if (ret >= 0)
+        return 0;
+    ghm_cli_error(vox->voxel_size > 0 ? "--voxel-size" : "--grid", "%s",
+                  ret == GHM_ERR_NOMEM ? "out of memory" : why);
+    return -1;
+}

@@ -1,0 +1,68 @@
+/*
+ * voxel_cli.h - what `voxel` (cmd_voxel.c) and `voxel edit` (cmd_voxel_edit.c) share: the grid
+ * and label options, the output options, their help lines, and the preview.
+ *
+ * A command's long options start with GHM_COMMON_LONG_OPTIONS and GHM_VOXEL_LONG_OPTIONS, its own
+ * option ids with GHM_VOXEL_OPT_FIRST_OWN; it hands each option to ghm_cli_common_option, then to
+ * ghm_voxel_cli_option, then parses it itself.
+ */
+#ifndef GHM_VOXEL_CLI_H
+#define GHM_VOXEL_CLI_H
+
+#include "cli.h"
+#include "ghm_voxel.h"
+
+enum {
+    GHM_VOXEL_OPT_GRID = GHM_OPT_FIRST_COMMAND,
+    GHM_VOXEL_OPT_VOXEL_SIZE,
+    GHM_VOXEL_OPT_ASCII,
+    GHM_VOXEL_OPT_PREVIEW,
+    GHM_VOXEL_OPT_PREVIEW_AXIS,
+    GHM_VOXEL_OPT_T_IN,
+    GHM_VOXEL_OPT_T_OUT,
+    GHM_VOXEL_OPT_ROUNDS,
+    GHM_VOXEL_OPT_FIRST_OWN
+};
+
+#define GHM_VOXEL_LONG_OPTIONS                                                               \
+    {"output", required_argument, NULL, 'o'},                                                \
+        {"grid", required_argument, NULL, GHM_VOXEL_OPT_GRID},                               \
+        {"voxel-size", required_argument, NULL, GHM_VOXEL_OPT_VOXEL_SIZE},                   \
+        {"ascii", no_argument, NULL, GHM_VOXEL_OPT_ASCII},                                   \
+        {"preview", required_argument, NULL, GHM_VOXEL_OPT_PREVIEW},                         \
+        {"preview-axis", required_argument, NULL, GHM_VOXEL_OPT_PREVIEW_AXIS},               \
+        {"t-in", required_argument, NULL, GHM_VOXEL_OPT_T_IN},                               \
+        {"t-out", required_argument, NULL, GHM_VOXEL_OPT_T_OUT},                             \
+        {"rounds", required_argument, NULL, GHM_VOXEL_OPT_ROUNDS}
+
+/* The help lines of the grid options (each command adds -o and --preview in its own words). */
+#define GHM_VOXEL_GRID_HELP                                                                  \
+    "  --grid N            voxels along the longest side of the joint bounding box (128)\n"  \
+    "  --voxel-size S      voxel edge length instead of --grid (at most 1024 voxels per axis)\n"
+#define GHM_VOXEL_LABEL_HELP                                                                 \
+    "  --t-out T, --t-in T seed thresholds on the step . normal product (0.2, 0.2)\n"        \
+    "  --rounds N          fills at most, dropping conflicting seeds in between (4)\n"
+#define GHM_VOXEL_PREVIEW_AXIS_HELP                                                          \
+    "  --preview-axis x|y|z  view along this axis from its positive side (z)\n"
+
+typedef struct GhmVoxelCliOutputs {
+    const char *output, *preview; /* -o, --preview, or NULL */
+    int ascii, axis;              /* axis 0 x, 1 y, 2 z (the default) */
+} GhmVoxelCliOutputs;
+
+/* Applies one shared option to vox and out: 1 when id was one, 0 when it was not, -1 after
+ * printing an error line for a bad value. */
+int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliOutputs *out, int id, const char *arg);
+
+/* Renders r along out->axis and writes it to out->preview (atomically); nothing without
+ * --preview. Prints one error line and returns -1 on failure. */
+int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliOutputs *out);
+
+/* After a grid fit (ghm_voxel_grid_fit or _clouds) that returned ret with why: prints its error
+ * line against --grid or --voxel-size and returns -1, or returns 0 when ret is GHM_OK. */
+int ghm_voxel_cli_grid_error(const GhmVoxelOptions *vox, int ret, const char *why);
+
+/* `voxel edit BASE [--add X] [--subtract Y] [--intersect Z] ...` (cmd_voxel_edit.c). */
+int ghm_cmd_voxel_edit(int argc, char **argv);
+
+#endif /* GHM_VOXEL_CLI_H */
