@@ -232,7 +232,7 @@ static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_
 {
     DynWant want;
     want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
-    want.hi = r.hw == 2 ? __ldg(&key[1]) : 0;
+    want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
     want.lo_only = r.hw != 2 || r.kw == 1;
     uint32_t s = __ldg(&r.buckets[dyn_bucket(r, hash)]);
     while (s) {
