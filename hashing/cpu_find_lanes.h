@@ -92,4 +92,20 @@ ghmi_find_lanes(const void *map, const uint32_t *keys, size_t n, uint32_t *out, 
     }
 }
 
+/* The same over `threads` OpenMP threads, GHMI_FIND_CHUNK keys per work item (one thread up to
+ * 4096 keys, where starting the team costs more than it saves). A macro, not a function: the
+ * parallel region is outlined, and through a function's parameters start and step would reach
+ * it as pointers called indirectly, where here they stay names that inline. */
+#define GHMI_FIND_LANES_PARALLEL(map, keys, n, out, threads, start, step)                        \
+    do {                                                                                         \
+        size_t n_ = (n), nchunk_ = (n_ + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;                 \
+        int threads_ = (threads);                                                                \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(threads_) if (n_ > 4096)")    \
+        for (size_t c_ = 0; c_ < nchunk_; c_++) {                                                \
+            size_t lo_ = c_ * GHMI_FIND_CHUNK;                                                   \
+            size_t cnt_ = lo_ + GHMI_FIND_CHUNK < n_ ? GHMI_FIND_CHUNK : n_ - lo_;               \
+            ghmi_find_lanes((map), (keys) + lo_, cnt_, (out) + lo_, start, step);                \
+        }                                                                                        \
+    } while (0)
+
 #endif /* GHM_CPU_FIND_LANES_H */

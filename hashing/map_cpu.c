@@ -255,13 +255,8 @@ static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32
         return GHM_OK;
     }
     if (m->opt.layout == GHM_MAP_THESIS) {
-        size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ghmi_cpu_threads(m)) if (n > 4096)
-        for (size_t c = 0; c < nchunk; c++) {
-            size_t lo = c * GHMI_FIND_CHUNK;
-            size_t cnt = lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo;
-            ghmi_find_lanes(m, keys + lo, cnt, out + lo, thesis_start, thesis_step);
-        }
+        GHMI_FIND_LANES_PARALLEL(m, keys, n, out, ghmi_cpu_threads(m), thesis_start,
+                                 thesis_step);
         return GHM_OK;
     }
     size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;

@@ -252,13 +252,7 @@ static int open_find(const void *impl, const uint32_t *keys, size_t n, uint32_t 
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
-    size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_of(m)) if (n > 4096)
-    for (size_t c = 0; c < nchunk; c++) {
-        size_t lo = c * GHMI_FIND_CHUNK;
-        size_t cnt = lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo;
-        ghmi_find_lanes(m, keys + lo, cnt, out + lo, find_start, find_step);
-    }
+    GHMI_FIND_LANES_PARALLEL(m, keys, n, out, threads_of(m), find_start, find_step);
     return GHM_OK;
 }
 
