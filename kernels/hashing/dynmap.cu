@@ -9,17 +9,27 @@
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
  *             is its first occurrence (the paper's second table and leader rule);
- *          3. a team looks each leader up; the absent ones are new, counted per bucket;
- *          4. the host reads how many slabs the new items may link (per bucket, ceil(new /
- *             slots)), adds one per warp the device runs at once (a warp may hold a slab it
- *             then loses to another warp's link), and grows the allocator BEFORE the next
- *             kernel: the only step that can run out of memory, and it changes nothing; the
- *             memory blocks with free slabs are listed for the allocating warps;
- *          5. a warp stores each new item: the first empty slot of the bucket's list, claimed
- *             by a compare-and-swap of its head (64-bit: the item's first 8 bytes; or its
- *             32-bit tag), the rest written by the lanes, the slot's mask bit set; at the end
- *             of the list a slab from the allocator, linked by a compare-and-swap;
- *          6. duplicates and stored items get the leader's or the stored item's handle.
+ *          3. a team looks each leader up; the absent ones are new;
+ *          4. a team claims for each new item the first empty slot of its bucket's list, by a
+ *             compare-and-swap of the slot's head (64-bit: the item's first 8 bytes; or its
+ *             32-bit tag), writes the rest and sets the slot's mask bit. Items that reach the
+ *             end of their list are "left": listed, and counted per bucket, which gives the
+ *             slabs they may link (per bucket, ceil(left / slots)). A separate kernel from
+ *             step 3, not the same walk: a look-up that ran beside claims could match a head
+ *             just claimed by another key sharing its first 8 bytes, over the stale words of
+ *             an erased item, before the claimer's words land;
+ *          5. the host reads how many slabs the left items may link, adds one per warp the
+ *             device runs at once (a warp may hold a slab it then loses to another warp's
+ *             link), and grows the allocator BEFORE the next kernel: the only step that can
+ *             run out of memory, and it changes nothing; the memory blocks with free slabs are
+ *             listed for the allocating warps;
+ *          6. a warp stores each left item as step 4 does, and at the end of the list takes a
+ *             slab from the allocator (warp-wide) and links it by a compare-and-swap;
+ *          7. duplicates and stored items get the leader's or the stored item's handle.
+ *          Steps 3-4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of
+ *          8 for the claims made the insert of 2^23 six-word items into a table of 2^25 about
+ *          twice as fast on the H100 (docs/BENCHMARKS.md), most items finding room in the
+ *          slabs already linked.
  * erase    hash, leaders, and a warp per leader clears its slot's head and mask bit.
  * find     a team per key: bucket, slabs, handle and item.
  * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
@@ -81,11 +91,10 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
         pos[i] = tab[pos[i]] - 1;
 }
 
-/* Insert step 3: leaders looked up (a team of 8 lanes each); absent ones marked fresh and
- * counted per bucket. */
+/* Insert step 3: leaders looked up (a team of 8 lanes each); absent ones marked fresh. */
 static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, size_t n,
                                             const uint64_t *hash, const uint32_t *leader,
-                                            GhmDynmapHandle *h, uint8_t *fresh, uint32_t *counts)
+                                            GhmDynmapHandle *h, uint8_t *fresh)
 {
     __shared__ unsigned tally; /* new items of the block: one global atomic per block */
     if (threadIdx.x == 0)
@@ -99,12 +108,11 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
             uint4 v;
             int slot;
             GhmDynmapHandle hd = dyn_team_lookup(r, items + i * r.w, hash[i], team_mask(), t,
-                                                 &v, &slot);
+                                                 false, &v, &slot);
             if (t == 0) {
                 h[i] = hd;
                 if (hd == GHM_DYNMAP_NO_HANDLE) {
                     isnew = 1;
-                    atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
                     atomicAdd(&tally, 1u);
                 }
             }
@@ -117,19 +125,82 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
         atomicAdd(&r.counters[DYN_C_NEW], (unsigned long long)tally);
 }
 
-/* Insert step 4: slabs the new items may link, counts reset for the next batch. */
-static __global__ void need_kernel(DynRef r, uint32_t *counts)
+/* Team lane t of team `tm` claims the first empty slot of the list of item's bucket and
+ * stores the item there: its handle, or NO_HANDLE at the end of the list. Never allocates. */
+static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *item,
+                                             uint64_t hash, unsigned tm, int t)
 {
-    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    unsigned long long need = 0;
-    if (b < r.n_buckets && counts[b]) {
-        need = (counts[b] + r.slots - 1) / r.slots;
-        counts[b] = 0;
+    uint32_t w0 = __ldg(&item[0]);
+    uint32_t w1 = r.hs == 2 ? __ldg(&item[1]) : 0; /* 8-byte heads: items of 2 words or more */
+    uint32_t s = __ldcg(&r.buckets[dyn_bucket(r, hash)]);
+    while (s) {
+        uint32_t *slab = dyn_slab(r, s);
+        uint4 v = dyn_load_quad(slab, t, true);
+        uint32_t em = dyn_team_or(tm, dyn_team_empties(r, v, t));
+        while (em) {
+            int slot = __ffs(em) - 1, won = 0;
+            if (t == 0) {
+                if (r.hs == 2)
+                    won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
+                                    (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
+                else
+                    won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
+            }
+            if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
+                for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
+                    slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
+                __syncwarp(tm);
+                if (t == 0)
+                    atomicOr(slab + DYN_MASK, 1u << slot);
+                return dyn_handle(s, slot);
+            }
+            em &= em - 1;
+        }
+        s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
     }
-    for (int o = 16; o; o /= 2)
-        need += __shfl_down_sync(DYN_FULL, need, o);
-    if ((threadIdx.x & 31) == 0 && need)
-        atomicAdd(&r.counters[DYN_C_NEED], need);
+    return GHM_DYNMAP_NO_HANDLE;
+}
+
+/* Insert step 4: a team per new item. The left items are listed (a place per block, then per
+ * team) and counted per bucket; a bucket's count crossing a multiple of the slots per slab is
+ * one more slab the bucket may link. Block tallies keep the table's counters to one atomic
+ * each per block. */
+static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
+                                    const uint64_t *hash, const uint8_t *fresh,
+                                    GhmDynmapHandle *h, uint32_t *counts, uint32_t *left)
+{
+    __shared__ unsigned stored, n_left, need, base;
+    if (__ldcg(&r.counters[DYN_C_BAD]))
+        return; /* the call fails with nothing changed (every thread of the block returns) */
+    if (threadIdx.x == 0)
+        stored = n_left = need = 0;
+    __syncthreads();
+    size_t i = team_id();
+    int t = threadIdx.x % DYN_TEAM;
+    unsigned at = ~0u; /* this team's place among the block's left items */
+    if (i < n && fresh[i]) {
+        GhmDynmapHandle hd = team_claim(r, items + i * r.w, hash[i], team_mask(), t);
+        if (t == 0 && hd != GHM_DYNMAP_NO_HANDLE) {
+            h[i] = hd;
+            atomicAdd(&stored, 1u);
+        } else if (t == 0) {
+            if (atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u) % (unsigned)r.slots == 0)
+                atomicAdd(&need, 1u);
+            at = atomicAdd(&n_left, 1u);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (stored)
+            atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)stored);
+        if (need)
+            atomicAdd(&r.counters[DYN_C_NEED], (unsigned long long)need);
+        if (n_left)
+            base = (unsigned)atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
+    }
+    __syncthreads();
+    if (at != ~0u)
+        left[base + at] = (uint32_t)i;
 }
 
 /* Claims an empty slot of the slab (words in sw) for the item (word j in lane j); -1 when the
@@ -205,25 +276,57 @@ static __device__ bool store_one(const DynRef &r, const uint32_t *items, size_t 
     }
 }
 
-/* Insert step 5: a warp per new item; the items stored are tallied per block (one atomic on
- * the table's item count per block, not per item: 2^23 same-address atomics cost milliseconds). */
-static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
-                                    const uint64_t *hash, const uint8_t *fresh,
+/* Insert step 6: a warp per left item, its bucket's count zeroed for the next batch; the items
+ * stored are tallied per block (one atomic on the table's item count per block, not per item:
+ * 2^23 same-address atomics cost milliseconds). */
+static __global__ void store_kernel(DynRef r, const uint32_t *items, const uint32_t *left,
+                                    size_t n_left, const uint64_t *hash, uint32_t *counts,
                                     GhmDynmapHandle *h)
 {
     __shared__ unsigned tally;
     if (threadIdx.x == 0)
         tally = 0;
     __syncthreads();
-    size_t i = warp_id();
-    if (i < n && fresh[i] && store_one(r, items, i, hash, h) && (threadIdx.x & 31) == 0)
-        atomicAdd(&tally, 1u);
+    size_t k = warp_id();
+    bool lead = (threadIdx.x & 31) == 0;
+    if (k < n_left) {
+        size_t i = left[k];
+        if (store_one(r, items, i, hash, h) && lead)
+            atomicAdd(&tally, 1u);
+        if (lead)
+            counts[dyn_bucket(r, hash[i])] = 0;
+    }
     __syncthreads();
     if (threadIdx.x == 0 && tally)
         atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)tally);
 }
 
-/* Insert step 6. */
+/* A failed insert's undo after its claims (the slabs for the left items could not be had, or
+ * a launch failed): the items the claims stored are erased again, so that the table is as
+ * before the call. A claimed item is a new one (fresh) with a handle. */
+static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
+                                      const GhmDynmapHandle *h)
+{
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE) {
+        uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
+        int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
+        atomicAnd(slab + DYN_MASK, ~(1u << slot));
+        slab[head] = 0;
+        if (r.hs == 2)
+            slab[head + 1] = 0;
+        atomicAdd(&tally, 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally);
+}
+
+/* Insert step 7. */
 static __global__ void finish_kernel(size_t n, const uint32_t *leader, GhmDynmapHandle *h)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -350,6 +453,7 @@ static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
     s->hash = (uint64_t *)ghmi_carve(c, n * 8);
     s->leader = (uint32_t *)ghmi_carve(c, n * 4);
     s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
+    s->left = (uint32_t *)ghmi_carve(c, n * 4);
 }
 
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
@@ -380,27 +484,50 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
     return GHM_CUDA_LAUNCH();
 }
 
-/* Insert steps 3-4: the new items counted, the slabs they may need reserved. */
-static int count_and_reserve(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
-                             GhmDynmapHandle *h, uint8_t *fresh, size_t *n_new)
+/* Insert steps 3-4, queued: the new items found and stored where their lists have room;
+ * *claimed once the claims are queued (a failure from then on must undo them). */
+static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
+                            GhmDynmapHandle *h, uint8_t *fresh, int *claimed)
 {
     cudaStream_t st = ghm_cuda_stream(d->ctx);
     insert_lookup_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
-                                                            s->leader, h, fresh, d->counts);
+                                                            s->leader, h, fresh);
     int ret = GHM_CUDA_LAUNCH();
     if (ret < 0)
         return ret;
-    need_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(d->ref, d->counts);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0 || (ret = ghmi_dyn_read_counters(d)) < 0)
+    *claimed = 1;
+    claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
+                                                    d->counts, s->left);
+    return GHM_CUDA_LAUNCH();
+}
+
+/* Insert step 5: the slabs the left items may link reserved; their number in *n_left. */
+static int reserve_for_left(CudaDynmap *d, size_t *n_left)
+{
+    int ret = ghmi_dyn_read_counters(d);
+    if (ret < 0)
         return ret;
     const unsigned long long *k = d->host_counters;
     if (k[DYN_C_BAD])
         return GHM_ERR_INVALID;
-    *n_new = (size_t)k[DYN_C_NEW];
-    if (!*n_new)
+    *n_left = (size_t)k[DYN_C_LEFT];
+    if (!*n_left)
         return GHM_OK;
-    size_t racing = *n_new < d->resident_warps ? *n_new : d->resident_warps;
+    size_t racing = *n_left < d->resident_warps ? *n_left : d->resident_warps;
     return ghmi_dyn_reserve(d, (size_t)k[DYN_C_NEED] + racing, (size_t)k[DYN_C_USED]);
+}
+
+/* After a failed insert: the claims undone where the store had not begun (`undo`), the counts
+ * zeroed (they may hold a half-counted batch). Best effort: the call's error stands. */
+static void undo_insert(CudaDynmap *d, size_t n, const uint8_t *fresh, const GhmDynmapHandle *h,
+                        int undo)
+{
+    cudaStream_t st = ghm_cuda_stream(d->ctx);
+    if (undo) {
+        unclaim_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, fresh, h);
+        (void)GHM_CUDA_LAUNCH();
+    }
+    (void)cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st);
 }
 
 int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
@@ -412,7 +539,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     Staged in = {NULL, NULL}, h = {NULL, NULL}, f = {NULL, NULL};
     void *block = NULL, *list = NULL;
     Scratch s;
-    size_t n_new = 0;
+    size_t n_left = 0;
     int ret = ghmi_dyn_stage_in(ctx, items, n * d->ref.w * 4, &in);
     if (ret >= 0)
         ret = ghmi_dyn_stage_out(ctx, handles, n * 8, &h);
@@ -420,16 +547,20 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         ret = ghmi_dyn_stage_out(ctx, inserted, n, &f);
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.w, n, 1, &block, &s);
+    int claimed = 0, storing = 0;
     if (ret >= 0)
-        ret = count_and_reserve(d, (const uint32_t *)in.dev, n, &s, (GhmDynmapHandle *)h.dev,
-                                (uint8_t *)f.dev, &n_new);
+        ret = lookup_and_claim(d, (const uint32_t *)in.dev, n, &s, (GhmDynmapHandle *)h.dev,
+                               (uint8_t *)f.dev, &claimed);
+    if (ret >= 0)
+        ret = reserve_for_left(d, &n_left);
     DynRef with_list;
-    if (ret >= 0 && n_new)
+    if (ret >= 0 && n_left)
         ret = ghmi_dyn_free_list(d, &list, &with_list);
-    if (ret >= 0 && n_new) {
-        store_kernel<<<warp_grid(n), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev, n,
-                                                        s.hash, (const uint8_t *)f.dev,
-                                                        (GhmDynmapHandle *)h.dev);
+    if (ret >= 0 && n_left) {
+        storing = 1; /* from here the claims stand: the store may have begun */
+        store_kernel<<<warp_grid(n_left), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev,
+                                                             s.left, n_left, s.hash, d->counts,
+                                                             (GhmDynmapHandle *)h.dev);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {
@@ -440,8 +571,9 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         ret = ghmi_dyn_queue_back(ctx, handles, &h, n * 8);
     if (ret >= 0)
         ret = ghmi_dyn_queue_back(ctx, inserted, &f, n);
-    if (ret < 0) /* counts may hold a half-counted batch: the next one starts from zero */
-        cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st);
+    if (ret < 0)
+        undo_insert(d, n, (const uint8_t *)f.dev, (const GhmDynmapHandle *)h.dev,
+                    claimed && !storing);
     int rc = ghmi_dyn_read_counters(d);
     if (ret >= 0 && rc >= 0 && d->host_counters[DYN_C_FAIL]) {
         ghmi_log(GHM_LOG_ERROR, "dynmap: a warp found no free slab despite the reservation");

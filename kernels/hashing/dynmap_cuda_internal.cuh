@@ -95,10 +95,11 @@ int ghmi_dyn_read_counters(CudaDynmap *d);
 /* Zeroes the per-call counters (need, new, bad, fail, released). */
 int ghmi_dyn_reset_counters(CudaDynmap *d);
 
-/* Scratch of an insert or erase: hashes, leader positions, the duplicate table. */
+/* Scratch of an insert or erase: hashes, leader positions, the duplicate table, the insert's
+ * left items. */
 typedef struct Scratch {
     uint64_t *hash;
-    uint32_t *leader, *tab;
+    uint32_t *leader, *tab, *left;
     size_t tab_cap;
 } Scratch;
 

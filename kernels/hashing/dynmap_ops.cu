@@ -9,23 +9,23 @@
 
 #include "dynmap_cuda_internal.cuh"
 
-/* Erases key i (a warp); whether it did. */
-static __device__ bool erase_one(const DynRef &r, const uint32_t *keys, size_t i,
-                                 const uint64_t *hash)
+/* Team lane t of team `tm` erases key (global memory) of hash: whether it did. The look-up
+ * reads through L2: other teams clear heads. A team, not a warp: a warp walks four lists. */
+static __device__ bool team_erase(const DynRef &r, const uint32_t *key, uint64_t hash,
+                                  unsigned tm, int t)
 {
-    int lane = threadIdx.x & 31;
-    uint32_t my = lane_word(keys, i, r.kw, r.kw, lane), sw;
+    uint4 v;
     int slot;
-    GhmDynmapHandle hd = dyn_lookup(r, my, hash[i], true, &sw, &slot);
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, hash, tm, t, true, &v, &slot);
     if (hd == GHM_DYNMAP_NO_HANDLE)
         return false;
     uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
-    int head = r.hs == 2 ? 2 * slot : slot;
-    uint32_t lo = __shfl_sync(DYN_FULL, sw, head);
-    uint32_t hi = __shfl_sync(DYN_FULL, sw, r.hs == 2 ? head + 1 : head);
+    int head = r.hs == 2 ? 2 * slot : slot, tail = r.hs == 2 ? head + 1 : head;
+    uint32_t lo = __shfl_sync(tm, dyn_pick(v, head % 4), head / 4, DYN_TEAM);
+    uint32_t hi = __shfl_sync(tm, dyn_pick(v, tail % 4), tail / 4, DYN_TEAM);
     unsigned long long both = (unsigned long long)lo | (unsigned long long)hi << 32;
     int hit = 0;
-    if (lane == 0) {
+    if (t == 0) {
         /* The batch's keys are distinct here, so this cannot lose. */
         if (r.hs == 2)
             hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
@@ -34,10 +34,10 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *keys, size_t i
         if (hit)
             atomicAnd(slab + DYN_MASK, ~(1u << slot));
     }
-    return __shfl_sync(DYN_FULL, hit, 0);
+    return __shfl_sync(tm, hit, 0, DYN_TEAM);
 }
 
-/* A warp per key; the items erased are tallied per block (one atomic per block). */
+/* A team per key; the items erased are tallied per block (one atomic per block). */
 static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
                                     const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
 {
@@ -45,13 +45,13 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
     if (threadIdx.x == 0)
         tally = 0;
     __syncthreads();
-    size_t i = warp_id();
-    int lane = threadIdx.x & 31;
+    size_t i = team_id();
+    int t = threadIdx.x % DYN_TEAM;
     if (i < n) {
-        bool hit = leader[i] == i && erase_one(r, keys, i, hash);
-        if (lane == 0 && hit)
+        bool hit = leader[i] == i && team_erase(r, keys + i * r.kw, hash[i], team_mask(), t);
+        if (t == 0 && hit)
             atomicAdd(&tally, 1u);
-        if (lane == 0 && erased)
+        if (t == 0 && erased)
             erased[i] = hit;
     }
     __syncthreads();
@@ -71,7 +71,7 @@ static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
     uint4 v;
     int slot = 0;
     unsigned tm = team_mask();
-    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, &v, &slot);
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, false, &v, &slot);
     if (handles && t == 0)
         handles[i] = hd;
     if (!items_out)
@@ -185,7 +185,7 @@ static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
     if (ret >= 0) {
-        erase_kernel<<<warp_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        erase_kernel<<<team_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);
         ret = GHM_CUDA_LAUNCH();
     }

@@ -5,11 +5,11 @@
  * key hash and bucket are its ghmi_dynmap_hash and ghmi_dynmap_bucket, so both backends place
  * every item in the same bucket.
  *
- * One warp serves one item: lane l loads word l of a slab (one 128-byte line, one coalesced
- * load), so the slot heads, the rest of every item, the next link (lane 30) and the mask (lane
- * 31) are all in registers; a match of a head (or tag) is confirmed by comparing the remaining
- * key words lane by lane through shuffles, without another load. Lane j < item_words holds
- * word j of the warp's item or key.
+ * Everything but an allocation is done by a team of 8 lanes per item (below): four lists walked
+ * per warp. The store of an item whose list is full is one warp (the paper's way): lane l loads
+ * word l of a slab (one 128-byte line, one coalesced load), so the slot heads, the next link
+ * (lane 30) and the mask (lane 31) are all in registers, and the allocator below is warp-wide.
+ * Lane j < item_words holds word j of the warp's item.
  *
  * The slab allocator (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit
  * mask of slabs handed out is 32 words, one per lane, and a count of free slabs per block;
@@ -46,6 +46,7 @@ enum {
     DYN_C_BAD,       /* insert: an item whose first 8 bytes are zero; read: a bad handle */
     DYN_C_FAIL,      /* a warp found no free slab (never, with the reservation) */
     DYN_C_RELEASED,  /* gc: slabs returned */
+    DYN_C_LEFT,      /* insert: new items that found no empty slot in their list */
     DYN_PER_CALL,
     DYN_C_USED = DYN_PER_CALL, /* slabs handed out, slab 0 not counted */
     DYN_C_ITEMS,               /* stored items: store and erase keep it */
@@ -117,15 +118,6 @@ typedef struct DynWant {
     int lo_only;
 } DynWant;
 
-static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, uint32_t my, uint64_t hash)
-{
-    DynWant x;
-    x.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __shfl_sync(DYN_FULL, my, 0);
-    x.hi = r.hw == 2 ? __shfl_sync(DYN_FULL, my, 1) : 0;
-    x.lo_only = r.hw != 2 || r.kw == 1;
-    return x;
-}
-
 /* Lanes that hold a non-empty slot head (their slot in *slot). */
 static __device__ __forceinline__ bool dyn_head_lane(const DynRef &r, uint32_t sw, uint32_t next,
                                                      int lane, bool *empty)
@@ -135,56 +127,15 @@ static __device__ __forceinline__ bool dyn_head_lane(const DynRef &r, uint32_t s
     return head;
 }
 
-/* The slot of the slab (its words in sw, lane by lane) holding the key, or -1. */
-static __device__ int dyn_match(const DynRef &r, uint32_t sw, DynWant want, uint32_t my, int lane)
-{
-    uint32_t next = __shfl_down_sync(DYN_FULL, sw, 1);
-    bool empty;
-    bool head = dyn_head_lane(r, sw, next, lane, &empty);
-    bool cand = head && !empty && sw == want.lo && (want.lo_only || next == want.hi);
-    unsigned m = __ballot_sync(DYN_FULL, cand);
-    while (m) {
-        int l = __ffs(m) - 1, slot = r.hs == 2 ? l / 2 : l;
-        bool mine = lane >= r.hw && lane < r.kw;
-        int src = mine ? dyn_word_of(r, slot, lane) : lane;
-        uint32_t v = __shfl_sync(DYN_FULL, sw, src);
-        if (__all_sync(DYN_FULL, !mine || v == my))
-            return slot;
-        m &= m - 1;
-    }
-    return -1;
-}
-
 /* The slab word of one lane: through L2 (ldcg) where other warps of the kernel write slabs. */
 static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shared_writes)
 {
     return shared_writes ? __ldcg(p) : __ldg(p);
 }
 
-/* Walks the bucket of `hash` for the key (word j in lane j); its handle or NO_HANDLE, the slab's
- * words in *sw_out and the slot in *slot_out. */
-static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, uint32_t my, uint64_t hash,
-                                             bool shared_writes, uint32_t *sw_out, int *slot_out)
-{
-    int lane = threadIdx.x & 31;
-    DynWant want = dyn_want(r, my, hash);
-    uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
-    while (s) {
-        uint32_t sw = dyn_load(dyn_slab(r, s) + lane, shared_writes);
-        int slot = dyn_match(r, sw, want, my, lane);
-        if (slot >= 0) {
-            *sw_out = sw;
-            *slot_out = slot;
-            return dyn_handle(s, slot);
-        }
-        s = __shfl_sync(DYN_FULL, sw, DYN_NEXT);
-    }
-    return GHM_DYNMAP_NO_HANDLE;
-}
-
-/* --- teams of 8 lanes: the read-only searches ---------------------------------------------
- * A search needs only the slab's words, not the warp-wide allocator, so find and the insert's
- * look-up run four items per warp: a team of 8 lanes reads a slab as one 16-byte word quad per
+/* --- teams of 8 lanes: searches, claims of empty slots, erases -----------------------------
+ * These need only the slab's words, not the warp-wide allocator, so they run four items per
+ * warp: a team of 8 lanes reads a slab as one 16-byte word quad per
  * lane (the same single 128-byte line), and a warp keeps four lists walking at once, which is
  * what a latency-bound search needs. Team shuffles name the team's lanes (`tm`), so teams may
  * diverge. */
@@ -224,19 +175,46 @@ static __device__ __forceinline__ uint32_t dyn_team_candidates(const DynRef &r, 
     return cand;
 }
 
+/* Slots (a bit each) of the quad-held slab whose head is empty. */
+static __device__ __forceinline__ uint32_t dyn_team_empties(const DynRef &r, uint4 v, int t)
+{
+    uint32_t em = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        int g = 4 * t + k;
+        uint32_t x = dyn_pick(v, k);
+        if (r.hs == 2) {
+            if (!(k & 1) && g / 2 < r.slots && (x | dyn_pick(v, k | 1)) == 0)
+                em |= 1u << (g / 2);
+        } else if (g < r.slots && x == 0) {
+            em |= 1u << g;
+        }
+    }
+    return em;
+}
+
+/* A team lane's quad of a slab: through L2 (ldcg) where other teams of the kernel write slabs. */
+static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int t,
+                                                      bool shared_writes)
+{
+    const uint4 *p = (const uint4 *)slab + t;
+    return shared_writes ? __ldcg(p) : __ldg(p);
+}
+
 /* Team lane t (0..7) of the team `tm` looks up key (kw words, global memory) of hash: the
  * handle or NO_HANDLE, the slab's quad of this lane in *v_out and the slot in *slot_out. */
 static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_t *key,
                                                   uint64_t hash, unsigned tm, int t,
-                                                  uint4 *v_out, int *slot_out)
+                                                  bool shared_writes, uint4 *v_out,
+                                                  int *slot_out)
 {
     DynWant want;
     want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
     want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
     want.lo_only = r.hw != 2 || r.kw == 1;
-    uint32_t s = __ldg(&r.buckets[dyn_bucket(r, hash)]);
+    uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
     while (s) {
-        uint4 v = __ldg((const uint4 *)dyn_slab(r, s) + t);
+        uint4 v = dyn_load_quad(dyn_slab(r, s), t, shared_writes);
         uint32_t cand = dyn_team_or(tm, dyn_team_candidates(r, v, t, want));
         while (cand) {
             int slot = __ffs(cand) - 1;
