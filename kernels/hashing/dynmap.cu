@@ -13,8 +13,8 @@
  *          4. a team claims for each new item the first empty slot of its bucket's list, by a
  *             compare-and-swap of the slot's head (64-bit: the item's first 8 bytes; or its
  *             32-bit tag), writes the rest and sets the slot's mask bit. Items that reach the
- *             end of their list are "left": listed, and counted per bucket, which gives the
- *             slabs they may link (per bucket, ceil(left / slots)). A separate kernel from
+ *             end of their list are "left" (new, no handle yet), counted per bucket, which
+ *             gives the slabs they may link (per bucket, ceil(left / slots)). A separate kernel from
  *             step 3, not the same walk: a look-up that ran beside claims could match a head
  *             just claimed by another key sharing its first 8 bytes, over the stale words of
  *             an erased item, before the claimer's words land;
@@ -24,7 +24,10 @@
  *             run out of memory, and it changes nothing; the memory blocks with free slabs are
  *             listed for the allocating warps;
  *          6. a warp stores each left item as step 4 does, and at the end of the list takes a
- *             slab from the allocator (warp-wide) and links it by a compare-and-swap;
+ *             slab from the allocator (warp-wide) and links it by a compare-and-swap. The
+ *             warps stride over the batch 32 items at a time and take the left ones of each
+ *             32 in turn: no list of them to build (a list needs a place per block from one
+ *             counter; 2^20 such atomics that return a value took 20 ms);
  *          7. duplicates and stored items get the leader's or the stored item's handle.
  *          Steps 3-4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of
  *          8 for the claims made the insert of 2^23 six-word items into a table of 2^25 about
@@ -161,15 +164,14 @@ static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *it
     return GHM_DYNMAP_NO_HANDLE;
 }
 
-/* Insert step 4: a team per new item. The left items are listed (a place per block, then per
- * team) and counted per bucket; a bucket's count crossing a multiple of the slots per slab is
- * one more slab the bucket may link. Block tallies keep the table's counters to one atomic
- * each per block. */
+/* Insert step 4: a team per new item. A left item's bucket count crossing a multiple of the
+ * slots per slab is one more slab the bucket may link. Block tallies keep the table's counters
+ * to one atomic each per block (none that returns a value). */
 static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
-                                    GhmDynmapHandle *h, uint32_t *counts, uint32_t *left)
+                                    GhmDynmapHandle *h, uint32_t *counts)
 {
-    __shared__ unsigned stored, n_left, need, base;
+    __shared__ unsigned stored, n_left, need;
     if (__ldcg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
     if (threadIdx.x == 0)
@@ -177,7 +179,6 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
     __syncthreads();
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
-    unsigned at = ~0u; /* this team's place among the block's left items */
     if (i < n && fresh[i]) {
         GhmDynmapHandle hd = team_claim(r, items + i * r.w, hash[i], team_mask(), t);
         if (t == 0 && hd != GHM_DYNMAP_NO_HANDLE) {
@@ -186,7 +187,7 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
         } else if (t == 0) {
             if (atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u) % (unsigned)r.slots == 0)
                 atomicAdd(&need, 1u);
-            at = atomicAdd(&n_left, 1u);
+            atomicAdd(&n_left, 1u);
         }
     }
     __syncthreads();
@@ -196,11 +197,8 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
         if (need)
             atomicAdd(&r.counters[DYN_C_NEED], (unsigned long long)need);
         if (n_left)
-            base = (unsigned)atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
+            atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
     }
-    __syncthreads();
-    if (at != ~0u)
-        left[base + at] = (uint32_t)i;
 }
 
 /* Claims an empty slot of the slab (words in sw) for the item (word j in lane j); -1 when the
@@ -276,25 +274,30 @@ static __device__ bool store_one(const DynRef &r, const uint32_t *items, size_t 
     }
 }
 
-/* Insert step 6: a warp per left item, its bucket's count zeroed for the next batch; the items
- * stored are tallied per block (one atomic on the table's item count per block, not per item:
- * 2^23 same-address atomics cost milliseconds). */
-static __global__ void store_kernel(DynRef r, const uint32_t *items, const uint32_t *left,
-                                    size_t n_left, const uint64_t *hash, uint32_t *counts,
-                                    GhmDynmapHandle *h)
+/* Insert step 6: the warps stride over the batch, 32 items at a time, and store its left items
+ * (new, no handle) one by one, each bucket's count zeroed for the next batch; the items stored
+ * are tallied per block (one atomic on the table's item count per block, not per item: 2^23
+ * same-address atomics cost milliseconds). */
+static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
+                                    const uint64_t *hash, const uint8_t *fresh,
+                                    uint32_t *counts, GhmDynmapHandle *h)
 {
     __shared__ unsigned tally;
     if (threadIdx.x == 0)
         tally = 0;
     __syncthreads();
-    size_t k = warp_id();
-    bool lead = (threadIdx.x & 31) == 0;
-    if (k < n_left) {
-        size_t i = left[k];
-        if (store_one(r, items, i, hash, h) && lead)
-            atomicAdd(&tally, 1u);
-        if (lead)
-            counts[dyn_bucket(r, hash[i])] = 0;
+    int lane = threadIdx.x & 31;
+    size_t stride = (size_t)gridDim.x * blockDim.x; /* 32 items per warp and round */
+    for (size_t base = warp_id() * 32; base < n; base += stride) {
+        size_t i = base + lane;
+        bool left = i < n && fresh[i] && h[i] == GHM_DYNMAP_NO_HANDLE;
+        for (unsigned todo = __ballot_sync(DYN_FULL, left); todo; todo &= todo - 1) {
+            size_t j = base + (size_t)(__ffs(todo) - 1);
+            if (store_one(r, items, j, hash, h) && lane == 0)
+                atomicAdd(&tally, 1u);
+            if (lane == 0)
+                counts[dyn_bucket(r, hash[j])] = 0;
+        }
     }
     __syncthreads();
     if (threadIdx.x == 0 && tally)
@@ -453,7 +456,6 @@ static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
     s->hash = (uint64_t *)ghmi_carve(c, n * 8);
     s->leader = (uint32_t *)ghmi_carve(c, n * 4);
     s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
-    s->left = (uint32_t *)ghmi_carve(c, n * 4);
 }
 
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
@@ -497,7 +499,7 @@ static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, cons
         return ret;
     *claimed = 1;
     claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
-                                                    d->counts, s->left);
+                                                    d->counts);
     return GHM_CUDA_LAUNCH();
 }
 
@@ -513,8 +515,11 @@ static int reserve_for_left(CudaDynmap *d, size_t *n_left)
     *n_left = (size_t)k[DYN_C_LEFT];
     if (!*n_left)
         return GHM_OK;
+    /* Twice the slabs the left items may link: after a gc the free slabs lie scattered over
+     * the memory blocks, and with just enough the last allocating warps searched and fought
+     * over almost full blocks (an insert of 2^23 took 0.2-0.5 s on the H100). */
     size_t racing = *n_left < d->resident_warps ? *n_left : d->resident_warps;
-    return ghmi_dyn_reserve(d, (size_t)k[DYN_C_NEED] + racing, (size_t)k[DYN_C_USED]);
+    return ghmi_dyn_reserve(d, 2 * (size_t)k[DYN_C_NEED] + racing, (size_t)k[DYN_C_USED]);
 }
 
 /* After a failed insert: the claims undone where the store had not begun (`undo`), the counts
@@ -558,9 +563,10 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         ret = ghmi_dyn_free_list(d, &list, &with_list);
     if (ret >= 0 && n_left) {
         storing = 1; /* from here the claims stand: the store may have begun */
-        store_kernel<<<warp_grid(n_left), THREADS, 0, st>>>(with_list, (const uint32_t *)in.dev,
-                                                             s.left, n_left, s.hash, d->counts,
-                                                             (GhmDynmapHandle *)h.dev);
+        size_t rounds = (n + 31) / 32, most = d->resident_warps;
+        store_kernel<<<warp_grid(rounds < most ? rounds : most), THREADS, 0, st>>>(
+            with_list, (const uint32_t *)in.dev, n, s.hash, (const uint8_t *)f.dev, d->counts,
+            (GhmDynmapHandle *)h.dev);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {

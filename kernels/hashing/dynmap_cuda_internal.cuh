@@ -95,11 +95,10 @@ int ghmi_dyn_read_counters(CudaDynmap *d);
 /* Zeroes the per-call counters (need, new, bad, fail, released). */
 int ghmi_dyn_reset_counters(CudaDynmap *d);
 
-/* Scratch of an insert or erase: hashes, leader positions, the duplicate table, the insert's
- * left items. */
+/* Scratch of an insert or erase: hashes, leader positions, the duplicate table. */
 typedef struct Scratch {
     uint64_t *hash;
-    uint32_t *leader, *tab, *left;
+    uint32_t *leader, *tab;
     size_t tab_cap;
 } Scratch;
 

@@ -298,7 +298,11 @@ static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start)
         uint32_t word = __ldcg(&mask[lane]);
         unsigned open;
         while ((open = __ballot_sync(DYN_FULL, word != DYN_FULL)) != 0) {
-            int l = __ffs(open) - 1;
+            /* The first open word from a place of the warp's own (its start): warps that
+             * share a block spread over its words instead of all racing for the lowest. */
+            int rot = (int)(start & 31);
+            unsigned turned = rot ? (open >> rot) | (open << (32 - rot)) : open;
+            int l = (__ffs(turned) - 1 + rot) & 31;
             uint32_t got = 0;
             if (lane == l) {
                 uint32_t bit = ~word & (word + 1); /* lowest zero bit */
