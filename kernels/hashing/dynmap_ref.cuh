@@ -127,6 +127,12 @@ static __device__ __forceinline__ bool dyn_head_lane(const DynRef &r, uint32_t s
     return head;
 }
 
+/* The slab word of one lane: through L2 (ldcg) where other warps of the kernel write slabs. */
+static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shared_writes)
+{
+    return shared_writes ? __ldcg(p) : __ldg(p);
+}
+
 /* --- teams of 8 lanes: searches, claims of empty slots, erases -----------------------------
  * These need only the slab's words, not the warp-wide allocator, so they run four items per
  * warp: a team of 8 lanes reads a slab as one 16-byte word quad per
@@ -187,44 +193,12 @@ static __device__ __forceinline__ uint32_t dyn_team_empties(const DynRef &r, uin
     return em;
 }
 
-/* L2 priorities of a search where nothing is written (sm_80 and up): the bucket heads (4 bytes
- * a bucket: 40 MB at 10 M buckets, within the H100's 50 MB L2) kept before the slabs they
- * lead to, each of which a search reads once; without them the slabs push the heads out and
- * every search pays two trips to memory. */
-static __device__ __forceinline__ uint32_t dyn_load_head(const uint32_t *p)
-{
-#if __CUDA_ARCH__ >= 800
-    uint64_t keep;
-    uint32_t v;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
-    asm("ld.global.nc.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(keep));
-    return v;
-#else
-    return __ldg(p);
-#endif
-}
-
-static __device__ __forceinline__ uint4 dyn_load_slab_once(const uint4 *p)
-{
-#if __CUDA_ARCH__ >= 800
-    uint64_t once;
-    uint4 v;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(once));
-    asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "l"(p), "l"(once));
-    return v;
-#else
-    return __ldg(p);
-#endif
-}
-
 /* A team lane's quad of a slab: through L2 (ldcg) where other teams of the kernel write slabs. */
 static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int t,
                                                       bool shared_writes)
 {
     const uint4 *p = (const uint4 *)slab + t;
-    return shared_writes ? __ldcg(p) : dyn_load_slab_once(p);
+    return shared_writes ? __ldcg(p) : __ldg(p);
 }
 
 /* Team lane t (0..7) of the team `tm` looks up key (kw words, global memory) of hash: the
@@ -238,8 +212,7 @@ static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_
     want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
     want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
     want.lo_only = r.hw != 2 || r.kw == 1;
-    const uint32_t *bucket = &r.buckets[dyn_bucket(r, hash)];
-    uint32_t s = shared_writes ? __ldcg(bucket) : dyn_load_head(bucket);
+    uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
     while (s) {
         uint4 v = dyn_load_quad(dyn_slab(r, s), t, shared_writes);
         uint32_t cand = dyn_team_or(tm, dyn_team_candidates(r, v, t, want));
