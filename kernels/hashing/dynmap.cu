@@ -26,8 +26,7 @@
  *          6. a warp stores each left item as step 4 does, and at the end of the list takes a
  *             slab from the allocator (warp-wide) and links it by a compare-and-swap. The
  *             warps stride over the batch 32 items at a time and take the left ones of each
- *             32 in turn: no list of them to build (a list needs a place per block from one
- *             counter; 2^20 such atomics that return a value took 20 ms);
+ *             32 in turn: no list of them to build;
  *          7. duplicates and stored items get the leader's or the stored item's handle.
  *          Steps 3-4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of
  *          8 for the claims made the insert of 2^23 six-word items into a table of 2^25 about
@@ -172,7 +171,9 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
                                     GhmDynmapHandle *h, uint32_t *counts)
 {
     __shared__ unsigned stored, n_left, need;
-    if (__ldcg(&r.counters[DYN_C_BAD]))
+    /* Through L1 (the flag was set by an earlier kernel): every thread reading it from its one
+     * L2 line made that line a queue, 20 ms for 2^25 items. */
+    if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
     if (threadIdx.x == 0)
         stored = n_left = need = 0;
