@@ -163,20 +163,22 @@ static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *it
     return GHM_DYNMAP_NO_HANDLE;
 }
 
-/* Insert step 4: a team per new item. A left item's bucket count crossing a multiple of the
- * slots per slab is one more slab the bucket may link. Block tallies keep the table's counters
- * to one atomic each per block (none that returns a value). */
+/* Insert step 4: a team per new item; the left ones counted per bucket. Block tallies keep
+ * the table's counters to one atomic each per block. No atomic here returns a value: with
+ * every item of a 2^25 fill left, counting with atomics that return (to see a bucket's count
+ * cross a multiple of the slots) made this kernel take 14 ms in ncu; need_kernel's pass over
+ * the counts does that instead. */
 static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
                                     GhmDynmapHandle *h, uint32_t *counts)
 {
-    __shared__ unsigned stored, n_left, need;
+    __shared__ unsigned stored, n_left;
     /* Through L1 (the flag was set by an earlier kernel): every thread reading it from its one
      * L2 line made that line a queue, 20 ms for 2^25 items. */
     if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
     if (threadIdx.x == 0)
-        stored = n_left = need = 0;
+        stored = n_left = 0;
     __syncthreads();
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
@@ -186,8 +188,7 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
             h[i] = hd;
             atomicAdd(&stored, 1u);
         } else if (t == 0) {
-            if (atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u) % (unsigned)r.slots == 0)
-                atomicAdd(&need, 1u);
+            atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
             atomicAdd(&n_left, 1u);
         }
     }
@@ -195,11 +196,32 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
     if (threadIdx.x == 0) {
         if (stored)
             atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)stored);
-        if (need)
-            atomicAdd(&r.counters[DYN_C_NEED], (unsigned long long)need);
         if (n_left)
             atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
     }
+}
+
+/* Insert step 4, second part: the slabs the left items may link (per bucket, ceil(left /
+ * slots)), the counts zeroed for the next batch; one atomic per block. */
+static __global__ void need_kernel(DynRef r, uint32_t *counts)
+{
+    __shared__ unsigned long long block_need;
+    if (threadIdx.x == 0)
+        block_need = 0;
+    __syncthreads();
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    unsigned long long need = 0;
+    if (b < r.n_buckets && counts[b]) {
+        need = (counts[b] + r.slots - 1) / r.slots;
+        counts[b] = 0;
+    }
+    for (int o = 16; o; o /= 2)
+        need += __shfl_down_sync(DYN_FULL, need, o);
+    if ((threadIdx.x & 31) == 0 && need)
+        atomicAdd(&block_need, need);
+    __syncthreads();
+    if (threadIdx.x == 0 && block_need)
+        atomicAdd(&r.counters[DYN_C_NEED], block_need);
 }
 
 /* Claims an empty slot of the slab (words in sw) for the item (word j in lane j); -1 when the
@@ -276,12 +298,12 @@ static __device__ bool store_one(const DynRef &r, const uint32_t *items, size_t 
 }
 
 /* Insert step 6: the warps stride over the batch, 32 items at a time, and store its left items
- * (new, no handle) one by one, each bucket's count zeroed for the next batch; the items stored
+ * (new, no handle) one by one; the items stored
  * are tallied per block (one atomic on the table's item count per block, not per item: 2^23
  * same-address atomics cost milliseconds). */
 static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
-                                    uint32_t *counts, GhmDynmapHandle *h)
+                                    GhmDynmapHandle *h)
 {
     __shared__ unsigned tally;
     if (threadIdx.x == 0)
@@ -296,8 +318,6 @@ static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
             size_t j = base + (size_t)(__ffs(todo) - 1);
             if (store_one(r, items, j, hash, h) && lane == 0)
                 atomicAdd(&tally, 1u);
-            if (lane == 0)
-                counts[dyn_bucket(r, hash[j])] = 0;
         }
     }
     __syncthreads();
@@ -501,6 +521,9 @@ static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, cons
     *claimed = 1;
     claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
                                                     d->counts);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    need_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(d->ref, d->counts);
     return GHM_CUDA_LAUNCH();
 }
 
@@ -566,7 +589,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         storing = 1; /* from here the claims stand: the store may have begun */
         size_t rounds = (n + 31) / 32, most = d->resident_warps;
         store_kernel<<<warp_grid(rounds < most ? rounds : most), THREADS, 0, st>>>(
-            with_list, (const uint32_t *)in.dev, n, s.hash, (const uint8_t *)f.dev, d->counts,
+            with_list, (const uint32_t *)in.dev, n, s.hash, (const uint8_t *)f.dev,
             (GhmDynmapHandle *)h.dev);
         ret = GHM_CUDA_LAUNCH();
     }
