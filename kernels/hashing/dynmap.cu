@@ -201,6 +201,31 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
     }
 }
 
+/* Insert steps 3-4 in a table that holds no slab (a first fill; everything erased and
+ * collected): every list is empty, so every leader is new and left, without a walk. */
+static __global__ void all_left_kernel(DynRef r, size_t n, const uint64_t *hash,
+                                       const uint32_t *leader, GhmDynmapHandle *h,
+                                       uint8_t *fresh, uint32_t *counts)
+{
+    __shared__ unsigned n_left;
+    if (threadIdx.x == 0)
+        n_left = 0;
+    __syncthreads();
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        bool lead = leader[i] == i;
+        h[i] = GHM_DYNMAP_NO_HANDLE;
+        fresh[i] = lead;
+        if (lead) {
+            atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
+            atomicAdd(&n_left, 1u);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && n_left)
+        atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
+}
+
 /* Insert step 4, second part: the slabs the left items may link (per bucket, ceil(left /
  * slots)), the counts zeroed for the next batch; one atomic per block. */
 static __global__ void need_kernel(DynRef r, uint32_t *counts)
@@ -513,16 +538,23 @@ static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, cons
                             GhmDynmapHandle *h, uint8_t *fresh, int *claimed)
 {
     cudaStream_t st = ghm_cuda_stream(d->ctx);
-    insert_lookup_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
-                                                            s->leader, h, fresh);
-    int ret = GHM_CUDA_LAUNCH();
-    if (ret < 0)
-        return ret;
-    *claimed = 1;
-    claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
-                                                    d->counts);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
-        return ret;
+    int ret;
+    if (d->host_counters[DYN_C_USED] == 0) { /* read after the last call: no slab is linked */
+        all_left_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, s->leader, h,
+                                                             fresh, d->counts);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            return ret;
+    } else {
+        insert_lookup_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
+                                                                s->leader, h, fresh);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            return ret;
+        *claimed = 1;
+        claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
+                                                        d->counts);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            return ret;
+    }
     need_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(d->ref, d->counts);
     return GHM_CUDA_LAUNCH();
 }
