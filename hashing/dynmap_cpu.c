@@ -552,7 +552,7 @@ static int cpu_dynmap_stats(const void *impl, GhmDynmapStats *out)
 {
     const CpuDynmap *d = impl;
     size_t total = ghmi_slab_total(&d->alloc);
-    size_t used = atomic_load(&((CpuDynmap *)d)->alloc.used);
+    size_t used = ghmi_slab_used(&((CpuDynmap *)d)->alloc);
     memset(out, 0, sizeof *out);
     out->items = d->items;
     out->buckets = d->n_buckets;

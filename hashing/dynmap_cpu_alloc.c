@@ -35,7 +35,7 @@ static GhmiSuperBlock *super_new(int reserve_first)
 
 int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need)
 {
-    while (ghmi_slab_total(a) - atomic_load(&a->used) < need) {
+    while (ghmi_slab_total(a) - ghmi_slab_used(a) < need) {
         if (a->n_supers + 1 > ((size_t)1 << 32) / GHMI_SLABS_PER_SUPER)
             return GHM_ERR_TOO_LARGE;
         if (a->n_supers == a->cap_supers) {
@@ -49,23 +49,28 @@ int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need)
         GhmiSuperBlock *s = super_new(a->n_supers == 0);
         if (!s)
             return GHM_ERR_NOMEM;
-        if (a->n_supers == 0)
-            atomic_fetch_add(&a->used, 1);
         a->supers[a->n_supers++] = s;
     }
     return GHM_OK;
 }
 
+/* A thread starts where its last slab came from (*hint holds that slab; at first, a random
+ * number): that mask word most likely has more zero bits and is in this thread's cache. A
+ * random start for every slab missed the cache three or four times a slab (the super block's
+ * count, the block's, the mask words) and took 300-660 ns a slab on 2 cores, 40 % of an
+ * insert's store phase. */
 uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
 {
-    uint64_t r = *hint = ghmi_mix64(*hint);
-    size_t super = (size_t)(r % a->n_supers);
-    unsigned block = (unsigned)(r >> 40) % GHMI_BLOCKS_PER_SUPER;
+    size_t at = (size_t)(*hint % ghmi_slab_total(a));
+    size_t super = at / GHMI_SLABS_PER_SUPER;
+    unsigned block = (unsigned)(at % GHMI_SLABS_PER_SUPER) / GHMI_SLABS_PER_BLOCK;
+    unsigned word0 = (unsigned)(at % GHMI_SLABS_PER_BLOCK) / 64;
     for (size_t tried = 0;; tried++) {
         /* The reservation guarantees a free slab; the counts may lag a concurrent release by a
          * moment, so keep going round, but not forever. */
         GHM_ASSERT(tried <= 64 * a->n_supers + 1024);
         GhmiSuperBlock *s = a->supers[super];
+        size_t here = super;
         super = (super + 1) % a->n_supers;
         if (atomic_load_explicit(&s->free_slabs, memory_order_relaxed) <= 0)
             continue;
@@ -73,7 +78,8 @@ uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
             unsigned blk = (block + b) % GHMI_BLOCKS_PER_SUPER;
             if (atomic_load_explicit(&s->free_in_block[blk], memory_order_relaxed) <= 0)
                 continue;
-            for (unsigned w = 0; w < GHMI_SLABS_PER_BLOCK / 64; w++) {
+            for (unsigned k = 0; k < GHMI_SLABS_PER_BLOCK / 64; k++) {
+                unsigned w = (word0 + k) % (GHMI_SLABS_PER_BLOCK / 64);
                 _Atomic uint64_t *word = &s->bits[blk * (GHMI_SLABS_PER_BLOCK / 64) + w];
                 uint64_t v = atomic_load_explicit(word, memory_order_relaxed);
                 while (~v) {
@@ -82,16 +88,18 @@ uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint)
                     if (!(v & bit)) {
                         atomic_fetch_sub_explicit(&s->free_in_block[blk], 1, memory_order_relaxed);
                         atomic_fetch_sub_explicit(&s->free_slabs, 1, memory_order_relaxed);
-                        atomic_fetch_add_explicit(&a->used, 1, memory_order_relaxed);
                         unsigned idx = blk * GHMI_SLABS_PER_BLOCK + w * 64 +
                                        (unsigned)__builtin_ctzll(bit);
-                        size_t first = (super + a->n_supers - 1) % a->n_supers;
-                        return (uint32_t)(first * GHMI_SLABS_PER_SUPER + idx);
+                        uint32_t slab = (uint32_t)(here * GHMI_SLABS_PER_SUPER + idx);
+                        *hint = slab;
+                        return slab;
                     }
                     v |= bit;
                 }
             }
         }
+        block = 0;
+        word0 = 0;
     }
 }
 
@@ -107,7 +115,6 @@ void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab)
     atomic_fetch_add_explicit(&s->free_in_block[idx / GHMI_SLABS_PER_BLOCK], 1,
                               memory_order_relaxed);
     atomic_fetch_add_explicit(&s->free_slabs, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&a->used, 1, memory_order_relaxed);
 }
 
 int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab)
@@ -121,6 +128,17 @@ int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab)
 }
 
 size_t ghmi_slab_total(const GhmiSlabAlloc *a) { return a->n_supers * GHMI_SLABS_PER_SUPER; }
+
+/* Summed from the super blocks' counts when asked (a reservation, stats), so that taking and
+ * returning a slab touches no counter shared by every thread. */
+size_t ghmi_slab_used(const GhmiSlabAlloc *a)
+{
+    size_t free_slabs = 0;
+    for (size_t i = 0; i < a->n_supers; i++)
+        free_slabs += (size_t)atomic_load_explicit(&a->supers[i]->free_slabs,
+                                                   memory_order_relaxed);
+    return ghmi_slab_total(a) - free_slabs;
+}
 
 size_t ghmi_slab_bytes(const GhmiSlabAlloc *a)
 {

@@ -87,13 +87,13 @@ typedef struct GhmiSuperBlock {
 typedef struct GhmiSlabAlloc {
     GhmiSuperBlock **supers;
     size_t n_supers, cap_supers;
-    _Atomic size_t used; /* slabs handed out, slab 0 (reserved) included */
 } GhmiSlabAlloc;
 
 /* Makes sure at least `need` slabs are free, adding super blocks. GHM_ERR_TOO_LARGE beyond 2^32
  * slabs, GHM_ERR_NOMEM; super blocks added before a failure stay (free). */
 int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need);
-/* A zeroed slab (all slots empty, no next, mask 0); `hint` spreads threads over the blocks.
+/* A zeroed slab (all slots empty, no next, mask 0). `hint`: the thread's own, a random number at
+ * first (it spreads threads over the blocks), then the thread's last slab.
  * The caller has reserved it: never fails then. */
 uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint);
 /* Returns a slab whose slots are empty; resets its next link and mask. */
@@ -101,6 +101,8 @@ void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab);
 /* 1 when `slab` is handed out. */
 int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab);
 size_t ghmi_slab_total(const GhmiSlabAlloc *a);
+/* Slabs handed out, slab 0 (reserved) included; exact when no thread is taking or returning. */
+size_t ghmi_slab_used(const GhmiSlabAlloc *a);
 size_t ghmi_slab_bytes(const GhmiSlabAlloc *a);
 void ghmi_slab_alloc_free(GhmiSlabAlloc *a);
 
