@@ -368,8 +368,11 @@ static int cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n,
                         continue;
                     uint32_t b = ghmi_dynmap_bucket(hash[i], d->n_buckets);
                     uint32_t s = atomic_load_explicit(&d->buckets[b], memory_order_relaxed);
-                    if (s)
-                        __builtin_prefetch(ghmi_slab_ptr(&d->alloc, s));
+                    if (s) { /* both lines, for writing: heads, then the rest and the mask */
+                        const uint32_t *p = ghmi_slab_ptr(&d->alloc, s);
+                        __builtin_prefetch(p, 1);
+                        __builtin_prefetch(p + 16, 1);
+                    }
                 }
                 for (size_t i = lo; i < hi; i++)
                     if (fresh[i])
