@@ -138,16 +138,12 @@ static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *it
     while (s) {
         uint32_t *slab = dyn_slab(r, s);
         uint4 v = dyn_load_quad(slab, t, true);
-        uint32_t em = dyn_team_or(tm, dyn_team_empties(r, v, t));
+        DynWant none = {0, 0, 0};
+        uint32_t em = dyn_team_or(tm, dyn_team_slots(r, v, t, none, true));
         while (em) {
             int slot = __ffs(em) - 1, won = 0;
-            if (t == 0) {
-                if (r.hs == 2)
-                    won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
-                                    (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
-                else
-                    won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
-            }
+            if (t == 0)
+                won = dyn_claim_head(r, slab, slot, w0, w1, hash);
             if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
                 for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
                     slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
@@ -261,14 +257,7 @@ static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint32_t sw, u
     uint32_t w0 = __shfl_sync(DYN_FULL, my, 0), w1 = __shfl_sync(DYN_FULL, my, 1);
     while (em) {
         int l = __ffs(em) - 1, slot = r.hs == 2 ? l / 2 : l;
-        int won = 0;
-        if (lane == 0) {
-            if (r.hs == 2)
-                won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
-                                (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
-            else
-                won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
-        }
+        int won = lane == 0 && dyn_claim_head(r, slab, slot, w0, w1, hash);
         if (__shfl_sync(DYN_FULL, won, 0)) {
             if (lane >= r.hw && lane < r.w)
                 slab[dyn_word_of(r, slot, lane)] = my;

@@ -154,44 +154,40 @@ static __device__ __forceinline__ uint32_t dyn_team_or(unsigned tm, uint32_t x)
     return x;
 }
 
-/* Slots (a bit each) of the quad-held slab whose head matches the key. */
-static __device__ __forceinline__ uint32_t dyn_team_candidates(const DynRef &r, uint4 v, int t,
-                                                               DynWant want)
+/* Slots (a bit each) of the quad-held slab whose head matches the key, or (`empty`) whose head
+ * is empty. */
+static __device__ __forceinline__ uint32_t dyn_team_slots(const DynRef &r, uint4 v, int t,
+                                                          DynWant want, bool empty)
 {
-    uint32_t cand = 0;
+    uint32_t found = 0;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         int g = 4 * t + k;
         uint32_t x = dyn_pick(v, k);
         if (r.hs == 2) {
             uint32_t y = dyn_pick(v, k | 1);
-            if (!(k & 1) && g / 2 < r.slots && (x | y) && x == want.lo &&
-                (want.lo_only || y == want.hi))
-                cand |= 1u << (g / 2);
-        } else if (g < r.slots && x && x == want.lo) {
-            cand |= 1u << g;
+            bool hit = empty ? (x | y) == 0
+                             : (x | y) && x == want.lo && (want.lo_only || y == want.hi);
+            if (!(k & 1) && g / 2 < r.slots && hit)
+                found |= 1u << (g / 2);
+        } else if (g < r.slots && (empty ? x == 0 : x && x == want.lo)) {
+            found |= 1u << g;
         }
     }
-    return cand;
+    return found;
 }
 
-/* Slots (a bit each) of the quad-held slab whose head is empty. */
-static __device__ __forceinline__ uint32_t dyn_team_empties(const DynRef &r, uint4 v, int t)
+/* Claims an empty slot's head for an item (its first words w0, w1, or its Accel32 tag from
+ * hash): whether this call won it. */
+static __device__ __forceinline__ bool dyn_claim_head(const DynRef &r, uint32_t *slab, int slot,
+                                                      uint32_t w0, uint32_t w1, uint64_t hash)
 {
-    uint32_t em = 0;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        int g = 4 * t + k;
-        uint32_t x = dyn_pick(v, k);
-        if (r.hs == 2) {
-            if (!(k & 1) && g / 2 < r.slots && (x | dyn_pick(v, k | 1)) == 0)
-                em |= 1u << (g / 2);
-        } else if (g < r.slots && x == 0) {
-            em |= 1u << g;
-        }
-    }
-    return em;
+    if (r.hs == 2)
+        return atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
+                         (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
+    return atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
 }
+
 
 /* A team lane's quad of a slab: through L2 (ldcg) where other teams of the kernel write slabs. */
 static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int t,
@@ -215,7 +211,7 @@ static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_
     uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
     while (s) {
         uint4 v = dyn_load_quad(dyn_slab(r, s), t, shared_writes);
-        uint32_t cand = dyn_team_or(tm, dyn_team_candidates(r, v, t, want));
+        uint32_t cand = dyn_team_or(tm, dyn_team_slots(r, v, t, want, false));
         while (cand) {
             int slot = __ffs(cand) - 1;
             uint32_t bad = 0;
