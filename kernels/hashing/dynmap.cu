@@ -524,11 +524,11 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
 /* Insert steps 3-4, queued: the new items found and stored where their lists have room;
  * *claimed once the claims are queued (a failure from then on must undo them). */
 static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
-                            GhmDynmapHandle *h, uint8_t *fresh, int *claimed)
+                            GhmDynmapHandle *h, uint8_t *fresh, int empty, int *claimed)
 {
     cudaStream_t st = ghm_cuda_stream(d->ctx);
     int ret;
-    if (d->host_counters[DYN_C_USED] == 0) { /* read after the last call: no slab is linked */
+    if (empty) {
         all_left_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, s->leader, h,
                                                              fresh, d->counts);
         if ((ret = GHM_CUDA_LAUNCH()) < 0)
@@ -549,7 +549,7 @@ static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, cons
 }
 
 /* Insert step 5: the slabs the left items may link reserved; their number in *n_left. */
-static int reserve_for_left(CudaDynmap *d, size_t *n_left)
+static int reserve_for_left(CudaDynmap *d, int empty, size_t *n_left)
 {
     int ret = ghmi_dyn_read_counters(d);
     if (ret < 0)
@@ -560,11 +560,14 @@ static int reserve_for_left(CudaDynmap *d, size_t *n_left)
     *n_left = (size_t)k[DYN_C_LEFT];
     if (!*n_left)
         return GHM_OK;
-    /* Twice the slabs the left items may link: after a gc the free slabs lie scattered over
-     * the memory blocks, and with just enough the last allocating warps searched and fought
-     * over almost full blocks (an insert of 2^23 took 0.2-0.5 s on the H100). */
+    /* Twice the slabs the left items may link where the table holds slabs: after a gc the
+     * free slabs lie scattered over the memory blocks, and with just enough the last
+     * allocating warps searched and fought over almost full blocks (an insert of 2^23 took
+     * 0.2-0.5 s on the H100). A table without slabs has whole free blocks: just enough (twice
+     * would double a first fill's memory). */
     size_t racing = *n_left < d->resident_warps ? *n_left : d->resident_warps;
-    return ghmi_dyn_reserve(d, 2 * (size_t)k[DYN_C_NEED] + racing, (size_t)k[DYN_C_USED]);
+    size_t need = (size_t)k[DYN_C_NEED] * (empty ? 1 : 2);
+    return ghmi_dyn_reserve(d, need + racing, (size_t)k[DYN_C_USED]);
 }
 
 /* After a failed insert: the claims undone where the store had not begun (`undo`), the counts
@@ -598,11 +601,12 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.w, n, 1, &block, &s);
     int claimed = 0, storing = 0;
+    int empty = d->host_counters[DYN_C_USED] == 0; /* read after the last call: no slab linked */
     if (ret >= 0)
         ret = lookup_and_claim(d, (const uint32_t *)in.dev, n, &s, (GhmDynmapHandle *)h.dev,
-                               (uint8_t *)f.dev, &claimed);
+                               (uint8_t *)f.dev, empty, &claimed);
     if (ret >= 0)
-        ret = reserve_for_left(d, &n_left);
+        ret = reserve_for_left(d, empty, &n_left);
     DynRef with_list;
     if (ret >= 0 && n_left)
         ret = ghmi_dyn_free_list(d, &list, &with_list);
