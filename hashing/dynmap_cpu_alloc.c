@@ -1,9 +1,11 @@
 /*
  * dynmap_cpu_alloc.c - GhmDynmap's CPU slab allocator, after SlabHash's SlabAlloc as the paper
  * uses it: memory blocks of 1024 slabs with a bitmask of the slabs handed out, obtained in super
- * blocks of 16. A thread starts at a super block and a memory block drawn from its hint and
- * scans the masks for a zero bit, taking it with an atomic OR; when the block is full it moves
- * on. Enough free slabs are reserved before a batch (ghmi_slab_reserve), so the scan ends.
+ * blocks of 16. A thread starts where its hint points (at first a random place, then its last
+ * slab) and scans the masks for a zero bit, taking it with an atomic OR; when the block is full
+ * it moves on. Enough free slabs are reserved before a batch (ghmi_slab_reserve), so the scan
+ * ends. The counts of free slabs are per block and per super block; nothing is shared by every
+ * thread (the slabs in use are summed when asked).
  */
 #include "dynmap_internal.h"
 
