@@ -170,7 +170,7 @@ static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
 {
     __shared__ unsigned stored, n_left;
     /* Through L1 (the flag was set by an earlier kernel): every thread reading it from its one
-     * L2 line made that line a queue, 20 ms for 2^25 items. */
+     * L2 line made that line a queue: about 10 of the 24 ms ncu gave this kernel in a 2^25 fill. */
     if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
     if (threadIdx.x == 0)
