@@ -14,8 +14,8 @@
  *             compare-and-swap of the slot's head (64-bit: the item's first 8 bytes; or its
  *             32-bit tag), writes the rest and sets the slot's mask bit. Items that reach the
  *             end of their list are "left" (new, no handle yet), counted per bucket, which
- *             gives the slabs they may link (per bucket, ceil(left / slots)). A separate kernel from
- *             step 3, not the same walk: a look-up that ran beside claims could match a head
+ *             gives the slabs they may link (per bucket, ceil(left / slots)). A separate kernel
+ *             from step 3, not the same walk: a look-up that ran beside claims could match a head
  *             just claimed by another key sharing its first 8 bytes, over the stale words of
  *             an erased item, before the claimer's words land;
  *          5. the host reads how many slabs the left items may link, adds one per warp the
