@@ -28,11 +28,11 @@
  *             warps stride over the batch 32 items at a time and take the left ones of each
  *             32 in turn: no list of them to build;
  *          7. duplicates and stored items get the leader's or the stored item's handle.
- *          Steps 3-4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of
- *          8 for the claims made the insert of 2^23 six-word items into a table of 2^25 about
- *          twice as fast on the H100 (docs/BENCHMARKS.md), most items finding room in the
- *          slabs already linked.
- * erase    hash, leaders, and a warp per leader clears its slot's head and mask bit.
+ *          Steps 4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of 8
+ *          for the claims took the insert of 2^23 six-word items into a table of 2^25 from 8.1
+ *          to 7.4 ms on the H100 and made its slow runs (13-65 ms) rarer (docs/BENCHMARKS.md),
+ *          most items finding room in the slabs already linked.
+ * erase    hash, leaders, and a team per leader clears its slot's head and mask bit.
  * find     a team per key: bucket, slabs, handle and item.
  * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
@@ -98,10 +98,6 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
                                             const uint64_t *hash, const uint32_t *leader,
                                             GhmDynmapHandle *h, uint8_t *fresh)
 {
-    __shared__ unsigned tally; /* new items of the block: one global atomic per block */
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
     if (i < n) {
@@ -113,18 +109,12 @@ static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, siz
                                                  false, &v, &slot);
             if (t == 0) {
                 h[i] = hd;
-                if (hd == GHM_DYNMAP_NO_HANDLE) {
-                    isnew = 1;
-                    atomicAdd(&tally, 1u);
-                }
+                isnew = hd == GHM_DYNMAP_NO_HANDLE;
             }
         }
         if (t == 0)
             fresh[i] = isnew;
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&r.counters[DYN_C_NEW], (unsigned long long)tally);
 }
 
 /* Team lane t of team `tm` claims the first empty slot of the list of item's bucket and
@@ -328,8 +318,9 @@ static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
     for (size_t base = warp_id() * 32; base < n; base += stride) {
         size_t i = base + lane;
         bool left = i < n && fresh[i] && h[i] == GHM_DYNMAP_NO_HANDLE;
-        for (unsigned todo = __ballot_sync(DYN_FULL, left); todo; todo &= todo - 1) {
-            size_t j = base + (size_t)(__ffs(todo) - 1);
+        unsigned pending = __ballot_sync(DYN_FULL, left); /* this round's left items */
+        for (; pending; pending &= pending - 1) {
+            size_t j = base + (size_t)(__ffs(pending) - 1);
             if (store_one(r, items, j, hash, h) && lane == 0)
                 atomicAdd(&tally, 1u);
         }

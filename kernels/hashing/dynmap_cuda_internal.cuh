@@ -15,7 +15,7 @@ typedef struct CudaDynmap {
     size_t n_chunks, cap_chunks;
     size_t n_supers;  /* super blocks in use */
     size_t cap_supers; /* super blocks dir, bits and block_free have room for */
-    uint32_t *counts;  /* per bucket, new items of the batch (zero between calls) */
+    uint32_t *counts;  /* per bucket, the batch's left items (zero between calls) */
     size_t block_bytes; /* buckets, counts and counters: one allocation */
     size_t items;
     unsigned long long host_counters[DYN_COUNTERS]; /* ref.counters, copied after a sync */

@@ -41,8 +41,7 @@ enum {
 /* Device counters of a table (one array of these, zeroed at create); the first
  * DYN_PER_CALL are reset at the start of each call that uses them. */
 enum {
-    DYN_C_NEED = 0,  /* insert: slabs the batch may link (per bucket, ceil(new / slots)) */
-    DYN_C_NEW,       /* insert: new items */
+    DYN_C_NEED = 0,  /* insert: slabs the batch may link (per bucket, ceil(left / slots)) */
     DYN_C_BAD,       /* insert: an item whose first 8 bytes are zero; read: a bad handle */
     DYN_C_FAIL,      /* a warp found no free slab (never, with the reservation) */
     DYN_C_RELEASED,  /* gc: slabs returned */
