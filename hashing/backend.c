@@ -4,6 +4,7 @@
  * probe succeeds, as ggml_backend_init_best does; the CUDA probe runs once per process.
  */
 #include "ghm_backend_internal.h"
+#include "log_internal.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -85,6 +86,54 @@ static const GhmBackend *pick_backend(GhmBackendKind kind)
     return &ghm_cpu_backend;
 }
 
+/* ghm_context_prestart's thread: started at most once; joined by the first context creation
+ * that may use CUDA, or by ghm_context_prestart_wait. */
+static pthread_mutex_t prestart_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t prestart_thread;
+static int prestart_started, prestart_running;
+
+#if GHM_HAVE_CUDA
+static void *prestart_main(void *unused)
+{
+    (void)unused;
+    if (ghm_cuda_available() && ghm_cuda_backend.warm)
+        ghm_cuda_backend.warm();
+    return NULL;
+}
+#endif
+
+void ghm_context_prestart(GhmBackendKind backend)
+{
+#if GHM_HAVE_CUDA
+    if (backend == GHM_BACKEND_CPU)
+        return;
+    pthread_mutex_lock(&prestart_lock);
+    if (!prestart_started) {
+        prestart_started = 1;
+        /* no thread (out of resources): the context starts CUDA itself, as without prestart */
+        prestart_running = pthread_create(&prestart_thread, NULL, prestart_main, NULL) == 0;
+    }
+    pthread_mutex_unlock(&prestart_lock);
+#else
+    (void)backend;
+#endif
+}
+
+/* 1 when a start-up thread was running (and is finished now). */
+static int prestart_join(void)
+{
+    pthread_mutex_lock(&prestart_lock);
+    int joined = prestart_running;
+    if (prestart_running) {
+        pthread_join(prestart_thread, NULL);
+        prestart_running = 0;
+    }
+    pthread_mutex_unlock(&prestart_lock);
+    return joined;
+}
+
+void ghm_context_prestart_wait(void) { (void)prestart_join(); }
+
 GhmContextOptions ghm_context_defaults(void)
 {
     GhmContextOptions opt = {.backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0};
@@ -97,6 +146,12 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
         opt->backend > GHM_BACKEND_CUDA)
         return GHM_ERR_INVALID;
     *out = NULL;
+    if (opt->backend != GHM_BACKEND_CPU) { /* CUDA may be asked for: let its start-up finish */
+        double t0 = ghm_now();
+        if (prestart_join() && opt->verbose >= 2)
+            ghmi_log(GHM_LOG_INFO, "cuda: waited %.1f ms for the start-up begun ahead",
+                     1e3 * (ghm_now() - t0));
+    }
     const GhmBackend *backend = pick_backend(opt->backend);
     if (!backend)
         return GHM_ERR_NO_DEVICE;
@@ -109,7 +164,11 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
     ctx->threads = opt->threads ? opt->threads : omp_get_max_threads();
     ctx->seed = opt->seed;
     ctx->verbose = opt->verbose;
+    double t0 = ghm_now();
     int ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
+    if (opt->verbose >= 2 && ret == GHM_OK)
+        ghmi_log(GHM_LOG_INFO, "%s: context started in %.1f ms", backend->name,
+                 1e3 * (ghm_now() - t0));
 #if GHM_HAVE_CUDA
     if (ret == GHM_ERR_NO_DEVICE && backend == &ghm_cuda_backend) {
         cuda_unusable();

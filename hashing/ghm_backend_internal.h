@@ -97,6 +97,10 @@ typedef struct GhmBackend {
     int (*probe)(char *why, size_t why_size);
     /* Per-context state (CUDA: device, stream); may be NULL for backends that need none. */
     int (*init)(GhmContext *ctx, void **state);
+    /* Starts what every context of the backend shares (CUDA: the driver, the device's primary
+     * context, this build's kernels) so that init() finds it ready; errors are left for init()
+     * to meet and report. Runs on a thread of its own (ghm_context_prestart); may be NULL. */
+    void (*warm)(void);
     void (*shutdown)(void *state);
     void (*describe)(const GhmContext *ctx, char *buf, size_t size);
     int (*alloc)(GhmContext *ctx, size_t bytes, void **out); /* zeroed */

@@ -87,18 +87,24 @@ done:
 /* The one QUERY of a plain REFERENCE QUERY run: a video when it is "-" or not a PNG/JPEG by
  * content (ghm_video_is_video_path sniffs, and keeps foreign files with the image loader in a
  * build without FFmpeg), else an image decoded here. */
-static int match_single(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
-                        double build_ms)
+static int single_is_video(const GhmMatchOptions *o)
 {
-    if (ghm_video_is_video_path(o->query))
-        return ghm_cmd_video(o, &o->video, ctx, m, ref);
+    return !o->one_line && o->query && ghm_video_is_video_path(o->query);
+}
+
+/* The one image QUERY of a plain run, decoded before the context exists (NULL for any other
+ * run). -1 after its error line. */
+static int read_single_query(const GhmMatchOptions *o, GhmImage **query)
+{
     char why[512] = "";
-    GhmImage *query = NULL;
-    if (ghm_image_load(o->query, &query, why, sizeof why) < 0) {
+    *query = NULL;
+    if (o->one_line || !o->query || single_is_video(o))
+        return 0;
+    if (ghm_image_load(o->query, query, why, sizeof why) < 0) {
         ghm_cli_error(o->query, "%s", why);
-        return GHM_EXIT_ERROR;
+        return -1;
     }
-    return match_decoded(o, ctx, m, ref, build_ms, query);
+    return 0;
 }
 
 /* The run's status after one more query's: an error anywhere makes it 2 (reported once every
@@ -133,12 +139,14 @@ static int match_entry(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const
 }
 
 /* Every QUERY in order, a directory's images in name order, the images decoded ahead on their
- * own thread while earlier ones are matched. */
+ * own thread while earlier ones are matched; a plain run's one image comes decoded (query). */
 static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
-                         const GhmImage *ref, double build_ms)
+                         const GhmImage *ref, double build_ms, GhmImage *query)
 {
+    if (query)
+        return match_decoded(o, ctx, m, ref, build_ms, query);
     if (!o->one_line)
-        return match_single(o, ctx, m, ref, build_ms);
+        return ghm_cmd_video(o, &o->video, ctx, m, ref);
     GhmQueryList list;
     GhmQueryReader *reader = NULL;
     int ret = ghm_query_list_build(o->queries, o->n_queries, &list);
@@ -186,14 +194,18 @@ int ghm_cmd_match(int argc, char **argv)
     /* One line per query unless the command line names exactly one image or video. */
     o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
     pick_auto_backend(&o);
-    GhmContext *ctx = NULL;
-    if (ghm_cli_context(&o.common, &ctx) < 0)
+    /* CUDA starts on its own thread while the images are decoded (main.c waits for it). */
+    ghm_context_prestart(o.common.backend);
+    GhmImage *ref = NULL, *query = NULL;
+    if (ghm_match_read_reference(&o, &ref) < 0)
         return GHM_EXIT_ERROR;
+    GhmContext *ctx = NULL;
     GhmMatcher *m = NULL;
-    GhmImage *ref = NULL;
     int status = GHM_EXIT_ERROR;
+    if (read_single_query(&o, &query) < 0 || ghm_cli_context(&o.common, &ctx) < 0)
+        goto done;
     double t0 = ghm_now();
-    if (ghm_match_open_reference(ctx, &o, &m, &ref) < 0)
+    if (ghm_match_open_reference(ctx, &o, ref, &m) < 0)
         goto done;
     double build_ms = 1e3 * (ghm_now() - t0);
     if (!o.query) { /* --save-ref REFERENCE alone: the reference file was the job */
@@ -202,8 +214,10 @@ int ghm_cmd_match(int argc, char **argv)
         status = GHM_EXIT_FOUND;
         goto done;
     }
-    status = match_queries(&o, ctx, m, ref, build_ms);
+    status = match_queries(&o, ctx, m, ref, build_ms, query);
+    query = NULL; /* match_decoded freed it */
 done:
+    ghm_image_free(&query);
     ghm_matcher_free(&m);
     ghm_image_free(&ref);
     ghm_context_free(&ctx);

@@ -210,6 +210,11 @@ static json_t *step_json(const EditStep *s, int i)
         json_object_set_new(o, counts[k].name, json_integer((json_int_t)counts[k].value));
     json_object_set_new(o, "radius", json_integer(d->radius));
     json_object_set_new(tm, "classify", json_real(d->classify_ms));
+    json_object_set_new(tm, "probe", json_real(d->probe_ms));
+    json_object_set_new(tm, "voxelize", json_real(d->labels.voxelize_ms));
+    json_object_set_new(tm, "lookup", json_real(d->labels.lookup_ms));
+    json_object_set_new(tm, "seeds", json_real(d->labels.classify_ms));
+    json_object_set_new(tm, "fill", json_real(d->labels.fill_ms));
     json_object_set_new(tm, "edit", json_real(d->edit_ms));
     json_object_set_new(tm, "step", json_real(d->total_ms));
     json_object_set_new(o, "timings_ms", tm);
@@ -309,6 +314,8 @@ int ghm_cmd_voxel_edit(int argc, char **argv)
     int status = GHM_EXIT_ERROR, go = parse_args(argc, argv, &a);
     if (go == 0)
         status = GHM_EXIT_FOUND;
+    if (go > 0)
+        ghm_context_prestart(a.common.backend); /* overlaps reading the clouds */
     double t0 = ghm_now();
     if (go > 0 && load_clouds(&a) == 0)
         status = run(&a, 1e3 * (ghm_now() - t0));

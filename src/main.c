@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ghm_context.h"
 #include "ghm_file_io.h"
 #include "ghm_log.h"
 
@@ -45,6 +46,17 @@ static void log_to_stderr(void *user, GhmLogLevel level, const char *message)
     fprintf(stderr, "%s\n", message);
 }
 
+static int run_command(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
+        return ghm_cmd_voxel(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "bench") == 0)
+        return ghm_cmd_bench(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "match") == 0)
+        return ghm_cmd_match(argc - 1, argv + 1);
+    return ghm_cmd_match(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
     /* Idle OpenMP workers sleep instead of spinning (unless the user says otherwise): between
@@ -54,11 +66,7 @@ int main(int argc, char **argv)
     install_signal_handlers();
     ghm_log_set_callback(log_to_stderr, NULL);
     ghm_cli_install_ffmpeg_log();
-    if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
-        return ghm_cmd_voxel(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "bench") == 0)
-        return ghm_cmd_bench(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "match") == 0)
-        return ghm_cmd_match(argc - 1, argv + 1);
-    return ghm_cmd_match(argc, argv);
+    int status = run_command(argc, argv);
+    ghm_context_prestart_wait(); /* a command that failed early may have left CUDA starting */
+    return status;
 }

@@ -228,26 +228,31 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
     return positionals(argc - optind, argv + optind, opt);
 }
 
-int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMatcher **out,
-                             GhmImage **ref_img)
+int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img)
+{
+    char why[512] = "";
+    *ref_img = NULL;
+    /* With --load-ref the image is only the overlay's background: skip decoding it otherwise. */
+    if (!opt->reference || (opt->load_ref && !opt->overlay))
+        return GHM_OK;
+    int ret = ghm_image_load(opt->reference, ref_img, why, sizeof why);
+    if (ret < 0)
+        ghm_cli_error(opt->reference, "%s", why);
+    return ret;
+}
+
+int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
+                             const GhmImage *ref_img, GhmMatcher **out)
 {
     char why[512] = "";
     int ret;
-    *ref_img = NULL;
-    /* With --load-ref the image is only the overlay's background: skip decoding it otherwise. */
-    if (opt->reference && (!opt->load_ref || opt->overlay)) {
-        if ((ret = ghm_image_load(opt->reference, ref_img, why, sizeof why)) < 0) {
-            ghm_cli_error(opt->reference, "%s", why);
-            return ret;
-        }
-    }
     if (opt->load_ref) {
         if ((ret = ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why)) < 0)
             ghm_cli_error(opt->load_ref, "%s", why);
-    } else if ((ret = ghm_matcher_create(ctx, *ref_img, &opt->params, out)) < 0) {
+    } else if ((ret = ghm_matcher_create(ctx, ref_img, &opt->params, out)) < 0) {
         if (ret == GHM_ERR_TOO_LARGE)
             ghm_cli_error(opt->reference, "%dx%d is larger than image matching takes "
-                          "(16 megapixels)", (*ref_img)->width, (*ref_img)->height);
+                          "(16 megapixels)", ref_img->width, ref_img->height);
         else
             ghm_cli_error(opt->reference, "cannot build the reference tables: %s",
                           ghm_strerror(ret));
@@ -255,9 +260,7 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMat
     if (ret == GHM_OK && opt->save_ref &&
         (ret = ghm_matcher_save(*out, opt->save_ref, why, sizeof why)) < 0)
         ghm_cli_error(opt->save_ref, "%s", why);
-    if (ret < 0) {
+    if (ret < 0)
         ghm_matcher_free(out);
-        ghm_image_free(ref_img);
-    }
     return ret;
 }

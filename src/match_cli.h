@@ -45,12 +45,15 @@ int ghm_cmd_search(const GhmMatchOptions *opt);
 /* The top-level help followed by this mode's options. */
 void ghm_match_print_help(FILE *f);
 
-/* Builds the matcher for opt: from --load-ref or from the REFERENCE image, then writes
- * --save-ref if asked. *ref_img receives the decoded reference image when one was read (for
- * overlays; NULL with --load-ref), owned by the caller. Prints one error line on failure and
- * returns the GHM_ERR_* code. */
-int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt, GhmMatcher **out,
-                             GhmImage **ref_img);
+/* Decodes the REFERENCE image into *ref_img (owned by the caller) unless the run needs none
+ * (--load-ref without --overlay: *ref_img stays NULL). Prints one error line on failure and
+ * returns the GHM_ERR_* code. Needs no context, so that it overlaps CUDA's start-up. */
+int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img);
+
+/* Builds the matcher for opt: from --load-ref or from ref_img (ghm_match_read_reference), then
+ * writes --save-ref if asked. Prints one error line on failure and returns the GHM_ERR_* code. */
+int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
+                             const GhmImage *ref_img, GhmMatcher **out);
 
 /* The result as a JSON object (new reference, NULL when out of memory): found, votes,
  * confidence, transform, corners, inliers, timings_ms, tables. The caller adds "reference",

@@ -96,6 +96,16 @@ static int cuda_init(GhmContext *ctx, void **state)
     return GHM_OK;
 }
 
+/* Creating the primary context (driver start-up, the device's memory mapped) is most of a CUDA
+ * process's start-up, 0.3-0.4 s on the H100 machine: cudaFree(NULL) forces it, and loading the
+ * probe kernel checks the module. An error here is met again, and reported, by cuda_init. */
+static void cuda_warm(void)
+{
+    if (cudaSetDevice(0) == cudaSuccess && cudaFree(NULL) == cudaSuccess)
+        (void)kernels_load();
+    cudaGetLastError();
+}
+
 static void cuda_shutdown(void *state)
 {
     CudaState *st = (CudaState *)state;
@@ -210,6 +220,7 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .kind = */ GHM_BACKEND_CUDA,
     /* .probe = */ cuda_probe,
     /* .init = */ cuda_init,
+    /* .warm = */ cuda_warm,
     /* .shutdown = */ cuda_shutdown,
     /* .describe = */ cuda_describe,
     /* .alloc = */ cuda_alloc,

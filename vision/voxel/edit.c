@@ -150,10 +150,12 @@ static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, GhmPo
     return ret;
 }
 
-/* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc. */
-static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **out, char *why,
-                    size_t why_size)
+/* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.
+ * *probe_ms: the time until the probe was made. */
+static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **out,
+                    double *probe_ms, char *why, size_t why_size)
 {
+    double t0 = ghm_now();
     GhmPointCloud none = {0};
     GhmVoxelResult *alone = NULL;
     GhmPointCloud *probe = NULL;
@@ -164,6 +166,7 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
     }
     if (ret == GHM_OK)
         ret = make_probe(&e->grid, &alone->side[1], alone->side[1].radius - 1, &probe);
+    *probe_ms = 1e3 * (ghm_now() - t0);
     if (ret == GHM_OK)
         ret = ghm_voxel_intersect(e->ctx, probe, pc, NULL, &e->grid, &e->opt, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
@@ -481,9 +484,10 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
     }
     double t0 = ghm_now();
     GhmVoxelResult *r = NULL;
-    int ret = classify(e, pc, &r, why, why_size);
+    int ret = classify(e, pc, &r, &st.probe_ms, why, why_size);
     double t1 = ghm_now();
     if (ret == GHM_OK) {
+        st.labels = r->time;
         const GhmVoxelSide *p = &r->side[0];
         st.points = pc->n;
         st.cloud_voxels = r->side[1].voxels;

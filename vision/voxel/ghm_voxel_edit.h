@@ -89,6 +89,10 @@ typedef struct GhmVoxelEditStep {
     double classify_ms;  /* the probe and the pipeline's labels */
     double edit_ms;      /* finds, erases and inserts in the set */
     double total_ms;
+    /* Where classify_ms goes: the cloud's own labels and the probe made from them (probe_ms),
+     * then the pipeline's stages on the probe (labels, as ghm_voxel_intersect reports them). */
+    double probe_ms;
+    GhmVoxelTimings labels;
 } GhmVoxelEditStep;
 
 typedef struct GhmVoxelEdit GhmVoxelEdit;
