@@ -134,6 +134,7 @@ static int prestart_join(void)
 
 void ghm_context_prestart_wait(void) { (void)prestart_join(); }
 
+
 GhmContextOptions ghm_context_defaults(void)
 {
     GhmContextOptions opt = {.backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0};
@@ -166,9 +167,8 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
     ctx->verbose = opt->verbose;
     double t0 = ghm_now();
     int ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
-    if (opt->verbose >= 2 && ret == GHM_OK)
-        ghmi_log(GHM_LOG_INFO, "%s: context started in %.1f ms", backend->name,
-                 1e3 * (ghm_now() - t0));
+    if (opt->verbose >= 2 && ret == GHM_OK && backend->kind == GHM_BACKEND_CUDA)
+        ghmi_log(GHM_LOG_INFO, "cuda: context started in %.1f ms", 1e3 * (ghm_now() - t0));
 #if GHM_HAVE_CUDA
     if (ret == GHM_ERR_NO_DEVICE && backend == &ghm_cuda_backend) {
         cuda_unusable();

@@ -466,6 +466,7 @@ int ghm_cmd_voxel(int argc, char **argv)
     int go = parse_args(argc, argv, &a);
     if (go <= 0)
         return go == 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
+    ghm_voxel_cli_pick_auto_backend(&a.common, &a.vox, a.sweep);
     ghm_context_prestart(a.common.backend); /* overlaps reading the clouds */
     GhmPointCloud *pc[2] = {NULL, NULL};
     GhmContext *ctx = NULL;

@@ -314,8 +314,10 @@ int ghm_cmd_voxel_edit(int argc, char **argv)
     int status = GHM_EXIT_ERROR, go = parse_args(argc, argv, &a);
     if (go == 0)
         status = GHM_EXIT_FOUND;
-    if (go > 0)
+    if (go > 0) {
+        ghm_voxel_cli_pick_auto_backend(&a.common, &a.vox, 1);
         ghm_context_prestart(a.common.backend); /* overlaps reading the clouds */
+    }
     double t0 = ghm_now();
     if (go > 0 && load_clouds(&a) == 0)
         status = run(&a, 1e3 * (ghm_now() - t0));

@@ -77,3 +77,23 @@ int ghm_voxel_cli_grid_error(const GhmVoxelOptions *vox, int ret, const char *wh
                   ret == GHM_ERR_NOMEM ? "out of memory" : why);
     return -1;
 }
+
+/* Measured on the H100 machine (2026-11-26, docs/BENCHMARKS.md "Cold start"), process start to
+ * exit with two 160k-point scans: one step at --grid 128 takes 35-61 ms on its 16 CPU cores and
+ * 285-384 ms with CUDA (its start-up ~0.2 s and the driver's teardown at exit ~0.1 s); an edit
+ * 196-320 against 370-418 ms. At --grid 256 the CPU still wins there (76-131 against 293-377
+ * ms), but by a margin that a machine with a quarter of those cores loses; at 512 CUDA wins
+ * (320-331 against 497-591 ms). A sweep keeps CUDA: a step takes 0.5 ms there, 35 on the CPU. */
+void ghm_voxel_cli_pick_auto_backend(GhmCommonOptions *common, const GhmVoxelOptions *vox,
+                                     int steps)
+{
+    if (common->backend != GHM_BACKEND_AUTO || vox->voxel_size > 0 || vox->grid > 128 ||
+        steps > 1)
+        return;
+    common->backend = GHM_BACKEND_CPU;
+    if (common->verbose && ghm_cuda_available())
+        fprintf(stderr,
+                "%s: --backend auto: a grid of at most 128 runs on the CPU (starting CUDA costs "
+                "more than the work; --backend cuda uses the GPU)\n",
+                GHM_PROGRAM);
+}

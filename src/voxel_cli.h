@@ -62,6 +62,12 @@ int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliOutput
  * line against --grid or --voxel-size and returns -1, or returns 0 when ret is GHM_OK. */
 int ghm_voxel_cli_grid_error(const GhmVoxelOptions *vox, int ret, const char *why);
 
+/* --backend auto on a coarse grid (--grid <= 128, not --voxel-size) for work that starts CUDA
+ * for little (one step, or an edit; not a sweep of `steps` > 1) picks the CPU; says so with
+ * --verbose. */
+void ghm_voxel_cli_pick_auto_backend(GhmCommonOptions *common, const GhmVoxelOptions *vox,
+                                     int steps);
+
 /* `voxel edit BASE [--add X] [--subtract Y] [--intersect Z] ...` (cmd_voxel_edit.c). */
 int ghm_cmd_voxel_edit(int argc, char **argv);
 

@@ -916,6 +916,29 @@ test_voxel_edit_cuda_same_set() {
     cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
 }
 
+# --backend auto on a coarse grid (one step or an edit) runs on the CPU; a fine grid or a sweep
+# keeps the device, and so does --backend cuda. Needs a device to mean anything.
+test_voxel_auto_coarse_on_cpu() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    local want
+    for args in "cpu --grid 64" "cpu --grid 128" "cuda --grid 160" "cuda --grid 64 --sweep 3" \
+        "cuda --voxel-size 0.01"; do
+        set -- $args
+        want=$1
+        shift
+        run_cmd 0 voxel --verbose --json "$@" "$VOXEL_A" "$VOXEL_B"
+        [ "$(head -1 "$TMP/out" | json_get /dev/stdin 'j["backend"]')" = "$want" ] ||
+            fail "voxel $*: want $want: $(head -c 300 "$TMP/out")"
+    done
+    run_cmd 0 voxel edit --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cpu ] || fail "edit: $(head -c 300 "$TMP/out")"
+    grep -q "runs on the CPU" "$TMP/err" && fail "a quiet run spoke: $(cat "$TMP/err")"
+    run_cmd 0 voxel edit --backend cuda --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "edit cuda: $(head -c 300 "$TMP/out")"
+}
+
 # --- many queries in one run, and --search (issue 14) ---
 # Several query images against one reference: one line each, in order, naming the query; the
 # reference's tables are built once. Exit 0 when any was found.
