@@ -121,30 +121,52 @@ static int row_spans(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int32_
     return GHM_OK;
 }
 
+/* The probe's points of each row, row r's first at start[r]: the voxel centres as
+ * ghm_voxel_centre computes them (the same doubles, so the same floats), y and z once a row. */
+static void probe_points(const GhmVoxelGrid *g, const int32_t *lo, const int32_t *hi,
+                         const size_t *start, int threads, GhmPointCloud *pc)
+{
+    const size_t ny = (size_t)g->dims[1], rows = ny * (size_t)g->dims[2];
+    const double s = g->voxel_size;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+    for (size_t r = 0; r < rows; r++) {
+        if (lo[r] > hi[r])
+            continue;
+        const float cy = (float)(g->origin[1] + ((double)(r % ny) + 0.5) * s);
+        const float cz = (float)(g->origin[2] + ((double)(r / ny) + 0.5) * s);
+        float *p = pc->xyz + 3 * start[r], *nrm = pc->normals + 3 * start[r];
+        for (int32_t x = lo[r]; x <= hi[r]; x++, p += 3, nrm += 3) {
+            p[0] = (float)(g->origin[0] + ((double)x + 0.5) * s);
+            p[1] = cy;
+            p[2] = cz;
+            nrm[0] = nrm[1] = nrm[2] = 0.0f;
+        }
+    }
+}
+
 /* The probe: a cloud of one point per voxel centre over the spans, with zero normals (so none
  * are estimated for it: its labels use only the cloud's normals). Ascending keys. */
-static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, GhmPointCloud **out)
+static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int threads,
+                      GhmPointCloud **out)
 {
     int32_t *lo = NULL, *hi = NULL;
     int ret = row_spans(g, c, d, &lo, &hi);
     if (ret < 0)
         return ret;
     size_t rows = (size_t)g->dims[1] * (size_t)g->dims[2], n = 0;
-    for (size_t r = 0; r < rows; r++)
+    size_t *start = malloc((rows + 1) * sizeof *start);
+    if (!start)
+        ret = GHM_ERR_NOMEM;
+    for (size_t r = 0; start && r < rows; r++) {
+        start[r] = n;
         n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
+    }
     GhmPointCloud *pc = NULL;
-    if ((ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
-        memset(pc->normals, 0, 3 * n * sizeof *pc->normals);
-        size_t i = 0;
-        for (size_t r = 0; r < rows; r++)
-            for (int32_t x = lo[r]; x <= hi[r]; x++, i++) {
-                double centre[3];
-                ghm_voxel_centre(g, (uint32_t)x + (uint32_t)g->dims[0] * (uint32_t)r, centre);
-                for (int k = 0; k < 3; k++)
-                    pc->xyz[3 * i + (size_t)k] = (float)centre[k];
-            }
+    if (ret == GHM_OK && (ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
+        probe_points(g, lo, hi, start, threads, pc);
         *out = pc;
     }
+    free(start);
     free(lo);
     free(hi);
     return ret;
@@ -165,7 +187,8 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
         ret = GHM_ERR_INVALID;
     }
     if (ret == GHM_OK)
-        ret = make_probe(&e->grid, &alone->side[1], alone->side[1].radius - 1, &probe);
+        ret = make_probe(&e->grid, &alone->side[1], alone->side[1].radius - 1,
+                         ghm_context_threads(e->ctx), &probe);
     *probe_ms = 1e3 * (ghm_now() - t0);
     if (ret == GHM_OK)
         ret = ghm_voxel_intersect(e->ctx, probe, pc, NULL, &e->grid, &e->opt, out);
