@@ -134,7 +134,6 @@ static int prestart_join(void)
 
 void ghm_context_prestart_wait(void) { (void)prestart_join(); }
 
-
 GhmContextOptions ghm_context_defaults(void)
 {
     GhmContextOptions opt = {.backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0};

@@ -52,8 +52,8 @@ GHM_API GhmContextOptions ghm_context_defaults(void);
  * The caller owns *out and frees it with ghm_context_free(). */
 GHM_API int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
 
-/* Starts CUDA (the driver, device 0's context, this build's kernels: 0.3-0.4 s on an H100
- * machine) on a thread of its own and returns at once, so that the caller's host work (reading
+/* Starts CUDA (the driver, device 0's context, this build's kernels: about 0.2 s on an
+ * H100 machine) on a thread of its own and returns at once, so that the caller's host work (reading
  * and decoding inputs) overlaps it; the next ghm_context_create that may use CUDA waits for it
  * and finds it ready. Once per process; does nothing for GHM_BACKEND_CPU or in a build without
  * CUDA. A program that may exit without creating a context calls ghm_context_prestart_wait

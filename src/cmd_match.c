@@ -84,9 +84,9 @@ done:
     return status;
 }
 
-/* The one QUERY of a plain REFERENCE QUERY run: a video when it is "-" or not a PNG/JPEG by
+/* Whether the one QUERY of a plain REFERENCE QUERY run is a video: "-" or not a PNG/JPEG by
  * content (ghm_video_is_video_path sniffs, and keeps foreign files with the image loader in a
- * build without FFmpeg), else an image decoded here. */
+ * build without FFmpeg); else it is an image, decoded by read_single_query. */
 static int single_is_video(const GhmMatchOptions *o)
 {
     return !o->one_line && o->query && ghm_video_is_video_path(o->query);

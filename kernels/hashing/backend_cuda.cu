@@ -97,7 +97,7 @@ static int cuda_init(GhmContext *ctx, void **state)
 }
 
 /* Creating the primary context (driver start-up, the device's memory mapped) is most of a CUDA
- * process's start-up, 0.3-0.4 s on the H100 machine: cudaFree(NULL) forces it, and loading the
+ * process's start-up, about 0.2 s on the H100 machine: cudaFree(NULL) forces it, and loading the
  * probe kernel checks the module. An error here is met again, and reported, by cuda_init. */
 static void cuda_warm(void)
 {
