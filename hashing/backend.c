@@ -90,9 +90,11 @@ static const GhmBackend *pick_backend(GhmBackendKind kind)
  * that may use CUDA, or by ghm_context_prestart_wait. */
 static pthread_mutex_t prestart_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t prestart_thread;
-static int prestart_started, prestart_running;
+static int prestart_running;
 
 #if GHM_HAVE_CUDA
+static int prestart_started;
+
 static void *prestart_main(void *unused)
 {
     (void)unused;
