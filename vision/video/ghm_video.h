@@ -106,8 +106,19 @@ GHM_API int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_
 /* Closes the video and sets *v to NULL; accepts NULL and a pointer to NULL. */
 GHM_API void ghm_video_free(GhmVideo **v);
 
-/* 1 when the build decodes video files through FFmpeg, 0 when it reads YUV4MPEG2 only. */
+/* 1 when the build decodes video files through FFmpeg and FFmpeg's libraries load, 0 when it
+ * reads YUV4MPEG2 only. The library loads FFmpeg when the first video is opened (or here), not
+ * when the program starts: its libraries and theirs cost ~50 ms of every process's start. */
 GHM_API int ghm_video_have_ffmpeg(void);
+
+/* An FFmpeg log callback, av_log_set_callback's type. */
+typedef void (*GhmFfmpegLogFn)(void *avcl, int level, const char *fmt, va_list ap);
+/* For an application that does not link FFmpeg itself but wants its log lines (see
+ * ghm_video_log_ffmpeg): the library passes fn to av_log_set_callback when it loads FFmpeg,
+ * or at once if it has. The callback stays the application's choice; the library installs none
+ * of its own. NULL is ignored; a build without FFmpeg ignores every call. An application that
+ * links FFmpeg may call av_log_set_callback itself instead. */
+GHM_API void ghm_video_set_ffmpeg_log(GhmFfmpegLogFn fn);
 
 /* FFmpeg logs through one process-wide callback (av_log_set_callback), which belongs to the
  * application: the library never sets or calls it. An application that wants the decoder's own

@@ -3,7 +3,9 @@
  * opening (standard input, and Y4M files in a build without FFmpeg, go to video_y4m.c; the rest
  * to the FFmpeg reader of video_ffmpeg.c), the frame selection, the rule that ends a run of
  * damaged frames, and the content test that tells a video from an image. It does not know
- * whether the build has FFmpeg; it asks ghm_video_have_ffmpeg().
+ * whether the build has FFmpeg; it asks ghm_video_have_ffmpeg() when opening a file (which
+ * loads FFmpeg's libraries) and ghmi_video_built_with_ffmpeg() when telling a video from an
+ * image (which must not: an image pair never loads them).
  */
 #include <errno.h>
 #include <math.h>
@@ -195,7 +197,7 @@ int ghm_video_is_video_path(const char *path)
     /* Without FFmpeg only what this build can read, or will explain it cannot (a common
      * container: "no FFmpeg" is more helpful than "not a PNG or JPEG image"), is a video;
      * anything else (text, an empty file) gets the image loader's message. */
-    if (!ghm_video_have_ffmpeg()) {
+    if (!ghmi_video_built_with_ffmpeg()) {
         GhmFileKind kind = ghm_file_sniff(head, n, 0);
         return kind == GHM_FILE_Y4M || kind == GHM_FILE_VIDEO;
     }

@@ -4,12 +4,14 @@
  * damaged or missing ones are counted, and each selected frame goes to video_frame.c to become
  * a grey image. The one file of the module that says whether the build has FFmpeg
  * (GHM_HAVE_FFMPEG, set by CMake for the library's sources); video_frame.c is compiled only
- * with it.
+ * with it. Every FFmpeg call goes through ghmi_ff (ffmpeg_libs.c loads the libraries when the
+ * first video is opened).
  *
  * Logging: FFmpeg has one process-wide log callback, and it belongs to the application: the
- * library never sets it (an application that uses FFmpeg itself would lose its own, and a
- * library callback could only guess which contexts are its own). The application may pass each
- * line to ghm_video_log_ffmpeg() (the program does, in src/ffmpeg_log.c); a line from this
+ * library never sets one of its own (an application that uses FFmpeg itself would lose its own,
+ * and a library callback could only guess which contexts are its own). The application may pass each
+ * line to ghm_video_log_ffmpeg() (the program does, in src/ffmpeg_log.c, whose callback the
+ * library installs when it loads FFmpeg: ghm_video_set_ffmpeg_log); a line from this
  * video's demuxer or decoder then lands in the video's own buffer, so that a damaged frame's
  * message can say what the decoder saw. Without that the message says what the frame's flags
  * say.
@@ -24,9 +26,7 @@
 #include "why_internal.h"
 
 #if GHM_HAVE_FFMPEG
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-
+#include "ffmpeg_libs_internal.h"
 #include "video_ffmpeg_internal.h"
 
 struct GhmiAv {
@@ -49,12 +49,17 @@ struct GhmiAv {
 
 int ghm_video_have_ffmpeg(void)
 {
+    return ghmi_ffmpeg_load(NULL, 0) == GHM_OK;
+}
+
+int ghmi_video_built_with_ffmpeg(void)
+{
     return 1;
 }
 
 static void av_error_text(int err, char *buf, size_t n)
 {
-    if (av_strerror(err, buf, n) < 0)
+    if (ghmi_ff.av_strerror(err, buf, n) < 0)
         snprintf(buf, n, "FFmpeg error %d", err);
 }
 
@@ -84,10 +89,10 @@ void ghmi_av_free(GhmiAv **p)
         return;
     GhmiAv *av = *p;
     ghmi_grey_release(&av->grey);
-    av_frame_free(&av->frame);
-    av_packet_free(&av->pkt);
-    avcodec_free_context(&av->dec);
-    avformat_close_input(&av->fmt);
+    ghmi_ff.av_frame_free(&av->frame);
+    ghmi_ff.av_packet_free(&av->pkt);
+    ghmi_ff.avcodec_free_context(&av->dec);
+    ghmi_ff.avformat_close_input(&av->fmt);
     free(av);
     *p = NULL;
 }
@@ -98,14 +103,14 @@ static int probe_format(const char *path, const AVInputFormat **fmt, char *why, 
 {
     AVIOContext *pb = NULL;
     char err[128];
-    int ret = avio_open(&pb, path, AVIO_FLAG_READ);
+    int ret = ghmi_ff.avio_open(&pb, path, AVIO_FLAG_READ);
     if (ret < 0) {
         av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "cannot open: %s", err);
         return GHM_ERR_IO;
     }
-    ret = av_probe_input_buffer2(pb, fmt, "", NULL, 0, 0);
-    avio_closep(&pb);
+    ret = ghmi_ff.av_probe_input_buffer2(pb, fmt, "", NULL, 0, 0);
+    ghmi_ff.avio_closep(&pb);
     if (ret < 0) {
         ghmi_why(why, n, "not a PNG or JPEG image, nor a video FFmpeg recognises");
         return GHM_ERR_FORMAT;
@@ -135,21 +140,21 @@ static int pick_stream(const AVFormatContext *fmt)
 static int open_decoder(GhmiAv *av, char *why, size_t n)
 {
     AVStream *st = av->fmt->streams[av->stream];
-    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    const AVCodec *codec = ghmi_ff.avcodec_find_decoder(st->codecpar->codec_id);
     if (!codec) {
         ghmi_why(why, n, "no decoder in this FFmpeg for its video codec '%s'",
-            avcodec_get_name(st->codecpar->codec_id));
+            ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
         return GHM_ERR_UNSUPPORTED;
     }
-    if (!(av->dec = avcodec_alloc_context3(codec)))
+    if (!(av->dec = ghmi_ff.avcodec_alloc_context3(codec)))
         return GHM_ERR_NOMEM;
-    if (avcodec_parameters_to_context(av->dec, st->codecpar) < 0)
+    if (ghmi_ff.avcodec_parameters_to_context(av->dec, st->codecpar) < 0)
         return GHM_ERR_NOMEM;
     av->dec->pkt_timebase = st->time_base;
     /* One decoding thread: the decoder already runs beside the matcher (frame_queue.c), and
      * frame threading would hand back errors frames after the packet that caused them. */
     av->dec->thread_count = 1;
-    int ret = avcodec_open2(av->dec, codec, NULL);
+    int ret = ghmi_ff.avcodec_open2(av->dec, codec, NULL);
     if (ret < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
@@ -169,7 +174,7 @@ static void fill_info(GhmVideo *v, const GhmiAv *av)
     info->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
     info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
     snprintf(info->format, sizeof info->format, "%s", av->fmt->iformat->name);
-    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
+    snprintf(info->codec, sizeof info->codec, "%s", ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
 }
 
 static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
@@ -178,15 +183,15 @@ static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
     int ret = probe_format(path, &ifmt, why, n);
     if (ret < 0)
         return ret;
-    if (!(av->fmt = avformat_alloc_context()))
+    if (!(av->fmt = ghmi_ff.avformat_alloc_context()))
         return GHM_ERR_NOMEM;
-    if ((ret = avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
+    if ((ret = ghmi_ff.avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "cannot read it as %s: %s", ifmt->name, err);
         return GHM_ERR_FORMAT; /* avformat_open_input freed the context on failure */
     }
-    if ((ret = avformat_find_stream_info(av->fmt, NULL)) < 0) {
+    if ((ret = ghmi_ff.avformat_find_stream_info(av->fmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "damaged %s file: %s", ifmt->name, err);
@@ -211,7 +216,7 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
         return ret;
     if ((ret = open_decoder(av, why, n)) < 0)
         return ret;
-    if (!(av->pkt = av_packet_alloc()) || !(av->frame = av_frame_alloc()))
+    if (!(av->pkt = ghmi_ff.av_packet_alloc()) || !(av->frame = ghmi_ff.av_frame_alloc()))
         return GHM_ERR_NOMEM;
     /* Every other stream (audio, subtitles) is dropped by the demuxer instead of by us. */
     for (unsigned i = 0; i < av->fmt->nb_streams; i++)
@@ -284,7 +289,7 @@ static int take_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
             ret = GHM_VIDEO_FRAME;
         }
     }
-    av_frame_unref(frame);
+    ghmi_ff.av_frame_unref(frame);
     return ret;
 }
 
@@ -329,22 +334,22 @@ static int report_missing(GhmVideo *v, GhmVideoFrame *f, const char *what, char 
 static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 {
     GhmiAv *av = v->av;
-    int ret = av_read_frame(av->fmt, av->pkt);
+    int ret = ghmi_ff.av_read_frame(av->fmt, av->pkt);
     if (ret < 0) {
-        if (ret != AVERROR_EOF && !avio_feof(av->fmt->pb))
+        if (ret != AVERROR_EOF && !ghmi_ff.avio_feof(av->fmt->pb))
             av->read_error = ret;
         av->flushing = 1;
-        avcodec_send_packet(av->dec, NULL);
+        ghmi_ff.avcodec_send_packet(av->dec, NULL);
         return GHM_OK;
     }
     if (av->pkt->stream_index != av->stream) {
-        av_packet_unref(av->pkt);
+        ghmi_ff.av_packet_unref(av->pkt);
         return GHM_OK;
     }
     if (av->pkt->flags & AV_PKT_FLAG_CORRUPT)
         av->corrupt_packets++;
-    ret = avcodec_send_packet(av->dec, av->pkt);
-    av_packet_unref(av->pkt);
+    ret = ghmi_ff.avcodec_send_packet(av->dec, av->pkt);
+    ghmi_ff.av_packet_unref(av->pkt);
     if (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
         if (!v->last_log[0])
             av_error_text(ret, v->last_log, sizeof v->last_log);
@@ -372,7 +377,7 @@ static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
             if (ret != -1)
                 return ret;
         }
-        int ret = avcodec_receive_frame(av->dec, av->frame);
+        int ret = ghmi_ff.avcodec_receive_frame(av->dec, av->frame);
         if (ret == 0) {
             av->held_pts = frame_time(av, av->frame, v->info.fps);
             av->missing = missing_before(av, av->held_pts, v->info.fps);
@@ -397,6 +402,8 @@ static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 
 int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t n)
 {
+    if (ghmi_ffmpeg_load(why, n) < 0)
+        return GHM_ERR_UNSUPPORTED;
     GhmVideo *outer = calling;
     calling = v;
     int ret = open_av(path, v, why, n);
@@ -429,6 +436,11 @@ int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap)
 }
 
 int ghm_video_have_ffmpeg(void)
+{
+    return 0;
+}
+
+int ghmi_video_built_with_ffmpeg(void)
 {
     return 0;
 }

@@ -7,12 +7,13 @@
 #include <libavutil/pixdesc.h>
 #include <string.h>
 
+#include "ffmpeg_libs_internal.h"
 #include "video_ffmpeg_internal.h"
 #include "why_internal.h"
 
 static int is_full_range(const AVFrame *frame)
 {
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(frame->format);
+    const AVPixFmtDescriptor *d = ghmi_ff.av_pix_fmt_desc_get(frame->format);
     /* Grey and RGB sources are full range; the yuvj* formats say so in their name. */
     if (frame->color_range == AVCOL_RANGE_JPEG || !d || d->nb_components < 3 ||
         (d->flags & AV_PIX_FMT_FLAG_RGB))
@@ -27,16 +28,16 @@ static int prepare(GhmiGrey *g, const AVFrame *frame, char *why, size_t n)
     if (g->sws && g->width == frame->width && g->height == frame->height &&
         g->format == frame->format && g->full == full)
         return GHM_OK;
-    sws_freeContext(g->sws);
-    g->sws = sws_getContext(frame->width, frame->height, frame->format, frame->width,
+    ghmi_ff.sws_freeContext(g->sws);
+    g->sws = ghmi_ff.sws_getContext(frame->width, frame->height, frame->format, frame->width,
                             frame->height, AV_PIX_FMT_GRAY8, SWS_BICUBIC, NULL, NULL, NULL);
     if (!g->sws) {
-        const char *name = av_get_pix_fmt_name(frame->format);
+        const char *name = ghmi_ff.av_get_pix_fmt_name(frame->format);
         ghmi_why(why, n, "cannot convert %s frames to grey", name ? name : "?");
         return GHM_ERR_UNSUPPORTED;
     }
-    const int *coeffs = sws_getCoefficients(SWS_CS_ITU601);
-    sws_setColorspaceDetails(g->sws, coeffs, full, coeffs, 1, 0, 1 << 16, 1 << 16);
+    const int *coeffs = ghmi_ff.sws_getCoefficients(SWS_CS_ITU601);
+    ghmi_ff.sws_setColorspaceDetails(g->sws, coeffs, full, coeffs, 1, 0, 1 << 16, 1 << 16);
     g->width = frame->width;
     g->height = frame->height;
     g->format = frame->format;
@@ -58,7 +59,7 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
     }
     uint8_t *dst[4] = {img->pixels, NULL, NULL, NULL};
     int dst_stride[4] = {img->stride, 0, 0, 0};
-    if (sws_scale(g->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
+    if (ghmi_ff.sws_scale(g->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
                   frame->height, dst, dst_stride) != frame->height) {
         ghm_image_free(&img);
         ghmi_why(why, n, "libswscale failed on a %dx%d frame", frame->width, frame->height);
@@ -70,7 +71,7 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
 
 void ghmi_grey_release(GhmiGrey *g)
 {
-    sws_freeContext(g->sws);
+    ghmi_ff.sws_freeContext(g->sws);
     memset(g, 0, sizeof *g);
 }
 

@@ -52,13 +52,19 @@ static inline int ghmi_video_past_end(const GhmVideo *v, int64_t index)
 /* --- FFmpeg (video_ffmpeg.c) --- */
 
 /* Opens path through FFmpeg into v->av and fills v->info. On failure v->av may be set and is
- * freed by the caller through ghmi_av_free(). GHM_ERR_UNSUPPORTED in a build without FFmpeg. */
+ * freed by the caller through ghmi_av_free(). GHM_ERR_UNSUPPORTED in a build without FFmpeg or
+ * when its libraries cannot be loaded (ffmpeg_libs.c), with why. */
 int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t why_size);
 
 /* The next frame as ghm_video_read() returns it, before its damaged-run rule. */
 int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
 
 void ghmi_av_free(GhmiAv **av);
+
+/* 1 when the build has FFmpeg, whether or not its libraries are loaded (ghm_video_have_ffmpeg
+ * loads them): for choices that must not cost their loading, such as telling a video path
+ * from an image's. */
+int ghmi_video_built_with_ffmpeg(void);
 
 /* --- YUV4MPEG2 (video_y4m.c) --- */
 
