@@ -407,6 +407,33 @@ for x, y in zip(a, b):
 EOF
 }
 
+# The program does not link FFmpeg: on a machine without its libraries everything else runs,
+# a video file gets one line naming the library that cannot be loaded, and YUV4MPEG2 on
+# standard input still reads. Hides libavutil in a private mount namespace (needs unshare).
+test_video_without_ffmpeg_libs() {
+    need_ffmpeg_build
+    command -v ffmpeg >/dev/null || exit 77
+    ldd "$BIN" | grep -q libav && fail "the program links FFmpeg: $(ldd "$BIN" | grep libav)"
+    local lib
+    lib=$(ldconfig -p | awk '/libavutil\.so\.[0-9]+ / {print $NF; exit}')
+    [ -n "$lib" ] && unshare -rm true 2>/dev/null || exit 77
+    ffmpeg -v error -i "$DATA/video/synthetic_rubberwhale.mp4" -frames:v 3 -f yuv4mpegpipe \
+        "$TMP/clip.y4m" || fail "ffmpeg could not make the clip"
+    unshare -rm sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" \
+        "$BIN" --backend cpu "$DATA/images/rubberwhale1.png" "$DATA/video/synthetic_rubberwhale.mp4" \
+        >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -eq 2 ] || fail "expected exit 2; stderr: $(cat "$TMP/err")"
+    expect_one_error_line synthetic_rubberwhale.mp4
+    grep -q "cannot load FFmpeg's libavutil" "$TMP/err" || fail "$(cat "$TMP/err")"
+    unshare -rm sh -c 'mount --bind /dev/null "$1" && shift && exec "$@" - <"$0"' "$TMP/clip.y4m" \
+        "$lib" "$BIN" --backend cpu --json "$DATA/images/rubberwhale1.png" >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -eq 0 ] || fail "YUV4MPEG2 without FFmpeg: $(cat "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "expected 3 frames: $(cat "$TMP/out")"
+    unshare -rm sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" \
+        "$BIN" --backend cpu "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -eq 0 ] || fail "an image pair without FFmpeg: $(cat "$TMP/err")"
+}
+
 test_video_y4m_stdin_bad_header() {
     printf 'YUV4MPEG2 W16 H8 F25:1 C420p10\n' | "$BIN" --backend cpu "$DATA/images/box.png" - >"$TMP/out" 2>"$TMP/err"
     [ "$?" -eq 2 ] || fail "expected exit 2"
