@@ -8,13 +8,13 @@
  * first video is opened).
  *
  * Logging: FFmpeg has one process-wide log callback, and it belongs to the application: the
- * library never sets one of its own (an application that uses FFmpeg itself would lose its own,
- * and a library callback could only guess which contexts are its own). The application may pass each
- * line to ghm_video_log_ffmpeg() (the program does, in src/ffmpeg_log.c, whose callback the
- * library installs when it loads FFmpeg: ghm_video_set_ffmpeg_log); a line from this
- * video's demuxer or decoder then lands in the video's own buffer, so that a damaged frame's
- * message can say what the decoder saw. Without that the message says what the frame's flags
- * say.
+ * library never sets one of its own (an application that uses FFmpeg itself would lose its
+ * own, and a library callback could only guess which contexts are its own). The application
+ * may pass each line to ghm_video_log_ffmpeg() (the program does, in src/ffmpeg_log.c, whose
+ * callback the library installs when it loads FFmpeg: ghm_video_set_ffmpeg_log); a line from
+ * this video's demuxer or decoder then lands in the video's own buffer, so that a damaged
+ * frame's message can say what the decoder saw. Without that the message says what the
+ * frame's flags say.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -174,7 +174,8 @@ static void fill_info(GhmVideo *v, const GhmiAv *av)
     info->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
     info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
     snprintf(info->format, sizeof info->format, "%s", av->fmt->iformat->name);
-    snprintf(info->codec, sizeof info->codec, "%s", ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
+    snprintf(info->codec, sizeof info->codec, "%s",
+             ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
 }
 
 static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)

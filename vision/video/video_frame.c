@@ -30,7 +30,8 @@ static int prepare(GhmiGrey *g, const AVFrame *frame, char *why, size_t n)
         return GHM_OK;
     ghmi_ff.sws_freeContext(g->sws);
     g->sws = ghmi_ff.sws_getContext(frame->width, frame->height, frame->format, frame->width,
-                            frame->height, AV_PIX_FMT_GRAY8, SWS_BICUBIC, NULL, NULL, NULL);
+                                    frame->height, AV_PIX_FMT_GRAY8, SWS_BICUBIC, NULL, NULL,
+                                    NULL);
     if (!g->sws) {
         const char *name = ghmi_ff.av_get_pix_fmt_name(frame->format);
         ghmi_why(why, n, "cannot convert %s frames to grey", name ? name : "?");
@@ -60,7 +61,7 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
     uint8_t *dst[4] = {img->pixels, NULL, NULL, NULL};
     int dst_stride[4] = {img->stride, 0, 0, 0};
     if (ghmi_ff.sws_scale(g->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
-                  frame->height, dst, dst_stride) != frame->height) {
+                          frame->height, dst, dst_stride) != frame->height) {
         ghm_image_free(&img);
         ghmi_why(why, n, "libswscale failed on a %dx%d frame", frame->width, frame->height);
         return GHM_ERR_EXTERNAL;
