@@ -234,37 +234,134 @@ int ghmi_voxel_look_up(const GhmVoxelGrid *g, GhmiSide *s, int threads)
  * any voxel of the other cloud within rho (the plane through their mean centre with their mean
  * normal). Such voxels form the barrier the fill does not cross: a sparse cloud's intersection
  * voxels are a dotted line that a fill would leak through, and a sparse cloud's wide
- * neighbourhood would jump over the other cloud's one-voxel sheet. */
+ * neighbourhood would jump over the other cloud's one-voxel sheet.
+ * Voxel v's contacts come as n (hood index, voxel of o) pairs in ascending hood index (0 = v
+ * itself, k > 0 = v + h->step[k - 1]); both directions of the look-up below hand them so, and
+ * the sums run in that order, so that either gives the same floats. */
 static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, const GhmiHood *h,
-                       const uint32_t *ids, size_t v)
+                       size_t v, const uint32_t *ks, const uint32_t *us, size_t n)
 {
-    size_t m = (size_t)h->n + 1;
+    static const int here[3] = {0, 0, 0};
     double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
     ghm_voxel_centre(g, s->keys[v], c);
     float *pl = s->plane + 6 * v;
-    s->cross[v] = ids[m * v];
-    int found = 0;
-    for (size_t k = 0; k < m; k++) {
-        uint32_t u = ids[m * v + k];
-        if (u == GHM_NOT_FOUND)
-            continue;
-        const int *d = k ? h->step[k - 1] : (const int[3]){0, 0, 0};
+    int same = n > 0 && ks[0] == 0;
+    s->cross[v] = same ? us[0] : GHM_NOT_FOUND;
+    if (same)
+        n = 1; /* an intersection: the paper's plane through this voxel */
+    for (size_t i = 0; i < n; i++) {
+        const int *d = ks[i] ? h->step[ks[i] - 1] : here;
         for (int a = 0; a < 3; a++) {
             sum_c[a] += c[a] + d[a] * g->voxel_size;
-            sum_n[a] += o->normals[3 * (size_t)u + (size_t)a];
+            sum_n[a] += o->normals[3 * (size_t)us[i] + (size_t)a];
         }
-        found++;
-        if (k == 0)
-            break; /* an intersection: the paper's plane through this voxel */
     }
-    s->barrier[v] = found > 0;
-    if (!found)
+    s->barrier[v] = n > 0;
+    if (!n)
         return;
     double len = sqrt(sum_n[0] * sum_n[0] + sum_n[1] * sum_n[1] + sum_n[2] * sum_n[2]);
     for (int a = 0; a < 3; a++) {
-        pl[a] = (float)(sum_c[a] / found);
+        pl[a] = (float)(sum_c[a] / (double)n);
         pl[3 + a] = len > 1e-9 ? (float)(sum_n[a] / len) : 0.0f;
     }
+}
+
+/* The key of voxel key moved by d, or GHM_NOT_FOUND outside the grid. */
+static uint32_t moved_key(const GhmVoxelGrid *g, uint32_t key, const int d[3])
+{
+    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    int64_t a = key % nx + d[0], b = (key / nx) % ny + d[1], c = key / nx / ny + d[2];
+    int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+    return in ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
+}
+
+/* From s's side: each voxel of s looks up its m hood keys in o. */
+static int contact_forward(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o,
+                           const GhmiHood *h, int threads)
+{
+    size_t K = s->K, m = (size_t)h->n + 1;
+    uint32_t *q = malloc((m * K + 1) * sizeof *q), *ids = malloc((m * K + 1) * sizeof *ids);
+    int ret = q && ids ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+        for (size_t v = 0; v < K; v++) {
+            q[m * v] = s->keys[v];
+            for (size_t k = 1; k < m; k++)
+                q[m * v + k] = moved_key(g, s->keys[v], h->step[k - 1]);
+        }
+        if (o->K == 0)
+            for (size_t i = 0; i < m * K; i++)
+                ids[i] = GHM_NOT_FOUND;
+        else if (K > 0)
+            ret = ghm_index_ids(o->ix, q, m * K, ids);
+    }
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+        for (size_t v = 0; v < K; v++) {
+            uint32_t ks[GHMI_MAX_HOOD + 1], us[GHMI_MAX_HOOD + 1];
+            size_t n = 0;
+            for (size_t k = 0; k < m; k++)
+                if (ids[m * v + k] != GHM_NOT_FOUND)
+                    ks[n] = (uint32_t)k, us[n++] = ids[m * v + k];
+            contact_of(g, s, o, h, v, ks, us, n);
+        }
+    }
+    free(q);
+    free(ids);
+    return ret;
+}
+
+/* From o's side, for an o much smaller than s (a probe of a million voxels against a sparse
+ * cloud's thousands, voxel edit's case): each voxel of o looks up in s the voxels whose hood
+ * holds it, m times o's voxels instead of m times s's. The pairs found are grouped by s's voxel
+ * with a stable counting sort of a hood-major list, so each voxel gets them in ascending hood
+ * index, as contact_forward hands them. */
+static int contact_reverse(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o,
+                           const GhmiHood *h, int threads)
+{
+    size_t K = s->K, oK = o->K, m = (size_t)h->n + 1, n = m * oK;
+    uint32_t *q = malloc((n + 1) * sizeof *q), *ids = malloc((n + 1) * sizeof *ids);
+    size_t *first = calloc(K + 2, sizeof *first);
+    uint32_t *ks = NULL, *us = NULL;
+    int ret = q && ids && first ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i / oK, u = i % oK;
+            int back[3] = {0, 0, 0};
+            for (int a = 0; k > 0 && a < 3; a++)
+                back[a] = -h->step[k - 1][a];
+            q[i] = moved_key(g, o->keys[u], back);
+        }
+        if (n > 0)
+            ret = ghm_index_ids(s->ix, q, n, ids);
+    }
+    for (size_t i = 0; ret == GHM_OK && i < n; i++)
+        if (ids[i] != GHM_NOT_FOUND)
+            first[ids[i] + 2]++;
+    for (size_t v = 0; ret == GHM_OK && v < K; v++)
+        first[v + 2] += first[v + 1];
+    if (ret == GHM_OK) {
+        ks = malloc((first[K + 1] + 1) * sizeof *ks);
+        us = malloc((first[K + 1] + 1) * sizeof *us);
+        ret = ks && us ? GHM_OK : GHM_ERR_NOMEM;
+    }
+    for (size_t i = 0; ret == GHM_OK && i < n; i++) /* hood-major: stable by hood index */
+        if (ids[i] != GHM_NOT_FOUND) {
+            size_t at = first[ids[i] + 1]++;
+            ks[at] = (uint32_t)(i / oK), us[at] = (uint32_t)(i % oK);
+        }
+    if (ret == GHM_OK) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+        for (size_t v = 0; v < K; v++)
+            contact_of(g, s, o, h, v, ks + first[v], us + first[v], first[v + 1] - first[v]);
+    }
+    free(q);
+    free(ids);
+    free(first);
+    free(ks);
+    free(us);
+    return ret;
 }
 
 int ghmi_voxel_contact(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, int threads)
@@ -277,40 +374,16 @@ int ghmi_voxel_contact(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, in
     s->cross = malloc((K + 1) * sizeof *s->cross);
     s->barrier = calloc(K + 1, 1);
     s->plane = calloc(6 * K + 1, sizeof *s->plane);
-    size_t m = (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1) * (size_t)(2 * rho + 1);
-    uint32_t *q = malloc((m * K + 1) * sizeof *q), *ids = malloc((m * K + 1) * sizeof *ids);
-    int ret = h && s->cross && s->barrier && s->plane && q && ids ? GHM_OK : GHM_ERR_NOMEM;
+    int ret = h && s->cross && s->barrier && s->plane ? GHM_OK : GHM_ERR_NOMEM;
     if (ret == GHM_OK) {
         ghmi_hood_make(rho, h);
-        const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
-#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
-        for (size_t v = 0; v < K; v++) {
-            int64_t x = s->keys[v] % nx, y = (s->keys[v] / nx) % ny, z = s->keys[v] / nx / ny;
-            q[m * v] = s->keys[v];
-            for (size_t k = 1; k < m; k++) {
-                int64_t a = x + h->step[k - 1][0], b = y + h->step[k - 1][1],
-                        c = z + h->step[k - 1][2];
-                int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
-                q[m * v + k] = in ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
-            }
-        }
-        if (o->K == 0)
-            for (size_t i = 0; i < m * K; i++)
-                ids[i] = GHM_NOT_FOUND;
-        else if (K > 0)
-            ret = ghm_index_ids(o->ix, q, m * K, ids);
-    }
-    if (ret == GHM_OK) {
-#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
-        for (size_t v = 0; v < K; v++)
-            contact_of(g, s, o, h, ids, v);
+        /* the same pairs either way; look up from the smaller side */
+        ret = 2 * o->K < K ? contact_reverse(g, s, o, h, threads)
+                           : contact_forward(g, s, o, h, threads);
     }
     free(h);
-    free(q);
-    free(ids);
     return ret;
 }
-
 
 int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const GhmVoxelGrid *g,
                         int threads)
