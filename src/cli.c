@@ -158,6 +158,16 @@ int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
     return ret;
 }
 
+void ghm_cli_auto_on_cpu(GhmCommonOptions *opt, const char *what)
+{
+    opt->backend = GHM_BACKEND_CPU;
+    if (opt->verbose && ghm_cuda_available())
+        fprintf(stderr,
+                "%s: --backend auto: %s runs on the CPU (starting CUDA costs more than the "
+                "work; --backend cuda uses the GPU)\n",
+                GHM_PROGRAM, what);
+}
+
 void ghm_cli_usage_hint(const char *command)
 {
     fprintf(stderr, "Try '%s%s%s --help' for more information.\n", GHM_PROGRAM,

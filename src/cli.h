@@ -75,6 +75,10 @@ int ghm_cli_parse_double(const char *name, const char *arg, double min, double m
  * asked for where no device is). Returns GHM_OK or the error. */
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out);
 
+/* --backend auto turned into the CPU for work where starting CUDA costs more than the work
+ * (`what`, e.g. "one image pair"); says so under --verbose when a device is there. */
+void ghm_cli_auto_on_cpu(GhmCommonOptions *opt, const char *what);
+
 /* Prints "geohash-match: unexpected argument..." / usage hints for getopt failures. */
 void ghm_cli_usage_hint(const char *command);
 

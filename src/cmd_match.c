@@ -93,12 +93,12 @@ static int single_is_video(const GhmMatchOptions *o)
 }
 
 /* The one image QUERY of a plain run, decoded before the context exists (NULL for any other
- * run). -1 after its error line. */
-static int read_single_query(const GhmMatchOptions *o, GhmImage **query)
+ * run, video: single_is_video's answer). -1 after its error line. */
+static int read_single_query(const GhmMatchOptions *o, int video, GhmImage **query)
 {
     char why[512] = "";
     *query = NULL;
-    if (o->one_line || !o->query || single_is_video(o))
+    if (o->one_line || !o->query || video)
         return 0;
     if (ghm_image_load(o->query, query, why, sizeof why) < 0) {
         ghm_cli_error(o->query, "%s", why);
@@ -170,17 +170,11 @@ static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
  * 378 ms with CUDA, whose start-up alone costs ~0.35 s; even a 1920x1080 query (~0.14 s on 16
  * cores) stays below that. Several queries, a directory or a video keep CUDA: 100 queries take
  * 0.72 s there. */
-static void pick_auto_backend(GhmMatchOptions *o)
+static void pick_auto_backend(GhmMatchOptions *o, int video)
 {
-    if (o->common.backend != GHM_BACKEND_AUTO || o->one_line || !o->query ||
-        ghm_video_is_video_path(o->query))
+    if (o->common.backend != GHM_BACKEND_AUTO || o->one_line || !o->query || video)
         return;
-    o->common.backend = GHM_BACKEND_CPU;
-    if (o->common.verbose && ghm_cuda_available())
-        fprintf(stderr,
-                "%s: --backend auto: one image pair runs on the CPU (starting CUDA costs more "
-                "than the pair; --backend cuda uses the GPU)\n",
-                GHM_PROGRAM);
+    ghm_cli_auto_on_cpu(&o->common, "one image pair");
 }
 
 int ghm_cmd_match(int argc, char **argv)
@@ -193,7 +187,8 @@ int ghm_cmd_match(int argc, char **argv)
         return ghm_cmd_search(&o);
     /* One line per query unless the command line names exactly one image or video. */
     o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
-    pick_auto_backend(&o);
+    int video = single_is_video(&o); /* sniffs the file: once */
+    pick_auto_backend(&o, video);
     /* CUDA starts on its own thread while the images are decoded (main.c waits for it). */
     ghm_context_prestart(o.common.backend);
     GhmImage *ref = NULL, *query = NULL;
@@ -202,7 +197,7 @@ int ghm_cmd_match(int argc, char **argv)
     GhmContext *ctx = NULL;
     GhmMatcher *m = NULL;
     int status = GHM_EXIT_ERROR;
-    if (read_single_query(&o, &query) < 0 || ghm_cli_context(&o.common, &ctx) < 0)
+    if (read_single_query(&o, video, &query) < 0 || ghm_cli_context(&o.common, &ctx) < 0)
         goto done;
     double t0 = ghm_now();
     if (ghm_match_open_reference(ctx, &o, ref, &m) < 0)

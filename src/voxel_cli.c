@@ -90,10 +90,5 @@ void ghm_voxel_cli_pick_auto_backend(GhmCommonOptions *common, const GhmVoxelOpt
     if (common->backend != GHM_BACKEND_AUTO || vox->voxel_size > 0 || vox->grid > 128 ||
         steps > 1)
         return;
-    common->backend = GHM_BACKEND_CPU;
-    if (common->verbose && ghm_cuda_available())
-        fprintf(stderr,
-                "%s: --backend auto: a grid of at most 128 runs on the CPU (starting CUDA costs "
-                "more than the work; --backend cuda uses the GPU)\n",
-                GHM_PROGRAM);
+    ghm_cli_auto_on_cpu(common, "a grid of at most 128");
 }

@@ -134,18 +134,18 @@ static void probe_points(const GhmVoxelGrid *g, const int32_t *lo, const int32_t
             continue;
         const float cy = (float)(g->origin[1] + ((double)(r % ny) + 0.5) * s);
         const float cz = (float)(g->origin[2] + ((double)(r / ny) + 0.5) * s);
-        float *p = pc->xyz + 3 * start[r], *nrm = pc->normals + 3 * start[r];
-        for (int32_t x = lo[r]; x <= hi[r]; x++, p += 3, nrm += 3) {
+        float *p = pc->xyz + 3 * start[r];
+        for (int32_t x = lo[r]; x <= hi[r]; x++, p += 3) {
             p[0] = (float)(g->origin[0] + ((double)x + 0.5) * s);
             p[1] = cy;
             p[2] = cz;
-            nrm[0] = nrm[1] = nrm[2] = 0.0f;
         }
     }
 }
 
 /* The probe: a cloud of one point per voxel centre over the spans, with zero normals (so none
- * are estimated for it: its labels use only the cloud's normals). Ascending keys. */
+ * are estimated for it: its labels use only the cloud's normals; ghm_pointcloud_create zeroes
+ * them). Ascending keys. */
 static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int threads,
                       GhmPointCloud **out)
 {
@@ -224,16 +224,15 @@ static int encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxel
         return p->label_count[GHM_VOXEL_INSIDE] > 0; /* no barrier beyond the cloud's voxels */
     GhmiHood h;
     ghmi_hood_make(radius - 1, &h);
-    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
     for (size_t v = 0; v < p->voxels; v++) {
         if (p->labels[v] != GHM_VOXEL_INSIDE)
             continue;
-        int64_t x = p->keys[v] % nx, y = (p->keys[v] / nx) % ny, z = p->keys[v] / nx / ny;
+        int64_t xyz[3];
+        ghmi_voxel_coords(g, p->keys[v], xyz);
         int near = 0;
         for (int k = 0; k < h.n && !near; k++) {
-            int64_t a = x + h.step[k][0], b = y + h.step[k][1], d = z + h.step[k][2];
-            uint32_t key = (uint32_t)(a + nx * (b + ny * d));
-            near = a >= 0 && a < nx && b >= 0 && b < ny && d >= 0 && d < nz &&
+            uint32_t key = ghmi_voxel_step_key(g, xyz, h.step[k], 1);
+            near = key != GHM_NOT_FOUND &&
                    bsearch(&key, c->keys, c->voxels, sizeof key, cmp_u32) != NULL;
         }
         if (!near)

@@ -41,6 +41,24 @@ typedef struct GhmiHood {
 
 void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
+/* A voxel key's grid coordinates (x, y, z). */
+static inline void ghmi_voxel_coords(const GhmVoxelGrid *g, uint32_t key, int64_t xyz[3])
+{
+    const int64_t nx = g->dims[0], ny = g->dims[1];
+    xyz[0] = key % nx, xyz[1] = (key / nx) % ny, xyz[2] = key / nx / ny;
+}
+
+/* The key of the voxel at xyz moved by step d (scaled by sign, 1 or -1), or 0xFFFFFFFF (never
+ * a stored key: keys are below 2^30; GHM_NOT_FOUND) outside the grid. */
+static inline uint32_t ghmi_voxel_step_key(const GhmVoxelGrid *g, const int64_t xyz[3],
+                                           const int d[3], int sign)
+{
+    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    int64_t a = xyz[0] + sign * d[0], b = xyz[1] + sign * d[1], c = xyz[2] + sign * d[2];
+    int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
+    return in ? (uint32_t)(a + nx * (b + ny * c)) : 0xFFFFFFFFu;
+}
+
 /* A cloud whose median voxel has fewer occupied neighbours than this is too sparse for the grid
  * to be connected through 26-neighbours: a sampled surface that fills its voxels has about 8. */
 enum { GHMI_MIN_MEDIAN_NEIGHBOURS = 6 };

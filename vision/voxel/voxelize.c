@@ -179,18 +179,13 @@ static int neighbours(const GhmVoxelGrid *g, GhmiSide *s, int threads)
         free(nkeys);
         return GHM_ERR_NOMEM;
     }
-    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
-    const uint32_t *keys = s->keys;
     const GhmiHood *h = &s->hood;
 #pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
     for (size_t v = 0; v < K; v++) {
-        int64_t x = keys[v] % nx, y = (keys[v] / nx) % ny, z = keys[v] / nx / ny;
-        for (size_t k = 0; k < nn; k++) {
-            int64_t a = x + h->step[k][0], b = y + h->step[k][1], c = z + h->step[k][2];
-            int inside = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
-            /* keys are below 2^30, so GHM_NOT_FOUND is never a stored key */
-            nkeys[nn * v + k] = inside ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
-        }
+        int64_t xyz[3];
+        ghmi_voxel_coords(g, s->keys[v], xyz);
+        for (size_t k = 0; k < nn; k++)
+            nkeys[nn * v + k] = ghmi_voxel_step_key(g, xyz, h->step[k], 1);
     }
     int ret = K > 0 ? ghm_index_ids(s->ix, nkeys, nn * K, s->nbr) : GHM_OK;
     free(nkeys);
@@ -266,15 +261,6 @@ static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, co
     }
 }
 
-/* The key of voxel key moved by d, or GHM_NOT_FOUND outside the grid. */
-static uint32_t moved_key(const GhmVoxelGrid *g, uint32_t key, const int d[3])
-{
-    const int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
-    int64_t a = key % nx + d[0], b = (key / nx) % ny + d[1], c = key / nx / ny + d[2];
-    int in = a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz;
-    return in ? (uint32_t)(a + nx * (b + ny * c)) : GHM_NOT_FOUND;
-}
-
 /* From s's side: each voxel of s looks up its m hood keys in o. */
 static int contact_forward(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o,
                            const GhmiHood *h, int threads)
@@ -285,9 +271,11 @@ static int contact_forward(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o
     if (ret == GHM_OK) {
 #pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
         for (size_t v = 0; v < K; v++) {
+            int64_t xyz[3];
+            ghmi_voxel_coords(g, s->keys[v], xyz);
             q[m * v] = s->keys[v];
             for (size_t k = 1; k < m; k++)
-                q[m * v + k] = moved_key(g, s->keys[v], h->step[k - 1]);
+                q[m * v + k] = ghmi_voxel_step_key(g, xyz, h->step[k - 1], 1);
         }
         if (o->K == 0)
             for (size_t i = 0; i < m * K; i++)
@@ -328,10 +316,9 @@ static int contact_reverse(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o
 #pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
         for (size_t i = 0; i < n; i++) {
             size_t k = i / oK, u = i % oK;
-            int back[3] = {0, 0, 0};
-            for (int a = 0; k > 0 && a < 3; a++)
-                back[a] = -h->step[k - 1][a];
-            q[i] = moved_key(g, o->keys[u], back);
+            int64_t xyz[3];
+            ghmi_voxel_coords(g, o->keys[u], xyz);
+            q[i] = k ? ghmi_voxel_step_key(g, xyz, h->step[k - 1], -1) : o->keys[u];
         }
         if (n > 0)
             ret = ghm_index_ids(s->ix, q, n, ids);
