@@ -35,6 +35,15 @@ int ghm_cuda_available(void)
     return ok;
 }
 
+int ghm_cuda_device_count(void)
+{
+#if GHM_HAVE_CUDA
+    if (ghm_cuda_available())
+        return ghm_cuda_backend.devices ? ghm_cuda_backend.devices() : 1;
+#endif
+    return 0;
+}
+
 uint64_t ghm_cuda_host_waits(void)
 {
 #if GHM_HAVE_CUDA
@@ -138,13 +147,14 @@ void ghm_context_prestart_wait(void) { (void)prestart_join(); }
 
 GhmContextOptions ghm_context_defaults(void)
 {
-    GhmContextOptions opt = {.backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0};
+    GhmContextOptions opt = {
+        .backend = GHM_BACKEND_AUTO, .threads = 0, .seed = 1, .verbose = 0, .device = 0};
     return opt;
 }
 
 int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
 {
-    if (!opt || !out || opt->threads < 0 || opt->backend < GHM_BACKEND_AUTO ||
+    if (!opt || !out || opt->threads < 0 || opt->device < 0 || opt->backend < GHM_BACKEND_AUTO ||
         opt->backend > GHM_BACKEND_CUDA)
         return GHM_ERR_INVALID;
     *out = NULL;
@@ -155,12 +165,15 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
                      1e3 * (ghm_now() - t0));
     }
     const GhmBackend *backend = pick_backend(opt->backend);
+    if (backend && backend->kind == GHM_BACKEND_CUDA && opt->device >= ghm_cuda_device_count())
+        backend = opt->backend == GHM_BACKEND_AUTO ? &ghm_cpu_backend : NULL;
     if (!backend)
         return GHM_ERR_NO_DEVICE;
     GhmContext *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return GHM_ERR_NOMEM;
     ctx->backend = backend;
+    ctx->device = backend->kind == GHM_BACKEND_CUDA ? opt->device : 0;
     /* CPU stages run on every backend (the CUDA pipelines keep some on the host), so the
      * default thread count is all cores whichever backend was picked. */
     ctx->threads = opt->threads ? opt->threads : omp_get_max_threads();
@@ -172,9 +185,11 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
         ghmi_log(GHM_LOG_INFO, "cuda: context started in %.1f ms", 1e3 * (ghm_now() - t0));
 #if GHM_HAVE_CUDA
     if (ret == GHM_ERR_NO_DEVICE && backend == &ghm_cuda_backend) {
-        cuda_unusable();
+        if (ctx->device == 0) /* the device that decides whether CUDA is available */
+            cuda_unusable();
         if (opt->backend == GHM_BACKEND_AUTO) { /* the CPU does the same work */
             ctx->backend = backend = &ghm_cpu_backend;
+            ctx->device = 0;
             ret = backend->init ? backend->init(ctx, &ctx->state) : GHM_OK;
         }
     }
@@ -201,6 +216,10 @@ GhmBackendKind ghm_context_backend(const GhmContext *ctx) { return ctx->backend-
 const char *ghm_context_backend_name(const GhmContext *ctx) { return ctx->backend->name; }
 uint64_t ghm_context_seed(const GhmContext *ctx) { return ctx->seed; }
 int ghm_context_threads(const GhmContext *ctx) { return ctx->threads; }
+int ghm_context_device(const GhmContext *ctx)
+{
+    return ctx->backend->kind == GHM_BACKEND_CUDA ? ctx->device : -1;
+}
 int ghm_context_verbose(const GhmContext *ctx) { return ctx->verbose; }
 
 void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size)

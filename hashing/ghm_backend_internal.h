@@ -95,6 +95,8 @@ typedef struct GhmBackend {
     /* GHM_OK when the backend can run here, else a GHM_ERR_* and one line in why saying why not.
      * Called once per process by the registry; cheap (no CUDA context is created). */
     int (*probe)(char *why, size_t why_size);
+    /* Devices of the backend a context may name (GhmContextOptions.device); NULL: one. */
+    int (*devices)(void);
     /* Per-context state (CUDA: device, stream); may be NULL for backends that need none. */
     int (*init)(GhmContext *ctx, void **state);
     /* Starts what every context of the backend shares (CUDA: the driver, the device's primary
@@ -123,6 +125,7 @@ typedef struct GhmBackend {
 
 struct GhmContext {
     const GhmBackend *backend;
+    int device; /* the CUDA device ordinal; 0 on the CPU backend */
     int threads;
     uint64_t seed;
     int verbose;

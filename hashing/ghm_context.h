@@ -38,17 +38,24 @@ typedef struct GhmContextOptions {
     int threads;   /* CPU worker threads; 0 = all cores (OpenMP's default) */
     uint64_t seed; /* every random choice (hash constants, sampling) derives from it */
     int verbose;   /* 0 quiet, 1 normal, 2 debug: backends may log to stderr at 2 */
+    int device;    /* CUDA device ordinal, 0 to ghm_cuda_device_count() - 1; the CPU ignores it */
 } GhmContextOptions;
 
 typedef struct GhmContext GhmContext;
 
-/* Returns the defaults: AUTO backend, all cores, seed 1, verbose 0. */
+/* Returns the defaults: AUTO backend, all cores, seed 1, verbose 0, device 0. */
 GHM_API GhmContextOptions ghm_context_defaults(void);
 
 /* Creates a context. GHM_ERR_NO_DEVICE when CUDA is asked for explicitly and this build has no
  * CUDA, no device answers, or the device cannot run this build's code (older than sm_75, or no
- * loadable kernel image: ghm_cuda_unavailable_reason says which); AUTO then takes the CPU.
- * GHM_ERR_INVALID on a NULL argument or negative threads.
+ * loadable kernel image: ghm_cuda_unavailable_reason says which for device 0); AUTO then takes
+ * the CPU. The same when opt->device names a device that does not exist or cannot run this
+ * build: that leaves the other devices usable. GHM_ERR_INVALID on a NULL argument, negative
+ * threads or a negative device.
+ * Several devices: each context runs on the device it was created for, from any thread; the
+ * library makes that device CUDA's current device on the calling thread before it works on the
+ * context (and leaves it so). Contexts of different devices share nothing: a structure is used
+ * only with the context it was made in.
  * The caller owns *out and frees it with ghm_context_free(). */
 GHM_API int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
 
@@ -78,6 +85,12 @@ GHM_API void ghm_context_describe(const GhmContext *ctx, char *buf, size_t size)
  * process (without creating a CUDA context); a context creation that finds the device cannot
  * load the kernels makes it false from then on. */
 GHM_API int ghm_cuda_available(void);
+
+/* The number of CUDA devices (0 when ghm_cuda_available() is false). */
+GHM_API int ghm_cuda_device_count(void);
+
+/* The CUDA device ordinal of a CUDA context; -1 on the CPU backend. */
+GHM_API int ghm_context_device(const GhmContext *ctx);
 
 /* How many times the host has waited for the GPU in this process (0 without CUDA): each is a
  * round trip the host spends idle. The pipelines keep the waits they need (a count they must

@@ -37,6 +37,34 @@ START_TEST(test_bad_options)
     opt.backend = (GhmBackendKind)7;
     ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_context_create(NULL, &ctx), GHM_ERR_INVALID);
+    opt = ghm_context_defaults();
+    opt.device = -1;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_INVALID);
+    ck_assert_ptr_null(ctx);
+}
+END_TEST
+
+/* A device that does not exist: CUDA asked for is GHM_ERR_NO_DEVICE and leaves CUDA usable for
+ * the devices that do; AUTO takes the CPU; the CPU ignores the field. */
+START_TEST(test_missing_device)
+{
+    int have = ghm_cuda_device_count();
+    ck_assert_int_eq(have > 0, ghm_cuda_available());
+    GhmContext *ctx = NULL;
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.device = have;
+    opt.backend = GHM_BACKEND_CUDA;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_ERR_NO_DEVICE);
+    ck_assert_ptr_null(ctx);
+    ck_assert_int_eq(ghm_cuda_device_count(), have);
+    opt.backend = GHM_BACKEND_AUTO;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    ck_assert_int_eq(ghm_context_backend(ctx), GHM_BACKEND_CPU);
+    ck_assert_int_eq(ghm_context_device(ctx), -1);
+    ghm_context_free(&ctx);
+    opt.backend = GHM_BACKEND_CPU;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    ghm_context_free(&ctx);
 }
 END_TEST
 
@@ -194,12 +222,48 @@ START_TEST(test_cuda_wait_stream)
 }
 END_TEST
 
+/* Maps built and queried on every device from one thread, the calls interleaved: each context
+ * works on its own device whatever the thread's current device was, with the same answers. */
+START_TEST(test_cuda_devices_interleaved)
+{
+    GHM_REQUIRE_CUDA();
+    enum { N = 20000, MAX_DEV = 8 };
+    int n = ghm_cuda_device_count();
+    n = n > MAX_DEV ? MAX_DEV : n;
+    static uint32_t keys[N], got[MAX_DEV][N];
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = i * 2654435761u + 11u;
+    GhmContext *ctx[MAX_DEV] = {NULL};
+    GhmMap *map[MAX_DEV] = {NULL};
+    GhmMapOptions mo = ghm_map_defaults();
+    for (int d = 0; d < n; d++) {
+        GhmContextOptions opt = ghm_context_defaults();
+        opt.backend = GHM_BACKEND_CUDA;
+        opt.device = d;
+        ck_assert_int_eq(ghm_context_create(&opt, &ctx[d]), GHM_OK);
+        ck_assert_int_eq(ghm_context_device(ctx[d]), d);
+        ck_assert_int_eq(ghm_map_create(ctx[d], &mo, &map[d]), GHM_OK);
+    }
+    for (int d = 0; d < n; d++) /* host arrays: each map stages them on its own device */
+        ck_assert_int_eq(ghm_map_build(map[d], keys, keys, N), GHM_OK);
+    for (int d = n - 1; d >= 0; d--)
+        ck_assert_int_eq(ghm_map_find(map[d], keys, N, got[d]), GHM_OK);
+    for (int d = 0; d < n; d++) {
+        ck_assert_mem_eq(got[d], keys, sizeof keys);
+        ghm_map_free(&map[d]);
+    }
+    for (int d = 0; d < n; d++)
+        ghm_context_free(&ctx[d]);
+}
+END_TEST
+
 static Suite *context_suite(void)
 {
     Suite *s = suite_create("context");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_cpu_context);
     tcase_add_test(core, test_bad_options);
+    tcase_add_test(core, test_missing_device);
     tcase_add_test(core, test_cuda_absent_is_an_error);
     tcase_add_test(core, test_cpu_buffers);
     tcase_add_test(core, test_strerror);
@@ -210,6 +274,7 @@ static Suite *context_suite(void)
     tcase_add_test(cuda, test_cuda_buffers);
     tcase_add_test(cuda, test_cuda_error_logged);
     tcase_add_test(cuda, test_cuda_wait_stream);
+    tcase_add_test(cuda, test_cuda_devices_interleaved);
     suite_add_tcase(s, cuda);
     return s;
 }

@@ -1,6 +1,6 @@
 /*
- * backend_cuda.cu - the CUDA backend: device 0, one non-blocking stream per context, backend
- * memory is device memory. Copies are queued on the context's stream and waited for, so the
+ * backend_cuda.cu - the CUDA backend: one device per context (device 0 unless the options name
+ * another), one non-blocking stream per context, backend memory is device memory. Copies are queued on the context's stream and waited for, so the
  * buffer API is synchronous with respect to the host like the CPU backend's.
  */
 #include <stdio.h>
@@ -19,9 +19,30 @@ static int min_compute_capability(void)
     return cc > 75 ? cc : 75;
 }
 
+/* GHM_OK when device `dev` is new enough for this build, else one line in why. */
+static int check_capability(int dev, char *why, size_t why_size)
+{
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        snprintf(why, why_size, "CUDA device %d does not say its compute capability", dev);
+        cudaGetLastError();
+        return GHM_ERR_NO_DEVICE;
+    }
+    int min = min_compute_capability();
+    if (major * 10 + minor < min) {
+        snprintf(why, why_size, "CUDA device %d is sm_%d%d; this build runs on sm_%d and newer",
+                 dev, major, minor, min);
+        return GHM_ERR_NO_DEVICE;
+    }
+    return GHM_OK;
+}
+
+/* Device 0 decides whether CUDA is available at all; other devices are checked when a context
+ * asks for one (cuda_init). */
 static int cuda_probe(char *why, size_t why_size)
 {
-    int count = 0, major = 0, minor = 0;
+    int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count < 1) {
         snprintf(why, why_size, "no CUDA device answers (%s)",
@@ -29,19 +50,17 @@ static int cuda_probe(char *why, size_t why_size)
         cudaGetLastError();
         return GHM_ERR_NO_DEVICE;
     }
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess) {
-        snprintf(why, why_size, "CUDA device 0 does not say its compute capability");
+    return check_capability(0, why, why_size);
+}
+
+static int cuda_devices(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError();
-        return GHM_ERR_NO_DEVICE;
+        return 0;
     }
-    int min = min_compute_capability();
-    if (major * 10 + minor < min) {
-        snprintf(why, why_size, "CUDA device 0 is sm_%d%d; this build runs on sm_%d and newer",
-                 major, minor, min);
-        return GHM_ERR_NO_DEVICE;
-    }
-    return GHM_OK;
+    return count;
 }
 
 static __global__ void probe_kernel(int *p)
@@ -65,11 +84,11 @@ static int kernels_load(void)
 /* The device's default memory pool, which the allocator (device_memory.cu) draws from, keeps
  * what is freed instead of returning it to the driver at every synchronisation (its default):
  * repeated queries reuse their memory instead of allocating it again. */
-static int keep_pool_memory(void)
+static int keep_pool_memory(int dev)
 {
     cudaMemPool_t pool;
     unsigned long long keep = ~0ull;
-    int ret = GHM_CUDA(cudaDeviceGetDefaultMemPool(&pool, 0));
+    int ret = GHM_CUDA(cudaDeviceGetDefaultMemPool(&pool, dev));
     return ret < 0 ? ret
                    : GHM_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
 }
@@ -79,11 +98,15 @@ static int cuda_init(GhmContext *ctx, void **state)
     CudaState *st = (CudaState *)calloc(1, sizeof *st);
     if (!st)
         return GHM_ERR_NOMEM;
-    int ret = GHM_CUDA(cudaSetDevice(0));
+    char why[160]; /* device 0's reason is the probe's; another's is not process-wide */
+    st->device = ctx->device;
+    int ret = check_capability(st->device, why, sizeof why);
+    if (ret >= 0)
+        ret = GHM_CUDA(cudaSetDevice(st->device));
     if (ret >= 0)
         ret = kernels_load();
     if (ret >= 0)
-        ret = keep_pool_memory();
+        ret = keep_pool_memory(st->device);
     if (ret >= 0)
         ret = GHM_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking));
     if (ret < 0) {
@@ -111,20 +134,25 @@ static void cuda_shutdown(void *state)
     CudaState *st = (CudaState *)state;
     if (!st)
         return;
+    cudaSetDevice(st->device); /* the stream's device, whichever thread frees the context */
     cudaStreamDestroy(st->stream);
     free(st);
 }
 
 static void cuda_describe(const GhmContext *ctx, char *buf, size_t size)
 {
-    (void)ctx;
+    int dev = ctx ? ghm_cuda_device(ctx) : 0;
     cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
         snprintf(buf, size, "CUDA device");
         return;
     }
-    snprintf(buf, size, "%s, sm_%d%d, %.0f GiB", prop.name, prop.major, prop.minor,
-             (double)prop.totalGlobalMem / (1u << 30));
+    if (dev == 0)
+        snprintf(buf, size, "%s, sm_%d%d, %.0f GiB", prop.name, prop.major, prop.minor,
+                 (double)prop.totalGlobalMem / (1u << 30));
+    else
+        snprintf(buf, size, "%s, sm_%d%d, %.0f GiB (device %d)", prop.name, prop.major,
+                 prop.minor, (double)prop.totalGlobalMem / (1u << 30), dev);
 }
 
 /* Host waits of this process's CUDA code (cuda_check.cuh's ghm_cuda_wait), and the buffer
@@ -204,13 +232,14 @@ static int cuda_wait_stream(GhmContext *ctx, uintptr_t stream)
     cudaStream_t theirs = stream == 2 ? cudaStreamPerThread
                           : stream <= 1 ? cudaStreamLegacy
                                         : (cudaStream_t)stream;
+    cudaStream_t ours = ghm_cuda_stream(ctx); /* binds ctx's device: the event is made there */
     cudaEvent_t ev;
     int ret = GHM_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     if (ret < 0)
         return ret;
     ret = GHM_CUDA(cudaEventRecord(ev, theirs));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaStreamWaitEvent(ghm_cuda_stream(ctx), ev, 0));
+        ret = GHM_CUDA(cudaStreamWaitEvent(ours, ev, 0));
     cudaEventDestroy(ev);
     return ret;
 }
@@ -219,6 +248,7 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .name = */ "cuda",
     /* .kind = */ GHM_BACKEND_CUDA,
     /* .probe = */ cuda_probe,
+    /* .devices = */ cuda_devices,
     /* .init = */ cuda_init,
     /* .warm = */ cuda_warm,
     /* .shutdown = */ cuda_shutdown,

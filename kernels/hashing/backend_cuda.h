@@ -16,9 +16,29 @@ typedef struct CudaState {
     cudaStream_t stream;
 } CudaState;
 
-/* The stream all of ctx's work is queued on. */
+/* The CUDA device ordinal of ctx. */
+static inline int ghm_cuda_device(const GhmContext *ctx)
+{
+    return ((const CudaState *)ctx->state)->device;
+}
+
+/* Makes ctx's device the calling thread's current CUDA device. CUDA's current device is a
+ * per-thread setting and a stream belongs to one device, so one thread may use contexts of
+ * several devices in turn (the video mode creates its workers' contexts on one thread and
+ * frees them on it): ghm_cuda_stream calls this, and the library's CUDA work on a context asks
+ * for its stream, or binds, before anything else. Reading the current device is a thread-local
+ * read. */
+static inline void ghm_cuda_bind(const GhmContext *ctx)
+{
+    int device = ((const CudaState *)ctx->state)->device, current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != device)
+        cudaSetDevice(device);
+}
+
+/* The stream all of ctx's work is queued on, with ctx's device made current (ghm_cuda_bind). */
 static inline cudaStream_t ghm_cuda_stream(const GhmContext *ctx)
 {
+    ghm_cuda_bind(ctx);
     return ((const CudaState *)ctx->state)->stream;
 }
 

@@ -444,9 +444,11 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
     r->n_buckets = (uint32_t)(want > ((size_t)1 << 31) ? (size_t)1 << 31 : want);
     r->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
     int sms = 0, per_sm = 0;
-    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int dev = ghm_cuda_device(ctx);
+    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (ret >= 0)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+        ret = GHM_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                              dev));
     d->resident_warps = (size_t)sms * (size_t)(per_sm / 32);
     GhmiCarve c = {NULL, 0};
     size_t nb = r->n_buckets;

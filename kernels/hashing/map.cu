@@ -193,13 +193,13 @@ static int clear_table(CudaMap *m, size_t capacity, int marks)
     return ret;
 }
 
-/* Blocks of 256 threads that keep every SM full (a queued build's grid-stride insert). */
-static int resident_blocks(int *out)
+/* Blocks of 256 threads that keep every SM of ctx's device full (a queued build's grid-stride
+ * insert). */
+static int resident_blocks(const GhmContext *ctx, int *out)
 {
-    int dev = 0, sms = 0;
-    int ret = GHM_CUDA(cudaGetDevice(&dev));
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int sms = 0;
+    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                              ghm_cuda_device(ctx)));
     *out = (sms > 0 ? sms : 1) * 8;
     return ret;
 }
@@ -217,7 +217,7 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     if (ret >= 0)
         ret = reserve(m, capacity);
     if (ret >= 0 && count)
-        ret = resident_blocks(&a.resident_blocks);
+        ret = resident_blocks(m->ctx, &a.resident_blocks);
     if (ret < 0) { /* reserve may have freed the table the reference names: empty, not stale */
         ghmi_cuda_map_forget(m);
         return ret;

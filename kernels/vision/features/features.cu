@@ -305,6 +305,7 @@ extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **o
     if (!ws)
         return GHM_ERR_NOMEM;
     ws->ctx = ctx;
+    ghm_cuda_bind(ctx); /* the workspace's stream and events belong to ctx's device */
     int ret = GHM_CUDA(cudaMallocHost((void **)&ws->host_levels, sizeof(Levels)));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaStreamCreateWithFlags(&ws->stream, cudaStreamNonBlocking));

@@ -47,6 +47,8 @@ namespace cg = cooperative_groups;
 #define FIT_SUMS GHM_REFINE_SUMS
 /* The most blocks along a grid's y dimension (one row of blocks per transform). */
 #define MAX_GRID_Y 65535
+/* Devices whose refine occupancy is remembered; a device beyond asks CUDA at every call. */
+#define MAX_CACHED_DEVICES 64
 
 static __device__ __forceinline__ GhmLandRef land_ref(const GhmVerifyRef &r)
 {
@@ -399,6 +401,29 @@ extern "C" int ghm_cuda_verify_score(GhmContext *ctx, const GhmVerifyRef *ref,
     return ret;
 }
 
+/* Blocks of refine_kernel that fit on ctx's device at once, 0 if CUDA does not say. A
+ * device and the kernel do not change: asked once per device (a process may use several). */
+static int refine_resident_blocks(const GhmContext *ctx)
+{
+    static int known[MAX_CACHED_DEVICES];
+    int dev = ghm_cuda_device(ctx);
+    int n = dev < MAX_CACHED_DEVICES ? __atomic_load_n(&known[dev], __ATOMIC_RELAXED) : 0;
+    if (n > 0)
+        return n;
+    int sms = 0, blocks = 0;
+    ghm_cuda_bind(ctx); /* the occupancy is asked of the current device */
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, refine_kernel, VERIFY_THREADS, 0) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    n = blocks * sms;
+    if (dev < MAX_CACHED_DEVICES)
+        __atomic_store_n(&known[dev], n, __ATOMIC_RELAXED);
+    return n;
+}
+
 extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
                                       const GhmVerifyQuery *q, const GhmVerifyPoint *pts,
                                       size_t n_pts, GhmSimilarity *hyps, size_t nh,
@@ -411,17 +436,8 @@ extern "C" int ghm_cuda_verify_refine(GhmContext *ctx, const GhmVerifyRef *ref,
     if (nh == 0 || steps->steps == 0)
         return GHM_OK;
     /* A cooperative launch must fit on the device at once: at most `resident` blocks, shared
-     * out between the transforms of a launch, and at most one block per 2 x FIT_SUMS partials.
-     * The device and the kernel do not change: asked once per process. */
-    static const int resident_blocks = [] {
-        int dev = 0, sms = 0, blocks = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, refine_kernel, VERIFY_THREADS,
-                                                          0) != cudaSuccess)
-            return 0;
-        return blocks * sms;
-    }();
+     * out between the transforms of a launch, and at most one block per 2 x FIT_SUMS partials. */
+    int resident_blocks = refine_resident_blocks(ctx);
     if (resident_blocks < 1)
         return GHM_ERR_CUDA;
     int ret = GHM_OK;

@@ -297,11 +297,11 @@ extern "C" int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVox
      * points, 3.7M voxels: 8.6 ms with 264 blocks, 11.0 with 132, 10.0 with 528). */
     int sms = 1;
     unsigned nblocks = 0;
-    int ret = sm_count(&sms);
+    int ret = sm_count(ctx, &sms);
     uint64_t want = (uint64_t)sms * (total < 1000000 ? 1 : 2);
     uint64_t small = (total + VOXEL_THREADS - 1) / VOXEL_THREADS;
     if (ret == GHM_OK)
-        ret = cooperative_blocks((const void *)fill_kernel, want < small ? want : small, &nblocks);
+        ret = cooperative_blocks(ctx, (const void *)fill_kernel, want < small ? want : small, &nblocks);
     if (ret < 0)
         return ret;
     GhmVoxelPair pair = *p;

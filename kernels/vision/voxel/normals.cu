@@ -526,9 +526,9 @@ extern "C" int ghm_cuda_voxel_normals(GhmContext *ctx, const GhmVoxelGridArgs *g
     uint64_t small = (total + VOXEL_THREADS - 1) / VOXEL_THREADS;
     int sms = 1;
     unsigned want = 0;
-    ret = sm_count(&sms);
+    ret = sm_count(ctx, &sms);
     if (ret == GHM_OK)
-        ret = cooperative_blocks((const void *)orient_kernel,
+        ret = cooperative_blocks(ctx, (const void *)orient_kernel,
                                  (uint64_t)sms < small ? (uint64_t)sms : small, &want);
     if (ret < 0)
         return ret;

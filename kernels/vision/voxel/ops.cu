@@ -78,10 +78,10 @@ static void voxel_timer_free(void *p)
 
 static int voxel_timer_create(GhmContext *ctx, int n, void **out)
 {
-    (void)ctx;
     *out = NULL;
     if (n < 1)
         return GHM_ERR_INVALID;
+    ghm_cuda_bind(ctx); /* events belong to the device current when they are made */
     VoxelTimer *t = (VoxelTimer *)calloc(1, sizeof *t + (size_t)n * sizeof(cudaEvent_t));
     if (!t)
         return GHM_ERR_NOMEM;

@@ -146,13 +146,15 @@ static inline uint32_t max_k(const GhmVoxelPair *p)
     return p->s[0].K > p->s[1].K ? p->s[0].K : p->s[1].K;
 }
 
-/* Blocks of a cooperative launch of kernel: want, at most what fits on the device at once. */
-static inline int cooperative_blocks(const void *kernel, uint64_t want, unsigned *out)
+/* Blocks of a cooperative launch of kernel on ctx's device: want, at most what fits on the
+ * device at once. */
+static inline int cooperative_blocks(const GhmContext *ctx, const void *kernel, uint64_t want,
+                                     unsigned *out)
 {
-    int dev = 0, sms = 0, per_sm = 0;
-    int ret = GHM_CUDA(cudaGetDevice(&dev));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int sms = 0, per_sm = 0;
+    ghm_cuda_bind(ctx); /* the occupancy is asked of the current device */
+    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                              ghm_cuda_device(ctx)));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                                      VOXEL_THREADS, 0));
@@ -161,14 +163,12 @@ static inline int cooperative_blocks(const void *kernel, uint64_t want, unsigned
     return ret;
 }
 
-/* The device's SMs (at least 1). */
-static inline int sm_count(int *out)
+/* The SMs of ctx's device (at least 1). */
+static inline int sm_count(const GhmContext *ctx, int *out)
 {
-    int dev = 0;
     *out = 1;
-    int ret = GHM_CUDA(cudaGetDevice(&dev));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, dev));
+    int ret = GHM_CUDA(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount,
+                                              ghm_cuda_device(ctx)));
     *out = *out > 0 ? *out : 1;
     return ret;
 }
