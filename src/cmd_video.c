@@ -47,11 +47,12 @@ typedef struct Run {
     GhmMatcher *matcher;       /* the reference's */
     const GhmImage *reference; /* the reference image (--swap) */
     int name_query;            /* one of several queries: every line names the video */
+    int gpus;                  /* CUDA devices the workers are dealt across (resolve_gpus) */
 } Run;
 
 GhmVideoOptions ghm_video_cli_defaults(void)
 {
-    GhmVideoOptions opt = {.start = 0, .end = -1, .step = 1, .swap = 0, .jobs = 0};
+    GhmVideoOptions opt = {.start = 0, .end = -1, .step = 1, .swap = 0, .jobs = 0, .gpus = 0};
     return opt;
 }
 
@@ -74,6 +75,16 @@ int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg)
         opt->jobs = (int)v;
         return 1;
     }
+    case GHM_OPT_VIDEO_GPUS: {
+        long v;
+        if (strcmp(arg, "all") == 0)
+            opt->gpus = GHM_VIDEO_ALL_GPUS;
+        else if (ghm_cli_parse_long("--gpus", arg, 1, GHM_VIDEO_MATCH_MAX_JOBS, &v) < 0)
+            return -1;
+        else
+            opt->gpus = (int)v;
+        return 1;
+    }
     default:
         return 0;
     }
@@ -91,6 +102,10 @@ void ghm_video_cli_help(FILE *f)
           "  --jobs N    frames matched at once, each by its own worker (default 0: one per\n"
           "              CPU thread, at most 16, each worker with one thread; 4 on CUDA, each\n"
           "              with its own stream); the output is the same for any N, in order\n"
+          "  --gpus N    CUDA devices the workers are dealt across (default 1; \"all\":\n"
+          "              every device there is), each with its own copy of the reference\n"
+          "              tables and, by default, 4 workers; the output is that of one\n"
+          "              device, byte for byte apart from timings\n"
           "  Without --swap the matrix maps FRAME pixels into REFERENCE, whose tables are built\n"
           "  once. Output: one line per frame (JSON Lines with --json: the image fields plus\n"
           "  \"frame\" and \"pts\"); the summary ends the text output (with --json it goes to\n"
@@ -338,6 +353,33 @@ static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Prog
     return 0;
 }
 
+/* The number of devices --gpus asks for in ctx (1 without it); -1 after an error line. */
+static int resolve_gpus(const GhmVideoOptions *o, const GhmContext *ctx)
+{
+    int cuda = ghm_context_backend(ctx) == GHM_BACKEND_CUDA;
+    int have = cuda ? ghm_cuda_device_count() : 0;
+    if (o->gpus == GHM_VIDEO_ALL_GPUS)
+        return have > 1 ? have : 1;
+    if (o->gpus <= 1)
+        return 1;
+    if (!cuda) {
+        ghm_cli_error("--gpus", "%d needs the CUDA backend (this run uses the CPU%s)", o->gpus,
+                      ghm_cuda_available() ? "" : ": no usable CUDA device");
+        return -1;
+    }
+    if (ghm_context_device(ctx) + o->gpus > have) {
+        ghm_cli_error("--gpus", "%d: this machine has %d CUDA device%s", o->gpus, have,
+                      have == 1 ? "" : "s");
+        return -1;
+    }
+    if (o->jobs && o->jobs < o->gpus) {
+        ghm_cli_error("--jobs", "%d is fewer than --gpus %d: each device needs a worker",
+                      o->jobs, o->gpus);
+        return -1;
+    }
+    return o->gpus;
+}
+
 static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
                          const GhmImage *ref_img)
 {
@@ -399,15 +441,18 @@ static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch 
 {
     GhmVideoMatchOptions mo = {.jobs = run->video->jobs,
                                .swap_query = run->video->swap ? run->reference : NULL,
-                               .params = run->params};
+                               .params = run->params,
+                               .gpus = run->gpus};
     int ret = ghm_video_match_start(reader, run->ctx, run->matcher, &mo, vm);
-    int jobs = mo.jobs ? mo.jobs : ghm_video_match_default_jobs(run->ctx);
+    int jobs = mo.jobs ? mo.jobs : ghm_video_match_default_jobs(run->ctx) * run->gpus;
     if (ret < 0) {
         ghm_cli_error(NULL, "cannot start %d matching worker%s: %s", jobs, jobs == 1 ? "" : "s",
                       ghm_strerror(ret));
         return -1;
     }
-    if (run->common->verbose)
+    if (run->common->verbose && run->gpus > 1)
+        fprintf(stderr, "video: %d matching workers on %d CUDA devices\n", jobs, run->gpus);
+    else if (run->common->verbose)
         fprintf(stderr, "video: %d matching worker%s\n", jobs, jobs == 1 ? "" : "s");
     return 0;
 }
@@ -415,12 +460,14 @@ static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch 
 int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
                   GhmMatcher *matcher, const GhmImage *ref_img)
 {
-    if (check_options(opt, video, ref_img) < 0)
+    int gpus = check_options(opt, video, ref_img) < 0 ? -1 : resolve_gpus(video, ctx);
+    if (gpus < 0)
         return GHM_EXIT_ERROR;
     int stdin_video = strcmp(opt->query, "-") == 0;
     Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
                .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
-               .matcher = matcher, .reference = ref_img, .name_query = opt->one_line};
+               .matcher = matcher, .reference = ref_img, .name_query = opt->one_line,
+               .gpus = gpus};
     GhmVideo *v = NULL;
     if (open_video(&run, &v) < 0)
         return GHM_EXIT_ERROR;

@@ -1,5 +1,6 @@
 /*
- * video_cli.h - the options of the video mode (--start, --end, --step, --swap, --jobs). The match
+ * video_cli.h - the options of the video mode (--start, --end, --step, --swap, --jobs,
+ * --gpus). The match
  * mode's parser (match_cli.c) puts GHM_VIDEO_LONG_OPTIONS in its table and hands every option
  * it does not know to ghm_video_cli_option(), as it does with the common ones; the values
  * travel to ghm_cmd_video() (cmd_video.h) when QUERY turns out to be a video.
@@ -16,7 +17,8 @@ enum {
     GHM_OPT_VIDEO_END,
     GHM_OPT_VIDEO_STEP,
     GHM_OPT_VIDEO_SWAP,
-    GHM_OPT_VIDEO_JOBS
+    GHM_OPT_VIDEO_JOBS,
+    GHM_OPT_VIDEO_GPUS
 };
 
 #define GHM_VIDEO_LONG_OPTIONS                                                               \
@@ -24,7 +26,8 @@ enum {
         {"end", required_argument, NULL, GHM_OPT_VIDEO_END},                                 \
         {"step", required_argument, NULL, GHM_OPT_VIDEO_STEP},                               \
         {"swap", no_argument, NULL, GHM_OPT_VIDEO_SWAP},                                     \
-        {"jobs", required_argument, NULL, GHM_OPT_VIDEO_JOBS}
+        {"jobs", required_argument, NULL, GHM_OPT_VIDEO_JOBS},                               \
+        {"gpus", required_argument, NULL, GHM_OPT_VIDEO_GPUS}
 
 typedef struct GhmVideoOptions {
     long start; /* first frame number (default 0) */
@@ -32,7 +35,11 @@ typedef struct GhmVideoOptions {
     long step;  /* every step-th frame from start (default 1) */
     int swap;   /* frames are the references, the image the query */
     int jobs;   /* frames matched at once, by as many workers; 0 = ghm_video_match_default_jobs */
+    int gpus;   /* CUDA devices the workers are dealt across; 0 = one, GHM_VIDEO_ALL_GPUS */
 } GhmVideoOptions;
+
+/* --gpus all: every CUDA device there is (none: as without the option). */
+#define GHM_VIDEO_ALL_GPUS (-1)
 
 GhmVideoOptions ghm_video_cli_defaults(void);
 

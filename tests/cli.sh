@@ -576,6 +576,76 @@ test_video_jobs_swap() {
     cmp -s "$TMP/one" "$TMP/two" || fail "swap: --jobs 1 and 2 differ"
 }
 
+# --gpus deals the video's workers across CUDA devices. What cannot be done is refused with one
+# line and status 2 before the video is read (standard input is never touched): a count on the
+# CPU, more devices than the machine has, fewer jobs than devices, a count that is no number.
+test_video_gpus_refused() {
+    local ref="$DATA/images/rubberwhale1.png"
+    run_cmd 2 --backend cpu --gpus 2 "$ref" - </dev/null
+    expect_one_error_line "--gpus"
+    grep -q "needs the CUDA backend" "$TMP/err" || fail "$(cat "$TMP/err")"
+    for bad in 0 two -1; do
+        run_cmd 2 --backend cpu --gpus "$bad" "$ref" - </dev/null
+        expect_one_error_line "--gpus"
+    done
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        return 0 # no usable device: the rest needs one
+    local have
+    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || have=0
+    [ "$have" -ge 1 ] || return 0
+    run_cmd 2 --backend cuda --gpus $((have + 1)) "$ref" - </dev/null
+    expect_one_error_line "--gpus"
+    grep -q "this machine has $have CUDA device" "$TMP/err" || fail "$(cat "$TMP/err")"
+    if [ "$have" -ge 2 ]; then
+        run_cmd 2 --backend cuda --gpus 2 --jobs 1 "$ref" - </dev/null
+        expect_one_error_line "--jobs"
+    fi
+}
+
+# --gpus all on the CPU backend is the plain run: the same lines.
+test_video_gpus_all_on_cpu() {
+    need_ffmpeg_build
+    run_cmd 0 --backend cpu --json --jobs 2 --start 96 --end 101 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/plain"
+    run_cmd 0 --backend cpu --json --jobs 2 --gpus all --start 96 --end 101 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    strip_timings "$TMP/out" >"$TMP/all"
+    [ "$(wc -l <"$TMP/all")" -eq 6 ] || fail "expected 6 lines: $(cat "$TMP/all")"
+    cmp -s "$TMP/plain" "$TMP/all" || fail "--gpus all on the CPU changed the output"
+}
+
+# Two or more GPUs: the frames matched on every device give the lines of one device, byte for
+# byte apart from timings, in order (the default workers, 4 per device, and --swap). The clip
+# is piped as YUV4MPEG2 so that it runs where FFmpeg's libraries are not installed.
+test_video_gpus_same_output() {
+    "$BIN" --version | grep -q cuda || exit 77
+    command -v ffmpeg >/dev/null || exit 77
+    local have
+    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
+    [ "$have" -ge 2 ] || exit 77
+    ffmpeg -v error -i "$DATA/$MEGA" -vf "select=between(n\,40\,139)" -vsync 0 \
+        -f yuv4mpegpipe -pix_fmt gray "$TMP/clip.y4m" || fail "ffmpeg could not make the clip"
+    local g
+    for g in 1 2 all; do
+        "$BIN" --backend cuda --json --gpus $g "$DATA/$MEGA_REF" - <"$TMP/clip.y4m" \
+            >"$TMP/out.$g" 2>"$TMP/err.$g"
+        [ "$?" -le 1 ] || fail "--gpus $g: $(cat "$TMP/err.$g")"
+        [ ! -s "$TMP/err.$g" ] || fail "--gpus $g wrote to stderr: $(head -c 300 "$TMP/err.$g")"
+        strip_timings "$TMP/out.$g" >"$TMP/lines.$g"
+    done
+    [ "$(wc -l <"$TMP/lines.1")" -eq 100 ] || fail "expected 100 lines, got $(wc -l <"$TMP/lines.1")"
+    grep -q '"found":true' "$TMP/lines.1" || fail "no frame found on one device"
+    cmp -s "$TMP/lines.1" "$TMP/lines.2" || fail "--gpus 1 and 2 differ: $(diff "$TMP/lines.1" "$TMP/lines.2" | head -c 600)"
+    cmp -s "$TMP/lines.1" "$TMP/lines.all" || fail "--gpus 1 and all differ"
+    for g in 1 2; do
+        "$BIN" --backend cuda --json --swap --jobs 2 --gpus $g --end 5 "$DATA/$MEGA_REF" - \
+            <"$TMP/clip.y4m" >"$TMP/out.$g" 2>"$TMP/err.$g"
+        [ "$?" -le 1 ] || fail "--swap --gpus $g: $(cat "$TMP/err.$g")"
+        strip_timings "$TMP/out.$g" >"$TMP/swap.$g"
+    done
+    [ "$(wc -l <"$TMP/swap.2")" -eq 6 ] || fail "swap: expected 6 lines: $(cat "$TMP/swap.2")"
+    cmp -s "$TMP/swap.1" "$TMP/swap.2" || fail "swap: --gpus 1 and 2 differ"
+}
+
 # A truncated file and a damaged frame with several workers: the same lines, warnings, error
 # line and exit status as with one.
 test_video_jobs_bad_input() {

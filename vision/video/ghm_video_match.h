@@ -17,8 +17,9 @@
  *     ghm_video_match_stop(&vm);                      // then ghm_video_reader_stop(&reader)
  *
  * How: each worker is a thread with its own GhmContext (the caller's backend, seed and verbose
- * level, the caller's threads shared out among the workers; on CUDA its own stream) and its
- * own clone of the reference's matcher (ghm_matcher_clone: same seed, same answers). A worker
+ * level, the caller's threads shared out among the workers; on CUDA its own stream, and with
+ * `gpus` its own device) and its own clone of the reference's matcher (ghm_matcher_clone: same
+ * seed, same answers), both made, used and freed on its thread. A worker
  * takes the next item from the reader (one worker at a time, so items keep their order),
  * matches it, and leaves the result in a ring of 2 * jobs slots; next() hands the slots back in
  * order. A worker does not take an item while the ring is full, so at most 2 * jobs frames are
@@ -44,6 +45,12 @@ typedef struct GhmVideoMatchOptions {
      * params (in the worker's context), and swap_query is matched against it. */
     const GhmImage *swap_query;
     const GhmMatchParams *params;
+    /* CUDA devices the workers are dealt across: worker i runs on device d + i % gpus, where d
+     * is ctx's device, each with its own copy of the reference tables. 0 or 1: ctx's device.
+     * More than one needs a CUDA ctx (GHM_ERR_INVALID), devices d to d + gpus - 1
+     * (GHM_ERR_NO_DEVICE) and at least as many jobs as devices (GHM_ERR_INVALID); jobs 0 then
+     * means the CUDA default per device. */
+    int gpus;
 } GhmVideoMatchOptions;
 
 /* One reader item with its match, as next() hands it back. */
@@ -67,13 +74,17 @@ GHM_API int ghm_video_match_default_jobs(const GhmContext *ctx);
  * matcher (the reference's, built in ctx; used as it is with one job, only cloned with more,
  * and not to be used elsewhere until ghm_video_match_stop). With more than one job, the
  * workers' contexts and clones are ready when this returns. GHM_ERR_INVALID (NULL arguments,
- * jobs out of range, swap_query without params), GHM_ERR_NOMEM, GHM_ERR_EXTERNAL (a thread
- * could not start), and the errors of ghm_context_create and ghm_matcher_clone. */
+ * jobs out of range, swap_query without params, gpus as above), GHM_ERR_NO_DEVICE (gpus),
+ * GHM_ERR_NOMEM, GHM_ERR_EXTERNAL (a thread could not start), and the errors of
+ * ghm_context_create and ghm_matcher_clone. */
 GHM_API int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
                                   const GhmVideoMatchOptions *opt, GhmVideoMatch **out);
 
 /* The number of workers in use (after 0 was resolved). */
 GHM_API int ghm_video_match_jobs(const GhmVideoMatch *vm);
+
+/* The number of devices the workers run on (1 unless opt->gpus asked for more). */
+GHM_API int ghm_video_match_gpus(const GhmVideoMatch *vm);
 
 /* Waits for the next item in stream order and moves it into *out: damaged frames, the end and
  * errors as the reader gave them (ret GHM_OK, no match), frames with their match. After the

@@ -37,11 +37,12 @@ typedef struct Slot {
 
 typedef struct Worker {
     GhmVideoMatch *vm;
-    GhmContext *ctx;
-    GhmMatcher *matcher; /* the clone; NULL with swap */
+    int device;          /* its CUDA device (the options' device field) */
+    GhmContext *ctx;     /* made, used and freed on the worker's thread */
+    GhmMatcher *matcher; /* the clone; NULL with swap; as ctx */
     pthread_t thread;
     int started;
-    int setup_ret;       /* the clone's status */
+    int setup_ret;       /* the context's and the clone's status */
 } Worker;
 
 struct GhmVideoMatch {
@@ -51,6 +52,7 @@ struct GhmVideoMatch {
     const GhmImage *swap_query;
     const GhmMatchParams *params;
     int jobs;
+    int gpus;            /* devices the workers are dealt across, >= 1 */
     /* more than one job */
     int sync_ready;      /* lock and conditions initialised */
     pthread_mutex_t lock;
@@ -85,6 +87,11 @@ int ghm_video_match_jobs(const GhmVideoMatch *vm)
     return vm ? vm->jobs : 0;
 }
 
+int ghm_video_match_gpus(const GhmVideoMatch *vm)
+{
+    return vm ? vm->gpus : 0;
+}
+
 /* Matches a GHM_VIDEO_FRAME item in ctx (with matcher, or with a matcher built from the frame
  * under --swap); other items pass through with ret GHM_OK. */
 static void match_item(const GhmVideoMatch *vm, GhmContext *ctx, GhmMatcher *matcher,
@@ -107,11 +114,30 @@ static void match_item(const GhmVideoMatch *vm, GhmContext *ctx, GhmMatcher *mat
     mf->match_ms = 1e3 * (ghm_now() - t);
 }
 
+/* The worker's context: the caller's backend, seed and verbose level, a share of its threads,
+ * the worker's device. Made on the worker's thread, so that the workers' devices start at once
+ * and the caller's thread never works on another device than its own. */
+static int worker_context(Worker *w)
+{
+    const GhmVideoMatch *vm = w->vm;
+    GhmContextOptions co = ghm_context_defaults();
+    co.backend = ghm_context_backend(vm->ctx);
+    co.seed = ghm_context_seed(vm->ctx);
+    co.verbose = ghm_context_verbose(vm->ctx);
+    co.threads = ghm_context_threads(vm->ctx) / vm->jobs;
+    if (co.threads < 1)
+        co.threads = 1;
+    co.device = w->device;
+    return ghm_context_create(&co, &w->ctx);
+}
+
 static void *worker_main(void *arg)
 {
     Worker *w = arg;
     GhmVideoMatch *vm = w->vm;
-    int ret = vm->swap_query ? GHM_OK : ghm_matcher_clone(w->ctx, vm->matcher, &w->matcher);
+    int ret = worker_context(w);
+    if (ret == GHM_OK && !vm->swap_query)
+        ret = ghm_matcher_clone(w->ctx, vm->matcher, &w->matcher);
     pthread_mutex_lock(&vm->lock);
     w->setup_ret = ret;
     vm->ready++;
@@ -146,25 +172,20 @@ static void *worker_main(void *arg)
         pthread_cond_signal(&vm->done); /* only the consumer waits on it now */
     }
     pthread_mutex_unlock(&vm->lock);
+    ghm_matcher_free(&w->matcher);
+    ghm_context_free(&w->ctx);
     return NULL;
 }
 
-/* Creates the workers' contexts and threads and waits until each has its clone. */
+/* Starts the workers' threads and waits until each has its context and clone. */
 static int start_workers(GhmVideoMatch *vm)
 {
-    GhmContextOptions co = ghm_context_defaults();
-    co.backend = ghm_context_backend(vm->ctx);
-    co.seed = ghm_context_seed(vm->ctx);
-    co.verbose = ghm_context_verbose(vm->ctx);
-    co.threads = ghm_context_threads(vm->ctx) / vm->jobs;
-    if (co.threads < 1)
-        co.threads = 1;
+    int first_device = ghm_context_device(vm->ctx) < 0 ? 0 : ghm_context_device(vm->ctx);
     int ret = GHM_OK;
     for (int i = 0; i < vm->jobs && ret == GHM_OK; i++) {
         Worker *w = &vm->workers[i];
         w->vm = vm;
-        if ((ret = ghm_context_create(&co, &w->ctx)) < 0)
-            break;
+        w->device = first_device + i % vm->gpus;
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             ret = GHM_ERR_EXTERNAL;
         else
@@ -204,6 +225,21 @@ static int init_sync(GhmVideoMatch *vm)
     return GHM_OK;
 }
 
+/* The workers and devices of opt (0 jobs: the default, per device). */
+static int resolve_workers(const GhmContext *ctx, const GhmVideoMatchOptions *opt, int *jobs,
+                           int *gpus)
+{
+    *gpus = opt->gpus > 1 ? opt->gpus : 1;
+    *jobs = opt->jobs ? opt->jobs : ghm_video_match_default_jobs(ctx) * *gpus;
+    if (*gpus == 1)
+        return GHM_OK;
+    if (ghm_context_backend(ctx) != GHM_BACKEND_CUDA || *jobs < *gpus ||
+        *jobs > GHM_VIDEO_MATCH_MAX_JOBS)
+        return GHM_ERR_INVALID;
+    return ghm_context_device(ctx) + *gpus > ghm_cuda_device_count() ? GHM_ERR_NO_DEVICE
+                                                                       : GHM_OK;
+}
+
 int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
                           const GhmVideoMatchOptions *opt, GhmVideoMatch **out)
 {
@@ -211,7 +247,8 @@ int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *m
         return GHM_ERR_INVALID;
     *out = NULL;
     if (!reader || !ctx || !matcher || !opt || opt->jobs < 0 ||
-        opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params))
+        opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params) ||
+        opt->gpus < 0)
         return GHM_ERR_INVALID;
     GhmVideoMatch *vm = calloc(1, sizeof *vm);
     if (!vm)
@@ -221,12 +258,16 @@ int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *m
     vm->matcher = matcher;
     vm->swap_query = opt->swap_query;
     vm->params = opt->params;
-    vm->jobs = opt->jobs ? opt->jobs : ghm_video_match_default_jobs(ctx);
+    int ret = resolve_workers(ctx, opt, &vm->jobs, &vm->gpus);
+    if (ret < 0) {
+        free(vm);
+        return ret;
+    }
     if (vm->jobs == 1) {
         *out = vm;
         return GHM_OK;
     }
-    int ret = GHM_ERR_NOMEM;
+    ret = GHM_ERR_NOMEM;
     vm->nslots = SLOTS_PER_JOB * vm->jobs;
     if (!(vm->slots = calloc((size_t)vm->nslots, sizeof *vm->slots)) ||
         !(vm->workers = calloc((size_t)vm->jobs, sizeof *vm->workers)) ||
@@ -289,11 +330,7 @@ void ghm_video_match_stop(GhmVideoMatch **pvm)
     }
     for (int i = 0; vm->slots && i < vm->nslots; i++)
         ghm_image_free(&vm->slots[i].mf.item.frame.image);
-    for (int i = 0; vm->workers && i < vm->jobs; i++) {
-        ghm_matcher_free(&vm->workers[i].matcher);
-        ghm_context_free(&vm->workers[i].ctx);
-    }
-    free(vm->workers);
+    free(vm->workers); /* each worker freed its clone and context on its thread */
     free(vm->slots);
     free(vm);
     *pvm = NULL;
