@@ -23,6 +23,7 @@ struct GhmiY4m {
     size_t chroma_bytes;  /* bytes of the planes after Y in one frame */
     int64_t frames_read;  /* frames consumed so far (for messages) */
     uint8_t range_lut[256]; /* stored Y value -> full-range grey */
+    int full_range;         /* the table is the identity: frames are used as read */
     uint8_t *scratch;     /* where skipped bytes go */
     size_t scratch_size;
 };
@@ -247,7 +248,8 @@ int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t 
     y->fps_den = h.fps_den;
     y->chroma_bytes = (size_t)chroma_size(h.colour, h.width, h.height);
     /* Cmono is full range in FFmpeg's convention; the other spaces are limited by default. */
-    fill_range_lut(y->range_lut, h.full_range >= 0 ? h.full_range : strcmp(h.colour, "mono") == 0);
+    y->full_range = h.full_range >= 0 ? h.full_range : strcmp(h.colour, "mono") == 0;
+    fill_range_lut(y->range_lut, y->full_range);
     memset(info, 0, sizeof *info);
     info->width = y->width;
     info->height = y->height;
@@ -317,6 +319,8 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
         return ret;
     size_t luma = (size_t)y->width * (size_t)y->height;
     size_t got = 0;
+    if (img && img->stride == y->width) /* one read: stdio then reads straight into the frame */
+        got = read_bytes(y, img->pixels, luma);
     for (int row = 0; row < y->height && got == (size_t)row * (size_t)y->width; row++)
         got += read_bytes(y, img ? img->pixels + (size_t)row * (size_t)img->stride : NULL,
                           (size_t)y->width);
@@ -333,7 +337,7 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
         return GHM_ERR_TRUNCATED;
     }
     y->frames_read++;
-    for (int row = 0; img && row < y->height; row++) {
+    for (int row = 0; img && !y->full_range && row < y->height; row++) {
         uint8_t *p = img->pixels + (size_t)row * (size_t)img->stride;
         for (int x = 0; x < y->width; x++)
             p[x] = y->range_lut[p[x]];
