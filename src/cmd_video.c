@@ -33,7 +33,8 @@
 #include "ghm_video_match.h"
 #include "json_out.h"
 
-/* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory. */
+/* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory; at
+ * least one per worker, so that workers that finish together all find a frame waiting. */
 #define QUEUE_FRAMES 4
 
 /* Everything one run uses, gathered from ghm_cmd_video's arguments. */
@@ -48,6 +49,7 @@ typedef struct Run {
     const GhmImage *reference; /* the reference image (--swap) */
     int name_query;            /* one of several queries: every line names the video */
     int gpus;                  /* CUDA devices the workers are dealt across (resolve_gpus) */
+    int jobs;                  /* matching workers (--jobs, or the default for ctx and gpus) */
 } Run;
 
 GhmVideoOptions ghm_video_cli_defaults(void)
@@ -439,12 +441,12 @@ static int run_frames(const Run *run, GhmVideoMatch *vm, Stats *s, Progress *p)
 /* Starts the matching workers on reader; prints the error line on failure. */
 static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch **vm)
 {
-    GhmVideoMatchOptions mo = {.jobs = run->video->jobs,
+    GhmVideoMatchOptions mo = {.jobs = run->jobs,
                                .swap_query = run->video->swap ? run->reference : NULL,
                                .params = run->params,
                                .gpus = run->gpus};
     int ret = ghm_video_match_start(reader, run->ctx, run->matcher, &mo, vm);
-    int jobs = mo.jobs ? mo.jobs : ghm_video_match_default_jobs(run->ctx) * run->gpus;
+    int jobs = run->jobs;
     if (ret < 0) {
         ghm_cli_error(NULL, "cannot start %d matching worker%s: %s", jobs, jobs == 1 ? "" : "s",
                       ghm_strerror(ret));
@@ -467,14 +469,15 @@ int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmC
     Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
                .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
                .matcher = matcher, .reference = ref_img, .name_query = opt->one_line,
-               .gpus = gpus};
+               .gpus = gpus,
+               .jobs = video->jobs ? video->jobs : ghm_video_match_default_jobs(ctx) * gpus};
     GhmVideo *v = NULL;
     if (open_video(&run, &v) < 0)
         return GHM_EXIT_ERROR;
     int status = GHM_EXIT_ERROR;
     GhmVideoReader *reader = NULL;
     GhmVideoMatch *vm = NULL;
-    if (ghm_video_reader_start(v, QUEUE_FRAMES, &reader) < 0) {
+    if (ghm_video_reader_start(v, run.jobs > QUEUE_FRAMES ? run.jobs : QUEUE_FRAMES, &reader) < 0) {
         ghm_cli_error(NULL, "cannot start the decoding thread");
     } else if (start_matching(&run, reader, &vm) == 0) {
         Stats s = {.worst_frame = -1, .t0 = now_s()};
