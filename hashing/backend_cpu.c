@@ -97,4 +97,5 @@ const GhmBackend ghm_cpu_backend = {
     .index = &ghm_cpu_index_ops,
     .sorted = &ghm_cpu_sorted_ops,
     .dynmap = &ghm_cpu_dynmap_ops,
+    .dist = &ghm_cpu_dist_ops,
 };

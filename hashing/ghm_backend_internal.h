@@ -89,6 +89,32 @@ typedef struct GhmDynmapOps {
                  size_t *count);
 } GhmDynmapOps;
 
+/* A GhmDistMap's part hash: part(key) = ghmi_dist_part (hash_family.h). */
+typedef struct GhmiDistConsts {
+    uint32_t a, b; /* the hash pair (a odd) */
+    uint32_t parts;
+} GhmiDistConsts;
+
+/* A GhmDistMap's steps on one shard (hashing/dist_map.c). Arrays are ctx's backend memory;
+ * counts, starts and the constants are host values. */
+typedef struct GhmDistOps {
+    /* counts[q] = how many of keys[0..n) have part q (ghmi_dist_part), q < parts. */
+    int (*count)(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistConsts c,
+                 size_t *counts);
+    /* Groups keys (and values, when not NULL) by part, part q's run from starts[q]:
+     * send_keys[s] = keys[perm[s]]; perm may be NULL (a build needs no way back). */
+    int (*split)(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
+                 GhmiDistConsts c, const size_t *starts, uint32_t *perm, uint32_t *send_keys,
+                 uint32_t *send_values);
+    /* out[perm[s]] = in[s], s < n: the answers back in the queries' order. */
+    int (*unsplit)(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
+                   uint32_t *out);
+    /* Copies bytes from src (src_ctx's memory) to dst (dst_ctx's), after src_ctx's earlier work
+     * and before dst_ctx's later work; the host need not wait for it. */
+    int (*copy)(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
+                size_t bytes);
+} GhmDistOps;
+
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;
@@ -121,6 +147,7 @@ typedef struct GhmBackend {
     const GhmIndexOps *index;
     const GhmSortedOps *sorted;
     const GhmDynmapOps *dynmap; /* NULL: ghm_dynmap_create gives GHM_ERR_UNSUPPORTED */
+    const GhmDistOps *dist;     /* NULL: ghm_dist_map_create gives GHM_ERR_UNSUPPORTED */
 } GhmBackend;
 
 struct GhmContext {
@@ -184,6 +211,7 @@ extern const GhmMultimapOps ghm_cpu_multimap_ops;
 extern const GhmIndexOps ghm_cpu_index_ops;
 extern const GhmSortedOps ghm_cpu_sorted_ops;
 extern const GhmDynmapOps ghm_cpu_dynmap_ops; /* Atomic64 slab lists: dynmap_cpu.c */
+extern const GhmDistOps ghm_cpu_dist_ops;     /* dist_map_cpu.c */
 
 /* A 64-bit mixer (splitmix64) used to derive hash constants from the context seed, so that both
  * backends draw identical constants for the same seed and attempt number. */

@@ -100,6 +100,22 @@ static inline uint32_t ghmi_hash(const GhmiHashConsts *c, int i, uint32_t key, u
     return ghmi_hash_pair(key, c->a[i], c->b[i], range);
 }
 
+/* The part of key in a GhmDistMap, in [0, c.parts). */
+GHMI_HD uint32_t ghmi_dist_part(uint32_t key, GhmiDistConsts c)
+{
+    return ghmi_hash_pair(key, c.a, c.b, c.parts);
+}
+
+/* The part hash's constants: drawn from the seed apart from every build attempt's, so that the
+ * keys of one part spread over that part's table as any keys do (a part hash that agreed with
+ * the table's would leave most of each part's table empty). Host only. */
+static inline GhmiDistConsts ghmi_dist_consts(uint64_t seed, int parts)
+{
+    uint64_t r = ghmi_mix64(seed ^ 0x3C6EF372FE94F82Bull);
+    GhmiDistConsts c = {(uint32_t)r | 1u, (uint32_t)(r >> 32), (uint32_t)parts};
+    return c;
+}
+
 /* The stash slot of key, under the last constant pair. */
 GHMI_HD uint32_t ghmi_stash_hash(const GhmiHashConsts *c, uint32_t key)
 {

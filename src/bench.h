@@ -11,5 +11,6 @@ int ghm_bench_match(int argc, char **argv); /* bench_match.c: per-query time by 
 int ghm_bench_video(int argc, char **argv); /* bench_video.c: decode / match / end-to-end */
 int ghm_bench_voxel(int argc, char **argv); /* bench_voxel.c: voxel intersection per step */
 int ghm_bench_dynmap(int argc, char **argv); /* bench_dynmap.c: GhmDynmap, paper's 6.1 */
+int ghm_bench_distmap(int argc, char **argv); /* bench_distmap.c: GhmDistMap against GhmMap */
 
 #endif /* GHM_BENCH_H */

@@ -21,6 +21,7 @@ static const BenchEntry benches[] = {
     {"video", "video decoding, matching and both together (frames/s)", ghm_bench_video},
     {"voxel", "voxel Boolean intersection, time per step", ghm_bench_voxel},
     {"dynmap", "dynamic slab-list table: fill, search, insert (paper 6.1)", ghm_bench_dynmap},
+    {"distmap", "a map split over several GPUs (or contexts) against one", ghm_bench_distmap},
     {NULL, NULL, NULL},
 };
 

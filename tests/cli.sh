@@ -116,6 +116,19 @@ test_bench_hash_quick() {
         fail "bad bench hash JSON"
 }
 
+# bench distmap checks every answer of its first run itself (exit 2 on a wrong one).
+test_bench_distmap_quick() {
+    run_cmd 0 bench distmap --backend cpu --quick --parts 3 --json-out "$TMP/d.json"
+    python3 - "$TMP/d.json" <<'PY' || fail "bad bench distmap JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["benchmark"] == "distmap" and d["parts"] == 3 and len(d["contexts"]) == 3, d
+assert d["keys"] == 1 << 14 and all(d[k]["find_present"] > 0 for k in ("one_map", "dist_map")), d
+PY
+    run_cmd 2 bench distmap --backend cpu --gpus 2
+    expect_one_error_line "--gpus"
+}
+
 test_bench_dynmap_quick() {
     run_cmd 0 bench dynmap --backend cpu --quick --json-out "$TMP/d.json"
     python3 - "$TMP/d.json" <<'PY' || fail "bad bench dynmap JSON"

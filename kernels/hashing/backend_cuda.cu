@@ -271,4 +271,5 @@ extern "C" const GhmBackend ghm_cuda_backend = {
     /* .index = */ &ghm_cuda_index_ops,
     /* .sorted = */ &ghm_cuda_sorted_ops,
     /* .dynmap = */ &ghm_cuda_dynmap_ops,
+    /* .dist = */ &ghm_cuda_dist_ops,
 };

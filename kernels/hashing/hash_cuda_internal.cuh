@@ -232,6 +232,7 @@ extern "C" const GhmMultimapOps ghm_cuda_multimap_ops;
 extern "C" const GhmIndexOps ghm_cuda_index_ops;
 extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
 extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops; /* slab lists: dynmap.cu */
+extern "C" const GhmDistOps ghm_cuda_dist_ops;       /* split, copies between devices: dist_map.cu */
 
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);

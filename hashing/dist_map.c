@@ -1,0 +1,425 @@
+/*
+ * dist_map.c - GhmDistMap (ghm_dist_map.h): the parts' maps, the plan of a bulk call (how many
+ * keys each shard sends to each part, and where they land), and the steps each context runs,
+ * one host thread per context on CUDA. The split, the copies and the reordering are the
+ * backend's (GhmDistOps: dist_map_cpu.c, kernels/hashing/dist_map.cu).
+ *
+ * A bulk call: (1) every shard counts its keys per part; (2) the host plans; (3) every shard
+ * groups its keys by part; (4) every shard sends each part its piece; (5) every part builds or
+ * finds on what it received; for a find, (6) every part sends the answers back and (7) every
+ * shard puts them in its queries' order. The steps are separated by joins of the threads, so a
+ * step's copies are queued before the next step's work on the receiving context. A copy is
+ * queued on the receiver's stream after the sender's work (GhmDistOps.copy), and every
+ * temporary is freed only after each context has waited for its stream (steps 5 and 7 wait),
+ * so no copy reads an array that is gone.
+ */
+#include "ghm_dist_map.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_backend_internal.h"
+#include "hash_family.h"
+
+#define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
+
+struct GhmDistMap {
+    int parts;
+    GhmContext *ctx[MAX_PARTS];
+    GhmMap *map[MAX_PARTS];
+    const GhmDistOps *ops;
+    GhmiDistConsts c;
+};
+
+/* Who sends how many keys to whom: shard p sends count[p][q] keys to part q, from start[p][q]
+ * in its send arrays to offset[p][q] in part q's receive arrays; part q receives received[q]. */
+typedef struct Plan {
+    size_t count[MAX_PARTS][MAX_PARTS];
+    size_t start[MAX_PARTS][MAX_PARTS];
+    size_t offset[MAX_PARTS][MAX_PARTS];
+    size_t received[MAX_PARTS];
+} Plan;
+
+/* One bulk call: its arguments, plan and temporaries (each in the memory of the context that
+ * reads it: shard arrays in ctx[p]'s, part arrays in ctx[q]'s). */
+typedef struct Call {
+    GhmDistMap *m;
+    const uint32_t *keys[MAX_PARTS], *values[MAX_PARTS]; /* the shards, in backend memory */
+    size_t n[MAX_PARTS];
+    uint32_t *const *out;        /* the caller's answer arrays (find) */
+    void *owned[MAX_PARTS][2];   /* copies of shards the caller gave in host memory */
+    Plan *plan;
+    uint32_t *perm[MAX_PARTS], *send_keys[MAX_PARTS], *send_values[MAX_PARTS];
+    uint32_t *back[MAX_PARTS], *answers[MAX_PARTS];
+    uint32_t *recv_keys[MAX_PARTS], *recv_values[MAX_PARTS], *recv_out[MAX_PARTS];
+} Call;
+
+typedef int (*Step)(Call *call, int p);
+
+typedef struct Task {
+    Call *call;
+    Step step;
+    int p;
+    int ret;
+} Task;
+
+static void *run_task(void *arg)
+{
+    Task *t = arg;
+    t->ret = t->step(t->call, t->p);
+    return NULL;
+}
+
+/* Runs step for every context: at once on CUDA (each context's work waits for its device, so a
+ * thread per context keeps every device busy); one after another on the CPU, where each step
+ * already uses the context's threads. The first error wins. */
+static int for_each_part(Call *call, Step step)
+{
+    GhmDistMap *m = call->m;
+    Task task[MAX_PARTS];
+    pthread_t thread[MAX_PARTS];
+    int started[MAX_PARTS] = {0};
+    int threads = ghm_context_backend(m->ctx[0]) == GHM_BACKEND_CUDA;
+    for (int p = 0; p < m->parts; p++) {
+        task[p] = (Task){call, step, p, GHM_OK};
+        if (!threads || p == 0 || pthread_create(&thread[p], NULL, run_task, &task[p]) != 0)
+            continue; /* done below, on this thread */
+        started[p] = 1;
+    }
+    for (int p = 0; p < m->parts; p++)
+        if (!started[p])
+            task[p].ret = step(call, p);
+    int ret = GHM_OK;
+    for (int p = 0; p < m->parts; p++) {
+        if (started[p])
+            pthread_join(thread[p], NULL);
+        if (ret == GHM_OK && task[p].ret < 0)
+            ret = task[p].ret;
+    }
+    return ret;
+}
+
+int ghm_dist_map_create(GhmContext *const *ctx, int parts, const GhmMapOptions *opt,
+                        GhmDistMap **out)
+{
+    if (!out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    if (!ctx || !opt || parts < 1 || parts > MAX_PARTS)
+        return GHM_ERR_INVALID;
+    for (int p = 0; p < parts; p++) {
+        if (!ctx[p] || ctx[p]->backend != ctx[0]->backend)
+            return GHM_ERR_INVALID;
+        for (int q = 0; q < p; q++)
+            if (ctx[q] == ctx[p])
+                return GHM_ERR_INVALID;
+    }
+    if (!ctx[0]->backend->dist)
+        return GHM_ERR_UNSUPPORTED;
+    GhmDistMap *m = calloc(1, sizeof *m);
+    if (!m)
+        return GHM_ERR_NOMEM;
+    m->parts = parts;
+    m->ops = ctx[0]->backend->dist;
+    m->c = ghmi_dist_consts(ctx[0]->seed, parts);
+    int ret = GHM_OK;
+    for (int p = 0; p < parts && ret == GHM_OK; p++) {
+        m->ctx[p] = ctx[p];
+        ret = ghm_map_create(ctx[p], opt, &m->map[p]);
+    }
+    if (ret < 0) {
+        ghm_dist_map_free(&m);
+        return ret;
+    }
+    *out = m;
+    return GHM_OK;
+}
+
+void ghm_dist_map_free(GhmDistMap **m)
+{
+    if (!m || !*m)
+        return;
+    for (int p = 0; p < (*m)->parts; p++)
+        ghm_map_free(&(*m)->map[p]);
+    free(*m);
+    *m = NULL;
+}
+
+size_t ghm_dist_map_part_size(const GhmDistMap *m, int p)
+{
+    GhmMapStats st;
+    if (!m || p < 0 || p >= m->parts || ghm_map_stats(m->map[p], &st) < 0)
+        return 0;
+    return st.size;
+}
+
+size_t ghm_dist_map_size(const GhmDistMap *m)
+{
+    size_t total = 0;
+    for (int p = 0; m && p < m->parts; p++)
+        total += ghm_dist_map_part_size(m, p);
+    return total;
+}
+
+/* ------------------------------------------------------------------------- the steps */
+
+/* a shard array in ctx's backend memory: src itself, or a copy the call owns */
+static int shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uint32_t **dev,
+                       void **owned)
+{
+    *dev = src;
+    *owned = NULL;
+    if (n == 0 || !src || ghm_buffer_in_place(ctx, src))
+        return GHM_OK;
+    int ret = ghm_buffer_alloc(ctx, n * 4, owned);
+    if (ret == GHM_OK)
+        ret = ghm_buffer_upload(ctx, *owned, src, n * 4);
+    *dev = *owned;
+    return ret;
+}
+
+static int step_inputs(Call *call, int p)
+{
+    GhmContext *ctx = call->m->ctx[p];
+    int ret = shard_input(ctx, call->keys[p], call->n[p], &call->keys[p], &call->owned[p][0]);
+    if (ret == GHM_OK)
+        ret = shard_input(ctx, call->values[p], call->n[p], &call->values[p],
+                          &call->owned[p][1]);
+    return ret;
+}
+
+static int step_count(Call *call, int p)
+{
+    GhmDistMap *m = call->m;
+    if (call->n[p] == 0)
+        return GHM_OK;
+    return m->ops->count(m->ctx[p], call->keys[p], call->n[p], m->c, call->plan->count[p]);
+}
+
+static void make_plan(Plan *pl, int parts)
+{
+    for (int q = 0; q < parts; q++) {
+        pl->received[q] = 0;
+        for (int p = 0; p < parts; p++) {
+            pl->offset[p][q] = pl->received[q];
+            pl->received[q] += pl->count[p][q];
+        }
+    }
+    for (int p = 0; p < parts; p++) {
+        size_t at = 0;
+        for (int q = 0; q < parts; q++) {
+            pl->start[p][q] = at;
+            at += pl->count[p][q];
+        }
+    }
+}
+
+static int alloc_u32(GhmContext *ctx, size_t n, uint32_t **out)
+{
+    *out = NULL;
+    return n ? ghm_buffer_alloc(ctx, n * 4, (void **)out) : GHM_OK;
+}
+
+/* The arrays of context p: its shard's send side and its part's receive side. Ends with a
+ * wait, so that other contexts' copies may write into them. */
+static int step_alloc(Call *call, int p)
+{
+    GhmContext *ctx = call->m->ctx[p];
+    size_t n = call->n[p], r = call->plan->received[p];
+    int find = call->out != NULL;
+    int ret = alloc_u32(ctx, n, &call->send_keys[p]);
+    if (ret == GHM_OK)
+        ret = find ? alloc_u32(ctx, n, &call->perm[p]) : alloc_u32(ctx, n, &call->send_values[p]);
+    if (ret == GHM_OK && find)
+        ret = alloc_u32(ctx, n, &call->back[p]);
+    if (ret == GHM_OK)
+        ret = alloc_u32(ctx, r, &call->recv_keys[p]);
+    if (ret == GHM_OK)
+        ret = find ? alloc_u32(ctx, r, &call->recv_out[p]) : alloc_u32(ctx, r, &call->recv_values[p]);
+    if (ret == GHM_OK && find && !ghm_buffer_in_place(ctx, call->out[p]))
+        ret = alloc_u32(ctx, n, &call->answers[p]);
+    return ret == GHM_OK ? ghm_context_sync(ctx) : ret;
+}
+
+static int step_split(Call *call, int p)
+{
+    GhmDistMap *m = call->m;
+    if (call->n[p] == 0)
+        return GHM_OK;
+    return m->ops->split(m->ctx[p], call->keys[p], call->out ? NULL : call->values[p],
+                         call->n[p], m->c, call->plan->start[p], call->perm[p],
+                         call->send_keys[p], call->send_values[p]);
+}
+
+/* Shard p's pieces to every part: the keys, and for a build the values. */
+static int step_send(Call *call, int p)
+{
+    GhmDistMap *m = call->m;
+    const Plan *pl = call->plan;
+    int ret = GHM_OK;
+    for (int q = 0; q < m->parts && ret == GHM_OK; q++) {
+        size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
+        if (k == 0)
+            continue;
+        ret = m->ops->copy(m->ctx[q], call->recv_keys[q] + to, m->ctx[p],
+                           call->send_keys[p] + from, k * 4);
+        if (ret == GHM_OK && !call->out)
+            ret = m->ops->copy(m->ctx[q], call->recv_values[q] + to, m->ctx[p],
+                               call->send_values[p] + from, k * 4);
+    }
+    return ret;
+}
+
+static int step_build(Call *call, int q)
+{
+    return ghm_map_build(call->m->map[q], call->recv_keys[q], call->recv_values[q],
+                         call->plan->received[q]);
+}
+
+static int step_find(Call *call, int q)
+{
+    size_t r = call->plan->received[q];
+    return r ? ghm_map_find(call->m->map[q], call->recv_keys[q], r, call->recv_out[q]) : GHM_OK;
+}
+
+/* Part q's answers back to every shard, where that shard's piece was sent from. */
+static int step_return(Call *call, int q)
+{
+    GhmDistMap *m = call->m;
+    const Plan *pl = call->plan;
+    int ret = GHM_OK;
+    for (int p = 0; p < m->parts && ret == GHM_OK; p++) {
+        size_t k = pl->count[p][q];
+        if (k)
+            ret = m->ops->copy(m->ctx[p], call->back[p] + pl->start[p][q], m->ctx[q],
+                               call->recv_out[q] + pl->offset[p][q], k * 4);
+    }
+    return ret;
+}
+
+static int step_unsplit(Call *call, int p)
+{
+    GhmDistMap *m = call->m;
+    size_t n = call->n[p];
+    if (n == 0)
+        return GHM_OK;
+    uint32_t *to = call->answers[p] ? call->answers[p] : call->out[p];
+    int ret = m->ops->unsplit(m->ctx[p], call->back[p], call->perm[p], n, to);
+    if (ret == GHM_OK && call->answers[p])
+        ret = ghm_buffer_download(m->ctx[p], call->out[p], to, n * 4);
+    return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;
+}
+
+/* Every temporary of context p, freed in its stream's order. */
+static int step_release(Call *call, int p)
+{
+    GhmContext *ctx = call->m->ctx[p];
+    void **arrays[] = {&call->owned[p][0], &call->owned[p][1], (void **)&call->perm[p],
+                       (void **)&call->send_keys[p], (void **)&call->send_values[p],
+                       (void **)&call->back[p], (void **)&call->answers[p],
+                       (void **)&call->recv_keys[p], (void **)&call->recv_values[p],
+                       (void **)&call->recv_out[p]};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        ghm_buffer_free(ctx, arrays[i]);
+    return ghm_context_sync(ctx); /* the caller may reuse its arrays on return */
+}
+
+/* Checks the shards and starts a call; GHM_ERR_INVALID for a missing array, TOO_LARGE for a
+ * shard whose positions do not fit the 32-bit order arrays. call->plan is NULL or the call's. */
+static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
+                      const uint32_t *const *values, const size_t *n, uint32_t *const *out)
+{
+    memset(call, 0, sizeof *call);
+    call->m = m;
+    call->out = out;
+    for (int p = 0; p < m->parts; p++) {
+        if (n[p] && (!keys[p] || (values && !values[p]) || (out && !out[p])))
+            return GHM_ERR_INVALID;
+        if (n[p] >= GHM_NOT_FOUND)
+            return GHM_ERR_TOO_LARGE;
+        call->keys[p] = n[p] ? keys[p] : NULL;
+        call->values[p] = n[p] && values ? values[p] : NULL;
+        call->n[p] = n[p];
+    }
+    call->plan = calloc(1, sizeof *call->plan);
+    return call->plan ? GHM_OK : GHM_ERR_NOMEM;
+}
+
+/* Steps 1 to 4, shared by build and find. */
+static int plan_and_send(Call *call)
+{
+    int ret = for_each_part(call, step_inputs);
+    if (ret == GHM_OK)
+        ret = for_each_part(call, step_count);
+    if (ret == GHM_OK) {
+        make_plan(call->plan, call->m->parts);
+        ret = for_each_part(call, step_alloc);
+    }
+    if (ret == GHM_OK)
+        ret = for_each_part(call, step_split);
+    if (ret == GHM_OK)
+        ret = for_each_part(call, step_send);
+    return ret;
+}
+
+static int step_sync(Call *call, int p) { return ghm_context_sync(call->m->ctx[p]); }
+
+/* Frees the call's temporaries once no context's queued copy can still read one (after an
+ * error a part's copies may be pending when the call stops). */
+static void end_call(Call *call, int *ret)
+{
+    int rel = for_each_part(call, step_sync);
+    int freed = for_each_part(call, step_release);
+    rel = rel < 0 ? rel : freed;
+    if (*ret == GHM_OK)
+        *ret = rel;
+    free(call->plan);
+}
+
+static int empty_parts(Call *call, int q)
+{
+    return ghm_map_build(call->m->map[q], NULL, NULL, 0);
+}
+
+int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
+                       const uint32_t *const *values, const size_t *n)
+{
+    if (!m || !keys || !values || !n)
+        return GHM_ERR_INVALID;
+    Call call;
+    int ret = begin_call(&call, m, keys, values, n, NULL);
+    if (ret < 0) { /* nothing started: the map is unchanged */
+        free(call.plan);
+        return ret;
+    }
+    ret = plan_and_send(&call);
+    if (ret == GHM_OK)
+        ret = for_each_part(&call, step_build);
+    end_call(&call, &ret);
+    if (ret < 0) /* no part keeps what it had, none what it may have built */
+        (void)for_each_part(&call, empty_parts);
+    return ret;
+}
+
+int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const size_t *n,
+                      uint32_t *const *out)
+{
+    if (!m || !keys || !n || !out)
+        return GHM_ERR_INVALID;
+    Call call;
+    int ret = begin_call(&call, (GhmDistMap *)m, keys, NULL, n, out);
+    if (ret < 0) {
+        free(call.plan);
+        return ret;
+    }
+    ret = plan_and_send(&call);
+    if (ret == GHM_OK)
+        ret = for_each_part(&call, step_find);
+    if (ret == GHM_OK)
+        ret = for_each_part(&call, step_return);
+    if (ret == GHM_OK)
+        ret = for_each_part(&call, step_unsplit);
+    end_call(&call, &ret);
+    return ret;
+}

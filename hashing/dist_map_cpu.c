@@ -1,0 +1,114 @@
+/*
+ * dist_map_cpu.c - a GhmDistMap shard's steps on the CPU backend (GhmDistOps): the count and
+ * the split by part on the context's threads, each thread over one contiguous chunk of the keys
+ * (so the split is stable: a part's keys keep their order), and plain copies between contexts.
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_backend_internal.h"
+#include "hash_family.h"
+
+/* Chunk t of nt over n items: [*lo, *hi). Chunks, not threads, fix the order, so a region
+ * that gets fewer threads than it asked for still splits the same way. */
+static void chunk(size_t n, int t, int nt, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t)t / (size_t)nt;
+    *hi = n * (size_t)(t + 1) / (size_t)nt;
+}
+
+/* counts[t * parts + q]: thread t's keys of part q. */
+static void count_chunks(const uint32_t *keys, size_t n, GhmiDistConsts c, int nt,
+                         size_t *counts)
+{
+#pragma omp parallel num_threads(nt)
+    for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+        size_t lo, hi, *mine = counts + (size_t)t * c.parts;
+        chunk(n, t, nt, &lo, &hi);
+        for (size_t i = lo; i < hi; i++)
+            mine[ghmi_dist_part(keys[i], c)]++;
+    }
+}
+
+/* Threads a split uses: the context's, fewer for small shards (a thread's histogram costs
+ * parts words to clear and add). */
+static int split_threads(const GhmContext *ctx, size_t n)
+{
+    int nt = ghm_context_threads(ctx);
+    size_t most = n / 4096 + 1;
+    return (size_t)nt > most ? (int)most : nt;
+}
+
+static int cpu_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistConsts c,
+                     size_t *counts)
+{
+    int nt = split_threads(ctx, n);
+    size_t *per = calloc((size_t)nt * c.parts, sizeof *per);
+    if (!per)
+        return GHM_ERR_NOMEM;
+    count_chunks(keys, n, c, nt, per);
+    for (uint32_t q = 0; q < c.parts; q++) {
+        counts[q] = 0;
+        for (int t = 0; t < nt; t++)
+            counts[q] += per[(size_t)t * c.parts + q];
+    }
+    free(per);
+    return GHM_OK;
+}
+
+static int cpu_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
+                     GhmiDistConsts c, const size_t *starts, uint32_t *perm, uint32_t *send_keys,
+                     uint32_t *send_values)
+{
+    int nt = split_threads(ctx, n);
+    size_t *at = calloc((size_t)nt * c.parts, sizeof *at);
+    if (!at)
+        return GHM_ERR_NOMEM;
+    count_chunks(keys, n, c, nt, at);
+    /* where thread t writes its first key of part q: the part's start plus the earlier
+     * threads' keys of that part */
+    for (uint32_t q = 0; q < c.parts; q++) {
+        size_t pos = starts[q];
+        for (int t = 0; t < nt; t++) {
+            size_t k = at[(size_t)t * c.parts + q];
+            at[(size_t)t * c.parts + q] = pos;
+            pos += k;
+        }
+    }
+#pragma omp parallel num_threads(nt)
+    for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+        size_t lo, hi, *next = at + (size_t)t * c.parts;
+        chunk(n, t, nt, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            size_t s = next[ghmi_dist_part(keys[i], c)]++;
+            send_keys[s] = keys[i];
+            if (perm)
+                perm[s] = (uint32_t)i;
+            if (values)
+                send_values[s] = values[i];
+        }
+    }
+    free(at);
+    return GHM_OK;
+}
+
+static int cpu_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
+                       uint32_t *out)
+{
+#pragma omp parallel for num_threads(split_threads(ctx, n)) schedule(static)
+    for (size_t s = 0; s < n; s++)
+        out[perm[s]] = in[s];
+    return GHM_OK;
+}
+
+static int cpu_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
+                    size_t bytes)
+{
+    (void)dst_ctx;
+    (void)src_ctx;
+    memcpy(dst, src, bytes);
+    return GHM_OK;
+}
+
+const GhmDistOps ghm_cpu_dist_ops = {cpu_count, cpu_split, cpu_unsplit, cpu_copy};

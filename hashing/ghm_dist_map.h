@@ -1,0 +1,82 @@
+/*
+ * ghm_dist_map.h - GhmDistMap: one key -> value map split by key hash over several contexts
+ * (one per GPU, the WarpDrive approach: Juenger et al., "WarpDrive: massively parallel hashing
+ * on multi-GPU nodes", IPDPS 2018), for key sets larger than one device's share of the work.
+ *
+ * Usage:
+ *     GhmContext *ctx[2];                          // e.g. CUDA devices 0 and 1
+ *     GhmDistMap *dm = NULL;
+ *     GhmMapOptions mo = ghm_map_defaults();
+ *     if ((ret = ghm_dist_map_create(ctx, 2, &mo, &dm)) < 0) goto fail;
+ *     const uint32_t *keys[2] = {k0, k1}, *vals[2] = {v0, v1};   // shard p in ctx[p]'s memory
+ *     size_t n[2] = {n0, n1};
+ *     if ((ret = ghm_dist_map_build(dm, keys, vals, n)) < 0) goto fail;
+ *     uint32_t *out[2] = {o0, o1};
+ *     if ((ret = ghm_dist_map_find(dm, keys, n, out)) < 0) goto fail;
+ *     ghm_dist_map_free(&dm);
+ *
+ * How: part p holds the keys whose part hash is p, in a GhmMap of ctx[p] (the map options
+ * apply to every part). A bulk call starts from shards, one per context, each in its context's
+ * memory: every shard is split by part (a count, then a scatter, on its own device), the pieces
+ * are exchanged all to all (device to device copies, each ordered on the sending context's
+ * stream; the receiver's stream waits for them, the host does not), and each part works on what
+ * it received; a find sends the answers back the same way and puts them in the queries' order.
+ * The parts work at once, one host thread per context.
+ *
+ * Where this departs from WarpDrive: in one process the exchange is CUDA's peer copies (NVLink
+ * or PCIe, chosen by the driver), which is what an all-to-all between the GPUs of one process
+ * comes down to; several processes (MPI ranks) would need NCCL, not built here.
+ *
+ * Contexts: all of one backend (CUDA contexts on any devices, the same device more than once
+ * included; or CPU contexts, which give the same answers), distinct, outliving the map. Arrays:
+ * as in ghm_map.h for each shard's context (host or device memory on CUDA). Answers are those of
+ * one GhmMap holding every pair: for duplicate keys the smallest value, GHM_NOT_FOUND for absent
+ * keys, 0xFFFFFFFF a key like any other.
+ */
+#ifndef GHM_DIST_MAP_H
+#define GHM_DIST_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_map.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GHM_DIST_MAP_MAX_PARTS 64
+
+typedef struct GhmDistMap GhmDistMap;
+
+/* An empty map over ctx[0 .. parts), 1 <= parts <= GHM_DIST_MAP_MAX_PARTS. GHM_ERR_INVALID for
+ * NULL arguments, contexts of different backends or the same context twice, options out of
+ * range; GHM_ERR_UNSUPPORTED where a backend has no split; the errors of ghm_map_create. */
+GHM_API int ghm_dist_map_create(GhmContext *const *ctx, int parts, const GhmMapOptions *opt,
+                                GhmDistMap **out);
+
+/* Replaces the content with the pairs of every shard: shard p is keys[p][0 .. n[p]) and
+ * values[p][..], in ctx[p]'s memory (n[p] may be 0, its arrays then NULL). On failure (a part's
+ * GHM_ERR_BUILD_FAILED, GHM_ERR_NOMEM, GHM_ERR_CUDA) the map is left empty. */
+GHM_API int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
+                               const uint32_t *const *values, const size_t *n);
+
+/* For shard p's queries keys[p][0 .. n[p]) writes each value, or GHM_NOT_FOUND, to out[p][i]
+ * (ctx[p]'s memory). */
+GHM_API int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const size_t *n,
+                              uint32_t *const *out);
+
+/* Distinct keys stored, over every part. */
+GHM_API size_t ghm_dist_map_size(const GhmDistMap *m);
+
+/* The distinct keys part p holds (the spread of the part hash). */
+GHM_API size_t ghm_dist_map_part_size(const GhmDistMap *m, int p);
+
+/* Frees the map (not the contexts) and sets *m to NULL; accepts NULL and a pointer to NULL. */
+GHM_API void ghm_dist_map_free(GhmDistMap **m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GHM_DIST_MAP_H */

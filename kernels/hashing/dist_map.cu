@@ -1,0 +1,213 @@
+/*
+ * dist_map.cu - a GhmDistMap shard's steps on the CUDA backend (GhmDistOps): the count and the
+ * split by part (the multisplit of WarpDrive), the answers put back in the queries' order, and
+ * the copies between contexts, which may be on different devices.
+ *
+ * Count and split: each thread takes ITEMS keys of a tile; the lanes of a warp with the same
+ * part agree on one shared-memory add (__match_any_sync), and a tile reserves its run of each
+ * part with one global add per part, so the global counters see n / TILE adds, not n. The order
+ * within a part is the order of those adds, not the keys' (a build does not care; a find keeps
+ * each key's position in perm and puts its answer back there).
+ */
+#include "hash_cuda_internal.cuh"
+
+#define DIST_THREADS 256
+#define ITEMS 8
+#define TILE (DIST_THREADS * ITEMS)
+#define MAX_PARTS 64 /* GHM_DIST_MAP_MAX_PARTS */
+#define NO_PART 0xFFFFFFFFu
+
+static_assert(TILE % 32 == 0, "a tile is whole warps");
+
+/* This lane's rank among the lanes of its warp whose part is q, after one shared add per part
+ * by the lowest of them; every lane of the warp calls it. */
+static __device__ __forceinline__ unsigned warp_reserve(unsigned *count, uint32_t q)
+{
+    unsigned peers = __match_any_sync(0xFFFFFFFFu, q);
+    unsigned lane = threadIdx.x & 31u;
+    int leader = __ffs(peers) - 1;
+    unsigned base = 0;
+    if (q != NO_PART && (int)lane == leader)
+        base = atomicAdd(&count[q], (unsigned)__popc(peers));
+    base = __shfl_sync(0xFFFFFFFFu, base, leader);
+    return base + (unsigned)__popc(peers & ((1u << lane) - 1u));
+}
+
+static __global__ void count_kernel(const uint32_t *keys, size_t n, GhmiDistConsts c,
+                                    unsigned long long *counts)
+{
+    __shared__ unsigned tile_count[MAX_PARTS];
+    for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
+        tile_count[q] = 0;
+    __syncthreads();
+    size_t stride = (size_t)gridDim.x * TILE;
+    for (size_t tile = (size_t)blockIdx.x * TILE; tile < n; tile += stride)
+        for (int j = 0; j < ITEMS; j++) {
+            size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
+            (void)warp_reserve(tile_count, i < n ? ghmi_dist_part(keys[i], c) : NO_PART);
+        }
+    __syncthreads();
+    for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
+        if (tile_count[q])
+            atomicAdd(&counts[q], (unsigned long long)tile_count[q]);
+}
+
+static __global__ void split_kernel(const uint32_t *keys, const uint32_t *values, size_t n,
+                                    GhmiDistConsts c, unsigned long long *cursor,
+                                    uint32_t *perm, uint32_t *send_keys, uint32_t *send_values)
+{
+    __shared__ unsigned tile_count[MAX_PARTS];
+    __shared__ unsigned long long tile_base[MAX_PARTS];
+    size_t stride = (size_t)gridDim.x * TILE;
+    for (size_t tile = (size_t)blockIdx.x * TILE; tile < n; tile += stride) {
+        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
+            tile_count[q] = 0;
+        __syncthreads();
+        uint32_t key[ITEMS], part[ITEMS];
+        unsigned rank[ITEMS];
+        for (int j = 0; j < ITEMS; j++) {
+            size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
+            key[j] = i < n ? keys[i] : 0;
+            part[j] = i < n ? ghmi_dist_part(key[j], c) : NO_PART;
+            rank[j] = warp_reserve(tile_count, part[j]);
+        }
+        __syncthreads();
+        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
+            tile_base[q] = atomicAdd(&cursor[q], (unsigned long long)tile_count[q]);
+        __syncthreads();
+        for (int j = 0; j < ITEMS; j++) {
+            if (part[j] == NO_PART)
+                continue;
+            size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
+            size_t s = tile_base[part[j]] + rank[j];
+            send_keys[s] = key[j];
+            if (perm)
+                perm[s] = (uint32_t)i;
+            if (values)
+                send_values[s] = values[i];
+        }
+        __syncthreads(); /* tile_count is cleared for the next tile */
+    }
+}
+
+static __global__ void unsplit_kernel(const uint32_t *in, const uint32_t *perm, size_t n,
+                                      uint32_t *out)
+{
+    size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < n)
+        out[perm[s]] = in[s];
+}
+
+/* Blocks for n keys in tiles: enough to fill the device, each looping over its tiles. */
+static unsigned tile_blocks(const GhmContext *ctx, size_t n)
+{
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ghm_cuda_device(ctx)) !=
+        cudaSuccess)
+        sms = 1;
+    size_t want = (n + TILE - 1) / TILE, most = (size_t)(sms > 0 ? sms : 1) * 8;
+    return (unsigned)(want < most ? (want ? want : 1) : most);
+}
+
+static int dist_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistConsts c,
+                      size_t *counts)
+{
+    if (c.parts < 1 || c.parts > MAX_PARTS)
+        return GHM_ERR_INVALID;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    unsigned long long *dc = NULL, host[MAX_PARTS];
+    int ret = ghmi_device_alloc(ctx, c.parts * sizeof *dc, (void **)&dc);
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMemsetAsync(dc, 0, c.parts * sizeof *dc, s));
+    if (ret == GHM_OK) {
+        count_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, n, c, dc);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMemcpyAsync(host, dc, c.parts * sizeof *dc, cudaMemcpyDeviceToHost, s));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(ghm_cuda_wait(s));
+    ghmi_device_free(ctx, dc);
+    for (uint32_t q = 0; ret == GHM_OK && q < c.parts; q++)
+        counts[q] = (size_t)host[q];
+    return ret;
+}
+
+static int dist_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
+                      GhmiDistConsts c, const size_t *starts, uint32_t *perm,
+                      uint32_t *send_keys, uint32_t *send_values)
+{
+    if (c.parts < 1 || c.parts > MAX_PARTS)
+        return GHM_ERR_INVALID;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    unsigned long long *cursor = NULL, host[MAX_PARTS];
+    for (uint32_t q = 0; q < c.parts; q++)
+        host[q] = starts[q];
+    int ret = ghmi_device_alloc(ctx, c.parts * sizeof *cursor, (void **)&cursor);
+    /* from pageable memory: the call returns once host[] is read */
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMemcpyAsync(cursor, host, c.parts * sizeof *cursor,
+                                       cudaMemcpyHostToDevice, s));
+    if (ret == GHM_OK) {
+        split_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, values, n, c, cursor, perm,
+                                                                  send_keys, send_values);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    ghmi_device_free(ctx, cursor);
+    return ret;
+}
+
+static int dist_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
+                        uint32_t *out)
+{
+    unsigned grid = 1;
+    int ret = ghmi_cuda_grid(n, DIST_THREADS, &grid);
+    if (ret < 0 || n == 0)
+        return ret;
+    unsplit_kernel<<<grid, DIST_THREADS, 0, ghm_cuda_stream(ctx)>>>(in, perm, n, out);
+    return GHM_CUDA_LAUNCH();
+}
+
+/* Lets dst's device read src's memory directly (NVLink or PCIe peer to peer) where the pair
+ * can: once per pair of devices per process. Where it cannot, the peer copy still works,
+ * through the host. */
+static void enable_peer(int dst_dev, int src_dev)
+{
+    static int tried[MAX_PARTS][MAX_PARTS];
+    if (dst_dev == src_dev || dst_dev >= MAX_PARTS || src_dev >= MAX_PARTS ||
+        __atomic_exchange_n(&tried[dst_dev][src_dev], 1, __ATOMIC_RELAXED))
+        return;
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, dst_dev, src_dev) == cudaSuccess && can)
+        cudaDeviceEnablePeerAccess(src_dev, 0); /* dst_dev is current: ghm_cuda_stream bound it */
+    cudaGetLastError(); /* "already enabled" is not an error here */
+}
+
+/* Queued on the receiver's stream after the sender's work so far (an event, no host wait): the
+ * sender's stream goes on without waiting for the receiver. */
+static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
+                     size_t bytes)
+{
+    if (bytes == 0)
+        return GHM_OK;
+    cudaStream_t ss = ghm_cuda_stream(src_ctx);
+    cudaEvent_t ev;
+    int ret = GHM_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    if (ret < 0)
+        return ret;
+    ret = GHM_CUDA(cudaEventRecord(ev, ss));
+    cudaStream_t ds = ghm_cuda_stream(dst_ctx);
+    int sdev = ghm_cuda_device(src_ctx), ddev = ghm_cuda_device(dst_ctx);
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaStreamWaitEvent(ds, ev, 0));
+    if (ret == GHM_OK && sdev == ddev)
+        ret = GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ds));
+    else if (ret == GHM_OK) {
+        enable_peer(ddev, sdev);
+        ret = GHM_CUDA(cudaMemcpyPeerAsync(dst, ddev, src, sdev, bytes, ds));
+    }
+    cudaEventDestroy(ev); /* released by CUDA once the wait is done */
+    return ret;
+}
+
+extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy};

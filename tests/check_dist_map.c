@@ -1,0 +1,255 @@
+/* check_dist_map.c - GhmDistMap: the answers of one GhmMap holding every pair, for any number of
+ * parts and any spread of the shards, on the CPU and on CUDA (every device, and one device
+ * several times); bad arguments leave the map as it was; a failed build leaves it empty. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghm_dist_map.h"
+#include "test_support.h"
+
+enum { N = 60000, MAX_P = 5 };
+
+/* n keys with duplicates, 0 and 0xFFFFFFFF among them; values distinct. */
+static void make_pairs(uint32_t *keys, uint32_t *values, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = i % 7 == 3 && i > 0 ? keys[i / 2] : rng_next(&seed);
+        values[i] = (uint32_t)(n - i) * 2654435761u;
+    }
+    keys[1] = 0;
+    keys[2] = 0xFFFFFFFFu;
+    keys[5] = 0xFFFFFFFFu;
+}
+
+/* Cuts [0, n) into `parts` shards of uneven sizes (the second one empty when there are more
+ * than two): first[p] .. first[p] + len[p]. */
+static void cut(size_t n, int parts, size_t *first, size_t *len)
+{
+    size_t at = 0;
+    for (int p = 0; p < parts; p++) {
+        size_t want = p == parts - 1 ? n - at : (p == 1 && parts > 2) ? 0 : n / (size_t)(p + 2);
+        want = want > n - at ? n - at : want;
+        first[p] = at;
+        len[p] = want;
+        at += want;
+    }
+}
+
+/* The single map's answers for the queries. */
+static uint32_t *one_map_answers(GhmContext *ctx, const uint32_t *keys, const uint32_t *values,
+                                 size_t n, const uint32_t *queries, size_t nq, size_t *size)
+{
+    GhmMap *m = NULL;
+    GhmMapOptions mo = ghm_map_defaults();
+    uint32_t *want = malloc(nq * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_int_eq(ghm_map_create(ctx, &mo, &m), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(m, keys, values, n), GHM_OK);
+    ck_assert_int_eq(ghm_map_find(m, queries, nq, want), GHM_OK);
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_stats(m, &st), GHM_OK);
+    *size = st.size;
+    ghm_map_free(&m);
+    return want;
+}
+
+/* Builds a map over ctx[0..parts) from host shards, finds every pair's key and as many absent
+ * keys, sharded another way, and compares with want. */
+static void check_against(GhmContext *const *ctx, int parts, const uint32_t *keys,
+                          const uint32_t *values, const uint32_t *queries, size_t nq,
+                          const uint32_t *want, size_t want_size)
+{
+    size_t first[MAX_P], len[MAX_P], qfirst[MAX_P], qlen[MAX_P];
+    cut(N, parts, first, len);
+    cut(nq, parts, qfirst, qlen);
+    for (int p = 0; p < parts / 2; p++) { /* the queries shard the other way round */
+        size_t a = qlen[p];
+        qlen[p] = qlen[parts - 1 - p];
+        qlen[parts - 1 - p] = a;
+    }
+    for (int p = 1; p < parts; p++)
+        qfirst[p] = qfirst[p - 1] + qlen[p - 1];
+    const uint32_t *k[MAX_P], *v[MAX_P], *q[MAX_P];
+    uint32_t *got = malloc(nq * sizeof *got), *o[MAX_P];
+    ck_assert_ptr_nonnull(got);
+    for (int p = 0; p < parts; p++) {
+        k[p] = keys + first[p];
+        v[p] = values + first[p];
+        q[p] = queries + qfirst[p];
+        o[p] = got + qfirst[p];
+    }
+    GhmDistMap *dm = NULL;
+    GhmMapOptions mo = ghm_map_defaults();
+    ck_assert_int_eq(ghm_dist_map_create(ctx, parts, &mo, &dm), GHM_OK);
+    ck_assert_int_eq(ghm_dist_map_build(dm, k, v, len), GHM_OK);
+    ck_assert_uint_eq(ghm_dist_map_size(dm), want_size);
+    for (int p = 0; p < parts && parts > 1; p++) /* the part hash spreads the keys */
+        ck_assert_uint_gt(ghm_dist_map_part_size(dm, p), want_size / (size_t)(2 * parts));
+    ck_assert_int_eq(ghm_dist_map_find(dm, q, qlen, o), GHM_OK);
+    CHECK_EACH(nq, got[i] == want[i]);
+    ghm_dist_map_free(&dm);
+    ck_assert_ptr_null(dm);
+    free(got);
+}
+
+typedef struct Pairs {
+    uint32_t keys[N], values[N], queries[2 * N];
+} Pairs;
+
+static Pairs *make_case(uint64_t seed)
+{
+    Pairs *c = malloc(sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    make_pairs(c->keys, c->values, N, seed);
+    memcpy(c->queries, c->keys, sizeof c->keys);
+    for (size_t i = 0; i < N; i++) /* mostly absent */
+        c->queries[N + i] = rng_next(&seed) | 1u;
+    return c;
+}
+
+static GhmContext *context_on(GhmBackendKind backend, int device, int threads)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = backend;
+    opt.device = device;
+    opt.threads = threads;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
+    return ctx;
+}
+
+START_TEST(test_cpu_parts_match_one_map)
+{
+    Pairs *c = make_case(7);
+    GhmContext *ctx[MAX_P];
+    for (int p = 0; p < MAX_P; p++)
+        ctx[p] = context_on(GHM_BACKEND_CPU, 0, 2);
+    size_t size = 0;
+    uint32_t *want = one_map_answers(ctx[0], c->keys, c->values, N, c->queries, 2 * N, &size);
+    int parts[] = {1, 2, 3, 5};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        check_against(ctx, parts[i], c->keys, c->values, c->queries, 2 * N, want, size);
+    free(want);
+    for (int p = 0; p < MAX_P; p++)
+        ghm_context_free(&ctx[p]);
+    free(c);
+}
+END_TEST
+
+/* Wrong arguments are refused and leave a built map's answers as they were; a build that fails
+ * in a part leaves every part empty. */
+START_TEST(test_bad_arguments_and_failure)
+{
+    GhmContext *ctx[2] = {context_on(GHM_BACKEND_CPU, 0, 1), context_on(GHM_BACKEND_CPU, 0, 1)};
+    GhmContext *twice[2] = {ctx[0], ctx[0]};
+    GhmMapOptions mo = ghm_map_defaults();
+    GhmDistMap *dm = NULL;
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 0, &mo, &dm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_create(ctx, GHM_DIST_MAP_MAX_PARTS + 1, &mo, &dm),
+                     GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_create(twice, 2, &mo, &dm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, NULL, &dm), GHM_ERR_INVALID);
+    ck_assert_ptr_null(dm);
+    if (ghm_test_have_cuda()) {
+        GhmContext *mixed[2] = {ctx[0], context_on(GHM_BACKEND_CUDA, 0, 1)};
+        ck_assert_int_eq(ghm_dist_map_create(mixed, 2, &mo, &dm), GHM_ERR_INVALID);
+        ghm_context_free(&mixed[1]);
+    }
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &dm), GHM_OK);
+    uint32_t keys[4] = {1, 2, 3, 4}, vals[4] = {10, 20, 30, 40}, got[4];
+    const uint32_t *k[2] = {keys, keys + 2}, *v[2] = {vals, vals + 2}, *none[2] = {keys, NULL};
+    uint32_t *o[2] = {got, got + 2};
+    size_t n[2] = {2, 2};
+    ck_assert_int_eq(ghm_dist_map_build(dm, k, v, n), GHM_OK);
+    ck_assert_int_eq(ghm_dist_map_build(dm, k, none, n), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_build(dm, NULL, v, n), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_find(dm, none, n, o), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_find(dm, k, n, o), GHM_OK);
+    CHECK_EACH(4, got[i] == vals[i]);
+    ghm_dist_map_free(&dm);
+    /* two thesis-layout functions cannot hold a table at load 0.99 */
+    mo.layout = GHM_MAP_THESIS;
+    mo.hash_functions = 2;
+    mo.load_factor = 0.99;
+    mo.max_rebuilds = 0;
+    enum { M = 1 << 14 };
+    static uint32_t many[M];
+    uint64_t s = 5;
+    for (size_t i = 0; i < M; i++)
+        many[i] = rng_next(&s);
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &dm), GHM_OK);
+    const uint32_t *mk[2] = {many, many + M / 2};
+    size_t mn[2] = {M / 2, M / 2};
+    ck_assert_int_eq(ghm_dist_map_build(dm, mk, mk, mn), GHM_ERR_BUILD_FAILED);
+    ck_assert_uint_eq(ghm_dist_map_size(dm), 0);
+    ghm_dist_map_free(&dm);
+    ghm_dist_map_free(&dm); /* a pointer to NULL is fine */
+    ghm_dist_map_free(NULL);
+    ghm_context_free(&ctx[0]);
+    ghm_context_free(&ctx[1]);
+}
+END_TEST
+
+/* CUDA parts on every device (and on one device several times where there is one), shards in
+ * host and in device memory, give the CPU's answers. */
+START_TEST(test_cuda_parts_match_one_map)
+{
+    GHM_REQUIRE_CUDA();
+    Pairs *c = make_case(11);
+    GhmContext *cpu = context_on(GHM_BACKEND_CPU, 0, 0);
+    size_t size = 0;
+    uint32_t *want = one_map_answers(cpu, c->keys, c->values, N, c->queries, 2 * N, &size);
+    int devices = ghm_cuda_device_count();
+    GhmContext *ctx[MAX_P];
+    for (int p = 0; p < 3; p++)
+        ctx[p] = context_on(GHM_BACKEND_CUDA, p % devices, 0);
+    for (int parts = 1; parts <= 3; parts++)
+        check_against(ctx, parts, c->keys, c->values, c->queries, 2 * N, want, size);
+    /* shard 1 in device memory, its answers written to device memory */
+    void *dk = NULL, *dv = NULL, *dout = NULL;
+    ck_assert_int_eq(ghm_buffer_alloc(ctx[1], N / 2 * 4, &dk), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx[1], N / 2 * 4, &dv), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_alloc(ctx[1], N / 2 * 4, &dout), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(ctx[1], dk, c->keys + N / 2, N / 2 * 4), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_upload(ctx[1], dv, c->values + N / 2, N / 2 * 4), GHM_OK);
+    GhmDistMap *dm = NULL;
+    GhmMapOptions mo = ghm_map_defaults();
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &dm), GHM_OK);
+    const uint32_t *k[2] = {c->keys, dk}, *v[2] = {c->values, dv};
+    size_t n[2] = {N / 2, N / 2};
+    uint32_t *got = malloc(N * sizeof *got), *o[2] = {got, dout};
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(ghm_dist_map_build(dm, k, v, n), GHM_OK);
+    ck_assert_uint_eq(ghm_dist_map_size(dm), size);
+    ck_assert_int_eq(ghm_dist_map_find(dm, k, n, o), GHM_OK);
+    ck_assert_int_eq(ghm_buffer_download(ctx[1], got + N / 2, dout, N / 2 * 4), GHM_OK);
+    CHECK_EACH(N, got[i] == want[i]);
+    free(got);
+    ghm_dist_map_free(&dm);
+    ghm_buffer_free(ctx[1], &dk);
+    ghm_buffer_free(ctx[1], &dv);
+    ghm_buffer_free(ctx[1], &dout);
+    for (int p = 0; p < 3; p++)
+        ghm_context_free(&ctx[p]);
+    ghm_context_free(&cpu);
+    free(want);
+    free(c);
+}
+END_TEST
+
+static Suite *dist_map_suite(void)
+{
+    Suite *s = suite_create("dist_map");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, test_cpu_parts_match_one_map);
+    tcase_add_test(core, test_bad_arguments_and_failure);
+    suite_add_tcase(s, core);
+    TCase *cuda = tcase_create("cuda");
+    tcase_set_timeout(cuda, 120);
+    tcase_add_test(cuda, test_cuda_parts_match_one_map);
+    suite_add_tcase(s, cuda);
+    return s;
+}
+
+int main(void) { return ghm_test_main(dist_map_suite()); }
