@@ -16,11 +16,13 @@
 #include "ghm_dist_map.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ghm_backend_internal.h"
 #include "hash_family.h"
+#include "log_internal.h"
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
 
@@ -53,6 +55,7 @@ typedef struct Call {
     uint32_t *perm[MAX_PARTS], *send_keys[MAX_PARTS], *send_values[MAX_PARTS];
     uint32_t *back[MAX_PARTS], *answers[MAX_PARTS];
     uint32_t *recv_keys[MAX_PARTS], *recv_values[MAX_PARTS], *recv_out[MAX_PARTS];
+    char timings[256]; /* "step ms, ..." for the verbose log */
 } Call;
 
 typedef int (*Step)(Call *call, int p);
@@ -69,6 +72,19 @@ static void *run_task(void *arg)
     Task *t = arg;
     t->ret = t->step(t->call, t->p);
     return NULL;
+}
+
+static int for_each_part(Call *call, Step step);
+
+/* for_each_part, timed into call->timings under name (logged with --verbose 2). */
+static int timed(Call *call, Step step, const char *name)
+{
+    double t0 = ghm_now();
+    int ret = for_each_part(call, step);
+    size_t used = strlen(call->timings);
+    snprintf(call->timings + used, sizeof call->timings - used, "%s%s %.2f", used ? ", " : "",
+             name, 1e3 * (ghm_now() - t0));
+    return ret;
 }
 
 /* Runs step for every context: at once on CUDA (each context's work waits for its device, so a
@@ -349,17 +365,17 @@ static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
 /* Steps 1 to 4, shared by build and find. */
 static int plan_and_send(Call *call)
 {
-    int ret = for_each_part(call, step_inputs);
+    int ret = timed(call, step_inputs, "inputs");
     if (ret == GHM_OK)
-        ret = for_each_part(call, step_count);
+        ret = timed(call, step_count, "count");
     if (ret == GHM_OK) {
         make_plan(call->plan, call->m->parts);
-        ret = for_each_part(call, step_alloc);
+        ret = timed(call, step_alloc, "alloc");
     }
     if (ret == GHM_OK)
-        ret = for_each_part(call, step_split);
+        ret = timed(call, step_split, "split");
     if (ret == GHM_OK)
-        ret = for_each_part(call, step_send);
+        ret = timed(call, step_send, "send");
     return ret;
 }
 
@@ -367,14 +383,16 @@ static int step_sync(Call *call, int p) { return ghm_context_sync(call->m->ctx[p
 
 /* Frees the call's temporaries once no context's queued copy can still read one (after an
  * error a part's copies may be pending when the call stops). */
-static void end_call(Call *call, int *ret)
+static void end_call(Call *call, const char *what, int *ret)
 {
-    int rel = for_each_part(call, step_sync);
-    int freed = for_each_part(call, step_release);
+    int rel = timed(call, step_sync, "sync");
+    int freed = timed(call, step_release, "free");
     rel = rel < 0 ? rel : freed;
     if (*ret == GHM_OK)
         *ret = rel;
     free(call->plan);
+    if (ghm_context_verbose(call->m->ctx[0]) >= 2)
+        ghmi_log(GHM_LOG_INFO, "dist map %s, ms: %s", what, call->timings);
 }
 
 static int empty_parts(Call *call, int q)
@@ -395,8 +413,8 @@ int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
     }
     ret = plan_and_send(&call);
     if (ret == GHM_OK)
-        ret = for_each_part(&call, step_build);
-    end_call(&call, &ret);
+        ret = timed(&call, step_build, "build");
+    end_call(&call, "build", &ret);
     if (ret < 0) /* no part keeps what it had, none what it may have built */
         (void)for_each_part(&call, empty_parts);
     return ret;
@@ -415,11 +433,11 @@ int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const si
     }
     ret = plan_and_send(&call);
     if (ret == GHM_OK)
-        ret = for_each_part(&call, step_find);
+        ret = timed(&call, step_find, "find");
     if (ret == GHM_OK)
-        ret = for_each_part(&call, step_return);
+        ret = timed(&call, step_return, "return");
     if (ret == GHM_OK)
-        ret = for_each_part(&call, step_unsplit);
-    end_call(&call, &ret);
+        ret = timed(&call, step_unsplit, "unsplit");
+    end_call(&call, "find", &ret);
     return ret;
 }

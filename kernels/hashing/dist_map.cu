@@ -169,8 +169,11 @@ static int dist_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *per
 }
 
 /* Lets dst's device read src's memory directly (NVLink or PCIe peer to peer) where the pair
- * can: once per pair of devices per process. Where it cannot, the peer copy still works,
- * through the host. */
+ * can: once per pair of devices per process. Backend memory comes from src's stream-ordered
+ * pool (device_memory.cu), whose memory peers may read only once the pool grants it
+ * (cudaMemPoolSetAccess; cudaDeviceEnablePeerAccess covers cudaMalloc's memory alone): without
+ * the grant the driver stages a peer copy through the host. Where the pair cannot, the copy
+ * still works, through the host. */
 static void enable_peer(int dst_dev, int src_dev)
 {
     static int tried[MAX_PARTS][MAX_PARTS];
@@ -178,8 +181,17 @@ static void enable_peer(int dst_dev, int src_dev)
         __atomic_exchange_n(&tried[dst_dev][src_dev], 1, __ATOMIC_RELAXED))
         return;
     int can = 0;
-    if (cudaDeviceCanAccessPeer(&can, dst_dev, src_dev) == cudaSuccess && can)
+    cudaMemPool_t pool;
+    if (cudaDeviceCanAccessPeer(&can, dst_dev, src_dev) == cudaSuccess && can) {
         cudaDeviceEnablePeerAccess(src_dev, 0); /* dst_dev is current: ghm_cuda_stream bound it */
+        if (cudaDeviceGetDefaultMemPool(&pool, src_dev) == cudaSuccess) {
+            cudaMemAccessDesc grant = {};
+            grant.location.type = cudaMemLocationTypeDevice;
+            grant.location.id = dst_dev;
+            grant.flags = cudaMemAccessFlagsProtReadWrite;
+            cudaMemPoolSetAccess(pool, &grant, 1);
+        }
+    }
     cudaGetLastError(); /* "already enabled" is not an error here */
 }
 
