@@ -138,6 +138,8 @@ int ghm_dist_map_create(GhmContext *const *ctx, int parts, const GhmMapOptions *
         return GHM_ERR_NOMEM;
     m->parts = parts;
     m->ops = ctx[0]->backend->dist;
+    if (m->ops->connect)
+        m->ops->connect(ctx, parts);
     m->c = ghmi_dist_consts(ctx[0]->seed, parts);
     int ret = GHM_OK;
     for (int p = 0; p < parts && ret == GHM_OK; p++) {

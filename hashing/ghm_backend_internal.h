@@ -113,6 +113,9 @@ typedef struct GhmDistOps {
      * and before dst_ctx's later work; the host need not wait for it. */
     int (*copy)(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
                 size_t bytes);
+    /* Prepares the contexts of one map to copy between one another (CUDA: peer access), before
+     * any bulk call, on one thread; NULL: nothing to prepare. */
+    void (*connect)(GhmContext *const *ctx, int parts);
 } GhmDistOps;
 
 typedef struct GhmBackend {

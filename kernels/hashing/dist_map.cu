@@ -169,30 +169,42 @@ static int dist_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *per
 }
 
 /* Lets dst's device read src's memory directly (NVLink or PCIe peer to peer) where the pair
- * can: once per pair of devices per process. Backend memory comes from src's stream-ordered
- * pool (device_memory.cu), whose memory peers may read only once the pool grants it
- * (cudaMemPoolSetAccess; cudaDeviceEnablePeerAccess covers cudaMalloc's memory alone): without
- * the grant the driver stages a peer copy through the host. Where the pair cannot, the copy
- * still works, through the host. */
+ * can. Backend memory comes from each device's stream-ordered pool (device_memory.cu), whose
+ * memory a peer may read only once the pool grants it (cudaMemPoolSetAccess;
+ * cudaDeviceEnablePeerAccess covers cudaMalloc's memory alone): without the grant the driver
+ * stages every peer copy through the host. Done once per pair per process, when a map is
+ * created (one thread, no bulk call running); where the pair cannot, copies go through the
+ * host. */
 static void enable_peer(int dst_dev, int src_dev)
 {
-    static int tried[MAX_PARTS][MAX_PARTS];
+    static int done[MAX_PARTS][MAX_PARTS];
     if (dst_dev == src_dev || dst_dev >= MAX_PARTS || src_dev >= MAX_PARTS ||
-        __atomic_exchange_n(&tried[dst_dev][src_dev], 1, __ATOMIC_RELAXED))
+        __atomic_exchange_n(&done[dst_dev][src_dev], 1, __ATOMIC_RELAXED))
         return;
-    int can = 0;
+    int can = 0, current = 0;
     cudaMemPool_t pool;
-    if (cudaDeviceCanAccessPeer(&can, dst_dev, src_dev) == cudaSuccess && can) {
-        cudaDeviceEnablePeerAccess(src_dev, 0); /* dst_dev is current: ghm_cuda_stream bound it */
-        if (cudaDeviceGetDefaultMemPool(&pool, src_dev) == cudaSuccess) {
-            cudaMemAccessDesc grant = {};
-            grant.location.type = cudaMemLocationTypeDevice;
-            grant.location.id = dst_dev;
-            grant.flags = cudaMemAccessFlagsProtReadWrite;
-            cudaMemPoolSetAccess(pool, &grant, 1);
-        }
+    if (cudaDeviceCanAccessPeer(&can, dst_dev, src_dev) != cudaSuccess || !can ||
+        cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(dst_dev) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    cudaDeviceEnablePeerAccess(src_dev, 0);
+    if (cudaDeviceGetDefaultMemPool(&pool, src_dev) == cudaSuccess) {
+        cudaMemAccessDesc grant = {};
+        grant.location.type = cudaMemLocationTypeDevice;
+        grant.location.id = dst_dev;
+        grant.flags = cudaMemAccessFlagsProtReadWrite;
+        cudaMemPoolSetAccess(pool, &grant, 1);
     }
     cudaGetLastError(); /* "already enabled" is not an error here */
+    cudaSetDevice(current);
+}
+
+static void dist_connect(GhmContext *const *ctx, int parts)
+{
+    for (int p = 0; p < parts; p++)
+        for (int q = 0; q < parts; q++)
+            enable_peer(ghm_cuda_device(ctx[q]), ghm_cuda_device(ctx[p]));
 }
 
 /* Queued on the receiver's stream after the sender's work so far (an event, no host wait): the
@@ -214,12 +226,11 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
         ret = GHM_CUDA(cudaStreamWaitEvent(ds, ev, 0));
     if (ret == GHM_OK && sdev == ddev)
         ret = GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ds));
-    else if (ret == GHM_OK) {
-        enable_peer(ddev, sdev);
+    else if (ret == GHM_OK)
         ret = GHM_CUDA(cudaMemcpyPeerAsync(dst, ddev, src, sdev, bytes, ds));
-    }
     cudaEventDestroy(ev); /* released by CUDA once the wait is done */
     return ret;
 }
 
-extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy};
+extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy,
+                                                  dist_connect};
