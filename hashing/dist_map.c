@@ -233,31 +233,32 @@ static void make_plan(Plan *pl, int parts)
     }
 }
 
-static int alloc_u32(GhmContext *ctx, size_t n, uint32_t **out)
+static int alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out)
 {
     *out = NULL;
-    return n ? ghm_buffer_alloc(ctx, n * 4, (void **)out) : GHM_OK;
+    return n ? m->ops->alloc(ctx, n * 4, (void **)out) : GHM_OK;
 }
 
-/* The arrays of context p: its shard's send side and its part's receive side. Ends with a
- * wait, so that other contexts' copies may write into them. */
+/* The arrays of context p: its shard's send side and its part's receive side. No wait: every
+ * copy into them is queued on p's own stream (GhmDistOps.copy runs on the receiver's). */
 static int step_alloc(Call *call, int p)
 {
-    GhmContext *ctx = call->m->ctx[p];
+    const GhmDistMap *m = call->m;
+    GhmContext *ctx = m->ctx[p];
     size_t n = call->n[p], r = call->plan->received[p];
     int find = call->out != NULL;
-    int ret = alloc_u32(ctx, n, &call->send_keys[p]);
+    int ret = alloc_u32(m, ctx, n, &call->send_keys[p]);
     if (ret == GHM_OK)
-        ret = find ? alloc_u32(ctx, n, &call->perm[p]) : alloc_u32(ctx, n, &call->send_values[p]);
+        ret = alloc_u32(m, ctx, n, find ? &call->perm[p] : &call->send_values[p]);
     if (ret == GHM_OK && find)
-        ret = alloc_u32(ctx, n, &call->back[p]);
+        ret = alloc_u32(m, ctx, n, &call->back[p]);
     if (ret == GHM_OK)
-        ret = alloc_u32(ctx, r, &call->recv_keys[p]);
+        ret = alloc_u32(m, ctx, r, &call->recv_keys[p]);
     if (ret == GHM_OK)
-        ret = find ? alloc_u32(ctx, r, &call->recv_out[p]) : alloc_u32(ctx, r, &call->recv_values[p]);
+        ret = alloc_u32(m, ctx, r, find ? &call->recv_out[p] : &call->recv_values[p]);
     if (ret == GHM_OK && find && !ghm_buffer_in_place(ctx, call->out[p]))
-        ret = alloc_u32(ctx, n, &call->answers[p]);
-    return ret == GHM_OK ? ghm_context_sync(ctx) : ret;
+        ret = alloc_u32(m, ctx, n, &call->answers[p]);
+    return ret;
 }
 
 static int step_split(Call *call, int p)

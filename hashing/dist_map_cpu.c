@@ -111,4 +111,6 @@ static int cpu_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const v
     return GHM_OK;
 }
 
-const GhmDistOps ghm_cpu_dist_ops = {cpu_count, cpu_split, cpu_unsplit, cpu_copy, NULL};
+/* calloc's pages come zeroed by the kernel, untouched until written: no pass to save */
+const GhmDistOps ghm_cpu_dist_ops = {cpu_count, cpu_split, cpu_unsplit, cpu_copy,
+                                     ghm_buffer_alloc, NULL};

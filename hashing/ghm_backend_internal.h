@@ -113,6 +113,10 @@ typedef struct GhmDistOps {
      * and before dst_ctx's later work; the host need not wait for it. */
     int (*copy)(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
                 size_t bytes);
+    /* Backend memory for a call's temporaries, left as it comes (every word is written before it
+     * is read): ghm_buffer_alloc's zeroing would be a pass over gigabytes. Freed with
+     * ghm_buffer_free. */
+    int (*alloc)(GhmContext *ctx, size_t bytes, void **out);
     /* Prepares the contexts of one map to copy between one another (CUDA: peer access), before
      * any bulk call, on one thread; NULL: nothing to prepare. */
     void (*connect)(GhmContext *const *ctx, int parts);

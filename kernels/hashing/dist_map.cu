@@ -233,4 +233,4 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
 }
 
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy,
-                                                  dist_connect};
+                                                  ghmi_device_alloc, dist_connect};
