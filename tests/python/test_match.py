@@ -143,6 +143,22 @@ def test_backend_threads_seed(data):
         gm.match(ref, query, backend="cpu", threads=-1)
 
 
+def test_context_device():
+    """device= names the CUDA device; the CPU ignores it; one that does not exist is an error
+    that leaves the others usable."""
+    assert gm.Context(backend="cpu", device=3).device is None
+    with pytest.raises(ValueError, match="device"):
+        gm.Context(device=-1)
+    n = gm.cuda_device_count()
+    assert n >= 0
+    if n == 0:
+        return
+    assert gm.Context(backend="cuda", device=n - 1).device == n - 1
+    with pytest.raises(gm.GeohashError, match="device %d" % n):
+        gm.Context(backend="cuda", device=n)
+    assert gm.Context(backend="cuda").device == 0
+
+
 def test_cuda_without_a_device_is_an_error():
     ctx = gm.Context()  # auto: CUDA where a device is
     if ctx.backend == "cuda":

@@ -30,6 +30,12 @@ from .voxels import LABELS, VoxelResult, voxel_intersect
 
 __version__ = _cdll.ghm_version().decode()
 
+
+def cuda_device_count():
+    """The CUDA devices a Context(backend="cuda", device=...) may name (0 without CUDA)."""
+    return _cdll.ghm_cuda_device_count()
+
+
 __all__ = ["LABELS", "NOT_FOUND", "Context", "FrameResult", "GeohashError", "Index", "Map",
-           "MatchResult", "Matcher", "Multimap", "Set", "VoxelResult", "have_ffmpeg", "load_image",
-           "match", "match_video", "voxel_intersect", "__version__"]
+           "MatchResult", "Matcher", "Multimap", "Set", "VoxelResult", "cuda_device_count",
+           "have_ffmpeg", "load_image", "match", "match_video", "voxel_intersect", "__version__"]

@@ -51,7 +51,7 @@ class ContextOptions(ctypes.Structure):
     """GhmContextOptions (ghm_context.h), with room to spare (see the module's docstring)."""
 
     _fields_ = [("backend", _int), ("threads", _int), ("seed", ctypes.c_uint64),
-                ("verbose", _int), ("_spare", ctypes.c_ubyte * 256)]
+                ("verbose", _int), ("device", _int), ("_spare", ctypes.c_ubyte * 256)]
 
 
 class MapOptions(ctypes.Structure):
@@ -151,6 +151,8 @@ _PROTOS = [
     ("ghm_context_free", None, _pp),
     ("ghm_context_backend_name", _str, _p),
     ("ghm_context_threads", _int, _p),
+    ("ghm_context_device", _int, _p),
+    ("ghm_cuda_device_count", _int),
     ("ghm_cuda_unavailable_reason", _str),
     ("ghm_context_wait_stream", _int, _p, ctypes.c_size_t),
     ("ghm_buffer_alloc", _int, _p, _size, _pp),
@@ -234,24 +236,31 @@ def fspath(path):
 
 
 class Context:
-    """A GhmContext: the backend ("auto", "cpu" or "cuda"), CPU threads (0 = all cores) and
-    the seed of every random choice. Tables and matchers keep their context alive. One call at
+    """A GhmContext: the backend ("auto", "cpu" or "cuda"), CPU threads (0 = all cores), the
+    seed of every random choice and the CUDA device (0 .. cuda_device_count() - 1; the CPU
+    ignores it). Tables and matchers keep their context alive. One call at
     a time goes into a context (a lock), since the library's objects serve one thread at a
     time; use one context per thread to work in parallel. close() frees it at once: only when
     no table or matcher made in it is used any more (otherwise leave it to the collector)."""
 
-    def __init__(self, backend="auto", threads=0, seed=1):
+    def __init__(self, backend="auto", threads=0, seed=1, device=0):
         if backend not in _BACKENDS:
             raise ValueError("backend must be one of auto, cpu, cuda, not %r" % (backend,))
         if int(threads) < 0:
             raise ValueError("threads must be 0 (all cores) or more, not %r" % (threads,))
+        if int(device) < 0:
+            raise ValueError("device must be 0 or more, not %r" % (device,))
         opt = lib.ghm_context_defaults()
         opt.backend = _BACKENDS[backend]
         opt.threads = int(threads)
         opt.seed = int(seed)
+        opt.device = int(device)
         self._ptr = ctypes.c_void_p()
         self.lock = threading.Lock()
         ret = lib.ghm_context_create(ctypes.byref(opt), ctypes.byref(self._ptr))
+        if ret == -6 and device and lib.ghm_cuda_device_count() > 0:
+            raise GeohashError("backend cuda: no usable CUDA device %d (%d found)"
+                               % (device, lib.ghm_cuda_device_count()), ret)
         if ret == -6:  # GHM_ERR_NO_DEVICE: say why, as the command line does
             raise GeohashError("backend cuda: %s" % lib.ghm_cuda_unavailable_reason().decode(),
                                ret)
@@ -272,6 +281,12 @@ class Context:
     def threads(self):
         """The CPU threads actually used."""
         return lib.ghm_context_threads(self.ptr)
+
+    @property
+    def device(self):
+        """The CUDA device of a CUDA context; None on the CPU."""
+        d = lib.ghm_context_device(self.ptr)
+        return None if d < 0 else d
 
     def close(self):
         if getattr(self, "_ptr", None):
