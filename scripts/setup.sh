@@ -10,6 +10,7 @@ packages=(
     libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg  # video (ffmpeg: test fixtures)
     libjansson-dev                              # JSON output
     check libsubunit-dev                        # unit tests
+    libopenmpi-dev openmpi-bin                  # MPI ranks (optional at build time; tested)
     python3 python3-numpy python3-scipy         # test helpers, voxel truth script
     python3-venv python3-pip                    # the Python binding's test environment (below)
     locales                                     # de_DE source for the decimal-comma test

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "ghm_version.h"
+#include "ranks.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -145,6 +146,9 @@ int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
     co.threads = opt->threads;
     co.seed = opt->seed;
     co.verbose = opt->verbose ? 2 : 0;
+    /* Several ranks on one machine: each its own GPU, as far as they go round. */
+    if (ghm_ranks_size() > 1 && opt->backend != GHM_BACKEND_CPU && ghm_cuda_device_count() > 0)
+        co.device = ghm_ranks_local_rank() % ghm_cuda_device_count();
     int ret = ghm_context_create(&co, out);
     if (ret == GHM_ERR_NO_DEVICE)
         ghm_cli_error("--backend cuda", "%s (try --backend cpu)", ghm_cuda_unavailable_reason());
@@ -176,8 +180,8 @@ void ghm_cli_usage_hint(const char *command)
 
 void ghm_cli_print_version(FILE *f)
 {
-    fprintf(f, "%s %s (backends: cpu%s)\n", GHM_PROGRAM, ghm_version(),
-            ghm_cuda_available() ? ", cuda" : "");
+    fprintf(f, "%s %s (backends: cpu%s%s)\n", GHM_PROGRAM, ghm_version(),
+            ghm_cuda_available() ? ", cuda" : "", ghm_ranks_built_in() ? "; MPI ranks" : "");
 }
 
 void ghm_cli_print_help(FILE *f)

@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "match_cli.h"
 #include "query_files.h"
+#include "ranks.h"
 #include "query_reader.h"
 
 /* Images decoded ahead of the one being matched: enough to hide decoding behind matching (a
@@ -183,21 +184,23 @@ int ghm_cmd_match(int argc, char **argv)
     int parsed = ghm_match_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
-    if (o.search)
-        return ghm_cmd_search(&o);
+    if (o.search) /* under mpirun, rank 0's alone (ranks.h) */
+        return ghm_ranks_rank() > 0 ? GHM_EXIT_SKIPPED : ghm_cmd_search(&o);
     /* One line per query unless the command line names exactly one image or video. */
     o.one_line = o.n_queries > 1 || (o.query && ghm_query_is_dir(o.query));
     int video = single_is_video(&o); /* sniffs the file: once */
+    int split = video && ghm_video_cli_split(&o);
+    if (ghm_ranks_rank() > 0 && !split)
+        return GHM_EXIT_SKIPPED;
     pick_auto_backend(&o, video);
     /* CUDA starts on its own thread while the images are decoded (main.c waits for it). */
     ghm_context_prestart(o.common.backend);
     GhmImage *ref = NULL, *query = NULL;
-    if (ghm_match_read_reference(&o, &ref) < 0)
-        return GHM_EXIT_ERROR;
     GhmContext *ctx = NULL;
     GhmMatcher *m = NULL;
     int status = GHM_EXIT_ERROR;
-    if (read_single_query(&o, video, &query) < 0 || ghm_cli_context(&o.common, &ctx) < 0)
+    if (ghm_match_read_reference(&o, &ref) < 0 || read_single_query(&o, video, &query) < 0 ||
+        ghm_cli_context(&o.common, &ctx) < 0)
         goto done;
     double t0 = ghm_now();
     if (ghm_match_open_reference(ctx, &o, ref, &m) < 0)
@@ -211,7 +214,10 @@ int ghm_cmd_match(int argc, char **argv)
     }
     status = match_queries(&o, ctx, m, ref, build_ms, query);
     query = NULL; /* match_decoded freed it */
+    split = 0;    /* the video mode met the other ranks */
 done:
+    if (split)
+        ghm_video_cli_split_abandon();
     ghm_image_free(&query);
     ghm_matcher_free(&m);
     ghm_image_free(&ref);

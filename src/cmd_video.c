@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include "ghm_frame_queue.h"
 #include "ghm_video_match.h"
 #include "json_out.h"
+#include "ranks.h"
 
 /* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory; at
  * least one per worker, so that workers that finish together all find a frame waiting. */
@@ -50,6 +52,8 @@ typedef struct Run {
     int name_query;            /* one of several queries: every line names the video */
     int gpus;                  /* CUDA devices the workers are dealt across (resolve_gpus) */
     int jobs;                  /* matching workers (--jobs, or the default for ctx and gpus) */
+    int split;                 /* the frames are split between MPI ranks (ghm_video_cli_split) */
+    FILE *out;                 /* stdout; on ranks after the first, their text for rank 0 */
 } Run;
 
 GhmVideoOptions ghm_video_cli_defaults(void)
@@ -204,7 +208,7 @@ static json_t *query_json(const Run *run)
 /* "VIDEO: " before a text line when the video is one of several queries. */
 static int print_prefix(const Run *run)
 {
-    return run->name_query && printf("%s: ", run->subject) < 0 ? -1 : 0;
+    return run->name_query && fprintf(run->out, "%s: ", run->subject) < 0 ? -1 : 0;
 }
 
 /* "frame" and "pts" first, then the image mode's fields for the same result; the query size
@@ -227,7 +231,7 @@ static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMat
     json_decref(fields);
     if (run->video->swap)
         json_object_set_new(obj, "swapped", json_true());
-    int ret = ghm_json_print(stdout, obj);
+    int ret = ghm_json_print(run->out, obj);
     json_decref(obj);
     return ret;
 }
@@ -238,12 +242,13 @@ static int print_frame_text(const Run *run, const GhmVideoFrame *f, const GhmMat
     if (print_prefix(run) < 0)
         return -1;
     if (res->found)
-        n = printf("frame %lld  %.3f s  found  scale %.4f  rotation %+.2f deg  translation "
-                   "(%.2f, %.2f)  votes %u  confidence %.3f\n",
-                   (long long)f->index, f->pts, res->scale, res->rotation_deg, res->tx, res->ty,
-                   res->votes, res->confidence);
+        n = fprintf(run->out,
+                    "frame %lld  %.3f s  found  scale %.4f  rotation %+.2f deg  translation "
+                    "(%.2f, %.2f)  votes %u  confidence %.3f\n",
+                    (long long)f->index, f->pts, res->scale, res->rotation_deg, res->tx, res->ty,
+                    res->votes, res->confidence);
     else
-        n = printf("frame %lld  %.3f s  not found\n", (long long)f->index, f->pts);
+        n = fprintf(run->out, "frame %lld  %.3f s  not found\n", (long long)f->index, f->pts);
     return n < 0 ? -1 : 0;
 }
 
@@ -255,8 +260,8 @@ static int print_damaged(const Run *run, const GhmQueuedFrame *item)
     if (!common->json) {
         if (print_prefix(run) < 0)
             return -1;
-        return printf("frame %lld  %.3f s  damaged: %s\n", (long long)item->frame.index,
-                      item->frame.pts, item->why) < 0 ? -1 : 0;
+        return fprintf(run->out, "frame %lld  %.3f s  damaged: %s\n",
+                       (long long)item->frame.index, item->frame.pts, item->why) < 0 ? -1 : 0;
     }
     json_t *obj = json_object();
     json_object_set_new(obj, "frame", json_integer(item->frame.index));
@@ -265,7 +270,7 @@ static int print_damaged(const Run *run, const GhmQueuedFrame *item)
     json_object_set_new(obj, "damaged", ghm_json_string_lossy(item->why));
     if (run->name_query)
         json_object_set_new(obj, "query", query_json(run));
-    int ret = ghm_json_print(stdout, obj);
+    int ret = ghm_json_print(run->out, obj);
     json_decref(obj);
     return ret;
 }
@@ -286,7 +291,7 @@ static void print_summary(const Run *run, const Stats *s)
     if (c->json)
         fprintf(stderr, "%s: summary: %s\n", GHM_PROGRAM, line);
     else if (print_prefix(run) == 0)
-        printf("summary: %s\n", line);
+        fprintf(run->out, "summary: %s\n", line);
 }
 
 /* ------------------------------------------------------------------------------ the run */
@@ -459,37 +464,137 @@ static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch 
     return 0;
 }
 
-int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
-                  GhmMatcher *matcher, const GhmImage *ref_img)
+/* ------------------------------------------------------------------ several MPI ranks */
+
+int ghm_video_cli_split(const GhmMatchOptions *opt)
 {
-    int gpus = check_options(opt, video, ref_img) < 0 ? -1 : resolve_gpus(video, ctx);
-    if (gpus < 0)
-        return GHM_EXIT_ERROR;
-    int stdin_video = strcmp(opt->query, "-") == 0;
-    Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
-               .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
-               .matcher = matcher, .reference = ref_img, .name_query = opt->one_line,
-               .gpus = gpus,
-               .jobs = video->jobs ? video->jobs : ghm_video_match_default_jobs(ctx) * gpus};
+    return ghm_ranks_size() > 1 && !opt->one_line && opt->query && strcmp(opt->query, "-") != 0;
+}
+
+/* This rank's range of the selected frames: the selection cut in ghm_ranks_size() consecutive
+ * ranges, so that each rank decodes only up to the end of its own (a video's frames are decoded
+ * in order). Rank 0 takes them all when the video's length is unknown. 0 when the rank has
+ * frames, 1 when it has none, -1 after an error line. */
+static int select_rank_share(const Run *run, GhmVideo *v)
+{
+    const GhmVideoOptions *o = run->video;
+    int64_t total = selected_total(o, ghm_video_info(v));
+    int64_t ranks = ghm_ranks_size(), r = ghm_ranks_rank();
+    if (total < 0)
+        return r == 0 ? 0 : 1;
+    int64_t k0 = total * r / ranks, k1 = total * (r + 1) / ranks;
+    if (k1 <= k0)
+        return 1;
+    if (ghm_video_select(v, o->start + k0 * o->step, o->start + (k1 - 1) * o->step, o->step) < 0) {
+        ghm_cli_error(NULL, "bad frame selection");
+        return -1;
+    }
+    return 0;
+}
+
+enum { STAT_FRAMES, STAT_FOUND, STAT_DAMAGED, STAT_SUM, STAT_WORST, STAT_WORST_FRAME, STATS };
+
+/* The ranks' counts added up on rank 0 (s is rank 0's own before). Every rank calls it. */
+static void merge_stats(Stats *s)
+{
+    double mine[STATS] = {(double)s->frames, (double)s->found,  (double)s->damaged,
+                          s->match_ms_sum,   s->match_ms_worst, (double)s->worst_frame};
+    double *all = ghm_ranks_rank() == 0 ? calloc((size_t)ghm_ranks_size(), sizeof mine) : NULL;
+    ghm_ranks_gather_doubles(mine, STATS, all);
+    for (int r = 1; all && r < ghm_ranks_size(); r++) {
+        const double *t = all + (size_t)r * STATS;
+        s->frames += (int64_t)t[STAT_FRAMES];
+        s->found += (int64_t)t[STAT_FOUND];
+        s->damaged += (int64_t)t[STAT_DAMAGED];
+        s->match_ms_sum += t[STAT_SUM];
+        if (t[STAT_WORST] > s->match_ms_worst) {
+            s->match_ms_worst = t[STAT_WORST];
+            s->worst_frame = (int64_t)t[STAT_WORST_FRAME];
+        }
+    }
+    free(all);
+}
+
+/* The end of a split run, on every rank: rank 0 prints the other ranks' lines after its own,
+ * in rank order (so in frame order), then the summary of all. With run NULL (a rank that
+ * failed before it could match) the rank sends nothing, and rank 0 prints nothing more. */
+static int finish_split(Run *run, Stats *s, int status, char *text, size_t len)
+{
+    int printing = run && ghm_ranks_rank() == 0;
+    if (ghm_ranks_gather_text(text, len, printing ? stdout : NULL) < 0)
+        status = GHM_EXIT_ERROR;
+    Stats none = {.worst_frame = -1};
+    merge_stats(s ? s : &none);
+    if (printing && status != GHM_EXIT_ERROR)
+        print_summary(run, s);
+    return status;
+}
+
+void ghm_video_cli_split_abandon(void) { (void)finish_split(NULL, NULL, GHM_EXIT_ERROR, NULL, 0); }
+
+/* ------------------------------------------------------------------------ the video mode */
+
+/* Opens the video, takes this rank's share, matches and prints; the summary unless split. */
+static int run_video(Run *run, Stats *s)
+{
     GhmVideo *v = NULL;
-    if (open_video(&run, &v) < 0)
+    if (open_video(run, &v) < 0)
         return GHM_EXIT_ERROR;
+    int share = run->split ? select_rank_share(run, v) : 0;
+    if (share != 0) {
+        ghm_video_free(&v);
+        return share > 0 ? GHM_EXIT_NOT_FOUND : GHM_EXIT_ERROR;
+    }
     int status = GHM_EXIT_ERROR;
     GhmVideoReader *reader = NULL;
     GhmVideoMatch *vm = NULL;
-    if (ghm_video_reader_start(v, run.jobs > QUEUE_FRAMES ? run.jobs : QUEUE_FRAMES, &reader) < 0) {
+    if (ghm_video_reader_start(v, run->jobs > QUEUE_FRAMES ? run->jobs : QUEUE_FRAMES, &reader) <
+        0) {
         ghm_cli_error(NULL, "cannot start the decoding thread");
-    } else if (start_matching(&run, reader, &vm) == 0) {
-        Stats s = {.worst_frame = -1, .t0 = now_s()};
-        Progress p = {.active = !opt->common.quiet && isatty(2), .t0 = s.t0,
-                      .total = selected_total(video, ghm_video_info(v))};
-        if (run_frames(&run, vm, &s, &p) > 0) {
-            print_summary(&run, &s);
-            status = s.found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+    } else if (start_matching(run, reader, &vm) == 0) {
+        const GhmCommonOptions *c = run->common;
+        Progress p = {.active = !c->quiet && isatty(2) && !run->split, .t0 = s->t0,
+                      .total = selected_total(run->video, ghm_video_info(v))};
+        if (run_frames(run, vm, s, &p) > 0) {
+            if (!run->split)
+                print_summary(run, s);
+            status = s->found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
         }
     }
     ghm_video_match_stop(&vm);      /* before the reader: the workers read from it */
     ghm_video_reader_stop(&reader); /* before the video: the thread reads it */
     ghm_video_free(&v);
+    return status;
+}
+
+int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
+                  GhmMatcher *matcher, const GhmImage *ref_img)
+{
+    int split = ghm_video_cli_split(opt);
+    int gpus = check_options(opt, video, ref_img) < 0 ? -1 : resolve_gpus(video, ctx);
+    if (gpus < 0) {
+        if (split)
+            ghm_video_cli_split_abandon();
+        return GHM_EXIT_ERROR;
+    }
+    int stdin_video = strcmp(opt->query, "-") == 0;
+    Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
+               .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
+               .matcher = matcher, .reference = ref_img, .name_query = opt->one_line,
+               .gpus = gpus,
+               .jobs = video->jobs ? video->jobs : ghm_video_match_default_jobs(ctx) * gpus,
+               .split = split, .out = stdout};
+    char *text = NULL;
+    size_t len = 0;
+    if (split && ghm_ranks_rank() > 0 && !(run.out = open_memstream(&text, &len)))
+        ghm_cli_error(NULL, "out of memory");
+    Stats s = {.worst_frame = -1, .t0 = now_s()};
+    int status = run.out ? run_video(&run, &s) : GHM_EXIT_ERROR;
+    if (!split)
+        return status;
+    if (run.out != stdout && run.out && fclose(run.out) != 0)
+        status = GHM_EXIT_ERROR;
+    status = finish_split(&run, &s, status, text, len);
+    free(text);
     return status;
 }

@@ -24,4 +24,13 @@
 int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmContext *ctx,
                   GhmMatcher *matcher, const GhmImage *ref_img);
 
+/* Under mpirun (ranks.h): 1 when the run's one video file is split between the ranks, each
+ * matching a range of its selected frames, rank 0 printing every line in frame order and the
+ * summary of all. A video on standard input, or one of several queries, is not split. */
+int ghm_video_cli_split(const GhmMatchOptions *opt);
+
+/* Every rank of a split run meets the others at the end of ghm_cmd_video; a rank that fails
+ * before it gets there calls this instead, so that no rank waits for it forever. */
+void ghm_video_cli_split_abandon(void);
+
 #endif /* GHM_CMD_VIDEO_H */

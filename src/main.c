@@ -1,8 +1,8 @@
 /*
  * main.c - entry point: installs the process-wide handlers that belong to the program, not the
- * library (SIGINT and SIGTERM, FFmpeg's log callback), picks the sub-command from the first
- * argument and turns its GHM_EXIT_* status into the process exit status. The only file that
- * calls exit().
+ * library (SIGINT and SIGTERM, FFmpeg's log callback), joins the MPI job when mpirun started
+ * it (ranks.h), picks the sub-command from the first argument and turns its GHM_EXIT_* status
+ * into the process exit status, the same on every rank. The only file that calls exit().
  */
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "ghm_context.h"
 #include "ghm_file_io.h"
 #include "ghm_log.h"
+#include "ranks.h"
 
 /* Ctrl-C or kill in the middle of writing an output: the unfinished temporary file goes, then
  * the signal ends the process as it would have (same exit status for the shell). Only
@@ -48,10 +49,11 @@ static void log_to_stderr(void *user, GhmLogLevel level, const char *message)
 
 static int run_command(int argc, char **argv)
 {
+    int other_rank = ghm_ranks_rank() > 0; /* voxel and bench runs are rank 0's alone */
     if (argc >= 2 && strcmp(argv[1], "voxel") == 0)
-        return ghm_cmd_voxel(argc - 1, argv + 1);
+        return other_rank ? GHM_EXIT_SKIPPED : ghm_cmd_voxel(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "bench") == 0)
-        return ghm_cmd_bench(argc - 1, argv + 1);
+        return other_rank ? GHM_EXIT_SKIPPED : ghm_cmd_bench(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "match") == 0)
         return ghm_cmd_match(argc - 1, argv + 1);
     return ghm_cmd_match(argc, argv);
@@ -63,10 +65,13 @@ int main(int argc, char **argv)
      * the short parallel stages of a query, spinning threads burned three times the CPU time
      * and, on a loaded or small machine, slowed video matching from 5.8 to 1.8 frames/s. */
     setenv("OMP_WAIT_POLICY", "passive", 0);
+    ghm_ranks_init(&argc, &argv);
     install_signal_handlers();
     ghm_log_set_callback(log_to_stderr, NULL);
     ghm_cli_install_ffmpeg_log();
     int status = run_command(argc, argv);
     ghm_context_prestart_wait(); /* a command that failed early may have left CUDA starting */
+    status = ghm_ranks_agree(status);
+    ghm_ranks_finalize();
     return status;
 }

@@ -659,6 +659,60 @@ test_video_gpus_same_output() {
     cmp -s "$TMP/swap.1" "$TMP/swap.2" || fail "swap: --gpus 1 and 2 differ"
 }
 
+# mpirun_cmd RANKS ARGS...: the program as RANKS MPI ranks on this machine (MPI over loopback),
+# stdout and stderr in $TMP/out and $TMP/err; skips (77) where the build has no MPI or mpirun
+# cannot start two processes here. OpenMPI's own allocations outlive MPI_Finalize, so leak
+# checking is off for these runs (the sanitizer build's other tests check ours).
+mpirun_cmd() {
+    local ranks=$1; shift
+    "$BIN" --version | grep -q "MPI ranks" || exit 77
+    command -v mpirun >/dev/null || exit 77
+    local flags=(--oversubscribe)
+    [ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
+    timeout 60 mpirun "${flags[@]}" -n 2 true >/dev/null 2>&1 || exit 77
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 300 \
+        mpirun "${flags[@]}" -n "$ranks" "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+
+# Under mpirun the selected frames of one video file are split between the ranks in ranges;
+# rank 0 prints every line in frame order and the summary of all: the output of one process,
+# byte for byte (timings aside), for 2 ranks and for 3 (uneven ranges), JSON and text, and
+# with more ranks than frames. The exit status is the same on every rank.
+test_video_mpi_ranks_same_output() {
+    need_ffmpeg_build
+    local sel="--start 40 --end 99 --step 3" ref="$DATA/$MEGA_REF" clip="$DATA/$MEGA"
+    run_cmd 0 --backend cpu --threads 1 --json $sel "$ref" "$clip"
+    strip_timings "$TMP/out" >"$TMP/one"
+    local r
+    for r in 2 3; do
+        mpirun_cmd $r --backend cpu --threads 1 --json $sel "$ref" "$clip" ||
+            fail "$r ranks exited $?: $(head -c 600 "$TMP/err")"
+        strip_timings "$TMP/out" >"$TMP/many"
+        [ "$(wc -l <"$TMP/many")" -eq 20 ] || fail "$r ranks: $(wc -l <"$TMP/many") lines, not 20"
+        cmp -s "$TMP/one" "$TMP/many" ||
+            fail "$r ranks differ from one: $(diff "$TMP/one" "$TMP/many" | head -c 600)"
+    done
+    run_cmd 0 --backend cpu --threads 1 --start 96 --end 99 "$ref" "$clip"
+    sed 's/; matching .*//' "$TMP/out" >"$TMP/one"
+    mpirun_cmd 3 --backend cpu --threads 1 --start 96 --end 99 "$ref" "$clip" ||
+        fail "text, 3 ranks: $(head -c 600 "$TMP/err")"
+    sed 's/; matching .*//' "$TMP/out" >"$TMP/many"
+    cmp -s "$TMP/one" "$TMP/many" || fail "text differs: $(diff "$TMP/one" "$TMP/many" | head -c 600)"
+    grep -q '^summary: 4 frames, ' "$TMP/many" || fail "summary: $(tail -1 "$TMP/many")"
+    mpirun_cmd 3 --backend cpu --threads 1 --json --start 96 --end 96 "$ref" "$clip" ||
+        fail "one frame, 3 ranks: $(head -c 600 "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "one frame, 3 ranks: $(cat "$TMP/out")"
+}
+
+# Anything but one video file is rank 0's alone under mpirun: an image pair prints once.
+test_mpi_ranks_other_runs_once() {
+    mpirun_cmd 2 --backend cpu "$DATA/images/box_in_scene.png" "$DATA/images/box.png" ||
+        fail "image pair, 2 ranks: $(head -c 600 "$TMP/err")"
+    [ "$(grep -c 'found' "$TMP/out")" -eq 1 ] || fail "printed $(grep -c found "$TMP/out") times"
+    mpirun_cmd 2 --backend cpu "$DATA/images/box_in_scene.png" "$DATA/images/no_such.png"
+    [ "$?" -eq 2 ] || fail "a missing file under 2 ranks did not exit 2"
+}
+
 # A truncated file and a damaged frame with several workers: the same lines, warnings, error
 # line and exit status as with one.
 test_video_jobs_bad_input() {

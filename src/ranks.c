@@ -1,0 +1,132 @@
+/*
+ * ranks.c - the ranks of an MPI run (ranks.h). GHM_HAVE_MPI is defined for this file when the
+ * program links MPI (CMake's GEOHASH_MPI). A process joins the MPI job only when an MPI
+ * launcher started it (its environment says so), so a plain `geohash-match ...` never pays for
+ * MPI's start-up and needs no launcher.
+ */
+#include "ranks.h"
+
+#include <stdlib.h>
+
+#include "cli.h"
+
+#ifndef GHM_HAVE_MPI
+#define GHM_HAVE_MPI 0
+#endif
+
+#if GHM_HAVE_MPI
+#include <mpi.h>
+
+static int joined, size = 1, rank, local_rank;
+
+/* OpenMPI, MPICH / Hydra, PMIx-based launchers (Slurm's srun included) set one of these. */
+static int launched_by_mpi(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+void ghm_ranks_init(int *argc, char ***argv)
+{
+    if (!launched_by_mpi() || MPI_Init(argc, argv) != MPI_SUCCESS)
+        return;
+    joined = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm here;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &here) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(here, &local_rank);
+        MPI_Comm_free(&here);
+    }
+}
+
+void ghm_ranks_finalize(void)
+{
+    if (joined)
+        MPI_Finalize();
+    joined = 0;
+}
+
+/* Priorities of the statuses: an error beats a match beats no match beats no part taken. */
+static int priority(int status)
+{
+    return status == GHM_EXIT_ERROR ? 3 : status == GHM_EXIT_FOUND ? 2
+                                      : status == GHM_EXIT_NOT_FOUND ? 1 : 0;
+}
+
+int ghm_ranks_agree(int status)
+{
+    if (!joined || size == 1)
+        return status == GHM_EXIT_SKIPPED ? GHM_EXIT_NOT_FOUND : status;
+    int mine = priority(status), top = 0;
+    if (MPI_Allreduce(&mine, &top, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return GHM_EXIT_ERROR;
+    return top == 3 ? GHM_EXIT_ERROR : top == 2 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+}
+
+/* The text goes in pieces: MPI counts are ints, and rank 0 writes each piece as it comes. */
+#define PIECE ((size_t)1 << 20)
+
+int ghm_ranks_gather_text(const char *text, size_t len, FILE *out)
+{
+    if (!joined || size == 1)
+        return 0;
+    if (rank > 0) {
+        unsigned long long n = len;
+        MPI_Send(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, 1, MPI_COMM_WORLD);
+        for (size_t at = 0; at < len; at += PIECE)
+            MPI_Send(text + at, (int)(len - at < PIECE ? len - at : PIECE), MPI_CHAR, 0, 2,
+                     MPI_COMM_WORLD);
+        return 0;
+    }
+    static char piece[PIECE];
+    int ret = 0;
+    for (int r = 1; r < size; r++) {
+        unsigned long long n = 0;
+        MPI_Recv(&n, 1, MPI_UNSIGNED_LONG_LONG, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (size_t at = 0; at < n; at += PIECE) { /* every piece is received, even after an error */
+            size_t k = n - at < PIECE ? (size_t)(n - at) : PIECE;
+            MPI_Recv(piece, (int)k, MPI_CHAR, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (ret == 0 && out && fwrite(piece, 1, k, out) != k)
+                ret = -1;
+        }
+    }
+    return !out || fflush(out) == 0 ? ret : -1;
+}
+
+void ghm_ranks_gather_doubles(const double *mine, int n, double *all)
+{
+    if (!joined || size == 1) {
+        for (int i = 0; all && i < n; i++)
+            all[i] = mine[i];
+        return;
+    }
+    MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+#else /* a build without MPI: one rank */
+
+void ghm_ranks_init(int *argc, char ***argv) { (void)argc, (void)argv; }
+void ghm_ranks_finalize(void) {}
+int ghm_ranks_agree(int status)
+{
+    return status == GHM_EXIT_SKIPPED ? GHM_EXIT_NOT_FOUND : status;
+}
+int ghm_ranks_gather_text(const char *text, size_t len, FILE *out)
+{
+    (void)text, (void)len, (void)out;
+    return 0;
+}
+void ghm_ranks_gather_doubles(const double *mine, int n, double *all)
+{
+    for (int i = 0; all && i < n; i++)
+        all[i] = mine[i];
+}
+static const int size = 1, rank = 0, local_rank = 0;
+
+#endif
+
+int ghm_ranks_size(void) { return size; }
+int ghm_ranks_built_in(void) { return GHM_HAVE_MPI; }
+int ghm_ranks_rank(void) { return rank; }
+int ghm_ranks_local_rank(void) { return local_rank; }
