@@ -232,6 +232,15 @@ static int judge(int ret, size_t bad, size_t n, const char *who, const char *wha
 
 static double rate(size_t n, double seconds) { return seconds > 0 ? n / seconds * 1e-9 : 0.0; }
 
+/* Keeps the best of each rate: *best and the rates of one run's three timed calls. */
+static void keep_best(Rates *best, size_t n, double t_build, double t_find, double t_absent)
+{
+    Rates now = {rate(n, t_build), rate(n, t_find), rate(n, t_absent)};
+    best->build = now.build > best->build ? now.build : best->build;
+    best->find = now.find > best->find ? now.find : best->find;
+    best->absent = now.absent > best->absent ? now.absent : best->absent;
+}
+
 /* The one map: build, find present, find absent; the best of b->reps. */
 static int run_one_map(Bench *b, Rates *r)
 {
@@ -255,10 +264,7 @@ static int run_one_map(Bench *b, Rates *r)
         if (ret == GHM_OK && rep == 0)
             ret = judge(ret, wrong_answers(b, b->ctx[0], b->all_out, b->n, 0, 0), b->n,
                         "the one map", "absent");
-        Rates now = {rate(b->n, t1 - t0), rate(b->n, t2 - t1), rate(b->n, t4 - t3)};
-        r->build = now.build > r->build ? now.build : r->build;
-        r->find = now.find > r->find ? now.find : r->find;
-        r->absent = now.absent > r->absent ? now.absent : r->absent;
+        keep_best(r, b->n, t1 - t0, t2 - t1, t4 - t3);
     }
     ghm_map_free(&m);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the one map", ret) : GHM_OK;
@@ -296,10 +302,7 @@ static int run_dist_map(Bench *b, Rates *r)
         double t4 = ghm_now();
         if (ret == GHM_OK && rep == 0)
             ret = judge(ret, wrong_in_shards(b, 0), b->n, "the split map", "absent");
-        Rates now = {rate(b->n, t1 - t0), rate(b->n, t2 - t1), rate(b->n, t4 - t3)};
-        r->build = now.build > r->build ? now.build : r->build;
-        r->find = now.find > r->find ? now.find : r->find;
-        r->absent = now.absent > r->absent ? now.absent : r->absent;
+        keep_best(r, b->n, t1 - t0, t2 - t1, t4 - t3);
     }
     ghm_dist_map_free(&dm);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the split map", ret) : GHM_OK;

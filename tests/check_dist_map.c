@@ -113,9 +113,7 @@ static GhmContext *context_on(GhmBackendKind backend, int device, int threads)
     opt.backend = backend;
     opt.device = device;
     opt.threads = threads;
-    GhmContext *ctx = NULL;
-    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
-    return ctx;
+    return ghm_test_context_opt(opt);
 }
 
 START_TEST(test_cpu_parts_match_one_map)

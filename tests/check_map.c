@@ -31,9 +31,7 @@ static GhmContext *context_with_threads(int threads, uint64_t seed)
     opt.backend = GHM_BACKEND_CPU;
     opt.threads = threads;
     opt.seed = seed;
-    GhmContext *ctx = NULL;
-    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
-    return ctx;
+    return ghm_test_context_opt(opt);
 }
 
 static GhmMapOptions options(GhmMapLayout layout, double load, int hash_functions)

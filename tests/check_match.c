@@ -15,10 +15,7 @@ static GhmContext *context_with(GhmBackendKind backend, int threads, uint64_t se
     opt.backend = backend;
     opt.threads = threads;
     opt.seed = seed;
-    GhmContext *ctx = NULL;
-    int ret = ghm_context_create(&opt, &ctx);
-    ck_assert_msg(ret == GHM_OK, "context: %s", ghm_strerror(ret));
-    return ctx;
+    return ghm_test_context_opt(opt);
 }
 
 /* Everything a result says about the match, timings aside. */

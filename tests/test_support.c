@@ -56,14 +56,19 @@ int ghm_test_have_cuda(void)
     return cached;
 }
 
-GhmContext *ghm_test_context(GhmBackendKind backend)
+GhmContext *ghm_test_context_opt(GhmContextOptions opt)
 {
-    GhmContextOptions opt = ghm_context_defaults();
-    opt.backend = backend;
     GhmContext *ctx = NULL;
     int ret = ghm_context_create(&opt, &ctx);
     ck_assert_msg(ret == GHM_OK, "context: %s", ghm_strerror(ret));
     return ctx;
+}
+
+GhmContext *ghm_test_context(GhmBackendKind backend)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = backend;
+    return ghm_test_context_opt(opt);
 }
 
 int ghm_test_main(Suite *suite)

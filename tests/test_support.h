@@ -65,6 +65,8 @@ static inline int cmp_u32(const void *a, const void *b)
 
 /* Creates a context on the given backend with seed 1, failing the test if that is impossible. */
 GhmContext *ghm_test_context(GhmBackendKind backend);
+/* The same with every option given. */
+GhmContext *ghm_test_context_opt(GhmContextOptions opt);
 
 /* A scratch folder for the tests of a TCase (its checked fixture: make in setup, remove in
  * teardown), under /tmp with a unique name. ghm_test_tmpdir() is the folder, ghm_test_tmp()
