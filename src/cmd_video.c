@@ -112,6 +112,8 @@ void ghm_video_cli_help(FILE *f)
           "              every device there is), each with its own copy of the reference\n"
           "              tables and, by default, 4 workers; the output is that of one\n"
           "              device, byte for byte apart from timings\n"
+          "  Under mpirun -n R (a build with MPI) the selected frames of a video file are\n"
+          "  split in R ranges, one per process (machines included); rank 0 prints them all.\n"
           "  Without --swap the matrix maps FRAME pixels into REFERENCE, whose tables are built\n"
           "  once. Output: one line per frame (JSON Lines with --json: the image fields plus\n"
           "  \"frame\" and \"pts\"); the summary ends the text output (with --json it goes to\n"
