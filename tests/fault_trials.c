@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fault_trials.h"
+#include "ghm_dist_map.h"
 #include "ghm_dynmap.h"
 #include "ghm_image.h"
 #include "ghm_index.h"
@@ -96,6 +97,90 @@ static void map_teardown(void *p)
 {
     MapState *s = p;
     ghm_map_free(&s->map);
+    free(s);
+}
+
+/* --- split map: two parts (fault_ctx and a second context like it), rebuilt from content A to
+ * content B from uneven shards, then B's keys found ------------------------------------------ */
+
+typedef struct DistState {
+    GhmContext *other;
+    GhmDistMap *dm;
+    uint32_t ka[NA], va[NA], kb[NB], vb[NB], rb[NB];
+} DistState;
+
+static void *dist_setup(void)
+{
+    DistState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    GhmContextOptions o = ghm_context_defaults();
+    o.backend = ghm_context_backend(fault_ctx);
+    o.threads = ghm_context_threads(fault_ctx);
+    o.device = ghm_context_device(fault_ctx) < 0 ? 0 : ghm_context_device(fault_ctx);
+    s->other = ghm_test_context_opt(o);
+    GhmContext *ctx[2] = {fault_ctx, s->other};
+    GhmMapOptions mo = ghm_map_defaults();
+    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &s->dm), GHM_OK);
+    keys_of(s->ka, NA, 1);
+    keys_of(s->kb, NB, 100000001u);
+    for (size_t i = 0; i < NA; i++)
+        s->va[i] = (uint32_t)i;
+    for (size_t i = 0; i < NB; i++)
+        s->vb[i] = (uint32_t)(3 * i + 1);
+    const uint32_t *k[2] = {s->ka, s->ka + NA / 3}, *v[2] = {s->va, s->va + NA / 3};
+    size_t n[2] = {NA / 3, NA - NA / 3};
+    ck_assert_int_eq(ghm_dist_map_build(s->dm, k, v, n), GHM_OK);
+    return s;
+}
+
+static int dist_run(void *p)
+{
+    DistState *s = p;
+    memset(s->rb, 0, sizeof s->rb);
+    const uint32_t *k[2] = {s->kb, s->kb + NB / 4}, *v[2] = {s->vb, s->vb + NB / 4};
+    size_t n[2] = {NB / 4, NB - NB / 4};
+    uint32_t *o[2] = {s->rb, s->rb + NB / 4};
+    int ret = ghm_dist_map_build(s->dm, k, v, n);
+    return ret < 0 ? ret : ghm_dist_map_find(s->dm, k, n, o);
+}
+
+/* Content B (1), A (0) or nothing (-1) answered for A's and B's keys; fails on a mixture. */
+static int dist_content(DistState *s)
+{
+    uint32_t ra[NA], rb[NB];
+    const uint32_t *qa[2] = {s->ka, NULL}, *qb[2] = {s->kb, NULL};
+    size_t na[2] = {NA, 0}, nb[2] = {NB, 0};
+    uint32_t *oa[2] = {ra, NULL}, *ob[2] = {rb, NULL};
+    ck_assert_int_eq(ghm_dist_map_find(s->dm, qa, na, oa), GHM_OK);
+    ck_assert_int_eq(ghm_dist_map_find(s->dm, qb, nb, ob), GHM_OK);
+    int a = 1, b = 1, none = 1;
+    for (size_t i = 0; i < NA; i++)
+        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
+    for (size_t i = 0; i < NB; i++)
+        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == s->vb[i], none &= rb[i] == GHM_NOT_FOUND;
+    ck_assert_msg(a || b || none, "the split map answers neither its old content, the new one "
+                                  "nor empty");
+    return b ? 1 : a ? 0 : -1;
+}
+
+static void dist_check(void *p, int ret)
+{
+    DistState *s = p;
+    int content = dist_content(s);
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(dist_run(s), GHM_OK); /* the same call without the fault */
+        content = dist_content(s);
+    }
+    ck_assert_int_eq(content, 1);
+    CHECK_EACH(NB, s->rb[i] == s->vb[i]);
+}
+
+static void dist_teardown(void *p)
+{
+    DistState *s = p;
+    ghm_dist_map_free(&s->dm);
+    ghm_context_free(&s->other);
     free(s);
 }
 
@@ -512,6 +597,7 @@ static void voxel_teardown(void *p)
 
 const FaultTrial fault_map_trial = {map_setup, map_run, map_check, map_teardown};
 const FaultTrial fault_multi_trial = {multi_setup, multi_run, multi_check, multi_teardown};
+const FaultTrial fault_dist_trial = {dist_setup, dist_run, dist_check, dist_teardown};
 const FaultTrial fault_set_trial = {set_setup, set_run, set_check, set_teardown};
 const FaultTrial fault_index_trial = {index_setup, index_run, index_check, index_teardown};
 const FaultTrial fault_dynmap_trial = {dyn_setup, dyn_run, dyn_check, dyn_teardown};
