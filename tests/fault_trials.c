@@ -65,19 +65,25 @@ static int map_run(void *p)
     return ret < 0 ? ret : ghm_map_find(s->map, s->kb, NB, s->rb);
 }
 
-/* Content B (1), A (0) or nothing (-1) answered for A's and B's keys; fails on a mixture. */
+/* Which content a map's answers for A's keys (ra; A maps key i to i) and B's keys (rb; B's
+ * values vb) show: B (1), A (0) or nothing (-1); fails on a mixture. */
+static int content_of(const uint32_t *ra, const uint32_t *rb, const uint32_t *vb)
+{
+    int a = 1, b = 1, none = 1;
+    for (size_t i = 0; i < NA; i++)
+        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
+    for (size_t i = 0; i < NB; i++)
+        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == vb[i], none &= rb[i] == GHM_NOT_FOUND;
+    ck_assert_msg(a || b || none, "the map answers neither its old content, the new one nor empty");
+    return b ? 1 : a ? 0 : -1;
+}
+
 static int map_content(MapState *s)
 {
     uint32_t ra[NA], rb[NB];
     ck_assert_int_eq(ghm_map_find(s->map, s->ka, NA, ra), GHM_OK);
     ck_assert_int_eq(ghm_map_find(s->map, s->kb, NB, rb), GHM_OK);
-    int a = 1, b = 1, none = 1;
-    for (size_t i = 0; i < NA; i++)
-        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
-    for (size_t i = 0; i < NB; i++)
-        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == s->vb[i], none &= rb[i] == GHM_NOT_FOUND;
-    ck_assert_msg(a || b || none, "the map answers neither its old content, the new one nor empty");
-    return b ? 1 : a ? 0 : -1;
+    return content_of(ra, rb, s->vb);
 }
 
 static void map_check(void *p, int ret)
@@ -144,7 +150,6 @@ static int dist_run(void *p)
     return ret < 0 ? ret : ghm_dist_map_find(s->dm, k, n, o);
 }
 
-/* Content B (1), A (0) or nothing (-1) answered for A's and B's keys; fails on a mixture. */
 static int dist_content(DistState *s)
 {
     uint32_t ra[NA], rb[NB];
@@ -153,14 +158,7 @@ static int dist_content(DistState *s)
     uint32_t *oa[2] = {ra, NULL}, *ob[2] = {rb, NULL};
     ck_assert_int_eq(ghm_dist_map_find(s->dm, qa, na, oa), GHM_OK);
     ck_assert_int_eq(ghm_dist_map_find(s->dm, qb, nb, ob), GHM_OK);
-    int a = 1, b = 1, none = 1;
-    for (size_t i = 0; i < NA; i++)
-        a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
-    for (size_t i = 0; i < NB; i++)
-        a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == s->vb[i], none &= rb[i] == GHM_NOT_FOUND;
-    ck_assert_msg(a || b || none, "the split map answers neither its old content, the new one "
-                                  "nor empty");
-    return b ? 1 : a ? 0 : -1;
+    return content_of(ra, rb, s->vb);
 }
 
 static void dist_check(void *p, int ret)
