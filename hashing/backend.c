@@ -216,6 +216,13 @@ GhmBackendKind ghm_context_backend(const GhmContext *ctx) { return ctx->backend-
 const char *ghm_context_backend_name(const GhmContext *ctx) { return ctx->backend->name; }
 uint64_t ghm_context_seed(const GhmContext *ctx) { return ctx->seed; }
 int ghm_context_threads(const GhmContext *ctx) { return ctx->threads; }
+GhmContextOptions ghm_context_options(const GhmContext *ctx)
+{
+    GhmContextOptions opt = {.backend = ctx->backend->kind, .threads = ctx->threads,
+                             .seed = ctx->seed, .verbose = ctx->verbose, .device = ctx->device};
+    return opt;
+}
+
 int ghm_context_device(const GhmContext *ctx)
 {
     return ctx->backend->kind == GHM_BACKEND_CUDA ? ctx->device : -1;

@@ -79,6 +79,8 @@ static int for_each_part(Call *call, Step step);
 /* for_each_part, timed into call->timings under name (logged with --verbose 2). */
 static int timed(Call *call, Step step, const char *name)
 {
+    if (ghm_context_verbose(call->m->ctx[0]) < 2)
+        return for_each_part(call, step);
     double t0 = ghm_now();
     int ret = for_each_part(call, step);
     size_t used = strlen(call->timings);

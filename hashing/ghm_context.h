@@ -89,6 +89,10 @@ GHM_API int ghm_cuda_available(void);
 /* The number of CUDA devices (0 when ghm_cuda_available() is false). */
 GHM_API int ghm_cuda_device_count(void);
 
+/* The options ctx runs with: its backend (AUTO resolved), threads, seed, verbose level and
+ * device; a context made from them works the same way (a worker's, another device's). */
+GHM_API GhmContextOptions ghm_context_options(const GhmContext *ctx);
+
 /* The CUDA device ordinal of a CUDA context; -1 on the CPU backend. */
 GHM_API int ghm_context_device(const GhmContext *ctx);
 

@@ -134,9 +134,7 @@ static int make_contexts(Bench *b, const DistArgs *a, GhmContext *first)
 {
     b->ctx[0] = first;
     for (int p = 1; p < b->parts; p++) {
-        GhmContextOptions co = ghm_context_defaults();
-        co.backend = ghm_context_backend(first);
-        co.seed = ghm_context_seed(first);
+        GhmContextOptions co = ghm_context_options(first);
         co.threads = a->common.threads;
         co.device = ghm_context_backend(first) == GHM_BACKEND_CUDA ? p % b->gpus : 0;
         int ret = ghm_context_create(&co, &b->ctx[p]);

@@ -119,11 +119,7 @@ static void *dist_setup(void)
 {
     DistState *s = calloc(1, sizeof *s);
     ck_assert_ptr_nonnull(s);
-    GhmContextOptions o = ghm_context_defaults();
-    o.backend = ghm_context_backend(fault_ctx);
-    o.threads = ghm_context_threads(fault_ctx);
-    o.device = ghm_context_device(fault_ctx) < 0 ? 0 : ghm_context_device(fault_ctx);
-    s->other = ghm_test_context_opt(o);
+    s->other = ghm_test_context_opt(ghm_context_options(fault_ctx));
     GhmContext *ctx[2] = {fault_ctx, s->other};
     GhmMapOptions mo = ghm_map_defaults();
     ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &s->dm), GHM_OK);

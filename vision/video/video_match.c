@@ -120,10 +120,7 @@ static void match_item(const GhmVideoMatch *vm, GhmContext *ctx, GhmMatcher *mat
 static int worker_context(Worker *w)
 {
     const GhmVideoMatch *vm = w->vm;
-    GhmContextOptions co = ghm_context_defaults();
-    co.backend = ghm_context_backend(vm->ctx);
-    co.seed = ghm_context_seed(vm->ctx);
-    co.verbose = ghm_context_verbose(vm->ctx);
+    GhmContextOptions co = ghm_context_options(vm->ctx);
     co.threads = ghm_context_threads(vm->ctx) / vm->jobs;
     if (co.threads < 1)
         co.threads = 1;
