@@ -20,19 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ghm_backend_internal.h"
+#include "dist_map_internal.h"
 #include "hash_family.h"
 #include "log_internal.h"
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
-
-struct GhmDistMap {
-    int parts;
-    GhmContext *ctx[MAX_PARTS];
-    GhmMap *map[MAX_PARTS];
-    const GhmDistOps *ops;
-    GhmiDistConsts c;
-};
 
 /* Who sends how many keys to whom: shard p sends count[p][q] keys to part q, from start[p][q]
  * in its send arrays to offset[p][q] in part q's receive arrays; part q receives received[q]. */
@@ -160,6 +152,8 @@ void ghm_dist_map_free(GhmDistMap **m)
 {
     if (!m || !*m)
         return;
+    if ((*m)->ranked)
+        ghmi_dist_ranked_free(*m);
     for (int p = 0; p < (*m)->parts; p++)
         ghm_map_free(&(*m)->map[p]);
     free(*m);
@@ -184,9 +178,8 @@ size_t ghm_dist_map_size(const GhmDistMap *m)
 
 /* ------------------------------------------------------------------------- the steps */
 
-/* a shard array in ctx's backend memory: src itself, or a copy the call owns */
-static int shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uint32_t **dev,
-                       void **owned)
+int ghmi_dist_shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uint32_t **dev,
+                          void **owned)
 {
     *dev = src;
     *owned = NULL;
@@ -202,10 +195,11 @@ static int shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uin
 static int step_inputs(Call *call, int p)
 {
     GhmContext *ctx = call->m->ctx[p];
-    int ret = shard_input(ctx, call->keys[p], call->n[p], &call->keys[p], &call->owned[p][0]);
+    int ret = ghmi_dist_shard_input(ctx, call->keys[p], call->n[p], &call->keys[p],
+                                    &call->owned[p][0]);
     if (ret == GHM_OK)
-        ret = shard_input(ctx, call->values[p], call->n[p], &call->values[p],
-                          &call->owned[p][1]);
+        ret = ghmi_dist_shard_input(ctx, call->values[p], call->n[p], &call->values[p],
+                                    &call->owned[p][1]);
     return ret;
 }
 
@@ -235,7 +229,7 @@ static void make_plan(Plan *pl, int parts)
     }
 }
 
-static int alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out)
+int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out)
 {
     *out = NULL;
     return n ? m->ops->alloc(ctx, n * 4, (void **)out) : GHM_OK;
@@ -249,17 +243,17 @@ static int step_alloc(Call *call, int p)
     GhmContext *ctx = m->ctx[p];
     size_t n = call->n[p], r = call->plan->received[p];
     int find = call->out != NULL;
-    int ret = alloc_u32(m, ctx, n, &call->send_keys[p]);
+    int ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
     if (ret == GHM_OK)
-        ret = alloc_u32(m, ctx, n, find ? &call->perm[p] : &call->send_values[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, n, find ? &call->perm[p] : &call->send_values[p]);
     if (ret == GHM_OK && find)
-        ret = alloc_u32(m, ctx, n, &call->back[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->back[p]);
     if (ret == GHM_OK)
-        ret = alloc_u32(m, ctx, r, &call->recv_keys[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, r, &call->recv_keys[p]);
     if (ret == GHM_OK)
-        ret = alloc_u32(m, ctx, r, find ? &call->recv_out[p] : &call->recv_values[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, r, find ? &call->recv_out[p] : &call->recv_values[p]);
     if (ret == GHM_OK && find && !ghm_buffer_in_place(ctx, call->out[p]))
-        ret = alloc_u32(m, ctx, n, &call->answers[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->answers[p]);
     return ret;
 }
 
@@ -410,6 +404,8 @@ int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
 {
     if (!m || !keys || !values || !n)
         return GHM_ERR_INVALID;
+    if (m->ranked)
+        return ghmi_dist_ranked_build(m, keys[0], values[0], n[0]);
     Call call;
     int ret = begin_call(&call, m, keys, values, n, NULL);
     if (ret < 0) { /* nothing started: the map is unchanged */
@@ -430,6 +426,8 @@ int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const si
 {
     if (!m || !keys || !n || !out)
         return GHM_ERR_INVALID;
+    if (m->ranked)
+        return ghmi_dist_ranked_find(m, keys[0], n[0], out[0]);
     Call call;
     int ret = begin_call(&call, (GhmDistMap *)m, keys, NULL, n, out);
     if (ret < 0) {

@@ -113,4 +113,4 @@ static int cpu_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const v
 
 /* calloc's pages come zeroed by the kernel, untouched until written: no pass to save */
 const GhmDistOps ghm_cpu_dist_ops = {cpu_count, cpu_split, cpu_unsplit, cpu_copy,
-                                     ghm_buffer_alloc, NULL};
+                                     ghm_buffer_alloc, NULL, NULL, NULL, NULL};

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_dist_map.h"
 #include "ghm_dynmap.h"
 #include "ghm_map.h"
 
@@ -120,6 +121,15 @@ typedef struct GhmDistOps {
     /* Prepares the contexts of one map to copy between one another (CUDA: peer access), before
      * any bulk call, on one thread; NULL: nothing to prepare. */
     void (*connect)(GhmContext *const *ctx, int parts);
+    /* A ranked map's device channel between processes (CUDA with NCCL: a communicator of the
+     * ranks, its id sent by ranks->broadcast); every rank calls it. *link is freed by
+     * rank_unlink. NULL ops: the data goes through host memory (dist_map_ranks.c). */
+    int (*rank_link)(GhmContext *ctx, const GhmDistRanks *ranks, void **link);
+    void (*rank_unlink)(GhmContext *ctx, void *link);
+    /* The all-to-all of GhmDistRanks.all_to_all_v on ctx's memory, ordered on its stream. */
+    int (*rank_exchange)(GhmContext *ctx, void *link, int ranks, const uint32_t *send,
+                         const size_t *send_n, const size_t *send_at, uint32_t *recv,
+                         const size_t *recv_n, const size_t *recv_at);
 } GhmDistOps;
 
 typedef struct GhmBackend {

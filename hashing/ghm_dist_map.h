@@ -25,7 +25,8 @@
  *
  * Where this departs from WarpDrive: in one process the exchange is CUDA's peer copies (NVLink
  * or PCIe, chosen by the driver), which is what an all-to-all between the GPUs of one process
- * comes down to; several processes (MPI ranks) would need NCCL, not built here.
+ * comes down to. Over several processes (ghm_dist_map_create_ranked below) device data goes
+ * through NCCL's send and receive where the library was built with it.
  *
  * Contexts: all of one backend (CUDA contexts on any devices, the same device more than once
  * included; or CPU contexts, which give the same answers), distinct, outliving the map. Arrays:
@@ -74,6 +75,45 @@ GHM_API size_t ghm_dist_map_part_size(const GhmDistMap *m, int p);
 
 /* Frees the map (not the contexts) and sets *m to NULL; accepts NULL and a pointer to NULL. */
 GHM_API void ghm_dist_map_free(GhmDistMap **m);
+
+/* ---------------------------------------------------------------- over several processes
+ *
+ * A map whose parts live in different processes (the ranks of an MPI job, one context each):
+ * rank r holds part r. Every rank creates it with its own context and the same ranks, and every
+ * rank makes each call (create, build, find, free) as with MPI's collectives, passing arrays of
+ * one entry: its own shard, in its own context's memory (or host memory). An error on one rank
+ * is every rank's: all return the lowest rank's error, and a failed build leaves every part
+ * empty. ghm_dist_map_size and ghm_dist_map_part_size(m, 0) answer for this rank's part alone.
+ *
+ * The library links no MPI: the caller gives it the host messages (geohash-match gives MPI's,
+ * src/ranks.c). Device data goes through NCCL where the library was built with it (GEOHASH_NCCL)
+ * and the contexts are CUDA on distinct GPUs, else through host memory and all_to_all_v; the
+ * CPU backend's arrays go through all_to_all_v as they are. */
+typedef struct GhmDistRanks {
+    int rank, ranks; /* this process, and how many take part (1 .. GHM_DIST_MAP_MAX_PARTS) */
+    void *user;      /* given back to each function */
+    /* Every rank sends send[q] to rank q and receives rank q's word in recv[q]. 0, or < 0. */
+    int (*all_to_all)(void *user, const uint64_t *send, uint64_t *recv);
+    /* Every rank sends the words send[send_at[q] .. + send_n[q]) to rank q and receives rank
+     * q's at recv[recv_at[q] ..] (recv_n[q] words, as rank q says); host memory. 0, or < 0 on
+     * every rank alike. */
+    int (*all_to_all_v)(void *user, const uint32_t *send, const size_t *send_n,
+                        const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                        const size_t *recv_at);
+    /* Rank root's bytes at buf to every rank's buf. 0, or < 0. */
+    int (*broadcast)(void *user, void *buf, size_t bytes, int root);
+} GhmDistRanks;
+
+/* This rank's part of a map over ranks->ranks processes, in ctx (its own context; on CUDA one
+ * GPU per rank lets NCCL carry the data, ranks sharing a GPU go through host memory).
+ * GHM_ERR_INVALID for NULL arguments, a rank out of range or a missing function; else as
+ * ghm_dist_map_create, agreed by every rank. ranks is copied; its user pointer must outlive the
+ * map. */
+GHM_API int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,
+                                       const GhmMapOptions *opt, GhmDistMap **out);
+
+/* 1 when a ranked map's device data goes through NCCL, else 0. */
+GHM_API int ghm_dist_map_uses_nccl(const GhmDistMap *m);
 
 #ifdef __cplusplus
 }

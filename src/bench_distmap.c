@@ -5,6 +5,10 @@
  * stored (absent), in G keys/s, best of --reps. The shards start in their contexts' memory
  * (uploaded outside the clock), as WarpDrive measures; the one map gets all keys in its own.
  * Every answer of the first rep is checked (a benchmark that answers wrong measures nothing).
+ *
+ * Under mpirun every rank is one part on its own GPU (its local rank's) or CPU context, the map
+ * is ghm_dist_map_create_ranked's (NCCL between the GPUs where built), rank 0 alone measures the
+ * one map, and each call's time is the slowest rank's, the ranks starting it together.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "ghm_dist_map.h"
 #include "hash_family.h"
 #include "json_out.h"
+#include "ranks.h"
 
 enum { OPT_LOG2 = GHM_OPT_FIRST_COMMAND, OPT_GPUS, OPT_PARTS, OPT_LOAD, OPT_REPS, OPT_QUICK,
        OPT_JSON_OUT };
@@ -35,6 +40,7 @@ static const struct option long_options[] = {
 typedef struct DistArgs {
     GhmCommonOptions common;
     long log2, gpus, parts, reps; /* 0: the default; gpus -1: all */
+    int gpus_given;
     double load;
     int quick;
     const char *json_out;
@@ -46,8 +52,12 @@ typedef struct Rates {
 } Rates;
 
 typedef struct Bench {
-    int parts, gpus, reps;
+    int parts, gpus, reps; /* parts: in this process */
+    int ranks, rank;       /* MPI ranks: every rank one part; else 1 and 0 */
+    int own_ctx0;          /* ctx[0] is this rank's own, not the command's first context */
+    GhmDistRanks dr;
     size_t n;
+    size_t first[MAX_P];   /* where each shard starts among the n keys */
     GhmMapOptions mo;
     GhmContext *ctx[MAX_P];
     uint32_t *keys[MAX_P], *values[MAX_P], *absent[MAX_P], *out[MAX_P]; /* shards */
@@ -69,7 +79,10 @@ static void print_help(void)
            "  --reps N           runs per measurement, the best is kept (default 3)\n"
            "  --quick            2^14 keys, one run (a smoke test)\n"
            "  --json-out FILE    also write the measurements as JSON\n"
-           "  --backend, --threads, --seed as everywhere\n",
+           "  --backend, --threads, --seed as everywhere\n\n"
+           "Under mpirun (a build with MPI) every rank is one part, on the GPU of its local\n"
+           "rank (NCCL carries the keys where the library was built with it), and rank 0\n"
+           "alone measures the one map: mpirun -n 2 geohash-match bench distmap --log2 28\n",
            MAX_P);
 }
 
@@ -79,6 +92,7 @@ static int parse_option(DistArgs *a, int id, const char *arg)
     case OPT_LOG2:
         return ghm_cli_parse_long("--log2", arg, 4, 30, &a->log2);
     case OPT_GPUS:
+        a->gpus_given = 1;
         if (strcmp(arg, "all") == 0) {
             a->gpus = -1;
             return 0;
@@ -133,6 +147,19 @@ static uint32_t key_of(size_t i) { return ghmi_hash_mix((uint32_t)i, 0x2545F491u
 static int make_contexts(Bench *b, const DistArgs *a, GhmContext *first)
 {
     b->ctx[0] = first;
+    if (b->ranks > 1 && ghm_context_backend(first) == GHM_BACKEND_CUDA &&
+        ghm_ranks_local_rank() % b->gpus != 0) { /* this rank's GPU */
+        GhmContextOptions co = ghm_context_options(first);
+        co.device = ghm_ranks_local_rank() % b->gpus;
+        int ret = ghm_context_create(&co, &b->ctx[0]);
+        if (ret < 0) {
+            b->ctx[0] = first;
+            return fail("creating a context", ret);
+        }
+        b->own_ctx0 = 1;
+    }
+    if (b->ranks > 1)
+        return GHM_OK;
     for (int p = 1; p < b->parts; p++) {
         GhmContextOptions co = ghm_context_options(first);
         co.threads = a->common.threads;
@@ -157,11 +184,9 @@ static int upload_all(Bench *b, size_t from, int values, uint32_t **shard, uint3
 {
     for (size_t i = 0; i < b->n; i++)
         b->host[i] = values ? (uint32_t)i : key_of(from + i);
-    int ret = upload_u32(b->ctx[0], b->n, 0, b->host, all);
-    for (int p = 0; p < b->parts && ret == GHM_OK; p++) {
-        size_t first = b->n * (size_t)p / (size_t)b->parts;
-        ret = upload_u32(b->ctx[p], b->len[p], first, b->host, &shard[p]);
-    }
+    int ret = b->rank == 0 ? upload_u32(b->ctx[0], b->n, 0, b->host, all) : GHM_OK;
+    for (int p = 0; p < b->parts && ret == GHM_OK; p++)
+        ret = upload_u32(b->ctx[p], b->len[p], b->first[p], b->host, &shard[p]);
     return ret;
 }
 
@@ -170,14 +195,19 @@ static int bench_alloc(Bench *b)
     b->host = malloc(b->n * 4);
     if (!b->host)
         return fail("allocating host memory", GHM_ERR_NOMEM);
-    for (int p = 0; p < b->parts; p++)
-        b->len[p] = b->n * (size_t)(p + 1) / (size_t)b->parts - b->n * (size_t)p / (size_t)b->parts;
+    /* shard p of all the parts (ranks x parts in this process) */
+    size_t all = (size_t)b->parts * (size_t)b->ranks;
+    for (int p = 0; p < b->parts; p++) {
+        size_t k = (size_t)b->rank * (size_t)b->parts + (size_t)p;
+        b->first[p] = b->n * k / all;
+        b->len[p] = b->n * (k + 1) / all - b->first[p];
+    }
     int ret = upload_all(b, 0, 0, b->keys, &b->all_keys);
     if (ret == GHM_OK)
         ret = upload_all(b, 0, 1, b->values, &b->all_values);
     if (ret == GHM_OK)
         ret = upload_all(b, b->n, 0, b->absent, &b->all_absent);
-    if (ret == GHM_OK)
+    if (ret == GHM_OK && b->rank == 0)
         ret = ghm_buffer_alloc(b->ctx[0], b->n * 4, (void **)&b->all_out);
     for (int p = 0; p < b->parts && ret == GHM_OK; p++)
         ret = ghm_buffer_alloc(b->ctx[p], (b->len[p] ? b->len[p] : 1) * 4, (void **)&b->out[p]);
@@ -201,6 +231,8 @@ static void bench_free(Bench *b)
     free(b->host);
     for (int p = 1; p < b->parts; p++)
         ghm_context_free(&b->ctx[p]);
+    if (b->own_ctx0)
+        ghm_context_free(&b->ctx[0]);
 }
 
 /* Counts wrong answers in out (ctx's memory, n entries, starting at key index first): the
@@ -272,36 +304,73 @@ static size_t wrong_in_shards(Bench *b, int present)
 {
     size_t bad = 0;
     for (int p = 0; p < b->parts; p++)
-        bad += wrong_answers(b, b->ctx[p], b->out[p], b->len[p],
-                             b->n * (size_t)p / (size_t)b->parts, present);
+        bad += wrong_answers(b, b->ctx[p], b->out[p], b->len[p], b->first[p], present);
     return bad;
+}
+
+/* Under MPI: the slowest rank's time for one call (on rank 0; the others keep their own). */
+static double slowest(const Bench *b, double t)
+{
+    double all[MAX_P];
+    if (b->ranks == 1)
+        return t;
+    ghm_ranks_gather_doubles(&t, 1, all);
+    for (int r = 0; b->rank == 0 && r < b->ranks; r++)
+        t = all[r] > t ? all[r] : t;
+    return t;
+}
+
+/* Under MPI a rank's failure (its error line printed there) is every rank's. */
+static int all_ranks(const Bench *b, int ret)
+{
+    if (b->ranks == 1)
+        return ret;
+    int st = ghm_ranks_agree(ret == GHM_OK ? GHM_EXIT_FOUND : GHM_EXIT_ERROR);
+    return st != GHM_EXIT_ERROR ? GHM_OK : ret != GHM_OK ? ret : WRONG_ANSWERS;
+}
+
+/* One timed call of the split map, every rank starting it together. */
+#define TIMED(b, t, call)                                                                     \
+    do {                                                                                      \
+        ghm_ranks_barrier();                                                                  \
+        double t0_ = ghm_now();                                                               \
+        ret = (call);                                                                         \
+        t = slowest(b, ghm_now() - t0_);                                                      \
+    } while (0)
+
+static int create_dist_map(Bench *b, GhmDistMap **dm)
+{
+    if (b->ranks > 1)
+        return ghm_dist_map_create_ranked(b->ctx[0], &b->dr, &b->mo, dm);
+    return ghm_dist_map_create(b->ctx, b->parts, &b->mo, dm);
 }
 
 static int run_dist_map(Bench *b, Rates *r)
 {
     GhmDistMap *dm = NULL;
-    int ret = ghm_dist_map_create(b->ctx, b->parts, &b->mo, &dm);
+    int ret = create_dist_map(b, &dm);
     const uint32_t *const *keys = (const uint32_t *const *)b->keys;
     const uint32_t *const *values = (const uint32_t *const *)b->values;
     const uint32_t *const *absent = (const uint32_t *const *)b->absent;
     *r = (Rates){0};
     for (int rep = 0; rep < b->reps && ret == GHM_OK; rep++) {
-        double t0 = ghm_now();
-        ret = ghm_dist_map_build(dm, keys, values, b->len);
-        double t1 = ghm_now();
+        double t_build = 0, t_find = 0, t_absent = 0;
+        TIMED(b, t_build, ghm_dist_map_build(dm, keys, values, b->len));
         if (ret == GHM_OK)
-            ret = ghm_dist_map_find(dm, keys, b->len, b->out);
-        double t2 = ghm_now();
+            TIMED(b, t_find, ghm_dist_map_find(dm, keys, b->len, b->out));
         if (ret == GHM_OK && rep == 0)
-            ret = judge(ret, wrong_in_shards(b, 1), b->n, "the split map", "present");
-        double t3 = ghm_now();
+            ret = all_ranks(b, judge(ret, wrong_in_shards(b, 1), b->n, "the split map",
+                                     "present"));
         if (ret == GHM_OK)
-            ret = ghm_dist_map_find(dm, absent, b->len, b->out);
-        double t4 = ghm_now();
+            TIMED(b, t_absent, ghm_dist_map_find(dm, absent, b->len, b->out));
         if (ret == GHM_OK && rep == 0)
-            ret = judge(ret, wrong_in_shards(b, 0), b->n, "the split map", "absent");
-        keep_best(r, b->n, t1 - t0, t2 - t1, t4 - t3);
+            ret = all_ranks(b, judge(ret, wrong_in_shards(b, 0), b->n, "the split map",
+                                     "absent"));
+        keep_best(r, b->n, t_build, t_find, t_absent);
     }
+    if (ret == GHM_OK && b->ranks > 1 && b->rank == 0)
+        printf("split map over %d MPI ranks, device data through %s\n", b->ranks,
+               ghm_dist_map_uses_nccl(dm) ? "NCCL" : "host memory");
     ghm_dist_map_free(&dm);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the split map", ret) : GHM_OK;
 }
@@ -312,6 +381,21 @@ static json_t *rates_json(const Rates *r)
                      r->absent);
 }
 
+static void print_header(const Bench *b, int log2, double load)
+{
+    char desc[256], where[96] = "";
+    ghm_context_describe(b->ctx[0], desc, sizeof desc);
+    int cuda = ghm_context_backend(b->ctx[0]) == GHM_BACKEND_CUDA;
+    if (b->ranks > 1)
+        snprintf(where, sizeof where, " (rank 0), one part per MPI rank, %d ranks", b->ranks);
+    else if (cuda && b->gpus > 1)
+        snprintf(where, sizeof where, " and %d more device%s", b->gpus - 1,
+                 b->gpus == 2 ? "" : "s");
+    int parts = b->parts * b->ranks;
+    printf("bench distmap: %d part%s on %s%s, 2^%d keys, load %.2f, best of %d, G keys/s\n",
+           parts, parts == 1 ? "" : "s", desc, where, log2, load, b->reps);
+}
+
 static int write_json(const Bench *b, const char *path, const Rates *one, const Rates *dist)
 {
     json_t *devices = json_array();
@@ -320,8 +404,9 @@ static int write_json(const Bench *b, const char *path, const Rates *one, const 
         ghm_context_describe(b->ctx[p], desc, sizeof desc);
         json_array_append_new(devices, json_string(desc));
     }
-    json_t *root = json_pack("{s:s,s:s,s:i,s:o,s:I,s:f,s:i,s:o,s:o}", "benchmark", "distmap",
-                             "backend", ghm_context_backend_name(b->ctx[0]), "parts", b->parts,
+    json_t *root = json_pack("{s:s,s:s,s:i,s:i,s:o,s:I,s:f,s:i,s:o,s:o}", "benchmark", "distmap",
+                             "backend", ghm_context_backend_name(b->ctx[0]), "parts",
+                             b->parts * b->ranks, "mpi_ranks", b->ranks,
                              "contexts", devices, "keys", (json_int_t)b->n, "load",
                              b->mo.load_factor, "reps", b->reps, "one_map", rates_json(one),
                              "dist_map", rates_json(dist));
@@ -333,6 +418,19 @@ static int plan_parts(Bench *b, const DistArgs *a, const GhmContext *ctx)
 {
     int cuda = ghm_context_backend(ctx) == GHM_BACKEND_CUDA;
     int have = cuda ? ghm_cuda_device_count() : 0;
+    b->ranks = 1;
+    if (ghm_ranks_dist(&b->dr) == 0) { /* one part per rank, on its local rank's GPU */
+        if (a->gpus_given || a->parts) {
+            ghm_cli_error(a->gpus_given ? "--gpus" : "--parts",
+                          "under mpirun every rank is one part on its own GPU");
+            return -1;
+        }
+        b->ranks = b->dr.ranks;
+        b->rank = b->dr.rank;
+        b->parts = 1;
+        b->gpus = have > 0 ? have : 1;
+        return 0;
+    }
     b->gpus = a->gpus < 0 ? (have > 0 ? have : 1) : (int)a->gpus;
     if (cuda && b->gpus > have) {
         ghm_cli_error("--gpus", "%d: this machine has %d CUDA device%s", b->gpus, have,
@@ -372,23 +470,17 @@ int ghm_bench_distmap(int argc, char **argv)
     b.mo.load_factor = a.load;
     Rates one = {0}, dist = {0};
     int ret = make_contexts(&b, &a, first);
-    if (ret == GHM_OK) {
-        char desc[256];
-        ghm_context_describe(first, desc, sizeof desc);
-        char where[64] = "";
-        if (!cpu)
-            snprintf(where, sizeof where, " and %d more device%s", b.gpus - 1,
-                     b.gpus == 2 ? "" : "s");
-        printf("bench distmap: %d part%s on %s%s, 2^%d keys, load %.2f, best of %d, G keys/s\n",
-               b.parts, b.parts == 1 ? "" : "s", desc, b.gpus > 1 ? where : "", log2, a.load,
-               b.reps);
-        ret = bench_alloc(&b);
-    }
+    if (ret == GHM_OK && b.rank == 0)
+        print_header(&b, log2, a.load);
     if (ret == GHM_OK)
+        ret = bench_alloc(&b);
+    ret = all_ranks(&b, ret); /* the ranks meet in the split map's calls: all or none go on */
+    if (ret == GHM_OK && b.rank == 0)
         ret = run_one_map(&b, &one);
+    ret = all_ranks(&b, ret);
     if (ret == GHM_OK)
         ret = run_dist_map(&b, &dist);
-    if (ret == GHM_OK) {
+    if (ret == GHM_OK && b.rank == 0) {
         printf("%-22s %8s %13s %12s\n", "", "build", "find present", "find absent");
         printf("%-22s %8.2f %13.2f %12.2f\n", "one map (context 0)", one.build, one.find,
                one.absent);
@@ -396,7 +488,7 @@ int ghm_bench_distmap(int argc, char **argv)
         printf("%-22s %7.2fx %12.2fx %11.2fx\n", "split / one", dist.build / one.build,
                dist.find / one.find, dist.absent / one.absent);
     }
-    if (ret == GHM_OK && a.json_out)
+    if (ret == GHM_OK && a.json_out && b.rank == 0)
         ret = write_json(&b, a.json_out, &one, &dist); /* its error line is the writer's */
     bench_free(&b);
     ghm_context_free(&first);

@@ -6,6 +6,7 @@
  */
 #include "ranks.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -104,7 +105,76 @@ void ghm_ranks_gather_doubles(const double *mine, int n, double *all)
     MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
+/* MPI counts and displacements are ints: the words of one exchange must fit them, on every
+ * rank (checked together, so that no rank waits for one that gave up). */
+static int fits_int(const size_t *n, const size_t *at)
+{
+    int ok = 1, all = 0;
+    for (int q = 0; q < size; q++)
+        ok &= n[q] <= INT_MAX && at[q] <= INT_MAX && at[q] + n[q] <= (size_t)INT_MAX;
+    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all;
+}
+
+static int dist_all_to_all(void *user, const uint64_t *send, uint64_t *recv)
+{
+    (void)user;
+    return MPI_Alltoall(send, 1, MPI_UINT64_T, recv, 1, MPI_UINT64_T, MPI_COMM_WORLD) ==
+                   MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+static int dist_all_to_all_v(void *user, const uint32_t *send, const size_t *send_n,
+                             const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                             const size_t *recv_at)
+{
+    (void)user;
+    int sn[GHM_DIST_MAP_MAX_PARTS], sa[GHM_DIST_MAP_MAX_PARTS];
+    int rn[GHM_DIST_MAP_MAX_PARTS], ra[GHM_DIST_MAP_MAX_PARTS];
+    int send_ok = fits_int(send_n, send_at), recv_ok = fits_int(recv_n, recv_at);
+    if (!send_ok || !recv_ok)
+        return -1;
+    for (int q = 0; q < size; q++) {
+        sn[q] = (int)send_n[q], sa[q] = (int)send_at[q];
+        rn[q] = (int)recv_n[q], ra[q] = (int)recv_at[q];
+    }
+    return MPI_Alltoallv(send, sn, sa, MPI_UINT32_T, recv, rn, ra, MPI_UINT32_T,
+                         MPI_COMM_WORLD) == MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+static int dist_broadcast(void *user, void *buf, size_t bytes, int root)
+{
+    (void)user;
+    return bytes <= INT_MAX &&
+                   MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+int ghm_ranks_dist(GhmDistRanks *out)
+{
+    if (!joined || size < 2 || size > GHM_DIST_MAP_MAX_PARTS)
+        return -1;
+    *out = (GhmDistRanks){rank, size, NULL, dist_all_to_all, dist_all_to_all_v, dist_broadcast};
+    return 0;
+}
+
+void ghm_ranks_barrier(void)
+{
+    if (joined)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+
 #else /* a build without MPI: one rank */
+
+int ghm_ranks_dist(GhmDistRanks *out)
+{
+    (void)out;
+    return -1;
+}
+void ghm_ranks_barrier(void) {}
 
 void ghm_ranks_init(int *argc, char ***argv) { (void)argc, (void)argv; }
 void ghm_ranks_finalize(void) {}

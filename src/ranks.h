@@ -7,14 +7,17 @@
  * compiled in.
  *
  * What is split: the frames of one video file (ranges of the selected frames, one per rank;
- * cmd_video.c). Any other run (images, several queries, a video on standard input, voxel,
- * bench) is rank 0's alone; the other ranks take no part and exit with rank 0's status.
+ * cmd_video.c), and the keys of `bench distmap` (a map with one part per rank). Any other run
+ * (images, several queries, a video on standard input, voxel, other benchmarks) is rank 0's
+ * alone; the other ranks take no part and exit with rank 0's status.
  */
 #ifndef GHM_RANKS_H
 #define GHM_RANKS_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "ghm_dist_map.h"
 
 /* A command's status on a rank that took no part in the run (not a process exit status). */
 #define GHM_EXIT_SKIPPED (-1)
@@ -44,5 +47,12 @@ int ghm_ranks_gather_text(const char *text, size_t len, FILE *out);
 /* Rank 0 receives every rank's n values into all[rank * n + i] (all: size * n values; other
  * ranks may pass NULL). Every rank calls it. */
 void ghm_ranks_gather_doubles(const double *mine, int n, double *all);
+
+/* The ranks' host messages for a map split over them (ghm_dist_map_create_ranked): every rank
+ * of the run takes part. 0, or -1 where this process is not one of several MPI ranks. */
+int ghm_ranks_dist(GhmDistRanks *out);
+
+/* Waits until every rank has come here (a run's timed steps start together). */
+void ghm_ranks_barrier(void);
 
 #endif /* GHM_RANKS_H */

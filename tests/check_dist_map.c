@@ -1,6 +1,8 @@
 /* check_dist_map.c - GhmDistMap: the answers of one GhmMap holding every pair, for any number of
  * parts and any spread of the shards, on the CPU and on CUDA (every device, and one device
- * several times); bad arguments leave the map as it was; a failed build leaves it empty. */
+ * several times); bad arguments leave the map as it was; a failed build leaves it empty. The
+ * ranked map (one part per process) is run here with threads as its ranks. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +237,198 @@ START_TEST(test_cuda_parts_match_one_map)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- ranks as threads */
+
+/* The host messages of GhmDistRanks between threads of this process: every rank posts what it
+ * sends, all meet, each takes its share, all meet again. */
+typedef struct Hub {
+    int ranks;
+    pthread_barrier_t meet;
+    const void *data[MAX_P];
+    const size_t *n[MAX_P], *at[MAX_P];
+} Hub;
+
+/* One rank's thread: its arguments and what it saw (checked on the main thread). */
+typedef struct Rank {
+    Hub *hub;
+    int rank;
+    GhmBackendKind backend;
+    const Pairs *c;
+    const uint32_t *want;
+    size_t want_size;
+    int ret_create, ret_build, ret_find, ret_bad_find, ret_failed_build;
+    size_t wrong, part_size, size_after_failure;
+    int nccl;
+} Rank;
+
+static int hub_all_to_all(void *user, const uint64_t *send, uint64_t *recv)
+{
+    Rank *r = user;
+    r->hub->data[r->rank] = send;
+    pthread_barrier_wait(&r->hub->meet);
+    for (int q = 0; q < r->hub->ranks; q++)
+        recv[q] = ((const uint64_t *)r->hub->data[q])[r->rank];
+    pthread_barrier_wait(&r->hub->meet);
+    return 0;
+}
+
+static int hub_all_to_all_v(void *user, const uint32_t *send, const size_t *send_n,
+                            const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                            const size_t *recv_at)
+{
+    Rank *r = user;
+    Hub *h = r->hub;
+    h->data[r->rank] = send, h->n[r->rank] = send_n, h->at[r->rank] = send_at;
+    pthread_barrier_wait(&h->meet);
+    int ret = 0;
+    for (int q = 0; q < h->ranks; q++) {
+        if (h->n[q][r->rank] != recv_n[q]) /* the ranks' plans disagree */
+            ret = -1;
+        else if (recv_n[q])
+            memcpy(recv + recv_at[q], (const uint32_t *)h->data[q] + h->at[q][r->rank],
+                   recv_n[q] * 4);
+    }
+    pthread_barrier_wait(&h->meet);
+    return ret;
+}
+
+static int hub_broadcast(void *user, void *buf, size_t bytes, int root)
+{
+    Rank *r = user;
+    if (r->rank == root)
+        r->hub->data[root] = buf;
+    pthread_barrier_wait(&r->hub->meet);
+    if (r->rank != root)
+        memcpy(buf, r->hub->data[root], bytes);
+    pthread_barrier_wait(&r->hub->meet);
+    return 0;
+}
+
+/* A rank's thread: its own context (a seed of its own: the part hash must still agree), a
+ * shard of the pairs and of the queries, a find with one rank's bad arguments, a build that
+ * fails in some part. */
+static void *rank_main(void *arg)
+{
+    Rank *r = arg;
+    int ranks = r->hub->ranks, devices = ghm_test_have_cuda() ? ghm_cuda_device_count() : 1;
+    GhmContextOptions co = ghm_context_defaults();
+    co.backend = r->backend;
+    co.device = r->backend == GHM_BACKEND_CUDA ? r->rank % devices : 0;
+    co.threads = 1;
+    co.seed = 1000 + (uint64_t)r->rank;
+    GhmContext *ctx = NULL;
+    if ((r->ret_create = ghm_context_create(&co, &ctx)) < 0)
+        return NULL; /* (the other ranks then wait: the main thread's check fails first) */
+    GhmDistRanks dr = {r->rank, ranks, r, hub_all_to_all, hub_all_to_all_v, hub_broadcast};
+    GhmMapOptions mo = ghm_map_defaults();
+    GhmDistMap *dm = NULL;
+    r->ret_create = ghm_dist_map_create_ranked(ctx, &dr, &mo, &dm);
+    size_t first[MAX_P], len[MAX_P], qfirst[MAX_P], qlen[MAX_P];
+    cut(N, ranks, first, len);
+    cut(2 * N, ranks, qfirst, qlen);
+    const uint32_t *k = r->c->keys + first[r->rank], *v = r->c->values + first[r->rank];
+    const uint32_t *q = r->c->queries + qfirst[r->rank];
+    uint32_t *got = malloc((qlen[r->rank] + 1) * sizeof *got);
+    const size_t n = len[r->rank], nq = qlen[r->rank];
+    r->ret_build = ghm_dist_map_build(dm, &k, &v, &n);
+    r->part_size = ghm_dist_map_part_size(dm, 0);
+    r->nccl = ghm_dist_map_uses_nccl(dm);
+    r->ret_find = ghm_dist_map_find(dm, &q, &nq, &got);
+    for (size_t i = 0; got && i < nq; i++)
+        r->wrong += got[i] != r->want[qfirst[r->rank] + i];
+    const uint32_t *bad = r->rank == ranks - 1 ? NULL : q; /* the last rank's keys missing */
+    size_t one = 1;
+    r->ret_bad_find = ghm_dist_map_find(dm, &bad, &one, &got);
+    ghm_dist_map_free(&dm);
+    mo.layout = GHM_MAP_THESIS; /* two functions cannot hold a table at load 0.99 */
+    mo.hash_functions = 2;
+    mo.load_factor = 0.99;
+    mo.max_rebuilds = 0;
+    if (ghm_dist_map_create_ranked(ctx, &dr, &mo, &dm) == GHM_OK) {
+        r->ret_failed_build = ghm_dist_map_build(dm, &k, &k, &n);
+        r->size_after_failure = ghm_dist_map_size(dm);
+    }
+    ghm_dist_map_free(&dm);
+    free(got);
+    ghm_context_free(&ctx);
+    return NULL;
+}
+
+/* Every rank's answers are the one map's; errors are every rank's. */
+static void check_ranked(GhmBackendKind backend, int ranks, int expect_nccl)
+{
+    Pairs *c = make_case(13);
+    GhmContext *cpu = context_on(GHM_BACKEND_CPU, 0, 0);
+    size_t size = 0;
+    uint32_t *want = one_map_answers(cpu, c->keys, c->values, N, c->queries, 2 * N, &size);
+    Hub hub = {.ranks = ranks};
+    ck_assert_int_eq(pthread_barrier_init(&hub.meet, NULL, (unsigned)ranks), 0);
+    Rank r[MAX_P];
+    pthread_t t[MAX_P];
+    for (int p = 0; p < ranks; p++) {
+        r[p] = (Rank){.hub = &hub, .rank = p, .backend = backend, .c = c, .want = want};
+        ck_assert_int_eq(pthread_create(&t[p], NULL, rank_main, &r[p]), 0);
+    }
+    size_t total = 0;
+    for (int p = 0; p < ranks; p++) {
+        ck_assert_int_eq(pthread_join(t[p], NULL), 0);
+        ck_assert_int_eq(r[p].ret_create, GHM_OK);
+        ck_assert_int_eq(r[p].ret_build, GHM_OK);
+        ck_assert_int_eq(r[p].ret_find, GHM_OK);
+        ck_assert_uint_eq(r[p].wrong, 0);
+        ck_assert_int_eq(r[p].ret_bad_find, GHM_ERR_INVALID); /* one rank's, every rank's */
+        ck_assert_int_eq(r[p].ret_failed_build, GHM_ERR_BUILD_FAILED);
+        ck_assert_uint_eq(r[p].size_after_failure, 0);
+        if (expect_nccl >= 0)
+            ck_assert_int_eq(r[p].nccl, expect_nccl);
+        total += r[p].part_size;
+    }
+    ck_assert_uint_eq(total, size);
+    pthread_barrier_destroy(&hub.meet);
+    ghm_context_free(&cpu);
+    free(want);
+    free(c);
+}
+
+START_TEST(test_ranked_cpu_match_one_map)
+{
+    for (int ranks = 1; ranks <= 3; ranks++)
+        check_ranked(GHM_BACKEND_CPU, ranks, 0);
+}
+END_TEST
+
+/* Two ranks on two GPUs (NCCL where it loads), or on one GPU (through host memory: NCCL takes
+ * one rank per GPU). */
+START_TEST(test_ranked_cuda_match_one_map)
+{
+    GHM_REQUIRE_CUDA();
+    check_ranked(GHM_BACKEND_CUDA, 2, ghm_cuda_device_count() < 2 ? 0 : -1);
+}
+END_TEST
+
+START_TEST(test_ranked_bad_arguments)
+{
+    GhmContext *ctx = context_on(GHM_BACKEND_CPU, 0, 1);
+    GhmMapOptions mo = ghm_map_defaults();
+    GhmDistMap *dm = NULL;
+    GhmDistRanks dr = {0, 1, NULL, hub_all_to_all, hub_all_to_all_v, hub_broadcast};
+    GhmDistRanks bad = dr;
+    bad.rank = 1;
+    ck_assert_int_eq(ghm_dist_map_create_ranked(ctx, &bad, &mo, &dm), GHM_ERR_INVALID);
+    bad = dr;
+    bad.ranks = GHM_DIST_MAP_MAX_PARTS + 1;
+    ck_assert_int_eq(ghm_dist_map_create_ranked(ctx, &bad, &mo, &dm), GHM_ERR_INVALID);
+    bad = dr;
+    bad.broadcast = NULL;
+    ck_assert_int_eq(ghm_dist_map_create_ranked(ctx, &bad, &mo, &dm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_create_ranked(NULL, &dr, &mo, &dm), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dist_map_create_ranked(ctx, &dr, NULL, &dm), GHM_ERR_INVALID);
+    ck_assert_ptr_null(dm);
+    ck_assert_int_eq(ghm_dist_map_uses_nccl(NULL), 0);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 static Suite *dist_map_suite(void)
 {
     Suite *s = suite_create("dist_map");
@@ -242,10 +436,13 @@ static Suite *dist_map_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_cpu_parts_match_one_map);
     tcase_add_test(core, test_bad_arguments_and_failure);
+    tcase_add_test(core, test_ranked_cpu_match_one_map);
+    tcase_add_test(core, test_ranked_bad_arguments);
     suite_add_tcase(s, core);
     TCase *cuda = tcase_create("cuda");
     tcase_set_timeout(cuda, 120);
     tcase_add_test(cuda, test_cuda_parts_match_one_map);
+    tcase_add_test(cuda, test_ranked_cuda_match_one_map);
     suite_add_tcase(s, cuda);
     return s;
 }

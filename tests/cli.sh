@@ -713,6 +713,24 @@ test_mpi_ranks_other_runs_once() {
     [ "$?" -eq 2 ] || fail "a missing file under 2 ranks did not exit 2"
 }
 
+# bench distmap under mpirun: one part per rank (ghm_dist_map_create_ranked over MPI), every
+# answer checked by the benchmark itself; rank 0 alone prints; --gpus and --parts refused.
+test_bench_distmap_mpi_ranks() {
+    mpirun_cmd 3 bench distmap --backend cpu --threads 1 --quick --json-out "$TMP/d.json" ||
+        fail "3 ranks: $(head -c 600 "$TMP/err")"
+    [ "$(grep -c '^split map  ' "$TMP/out")" -eq 1 ] || fail "printed: $(cat "$TMP/out")"
+    grep -q "over 3 MPI ranks, device data through host memory" "$TMP/out" ||
+        fail "printed: $(cat "$TMP/out")"
+    python3 - "$TMP/d.json" <<'PY' || fail "bad bench distmap JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["parts"] == 3 and d["mpi_ranks"] == 3 and d["dist_map"]["find_present"] > 0, d
+PY
+    mpirun_cmd 2 bench distmap --backend cpu --quick --parts 2
+    [ "$?" -eq 2 ] || fail "--parts under mpirun did not exit 2"
+    grep -q -- "--parts: under mpirun every rank is one part" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
 # A truncated file and a damaged frame with several workers: the same lines, warnings, error
 # line and exit status as with one.
 test_video_jobs_bad_input() {

@@ -232,5 +232,139 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
     return ret;
 }
 
+/* ------------------------------------------------------- ranks of several processes: NCCL */
+#if GHM_HAVE_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+#include <pthread.h>
+
+/* NCCL is loaded when a ranked map first links its ranks (as FFmpeg is, vision/video/): linked,
+ * its hundreds of megabytes would be mapped by every process of the library. The header is the
+ * build's; these calls have kept their ABI across NCCL 2. */
+static struct {
+    decltype(&ncclGetUniqueId) get_unique_id;
+    decltype(&ncclCommInitRank) comm_init_rank;
+    decltype(&ncclCommDestroy) comm_destroy;
+    decltype(&ncclGroupStart) group_start;
+    decltype(&ncclGroupEnd) group_end;
+    decltype(&ncclSend) send;
+    decltype(&ncclRecv) recv;
+    decltype(&ncclGetErrorString) error_string;
+} nccl;
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static int nccl_loaded;
+
+static void load_nccl(void)
+{
+    void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *err = dlerror();
+        ghmi_log(GHM_LOG_INFO, "NCCL: cannot load libnccl.so.2 (%s)", err ? err : "not found");
+        return;
+    }
+    void **fn[] = {(void **)&nccl.get_unique_id, (void **)&nccl.comm_init_rank,
+                   (void **)&nccl.comm_destroy,  (void **)&nccl.group_start,
+                   (void **)&nccl.group_end,     (void **)&nccl.send,
+                   (void **)&nccl.recv,          (void **)&nccl.error_string};
+    const char *name[] = {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommDestroy",
+                          "ncclGroupStart",  "ncclGroupEnd",     "ncclSend",
+                          "ncclRecv",        "ncclGetErrorString"};
+    for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++)
+        if (!(*fn[i] = dlsym(h, name[i]))) {
+            ghmi_log(GHM_LOG_INFO, "NCCL: libnccl.so.2 lacks %s", name[i]);
+            return; /* the handle stays open: a process loads a library once */
+        }
+    nccl_loaded = 1;
+}
+
+/* NCCL's failures as the library's: a CUDA error, logged with NCCL's words. */
+static int nccl_check(ncclResult_t r, const char *what)
+{
+    if (r == ncclSuccess)
+        return GHM_OK;
+    ghmi_log(GHM_LOG_ERROR, "NCCL: %s: %s", what, nccl.error_string(r));
+    return GHM_ERR_CUDA;
+}
+
+/* A GPU's UUID folded to one nonzero word: NCCL takes one rank per GPU, and ranks on one GPU
+ * (two processes, or threads of one) must find out before they start it. 0: unknown. */
+static uint64_t gpu_identity(int device)
+{
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < sizeof prop.uuid.bytes; i++)
+        h = (h ^ (unsigned char)prop.uuid.bytes[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+/* Rank 0 draws the communicator's id and every rank gets it by broadcast; then the ranks swap
+ * their GPUs' identities, so that none waits in ncclCommInitRank for a rank that could not
+ * load NCCL, and none starts it where two ranks share a GPU. */
+static int nccl_link(GhmContext *ctx, const GhmDistRanks *ranks, void **link)
+{
+    struct {
+        int ok;
+        ncclUniqueId id;
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    *link = NULL;
+    (void)ghm_cuda_stream(ctx); /* makes ctx's device current on this thread */
+    pthread_once(&nccl_once, load_nccl);
+    if (ranks->rank == 0 && nccl_loaded)
+        msg.ok = nccl_check(nccl.get_unique_id(&msg.id), "ncclGetUniqueId") == GHM_OK;
+    if (ranks->broadcast(ranks->user, &msg, sizeof msg, 0) < 0)
+        return GHM_ERR_IO;
+    /* every rank must be able to, or none may start: ncclCommInitRank waits for them all */
+    uint64_t mine[GHM_DIST_MAP_MAX_PARTS], all[GHM_DIST_MAP_MAX_PARTS];
+    uint64_t gpu = msg.ok && nccl_loaded ? gpu_identity(ghm_cuda_device(ctx)) : 0;
+    for (int q = 0; q < ranks->ranks; q++)
+        mine[q] = gpu;
+    if (ranks->all_to_all(ranks->user, mine, all) < 0)
+        return GHM_ERR_IO;
+    for (int q = 0; q < ranks->ranks; q++)
+        for (int p = 0; p <= q; p++)
+            if (!all[q] || (p < q && all[p] == all[q]))
+                return GHM_ERR_UNSUPPORTED;
+    ncclComm_t comm = NULL;
+    int ret = nccl_check(nccl.comm_init_rank(&comm, ranks->ranks, msg.id, ranks->rank),
+                         "ncclCommInitRank");
+    *link = ret == GHM_OK ? comm : NULL;
+    return ret;
+}
+
+static void nccl_unlink(GhmContext *ctx, void *link)
+{
+    (void)ghm_cuda_stream(ctx);
+    nccl.comm_destroy((ncclComm_t)link);
+}
+
+/* One group of sends and receives on ctx's stream: NCCL pairs them across the ranks. */
+static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t *send,
+                         const size_t *send_n, const size_t *send_at, uint32_t *recv,
+                         const size_t *recv_n, const size_t *recv_at)
+{
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    ncclComm_t comm = (ncclComm_t)link;
+    int ret = nccl_check(nccl.group_start(), "ncclGroupStart");
+    for (int q = 0; q < ranks && ret == GHM_OK; q++) {
+        if (send_n[q])
+            ret = nccl_check(nccl.send(send + send_at[q], send_n[q], ncclUint32, q, comm, s),
+                             "ncclSend");
+        if (ret == GHM_OK && recv_n[q])
+            ret = nccl_check(nccl.recv(recv + recv_at[q], recv_n[q], ncclUint32, q, comm, s),
+                             "ncclRecv");
+    }
+    int end = nccl_check(nccl.group_end(), "ncclGroupEnd"); /* always closes the group */
+    return ret < 0 ? ret : end;
+}
+#define NCCL_OPS nccl_link, nccl_unlink, nccl_exchange
+#else
+#define NCCL_OPS NULL, NULL, NULL /* ranks on CUDA go through host memory */
+#endif
+
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy,
-                                                  ghmi_device_alloc, dist_connect};
+                                                  ghmi_device_alloc, dist_connect, NCCL_OPS};

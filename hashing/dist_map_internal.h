@@ -1,0 +1,36 @@
+/*
+ * dist_map_internal.h - what the two halves of GhmDistMap share: the map itself, over contexts
+ * of this process (dist_map.c) or one part per process of a ranked map (dist_map_ranks.c).
+ */
+#ifndef GHM_DIST_MAP_INTERNAL_H
+#define GHM_DIST_MAP_INTERNAL_H
+
+#include "ghm_backend_internal.h"
+#include "ghm_dist_map.h"
+
+struct GhmDistMap {
+    int parts;                          /* the parts in this process */
+    GhmContext *ctx[GHM_DIST_MAP_MAX_PARTS];
+    GhmMap *map[GHM_DIST_MAP_MAX_PARTS];
+    const GhmDistOps *ops;
+    GhmiDistConsts c;                   /* c.parts: the parts over every process */
+    int ranked;                         /* one part, this rank's (dist_map_ranks.c) */
+    GhmDistRanks ranks;
+    void *link;                         /* the ranks' device channel (GhmDistOps.rank_link) */
+};
+
+/* A shard array in ctx's backend memory: src itself, or a copy in *owned (freed by the caller
+ * with ghm_buffer_free). */
+int ghmi_dist_shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uint32_t **dev,
+                          void **owned);
+
+/* Backend memory for n words, left as it comes (GhmDistOps.alloc); n = 0: NULL. */
+int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out);
+
+/* The ranked map's calls (dist_map_ranks.c), reached through the public ones. */
+int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
+                           size_t n);
+int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, uint32_t *out);
+void ghmi_dist_ranked_free(GhmDistMap *m);
+
+#endif /* GHM_DIST_MAP_INTERNAL_H */

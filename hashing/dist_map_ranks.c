@@ -1,0 +1,347 @@
+/*
+ * dist_map_ranks.c - a GhmDistMap over several processes (ghm_dist_map_create_ranked): this
+ * rank holds one part, every call is made by every rank, and the ranks meet at the exchanges.
+ *
+ * A bulk call is the one-process call (dist_map.c) seen from one rank: count this shard's keys
+ * per part; swap the counts with every rank (all_to_all), which gives the plan; group the keys
+ * by part; exchange the pieces (NCCL on CUDA where built, else host memory); build or find on
+ * what arrived; for a find, exchange the answers back and put them in the queries' order.
+ *
+ * No rank may stop while another waits for it in an exchange, so every step that can fail on
+ * one rank alone (an allocation, a copy, a build) is followed by a vote (agree): each rank
+ * sends its status to every other, and all go on or all stop with the lowest rank's error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_map_internal.h"
+#include "hash_family.h"
+#include "log_internal.h"
+
+#define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
+
+/* Every rank's status; the first failure in rank order, or GHM_OK when every rank is fine. A
+ * failed vote is every rank's GHM_ERR_IO. */
+static int agree(const GhmDistMap *m, int status)
+{
+    uint64_t send[MAX_PARTS], recv[MAX_PARTS];
+    for (int q = 0; q < m->ranks.ranks; q++)
+        send[q] = (uint64_t)(int64_t)status;
+    if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
+        return GHM_ERR_IO;
+    for (int q = 0; q < m->ranks.ranks; q++)
+        if ((int64_t)recv[q] < 0)
+            return (int)(int64_t)recv[q];
+    return GHM_OK;
+}
+
+static int valid_ranks(const GhmDistRanks *r)
+{
+    return r && r->ranks >= 1 && r->ranks <= MAX_PARTS && r->rank >= 0 && r->rank < r->ranks &&
+           r->all_to_all && r->all_to_all_v && r->broadcast;
+}
+
+/* GHM_ERR_INVALID on every rank unless every rank's context is of ctx's backend (the ranks
+ * must take the same way through each call, votes included). */
+static int same_backend(const GhmDistMap *m, const GhmContext *ctx)
+{
+    uint64_t send[MAX_PARTS], recv[MAX_PARTS];
+    for (int q = 0; q < m->ranks.ranks; q++)
+        send[q] = (uint64_t)ghm_context_backend(ctx);
+    if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
+        return GHM_ERR_IO;
+    for (int q = 0; q < m->ranks.ranks; q++)
+        if (recv[q] != send[0])
+            return GHM_ERR_INVALID;
+    return GHM_OK;
+}
+
+/* The part hash every rank uses: rank 0's, since each process's contexts draw their own seed. */
+static int share_consts(GhmDistMap *m, GhmContext *ctx)
+{
+    uint32_t c[2] = {0, 0};
+    GhmiDistConsts mine = ghmi_dist_consts(ctx->seed, m->ranks.ranks);
+    if (m->ranks.rank == 0) {
+        c[0] = mine.a;
+        c[1] = mine.b;
+    }
+    if (m->ranks.broadcast(m->ranks.user, c, sizeof c, 0) < 0)
+        return GHM_ERR_IO;
+    m->c = (GhmiDistConsts){c[0], c[1], (uint32_t)m->ranks.ranks};
+    return GHM_OK;
+}
+
+/* NCCL where the backend has it; where any rank cannot join (two ranks on one GPU, say),
+ * every rank goes through host memory instead. */
+static int connect_ranks(GhmDistMap *m)
+{
+    if (!m->ops->rank_link || m->ranks.ranks == 1)
+        return GHM_OK;
+    int ret = m->ops->rank_link(m->ctx[0], &m->ranks, &m->link);
+    int all = agree(m, ret);
+    if (all == GHM_ERR_IO)
+        return all;
+    if (all < 0) {
+        if (m->link)
+            m->ops->rank_unlink(m->ctx[0], m->link);
+        m->link = NULL;
+        ghmi_log(GHM_LOG_INFO, "dist map: not every rank could join NCCL (%s); the data goes "
+                 "through host memory", ghm_strerror(all));
+    }
+    return GHM_OK;
+}
+
+int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,
+                               const GhmMapOptions *opt, GhmDistMap **out)
+{
+    if (!out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    if (!ctx || !opt || !valid_ranks(ranks))
+        return GHM_ERR_INVALID;
+    GhmDistMap *m = calloc(1, sizeof *m);
+    if (!m)
+        return GHM_ERR_NOMEM;
+    m->parts = 1;
+    m->ctx[0] = ctx;
+    m->ranked = 1;
+    m->ranks = *ranks;
+    m->ops = ctx->backend->dist;
+    int ret = m->ops ? ghm_map_create(ctx, opt, &m->map[0]) : GHM_ERR_UNSUPPORTED;
+    ret = agree(m, ret);
+    if (ret == GHM_OK)
+        ret = same_backend(m, ctx);
+    if (ret == GHM_OK)
+        ret = share_consts(m, ctx);
+    if (ret == GHM_OK)
+        ret = connect_ranks(m);
+    if (ret < 0) {
+        ghm_dist_map_free(&m);
+        return ret;
+    }
+    *out = m;
+    return GHM_OK;
+}
+
+void ghmi_dist_ranked_free(GhmDistMap *m)
+{
+    if (m->link)
+        m->ops->rank_unlink(m->ctx[0], m->link);
+    m->link = NULL;
+}
+
+int ghm_dist_map_uses_nccl(const GhmDistMap *m) { return m && m->link != NULL; }
+
+/* ------------------------------------------------------------------------- one bulk call */
+
+/* One call on this rank: its shard, the plan, the temporaries (this context's memory). */
+typedef struct RankCall {
+    const GhmDistMap *m;
+    GhmContext *ctx;
+    int ranks;
+    const uint32_t *keys, *values; /* the shard, in backend memory */
+    size_t n;
+    void *owned[2];                /* copies of a shard given in host memory */
+    size_t count[MAX_PARTS], start[MAX_PARTS];       /* what this rank sends each part */
+    size_t recv_n[MAX_PARTS], recv_at[MAX_PARTS];    /* what it receives from each rank */
+    size_t received;
+    uint32_t *perm, *send_keys, *send_values, *back, *answers;
+    uint32_t *recv_keys, *recv_values, *recv_out;
+} RankCall;
+
+static void offsets(const size_t *n, int parts, size_t *at, size_t *total)
+{
+    *total = 0;
+    for (int q = 0; q < parts; q++) {
+        at[q] = *total;
+        *total += n[q];
+    }
+}
+
+/* The shard in backend memory and its count per part; then the vote, and every rank's counts
+ * for this one. */
+static int plan_call(RankCall *c)
+{
+    const GhmDistMap *m = c->m;
+    int ret = ghmi_dist_shard_input(c->ctx, c->keys, c->n, &c->keys, &c->owned[0]);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_shard_input(c->ctx, c->values, c->n, &c->values, &c->owned[1]);
+    if (ret == GHM_OK && c->n)
+        ret = m->ops->count(c->ctx, c->keys, c->n, m->c, c->count);
+    if ((ret = agree(m, ret)) < 0)
+        return ret;
+    uint64_t send[MAX_PARTS], recv[MAX_PARTS];
+    for (int q = 0; q < c->ranks; q++)
+        send[q] = c->count[q];
+    if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
+        return GHM_ERR_IO;
+    for (int p = 0; p < c->ranks; p++)
+        c->recv_n[p] = (size_t)recv[p];
+    size_t sent;
+    offsets(c->count, c->ranks, c->start, &sent);
+    offsets(c->recv_n, c->ranks, c->recv_at, &c->received);
+    return GHM_OK;
+}
+
+static int alloc_call(RankCall *c, uint32_t *out)
+{
+    const GhmDistMap *m = c->m;
+    int find = out != NULL;
+    int ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, find ? &c->perm : &c->send_values);
+    if (ret == GHM_OK && find)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->back);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->received, &c->recv_keys);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->received, find ? &c->recv_out : &c->recv_values);
+    if (ret == GHM_OK && find && c->n && !ghm_buffer_in_place(c->ctx, out))
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->answers);
+    return agree(m, ret);
+}
+
+/* send's pieces to every rank, recv's from every rank, through host memory: the CPU backend's
+ * arrays as they are, a device's through host copies (each rank's download voted on before any
+ * rank waits in the exchange). */
+static int exchange_by_host(const RankCall *c, const uint32_t *send, const size_t *send_n,
+                            const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                            const size_t *recv_at, size_t send_total, size_t recv_total)
+{
+    const GhmDistRanks *r = &c->m->ranks;
+    if (ghm_context_backend(c->ctx) == GHM_BACKEND_CPU)
+        return r->all_to_all_v(r->user, send, send_n, send_at, recv, recv_n, recv_at) < 0
+                   ? GHM_ERR_IO
+                   : GHM_OK;
+    uint32_t *hs = malloc((send_total ? send_total : 1) * 4);
+    uint32_t *hr = malloc((recv_total ? recv_total : 1) * 4);
+    int ret = hs && hr ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK && send_total)
+        ret = ghm_buffer_download(c->ctx, hs, send, send_total * 4);
+    ret = agree(c->m, ret);
+    if (ret == GHM_OK && r->all_to_all_v(r->user, hs, send_n, send_at, hr, recv_n, recv_at) < 0)
+        ret = GHM_ERR_IO;
+    if (ret == GHM_OK && recv_total)
+        ret = ghm_buffer_upload(c->ctx, recv, hr, recv_total * 4);
+    free(hs);
+    free(hr);
+    return ret;
+}
+
+/* The all-to-all of one array: NCCL's where the ranks are linked, else through the host. */
+static int exchange(const RankCall *c, const uint32_t *send, const size_t *send_n,
+                    const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                    const size_t *recv_at, size_t send_total, size_t recv_total)
+{
+    const GhmDistMap *m = c->m;
+    int ret = m->link ? m->ops->rank_exchange(c->ctx, m->link, c->ranks, send, send_n, send_at,
+                                              recv, recv_n, recv_at)
+                      : exchange_by_host(c, send, send_n, send_at, recv, recv_n, recv_at,
+                                         send_total, recv_total);
+    return agree(m, ret);
+}
+
+/* Keys (and a build's values) grouped by part and sent. */
+static int split_and_send(RankCall *c, int find)
+{
+    const GhmDistMap *m = c->m;
+    int ret = GHM_OK;
+    if (c->n)
+        ret = m->ops->split(c->ctx, c->keys, find ? NULL : c->values, c->n, m->c, c->start,
+                            c->perm, c->send_keys, c->send_values);
+    if ((ret = agree(m, ret)) < 0)
+        return ret;
+    ret = exchange(c, c->send_keys, c->count, c->start, c->recv_keys, c->recv_n, c->recv_at,
+                   c->n, c->received);
+    if (ret == GHM_OK && !find)
+        ret = exchange(c, c->send_values, c->count, c->start, c->recv_values, c->recv_n,
+                       c->recv_at, c->n, c->received);
+    return ret;
+}
+
+/* Every temporary, once the context's stream has passed every use of them; then the last
+ * vote, so that every rank returns the same status. */
+static int end_call(RankCall *c, int ret)
+{
+    int sync = ghm_context_sync(c->ctx);
+    void **arrays[] = {&c->owned[0], &c->owned[1], (void **)&c->perm, (void **)&c->send_keys,
+                       (void **)&c->send_values, (void **)&c->back, (void **)&c->answers,
+                       (void **)&c->recv_keys, (void **)&c->recv_values, (void **)&c->recv_out};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        ghm_buffer_free(c->ctx, arrays[i]);
+    return agree(c->m, ret < 0 ? ret : sync);
+}
+
+/* The call's checks, on this rank alone and then by vote (a rank with bad arguments must not
+ * leave the others waiting). */
+static int begin_call(RankCall *c, const GhmDistMap *m, const uint32_t *keys,
+                      const uint32_t *values, size_t n, int find, const uint32_t *out)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->ctx = m->ctx[0];
+    c->ranks = m->ranks.ranks;
+    c->keys = n ? keys : NULL;
+    c->values = n && !find ? values : NULL;
+    c->n = n;
+    int ret = GHM_OK;
+    if (n && (!keys || (!find && !values) || (find && !out)))
+        ret = GHM_ERR_INVALID;
+    else if (n >= GHM_NOT_FOUND)
+        ret = GHM_ERR_TOO_LARGE;
+    return agree(m, ret);
+}
+
+int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
+                           size_t n)
+{
+    RankCall c;
+    int ret = begin_call(&c, m, keys, values, n, 0, NULL);
+    if (ret < 0) /* nothing started: the map is unchanged */
+        return ret;
+    ret = plan_call(&c);
+    if (ret == GHM_OK)
+        ret = alloc_call(&c, NULL);
+    if (ret == GHM_OK)
+        ret = split_and_send(&c, 0);
+    if (ret == GHM_OK)
+        ret = agree(m, ghm_map_build(m->map[0], c.recv_keys, c.recv_values, c.received));
+    ret = end_call(&c, ret);
+    if (ret < 0) /* no part keeps what it had, none what it may have built */
+        (void)ghm_map_build(m->map[0], NULL, NULL, 0);
+    return ret;
+}
+
+/* The answers that came back, in the queries' order, in out. */
+static int unsplit(RankCall *c, uint32_t *out)
+{
+    if (c->n == 0)
+        return GHM_OK;
+    uint32_t *to = c->answers ? c->answers : out;
+    int ret = c->m->ops->unsplit(c->ctx, c->back, c->perm, c->n, to);
+    if (ret == GHM_OK && c->answers)
+        ret = ghm_buffer_download(c->ctx, out, to, c->n * 4);
+    return ret;
+}
+
+int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, uint32_t *out)
+{
+    RankCall c;
+    int ret = begin_call(&c, m, keys, NULL, n, 1, out);
+    if (ret < 0)
+        return ret;
+    ret = plan_call(&c);
+    if (ret == GHM_OK)
+        ret = alloc_call(&c, out);
+    if (ret == GHM_OK)
+        ret = split_and_send(&c, 1);
+    if (ret == GHM_OK)
+        ret = agree(m, c.received ? ghm_map_find(m->map[0], c.recv_keys, c.received, c.recv_out)
+                                  : GHM_OK);
+    if (ret == GHM_OK)
+        ret = exchange(&c, c.recv_out, c.recv_n, c.recv_at, c.back, c.count, c.start, c.received,
+                       c.n);
+    if (ret == GHM_OK)
+        ret = unsplit(&c, out);
+    return end_call(&c, ret);
+}
