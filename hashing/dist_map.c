@@ -44,7 +44,7 @@ typedef struct Call {
     uint32_t *const *out;        /* the caller's answer arrays (find) */
     void *owned[MAX_PARTS][2];   /* copies of shards the caller gave in host memory */
     Plan *plan;
-    uint32_t *perm[MAX_PARTS], *send_keys[MAX_PARTS], *send_values[MAX_PARTS];
+    uint32_t *way_back[MAX_PARTS], *send_keys[MAX_PARTS], *send_values[MAX_PARTS];
     uint32_t *back[MAX_PARTS], *answers[MAX_PARTS];
     uint32_t *recv_keys[MAX_PARTS], *recv_values[MAX_PARTS], *recv_out[MAX_PARTS];
     char timings[256]; /* "step ms, ..." for the verbose log */
@@ -245,7 +245,9 @@ static int step_alloc(Call *call, int p)
     int find = call->out != NULL;
     int ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, ctx, n, find ? &call->perm[p] : &call->send_values[p]);
+        ret = find ? ghmi_dist_alloc_u32(m, ctx, n ? m->ops->way_back_words(n, m->c.parts) : 0,
+                                         &call->way_back[p])
+                   : ghmi_dist_alloc_u32(m, ctx, n, &call->send_values[p]);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, ctx, n, &call->back[p]);
     if (ret == GHM_OK)
@@ -263,7 +265,7 @@ static int step_split(Call *call, int p)
     if (call->n[p] == 0)
         return GHM_OK;
     return m->ops->split(m->ctx[p], call->keys[p], call->out ? NULL : call->values[p],
-                         call->n[p], m->c, call->plan->start[p], call->perm[p],
+                         call->n[p], m->c, call->plan->start[p], call->way_back[p],
                          call->send_keys[p], call->send_values[p]);
 }
 
@@ -320,7 +322,8 @@ static int step_unsplit(Call *call, int p)
     if (n == 0)
         return GHM_OK;
     uint32_t *to = call->answers[p] ? call->answers[p] : call->out[p];
-    int ret = m->ops->unsplit(m->ctx[p], call->back[p], call->perm[p], n, to);
+    int ret = m->ops->unsplit(m->ctx[p], call->keys[p], call->back[p], call->way_back[p], n, m->c,
+                              to);
     if (ret == GHM_OK && call->answers[p])
         ret = ghm_buffer_download(m->ctx[p], call->out[p], to, n * 4);
     return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;
@@ -330,7 +333,7 @@ static int step_unsplit(Call *call, int p)
 static int step_release(Call *call, int p)
 {
     GhmContext *ctx = call->m->ctx[p];
-    void **arrays[] = {&call->owned[p][0], &call->owned[p][1], (void **)&call->perm[p],
+    void **arrays[] = {&call->owned[p][0], &call->owned[p][1], (void **)&call->way_back[p],
                        (void **)&call->send_keys[p], (void **)&call->send_values[p],
                        (void **)&call->back[p], (void **)&call->answers[p],
                        (void **)&call->recv_keys[p], (void **)&call->recv_values[p],

@@ -57,6 +57,7 @@ static int cpu_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistCo
     return GHM_OK;
 }
 
+/* The way back is each key's position: send_keys[s] = keys[perm[s]]. */
 static int cpu_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
                      GhmiDistConsts c, const size_t *starts, uint32_t *perm, uint32_t *send_keys,
                      uint32_t *send_values)
@@ -93,9 +94,16 @@ static int cpu_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *valu
     return GHM_OK;
 }
 
-static int cpu_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
-                       uint32_t *out)
+static size_t cpu_way_back_words(size_t n, uint32_t parts)
 {
+    (void)parts;
+    return n;
+}
+
+static int cpu_unsplit(GhmContext *ctx, const uint32_t *keys, const uint32_t *in,
+                       const uint32_t *perm, size_t n, GhmiDistConsts c, uint32_t *out)
+{
+    (void)keys, (void)c;
 #pragma omp parallel for num_threads(split_threads(ctx, n)) schedule(static)
     for (size_t s = 0; s < n; s++)
         out[perm[s]] = in[s];
@@ -112,5 +120,9 @@ static int cpu_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const v
 }
 
 /* calloc's pages come zeroed by the kernel, untouched until written: no pass to save */
-const GhmDistOps ghm_cpu_dist_ops = {cpu_count, cpu_split, cpu_unsplit, cpu_copy,
-                                     ghm_buffer_alloc, NULL, NULL, NULL, NULL};
+const GhmDistOps ghm_cpu_dist_ops = {.count = cpu_count,
+                                     .split = cpu_split,
+                                     .way_back_words = cpu_way_back_words,
+                                     .unsplit = cpu_unsplit,
+                                     .copy = cpu_copy,
+                                     .alloc = ghm_buffer_alloc};

@@ -145,7 +145,7 @@ typedef struct RankCall {
     size_t count[MAX_PARTS], start[MAX_PARTS];       /* what this rank sends each part */
     size_t recv_n[MAX_PARTS], recv_at[MAX_PARTS];    /* what it receives from each rank */
     size_t received;
-    uint32_t *perm, *send_keys, *send_values, *back, *answers;
+    uint32_t *way_back, *send_keys, *send_values, *back, *answers;
     uint32_t *recv_keys, *recv_values, *recv_out;
 } RankCall;
 
@@ -189,7 +189,10 @@ static int alloc_call(RankCall *c, uint32_t *out)
     int find = out != NULL;
     int ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, find ? &c->perm : &c->send_values);
+        ret = find ? ghmi_dist_alloc_u32(m, c->ctx, c->n ? m->ops->way_back_words(c->n, m->c.parts)
+                                                         : 0,
+                                         &c->way_back)
+                   : ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_values);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->back);
     if (ret == GHM_OK)
@@ -248,7 +251,7 @@ static int split_and_send(RankCall *c, int find)
     int ret = GHM_OK;
     if (c->n)
         ret = m->ops->split(c->ctx, c->keys, find ? NULL : c->values, c->n, m->c, c->start,
-                            c->perm, c->send_keys, c->send_values);
+                            c->way_back, c->send_keys, c->send_values);
     if ((ret = agree(m, ret)) < 0)
         return ret;
     ret = exchange(c, c->send_keys, c->count, c->start, c->recv_keys, c->recv_n, c->recv_at,
@@ -264,7 +267,7 @@ static int split_and_send(RankCall *c, int find)
 static int end_call(RankCall *c, int ret)
 {
     int sync = ghm_context_sync(c->ctx);
-    void **arrays[] = {&c->owned[0], &c->owned[1], (void **)&c->perm, (void **)&c->send_keys,
+    void **arrays[] = {&c->owned[0], &c->owned[1], (void **)&c->way_back, (void **)&c->send_keys,
                        (void **)&c->send_values, (void **)&c->back, (void **)&c->answers,
                        (void **)&c->recv_keys, (void **)&c->recv_values, (void **)&c->recv_out};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -318,7 +321,7 @@ static int unsplit(RankCall *c, uint32_t *out)
     if (c->n == 0)
         return GHM_OK;
     uint32_t *to = c->answers ? c->answers : out;
-    int ret = c->m->ops->unsplit(c->ctx, c->back, c->perm, c->n, to);
+    int ret = c->m->ops->unsplit(c->ctx, c->keys, c->back, c->way_back, c->n, c->m->c, to);
     if (ret == GHM_OK && c->answers)
         ret = ghm_buffer_download(c->ctx, out, to, c->n * 4);
     return ret;

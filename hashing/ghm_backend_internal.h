@@ -102,14 +102,17 @@ typedef struct GhmDistOps {
     /* counts[q] = how many of keys[0..n) have part q (ghmi_dist_part), q < parts. */
     int (*count)(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistConsts c,
                  size_t *counts);
-    /* Groups keys (and values, when not NULL) by part, part q's run from starts[q]:
-     * send_keys[s] = keys[perm[s]]; perm may be NULL (a build needs no way back). */
+    /* Groups keys (and values, when not NULL) by part, part q's run from starts[q], and writes
+     * to way_back (way_back_words(n, c.parts) words; NULL: a build needs no way back) what
+     * unsplit needs to put each key's answer back in its place. */
     int (*split)(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                 GhmiDistConsts c, const size_t *starts, uint32_t *perm, uint32_t *send_keys,
+                 GhmiDistConsts c, const size_t *starts, uint32_t *way_back, uint32_t *send_keys,
                  uint32_t *send_values);
-    /* out[perm[s]] = in[s], s < n: the answers back in the queries' order. */
-    int (*unsplit)(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
-                   uint32_t *out);
+    size_t (*way_back_words)(size_t n, uint32_t parts);
+    /* out[i] = the answer in `in` (split's order) of keys[i], i < n: the answers back in the
+     * queries' order (keys and c as given to split). */
+    int (*unsplit)(GhmContext *ctx, const uint32_t *keys, const uint32_t *in,
+                   const uint32_t *way_back, size_t n, GhmiDistConsts c, uint32_t *out);
     /* Copies bytes from src (src_ctx's memory) to dst (dst_ctx's), after src_ctx's earlier work
      * and before dst_ctx's later work; the host need not wait for it. */
     int (*copy)(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,

@@ -3,21 +3,30 @@
  * split by part (the multisplit of WarpDrive), the answers put back in the queries' order, and
  * the copies between contexts, which may be on different devices.
  *
- * Count and split: each thread takes ITEMS keys of a tile; the lanes of a warp with the same
- * part agree on one shared-memory add (__match_any_sync), and a tile reserves its run of each
- * part with one global add per part, so the global counters see n / TILE adds, not n. The order
- * within a part is the order of those adds, not the keys' (a build does not care; a find keeps
- * each key's position in perm and puts its answer back there).
+ * Count: each thread takes ITEMS keys of a tile; the lanes of a warp with the same part agree
+ * on one shared-memory add (__match_any_sync), and a block adds its counts to the global ones
+ * once per part.
+ *
+ * Split and unsplit: within a tile of TILE keys, a key's rank among the tile's keys of its part
+ * is fixed by the keys alone (its place in the tile, counted per warp and item, then scanned per
+ * part: tile_ranks), and a tile reserves its run of each part with one global add, whose result
+ * it records in the way back (tiles x parts words). The unsplit computes the same ranks again
+ * from the same keys, so it gathers each answer into its query's place: reads and writes in
+ * order, no array of positions written by the split and scattered through by the unsplit (4
+ * bytes a key each way, and a scatter that wrote most of a 32-byte sector for every 4 bytes).
  */
 #include "hash_cuda_internal.cuh"
 
 #define DIST_THREADS 256
+#define WARPS (DIST_THREADS / 32)
 #define ITEMS 8
 #define TILE (DIST_THREADS * ITEMS)
+#define SLOTS (ITEMS * WARPS) /* the (item, warp) groups of a tile, in the keys' order */
 #define MAX_PARTS 64 /* GHM_DIST_MAP_MAX_PARTS */
 #define NO_PART 0xFFFFFFFFu
 
 static_assert(TILE % 32 == 0, "a tile is whole warps");
+static_assert(SLOTS == 64, "tile_ranks scans a part's slots with two per lane");
 
 /* This lane's rank among the lanes of its warp whose part is q, after one shared add per part
  * by the lowest of them; every lane of the warp calls it. */
@@ -31,6 +40,54 @@ static __device__ __forceinline__ unsigned warp_reserve(unsigned *count, uint32_
         base = atomicAdd(&count[q], (unsigned)__popc(peers));
     base = __shfl_sync(0xFFFFFFFFu, base, leader);
     return base + (unsigned)__popc(peers & ((1u << lane) - 1u));
+}
+
+/* A block's shared memory for one tile: slot[q][g] is how many keys of part q the group g =
+ * (item j, warp w) holds, then where they start among the tile's keys of part q. */
+struct TileShared {
+    unsigned slot[MAX_PARTS][SLOTS];
+    unsigned total[MAX_PARTS];
+    unsigned long long base[MAX_PARTS];
+};
+
+/* Loads the tile's keys (key, part; NO_PART past n) and each one's rank among the tile's keys of
+ * its part, in the keys' order within the tile: the same for the same keys, whichever the
+ * block or the run. Leaves sh.total[q], the tile's keys of part q. Every thread calls it. */
+static __device__ void tile_ranks(TileShared &sh, const uint32_t *keys, size_t n, size_t tile,
+                                  GhmiDistConsts c, uint32_t *key, uint32_t *part,
+                                  unsigned *rank)
+{
+    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
+    for (unsigned k = threadIdx.x; k < c.parts * SLOTS; k += blockDim.x)
+        sh.slot[k / SLOTS][k % SLOTS] = 0;
+    __syncthreads();
+    for (int j = 0; j < ITEMS; j++) {
+        size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
+        key[j] = i < n ? keys[i] : 0;
+        part[j] = i < n ? ghmi_dist_part(key[j], c) : NO_PART;
+        unsigned peers = __match_any_sync(0xFFFFFFFFu, part[j]);
+        rank[j] = (unsigned)__popc(peers & ((1u << lane) - 1u));
+        if (part[j] != NO_PART && (int)lane == __ffs(peers) - 1)
+            sh.slot[part[j]][j * WARPS + warp] = (unsigned)__popc(peers);
+    }
+    __syncthreads();
+    for (unsigned q = warp; q < c.parts; q += WARPS) { /* one warp scans a part's 64 slots */
+        unsigned a = sh.slot[q][2 * lane], b = sh.slot[q][2 * lane + 1], sum = a + b;
+        unsigned incl = sum;
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            unsigned v = __shfl_up_sync(0xFFFFFFFFu, incl, d);
+            if (lane >= d)
+                incl += v;
+        }
+        sh.slot[q][2 * lane] = incl - sum;
+        sh.slot[q][2 * lane + 1] = incl - sum + a;
+        if (lane == 31)
+            sh.total[q] = incl;
+    }
+    __syncthreads();
+    for (int j = 0; j < ITEMS; j++)
+        if (part[j] != NO_PART)
+            rank[j] += sh.slot[part[j]][j * WARPS + warp];
 }
 
 static __global__ void count_kernel(const uint32_t *keys, size_t n, GhmiDistConsts c,
@@ -54,48 +111,50 @@ static __global__ void count_kernel(const uint32_t *keys, size_t n, GhmiDistCons
 
 static __global__ void split_kernel(const uint32_t *keys, const uint32_t *values, size_t n,
                                     GhmiDistConsts c, unsigned long long *cursor,
-                                    uint32_t *perm, uint32_t *send_keys, uint32_t *send_values)
+                                    uint32_t *way_back, uint32_t *send_keys, uint32_t *send_values)
 {
-    __shared__ unsigned tile_count[MAX_PARTS];
-    __shared__ unsigned long long tile_base[MAX_PARTS];
+    __shared__ TileShared sh;
     size_t stride = (size_t)gridDim.x * TILE;
     for (size_t tile = (size_t)blockIdx.x * TILE; tile < n; tile += stride) {
-        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
-            tile_count[q] = 0;
-        __syncthreads();
         uint32_t key[ITEMS], part[ITEMS];
         unsigned rank[ITEMS];
-        for (int j = 0; j < ITEMS; j++) {
-            size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
-            key[j] = i < n ? keys[i] : 0;
-            part[j] = i < n ? ghmi_dist_part(key[j], c) : NO_PART;
-            rank[j] = warp_reserve(tile_count, part[j]);
+        tile_ranks(sh, keys, n, tile, c, key, part, rank);
+        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x) {
+            sh.base[q] = atomicAdd(&cursor[q], (unsigned long long)sh.total[q]);
+            if (way_back) /* positions fit 32 bits: n < GHM_NOT_FOUND */
+                way_back[tile / TILE * c.parts + q] = (uint32_t)sh.base[q];
         }
-        __syncthreads();
-        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
-            tile_base[q] = atomicAdd(&cursor[q], (unsigned long long)tile_count[q]);
         __syncthreads();
         for (int j = 0; j < ITEMS; j++) {
             if (part[j] == NO_PART)
                 continue;
-            size_t i = tile + (size_t)j * DIST_THREADS + threadIdx.x;
-            size_t s = tile_base[part[j]] + rank[j];
+            size_t s = sh.base[part[j]] + rank[j];
             send_keys[s] = key[j];
-            if (perm)
-                perm[s] = (uint32_t)i;
             if (values)
-                send_values[s] = values[i];
+                send_values[s] = values[tile + (size_t)j * DIST_THREADS + threadIdx.x];
         }
-        __syncthreads(); /* tile_count is cleared for the next tile */
+        __syncthreads(); /* sh is cleared for the next tile */
     }
 }
 
-static __global__ void unsplit_kernel(const uint32_t *in, const uint32_t *perm, size_t n,
+static __global__ void unsplit_kernel(const uint32_t *keys, const uint32_t *in,
+                                      const uint32_t *way_back, size_t n, GhmiDistConsts c,
                                       uint32_t *out)
 {
-    size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s < n)
-        out[perm[s]] = in[s];
+    __shared__ TileShared sh;
+    size_t stride = (size_t)gridDim.x * TILE;
+    for (size_t tile = (size_t)blockIdx.x * TILE; tile < n; tile += stride) {
+        uint32_t key[ITEMS], part[ITEMS];
+        unsigned rank[ITEMS];
+        tile_ranks(sh, keys, n, tile, c, key, part, rank);
+        for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x)
+            sh.base[q] = way_back[tile / TILE * c.parts + q];
+        __syncthreads();
+        for (int j = 0; j < ITEMS; j++)
+            if (part[j] != NO_PART)
+                out[tile + (size_t)j * DIST_THREADS + threadIdx.x] = in[sh.base[part[j]] + rank[j]];
+        __syncthreads();
+    }
 }
 
 /* Blocks for n keys in tiles: enough to fill the device, each looping over its tiles. */
@@ -134,7 +193,7 @@ static int dist_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistC
 }
 
 static int dist_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                      GhmiDistConsts c, const size_t *starts, uint32_t *perm,
+                      GhmiDistConsts c, const size_t *starts, uint32_t *way_back,
                       uint32_t *send_keys, uint32_t *send_values)
 {
     if (c.parts < 1 || c.parts > MAX_PARTS)
@@ -149,22 +208,29 @@ static int dist_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *val
         ret = GHM_CUDA(cudaMemcpyAsync(cursor, host, c.parts * sizeof *cursor,
                                        cudaMemcpyHostToDevice, s));
     if (ret == GHM_OK) {
-        split_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, values, n, c, cursor, perm,
-                                                                  send_keys, send_values);
+        split_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, values, n, c, cursor,
+                                                                  way_back, send_keys,
+                                                                  send_values);
         ret = GHM_CUDA_LAUNCH();
     }
     ghmi_device_free(ctx, cursor);
     return ret;
 }
 
-static int dist_unsplit(GhmContext *ctx, const uint32_t *in, const uint32_t *perm, size_t n,
-                        uint32_t *out)
+static size_t dist_way_back_words(size_t n, uint32_t parts)
 {
-    unsigned grid = 1;
-    int ret = ghmi_cuda_grid(n, DIST_THREADS, &grid);
-    if (ret < 0 || n == 0)
-        return ret;
-    unsplit_kernel<<<grid, DIST_THREADS, 0, ghm_cuda_stream(ctx)>>>(in, perm, n, out);
+    return (n + TILE - 1) / TILE * parts;
+}
+
+static int dist_unsplit(GhmContext *ctx, const uint32_t *keys, const uint32_t *in,
+                        const uint32_t *way_back, size_t n, GhmiDistConsts c, uint32_t *out)
+{
+    if (c.parts < 1 || c.parts > MAX_PARTS)
+        return GHM_ERR_INVALID;
+    if (n == 0)
+        return GHM_OK;
+    unsplit_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        keys, in, way_back, n, c, out);
     return GHM_CUDA_LAUNCH();
 }
 
@@ -366,5 +432,6 @@ static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t 
 #define NCCL_OPS NULL, NULL, NULL /* ranks on CUDA go through host memory */
 #endif
 
-extern "C" const GhmDistOps ghm_cuda_dist_ops = {dist_count, dist_split, dist_unsplit, dist_copy,
-                                                  ghmi_device_alloc, dist_connect, NCCL_OPS};
+extern "C" const GhmDistOps ghm_cuda_dist_ops = {
+    dist_count, dist_split, dist_way_back_words, dist_unsplit, dist_copy, ghmi_device_alloc,
+    dist_connect, NCCL_OPS};
