@@ -7,7 +7,8 @@
  * A bulk call: (1) every shard counts its keys per part; (2) the host plans; (3) every shard
  * groups its keys by part; (4) every shard sends each part its piece; (5) every part builds or
  * finds on what it received; for a find, (6) every part sends the answers back and (7) every
- * shard puts them in its queries' order. The steps are separated by joins of the threads, so a
+ * shard puts them in its queries' order. A find's piece for its own part is not sent: the part
+ * probes it where the split put it. The steps are separated by joins of the threads, so a
  * step's copies are queued before the next step's work on the receiving context. A copy is
  * queued on the receiver's stream after the sender's work (GhmDistOps.copy), and every
  * temporary is freed only after each context has waited for its stream (steps 5 and 7 wait),
@@ -211,13 +212,17 @@ static int step_count(Call *call, int p)
     return m->ops->count(m->ctx[p], call->keys[p], call->n[p], m->c, call->plan->count[p]);
 }
 
-static void make_plan(Plan *pl, int parts)
+/* A find's own piece stays where the split put it (step_find probes it there), so a part
+ * receives only the other shards' pieces; a build's part receives every piece, its own too,
+ * for one build over them all. */
+static void make_plan(Plan *pl, int parts, int find)
 {
     for (int q = 0; q < parts; q++) {
         pl->received[q] = 0;
         for (int p = 0; p < parts; p++) {
             pl->offset[p][q] = pl->received[q];
-            pl->received[q] += pl->count[p][q];
+            if (!(find && p == q))
+                pl->received[q] += pl->count[p][q];
         }
     }
     for (int p = 0; p < parts; p++) {
@@ -277,7 +282,7 @@ static int step_send(Call *call, int p)
     int ret = GHM_OK;
     for (int q = 0; q < m->parts && ret == GHM_OK; q++) {
         size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
-        if (k == 0)
+        if (k == 0 || (call->out && p == q)) /* a find's own piece stays */
             continue;
         ret = m->ops->copy(m->ctx[q], call->recv_keys[q] + to, m->ctx[p],
                            call->send_keys[p] + from, k * 4);
@@ -294,10 +299,23 @@ static int step_build(Call *call, int q)
                          call->plan->received[q]);
 }
 
+/* Part q's finds: its own shard's piece where the split put it, its answers straight into the
+ * shard's answer order (no copy either way); each other piece where it was received. */
 static int step_find(Call *call, int q)
 {
-    size_t r = call->plan->received[q];
-    return r ? ghm_map_find(call->m->map[q], call->recv_keys[q], r, call->recv_out[q]) : GHM_OK;
+    const Plan *pl = call->plan;
+    GhmMap *map = call->m->map[q];
+    int ret = GHM_OK;
+    for (int p = 0; p < call->m->parts && ret == GHM_OK; p++) {
+        size_t k = pl->count[p][q];
+        if (k && p == q)
+            ret = ghm_map_find(map, call->send_keys[q] + pl->start[q][q], k,
+                               call->back[q] + pl->start[q][q]);
+        else if (k)
+            ret = ghm_map_find(map, call->recv_keys[q] + pl->offset[p][q], k,
+                               call->recv_out[q] + pl->offset[p][q]);
+    }
+    return ret;
 }
 
 /* Part q's answers back to every shard, where that shard's piece was sent from. */
@@ -308,7 +326,7 @@ static int step_return(Call *call, int q)
     int ret = GHM_OK;
     for (int p = 0; p < m->parts && ret == GHM_OK; p++) {
         size_t k = pl->count[p][q];
-        if (k)
+        if (k && p != q) /* the own piece's answers are in place */
             ret = m->ops->copy(m->ctx[p], call->back[p] + pl->start[p][q], m->ctx[q],
                                call->recv_out[q] + pl->offset[p][q], k * 4);
     }
@@ -371,7 +389,7 @@ static int plan_and_send(Call *call)
     if (ret == GHM_OK)
         ret = timed(call, step_count, "count");
     if (ret == GHM_OK) {
-        make_plan(call->plan, call->m->parts);
+        make_plan(call->plan, call->m->parts, call->out != NULL);
         ret = timed(call, step_alloc, "alloc");
     }
     if (ret == GHM_OK)

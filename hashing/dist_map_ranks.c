@@ -142,7 +142,8 @@ typedef struct RankCall {
     const uint32_t *keys, *values; /* the shard, in backend memory */
     size_t n;
     void *owned[2];                /* copies of a shard given in host memory */
-    size_t count[MAX_PARTS], start[MAX_PARTS];       /* what this rank sends each part */
+    size_t count[MAX_PARTS], start[MAX_PARTS];       /* this shard's keys of each part */
+    size_t send_n[MAX_PARTS];                        /* what it sends each rank */
     size_t recv_n[MAX_PARTS], recv_at[MAX_PARTS];    /* what it receives from each rank */
     size_t received;
     uint32_t *way_back, *send_keys, *send_values, *back, *answers;
@@ -159,8 +160,9 @@ static void offsets(const size_t *n, int parts, size_t *at, size_t *total)
 }
 
 /* The shard in backend memory and its count per part; then the vote, and every rank's counts
- * for this one. */
-static int plan_call(RankCall *c)
+ * for this one. A find's piece for this rank's own part is not exchanged: the part probes it
+ * where the split put it. */
+static int plan_call(RankCall *c, int find)
 {
     const GhmDistMap *m = c->m;
     int ret = ghmi_dist_shard_input(c->ctx, c->keys, c->n, &c->keys, &c->owned[0]);
@@ -171,8 +173,9 @@ static int plan_call(RankCall *c)
     if ((ret = agree(m, ret)) < 0)
         return ret;
     uint64_t send[MAX_PARTS], recv[MAX_PARTS];
+    int self = m->ranks.rank;
     for (int q = 0; q < c->ranks; q++)
-        send[q] = c->count[q];
+        c->send_n[q] = send[q] = find && q == self ? 0 : c->count[q];
     if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
         return GHM_ERR_IO;
     for (int p = 0; p < c->ranks; p++)
@@ -254,10 +257,10 @@ static int split_and_send(RankCall *c, int find)
                             c->way_back, c->send_keys, c->send_values);
     if ((ret = agree(m, ret)) < 0)
         return ret;
-    ret = exchange(c, c->send_keys, c->count, c->start, c->recv_keys, c->recv_n, c->recv_at,
+    ret = exchange(c, c->send_keys, c->send_n, c->start, c->recv_keys, c->recv_n, c->recv_at,
                    c->n, c->received);
     if (ret == GHM_OK && !find)
-        ret = exchange(c, c->send_values, c->count, c->start, c->recv_values, c->recv_n,
+        ret = exchange(c, c->send_values, c->send_n, c->start, c->recv_values, c->recv_n,
                        c->recv_at, c->n, c->received);
     return ret;
 }
@@ -302,7 +305,7 @@ int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *
     int ret = begin_call(&c, m, keys, values, n, 0, NULL);
     if (ret < 0) /* nothing started: the map is unchanged */
         return ret;
-    ret = plan_call(&c);
+    ret = plan_call(&c, 0);
     if (ret == GHM_OK)
         ret = alloc_call(&c, NULL);
     if (ret == GHM_OK)
@@ -327,22 +330,35 @@ static int unsplit(RankCall *c, uint32_t *out)
     return ret;
 }
 
+/* This rank's part finds its own shard's piece where the split put it (the answers straight
+ * into their order) and the other ranks' pieces where they arrived. */
+static int find_pieces(RankCall *c)
+{
+    GhmMap *map = c->m->map[0];
+    int self = c->m->ranks.rank;
+    size_t k = c->count[self];
+    int ret = k ? ghm_map_find(map, c->send_keys + c->start[self], k, c->back + c->start[self])
+                : GHM_OK;
+    if (ret == GHM_OK && c->received)
+        ret = ghm_map_find(map, c->recv_keys, c->received, c->recv_out);
+    return ret;
+}
+
 int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, uint32_t *out)
 {
     RankCall c;
     int ret = begin_call(&c, m, keys, NULL, n, 1, out);
     if (ret < 0)
         return ret;
-    ret = plan_call(&c);
+    ret = plan_call(&c, 1);
     if (ret == GHM_OK)
         ret = alloc_call(&c, out);
     if (ret == GHM_OK)
         ret = split_and_send(&c, 1);
     if (ret == GHM_OK)
-        ret = agree(m, c.received ? ghm_map_find(m->map[0], c.recv_keys, c.received, c.recv_out)
-                                  : GHM_OK);
+        ret = agree(m, find_pieces(&c));
     if (ret == GHM_OK)
-        ret = exchange(&c, c.recv_out, c.recv_n, c.recv_at, c.back, c.count, c.start, c.received,
+        ret = exchange(&c, c.recv_out, c.recv_n, c.recv_at, c.back, c.send_n, c.start, c.received,
                        c.n);
     if (ret == GHM_OK)
         ret = unsplit(&c, out);

@@ -5,6 +5,9 @@
  * stored (absent), in G keys/s, best of --reps. The shards start in their contexts' memory
  * (uploaded outside the clock), as WarpDrive measures; the one map gets all keys in its own.
  * Every answer of the first rep is checked (a benchmark that answers wrong measures nothing).
+ * The finds are timed as a map queried many times runs them: after one untimed find following
+ * each build (the split map's first find after a build grows its device memory pool by the
+ * answers' temporaries, 2-3 ms at 2^28 keys, once; the one map gets the same untimed find).
  *
  * Under mpirun every rank is one part on its own GPU (its local rank's) or CPU context, the map
  * is ghm_dist_map_create_ranked's (NCCL between the GPUs where built), rank 0 alone measures the
@@ -280,10 +283,13 @@ static int run_one_map(Bench *b, Rates *r)
     for (int rep = 0; rep < b->reps && ret == GHM_OK; rep++) {
         double t0 = ghm_now();
         ret = ghm_map_build(m, b->all_keys, b->all_values, b->n);
+        double t_build = ghm_now() - t0;
+        if (ret == GHM_OK) /* untimed: see the top of the file */
+            ret = ghm_map_find(m, b->all_keys, b->n, b->all_out);
         double t1 = ghm_now();
         if (ret == GHM_OK)
             ret = ghm_map_find(m, b->all_keys, b->n, b->all_out);
-        double t2 = ghm_now();
+        double t_find = ghm_now() - t1;
         if (ret == GHM_OK && rep == 0)
             ret = judge(ret, wrong_answers(b, b->ctx[0], b->all_out, b->n, 0, 1), b->n,
                         "the one map", "present");
@@ -294,7 +300,7 @@ static int run_one_map(Bench *b, Rates *r)
         if (ret == GHM_OK && rep == 0)
             ret = judge(ret, wrong_answers(b, b->ctx[0], b->all_out, b->n, 0, 0), b->n,
                         "the one map", "absent");
-        keep_best(r, b->n, t1 - t0, t2 - t1, t4 - t3);
+        keep_best(r, b->n, t_build, t_find, t4 - t3);
     }
     ghm_map_free(&m);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the one map", ret) : GHM_OK;
@@ -356,6 +362,8 @@ static int run_dist_map(Bench *b, Rates *r)
     for (int rep = 0; rep < b->reps && ret == GHM_OK; rep++) {
         double t_build = 0, t_find = 0, t_absent = 0;
         TIMED(b, t_build, ghm_dist_map_build(dm, keys, values, b->len));
+        if (ret == GHM_OK) /* untimed: see the top of the file */
+            ret = ghm_dist_map_find(dm, keys, b->len, b->out);
         if (ret == GHM_OK)
             TIMED(b, t_find, ghm_dist_map_find(dm, keys, b->len, b->out));
         if (ret == GHM_OK && rep == 0)
