@@ -234,7 +234,8 @@ static int exchange_by_host(const RankCall *c, const uint32_t *send, const size_
     return ret;
 }
 
-/* The all-to-all of one array: NCCL's where the ranks are linked, else through the host. */
+/* The all-to-all of one array: NCCL's where the ranks are linked (queued beside this context's
+ * later work, until join), else through the host (done on return). */
 static int exchange(const RankCall *c, const uint32_t *send, const size_t *send_n,
                     const size_t *send_at, uint32_t *recv, const size_t *recv_n,
                     const size_t *recv_at, size_t send_total, size_t recv_total)
@@ -247,7 +248,14 @@ static int exchange(const RankCall *c, const uint32_t *send, const size_t *send_
     return agree(m, ret);
 }
 
-/* Keys (and a build's values) grouped by part and sent. */
+/* This context's later work waits for the exchanges queued so far. */
+static int join(const RankCall *c)
+{
+    const GhmDistMap *m = c->m;
+    return m->link ? m->ops->rank_join(c->ctx, m->link) : GHM_OK;
+}
+
+/* Keys (and a build's values) grouped by part and sent (in flight until join). */
 static int split_and_send(RankCall *c, int find)
 {
     const GhmDistMap *m = c->m;
@@ -269,7 +277,9 @@ static int split_and_send(RankCall *c, int find)
  * vote, so that every rank returns the same status. */
 static int end_call(RankCall *c, int ret)
 {
-    int sync = ghm_context_sync(c->ctx);
+    int sync = join(c); /* an exchange still in flight after an error reads the temporaries */
+    int synced = ghm_context_sync(c->ctx);
+    sync = sync < 0 ? sync : synced;
     void **arrays[] = {&c->owned[0], &c->owned[1], (void **)&c->way_back, (void **)&c->send_keys,
                        (void **)&c->send_values, (void **)&c->back, (void **)&c->answers,
                        (void **)&c->recv_keys, (void **)&c->recv_values, (void **)&c->recv_out};
@@ -311,6 +321,8 @@ int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *
     if (ret == GHM_OK)
         ret = split_and_send(&c, 0);
     if (ret == GHM_OK)
+        ret = agree(m, join(&c));
+    if (ret == GHM_OK)
         ret = agree(m, ghm_map_build(m->map[0], c.recv_keys, c.recv_values, c.received));
     ret = end_call(&c, ret);
     if (ret < 0) /* no part keeps what it had, none what it may have built */
@@ -330,17 +342,37 @@ static int unsplit(RankCall *c, uint32_t *out)
     return ret;
 }
 
-/* This rank's part finds its own shard's piece where the split put it (the answers straight
- * into their order) and the other ranks' pieces where they arrived. */
-static int find_pieces(RankCall *c)
+/* Keys [from, to) of this rank's own piece, found where the split put it, the answers straight
+ * into their order. */
+static int find_own(RankCall *c, size_t from, size_t to)
 {
-    GhmMap *map = c->m->map[0];
-    int self = c->m->ranks.rank;
-    size_t k = c->count[self];
-    int ret = k ? ghm_map_find(map, c->send_keys + c->start[self], k, c->back + c->start[self])
-                : GHM_OK;
+    size_t at = c->start[c->m->ranks.rank];
+    return to > from ? ghm_map_find(c->m->map[0], c->send_keys + at + from, to - from,
+                                    c->back + at + from)
+                     : GHM_OK;
+}
+
+/* The find's probes around the two exchanges, so that each runs beside probes: the first half
+ * of the own piece while the other ranks' keys arrive, their keys, then the second half while
+ * their answers go back. (Through host memory the exchanges are done on return: the same
+ * order, nothing beside.) */
+static int find_around_exchanges(RankCall *c)
+{
+    const GhmDistMap *m = c->m;
+    size_t own = c->count[m->ranks.rank];
+    int ret = agree(m, find_own(c, 0, own / 2));
+    if (ret == GHM_OK)
+        ret = agree(m, join(c));
     if (ret == GHM_OK && c->received)
-        ret = ghm_map_find(map, c->recv_keys, c->received, c->recv_out);
+        ret = ghm_map_find(m->map[0], c->recv_keys, c->received, c->recv_out);
+    if ((ret = agree(m, ret)) < 0)
+        return ret;
+    ret = exchange(c, c->recv_out, c->recv_n, c->recv_at, c->back, c->send_n, c->start,
+                   c->received, c->n);
+    if (ret == GHM_OK)
+        ret = agree(m, find_own(c, own / 2, own));
+    if (ret == GHM_OK)
+        ret = agree(m, join(c));
     return ret;
 }
 
@@ -356,10 +388,7 @@ int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, u
     if (ret == GHM_OK)
         ret = split_and_send(&c, 1);
     if (ret == GHM_OK)
-        ret = agree(m, find_pieces(&c));
-    if (ret == GHM_OK)
-        ret = exchange(&c, c.recv_out, c.recv_n, c.recv_at, c.back, c.send_n, c.start, c.received,
-                       c.n);
+        ret = find_around_exchanges(&c);
     if (ret == GHM_OK)
         ret = unsplit(&c, out);
     return end_call(&c, ret);

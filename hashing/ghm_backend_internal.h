@@ -129,10 +129,13 @@ typedef struct GhmDistOps {
      * rank_unlink. NULL ops: the data goes through host memory (dist_map_ranks.c). */
     int (*rank_link)(GhmContext *ctx, const GhmDistRanks *ranks, void **link);
     void (*rank_unlink)(GhmContext *ctx, void *link);
-    /* The all-to-all of GhmDistRanks.all_to_all_v on ctx's memory, ordered on its stream. */
+    /* The all-to-all of GhmDistRanks.all_to_all_v on ctx's memory, after ctx's work so far
+     * and beside its later work (the link's own stream), until rank_join. */
     int (*rank_exchange)(GhmContext *ctx, void *link, int ranks, const uint32_t *send,
                          const size_t *send_n, const size_t *send_at, uint32_t *recv,
                          const size_t *recv_n, const size_t *recv_at);
+    /* ctx's later work waits for every exchange queued so far (on the device, not the host). */
+    int (*rank_join)(GhmContext *ctx, void *link);
 } GhmDistOps;
 
 typedef struct GhmBackend {

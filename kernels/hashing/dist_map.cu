@@ -301,6 +301,7 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
 /* ------------------------------------------------------- ranks of several processes: NCCL */
 #if GHM_HAVE_NCCL
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <nccl.h>
 #include <pthread.h>
 
@@ -352,6 +353,49 @@ static int nccl_check(ncclResult_t r, const char *what)
     return GHM_ERR_CUDA;
 }
 
+/* A rank's NCCL channel: the communicator, and a stream of its own, so that an exchange runs
+ * beside the context's work (the probes of the rank's own keys) until rank_join. */
+struct NcclLink {
+    ncclComm_t comm;
+    cudaStream_t side;
+    cudaEvent_t ready, done; /* the context's work before an exchange; the last exchange */
+};
+
+static void free_link(NcclLink *l)
+{
+    if (l->done)
+        cudaEventDestroy(l->done);
+    if (l->ready)
+        cudaEventDestroy(l->ready);
+    if (l->side)
+        cudaStreamDestroy(l->side);
+    if (l->comm)
+        nccl.comm_destroy(l->comm);
+    free(l);
+}
+
+/* The side stream and its events for a communicator that now exists (freed with it). */
+static int make_link(ncclComm_t comm, void **link)
+{
+    NcclLink *l = (NcclLink *)calloc(1, sizeof *l);
+    if (!l) {
+        nccl.comm_destroy(comm);
+        return GHM_ERR_NOMEM;
+    }
+    l->comm = comm;
+    int ret = GHM_CUDA(cudaStreamCreateWithFlags(&l->side, cudaStreamNonBlocking));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&l->ready, cudaEventDisableTiming));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
+    if (ret < 0) {
+        free_link(l);
+        return ret;
+    }
+    *link = l;
+    return GHM_OK;
+}
+
 /* A GPU's UUID folded to one nonzero word: NCCL takes one rank per GPU, and ranks on one GPU
  * (two processes, or threads of one) must find out before they start it. 0: unknown. */
 static uint64_t gpu_identity(int device)
@@ -398,24 +442,30 @@ static int nccl_link(GhmContext *ctx, const GhmDistRanks *ranks, void **link)
     ncclComm_t comm = NULL;
     int ret = nccl_check(nccl.comm_init_rank(&comm, ranks->ranks, msg.id, ranks->rank),
                          "ncclCommInitRank");
-    *link = ret == GHM_OK ? comm : NULL;
-    return ret;
+    return ret < 0 ? ret : make_link(comm, link);
 }
 
 static void nccl_unlink(GhmContext *ctx, void *link)
 {
     (void)ghm_cuda_stream(ctx);
-    nccl.comm_destroy((ncclComm_t)link);
+    free_link((NcclLink *)link);
 }
 
-/* One group of sends and receives on ctx's stream: NCCL pairs them across the ranks. */
+/* One group of sends and receives (NCCL pairs them across the ranks) on the link's stream,
+ * after ctx's work so far; ctx's later work waits for it from nccl_join on. */
 static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t *send,
                          const size_t *send_n, const size_t *send_at, uint32_t *recv,
                          const size_t *recv_n, const size_t *recv_at)
 {
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    ncclComm_t comm = (ncclComm_t)link;
-    int ret = nccl_check(nccl.group_start(), "ncclGroupStart");
+    NcclLink *l = (NcclLink *)link;
+    ncclComm_t comm = l->comm;
+    cudaStream_t s = l->side;
+    int ret = GHM_CUDA(cudaEventRecord(l->ready, ghm_cuda_stream(ctx)));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaStreamWaitEvent(s, l->ready, 0));
+    if (ret < 0)
+        return ret;
+    ret = nccl_check(nccl.group_start(), "ncclGroupStart");
     for (int q = 0; q < ranks && ret == GHM_OK; q++) {
         if (send_n[q])
             ret = nccl_check(nccl.send(send + send_at[q], send_n[q], ncclUint32, q, comm, s),
@@ -425,11 +475,19 @@ static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t 
                              "ncclRecv");
     }
     int end = nccl_check(nccl.group_end(), "ncclGroupEnd"); /* always closes the group */
+    if (ret == GHM_OK && end == GHM_OK)
+        ret = GHM_CUDA(cudaEventRecord(l->done, s));
     return ret < 0 ? ret : end;
 }
-#define NCCL_OPS nccl_link, nccl_unlink, nccl_exchange
+
+/* ctx's work from here on waits for the exchanges queued so far (a wait on the device). */
+static int nccl_join(GhmContext *ctx, void *link)
+{
+    return GHM_CUDA(cudaStreamWaitEvent(ghm_cuda_stream(ctx), ((NcclLink *)link)->done, 0));
+}
+#define NCCL_OPS nccl_link, nccl_unlink, nccl_exchange, nccl_join
 #else
-#define NCCL_OPS NULL, NULL, NULL /* ranks on CUDA go through host memory */
+#define NCCL_OPS NULL, NULL, NULL, NULL /* ranks on CUDA go through host memory */
 #endif
 
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {
