@@ -72,6 +72,7 @@ END_TEST
 
 WALK_TEST(test_multimap_build, "multimap build and retrieve", fault_multi_trial)
 WALK_TEST(test_dist_map_build, "split map build and find", fault_dist_trial)
+WALK_TEST(test_ranked_map_build, "ranked split map build and find", fault_ranked_trial)
 WALK_TEST(test_set_and_sorted_build, "set and sorted build", fault_set_trial)
 WALK_TEST(test_index_build, "index build", fault_index_trial)
 WALK_TEST(test_dynmap_insert_erase, "dynmap insert, erase and gc", fault_dynmap_trial)
@@ -169,6 +170,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tables, test_map_build);
     tcase_add_test(tables, test_multimap_build);
     tcase_add_test(tables, test_dist_map_build);
+    tcase_add_test(tables, test_ranked_map_build);
     tcase_add_test(tables, test_set_and_sorted_build);
     tcase_add_test(tables, test_index_build);
     tcase_add_test(tables, test_dynmap_insert_erase);

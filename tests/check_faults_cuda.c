@@ -82,6 +82,16 @@ START_TEST(test_multimap_build_and_retrieve)
 }
 END_TEST
 
+/* The split map's parts on one device (two contexts) and one rank of a ranked map (its data
+ * through host memory: NCCL takes no single rank). */
+START_TEST(test_dist_map_build_and_find)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("split map build and find", &fault_dist_trial);
+    walk_both("ranked split map build and find", &fault_ranked_trial);
+}
+END_TEST
+
 START_TEST(test_index_build)
 {
     GHM_REQUIRE_CUDA();
@@ -183,6 +193,7 @@ static Suite *faults_cuda_suite(void)
     tcase_set_timeout(cuda, 600);
     tcase_add_test(cuda, test_map_build_and_find);
     tcase_add_test(cuda, test_multimap_build_and_retrieve);
+    tcase_add_test(cuda, test_dist_map_build_and_find);
     tcase_add_test(cuda, test_index_build);
     tcase_add_test(cuda, test_set_and_sorted_build);
     tcase_add_test(cuda, test_dynmap_edit);

@@ -112,17 +112,48 @@ static void map_teardown(void *p)
 typedef struct DistState {
     GhmContext *other;
     GhmDistMap *dm;
+    int ranked; /* one rank of a ranked map: a shard of every key */
     uint32_t ka[NA], va[NA], kb[NB], vb[NB], rb[NB];
 } DistState;
 
-static void *dist_setup(void)
+/* The host messages of a run with one rank: each a copy to itself. */
+static int self_all_to_all(void *user, const uint64_t *send, uint64_t *recv)
+{
+    (void)user;
+    recv[0] = send[0];
+    return 0;
+}
+
+static int self_all_to_all_v(void *user, const uint32_t *send, const size_t *send_n,
+                             const size_t *send_at, uint32_t *recv, const size_t *recv_n,
+                             const size_t *recv_at)
+{
+    (void)user, (void)send_n;
+    if (recv_n[0])
+        memcpy(recv + recv_at[0], send + send_at[0], recv_n[0] * 4);
+    return 0;
+}
+
+static int self_broadcast(void *user, void *buf, size_t bytes, int root)
+{
+    (void)user, (void)buf, (void)bytes, (void)root;
+    return 0;
+}
+
+static void *dist_setup_with(int ranked)
 {
     DistState *s = calloc(1, sizeof *s);
     ck_assert_ptr_nonnull(s);
-    s->other = ghm_test_context_opt(ghm_context_options(fault_ctx));
-    GhmContext *ctx[2] = {fault_ctx, s->other};
+    s->ranked = ranked;
     GhmMapOptions mo = ghm_map_defaults();
-    ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &s->dm), GHM_OK);
+    if (ranked) {
+        GhmDistRanks dr = {0, 1, NULL, self_all_to_all, self_all_to_all_v, self_broadcast};
+        ck_assert_int_eq(ghm_dist_map_create_ranked(fault_ctx, &dr, &mo, &s->dm), GHM_OK);
+    } else {
+        s->other = ghm_test_context_opt(ghm_context_options(fault_ctx));
+        GhmContext *ctx[2] = {fault_ctx, s->other};
+        ck_assert_int_eq(ghm_dist_map_create(ctx, 2, &mo, &s->dm), GHM_OK);
+    }
     keys_of(s->ka, NA, 1);
     keys_of(s->kb, NB, 100000001u);
     for (size_t i = 0; i < NA; i++)
@@ -131,9 +162,14 @@ static void *dist_setup(void)
         s->vb[i] = (uint32_t)(3 * i + 1);
     const uint32_t *k[2] = {s->ka, s->ka + NA / 3}, *v[2] = {s->va, s->va + NA / 3};
     size_t n[2] = {NA / 3, NA - NA / 3};
+    if (ranked)
+        n[0] = NA;
     ck_assert_int_eq(ghm_dist_map_build(s->dm, k, v, n), GHM_OK);
     return s;
 }
+
+static void *dist_setup(void) { return dist_setup_with(0); }
+static void *ranked_setup(void) { return dist_setup_with(1); }
 
 static int dist_run(void *p)
 {
@@ -142,6 +178,8 @@ static int dist_run(void *p)
     const uint32_t *k[2] = {s->kb, s->kb + NB / 4}, *v[2] = {s->vb, s->vb + NB / 4};
     size_t n[2] = {NB / 4, NB - NB / 4};
     uint32_t *o[2] = {s->rb, s->rb + NB / 4};
+    if (s->ranked) /* the one rank's shard: every key */
+        n[0] = NB;
     int ret = ghm_dist_map_build(s->dm, k, v, n);
     return ret < 0 ? ret : ghm_dist_map_find(s->dm, k, n, o);
 }
@@ -592,6 +630,7 @@ static void voxel_teardown(void *p)
 const FaultTrial fault_map_trial = {map_setup, map_run, map_check, map_teardown};
 const FaultTrial fault_multi_trial = {multi_setup, multi_run, multi_check, multi_teardown};
 const FaultTrial fault_dist_trial = {dist_setup, dist_run, dist_check, dist_teardown};
+const FaultTrial fault_ranked_trial = {ranked_setup, dist_run, dist_check, dist_teardown};
 const FaultTrial fault_set_trial = {set_setup, set_run, set_check, set_teardown};
 const FaultTrial fault_index_trial = {index_setup, index_run, index_check, index_teardown};
 const FaultTrial fault_dynmap_trial = {dyn_setup, dyn_run, dyn_check, dyn_teardown};

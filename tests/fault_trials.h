@@ -28,6 +28,7 @@ extern GhmMapScheme fault_map_scheme;
 extern const FaultTrial fault_map_trial;     /* map rebuilt from content A to B, B's keys found */
 extern const FaultTrial fault_multi_trial;   /* multimap rebuilt, every key's values retrieved */
 extern const FaultTrial fault_dist_trial;    /* split map over two contexts rebuilt, keys found */
+extern const FaultTrial fault_ranked_trial;  /* the same as one rank of a ranked split map */
 extern const FaultTrial fault_set_trial;     /* a set and a sorted table built */
 extern const FaultTrial fault_index_trial;   /* index rebuilt from 300 distinct keys to 700 */
 extern const FaultTrial fault_dynmap_trial;  /* dynamic table: items inserted, a third erased, slabs collected */
