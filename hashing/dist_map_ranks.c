@@ -219,16 +219,20 @@ static int exchange_by_host(const RankCall *c, const uint32_t *send, const size_
         return r->all_to_all_v(r->user, send, send_n, send_at, recv, recv_n, recv_at) < 0
                    ? GHM_ERR_IO
                    : GHM_OK;
+    /* host images of send and recv; only the pieces move (recv's other words, a find's answers
+     * for its own piece among them, are not overwritten) */
     uint32_t *hs = malloc((send_total ? send_total : 1) * 4);
     uint32_t *hr = malloc((recv_total ? recv_total : 1) * 4);
     int ret = hs && hr ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK && send_total)
-        ret = ghm_buffer_download(c->ctx, hs, send, send_total * 4);
+    for (int q = 0; q < c->ranks && ret == GHM_OK; q++)
+        if (send_n[q])
+            ret = ghm_buffer_download(c->ctx, hs + send_at[q], send + send_at[q], send_n[q] * 4);
     ret = agree(c->m, ret);
     if (ret == GHM_OK && r->all_to_all_v(r->user, hs, send_n, send_at, hr, recv_n, recv_at) < 0)
         ret = GHM_ERR_IO;
-    if (ret == GHM_OK && recv_total)
-        ret = ghm_buffer_upload(c->ctx, recv, hr, recv_total * 4);
+    for (int q = 0; q < c->ranks && ret == GHM_OK; q++)
+        if (recv_n[q])
+            ret = ghm_buffer_upload(c->ctx, recv + recv_at[q], hr + recv_at[q], recv_n[q] * 4);
     free(hs);
     free(hr);
     return ret;

@@ -256,6 +256,7 @@ typedef struct Rank {
     const Pairs *c;
     const uint32_t *want;
     size_t want_size;
+    int one_device; /* every rank on device 0 (CUDA) */
     int ret_create, ret_build, ret_find, ret_bad_find, ret_failed_build;
     size_t wrong, part_size, size_after_failure;
     int nccl;
@@ -313,7 +314,7 @@ static void *rank_main(void *arg)
     int ranks = r->hub->ranks, devices = ghm_test_have_cuda() ? ghm_cuda_device_count() : 1;
     GhmContextOptions co = ghm_context_defaults();
     co.backend = r->backend;
-    co.device = r->backend == GHM_BACKEND_CUDA ? r->rank % devices : 0;
+    co.device = r->backend == GHM_BACKEND_CUDA && !r->one_device ? r->rank % devices : 0;
     co.threads = 1;
     co.seed = 1000 + (uint64_t)r->rank;
     GhmContext *ctx = NULL;
@@ -355,7 +356,7 @@ static void *rank_main(void *arg)
 }
 
 /* Every rank's answers are the one map's; errors are every rank's. */
-static void check_ranked(GhmBackendKind backend, int ranks, int expect_nccl)
+static void check_ranked(GhmBackendKind backend, int ranks, int one_device, int expect_nccl)
 {
     Pairs *c = make_case(13);
     GhmContext *cpu = context_on(GHM_BACKEND_CPU, 0, 0);
@@ -366,7 +367,8 @@ static void check_ranked(GhmBackendKind backend, int ranks, int expect_nccl)
     Rank r[MAX_P];
     pthread_t t[MAX_P];
     for (int p = 0; p < ranks; p++) {
-        r[p] = (Rank){.hub = &hub, .rank = p, .backend = backend, .c = c, .want = want};
+        r[p] = (Rank){.hub = &hub, .rank = p, .backend = backend, .c = c, .want = want,
+                      .one_device = one_device};
         ck_assert_int_eq(pthread_create(&t[p], NULL, rank_main, &r[p]), 0);
     }
     size_t total = 0;
@@ -393,16 +395,17 @@ static void check_ranked(GhmBackendKind backend, int ranks, int expect_nccl)
 START_TEST(test_ranked_cpu_match_one_map)
 {
     for (int ranks = 1; ranks <= 3; ranks++)
-        check_ranked(GHM_BACKEND_CPU, ranks, 0);
+        check_ranked(GHM_BACKEND_CPU, ranks, 0, 0);
 }
 END_TEST
 
-/* Two ranks on two GPUs (NCCL where it loads), or on one GPU (through host memory: NCCL takes
- * one rank per GPU). */
+/* Two ranks on two GPUs (NCCL where it loads), and two on one GPU (through host memory: NCCL
+ * takes one rank per GPU). */
 START_TEST(test_ranked_cuda_match_one_map)
 {
     GHM_REQUIRE_CUDA();
-    check_ranked(GHM_BACKEND_CUDA, 2, ghm_cuda_device_count() < 2 ? 0 : -1);
+    check_ranked(GHM_BACKEND_CUDA, 2, 0, ghm_cuda_device_count() < 2 ? 0 : -1);
+    check_ranked(GHM_BACKEND_CUDA, 2, 1, 0);
 }
 END_TEST
 

@@ -10,7 +10,7 @@
  * holds as many allocations as before the trial) and leave its objects valid: the structure
  * answers as before the call or as empty, and the same call without a fault then gives the
  * right answer. A walk ends at the first k the operation does not reach. Skipped without a
- * device.
+ * device. GHM_FAULT_TRACE=1 prints every trial's k, status and hit on stderr (which k broke).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +38,9 @@ static long walk(const char *name, GhmiFaultKind kind, const FaultTrial *t)
         int ret = t->run(st);
         int hit = ghmi_device_fault_hit();
         ghmi_device_fault_disarm();
+        if (getenv("GHM_FAULT_TRACE"))
+            fprintf(stderr, "%s: %s %ld: returned %d, hit %d\n", name,
+                    kind == GHMI_FAULT_ALLOC ? "allocation" : "launch", k, ret, hit);
         t->check(st, ret);
         t->teardown(st);
         ck_assert_msg(ghmi_device_live() == before, "%s %ld failed: %ld device allocations leaked",

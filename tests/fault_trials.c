@@ -70,11 +70,20 @@ static int map_run(void *p)
 static int content_of(const uint32_t *ra, const uint32_t *rb, const uint32_t *vb)
 {
     int a = 1, b = 1, none = 1;
-    for (size_t i = 0; i < NA; i++)
+    size_t a_as_a = 0, b_as_b = 0, b_other = 0;
+    for (size_t i = 0; i < NA; i++) {
         a &= ra[i] == i, b &= ra[i] == GHM_NOT_FOUND, none &= ra[i] == GHM_NOT_FOUND;
-    for (size_t i = 0; i < NB; i++)
+        a_as_a += ra[i] == i;
+    }
+    for (size_t i = 0; i < NB; i++) {
         a &= rb[i] == GHM_NOT_FOUND, b &= rb[i] == vb[i], none &= rb[i] == GHM_NOT_FOUND;
-    ck_assert_msg(a || b || none, "the map answers neither its old content, the new one nor empty");
+        b_as_b += rb[i] == vb[i];
+        b_other += rb[i] != vb[i] && rb[i] != GHM_NOT_FOUND;
+    }
+    ck_assert_msg(a || b || none,
+                  "the map answers neither its old content, the new one nor empty (old keys "
+                  "found: %zu of %d; new keys with their values: %zu of %d, with others: %zu)",
+                  a_as_a, NA, b_as_b, NB, b_other);
     return b ? 1 : a ? 0 : -1;
 }
 
