@@ -248,10 +248,10 @@ static int step_alloc(Call *call, int p)
     GhmContext *ctx = m->ctx[p];
     size_t n = call->n[p], r = call->plan->received[p];
     int find = call->out != NULL;
+    size_t way_back_words = n ? m->ops->way_back_words(n, m->c.parts) : 0;
     int ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
     if (ret == GHM_OK)
-        ret = find ? ghmi_dist_alloc_u32(m, ctx, n ? m->ops->way_back_words(n, m->c.parts) : 0,
-                                         &call->way_back[p])
+        ret = find ? ghmi_dist_alloc_u32(m, ctx, way_back_words, &call->way_back[p])
                    : ghmi_dist_alloc_u32(m, ctx, n, &call->send_values[p]);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, ctx, n, &call->back[p]);

@@ -180,7 +180,7 @@ static int plan_call(RankCall *c, int find)
         return GHM_ERR_IO;
     for (int p = 0; p < c->ranks; p++)
         c->recv_n[p] = (size_t)recv[p];
-    size_t sent;
+    size_t sent; /* = n */
     offsets(c->count, c->ranks, c->start, &sent);
     offsets(c->recv_n, c->ranks, c->recv_at, &c->received);
     return GHM_OK;
@@ -190,11 +190,10 @@ static int alloc_call(RankCall *c, uint32_t *out)
 {
     const GhmDistMap *m = c->m;
     int find = out != NULL;
+    size_t way_back_words = c->n ? m->ops->way_back_words(c->n, m->c.parts) : 0;
     int ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
     if (ret == GHM_OK)
-        ret = find ? ghmi_dist_alloc_u32(m, c->ctx, c->n ? m->ops->way_back_words(c->n, m->c.parts)
-                                                         : 0,
-                                         &c->way_back)
+        ret = find ? ghmi_dist_alloc_u32(m, c->ctx, way_back_words, &c->way_back)
                    : ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_values);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->back);
