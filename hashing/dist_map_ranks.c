@@ -20,18 +20,24 @@
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
 
+int ghmi_dist_gather_word(const GhmDistRanks *r, uint64_t word, uint64_t *all)
+{
+    uint64_t send[MAX_PARTS];
+    for (int q = 0; q < r->ranks; q++)
+        send[q] = word;
+    return r->all_to_all(r->user, send, all) < 0 ? GHM_ERR_IO : GHM_OK;
+}
+
 /* Every rank's status; the first failure in rank order, or GHM_OK when every rank is fine. A
  * failed vote is every rank's GHM_ERR_IO. */
 static int agree(const GhmDistMap *m, int status)
 {
-    uint64_t send[MAX_PARTS], recv[MAX_PARTS];
-    for (int q = 0; q < m->ranks.ranks; q++)
-        send[q] = (uint64_t)(int64_t)status;
-    if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
+    uint64_t all[MAX_PARTS];
+    if (ghmi_dist_gather_word(&m->ranks, (uint64_t)(int64_t)status, all) < 0)
         return GHM_ERR_IO;
     for (int q = 0; q < m->ranks.ranks; q++)
-        if ((int64_t)recv[q] < 0)
-            return (int)(int64_t)recv[q];
+        if ((int64_t)all[q] < 0)
+            return (int)(int64_t)all[q];
     return GHM_OK;
 }
 
@@ -45,13 +51,11 @@ static int valid_ranks(const GhmDistRanks *r)
  * must take the same way through each call, votes included). */
 static int same_backend(const GhmDistMap *m, const GhmContext *ctx)
 {
-    uint64_t send[MAX_PARTS], recv[MAX_PARTS];
-    for (int q = 0; q < m->ranks.ranks; q++)
-        send[q] = (uint64_t)ghm_context_backend(ctx);
-    if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
+    uint64_t mine = (uint64_t)ghm_context_backend(ctx), all[MAX_PARTS];
+    if (ghmi_dist_gather_word(&m->ranks, mine, all) < 0)
         return GHM_ERR_IO;
     for (int q = 0; q < m->ranks.ranks; q++)
-        if (recv[q] != send[0])
+        if (all[q] != mine)
             return GHM_ERR_INVALID;
     return GHM_OK;
 }

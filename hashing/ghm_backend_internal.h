@@ -138,6 +138,10 @@ typedef struct GhmDistOps {
     int (*rank_join)(GhmContext *ctx, void *link);
 } GhmDistOps;
 
+/* Every rank's word in all[rank] (the same word sent to every rank: what the ranked map's votes
+ * and checks need); GHM_ERR_IO when the exchange failed (hashing/dist_map_ranks.c). */
+int ghmi_dist_gather_word(const GhmDistRanks *r, uint64_t word, uint64_t *all);
+
 typedef struct GhmBackend {
     const char *name;
     GhmBackendKind kind;

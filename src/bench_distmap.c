@@ -335,14 +335,12 @@ static int all_ranks(const Bench *b, int ret)
     return st != GHM_EXIT_ERROR ? GHM_OK : ret != GHM_OK ? ret : WRONG_ANSWERS;
 }
 
-/* One timed call of the split map, every rank starting it together. */
-#define TIMED(b, t, call)                                                                     \
-    do {                                                                                      \
-        ghm_ranks_barrier();                                                                  \
-        double t0_ = ghm_now();                                                               \
-        ret = (call);                                                                         \
-        t = slowest(b, ghm_now() - t0_);                                                      \
-    } while (0)
+/* The start of a timed call of the split map: every rank starts it together. */
+static double start_together(void)
+{
+    ghm_ranks_barrier();
+    return ghm_now();
+}
 
 static int create_dist_map(Bench *b, GhmDistMap **dm)
 {
@@ -360,17 +358,24 @@ static int run_dist_map(Bench *b, Rates *r)
     const uint32_t *const *absent = (const uint32_t *const *)b->absent;
     *r = (Rates){0};
     for (int rep = 0; rep < b->reps && ret == GHM_OK; rep++) {
-        double t_build = 0, t_find = 0, t_absent = 0;
-        TIMED(b, t_build, ghm_dist_map_build(dm, keys, values, b->len));
+        double t0 = start_together();
+        ret = ghm_dist_map_build(dm, keys, values, b->len);
+        double t_build = slowest(b, ghm_now() - t0), t_find = 0, t_absent = 0;
         if (ret == GHM_OK) /* untimed: see the top of the file */
             ret = ghm_dist_map_find(dm, keys, b->len, b->out);
-        if (ret == GHM_OK)
-            TIMED(b, t_find, ghm_dist_map_find(dm, keys, b->len, b->out));
+        if (ret == GHM_OK) {
+            t0 = start_together();
+            ret = ghm_dist_map_find(dm, keys, b->len, b->out);
+            t_find = slowest(b, ghm_now() - t0);
+        }
         if (ret == GHM_OK && rep == 0)
             ret = all_ranks(b, judge(ret, wrong_in_shards(b, 1), b->n, "the split map",
                                      "present"));
-        if (ret == GHM_OK)
-            TIMED(b, t_absent, ghm_dist_map_find(dm, absent, b->len, b->out));
+        if (ret == GHM_OK) {
+            t0 = start_together();
+            ret = ghm_dist_map_find(dm, absent, b->len, b->out);
+            t_absent = slowest(b, ghm_now() - t0);
+        }
         if (ret == GHM_OK && rep == 0)
             ret = all_ranks(b, judge(ret, wrong_in_shards(b, 0), b->n, "the split map",
                                      "absent"));

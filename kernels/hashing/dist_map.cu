@@ -429,11 +429,9 @@ static int nccl_link(GhmContext *ctx, const GhmDistRanks *ranks, void **link)
     if (ranks->broadcast(ranks->user, &msg, sizeof msg, 0) < 0)
         return GHM_ERR_IO;
     /* every rank must be able to, or none may start: ncclCommInitRank waits for them all */
-    uint64_t mine[GHM_DIST_MAP_MAX_PARTS], all[GHM_DIST_MAP_MAX_PARTS];
+    uint64_t all[GHM_DIST_MAP_MAX_PARTS];
     uint64_t gpu = msg.ok && nccl_loaded ? gpu_identity(ghm_cuda_device(ctx)) : 0;
-    for (int q = 0; q < ranks->ranks; q++)
-        mine[q] = gpu;
-    if (ranks->all_to_all(ranks->user, mine, all) < 0)
+    if (ghmi_dist_gather_word(ranks, gpu, all) < 0)
         return GHM_ERR_IO;
     for (int q = 0; q < ranks->ranks; q++)
         for (int p = 0; p <= q; p++)
