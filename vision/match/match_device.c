@@ -132,7 +132,7 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_start || !ops->features_finish || !ops->features_sample ||
+    if (!ops || !ops->features_start || !ops->features_start_halved || !ops->features_finish || !ops->features_sample ||
         !ops->features_sample_queue || !ops->verify_prepare || !ops->stage_reserve ||
         !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
         return GHM_OK;
@@ -229,40 +229,53 @@ static int queue_try(GhmMatcher *m, int k, double cell)
                                          &d->kept[k]);
 }
 
-/* Runs the capped sampling searches (ghm_edges_sample_capped's, try by try) of the nl levels
- * and the verification, whose first tries queue_level_reads queued and the host has waited
- * for, side by side: every round queues the next try of each search not yet done and waits
- * once for their counts. The answers end in d->nkept. */
-static int finish_searches(GhmMatcher *m, size_t nl)
-{
-    GhmMatchDevice *d = m->dev;
+/* The capped sampling searches (ghm_edges_sample_capped's, try by try) of the pyramid's levels
+ * and of the verification, side by side: every round queues the next try of each search not
+ * yet done, and the host reads their counts after one wait. The answers end in d->nkept. */
+typedef struct Searches {
     GhmiCellSearch s[SEARCHES];
     int tries[SEARCHES], live[SEARCHES];
+} Searches;
+
+/* The searches of nl levels after their first tries (queue_level_reads), read after a wait. */
+static void searches_begin(GhmMatcher *m, size_t nl, Searches *st)
+{
+    GhmMatchDevice *d = m->dev;
     for (int k = 0; k < SEARCHES; k++) {
-        live[k] = k >= GHMI_MAX_LEVELS || (size_t)k < nl;
-        s[k] = search_start(m, k);
-        tries[k] = 1;
-        d->nkept[k] = live[k] ? d->kept[k] : 0;
+        st->live[k] = k >= GHMI_MAX_LEVELS || (size_t)k < nl;
+        st->s[k] = search_start(m, k);
+        st->tries[k] = 1;
+        d->nkept[k] = st->live[k] ? d->kept[k] : 0;
     }
-    for (;;) {
-        int queued = 0, ret = GHM_OK;
-        for (int k = 0; k < SEARCHES && ret == GHM_OK; k++) {
-            if (!live[k])
-                continue;
-            if (tries[k] >= GHMI_SAMPLE_TRIES || ghmi_cell_search_step(&s[k], d->nkept[k])) {
-                live[k] = 0;
-                continue;
-            }
-            ret = queue_try(m, k, s[k].cell);
-            tries[k]++;
-            queued = 1;
+}
+
+/* Queues the next try of every search that needs one; *queued = 0 when every search is done. */
+static int searches_queue(GhmMatcher *m, Searches *st, int *queued)
+{
+    GhmMatchDevice *d = m->dev;
+    int ret = GHM_OK;
+    *queued = 0;
+    for (int k = 0; k < SEARCHES && ret == GHM_OK; k++) {
+        if (!st->live[k])
+            continue;
+        if (st->tries[k] >= GHMI_SAMPLE_TRIES || ghmi_cell_search_step(&st->s[k], d->nkept[k])) {
+            st->live[k] = 0;
+            continue;
         }
-        if (ret < 0 || !queued || (ret = ghm_context_sync(m->ctx)) < 0)
-            return ret;
-        for (int k = 0; k < SEARCHES; k++)
-            if (live[k])
-                d->nkept[k] = d->kept[k];
+        ret = queue_try(m, k, st->s[k].cell);
+        st->tries[k]++;
+        *queued = 1;
     }
+    return ret;
+}
+
+/* After the wait for a round: the counts of its tries. */
+static void searches_read(GhmMatcher *m, const Searches *st)
+{
+    GhmMatchDevice *d = m->dev;
+    for (int k = 0; k < SEARCHES; k++)
+        if (st->live[k])
+            d->nkept[k] = d->kept[k];
 }
 
 /* Queues, for every level, the copy of its corner candidates into staging memory (cand[l]) and
@@ -302,29 +315,27 @@ static int queue_level_reads(GhmMatcher *m, const GhmDeviceFeatures *f, size_t n
 /* The query's pyramid on the device, as ghmi_pyramid_build makes it on the host: every level's
  * features (f[l], in workspace ws[l]), its corners (host: *qb, *nqb) and its coded points
  * (sampled and gathered into D_CODED in full-image pixels, where the voting reads them), the
- * ranges in lv. The levels' images are halved on the host (ghm_image_halve). The host waits
- * once for the levels' counts, once for their candidates and first sampling counts, then once
- * per further sampling try. */
+ * ranges in lv. The levels' images are halved on the device (features_start_halved). The host
+ * waits once for the levels' counts, once for their candidates and first sampling counts, then
+ * once per further round of sampling tries; it chooses the corners during the first round. */
 static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures *f,
                          GhmGeoPoint **qb, size_t *nqb, GhmGeoLevel *lv, size_t *nlv)
 {
     GhmMatchDevice *d = m->dev;
     size_t nl = ghmi_pyramid_levels(query->width, query->height, &m->p), bound = 0, nc = 0;
-    GhmImage *img[GHMI_MAX_LEVELS] = {NULL};
     GhmCornerParams cp = m->p.corners;
     GhmCornerCand *cand[GHMI_MAX_LEVELS];
     int ret = GHM_OK;
-    /* Every level queued first (the host halves the next image while the device works), then
-     * their counts read: the context's stream waits for every level's. */
+    /* Every level queued at once (each after the first halves the one before on the device),
+     * then their counts read: the context's stream waits for every level's. */
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
         GhmFeatureParams fp;
-        if (l && (ret = ghm_image_halve(l > 1 ? img[l - 1] : query, &img[l])) < 0)
+        int w = query->width >> l, h = query->height >> l; /* ghm_image_halve's sizes */
+        if ((ret = ghmi_feature_params(&m->p.edges, &cp, w, h, &fp)) < 0)
             break;
-        const GhmImage *im = l ? img[l] : query;
-        if ((ret = ghmi_feature_params(&m->p.edges, &cp, im->width, im->height, &fp)) < 0)
-            break;
-        ret = d->ops->features_start(m->ctx, d->ws[l], im->pixels, im->width, im->height,
-                                     im->stride, &fp);
+        ret = l ? d->ops->features_start_halved(m->ctx, d->ws[l], d->ws[l - 1], &fp)
+                : d->ops->features_start(m->ctx, d->ws[0], query->pixels, w, h, query->stride,
+                                         &fp);
     }
     if (ret == GHM_OK)
         ret = ghm_context_sync(m->ctx);
@@ -336,22 +347,31 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
     if (ret == GHM_OK)
         ret = grow_dev(m->ctx, d, D_CODED, (bound + 1) * sizeof(GhmGeoPoint));
     if (ret == GHM_OK && (ret = queue_level_reads(m, f, nl, cand)) == GHM_OK &&
-        (ret = ghm_context_sync(m->ctx)) == GHM_OK)
-        ret = finish_searches(m, nl);
+        (ret = ghm_context_sync(m->ctx)) == GHM_OK) {
+        Searches st;
+        int queued = 0;
+        searches_begin(m, nl, &st);
+        ret = searches_queue(m, &st, &queued);
+        /* the corners are chosen on the host while the device runs the searches' next tries */
+        for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
+            lv[l] = (GhmGeoLevel){(uint32_t)*nqb, 0, 0, 0, (float)(1 << l)};
+            ret = level_corners(m, cand[l], &f[l], (int)l, qb, nqb);
+            lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
+        }
+        while (ret == GHM_OK && queued && (ret = ghm_context_sync(m->ctx)) == GHM_OK) {
+            searches_read(m, &st);
+            ret = searches_queue(m, &st, &queued);
+        }
+    }
     for (size_t l = 0; l < nl && ret == GHM_OK; l++) {
         size_t n = d->nkept[l];
         uint32_t *idx = (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[l];
-        lv[l] = (GhmGeoLevel){(uint32_t)*nqb, 0, (uint32_t)nc, 0, (float)(1 << l)};
-        if ((ret = level_corners(m, cand[l], &f[l], (int)l, qb, nqb)) < 0 ||
-            (ret = d->ops->features_gather(m->ctx, d->ws[l], idx, n, (int)l,
-                                           (GhmGeoPoint *)d->d[D_CODED] + nc)) < 0)
-            break;
-        lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
+        lv[l].coded_first = (uint32_t)nc;
         lv[l].ncoded = (uint32_t)n;
+        ret = d->ops->features_gather(m->ctx, d->ws[l], idx, n, (int)l,
+                                      (GhmGeoPoint *)d->d[D_CODED] + nc);
         nc += n;
     }
-    for (size_t l = 0; l < nl; l++)
-        ghm_image_free(&img[l]);
     *nlv = nl;
     return ret;
 }

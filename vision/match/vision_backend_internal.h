@@ -184,6 +184,10 @@ typedef struct GhmVisionOps {
      * chain and the copy of its counts without waiting; finish waits and fills *out. */
     int (*features_start)(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels, int w,
                           int h, size_t stride, const GhmFeatureParams *p);
+    /* features_start on the image of src's last start halved (ghm_image_halve's pixels, made
+     * on the device after src's image is there): a pyramid's next level, not uploaded. */
+    int (*features_start_halved)(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                 const GhmFeatureWorkspace *src, const GhmFeatureParams *p);
     int (*features_finish)(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
     /* edges.c's ghm_edges_grid_sample (cells of `cell` pixels, the strongest point of each)
      * over the points of the workspace's last run: the kept indices, ascending, into idx

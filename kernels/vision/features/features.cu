@@ -3,8 +3,9 @@
  * edge points and Harris corner candidates, with one wait at the end: the matcher's device path
  * (vision/match/match_device.c) and ghm_edges_detect_ctx run it through GhmVisionOps.features_*.
  *
- * Stages, all queued on the workspace's own stream by ghmi_features_enqueue
- * (features_launch.cu launches them, directly or as a CUDA graph):
+ * Stages, all queued on the workspace's own stream by ghmi_features_enqueue, from the image in
+ * ws->pixels (features_launch.cu puts it there, uploaded or halved from another workspace's,
+ * and launches the stages, directly or as a CUDA graph):
  *   noise       Immerkaer's estimate: an exact integer sum (one atomicAdd per block), then
  *               levels_kernel turns it into the noise level and the magnitude floor with the
  *               host's double arithmetic (edges.c: image_noise_sigma, detect_into).
@@ -293,6 +294,8 @@ static void destroy(GhmFeatureWorkspace *ws)
         cudaEventDestroy(ws->ready);
     if (ws->done)
         cudaEventDestroy(ws->done);
+    if (ws->placed)
+        cudaEventDestroy(ws->placed);
     free(ws);
 }
 
@@ -313,6 +316,8 @@ extern "C" int ghm_cuda_features_create(GhmContext *ctx, GhmFeatureWorkspace **o
         ret = GHM_CUDA(cudaEventCreateWithFlags(&ws->ready, cudaEventDisableTiming));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cudaEventCreateWithFlags(&ws->done, cudaEventDisableTiming));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&ws->placed, cudaEventDisableTiming));
     if (ret < 0) {
         destroy(ws);
         return ret;
@@ -398,18 +403,33 @@ static int run_corners(GhmFeatureWorkspace *ws, int w, int h, const GhmFeaturePa
     return GHM_CUDA_LAUNCH();
 }
 
-int ghmi_features_enqueue(GhmFeatureWorkspace *ws, const uint8_t *pixels, size_t stride, int w,
-                          int h, const GhmFeatureParams *p)
+int ghmi_features_enqueue(GhmFeatureWorkspace *ws, int w, int h, const GhmFeatureParams *p)
 {
     cudaStream_t s = ws->stream;
     int ret = GHM_CUDA(cudaMemsetAsync(ws->levels, 0, sizeof(Levels), s));
-    if (ret < 0 ||
-        (ret = GHM_CUDA(cudaMemcpy2DAsync(ws->pixels, (size_t)w, pixels, stride, (size_t)w,
-                                          (size_t)h, cudaMemcpyHostToDevice, s))) < 0 ||
-        (ret = run_edges(ws, w, h, p)) < 0 || (p->corners && (ret = run_corners(ws, w, h, p)) < 0))
+    if (ret < 0 || (ret = run_edges(ws, w, h, p)) < 0 ||
+        (p->corners && (ret = run_corners(ws, w, h, p)) < 0))
         return ret;
     return GHM_CUDA(cudaMemcpyAsync(ws->host_levels, ws->levels, sizeof(Levels),
                                     cudaMemcpyDeviceToHost, s));
+}
+
+/* ghm_image_halve: each pixel the rounded mean of a 2 x 2 block of the source. */
+static __global__ void halve_kernel(const uint8_t *src, size_t src_stride, int w, int h,
+                                    uint8_t *dst)
+{
+    int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    const uint8_t *a = src + (size_t)(2 * y) * src_stride, *b = a + src_stride;
+    dst[(size_t)y * w + x] = (uint8_t)((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
+}
+
+int ghmi_features_halve(cudaStream_t s, const uint8_t *src, size_t src_stride, int w, int h,
+                        uint8_t *dst)
+{
+    halve_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(src, src_stride, w, h, dst);
+    return GHM_CUDA_LAUNCH();
 }
 
 /* --- grid sampling of the points ---------------------------------------------------------- */

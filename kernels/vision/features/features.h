@@ -18,6 +18,8 @@ int ghm_cuda_features_run(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_
                           int h, size_t stride, const GhmFeatureParams *p, GhmDeviceFeatures *out);
 int ghm_cuda_features_start(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint8_t *pixels,
                             int w, int h, size_t stride, const GhmFeatureParams *p);
+int ghm_cuda_features_start_halved(GhmContext *ctx, GhmFeatureWorkspace *ws,
+                                   const GhmFeatureWorkspace *src, const GhmFeatureParams *p);
 int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
 int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                              size_t *kept);

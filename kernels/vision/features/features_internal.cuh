@@ -45,6 +45,7 @@ struct GhmFeatureWorkspace {
     Levels *levels, *host_levels; /* device; pinned host copy */
     cudaStream_t stream;          /* the chain's own (features_launch.cu) */
     cudaEvent_t ready, done;      /* context stream -> chain, chain -> context stream */
+    cudaEvent_t placed;           /* the run's image is in pixels (another level halves it) */
     /* The chain captured as a CUDA graph for the last key seen twice (features_launch.cu). */
     uint8_t *staging;             /* pinned: the image the graph uploads */
     size_t cap_staging;
@@ -56,10 +57,14 @@ struct GhmFeatureWorkspace {
 /* Grows the buffers to w x h pixels (features.cu). */
 int ghmi_features_reserve(GhmFeatureWorkspace *ws, int w, int h);
 
-/* Queues the whole chain on ws->stream: the image (host, rows stride bytes apart; pinned when
- * the chain is being captured) uploaded, edges, corners when p->corners, and the run's scalars
- * copied to ws->host_levels. Nothing is waited for. */
-int ghmi_features_enqueue(GhmFeatureWorkspace *ws, const uint8_t *pixels, size_t stride, int w,
-                          int h, const GhmFeatureParams *p);
+/* Queues the whole chain on ws->stream from the w x h image in ws->pixels (rows w bytes apart):
+ * edges, corners when p->corners, and the run's scalars copied to ws->host_levels. Nothing is
+ * waited for. */
+int ghmi_features_enqueue(GhmFeatureWorkspace *ws, int w, int h, const GhmFeatureParams *p);
+
+/* Queues on s the w x h halving (ghm_image_halve's arithmetic) of the device image src (rows
+ * src_stride bytes apart, at least 2w x 2h) into dst (rows w bytes apart). */
+int ghmi_features_halve(cudaStream_t s, const uint8_t *src, size_t src_stride, int w, int h,
+                        uint8_t *dst);
 
 #endif /* GHM_KERNELS_VISION_FEATURES_INTERNAL_CUH */

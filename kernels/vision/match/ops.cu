@@ -58,6 +58,7 @@ static const GhmVisionOps ghm_cuda_vision_ops = {
     /* .features_free = */ ghm_cuda_features_free,
     /* .features_run = */ ghm_cuda_features_run,
     /* .features_start = */ ghm_cuda_features_start,
+    /* .features_start_halved = */ ghm_cuda_features_start_halved,
     /* .features_finish = */ ghm_cuda_features_finish,
     /* .features_sample = */ ghm_cuda_features_sample,
     /* .features_sample_queue = */ ghm_cuda_features_sample_queue,
