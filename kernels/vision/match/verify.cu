@@ -186,11 +186,12 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     }
 }
 
-/* Thread 0 gets the block's sums of v[0..N) in out, added in a fixed order (warp shuffles,
- * then the warps in turn): deterministic. Ends with the block synchronised. */
+/* out[0..N) (shared) gets the block's sums of v[0..N), added in a fixed order (warp shuffles,
+ * then the warps in turn): deterministic. Thread k adds component k, so the N sums take the
+ * time of one. Ends with the block synchronised. */
 template <int N>
 static __device__ void block_sums(const double (&v)[N], double (*warp_part)[FIT_SUMS],
-                                  double (&out)[N])
+                                  double *out)
 {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int k = 0; k < N; k++) {
@@ -201,39 +202,36 @@ static __device__ void block_sums(const double (&v)[N], double (*warp_part)[FIT_
             warp_part[warp][k] = t;
     }
     __syncthreads();
-    if (threadIdx.x == 0)
-        for (int k = 0; k < N; k++) {
-            double t = 0.0;
-            for (int w = 0; w < VERIFY_WARPS; w++)
-                t += warp_part[w][k];
-            out[k] = t;
-        }
+    if (threadIdx.x < N) {
+        double t = 0.0;
+        for (int w = 0; w < VERIFY_WARPS; w++)
+            t += warp_part[w][threadIdx.x];
+        out[threadIdx.x] = t;
+    }
     __syncthreads();
 }
 
-/* The sums of a transform over its blocks: this block's own when it is alone, else, after a
- * grid barrier, the partials of all its blocks added in block order, the same in every block
- * so that all of them solve the same system. Thread 0 only. */
+/* The sums of a transform over its blocks, in sums[0..N) (shared, the block's own on entry):
+ * left as they are when the block is alone, else, after a grid barrier, the partials of all
+ * its blocks added in block order, the same in every block so that all of them solve the same
+ * system. Thread k adds component k: one thread reading every block's partials one after the
+ * other (20 x 40 dependent reads a step for a 40-block transform) was most of a refinement's
+ * time. Ends with the block synchronised. */
 template <int N>
-static __device__ void transform_sums(const double (&block)[N], double *partials,
-                                      cg::grid_group &grid, double (&out)[N])
+static __device__ void transform_sums(double *sums, double *partials, cg::grid_group &grid)
 {
-    if (gridDim.x == 1) {
-        if (threadIdx.x == 0)
-            for (int k = 0; k < N; k++)
-                out[k] = block[k];
+    if (gridDim.x == 1)
         return;
-    }
-    if (threadIdx.x == 0)
-        for (int k = 0; k < N; k++)
-            partials[(size_t)blockIdx.x * FIT_SUMS + k] = block[k];
+    if (threadIdx.x < N)
+        partials[(size_t)blockIdx.x * FIT_SUMS + threadIdx.x] = sums[threadIdx.x];
     grid.sync();
-    if (threadIdx.x == 0)
-        for (int k = 0; k < N; k++) {
-            out[k] = 0.0;
-            for (unsigned b = 0; b < gridDim.x; b++)
-                out[k] += partials[(size_t)b * FIT_SUMS + k];
-        }
+    if (threadIdx.x < N) {
+        double t = 0.0;
+        for (unsigned b = 0; b < gridDim.x; b++)
+            t += partials[(size_t)b * FIT_SUMS + threadIdx.x];
+        sums[threadIdx.x] = t;
+    }
+    __syncthreads();
 }
 
 /* One pass over this thread's points. FIT false (pass 1): the count and coordinate sums of the
@@ -286,6 +284,7 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
 {
     cg::grid_group grid = cg::this_grid();
     __shared__ double warp_part[VERIFY_WARPS][FIT_SUMS];
+    __shared__ double tot[FIT_SUMS];
     __shared__ double c[4];
     __shared__ GhmSimilarity s;
     __shared__ int done;
@@ -299,25 +298,25 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void refine_kernel(
     for (int it = 0; it < steps.steps; it++) {
         if (done && gridDim.x == 1)
             break;
-        double v[FIT_SUMS] = {0}, tot[FIT_SUMS], v5[5], t5[5];
+        double v[FIT_SUMS] = {0}, v5[5];
         if (!done)
             refine_pass<false>(ref, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
         for (int k = 0; k < 5; k++)
             v5[k] = v[k];
-        block_sums<5>(v5, warp_part, t5);
-        transform_sums<5>(t5, part1, grid, t5);
+        block_sums<5>(v5, warp_part, tot);
+        transform_sums<5>(tot, part1, grid);
         if (threadIdx.x == 0 && !done) {
-            if (t5[0] < 8.0)
+            if (tot[0] < 8.0)
                 done = 1;
             else
                 for (int k = 0; k < 4; k++)
-                    c[k] = t5[k + 1] / t5[0];
+                    c[k] = tot[k + 1] / tot[0];
         }
         __syncthreads();
         if (!done)
             refine_pass<true>(ref, pts, n_pts, s, steps.radius[it], cos_tol, c, v);
         block_sums<FIT_SUMS>(v, warp_part, tot);
-        transform_sums<FIT_SUMS>(tot, part2, grid, tot);
+        transform_sums<FIT_SUMS>(tot, part2, grid);
         if (threadIdx.x == 0 && !done) {
             double A[4][4], y[4], x[4];
             for (int i = 0; i < 4; i++) {
