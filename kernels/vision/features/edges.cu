@@ -1,9 +1,9 @@
 /*
  * edges.cu - the per-pixel stages of vision/features/edges.c on the GPU: Gaussian blur (separable,
  * clamped borders), Sobel / 8 and the gradient magnitude, then non-maximum suppression across
- * the edge with interpolated neighbours and the parabola's sub-pixel offset; the same separable
- * blur for any float field (the structure tensor of the Harris stage). The chain around them
- * (noise floor, threshold, compaction, corners) is features.cu.
+ * the edge with interpolated neighbours and the parabola's sub-pixel offset. The chain around
+ * them (noise floor, threshold, compaction, corners, whose tensor blur has kernels of its own
+ * that blur three fields at once) is features.cu.
  *
  * Layout: row-major w x h float arrays, the input grey image as bytes with a row stride. Launch
  * shape: one thread per pixel, blocks of 32 x 8 (a warp reads a row segment: coalesced).
@@ -25,16 +25,15 @@ static __device__ __forceinline__ int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Horizontal pass: tmp = g[0] p[x] + sum_i g[i] (p[x - i] + p[x + i]); T is the grey image's
- * bytes or a float field (rows stride elements apart). */
-template <typename T>
+/* Horizontal pass: tmp = g[0] p[x] + sum_i g[i] (p[x - i] + p[x + i]) over the grey image's
+ * bytes (rows stride bytes apart). */
 static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_rows_kernel(
-    const T *px, int w, int h, size_t stride, GhmEdgeTaps t, float *tmp)
+    const uint8_t *px, int w, int h, size_t stride, GhmEdgeTaps t, float *tmp)
 {
     int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
     if (x >= w || y >= h)
         return;
-    const T *row = px + (size_t)y * stride;
+    const uint8_t *row = px + (size_t)y * stride;
     float s = __fmul_rn(t.g[0], (float)row[x]);
     for (int i = 1; i <= t.radius; i++)
         s = __fadd_rn(s, __fmul_rn(t.g[i], __fadd_rn((float)row[clampi(x - i, 0, w - 1)],
@@ -43,9 +42,8 @@ static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_rows_kernel(
 }
 
 /* Vertical pass; with radius 0 (no blur) it copies the input as floats, as edges.c does. */
-template <typename T>
 static __global__ __launch_bounds__(TILE_X *TILE_Y) void blur_cols_kernel(
-    const T *px, const float *tmp, int w, int h, size_t stride, GhmEdgeTaps t, float *out)
+    const uint8_t *px, const float *tmp, int w, int h, size_t stride, GhmEdgeTaps t, float *out)
 {
     int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
     if (x >= w || y >= h)
@@ -158,22 +156,5 @@ extern "C" int ghm_cuda_edge_suppress(cudaStream_t s, const float *mag, const fl
         return GHM_ERR_INVALID;
     suppress_kernel<<<pixel_grid(w, h), dim3(TILE_X, TILE_Y), 0, s>>>(
         mag, gx, gy, w, h, floor_mag, nms, off);
-    return GHM_CUDA_LAUNCH();
-}
-
-extern "C" int ghm_cuda_blur_field(cudaStream_t s, const float *in, int w, int h,
-                                   const GhmEdgeTaps *taps, float *tmp, float *out)
-{
-    if (!in || !taps || !tmp || !out || w < 1 || h < 1 || taps->radius < 0 ||
-        taps->radius > GHM_EDGE_MAX_RADIUS)
-        return GHM_ERR_INVALID;
-    dim3 grid = pixel_grid(w, h), block(TILE_X, TILE_Y);
-    int ret;
-    if (taps->radius > 0) {
-        blur_rows_kernel<<<grid, block, 0, s>>>(in, w, h, (size_t)w, *taps, tmp);
-        if ((ret = GHM_CUDA_LAUNCH()) < 0)
-            return ret;
-    }
-    blur_cols_kernel<<<grid, block, 0, s>>>(in, tmp, w, h, (size_t)w, *taps, out);
     return GHM_CUDA_LAUNCH();
 }

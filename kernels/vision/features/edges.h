@@ -32,11 +32,6 @@ int ghm_cuda_edge_gradients(cudaStream_t s, const uint8_t *pixels, int w, int h,
 int ghm_cuda_edge_suppress(cudaStream_t s, const float *mag, const float *gx, const float *gy,
                            int w, int h, const float *floor_mag, float *nms, float *off);
 
-/* The separable blur of a w x h float field with clamped borders: in -> out (tmp: scratch;
- * radius 0 copies). */
-int ghm_cuda_blur_field(cudaStream_t s, const float *in, int w, int h, const GhmEdgeTaps *taps,
-                        float *tmp, float *out);
-
 #ifdef __cplusplus
 }
 #endif

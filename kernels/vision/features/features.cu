@@ -144,27 +144,81 @@ static __global__ void emit_kernel(const float *nms, const float *off, const flo
 
 /* --- Harris corners ----------------------------------------------------------------------- */
 
-static __global__ void tensor_kernel(const float *gx, const float *gy, size_t npix, float *s0,
-                                     float *s1, float *s2)
+/* The structure tensor's three products at pixel i, as edges.c forms them. */
+static __device__ __forceinline__ void tensor_at(const float *gx, const float *gy, size_t i,
+                                                 float (&t)[3])
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= npix)
-        return;
-    s0[i] = __fmul_rn(gx[i], gx[i]);
-    s1[i] = __fmul_rn(gy[i], gy[i]);
-    s2[i] = __fmul_rn(gx[i], gy[i]);
+    t[0] = __fmul_rn(gx[i], gx[i]);
+    t[1] = __fmul_rn(gy[i], gy[i]);
+    t[2] = __fmul_rn(gx[i], gy[i]);
 }
 
 /* resp = s0 s1 - s2^2 - k tr^2, evaluated left to right as edges.c does. */
-static __global__ void response_kernel(const float *s0, const float *s1, const float *s2,
-                                       size_t npix, float k, float *resp)
+static __device__ __forceinline__ float harris_of(const float (&t)[3], float k)
+{
+    float tr = __fadd_rn(t[0], t[1]);
+    float det = __fsub_rn(__fmul_rn(t[0], t[1]), __fmul_rn(t[2], t[2]));
+    return __fsub_rn(det, __fmul_rn(__fmul_rn(k, tr), tr));
+}
+
+/* The response of the unblurred tensor (a tensor radius of 0: edges.c leaves the products). */
+static __global__ void response_kernel(const float *gx, const float *gy, size_t npix, float k,
+                                       float *resp)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= npix)
         return;
-    float tr = __fadd_rn(s0[i], s1[i]);
-    float det = __fsub_rn(__fmul_rn(s0[i], s1[i]), __fmul_rn(s2[i], s2[i]));
-    resp[i] = __fsub_rn(det, __fmul_rn(__fmul_rn(k, tr), tr));
+    float t[3];
+    tensor_at(gx, gy, i, t);
+    resp[i] = harris_of(t, k);
+}
+
+/* The horizontal pass of edges.c's tensor blur (convolve_sep over each product field, with its
+ * clamped borders and order of additions), the three fields at once and the products formed
+ * on the fly: one kernel where there were a products pass and three blur passes. */
+static __global__ __launch_bounds__(TILE_X *TILE_Y) void tensor_rows_kernel(
+    const float *gx, const float *gy, int w, int h, GhmEdgeTaps g, float *r0, float *r1,
+    float *r2)
+{
+    int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    size_t row = (size_t)y * w;
+    float c[3], s[3];
+    tensor_at(gx, gy, row + x, c);
+    for (int f = 0; f < 3; f++)
+        s[f] = __fmul_rn(g.g[0], c[f]);
+    for (int i = 1; i <= g.radius; i++) {
+        float a[3], b[3];
+        tensor_at(gx, gy, row + (x - i < 0 ? 0 : x - i), a);
+        tensor_at(gx, gy, row + (x + i > w - 1 ? w - 1 : x + i), b);
+        for (int f = 0; f < 3; f++)
+            s[f] = __fadd_rn(s[f], __fmul_rn(g.g[i], __fadd_rn(a[f], b[f])));
+    }
+    size_t at = row + x;
+    r0[at] = s[0], r1[at] = s[1], r2[at] = s[2];
+}
+
+/* The vertical pass over the three row-blurred fields, and the response from the blurred
+ * tensor at once (it was a pass of its own over three stored fields). */
+static __global__ __launch_bounds__(TILE_X *TILE_Y) void tensor_cols_kernel(
+    const float *r0, const float *r1, const float *r2, int w, int h, GhmEdgeTaps g, float k,
+    float *resp)
+{
+    int x = blockIdx.x * TILE_X + threadIdx.x, y = blockIdx.y * TILE_Y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    const float *r[3] = {r0, r1, r2};
+    float s[3];
+    for (int f = 0; f < 3; f++)
+        s[f] = __fmul_rn(g.g[0], r[f][(size_t)y * w + x]);
+    for (int i = 1; i <= g.radius; i++) {
+        size_t up = (size_t)(y - i < 0 ? 0 : y - i) * w + x;
+        size_t down = (size_t)(y + i > h - 1 ? h - 1 : y + i) * w + x;
+        for (int f = 0; f < 3; f++)
+            s[f] = __fadd_rn(s[f], __fmul_rn(g.g[i], __fadd_rn(r[f][up], r[f][down])));
+    }
+    resp[(size_t)y * w + x] = harris_of(s, k);
 }
 
 static __device__ __forceinline__ float parabola_offset(float a, float b, float c)
@@ -381,17 +435,19 @@ static int run_corners(GhmFeatureWorkspace *ws, int w, int h, const GhmFeaturePa
     cudaStream_t s = ws->stream;
     size_t npix = (size_t)w * h;
     float **f = ws->f;
-    tensor_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_GX], f[F_GY], npix, f[F_S0],
-                                                                 f[F_S1], f[F_S2]);
-    int ret = GHM_CUDA_LAUNCH();
-    /* Blurred in place (edges.c: convolve_sep(s, tmp, s)): the column pass reads only the
-     * scratch field, which the row pass has finished; a radius of 0 leaves the products. */
-    for (int k = F_S0; k <= F_S2 && ret == GHM_OK && p->tensor.radius > 0; k++)
-        ret = ghm_cuda_blur_field(s, f[k], w, h, &p->tensor, f[F_TMP], f[k]);
-    if (ret < 0)
-        return ret;
-    response_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_S0], f[F_S1], f[F_S2], npix,
-                                                                   p->harris_k, f[F_RESP]);
+    int ret;
+    if (p->tensor.radius == 0) {
+        response_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_GX], f[F_GY], npix,
+                                                                       p->harris_k, f[F_RESP]);
+    } else {
+        dim3 grid = pixel_grid(w, h), block(TILE_X, TILE_Y);
+        tensor_rows_kernel<<<grid, block, 0, s>>>(f[F_GX], f[F_GY], w, h, p->tensor, f[F_S0],
+                                                  f[F_S1], f[F_S2]);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            return ret;
+        tensor_cols_kernel<<<grid, block, 0, s>>>(f[F_S0], f[F_S1], f[F_S2], w, h, p->tensor,
+                                                  p->harris_k, f[F_RESP]);
+    }
     if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;
     size_t bytes = ws->cub_bytes;
