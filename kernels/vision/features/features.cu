@@ -10,14 +10,13 @@
  *               levels_kernel turns it into the noise level and the magnitude floor with the
  *               host's double arithmetic (edges.c: image_noise_sigma, detect_into).
  *   gradients   blur, Sobel, magnitude, suppression (edges.cu).
- *   threshold   the CPU takes quantiles of the surviving maxima by quickselect; here CUB's radix
- *               sort orders every pixel's suppressed magnitude (zeros first, they are >= 0 floats
- *               so their bits sort as integers) and threshold_kernel reads the two quantiles
- *               after the zeros. Sorting the zeros too keeps the count on the device: no wait.
+ *   threshold   the CPU takes quantiles of the surviving maxima by quickselect; here a radix
+ *               selection finds them among the positive suppressed magnitudes (positive floats
+ *               order as their bits), digit by digit, with every count on the device: no wait.
  *   compaction  flags, CUB's exclusive scan, then emit_kernel writes each point at its rank:
  *               raster order, as the CPU's loop.
- *   corners     structure tensor, blurred (edges.cu's blur), the Harris response, its maximum
- *               (CUB), then one thread per pixel tests for a strict local maximum and appends a
+ *   corners     structure tensor, blurred, and the Harris response in two passes (rows of the
+ *               three products, then columns with the response), its maximum (CUB), then one thread per pixel tests for a strict local maximum and appends a
  *               candidate (atomicAdd: any order; the host sorts them, a total order).
  *
  * Exactness: every float operation is an explicitly rounded intrinsic in the order of the C
@@ -84,29 +83,128 @@ static __global__ void levels_kernel(int w, int h, double gain, double factor, L
 
 /* --- threshold and compaction ------------------------------------------------------------- */
 
-/* edges.c's choose_threshold() on the sorted magnitudes (zeros first). */
-static __global__ void threshold_kernel(const float *sorted, size_t npix, double quantile,
-                                        Levels *lv)
+/* edges.c's choose_threshold() takes two quantiles of the positive suppressed magnitudes (the
+ * CPU by quickselect). Positive floats order as their bits, so each is found digit by digit,
+ * most significant first: a histogram of the next digit among the values that share the digits
+ * found so far, then the bin where the wanted rank falls. Three passes over the magnitudes
+ * replace a radix sort of every pixel (four passes that also write, the largest item of a
+ * 1080p query's chain). */
+enum { SEL_PASSES = 3, SEL_BINS = 2048, SEL_THREADS = 1024, SEL_BLOCKS = 264 };
+static const int sel_shift[SEL_PASSES] = {21, 10, 0};
+
+struct FeatureSelect {
+    uint32_t prefix[2]; /* the bits found so far: [0] the quantile's, [1] the 0.9 quantile's */
+    uint32_t rank[2];   /* the wanted rank among the values with that prefix */
+    uint32_t count;     /* positive values */
+    uint32_t hist[2][SEL_BINS];
+};
+
+/* The digit of pass p (bits shift .. shift + 10, or below the shift of pass p - 1) and the mask
+ * of the bits found before it. */
+static __device__ __forceinline__ uint32_t sel_digit(uint32_t b, int shift)
 {
-    size_t lo = 0, hi = npix; /* first index holding a value > 0 */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] > 0.0f)
-            hi = mid;
-        else
-            lo = mid + 1;
+    return (b >> shift) & (SEL_BINS - 1);
+}
+
+static __device__ __forceinline__ uint32_t sel_found_mask(int shift)
+{
+    return shift >= 21 ? 0u : ~0u << (shift + (shift == 0 ? 10 : 11));
+}
+
+static __global__ __launch_bounds__(LINEAR_THREADS) void select_hist_kernel(const float *nms,
+                                                                            size_t npix,
+                                                                            int shift, FeatureSelect *sel)
+{
+    __shared__ uint32_t hist[2][SEL_BINS];
+    for (int i = threadIdx.x; i < 2 * SEL_BINS; i += blockDim.x)
+        hist[i / SEL_BINS][i % SEL_BINS] = 0;
+    __syncthreads();
+    uint32_t mask = sel_found_mask(shift), p0 = sel->prefix[0], p1 = sel->prefix[1];
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npix;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float v = nms[i];
+        if (!(v > 0.0f))
+            continue;
+        uint32_t b = __float_as_uint(v), d = sel_digit(b, shift);
+        if ((b & mask) == p0)
+            atomicAdd(&hist[0][d], 1u);
+        if (mask && (b & mask) == p1) /* the first pass's histogram serves both */
+            atomicAdd(&hist[1][d], 1u);
     }
-    size_t n = npix - lo;
+    __syncthreads();
+    for (int i = threadIdx.x; i < 2 * SEL_BINS; i += blockDim.x) {
+        uint32_t c = hist[i / SEL_BINS][i % SEL_BINS];
+        if (c)
+            atomicAdd(&sel->hist[i / SEL_BINS][i % SEL_BINS], c);
+    }
+}
+
+/* The bin of each target's rank: its digit joins the prefix, the rank becomes the rank within
+ * the bin, the histograms are cleared for the next pass. The first pass counts the positive
+ * values and sets the ranks (edges.c's indices); the last one sets the threshold. */
+static __global__ __launch_bounds__(SEL_THREADS) void select_pick_kernel(int shift, int last,
+                                                                         double quantile,
+                                                                         FeatureSelect *sel, Levels *lv)
+{
+    typedef cub::BlockScan<uint32_t, SEL_THREADS> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    enum { PER = SEL_BINS / SEL_THREADS };
+    int first_pass = sel_found_mask(shift) == 0;
+    for (int t = 0; t < 2; t++) {
+        const uint32_t *h = sel->hist[first_pass ? 0 : t];
+        uint32_t c[PER], e[PER], total;
+        for (int k = 0; k < PER; k++)
+            c[k] = h[threadIdx.x * PER + k];
+        Scan(tmp).ExclusiveSum(c, e, total);
+        __syncthreads();
+        if (first_pass && threadIdx.x == 0 && t == 0) {
+            sel->count = total;
+            size_t n = total;
+            sel->rank[0] = n ? (uint32_t)(size_t)(quantile * (double)(n - 1)) : 0;
+            sel->rank[1] = n ? (uint32_t)(size_t)(0.9 * (double)(n - 1)) : 0;
+        }
+        __syncthreads();
+        uint32_t want = sel->rank[t];
+        __syncthreads(); /* every thread has read the rank before one rewrites it */
+        for (int k = 0; k < PER; k++)
+            if (c[k] && e[k] <= want && want < e[k] + c[k]) {
+                sel->prefix[t] |= (uint32_t)(threadIdx.x * PER + k) << shift;
+                sel->rank[t] = want - e[k];
+            }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < 2 * SEL_BINS; i += blockDim.x)
+        sel->hist[i / SEL_BINS][i % SEL_BINS] = 0;
+    if (!last || threadIdx.x != 0)
+        return;
     float thr = lv->floor_mag;
-    if (n > 0 && quantile > 0.0) {
-        float q = sorted[lo + (size_t)(quantile * (double)(n - 1))];
-        float strong = __fmul_rn(0.5f, sorted[lo + (size_t)(0.9 * (double)(n - 1))]);
+    if (sel->count > 0 && quantile > 0.0) {
+        float q = __uint_as_float(sel->prefix[0]);
+        float strong = __fmul_rn(0.5f, __uint_as_float(sel->prefix[1]));
         if (q > strong)
             q = strong;
         if (q > thr)
             thr = q;
     }
     lv->threshold = thr;
+}
+
+/* Queues the threshold's selection (sel: device scratch) on s. */
+static int choose_threshold(cudaStream_t s, const float *nms, size_t npix, double quantile,
+                            FeatureSelect *sel, Levels *lv)
+{
+    int ret = GHM_CUDA(cudaMemsetAsync(sel, 0, sizeof *sel, s));
+    size_t want = (npix + LINEAR_THREADS * 16 - 1) / (LINEAR_THREADS * 16);
+    unsigned blocks = (unsigned)(want < 1 ? 1 : want > SEL_BLOCKS ? SEL_BLOCKS : want);
+    for (int p = 0; p < SEL_PASSES && ret == GHM_OK; p++) {
+        select_hist_kernel<<<blocks, LINEAR_THREADS, 0, s>>>(nms, npix, sel_shift[p], sel);
+        if ((ret = GHM_CUDA_LAUNCH()) < 0)
+            break;
+        select_pick_kernel<<<1, SEL_THREADS, 0, s>>>(sel_shift[p], p == SEL_PASSES - 1, quantile,
+                                                     sel, lv);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    return ret;
 }
 
 static __global__ void flag_kernel(const float *nms, size_t npix, const Levels *lv,
@@ -276,6 +374,7 @@ static void layout(GhmiCarve *c, GhmFeatureWorkspace *ws, size_t npix)
     ws->cells = (unsigned long long *)ghmi_carve(c, npix * sizeof(unsigned long long));
     ws->cub_tmp = ghmi_carve(c, ws->cub_bytes ? ws->cub_bytes : 1); /* NULL: CUB would size */
     ws->levels = (Levels *)ghmi_carve(c, sizeof(Levels));
+    ws->select = (FeatureSelect *)ghmi_carve(c, sizeof(FeatureSelect));
 }
 
 /* Frees the arrays (stream-ordered on the context's stream, after the chain's own stream has
@@ -297,18 +396,15 @@ static void release(GhmFeatureWorkspace *ws)
     ws->cap_pix = 0;
 }
 
-/* The CUB scratch the three device-wide passes need for n items (the largest of them). */
+/* The CUB scratch the two device-wide passes need for n items (the larger of them). */
 static int cub_scratch_bytes(size_t n, size_t *out)
 {
-    size_t a = 0, b = 0, c = 0;
-    int ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(NULL, a, (const float *)NULL, (float *)NULL,
-                                                      (int)n));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, b, (const uint32_t *)NULL,
+    size_t b = 0, c = 0;
+    int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, b, (const uint32_t *)NULL,
                                                      (uint32_t *)NULL, (int)n));
     if (ret == GHM_OK)
         ret = GHM_CUDA(cub::DeviceReduce::Max(NULL, c, (const float *)NULL, (float *)NULL, (int)n));
-    *out = a > b ? (a > c ? a : c) : (b > c ? b : c);
+    *out = b > c ? b : c;
     return ret;
 }
 
@@ -409,18 +505,13 @@ static int run_edges(GhmFeatureWorkspace *ws, int w, int h, const GhmFeaturePara
         (ret = ghm_cuda_edge_suppress(s, f[F_MAG], f[F_GX], f[F_GY], w, h,
                                       &ws->levels->floor_mag, f[F_NMS], f[F_OFF])) < 0)
         return ret;
-    size_t bytes = ws->cub_bytes;
-    if ((ret = GHM_CUDA(cub::DeviceRadixSort::SortKeys(ws->cub_tmp, bytes, f[F_NMS], f[F_SORTED],
-                                                        (int)npix, 0, 32, s))) < 0)
-        return ret;
-    threshold_kernel<<<1, 1, 0, s>>>(f[F_SORTED], npix, p->percentile, ws->levels);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+    if ((ret = choose_threshold(s, f[F_NMS], npix, p->percentile, ws->select, ws->levels)) < 0)
         return ret;
     flag_kernel<<<linear_blocks(npix), LINEAR_THREADS, 0, s>>>(f[F_NMS], npix, ws->levels,
                                                                ws->flags);
     if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;
-    bytes = ws->cub_bytes;
+    size_t bytes = ws->cub_bytes;
     if ((ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, bytes, ws->flags, ws->rank,
                                                       (int)npix, s))) < 0)
         return ret;

@@ -18,6 +18,9 @@ typedef struct GhmFeatureKey {
     GhmFeatureParams p;
 } GhmFeatureKey;
 
+/* The threshold's radix selection (features.cu). */
+typedef struct FeatureSelect FeatureSelect;
+
 /* Per-run scalars, on the device; read back once at the end. */
 typedef struct Levels {
     unsigned long long noise_sum; /* sum of |Immerkaer mask| over the interior */
@@ -25,7 +28,7 @@ typedef struct Levels {
     uint32_t npoints, ncand, nsample;
 } Levels;
 
-enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_SORTED, F_S0, F_S1, F_S2, F_RESP, NF };
+enum { F_TMP, F_BLUR, F_GX, F_GY, F_MAG, F_NMS, F_OFF, F_S0, F_S1, F_S2, F_RESP, NF };
 
 struct GhmFeatureWorkspace {
     GhmContext *ctx; /* of ghm_cuda_features_create: its stream orders the block's life */
@@ -43,6 +46,7 @@ struct GhmFeatureWorkspace {
     void *cub_tmp;
     size_t cub_bytes;
     Levels *levels, *host_levels; /* device; pinned host copy */
+    FeatureSelect *select;        /* device scratch of the threshold */
     cudaStream_t stream;          /* the chain's own (features_launch.cu) */
     cudaEvent_t ready, done;      /* context stream -> chain, chain -> context stream */
     cudaEvent_t placed;           /* the run's image is in pixels (another level halves it) */
