@@ -39,6 +39,11 @@ namespace cg = cooperative_groups;
  * where a second block costs two grid barriers per step. */
 #define POINTS_PER_THREAD 4
 #define REFINE_POINTS_PER_THREAD 4
+/* Points a thread lands at once: a landing is a chain of dependent reads (the point, the
+ * reference's nearest-edge map, the edge), so a thread that walks its points one by one waits
+ * for each chain in turn; four in flight overlap them. A thread still adds its points in the
+ * order it did, so the sums are unchanged to the bit. */
+#define IN_FLIGHT 4
 /* The widest backward window searched, in query pixels (radius / scale beyond that is
  * pointless: a transform shrinking the query that much is not a match). */
 #define MAX_WINDOW 32
@@ -153,12 +158,18 @@ static __global__ __launch_bounds__(VERIFY_THREADS) void score_kernel(
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t inl = 0, ins = 0, binl = 0, bins = 0;
-    for (size_t i = first; i < n_pts; i += stride) {
-        double x, y, dx, dy;
-        int inside;
-        query_point(pts, i, &x, &y, &dx, &dy);
-        inl += ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) >= 0;
-        ins += inside != 0;
+    for (size_t i0 = first; i0 < n_pts; i0 += IN_FLIGHT * stride) {
+#pragma unroll
+        for (int j = 0; j < IN_FLIGHT; j++) {
+            size_t i = i0 + j * stride;
+            if (i >= n_pts)
+                break;
+            double x, y, dx, dy;
+            int inside;
+            query_point(pts, i, &x, &y, &dx, &dy);
+            inl += ghm_land(&lr, &s, cs, sn, x, y, dx, dy, radius, cos_tol, &inside) >= 0;
+            ins += inside != 0;
+        }
     }
     GhmSimilarity inv;
     if (backward && ghm_sim_invert(&s, &inv) == 0) {
@@ -249,20 +260,34 @@ static __device__ void refine_pass(const GhmVerifyRef &ref, const GhmVerifyPoint
         sum[k] = 0.0;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (size_t i = first; i < n_pts; i += stride) {
-        double x, yq, dx, dy;
-        int inside;
-        query_point(pts, i, &x, &yq, &dx, &dy);
-        int32_t e = ghm_land(&lr, &s, cs, sn, x, yq, dx, dy, radius, cos_tol, &inside);
-        if (e < 0)
-            continue;
-        GhmEdgePoint r = ref.edges[e];
-        if (!FIT) {
-            sum[0] += 1.0;
-            sum[1] += x, sum[2] += yq, sum[3] += r.x, sum[4] += r.y;
-        } else {
-            ghm_fit_accumulate_line(A, y, x - c[0], yq - c[1], r.x - c[2], r.y - c[3],
-                                    ref.edge_dir[e][0], ref.edge_dir[e][1], 0.01, 1.0);
+    for (size_t i0 = first; i0 < n_pts; i0 += IN_FLIGHT * stride) {
+        /* the landings first, independent of each other, then the sums in point order */
+        double x[IN_FLIGHT], yq[IN_FLIGHT];
+        int32_t e[IN_FLIGHT];
+#pragma unroll
+        for (int j = 0; j < IN_FLIGHT; j++) {
+            size_t i = i0 + j * stride;
+            e[j] = -1;
+            if (i >= n_pts)
+                continue;
+            double dx, dy;
+            int inside;
+            query_point(pts, i, &x[j], &yq[j], &dx, &dy);
+            e[j] = ghm_land(&lr, &s, cs, sn, x[j], yq[j], dx, dy, radius, cos_tol, &inside);
+        }
+#pragma unroll
+        for (int j = 0; j < IN_FLIGHT; j++) {
+            if (e[j] < 0)
+                continue;
+            GhmEdgePoint r = ref.edges[e[j]];
+            if (!FIT) {
+                sum[0] += 1.0;
+                sum[1] += x[j], sum[2] += yq[j], sum[3] += r.x, sum[4] += r.y;
+            } else {
+                ghm_fit_accumulate_line(A, y, x[j] - c[0], yq[j] - c[1], r.x - c[2], r.y - c[3],
+                                        ref.edge_dir[e[j]][0], ref.edge_dir[e[j]][1], 0.01,
+                                        1.0);
+            }
         }
     }
     if (FIT)
