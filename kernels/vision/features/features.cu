@@ -16,7 +16,8 @@
  *   compaction  flags, CUB's exclusive scan, then emit_kernel writes each point at its rank:
  *               raster order, as the CPU's loop.
  *   corners     structure tensor, blurred, and the Harris response in two passes (rows of the
- *               three products, then columns with the response), its maximum (CUB), then one thread per pixel tests for a strict local maximum and appends a
+ *               three products, then columns with the response), its maximum (CUB), then
+ *               one thread per pixel tests for a strict local maximum and appends a
  *               candidate (atomicAdd: any order; the host sorts them, a total order).
  *
  * Exactness: every float operation is an explicitly rounded intrinsic in the order of the C
@@ -89,7 +90,7 @@ static __global__ void levels_kernel(int w, int h, double gain, double factor, L
  * found so far, then the bin where the wanted rank falls. Three passes over the magnitudes
  * replace a radix sort of every pixel (four passes that also write, the largest item of a
  * 1080p query's chain). */
-enum { SEL_PASSES = 3, SEL_BINS = 2048, SEL_THREADS = 1024, SEL_BLOCKS = 264 };
+enum { SEL_PASSES = 3, SEL_BINS = 2048, SEL_THREADS = 1024, SEL_ITEMS = 8 };
 static const int sel_shift[SEL_PASSES] = {21, 10, 0};
 
 struct FeatureSelect {
@@ -111,21 +112,28 @@ static __device__ __forceinline__ uint32_t sel_found_mask(int shift)
     return shift >= 21 ? 0u : ~0u << (shift + (shift == 0 ? 10 : 11));
 }
 
-static __global__ __launch_bounds__(LINEAR_THREADS) void select_hist_kernel(const float *nms,
-                                                                            size_t npix,
-                                                                            int shift, FeatureSelect *sel)
+/* One block's histograms of SEL_ITEMS values a thread, loaded together (a grid-stride walk
+ * waited for its loads one by one), then added to the global ones where not zero. */
+static __global__ __launch_bounds__(LINEAR_THREADS) void select_hist_kernel(
+    const float *nms, size_t npix, int shift, FeatureSelect *sel)
 {
     __shared__ uint32_t hist[2][SEL_BINS];
     for (int i = threadIdx.x; i < 2 * SEL_BINS; i += blockDim.x)
         hist[i / SEL_BINS][i % SEL_BINS] = 0;
     __syncthreads();
     uint32_t mask = sel_found_mask(shift), p0 = sel->prefix[0], p1 = sel->prefix[1];
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npix;
-         i += (size_t)gridDim.x * blockDim.x) {
-        float v = nms[i];
-        if (!(v > 0.0f))
+    size_t base = (size_t)blockIdx.x * blockDim.x * SEL_ITEMS + threadIdx.x;
+    float v[SEL_ITEMS];
+#pragma unroll
+    for (int j = 0; j < SEL_ITEMS; j++) {
+        size_t i = base + (size_t)j * blockDim.x;
+        v[j] = i < npix ? nms[i] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < SEL_ITEMS; j++) {
+        if (!(v[j] > 0.0f))
             continue;
-        uint32_t b = __float_as_uint(v), d = sel_digit(b, shift);
+        uint32_t b = __float_as_uint(v[j]), d = sel_digit(b, shift);
         if ((b & mask) == p0)
             atomicAdd(&hist[0][d], 1u);
         if (mask && (b & mask) == p1) /* the first pass's histogram serves both */
@@ -142,9 +150,8 @@ static __global__ __launch_bounds__(LINEAR_THREADS) void select_hist_kernel(cons
 /* The bin of each target's rank: its digit joins the prefix, the rank becomes the rank within
  * the bin, the histograms are cleared for the next pass. The first pass counts the positive
  * values and sets the ranks (edges.c's indices); the last one sets the threshold. */
-static __global__ __launch_bounds__(SEL_THREADS) void select_pick_kernel(int shift, int last,
-                                                                         double quantile,
-                                                                         FeatureSelect *sel, Levels *lv)
+static __global__ __launch_bounds__(SEL_THREADS) void select_pick_kernel(
+    int shift, int last, double quantile, FeatureSelect *sel, Levels *lv)
 {
     typedef cub::BlockScan<uint32_t, SEL_THREADS> Scan;
     __shared__ typename Scan::TempStorage tmp;
@@ -194,8 +201,8 @@ static int choose_threshold(cudaStream_t s, const float *nms, size_t npix, doubl
                             FeatureSelect *sel, Levels *lv)
 {
     int ret = GHM_CUDA(cudaMemsetAsync(sel, 0, sizeof *sel, s));
-    size_t want = (npix + LINEAR_THREADS * 16 - 1) / (LINEAR_THREADS * 16);
-    unsigned blocks = (unsigned)(want < 1 ? 1 : want > SEL_BLOCKS ? SEL_BLOCKS : want);
+    size_t per_block = (size_t)LINEAR_THREADS * SEL_ITEMS;
+    unsigned blocks = (unsigned)((npix + per_block - 1) / per_block); /* npix < 2^31 */
     for (int p = 0; p < SEL_PASSES && ret == GHM_OK; p++) {
         select_hist_kernel<<<blocks, LINEAR_THREADS, 0, s>>>(nms, npix, sel_shift[p], sel);
         if ((ret = GHM_CUDA_LAUNCH()) < 0)
@@ -569,7 +576,8 @@ static __global__ void halve_kernel(const uint8_t *src, size_t src_stride, int w
     if (x >= w || y >= h)
         return;
     const uint8_t *a = src + (size_t)(2 * y) * src_stride, *b = a + src_stride;
-    dst[(size_t)y * w + x] = (uint8_t)((a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1] + 2) >> 2);
+    int sum = a[2 * x] + a[2 * x + 1] + b[2 * x] + b[2 * x + 1];
+    dst[(size_t)y * w + x] = (uint8_t)((sum + 2) >> 2);
 }
 
 int ghmi_features_halve(cudaStream_t s, const uint8_t *src, size_t src_stride, int w, int h,
