@@ -57,8 +57,8 @@ struct GhmMatchDevice {
     uint32_t *kept;
     size_t idx_first[SEARCHES];
     size_t nkept[SEARCHES]; /* each search's answer: the points its indices hold */
-    float (*xy)[2];
-    size_t cap_xy;
+    float (*xy)[2];   /* staging memory: the polish points mapped (NaN: not an inlier) */
+    size_t cap_xy;    /* bytes */
     Hypothesis *hyp;
     size_t cap_hyp; /* transforms */
     /* staging memory (ops->stage_reserve), what a verification round sends and reads back:
@@ -120,7 +120,7 @@ void ghmi_match_device_free(GhmMatcher *m)
     for (int i = 0; i < D_COUNT; i++)
         ghm_buffer_free(m->ctx, &d->d[i]);
     d->ops->stage_free(m->ctx, &d->pyr, &d->cap_pyr);
-    free(d->xy);
+    d->ops->stage_free(m->ctx, (void **)&d->xy, &d->cap_xy);
     free(d->hyp);
     d->ops->stage_free(m->ctx, (void **)&d->sims, &d->cap_sims);
     d->ops->stage_free(m->ctx, (void **)&d->counts, &d->cap_counts);
@@ -132,9 +132,9 @@ void ghmi_match_device_free(GhmMatcher *m)
 int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
-    if (!ops || !ops->features_start || !ops->features_start_halved || !ops->features_finish || !ops->features_sample ||
-        !ops->features_sample_queue || !ops->verify_prepare || !ops->stage_reserve ||
-        !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
+    if (!ops || !ops->features_start || !ops->features_start_halved || !ops->features_finish ||
+        !ops->features_sample || !ops->features_sample_queue || !ops->verify_prepare ||
+        !ops->stage_reserve || !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
     if (!d)
@@ -478,12 +478,17 @@ static int collect_inliers(GhmMatcher *m, const GhmVerifyQuery *q, size_t na)
 {
     GhmMatchDevice *d = m->dev;
     int ret = grow_dev(m->ctx, d, D_XY, (na + 1) * sizeof *d->xy);
-    if (ret < 0 || (ret = grow_host((void **)&d->xy, &d->cap_xy, na + 1, sizeof *d->xy)) < 0 ||
+    if (ret < 0 ||
+        (ret = d->ops->stage_reserve(m->ctx, (void **)&d->xy, &d->cap_xy,
+                                     (na + 1) * sizeof *d->xy)) < 0 ||
         (ret = grow_host((void **)&m->inliers, &m->cap_inliers, na + 1, sizeof *m->inliers)) < 0)
         return ret;
+    /* into staging memory by a queued copy, as the other results come back, not downloaded
+     * into pageable memory (the driver stages those through a buffer of its own) */
     if ((ret = d->ops->verify_inliers(m->ctx, &d->ref, q, d->d[D_POLISH_PTS], na, d->d[D_HYPS],
                                       m->p.inlier_px, ghmi_cos_tol(&m->p), d->d[D_XY])) < 0 ||
-        (na && (ret = ghm_buffer_download(m->ctx, d->xy, d->d[D_XY], na * sizeof *d->xy)) < 0))
+        (na && (ret = d->ops->copy_async(m->ctx, d->xy, d->d[D_XY], na * sizeof *d->xy)) < 0) ||
+        (ret = ghm_context_sync(m->ctx)) < 0)
         return ret;
     size_t k = 0;
     for (size_t i = 0; i < na; i++)
