@@ -34,7 +34,7 @@
 enum {
     D_NEAREST, D_EDGES, D_EDGE_DIR, D_CHECK,
     D_SAMPLE_IDX, D_VERIFY_PTS, D_POLISH_PTS, D_CODED, D_HYPS, D_RANGES, D_COUNTS, D_PARTIALS,
-    D_XY, D_COUNT
+    D_XY, D_CELLS_VERIFY, D_CELLS_POLISH, D_COUNT
 };
 
 /* The capped sampling searches of a query: one per pyramid level, then the level-0 points for
@@ -52,9 +52,11 @@ struct GhmMatchDevice {
      * corner candidates, read after one wait */
     void *pyr;
     size_t cap_pyr; /* bytes */
-    /* the first tries' counts (in pyr) and where each search's indices start in D_SAMPLE_IDX:
-     * the pyramid's levels, then the verification points (SEARCH_VERIFY, SEARCH_POLISH) */
+    /* the counts of the last batch of sampling tries (in pyr, in batch order), the searches
+     * of that batch, and where each search's indices start in D_SAMPLE_IDX: the pyramid's
+     * levels, then the verification points (SEARCH_VERIFY, SEARCH_POLISH) */
     uint32_t *kept;
+    int batch[SEARCHES], nbatch;
     size_t idx_first[SEARCHES];
     size_t nkept[SEARCHES]; /* each search's answer: the points its indices hold */
     float (*xy)[2];   /* staging memory: the polish points mapped (NaN: not an inlier) */
@@ -133,7 +135,7 @@ int ghmi_match_device_create(GhmMatcher *m)
 {
     const GhmVisionOps *ops = ghmi_vision_ops(m->ctx);
     if (!ops || !ops->features_start || !ops->features_start_halved || !ops->features_finish ||
-        !ops->features_sample || !ops->features_sample_queue || !ops->verify_prepare ||
+        !ops->features_sample || !ops->features_sample_batch || !ops->verify_prepare ||
         !ops->stage_reserve || !ops->stage_free || !ops->copy_async || !ops->verify_ranges)
         return GHM_OK;
     GhmMatchDevice *d = calloc(1, sizeof *d);
@@ -220,13 +222,31 @@ static int verify_points(GhmMatcher *m, const GhmVerifyQuery *q, int k, int whic
                                                   *n, d->d[which]);
 }
 
-/* Queues the next try of search k at cell `cell` (its indices and count in its own places). */
-static int queue_try(GhmMatcher *m, int k, double cell)
+/* Queues one try of each of the n searches which[] at cells cell[], as one batch (its counts
+ * into d->kept, in batch order). The verification's two searches sample the level-0 points
+ * beside level 0's own, so each has cells of its own. */
+static int queue_tries(GhmMatcher *m, const int *which, const double *cell, int n)
 {
     GhmMatchDevice *d = m->dev;
-    return d->ops->features_sample_queue(m->ctx, d->ws[k < GHMI_MAX_LEVELS ? k : 0], cell,
-                                         (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[k],
-                                         &d->kept[k]);
+    GhmSampleJob jobs[SEARCHES];
+    for (int j = 0; j < n; j++) {
+        int k = which[j];
+        unsigned long long *cells = NULL;
+        if (k == SEARCH_VERIFY || k == SEARCH_POLISH)
+            cells = d->d[k == SEARCH_VERIFY ? D_CELLS_VERIFY : D_CELLS_POLISH];
+        jobs[j] = (GhmSampleJob){d->ws[k < GHMI_MAX_LEVELS ? k : 0], cell[j],
+                                 (uint32_t *)d->d[D_SAMPLE_IDX] + d->idx_first[k], cells};
+        d->batch[j] = k;
+    }
+    d->nbatch = n;
+    return d->ops->features_sample_batch(m->ctx, jobs, n, d->kept);
+}
+
+/* After the wait for a batch: its counts, into the searches' answers. */
+static void read_tries(GhmMatchDevice *d)
+{
+    for (int j = 0; j < d->nbatch; j++)
+        d->nkept[d->batch[j]] = d->kept[j];
 }
 
 /* The capped sampling searches (ghm_edges_sample_capped's, try by try) of the pyramid's levels
@@ -245,37 +265,45 @@ static void searches_begin(GhmMatcher *m, size_t nl, Searches *st)
         st->live[k] = k >= GHMI_MAX_LEVELS || (size_t)k < nl;
         st->s[k] = search_start(m, k);
         st->tries[k] = 1;
-        d->nkept[k] = st->live[k] ? d->kept[k] : 0;
+        d->nkept[k] = 0;
     }
+    read_tries(d);
 }
 
-/* Queues the next try of every search that needs one; *queued = 0 when every search is done. */
+/* Queues the next try of every search that needs one, as one batch; *queued = 0 when every
+ * search is done. */
 static int searches_queue(GhmMatcher *m, Searches *st, int *queued)
 {
     GhmMatchDevice *d = m->dev;
-    int ret = GHM_OK;
-    *queued = 0;
-    for (int k = 0; k < SEARCHES && ret == GHM_OK; k++) {
+    int which[SEARCHES], n = 0;
+    double cell[SEARCHES];
+    for (int k = 0; k < SEARCHES; k++) {
         if (!st->live[k])
             continue;
         if (st->tries[k] >= GHMI_SAMPLE_TRIES || ghmi_cell_search_step(&st->s[k], d->nkept[k])) {
             st->live[k] = 0;
             continue;
         }
-        ret = queue_try(m, k, st->s[k].cell);
+        which[n] = k;
+        cell[n++] = st->s[k].cell;
         st->tries[k]++;
-        *queued = 1;
     }
-    return ret;
+    *queued = n > 0;
+    return n ? queue_tries(m, which, cell, n) : GHM_OK;
 }
 
 /* After the wait for a round: the counts of its tries. */
-static void searches_read(GhmMatcher *m, const Searches *st)
+static void searches_read(GhmMatcher *m)
 {
-    GhmMatchDevice *d = m->dev;
-    for (int k = 0; k < SEARCHES; k++)
-        if (st->live[k])
-            d->nkept[k] = d->kept[k];
+    read_tries(m->dev);
+}
+
+/* The cells search k's tries over the level-0 points f0 can need: its first try's (cells only
+ * grow from try to try), in bytes. */
+static size_t cells_bound(const GhmMatcher *m, const GhmDeviceFeatures *f0, int k)
+{
+    double c = search_start(m, k).cell;
+    return (size_t)ceil(f0->width / c) * (size_t)ceil(f0->height / c) * sizeof(unsigned long long);
 }
 
 /* Queues, for every level, the copy of its corner candidates into staging memory (cand[l]) and
@@ -297,7 +325,9 @@ static int queue_level_reads(GhmMatcher *m, const GhmDeviceFeatures *f, size_t n
     }
     int ret = d->ops->stage_reserve(m->ctx, &d->pyr, &d->cap_pyr,
                                     head + (ncand + 1) * sizeof **cand);
-    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, nidx * sizeof(uint32_t))) < 0)
+    if (ret < 0 || (ret = grow_dev(m->ctx, d, D_SAMPLE_IDX, nidx * sizeof(uint32_t))) < 0 ||
+        (ret = grow_dev(m->ctx, d, D_CELLS_VERIFY, cells_bound(m, &f[0], SEARCH_VERIFY))) < 0 ||
+        (ret = grow_dev(m->ctx, d, D_CELLS_POLISH, cells_bound(m, &f[0], SEARCH_POLISH))) < 0)
         return ret;
     d->kept = d->pyr;
     GhmCornerCand *c = (GhmCornerCand *)((char *)d->pyr + head);
@@ -306,10 +336,14 @@ static int queue_level_reads(GhmMatcher *m, const GhmDeviceFeatures *f, size_t n
         ret = d->ops->copy_async(m->ctx, c, f[l].cand, f[l].ncand * sizeof *c);
         c += f[l].ncand;
     }
-    for (int k = 0; k < SEARCHES && ret == GHM_OK; k++)
-        if (k >= GHMI_MAX_LEVELS || (size_t)k < nl)
-            ret = queue_try(m, k, search_start(m, k).cell);
-    return ret;
+    int which[SEARCHES], n = 0;
+    double cell[SEARCHES];
+    for (int k = 0; k < SEARCHES; k++)
+        if (k >= GHMI_MAX_LEVELS || (size_t)k < nl) {
+            which[n] = k;
+            cell[n++] = search_start(m, k).cell;
+        }
+    return ret < 0 ? ret : queue_tries(m, which, cell, n);
 }
 
 /* The query's pyramid on the device, as ghmi_pyramid_build makes it on the host: every level's
@@ -359,7 +393,7 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
             lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
         }
         while (ret == GHM_OK && queued && (ret = ghm_context_sync(m->ctx)) == GHM_OK) {
-            searches_read(m, &st);
+            searches_read(m);
             ret = searches_queue(m, &st, &queued);
         }
     }

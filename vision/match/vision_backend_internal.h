@@ -113,6 +113,18 @@ typedef struct GhmDeviceFeatures {
 /* The device feature chain's buffers, sized for an image; opaque (kernels/vision/features/features.cu). */
 typedef struct GhmFeatureWorkspace GhmFeatureWorkspace;
 
+/* One grid sampling of a batch (features_sample_batch): the points of ws's last run, in cells
+ * of `cell` pixels (>= 1), the kept indices into idx (backend memory, the run's npoints
+ * entries); cells: backend memory of ceil(w / cell) ceil(h / cell) words of scratch, NULL for
+ * the workspace's own. */
+#define GHM_SAMPLE_MAX_JOBS 8
+typedef struct GhmSampleJob {
+    const GhmFeatureWorkspace *ws;
+    double cell;
+    uint32_t *idx;
+    unsigned long long *cells;
+} GhmSampleJob;
+
 /* The reference side that candidate transforms are verified against, in backend memory. */
 typedef struct GhmVerifyRef {
     const int32_t *nearest;     /* width * height: nearest reference edge point or -1 */
@@ -194,10 +206,12 @@ typedef struct GhmVisionOps {
      * (backend memory, npoints entries) and their number into *kept (waits for the device). */
     int (*features_sample)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                            size_t *kept);
-    /* features_sample queued without a wait: *kept (staging memory) is written by a queued
-     * copy, to be read after ghm_context_sync (at once when the run has no points). */
-    int (*features_sample_queue)(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
-                                 uint32_t *idx, uint32_t *kept);
+    /* features_sample for n (1..GHM_SAMPLE_MAX_JOBS) jobs at once, queued without a wait:
+     * every pass of every job in one launch (a sampling is five small passes, and a query
+     * samples five point sets a round), job k's count into kept[k] (staging memory, read after
+     * ghm_context_sync). Two jobs of a batch must not share cells. */
+    int (*features_sample_batch)(GhmContext *ctx, const GhmSampleJob *jobs, int n,
+                                 uint32_t *kept);
     /* out[i] = the last run's points[idx[i]] as coded points (angle, and the position in the
      * full image when the run was pyramid level `level`: x 2^level + (2^level - 1) / 2), i < n
      * (backend memory): what the voting reads, without a round trip through the host. */

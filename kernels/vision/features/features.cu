@@ -606,66 +606,155 @@ static __device__ __forceinline__ unsigned long long sample_key(const GhmEdgePoi
     return ((unsigned long long)__float_as_uint(p.strength) << 32) | (0xffffffffull - i);
 }
 
-static __global__ void cell_best_kernel(const GhmEdgePoint *pts, size_t n, double cell, int cw,
-                                        int ch, unsigned long long *best)
+/* A batch of samplings as the kernels see it: job blockIdx.y samples pts[0..npts) into idx, its
+ * flags and ranks at [first, first + npts) of the batch's arrays. */
+typedef struct SampleJobs {
+    struct {
+        const GhmEdgePoint *pts;
+        uint32_t npts, first;
+        double cell;
+        int cw, ch;
+        unsigned long long *cells;
+        uint32_t *idx;
+    } j[GHM_SAMPLE_MAX_JOBS];
+} SampleJobs;
+
+static __global__ void sample_clear_kernel(SampleJobs jobs, uint32_t *counts)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        atomicMax(&best[cell_of(pts[i], cell, cw, ch)], sample_key(pts[i], i));
+    const auto &j = jobs.j[blockIdx.y];
+    size_t ncells = (size_t)j.cw * j.ch;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+         c += (size_t)gridDim.x * blockDim.x)
+        j.cells[c] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        counts[blockIdx.y] = 0;
 }
 
-static __global__ void cell_keep_kernel(const GhmEdgePoint *pts, size_t n, double cell, int cw,
-                                        int ch, const unsigned long long *best, uint32_t *flags)
+static __global__ void sample_best_kernel(SampleJobs jobs)
 {
+    const auto &j = jobs.j[blockIdx.y];
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        flags[i] = best[cell_of(pts[i], cell, cw, ch)] == sample_key(pts[i], i);
+    if (i < j.npts)
+        atomicMax(&j.cells[cell_of(j.pts[i], j.cell, j.cw, j.ch)], sample_key(j.pts[i], i));
 }
 
-static __global__ void scatter_kept_kernel(const uint32_t *flags, const uint32_t *rank, size_t n,
-                                           uint32_t *idx, Levels *lv)
+static __global__ void sample_keep_kernel(SampleJobs jobs, uint32_t *flags)
 {
+    const auto &j = jobs.j[blockIdx.y];
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    if (i < j.npts)
+        flags[j.first + i] =
+            j.cells[cell_of(j.pts[i], j.cell, j.cw, j.ch)] == sample_key(j.pts[i], i);
+}
+
+/* One scan serves the whole batch: a job's ranks start at its first flag's. */
+static __global__ void sample_scatter_kernel(SampleJobs jobs, const uint32_t *flags,
+                                             const uint32_t *rank, uint32_t *counts)
+{
+    const auto &j = jobs.j[blockIdx.y];
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= j.npts)
         return;
-    if (i == n - 1)
-        lv->nsample = rank[i] + flags[i];
-    if (flags[i])
-        idx[rank[i]] = (uint32_t)i;
+    uint32_t r = rank[j.first + i] - rank[j.first], f = flags[j.first + i];
+    if (f)
+        j.idx[r] = (uint32_t)i;
+    if (i == j.npts - 1)
+        counts[blockIdx.y] = r + f;
 }
 
-extern "C" int ghm_cuda_features_sample_queue(GhmContext *ctx, GhmFeatureWorkspace *ws,
-                                              double cell, uint32_t *idx, uint32_t *kept)
+/* The batch's table; *total = its points. GHM_ERR_INVALID for a bad job. */
+static int sample_jobs(const GhmSampleJob *in, int n, SampleJobs *out, size_t *total,
+                       size_t *most, size_t *most_cells)
 {
-    if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
-        return GHM_ERR_INVALID;
-    size_t n = ws->npoints;
-    if (n == 0) {
-        *kept = 0;
-        return GHM_OK;
+    *total = *most = *most_cells = 0;
+    for (int k = 0; k < n; k++) {
+        const GhmFeatureWorkspace *ws = in[k].ws;
+        if (!ws || !in[k].idx || !(in[k].cell >= 1.0) || !ws->cap_pix)
+            return GHM_ERR_INVALID;
+        auto &j = out->j[k];
+        j.pts = ws->points;
+        j.npts = (uint32_t)ws->npoints;
+        j.first = (uint32_t)*total;
+        j.cell = in[k].cell;
+        j.cw = (int)ceil(ws->width / in[k].cell);
+        j.ch = (int)ceil(ws->height / in[k].cell);
+        j.cells = in[k].cells ? in[k].cells : ws->cells;
+        j.idx = in[k].idx;
+        *total += ws->npoints;
+        *most = ws->npoints > *most ? ws->npoints : *most;
+        size_t cells = (size_t)j.cw * j.ch;
+        *most_cells = cells > *most_cells ? cells : *most_cells;
     }
-    cudaStream_t s = ghm_cuda_stream(ctx);
-    int cw = (int)ceil(ws->width / cell), ch = (int)ceil(ws->height / cell);
-    size_t bytes = ws->cub_bytes;
-    int ret = GHM_CUDA(cudaMemsetAsync(ws->cells, 0, (size_t)cw * ch * sizeof *ws->cells, s));
+    return *total > (size_t)INT32_MAX ? GHM_ERR_TOO_LARGE : GHM_OK;
+}
+
+/* The batch's scratch, one block: counts, flags, ranks, CUB's. */
+typedef struct SampleScratch {
+    uint32_t *counts, *flags, *rank;
+    void *cub;
+    size_t cub_bytes;
+} SampleScratch;
+
+static void sample_layout(GhmiCarve *c, SampleScratch *t, int n, size_t total)
+{
+    t->counts = (uint32_t *)ghmi_carve(c, (size_t)n * sizeof(uint32_t));
+    t->flags = (uint32_t *)ghmi_carve(c, (total + 1) * sizeof(uint32_t));
+    t->rank = (uint32_t *)ghmi_carve(c, (total + 1) * sizeof(uint32_t));
+    t->cub = ghmi_carve(c, t->cub_bytes ? t->cub_bytes : 1);
+}
+
+/* Queues the passes of the batch on s (every job's pass in one launch). */
+static int sample_queue(cudaStream_t s, const SampleJobs &jobs, int n, size_t total, size_t most,
+                        size_t most_cells, SampleScratch *t)
+{
+    unsigned clear_blocks = linear_blocks(most_cells < 65536 ? most_cells : 65536);
+    sample_clear_kernel<<<dim3(clear_blocks, (unsigned)n), LINEAR_THREADS, 0, s>>>(jobs,
+                                                                                 t->counts);
+    int ret = GHM_CUDA_LAUNCH();
+    if (ret < 0 || total == 0)
+        return ret;
+    dim3 grid(linear_blocks(most), (unsigned)n);
+    sample_best_kernel<<<grid, LINEAR_THREADS, 0, s>>>(jobs);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    sample_keep_kernel<<<grid, LINEAR_THREADS, 0, s>>>(jobs, t->flags);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
+        (ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(t->cub, t->cub_bytes, t->flags, t->rank,
+                                                      (int)total, s))) < 0)
+        return ret;
+    sample_scatter_kernel<<<grid, LINEAR_THREADS, 0, s>>>(jobs, t->flags, t->rank, t->counts);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_features_sample_batch(GhmContext *ctx, const GhmSampleJob *jobs, int n,
+                                              uint32_t *kept)
+{
+    if (!ctx || !jobs || !kept || n < 1 || n > GHM_SAMPLE_MAX_JOBS)
+        return GHM_ERR_INVALID;
+    SampleJobs table;
+    memset(&table, 0, sizeof table);
+    size_t total, most, most_cells;
+    int ret = sample_jobs(jobs, n, &table, &total, &most, &most_cells);
+    SampleScratch t = {NULL, NULL, NULL, NULL, 0};
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, t.cub_bytes, (const uint32_t *)NULL,
+                                                     (uint32_t *)NULL, (int)total));
     if (ret < 0)
         return ret;
-    cell_best_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->points, n, cell, cw, ch,
-                                                                 ws->cells);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+    GhmiCarve c = ghmi_carve_start(NULL);
+    sample_layout(&c, &t, n, total);
+    void *block = NULL;
+    if ((ret = ghmi_device_alloc(ctx, c.used, &block)) < 0)
         return ret;
-    cell_keep_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->points, n, cell, cw, ch,
-                                                                 ws->cells, ws->flags);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0 ||
-        (ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, bytes, ws->flags, ws->rank,
-                                                      (int)n, s))) < 0)
-        return ret;
-    scatter_kept_kernel<<<linear_blocks(n), LINEAR_THREADS, 0, s>>>(ws->flags, ws->rank, n, idx,
-                                                                    ws->levels);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
-        return ret;
-    return GHM_CUDA(cudaMemcpyAsync(kept, &ws->levels->nsample, sizeof(uint32_t),
-                                    cudaMemcpyDeviceToHost, s));
+    c = ghmi_carve_start(block);
+    sample_layout(&c, &t, n, total);
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    ret = sample_queue(s, table, n, total, most, most_cells, &t);
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMemcpyAsync(kept, t.counts, (size_t)n * sizeof(uint32_t),
+                                       cudaMemcpyDeviceToHost, s));
+    ghmi_device_free(ctx, block); /* behind the queued work */
+    return ret;
 }
 
 extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
@@ -673,10 +762,9 @@ extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws
 {
     if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
         return GHM_ERR_INVALID;
+    GhmSampleJob job = {ws, cell, idx, NULL};
     *kept = 0;
-    if (ws->npoints == 0)
-        return GHM_OK;
-    int ret = ghm_cuda_features_sample_queue(ctx, ws, cell, idx, &ws->host_levels->nsample);
+    int ret = ghm_cuda_features_sample_batch(ctx, &job, 1, &ws->host_levels->nsample);
     if (ret < 0 || (ret = GHM_CUDA(ghm_cuda_wait(ghm_cuda_stream(ctx)))) < 0)
         return ret;
     *kept = ws->host_levels->nsample;

@@ -23,8 +23,8 @@ int ghm_cuda_features_start_halved(GhmContext *ctx, GhmFeatureWorkspace *ws,
 int ghm_cuda_features_finish(GhmContext *ctx, GhmFeatureWorkspace *ws, GhmDeviceFeatures *out);
 int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell, uint32_t *idx,
                              size_t *kept);
-int ghm_cuda_features_sample_queue(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
-                                   uint32_t *idx, uint32_t *kept);
+int ghm_cuda_features_sample_batch(GhmContext *ctx, const GhmSampleJob *jobs, int n,
+                                   uint32_t *kept);
 int ghm_cuda_features_gather(GhmContext *ctx, GhmFeatureWorkspace *ws, const uint32_t *idx,
                              size_t n, int level, GhmGeoPoint *out);
 
