@@ -16,9 +16,7 @@
 #include "kernels/hashing/cuda_check.cuh"
 #include "kernels/hashing/backend_cuda.h"
 #include "edges.h"
-
-#define TILE_X 32
-#define TILE_Y 8
+#include "features_internal.cuh"
 
 static __device__ __forceinline__ int clampi(int v, int lo, int hi)
 {
@@ -120,11 +118,6 @@ static __global__ __launch_bounds__(TILE_X *TILE_Y) void suppress_kernel(
     }
     nms[i] = keep;
     off[i] = o;
-}
-
-static dim3 pixel_grid(int w, int h)
-{
-    return dim3((unsigned)((w + TILE_X - 1) / TILE_X), (unsigned)((h + TILE_Y - 1) / TILE_Y));
 }
 
 extern "C" int ghm_cuda_edge_gradients(cudaStream_t s, const uint8_t *pixels, int w, int h,

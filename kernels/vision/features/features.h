@@ -1,7 +1,7 @@
 /*
- * features.h - the CUDA launchers of the device feature chain (kernels/vision/features/features.cu):
- * GhmVisionOps.features_*, documented in
- * vision/match/vision_backend_internal.h.
+ * features.h - the CUDA launchers of the device feature chain (features.cu, launched by
+ * features_launch.cu) and of the grid sampling of its points (sample.cu): GhmVisionOps.features_*,
+ * documented in vision/match/vision_backend_internal.h.
  */
 #ifndef GHM_KERNELS_VISION_FEATURES_H
 #define GHM_KERNELS_VISION_FEATURES_H

@@ -11,6 +11,22 @@
 
 #include "vision/match/vision_backend_internal.h"
 
+/* Launch shapes: pixel kernels in blocks of TILE_X x TILE_Y (a warp reads a row segment),
+ * kernels over arrays in blocks of LINEAR_THREADS. */
+#define TILE_X 32
+#define TILE_Y 8
+#define LINEAR_THREADS 256
+
+static inline dim3 pixel_grid(int w, int h)
+{
+    return dim3((unsigned)((w + TILE_X - 1) / TILE_X), (unsigned)((h + TILE_Y - 1) / TILE_Y));
+}
+
+static inline unsigned linear_blocks(size_t n)
+{
+    return (unsigned)((n + LINEAR_THREADS - 1) / LINEAR_THREADS);
+}
+
 /* What a captured chain depends on besides the workspace's buffers: the image size and the
  * parameters (ghmi_feature_params zeroes the struct first, so memcmp compares it). */
 typedef struct GhmFeatureKey {
