@@ -292,12 +292,6 @@ static int searches_queue(GhmMatcher *m, Searches *st, int *queued)
     return n ? queue_tries(m, which, cell, n) : GHM_OK;
 }
 
-/* After the wait for a round: the counts of its tries. */
-static void searches_read(GhmMatcher *m)
-{
-    read_tries(m->dev);
-}
-
 /* The cells search k's tries over the level-0 points f0 can need: its first try's (cells only
  * grow from try to try), in bytes. */
 static size_t cells_bound(const GhmMatcher *m, const GhmDeviceFeatures *f0, int k)
@@ -393,7 +387,7 @@ static int query_pyramid(GhmMatcher *m, const GhmImage *query, GhmDeviceFeatures
             lv[l].nbasis = (uint32_t)(*nqb - lv[l].basis_first);
         }
         while (ret == GHM_OK && queued && (ret = ghm_context_sync(m->ctx)) == GHM_OK) {
-            searches_read(m);
+            read_tries(d);
             ret = searches_queue(m, &st, &queued);
         }
     }
