@@ -461,17 +461,27 @@ static int plan_parts(Bench *b, const DistArgs *a, const GhmContext *ctx)
 int ghm_bench_distmap(int argc, char **argv)
 {
     DistArgs a;
-    if (parse_args(argc, argv, &a) < 0)
+    /* every MPI rank reads the same options: rank 0 alone says what is wrong with them */
+    ghm_cli_options_quiet(1);
+    if (parse_args(argc, argv, &a) < 0) {
+        ghm_cli_options_quiet(0);
         return GHM_EXIT_ERROR;
+    }
     if (a.common.help) {
-        print_help();
+        if (!ghm_cli_quiet())
+            print_help();
+        ghm_cli_options_quiet(0);
         return GHM_EXIT_FOUND;
     }
+    ghm_cli_options_quiet(0);
     GhmContext *first = NULL;
     if (ghm_cli_context(&a.common, &first) < 0)
         return GHM_EXIT_ERROR;
     Bench b = {0};
-    if (plan_parts(&b, &a, first) < 0) {
+    ghm_cli_options_quiet(1);
+    int planned = plan_parts(&b, &a, first);
+    ghm_cli_options_quiet(0);
+    if (planned < 0) {
         ghm_context_free(&first);
         return GHM_EXIT_ERROR;
     }

@@ -17,8 +17,20 @@ GhmCommonOptions ghm_cli_common_defaults(void)
     return opt;
 }
 
+static int quiet; /* ghm_cli_options_quiet: this rank prints no option line */
+
+void ghm_cli_options_quiet(int on)
+{
+    quiet = on && ghm_ranks_rank() > 0;
+    opterr = !quiet;
+}
+
+int ghm_cli_quiet(void) { return quiet; }
+
 static void vprint_line(const char *prefix, const char *subject, const char *fmt, va_list ap)
 {
+    if (quiet)
+        return;
     /* Built in one buffer and written with one call, so lines from threads never interleave. */
     char line[2048];
     int n = snprintf(line, sizeof line, "%s: %s", GHM_PROGRAM, prefix);
@@ -174,6 +186,8 @@ void ghm_cli_auto_on_cpu(GhmCommonOptions *opt, const char *what)
 
 void ghm_cli_usage_hint(const char *command)
 {
+    if (quiet)
+        return;
     fprintf(stderr, "Try '%s%s%s --help' for more information.\n", GHM_PROGRAM,
             command ? " " : "", command ? command : "");
 }

@@ -59,6 +59,14 @@ GhmCommonOptions ghm_cli_common_defaults(void);
  * common option, or -1 after printing an error line for a bad value. */
 int ghm_cli_common_option(GhmCommonOptions *opt, int id, const char *arg);
 
+/* Under an MPI launch every rank reads the same arguments, so their errors, --help and
+ * --version would be printed once per rank: between ghm_cli_options_quiet(1) and (0) the ranks
+ * after the first print none of them (ghm_cli_error, ghm_cli_warn, ghm_cli_usage_hint and
+ * getopt's own lines; a command asks ghm_cli_quiet() before it prints help). Their exit status
+ * is still the run's (ranks.h agrees on it). */
+void ghm_cli_options_quiet(int on);
+int ghm_cli_quiet(void);
+
 /* Prints "geohash-match: <subject>: <message>" as one line on stderr. subject may be NULL. */
 void ghm_cli_error(const char *subject, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

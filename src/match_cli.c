@@ -190,7 +190,7 @@ static int positionals(int n, char **args, GhmMatchOptions *o)
     return 0;
 }
 
-int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
+static int parse_options(int argc, char **argv, GhmMatchOptions *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->common = ghm_cli_common_defaults();
@@ -198,7 +198,6 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
     opt->video = ghm_video_cli_defaults();
     int id;
     optind = 1;
-    opterr = 1;
     while ((id = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
         int used = ghm_cli_common_option(&opt->common, id, optarg);
         if (used == 0)
@@ -213,11 +212,13 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
         }
     }
     if (opt->common.help) {
-        ghm_match_print_help(stdout);
+        if (!ghm_cli_quiet())
+            ghm_match_print_help(stdout);
         return 1;
     }
     if (opt->common.version) {
-        ghm_cli_print_version(stdout);
+        if (!ghm_cli_quiet())
+            ghm_cli_print_version(stdout);
         return 1;
     }
     if (opt->params.geo.max_dist <= opt->params.geo.min_dist) {
@@ -226,6 +227,14 @@ int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
         return -1;
     }
     return positionals(argc - optind, argv + optind, opt);
+}
+
+int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)
+{
+    ghm_cli_options_quiet(1); /* every MPI rank parses the same arguments: rank 0 speaks */
+    int ret = parse_options(argc, argv, opt);
+    ghm_cli_options_quiet(0);
+    return ret;
 }
 
 int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img)

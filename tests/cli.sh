@@ -713,6 +713,23 @@ test_mpi_ranks_other_runs_once() {
     [ "$?" -eq 2 ] || fail "a missing file under 2 ranks did not exit 2"
 }
 
+# Every rank reads the same options, so what is wrong with them is said once, by rank 0, and
+# --help is printed once; the exit status is the same on every rank.
+test_mpi_ranks_option_errors_once() {
+    mpirun_cmd 3 --backend cpu --no-such-option a.png b.png
+    [ "$?" -eq 2 ] || fail "an unknown option under 3 ranks did not exit 2"
+    [ "$(grep -c 'no-such-option' "$TMP/err")" -eq 1 ] || fail "said: $(cat "$TMP/err")"
+    [ "$(grep -c -- '--help' "$TMP/err")" -eq 1 ] || fail "hinted: $(cat "$TMP/err")"
+    mpirun_cmd 3 --backend cpu --min-dist 0.5 --max-dist 0.2 a.png b.png
+    [ "$?" -eq 2 ] || fail "a bad option value under 3 ranks did not exit 2"
+    [ "$(grep -c -- '--max-dist' "$TMP/err")" -eq 1 ] || fail "said: $(cat "$TMP/err")"
+    mpirun_cmd 3 --help || fail "--help under 3 ranks exited $?"
+    [ "$(grep -c '^Usage: ' "$TMP/out")" -eq 1 ] || fail "help printed $(grep -c '^Usage: ' "$TMP/out") times"
+    mpirun_cmd 2 bench distmap --backend cpu --quick --gpus 2
+    [ "$?" -eq 2 ] || fail "--gpus under mpirun did not exit 2"
+    [ "$(grep -c -- '--gpus' "$TMP/err")" -eq 1 ] || fail "said: $(cat "$TMP/err")"
+}
+
 # bench distmap under mpirun: one part per rank (ghm_dist_map_create_ranked over MPI), every
 # answer checked by the benchmark itself; rank 0 alone prints; --gpus and --parts refused.
 test_bench_distmap_mpi_ranks() {
