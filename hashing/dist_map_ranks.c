@@ -154,13 +154,14 @@ typedef struct RankCall {
     uint32_t *recv_keys, *recv_values, *recv_out;
 } RankCall;
 
-static void offsets(const size_t *n, int parts, size_t *at, size_t *total)
+static size_t offsets(const size_t *n, int parts, size_t *at)
 {
-    *total = 0;
+    size_t total = 0;
     for (int q = 0; q < parts; q++) {
-        at[q] = *total;
-        *total += n[q];
+        at[q] = total;
+        total += n[q];
     }
+    return total;
 }
 
 /* The shard in backend memory and its count per part; then the vote, and every rank's counts
@@ -184,9 +185,8 @@ static int plan_call(RankCall *c, int find)
         return GHM_ERR_IO;
     for (int p = 0; p < c->ranks; p++)
         c->recv_n[p] = (size_t)recv[p];
-    size_t sent; /* = n */
-    offsets(c->count, c->ranks, c->start, &sent);
-    offsets(c->recv_n, c->ranks, c->recv_at, &c->received);
+    offsets(c->count, c->ranks, c->start);
+    c->received = offsets(c->recv_n, c->ranks, c->recv_at);
     return GHM_OK;
 }
 

@@ -433,9 +433,11 @@ static int plan_parts(Bench *b, const DistArgs *a, const GhmContext *ctx)
     int have = cuda ? ghm_cuda_device_count() : 0;
     b->ranks = 1;
     if (ghm_ranks_dist(&b->dr) == 0) { /* one part per rank, on its local rank's GPU */
-        if (a->gpus_given || a->parts) {
+        if (a->gpus_given || a->parts) { /* every rank's mistake: rank 0 says it */
+            ghm_cli_options_quiet(1);
             ghm_cli_error(a->gpus_given ? "--gpus" : "--parts",
                           "under mpirun every rank is one part on its own GPU");
+            ghm_cli_options_quiet(0);
             return -1;
         }
         b->ranks = b->dr.ranks;
@@ -458,30 +460,30 @@ static int plan_parts(Bench *b, const DistArgs *a, const GhmContext *ctx)
     return 0;
 }
 
+/* parse_args, and --help printed: every MPI rank reads the same options, so rank 0 alone
+ * says what is wrong with them or prints the help. */
+static int read_options(int argc, char **argv, DistArgs *a)
+{
+    ghm_cli_options_quiet(1);
+    int ret = parse_args(argc, argv, a);
+    if (ret == 0 && a->common.help && !ghm_cli_quiet())
+        print_help();
+    ghm_cli_options_quiet(0);
+    return ret;
+}
+
 int ghm_bench_distmap(int argc, char **argv)
 {
     DistArgs a;
-    /* every MPI rank reads the same options: rank 0 alone says what is wrong with them */
-    ghm_cli_options_quiet(1);
-    if (parse_args(argc, argv, &a) < 0) {
-        ghm_cli_options_quiet(0);
+    if (read_options(argc, argv, &a) < 0)
         return GHM_EXIT_ERROR;
-    }
-    if (a.common.help) {
-        if (!ghm_cli_quiet())
-            print_help();
-        ghm_cli_options_quiet(0);
+    if (a.common.help)
         return GHM_EXIT_FOUND;
-    }
-    ghm_cli_options_quiet(0);
     GhmContext *first = NULL;
     if (ghm_cli_context(&a.common, &first) < 0)
         return GHM_EXIT_ERROR;
     Bench b = {0};
-    ghm_cli_options_quiet(1);
-    int planned = plan_parts(&b, &a, first);
-    ghm_cli_options_quiet(0);
-    if (planned < 0) {
+    if (plan_parts(&b, &a, first) < 0) {
         ghm_context_free(&first);
         return GHM_EXIT_ERROR;
     }

@@ -6,59 +6,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_sort_internal.h"
 #include "edges_internal.h"
 
-/* The candidates' order, strongest first, then by pixel, as one integer that rises along it:
- * the response's bits made to order as unsigned integers (-0 taken as +0, so that equal
- * responses tie), inverted, above the pixel. */
-static uint64_t cand_key(const GhmCornerCand *c)
+/* The major key of the candidates' order: the response's bits made to rise as the response
+ * falls (-0 taken as +0, so that equal responses tie). */
+static uint32_t falling_response(float response)
 {
-    float r = c->response == 0.0f ? 0.0f : c->response;
+    float r = response == 0.0f ? 0.0f : response;
     uint32_t b;
     memcpy(&b, &r, sizeof b);
-    b = (b & 0x80000000u) ? ~b : b | 0x80000000u;
-    return (uint64_t)~b << 32 | (uint32_t)c->pixel;
+    b = (b & 0x80000000u) ? ~b : b | 0x80000000u; /* now rises with the float */
+    return ~b;
 }
 
-/* Sorts the nc candidates strongest first (ties by pixel): a least-significant-digit radix sort
- * of their keys, 8 bits a pass, passes where every key has the same digit skipped. qsort's
- * indirect comparisons took 0.35-0.5 ms for the 1 800 candidates of a 1080p query, on the
- * critical path of a GPU query that takes 3 ms. */
+/* Sorts the nc candidates strongest first, ties by pixel: the CPU backend's stable radix sort,
+ * by pixel and then by falling response. qsort's indirect comparisons took 0.35-0.5 ms for the
+ * 1 800 candidates of a 1080p query, on the critical path of a GPU query that takes 3 ms. */
 static int sort_candidates(GhmCornerCand *cand, size_t nc)
 {
     if (nc < 2)
         return GHM_OK;
-    typedef struct { uint64_t key; uint32_t at; } Item;
-    Item *a = malloc(2 * nc * sizeof *a);
+    uint32_t *key = malloc(nc * sizeof *key), *at = malloc(nc * sizeof *at);
     GhmCornerCand *tmp = malloc(nc * sizeof *tmp);
-    if (!a || !tmp) {
-        free(a);
-        free(tmp);
-        return GHM_ERR_NOMEM;
+    int ret = key && at && tmp ? GHM_OK : GHM_ERR_NOMEM;
+    for (size_t i = 0; i < nc && ret == GHM_OK; i++) {
+        key[i] = (uint32_t)cand[i].pixel;
+        at[i] = (uint32_t)i;
     }
-    Item *b = a + nc;
-    for (size_t i = 0; i < nc; i++)
-        a[i] = (Item){cand_key(&cand[i]), (uint32_t)i};
-    for (int shift = 0; shift < 64; shift += 8) {
-        size_t count[257] = {0};
+    if (ret == GHM_OK)
+        ret = ghmi_cpu_sort_pairs(1, key, at, nc);
+    for (size_t i = 0; i < nc && ret == GHM_OK; i++)
+        key[i] = falling_response(cand[at[i]].response);
+    if (ret == GHM_OK)
+        ret = ghmi_cpu_sort_pairs(1, key, at, nc);
+    if (ret == GHM_OK) {
         for (size_t i = 0; i < nc; i++)
-            count[((a[i].key >> shift) & 0xFF) + 1]++;
-        if (count[((a[0].key >> shift) & 0xFF) + 1] == nc)
-            continue; /* one digit for all: the order stands */
-        for (int d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-        for (size_t i = 0; i < nc; i++)
-            b[count[(a[i].key >> shift) & 0xFF]++] = a[i];
-        Item *t = a;
-        a = b;
-        b = t;
+            tmp[i] = cand[at[i]];
+        memcpy(cand, tmp, nc * sizeof *cand);
     }
-    for (size_t i = 0; i < nc; i++)
-        tmp[i] = cand[a[i].at];
-    memcpy(cand, tmp, nc * sizeof *cand);
-    free(a < b ? a : b);
+    free(key);
+    free(at);
     free(tmp);
-    return GHM_OK;
+    return ret;
 }
 
 /* Harris response into resp (w*h); uses s0..s2 (w*h each) and tmp for the structure tensor. */

@@ -189,8 +189,8 @@ extern "C" int ghm_cuda_features_sample_batch(GhmContext *ctx, const GhmSampleJo
 extern "C" int ghm_cuda_features_sample(GhmContext *ctx, GhmFeatureWorkspace *ws, double cell,
                                         uint32_t *idx, size_t *kept)
 {
-    if (!ctx || !ws || !idx || !kept || !(cell >= 1.0) || !ws->cap_pix)
-        return GHM_ERR_INVALID;
+    if (!ws || !kept)
+        return GHM_ERR_INVALID; /* the batch checks the rest */
     GhmSampleJob job = {ws, cell, idx, NULL};
     *kept = 0;
     int ret = ghm_cuda_features_sample_batch(ctx, &job, 1, &ws->host_levels->nsample);
