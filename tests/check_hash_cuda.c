@@ -14,6 +14,7 @@
 #include "ghm_sorted.h"
 #include "hash_internal.h"
 #include "kernels/hashing/hash_refs.h"
+#include "kernels/hashing/map_group.h"
 #include "test_support.h"
 #include "two_level_family.h"
 
@@ -212,6 +213,37 @@ START_TEST(test_map_duplicates)
             compare_map(&b, &opt, &in, 0);
             free_input(&in);
         }
+    backends_free(&b);
+}
+END_TEST
+
+/* A large bucketed insert groups its pairs by table region first (map_group.cu): the same answers
+ * as the CPU. Forced on small tables with tiny regions (many regions, duplicates, loads with 4- and
+ * 8-slot buckets, host and device arrays), then at its own threshold: a table of 2^23 keys at
+ * load 0.8 (84 MB) is larger than any current GPU's L2. */
+START_TEST(test_map_grouped)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(5);
+    const size_t sizes[] = {1, 1000, 200000};
+    ghmi_map_group_tune(1, 4096);
+    for (int i = 0; i < 3; i++)
+        for (int dup = 0; dup < 2; dup++) {
+            size_t n = cap_size(sizes[i]);
+            Input in = make_input(n, dup ? n / 2 + 7 : 0, 50 + i);
+            GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.8, 0);
+            compare_map(&b, &opt, &in, i == 2);
+            opt.load_factor = 0.95;
+            opt.hash_functions = 3;
+            compare_map(&b, &opt, &in, 0);
+            free_input(&in);
+        }
+    ghmi_map_group_tune(0, 0);
+    Input in = make_input(cap_size((size_t)1 << 23), 0, 55);
+    GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.8, 0);
+    GhmMapStats st = compare_map(&b, &opt, &in, 0);
+    ck_assert_uint_eq(st.size, in.n);
+    free_input(&in);
     backends_free(&b);
 }
 END_TEST
@@ -905,7 +937,9 @@ START_TEST(test_queued_map)
     uint32_t *dk = to_device(b.gpu, in.keys, n), *dv = to_device(b.gpu, in.values, n);
     uint32_t *dword = NULL;
     ck_assert_int_eq(ghm_buffer_alloc(b.gpu, 8, (void **)&dword), GHM_OK);
-    for (int layout = 0; layout < 2; layout++) {
+    for (int run = 0; run < 4; run++) { /* both layouts, then grouped (map_group.cu) */
+        int layout = run & 1;
+        ghmi_map_group_tune(run >= 2, run >= 2 ? 4096 : 0);
         size_t m = n / 3;
         uint32_t count = (uint32_t)m;
         ck_assert_int_eq(ghm_buffer_upload(b.gpu, dword + 1, &count, 4), GHM_OK);
@@ -931,6 +965,7 @@ START_TEST(test_queued_map)
         ghm_map_free(&mc);
         ghm_map_free(&mg);
     }
+    ghmi_map_group_tune(0, 0);
     /* two thesis functions at load 0.99 (distinct keys): the attempt fails */
     free_input(&in);
     in = make_input(n, 0, 131);
@@ -972,6 +1007,7 @@ static Suite *hash_cuda_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_map_sizes);
     tcase_add_test(tc, test_map_duplicates);
+    tcase_add_test(tc, test_map_grouped);
     tcase_add_test(tc, test_map_extreme_keys);
     tcase_add_test(tc, test_map_loads);
     tcase_add_test(tc, test_map_build_failed);

@@ -238,9 +238,13 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     a.max_iter = max_chain(m, n);
     a.rng_seed = (uint32_t)ghmi_mix64(a.ref.hc.a[0] ^ (uint64_t)a.ref.hc.b[0] << 32);
     cudaStream_t s = ghm_cuda_stream(m->ctx);
+    void *grouping = NULL;
     ret = clear_table(m, capacity, !unique);
     if (ret >= 0)
+        ret = ghmi_map_group_launch(m->ctx, &a, &grouping);
+    if (ret >= 0)
         ret = ghmi_map_insert_launch(&a, s);
+    ghmi_device_free(m->ctx, grouping);
     if (ret >= 0 && !unique)
         ret = ghmi_map_dedup_launch(&a, capacity, s);
     m->ref = a.ref;

@@ -52,11 +52,18 @@ typedef struct GhmiMapAttempt {
     const uint32_t *keys;          /* device */
     const uint32_t *values;        /* device, or NULL: the value of keys[i] is i */
     const uint32_t *count;         /* device: the pairs to insert (at most n), or NULL: n */
+    const unsigned long long *grouped; /* the same pairs packed and grouped (map_group.cu), read
+                                        * instead of keys/values, or NULL */
     size_t n;
     uint32_t max_iter;             /* eviction steps before the stash */
     uint32_t rng_seed;             /* BUCKETED: eviction choices */
     int resident_blocks;           /* count set: blocks that fill the device (a grid-stride loop) */
 } GhmiMapAttempt;
+
+/* Queues the grouping of a large bucketed attempt's pairs by table region (map_group.cu) and sets
+ * a->grouped, or leaves it NULL where grouping does not pay or finds no memory; *scratch is what
+ * to free (ghmi_device_free) once the insert is queued. */
+int ghmi_map_group_launch(GhmContext *ctx, GhmiMapAttempt *a, void **scratch);
 
 /* Queues the insert of an attempt's pairs on s (map_insert.cu). */
 int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s);

@@ -322,7 +322,8 @@ static __global__ void stash_fixup_kernel(GhmMapRef ref, unsigned long long *slo
     }
 }
 
-/* One thread per pair (a grid-stride loop when the count is on the device). A tile per pair
+/* One thread per pair (a grid-stride loop when the count is on the device), read from the
+ * grouped copy of the pairs where map_group.cu made one (large tables). A tile per pair
  * (each lane one slot, votes by ballot) was tried first: it keeps too few probes in flight per
  * SM (the same effect as in the bulk find), so each thread reads its bucket with 16-byte loads
  * of one sector instead. */
@@ -330,14 +331,21 @@ template <int B>
 static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
     GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
     const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
-    const uint32_t *count, size_t n, uint32_t max_iter, uint32_t rng_seed, MapMeta *meta,
-    unsigned int *failed)
+    const unsigned long long *__restrict__ grouped, const uint32_t *count, size_t n,
+    uint32_t max_iter, uint32_t rng_seed, MapMeta *meta, unsigned int *failed)
 {
     n = pairs_of(count, n, meta);
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t k = keys[i];
-        uint32_t v = values ? values[i] : (uint32_t)i;
+        uint32_t k, v;
+        if (grouped) {
+            unsigned long long e = grouped[i];
+            k = ghmi_slot_key(e);
+            v = ghmi_slot_value(e);
+        } else {
+            k = keys[i];
+            v = values ? values[i] : (uint32_t)i;
+        }
         if (k == GHMI_EMPTY_KEY) {
             oob_insert(stash, meta, v);
             continue;
@@ -376,11 +384,11 @@ int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
             a->failed);
     else if (lanes == 4)
         insert_bucketed_kernel<4><<<(unsigned)grid, block, 0, s>>>(
-            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
+            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->grouped, a->count, a->n,
             a->max_iter, a->rng_seed, a->meta, a->failed);
     else
         insert_bucketed_kernel<8><<<(unsigned)grid, block, 0, s>>>(
-            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
+            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->grouped, a->count, a->n,
             a->max_iter, a->rng_seed, a->meta, a->failed);
     int ret = GHM_CUDA_LAUNCH();
     if (ret < 0 || lanes == 1)
