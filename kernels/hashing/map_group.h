@@ -12,9 +12,9 @@
 extern "C" {
 #endif
 
-/* From now on, group the inserts of tables larger than min_table_bytes (0: twice the device's L2
- * size, the default) into regions of about region_bytes (0: the default, 4 MiB). Not thread-safe: a
- * test sets it before building and restores the defaults with (0, 0). */
+/* From now on, group the inserts of tables larger than min_table_bytes (0: the default, a few
+ * times the device's L2 size) into regions of about region_bytes (0: the default, 4 MiB). Not
+ * thread-safe: a test sets it before building and restores the defaults with (0, 0). */
 void ghmi_map_group_tune(size_t min_table_bytes, size_t region_bytes);
 
 #ifdef __cplusplus
