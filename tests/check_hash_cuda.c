@@ -219,8 +219,8 @@ END_TEST
 
 /* A large bucketed insert groups its pairs by table region first (map_group.cu): the same answers
  * as the CPU. Forced on small tables with tiny regions (many regions, duplicates, loads with 4- and
- * 8-slot buckets, host and device arrays), then at its own threshold: a table of 2^23 keys at
- * load 0.8 (84 MB) is larger than any current GPU's L2. */
+ * 8-slot buckets, host and device arrays), then at its own threshold: a table of 2^24 keys at
+ * load 0.8 (168 MB) is grouped on the H100 (L2 50 MB, grouped from 100 MB). */
 START_TEST(test_map_grouped)
 {
     GHM_REQUIRE_CUDA();
@@ -239,7 +239,7 @@ START_TEST(test_map_grouped)
             free_input(&in);
         }
     ghmi_map_group_tune(0, 0);
-    Input in = make_input(cap_size((size_t)1 << 23), 0, 55);
+    Input in = make_input(cap_size((size_t)1 << 24), 0, 55);
     GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.8, 0);
     GhmMapStats st = compare_map(&b, &opt, &in, 0);
     ck_assert_uint_eq(st.size, in.n);
