@@ -16,7 +16,8 @@
  * pairs within a region is whatever the atomics hand out, which changes where keys land but
  * not what a find returns (duplicates keep their smallest value in any order; map_dedup.cu's
  * argument does not depend on the order). A table that is not much larger than L2 is inserted
- * ungrouped: most of its atomics stay there anyway. Without the scratch memory the insert runs ungrouped as well.
+ * ungrouped: most of its atomics stay there anyway. Without the scratch memory the insert runs
+ * ungrouped as well.
  */
 #include <cub/block/block_scan.cuh>
 
