@@ -13,6 +13,7 @@
 #include "ghm_set.h"
 #include "ghm_sorted.h"
 #include "hash_internal.h"
+#include "kernels/hashing/device_memory.h"
 #include "kernels/hashing/hash_refs.h"
 #include "kernels/hashing/map_group.h"
 #include "test_support.h"
@@ -217,6 +218,19 @@ START_TEST(test_map_duplicates)
 }
 END_TEST
 
+/* Device allocations that one rebuild of a CUDA map takes (its table kept from the first build). */
+static long rebuild_allocations(GhmContext *gpu, const GhmMapOptions *opt, const Input *in)
+{
+    GhmMap *m = NULL;
+    ck_assert_int_eq(ghm_map_create(gpu, opt, &m), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(m, in->keys, in->values, in->n), GHM_OK);
+    ghmi_device_fault_arm(GHMI_FAULT_ALLOC, 0); /* count, fail none */
+    ck_assert_int_eq(ghm_map_build(m, in->keys, in->values, in->n), GHM_OK);
+    long count = ghmi_device_fault_disarm();
+    ghm_map_free(&m);
+    return count;
+}
+
 /* A large bucketed insert groups its pairs by table region first (map_group.cu): the same answers
  * as the CPU. Forced on small tables with tiny regions (many regions, duplicates, loads with 4- and
  * 8-slot buckets, host and device arrays), then at its own threshold: a table of 2^24 keys at
@@ -238,6 +252,16 @@ START_TEST(test_map_grouped)
             compare_map(&b, &opt, &in, 0);
             free_input(&in);
         }
+    /* The grouped path really ran: one allocation more (its scratch) than the plain one. */
+    Input small = make_input(1000, 0, 54);
+    for (int slots8 = 0; slots8 < 2; slots8++) {
+        GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, slots8 ? 0.95 : 0.8, 0);
+        long grouped = rebuild_allocations(b.gpu, &opt, &small);
+        ghmi_map_group_tune(0, 0);
+        ck_assert_int_eq(grouped, rebuild_allocations(b.gpu, &opt, &small) + 1);
+        ghmi_map_group_tune(1, 4096);
+    }
+    free_input(&small);
     ghmi_map_group_tune(0, 0);
     Input in = make_input(cap_size((size_t)1 << 24), 0, 55);
     GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.8, 0);
