@@ -158,6 +158,8 @@ static __global__ __launch_bounds__(GROUP_THREADS) void scatter_kernel(
         if (tile + (size_t)j * GROUP_THREADS + threadIdx.x < m)
             staged[starts[slot[j] >> 12] + (slot[j] & 4095)] = ghmi_pack(key[j], value[j]);
     __syncthreads();
+    /* Each staged pair's region is hashed again rather than staged beside it: the pairs fill
+     * the shared memory a block may take without opting in. */
     uint32_t here = (uint32_t)(m - tile < GROUP_TILE ? m - tile : GROUP_TILE);
     for (uint32_t t = threadIdx.x; t < here; t += GROUP_THREADS) {
         unsigned long long e = staged[t];
