@@ -6,8 +6,8 @@
  *
  * libjpeg's default error handler prints and calls exit(); ours formats the message and
  * longjmps back to the one function that drives the decoder. Warnings (libjpeg calls
- * emit_message with level -1, e.g. "Premature end of JPEG file" when data is cut short and it
- * pads with a fake EOI) are errors too: a damaged file must not decode to a half-grey image.
+ * emit_message with level -1 about damaged data) are errors too: a damaged file must not decode
+ * to a half-grey image. Data cut short is caught by our source manager (source_fill).
  */
 #include <setjmp.h>
 #include <stddef.h>
@@ -35,6 +35,7 @@ typedef struct JpegFailure {
 typedef struct JpegDecoder {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
+    struct jpeg_source_mgr source;
     JpegFailure failure;
     GhmImage *img;
 } JpegDecoder;
@@ -44,7 +45,7 @@ static void on_jpeg_error(j_common_ptr cinfo)
     JpegFailure *f = (JpegFailure *)cinfo->err;
     cinfo->err->format_message(cinfo, f->message);
     int code = cinfo->err->msg_code;
-    if (code == JWRN_JPEG_EOF || code == JERR_INPUT_EOF)
+    if (code == JWRN_JPEG_EOF || code == JERR_INPUT_EOF) /* our source reports its own */
         f->status = GHM_ERR_TRUNCATED;
     else if (code == JERR_OUT_OF_MEMORY)
         f->status = GHM_ERR_NOMEM;
@@ -72,6 +73,45 @@ static void on_jpeg_progress(j_common_ptr cinfo)
         f->status = GHM_ERR_UNSUPPORTED;
         longjmp(f->jump, 1);
     }
+}
+
+/* The source: the whole file in memory, as jpeg_mem_src, except that running out of data fails
+ * here as truncated. jpeg_mem_src pads with a fake EOI and warns (JWRN_JPEG_EOF), and on the GPU
+ * machine's libjpeg that warning did not arrive under that number: a cut file was reported as
+ * "damaged JPEG data: Premature end of JPEG file". Running out is ours to see, so we say it. */
+static void source_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean source_fill(j_decompress_ptr cinfo)
+{
+    JpegFailure *f = (JpegFailure *)cinfo->err;
+    snprintf(f->message, sizeof f->message, "premature end of file");
+    f->status = GHM_ERR_TRUNCATED;
+    longjmp(f->jump, 1);
+}
+
+static void source_skip(j_decompress_ptr cinfo, long bytes)
+{
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (bytes <= 0)
+        return;
+    if ((unsigned long)bytes > src->bytes_in_buffer)
+        source_fill(cinfo);
+    src->next_input_byte += bytes;
+    src->bytes_in_buffer -= (size_t)bytes;
+}
+
+static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static void use_source(JpegDecoder *d, const uint8_t *data, size_t size)
+{
+    d->source.init_source = source_init;
+    d->source.fill_input_buffer = source_fill;
+    d->source.skip_input_data = source_skip;
+    d->source.resync_to_restart = jpeg_resync_to_restart;
+    d->source.term_source = source_term;
+    d->source.next_input_byte = data;
+    d->source.bytes_in_buffer = size;
+    d->cinfo.src = &d->source;
 }
 
 /* Chooses grey output, or refuses colour spaces we cannot turn into a brightness. */
@@ -103,7 +143,7 @@ static int decode_with_libjpeg(JpegDecoder *d, const uint8_t *data, size_t size,
     jpeg_create_decompress(&d->cinfo);
     d->progress.progress_monitor = on_jpeg_progress;
     d->cinfo.progress = &d->progress;
-    jpeg_mem_src(&d->cinfo, data, (unsigned long)size);
+    use_source(d, data, size);
     jpeg_read_header(&d->cinfo, TRUE);
     int ret = ghmi_image_check_size(d->cinfo.image_width, d->cinfo.image_height, why, why_size);
     if (ret < 0 || (ret = choose_output(d, why, why_size)) < 0)
