@@ -27,22 +27,41 @@ static int fault_due(int kind)
     return 1;
 }
 
-extern "C" int ghmi_device_alloc(GhmContext *ctx, size_t bytes, void **out)
+/* Both allocators: `spare` memory that runs out is GHM_ERR_NOMEM without a log line. */
+static int take(GhmContext *ctx, size_t bytes, void **out, int spare)
 {
     *out = NULL;
     if (bytes == 0)
         return GHM_OK;
     if (fault_due(GHMI_FAULT_ALLOC)) {
-        ghmi_log(GHM_LOG_ERROR, "device allocation of %zu bytes failed (injected fault)", bytes);
+        if (!spare)
+            ghmi_log(GHM_LOG_ERROR, "device allocation of %zu bytes failed (injected fault)",
+                     bytes);
         return GHM_ERR_NOMEM;
     }
-    int ret = GHM_CUDA(cudaMallocAsync(out, bytes, ghm_cuda_stream(ctx)));
+    cudaError_t err = cudaMallocAsync(out, bytes, ghm_cuda_stream(ctx));
+    if (err == cudaErrorMemoryAllocation && spare) {
+        cudaGetLastError(); /* a shortage is an answer here, not an error: clear it */
+        *out = NULL;
+        return GHM_ERR_NOMEM;
+    }
+    int ret = GHM_CUDA(err);
     if (ret < 0) {
         *out = NULL;
         return ret;
     }
     __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
     return GHM_OK;
+}
+
+extern "C" int ghmi_device_alloc(GhmContext *ctx, size_t bytes, void **out)
+{
+    return take(ctx, bytes, out, 0);
+}
+
+extern "C" int ghmi_device_alloc_spare(GhmContext *ctx, size_t bytes, void **out)
+{
+    return take(ctx, bytes, out, 1);
 }
 
 extern "C" void ghmi_device_free(GhmContext *ctx, void *p)

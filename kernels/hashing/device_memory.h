@@ -51,6 +51,11 @@ extern "C" {
  * injected fault) or GHM_ERR_CUDA with *out = NULL. ctx is a CUDA context. */
 int ghmi_device_alloc(GhmContext *ctx, size_t bytes, void **out);
 
+/* As ghmi_device_alloc, for memory that only speeds work up (the caller goes on without it):
+ * running out is GHM_ERR_NOMEM with nothing logged. Counted and failed by the tests' faults as
+ * any allocation. */
+int ghmi_device_alloc_spare(GhmContext *ctx, size_t bytes, void **out);
+
 /* Returns p to the pool behind the work queued on ctx's stream so far (the stream that last
  * used p, or one ordered after it); NULL is fine. */
 void ghmi_device_free(GhmContext *ctx, void *p);

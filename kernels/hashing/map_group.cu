@@ -250,7 +250,7 @@ int ghmi_map_group_launch(GhmContext *ctx, GhmiMapAttempt *a, void **scratch)
     GroupParts p;
     GhmiCarve c = {NULL, 0};
     layout(&c, &p, a->n, regions);
-    ret = ghmi_device_alloc(ctx, c.used, scratch);
+    ret = ghmi_device_alloc_spare(ctx, c.used, scratch);
     if (ret == GHM_ERR_NOMEM) /* no room to group: the insert runs ungrouped */
         return GHM_OK;
     if (ret < 0)
