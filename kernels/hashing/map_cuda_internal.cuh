@@ -60,6 +60,12 @@ typedef struct GhmiMapAttempt {
     int resident_blocks;           /* count set: blocks that fill the device (a grid-stride loop) */
 } GhmiMapAttempt;
 
+/* The pairs an attempt inserts: the device count of a queued build (at most n), else n. */
+static __device__ __forceinline__ size_t ghmi_attempt_pairs(const uint32_t *count, size_t n)
+{
+    return count && *count < n ? *count : n;
+}
+
 /* Queues the grouping of a large bucketed attempt's pairs by table region (map_group.cu) and sets
  * a->grouped, or leaves it NULL where grouping does not pay or finds no memory; *scratch is what
  * to free (ghmi_device_free) once the insert is queued. */

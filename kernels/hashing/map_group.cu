@@ -50,12 +50,6 @@ static __device__ __forceinline__ uint32_t region_of(const GhmMapRef &ref, uint3
     return ghm_map_ref_bucket(&ref, k, 0) >> shift;
 }
 
-/* The pairs to group: the device count of a queued build (at most n), else n. */
-static __device__ __forceinline__ size_t pairs_to_group(const uint32_t *count, size_t n)
-{
-    return count && *count < n ? *count : n;
-}
-
 static __device__ __forceinline__ void clear_bins(uint32_t *bins, uint32_t regions)
 {
     for (uint32_t r = threadIdx.x; r < regions; r += GROUP_THREADS)
@@ -70,7 +64,7 @@ static __global__ __launch_bounds__(GROUP_THREADS) void count_kernel(
     const uint32_t *count, size_t n, uint32_t *cursors)
 {
     __shared__ uint32_t bins[GROUP_MAX_REGIONS];
-    size_t m = pairs_to_group(count, n), tile = (size_t)blockIdx.x * GROUP_TILE;
+    size_t m = ghmi_attempt_pairs(count, n), tile = (size_t)blockIdx.x * GROUP_TILE;
     if (tile >= m) /* past a queued build's count */
         return;
     clear_bins(bins, regions);
@@ -132,7 +126,7 @@ static __global__ __launch_bounds__(GROUP_THREADS) void scatter_kernel(
     __shared__ unsigned long long staged[GROUP_TILE];
     __shared__ uint32_t bins[GROUP_MAX_REGIONS], starts[GROUP_MAX_REGIONS],
         runs[GROUP_MAX_REGIONS];
-    size_t m = pairs_to_group(count, n), tile = (size_t)blockIdx.x * GROUP_TILE;
+    size_t m = ghmi_attempt_pairs(count, n), tile = (size_t)blockIdx.x * GROUP_TILE;
     if (tile >= m)
         return;
     clear_bins(bins, GROUP_MAX_REGIONS); /* all of them: scan_bins reads every bin */

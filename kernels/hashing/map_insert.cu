@@ -87,7 +87,7 @@ static __device__ __forceinline__ int failed_yet(uint32_t it, const MapMeta *met
  * it for the host's count of distinct keys. */
 static __device__ __forceinline__ size_t pairs_of(const uint32_t *count, size_t n, MapMeta *meta)
 {
-    size_t m = count && *count < n ? *count : n;
+    size_t m = ghmi_attempt_pairs(count, n);
     if (blockIdx.x == 0 && threadIdx.x == 0)
         meta->inputs = (unsigned int)m;
     return m;

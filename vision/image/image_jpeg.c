@@ -44,10 +44,8 @@ static void on_jpeg_error(j_common_ptr cinfo)
 {
     JpegFailure *f = (JpegFailure *)cinfo->err;
     cinfo->err->format_message(cinfo, f->message);
-    int code = cinfo->err->msg_code;
-    if (code == JWRN_JPEG_EOF || code == JERR_INPUT_EOF) /* our source reports its own */
-        f->status = GHM_ERR_TRUNCATED;
-    else if (code == JERR_OUT_OF_MEMORY)
+    int code = cinfo->err->msg_code; /* truncation never comes here: source_fill says it */
+    if (code == JERR_OUT_OF_MEMORY)
         f->status = GHM_ERR_NOMEM;
     else if (code == JERR_BAD_PRECISION || code == JERR_CONVERSION_NOTIMPL ||
              code == JERR_NOT_COMPILED || code == JERR_ARITH_NOTIMPL)
