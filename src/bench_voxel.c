@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, VoxelBenchArgs *a)
     return 0;
 }
 
-static int make_sphere(size_t n, double r, const double c[3], int normals, GhmPointCloud **out)
+int ghm_bench_sphere(size_t n, double r, const double c[3], int normals, GhmPointCloud **out)
 {
     int ret = ghm_pointcloud_create(n, normals, 0, out);
     if (ret < 0)
@@ -171,12 +171,12 @@ static double cpu_ms(void)
 
 static int run_size(GhmContext *ctx, const VoxelBenchArgs *a, size_t n, Row *row)
 {
-    static const double ca[3] = {0, 0, 0}, cb[3] = {0.9, 0.2, 0};
+    const double *ca = GHM_BENCH_SPHERE_A, *cb = GHM_BENCH_SPHERE_B;
     GhmPointCloud *A = NULL, *B = NULL;
     double *t[STAGES] = {NULL}, poses[2 * 16];
-    int ret = make_sphere(n, 1.0, ca, !a->estimate, &A);
+    int ret = ghm_bench_sphere(n, 1.0, ca, !a->estimate, &A);
     if (ret == GHM_OK)
-        ret = make_sphere(n, 0.6, cb, !a->estimate, &B);
+        ret = ghm_bench_sphere(n, 0.6, cb, !a->estimate, &B);
     for (int s = 0; s < STAGES && ret == GHM_OK; s++)
         if (!(t[s] = malloc((size_t)a->reps * sizeof *t[s])))
             ret = GHM_ERR_NOMEM;

@@ -22,6 +22,7 @@ static const BenchEntry benches[] = {
     {"voxel", "voxel Boolean intersection, time per step", ghm_bench_voxel},
     {"dynmap", "dynamic slab-list table: fill, search, insert (paper 6.1)", ghm_bench_dynmap},
     {"distmap", "a map split over several GPUs (or contexts) against one", ghm_bench_distmap},
+    {"tables", "every map scheme on the voxel pipeline's key sets", ghm_bench_tables},
     {NULL, NULL, NULL},
 };
 
