@@ -3,7 +3,7 @@
  * streams of the product's voxel look-ups, so that the choice of table family for them is made
  * by measurement (issue 11, "used by the product").
  *
- * A key set is one step of the voxel pipeline: a cloud pair is voxelized on the backend
+ * A voxel key set is one step of the voxel pipeline: a cloud pair is voxelized on the backend
  * (ghm_voxel_intersect), and its occupied voxels' keys and neighbourhoods are taken from the
  * result. The tables and the queries are laid out as that backend's pipeline lays them out:
  *   CPU   one table per cloud (a GhmIndex: key -> rank, load 0.8); the queries are every voxel's
@@ -13,6 +13,10 @@
  *         | key -> run, load 0.9); the queries step after step, so that a warp asks one
  *         neighbour of 32 consecutive voxels, as kernels/vision/voxel/voxelize.cu's
  *         neighbours_kernel does; out-of-grid steps are not asked.
+ * A signature key set is the matcher's: the distinct signatures of a reference image's table
+ * (key -> run, as the multimap's map, load 0.8) and, as queries, the table entries of a query
+ * image in basis order (ghm_matcher_signatures): the look-ups its voting makes, but for the
+ * de-duplication per basis and the order within a basis.
  * Each scheme builds the same pairs (keys ascending, values their ranks) and answers the same
  * queries; every answer is checked against a binary search of the keys, so a scheme that gave
  * a wrong id fails the run. Times are the best of --reps (build and find apart, each ended by
@@ -26,11 +30,12 @@
 #include "bench.h"
 #include "cli.h"
 #include "ghm_map.h"
+#include "ghm_match.h"
 #include "ghm_pointcloud.h"
 #include "ghm_voxel.h"
 #include "json_out.h"
 
-enum { OPT_JSON_OUT = GHM_OPT_FIRST_COMMAND, OPT_REPS, OPT_GRID, OPT_CLOUD, OPT_SPHERES };
+enum { OPT_JSON_OUT = GHM_OPT_FIRST_COMMAND, OPT_REPS, OPT_GRID, OPT_CLOUD, OPT_SPHERES, OPT_PAIR };
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
@@ -39,17 +44,19 @@ static const struct option long_options[] = {
     {"grid", required_argument, NULL, OPT_GRID},
     {"cloud", required_argument, NULL, OPT_CLOUD},
     {"spheres", required_argument, NULL, OPT_SPHERES},
+    {"pair", required_argument, NULL, OPT_PAIR},
     {NULL, 0, NULL, 0}};
 
-enum { MAX_GRIDS = 8, MAX_CLOUDS = 8, MAX_TABLES = 2 };
+enum { MAX_GRIDS = 8, MAX_CLOUDS = 8, MAX_PAIRS = 8, MAX_TABLES = 2 };
 
 typedef struct TablesArgs {
     GhmCommonOptions common;
     const char *json_out;
     long reps, spheres;
-    int ngrids, nclouds;
+    int ngrids, nclouds, npairs;
     long grids[MAX_GRIDS];
     const char *clouds[MAX_CLOUDS];
+    char pairs[MAX_PAIRS][2][1024]; /* reference, query */
 } TablesArgs;
 
 /* One table of a key set and the look-ups asked of it. */
@@ -60,8 +67,9 @@ typedef struct Table {
 } Table;
 
 typedef struct KeySet {
-    char name[96];
-    long grid;
+    char name[160];
+    double load; /* the pipeline's load factor for this table */
+    long grid;   /* voxel key sets; 0 for signatures */
     size_t voxels[2];
     int radius[2];
     Table t[MAX_TABLES];
@@ -79,14 +87,18 @@ typedef struct SchemeRow {
 static void print_help(void)
 {
     printf("Usage: geohash-match bench tables [OPTIONS]\n\n"
-           "Every GhmMap scheme on the voxel pipeline's own key sets: the occupied voxels of a\n"
+           "Every GhmMap scheme on the product's own key sets. Voxels: the occupied voxels of a\n"
            "cloud pair (a cloud and itself turned 90 degrees about its centre, or two crossing\n"
            "spheres) as keys, every voxel's neighbour keys as queries, laid out as the backend's\n"
            "pipeline lays them out (CPU: a table per cloud, queries voxel after voxel; CUDA: one\n"
-           "table, queries step after step). Build and find times, checked answers.\n"
+           "table, queries step after step). Signatures: a reference image's distinct signature\n"
+           "keys, queried with a query image's signatures. Build and find times, checked answers.\n"
            "  --cloud FILE      a point cloud (PLY, XYZ, OFF); may be repeated\n"
            "                    (default data/pointclouds/bunny.ply)\n"
            "  --spheres N       also two crossing spheres of N points each (as bench voxel)\n"
+           "  --pair REF,QUERY  also the matcher's signature table of image REF, queried with\n"
+           "                    QUERY's signatures; may be repeated (default, with the default\n"
+           "                    cloud: data/images/box_in_scene.png,data/images/box.png)\n"
            "  --grid N,N,...    voxels along the longest side (default 128,1024)\n"
            "  --reps N          runs per measurement, the best is kept (default 5)\n"
            "  --json-out FILE   also write the measurements as JSON\n"
@@ -115,6 +127,26 @@ static int parse_grids(const char *arg, TablesArgs *a)
     return 0;
 }
 
+static int parse_pair(const char *arg, TablesArgs *a)
+{
+    const char *comma = strchr(arg, ',');
+    size_t len = comma ? (size_t)(comma - arg) : 0;
+    if (!comma || len == 0 || !comma[1] || strchr(comma + 1, ',') || len >= 1024 ||
+        strlen(comma + 1) >= 1024) {
+        ghm_cli_error("bench tables", "--pair '%s' is not REF,QUERY", arg);
+        return -1;
+    }
+    if (a->npairs == MAX_PAIRS) {
+        ghm_cli_error("bench tables", "--pair given more than %d times", MAX_PAIRS);
+        return -1;
+    }
+    memcpy(a->pairs[a->npairs][0], arg, len);
+    a->pairs[a->npairs][0][len] = '\0';
+    snprintf(a->pairs[a->npairs][1], 1024, "%s", comma + 1);
+    a->npairs++;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, TablesArgs *a)
 {
     *a = (TablesArgs){.common = ghm_cli_common_defaults(), .reps = 5, .ngrids = 2,
@@ -136,6 +168,9 @@ static int parse_args(int argc, char **argv, TablesArgs *a)
         } else if (id == OPT_GRID) {
             if (parse_grids(optarg, a) < 0)
                 return -1;
+        } else if (id == OPT_PAIR) {
+            if (parse_pair(optarg, a) < 0)
+                return -1;
         } else if (id == OPT_CLOUD) {
             if (a->nclouds == MAX_CLOUDS) {
                 ghm_cli_error("bench tables", "--cloud given more than %d times", MAX_CLOUDS);
@@ -153,8 +188,10 @@ static int parse_args(int argc, char **argv, TablesArgs *a)
         ghm_cli_error("bench tables", "unexpected argument '%s'", argv[optind]);
         return -1;
     }
-    if (a->nclouds == 0 && a->spheres == 0)
+    if (a->nclouds == 0 && a->spheres == 0 && a->npairs == 0) {
         a->clouds[a->nclouds++] = "data/pointclouds/bunny.ply";
+        parse_pair("data/images/box_in_scene.png,data/images/box.png", a);
+    }
     return 0;
 }
 
@@ -299,11 +336,71 @@ static int make_keyset(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCl
             ks->radius[c] = r->side[c].radius;
         }
         int device = strcmp(ghm_context_backend_name(ctx), "cpu") != 0;
+        ks->load = device ? 0.9 : 0.8;
         ret = device ? table_of_both(r, ks) : tables_per_cloud(r, ks);
     }
     ghm_voxel_result_free(&r);
     if (ret < 0)
         keyset_free(ks);
+    return ret;
+}
+
+/* The signature table entries of the image at path (the matcher's, default parameters). */
+static int image_signatures(GhmContext *ctx, const char *path, uint32_t **keys, size_t *n)
+{
+    char why[256] = "";
+    GhmImage *img = NULL;
+    GhmMatcher *m = NULL;
+    GhmMatchParams p = ghm_match_defaults();
+    int ret = ghm_image_load(path, &img, why, sizeof why);
+    if (ret < 0) {
+        ghm_cli_error(path, "%s", why[0] ? why : ghm_strerror(ret));
+        return ret;
+    }
+    if ((ret = ghm_matcher_create(ctx, img, &p, &m)) == GHM_OK)
+        ret = ghm_matcher_signatures(m, keys, n);
+    if (ret < 0)
+        ghm_cli_error(path, "the reference's tables: %s", ghm_strerror(ret));
+    ghm_matcher_free(&m);
+    ghm_image_free(&img);
+    return ret;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The table: the reference's distinct signatures -> rank; the queries: the query's entries.
+ * Errors are reported here. */
+static int make_signature_keyset(GhmContext *ctx, const char *ref, const char *query, KeySet *ks)
+{
+    uint32_t *rk = NULL, *qk = NULL;
+    size_t nr = 0, nq = 0, k = 0;
+    int ret = image_signatures(ctx, ref, &rk, &nr);
+    if (ret == GHM_OK)
+        ret = image_signatures(ctx, query, &qk, &nq);
+    if (ret == GHM_OK) {
+        qsort(rk, nr, sizeof *rk, cmp_u32);
+        for (size_t i = 0; i < nr; i++)
+            if (i == 0 || rk[i] != rk[i - 1])
+                rk[k++] = rk[i];
+        Table *t = &ks->t[0];
+        ks->ntables = 1;
+        if ((ret = alloc_table(t, k, nq)) < 0)
+            ghm_cli_error("bench tables", "%s", ghm_strerror(ret));
+        for (size_t i = 0; ret == GHM_OK && i < k; i++) {
+            t->keys[i] = rk[i];
+            t->values[i] = (uint32_t)i;
+        }
+        if (ret == GHM_OK && nq)
+            memcpy(t->queries, qk, nq * sizeof *qk);
+    }
+    ks->load = 0.8;
+    ks->voxels[0] = nr; /* entries of the reference */
+    free(rk);
+    free(qk);
     return ret;
 }
 
@@ -359,11 +456,9 @@ static int stage(GhmContext *ctx, const Table *t, Staged *s)
     return ghm_buffer_upload(ctx, s->queries, t->queries, t->nq * sizeof(uint32_t));
 }
 
-/* The load the pipeline gives its voxel table on this backend (see the file's comment), or the
- * scheme's highest when that is lower. */
-static double scheme_load(GhmContext *ctx, GhmMapScheme scheme)
+/* The load the pipeline gives the key set's table, or the scheme's highest when that is lower. */
+static double scheme_load(double load, GhmMapScheme scheme)
 {
-    double load = strcmp(ghm_context_backend_name(ctx), "cpu") == 0 ? 0.8 : 0.9;
     return scheme == GHM_MAP_TWO_LEVEL && load > GHM_MAP_TWO_LEVEL_MAX_LOAD
                ? GHM_MAP_TWO_LEVEL_MAX_LOAD
                : load;
@@ -436,7 +531,7 @@ static int measure_keyset(GhmContext *ctx, const KeySet *ks, long reps, SchemeRo
         ret = stage(ctx, &ks->t[i], &s[i]);
     for (int k = 0; k < GHM_MAP_SCHEMES && ret == GHM_OK; k++) {
         rows[k] = (SchemeRow){.scheme = (GhmMapScheme)k,
-                              .load = scheme_load(ctx, (GhmMapScheme)k)};
+                              .load = scheme_load(ks->load, (GhmMapScheme)k)};
         for (int i = 0; i < ks->ntables && ret == GHM_OK; i++)
             ret = measure_table(ctx, (GhmMapScheme)k, &ks->t[i], &s[i], reps, &rows[k]);
     }
@@ -467,9 +562,13 @@ static double present_share(const KeySet *ks)
 static void print_keyset(const KeySet *ks, const SchemeRow *rows)
 {
     size_t nq = total_queries(ks);
-    printf("\n%s, grid %ld: voxels %zu + %zu (hood radius %d / %d), %d table(s), %zu queries "
-           "(%.1f %% present)\n", ks->name, ks->grid, ks->voxels[0], ks->voxels[1],
-           ks->radius[0], ks->radius[1], ks->ntables, nq, 100.0 * present_share(ks));
+    if (ks->grid)
+        printf("\n%s, grid %ld: voxels %zu + %zu (hood radius %d / %d), %d table(s), %zu "
+               "queries (%.1f %% present)\n", ks->name, ks->grid, ks->voxels[0], ks->voxels[1],
+               ks->radius[0], ks->radius[1], ks->ntables, nq, 100.0 * present_share(ks));
+    else
+        printf("\n%s: %zu distinct keys of %zu entries, %zu queries (%.1f %% present)\n",
+               ks->name, ks->t[0].n, ks->voxels[0], nq, 100.0 * present_share(ks));
     printf("%-18s %5s %10s %10s %12s %10s %10s %8s\n", "scheme", "load", "build ms", "find ms",
            "find M/s", "step ms", "vs cuckoo", "MB");
     double base = rows[GHM_MAP_CUCKOO].build_s + rows[GHM_MAP_CUCKOO].find_s;
@@ -488,6 +587,8 @@ static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
 {
     json_t *o = json_object(), *arr = json_array();
     json_object_set_new(o, "key_set", ghm_json_string_lossy(ks->name));
+    json_object_set_new(o, "kind", json_string(ks->grid ? "voxel" : "signature"));
+    json_object_set_new(o, "load", json_real(ks->load));
     json_object_set_new(o, "grid", json_integer(ks->grid));
     json_object_set_new(o, "voxels", json_pack("[II]", (json_int_t)ks->voxels[0],
                                                (json_int_t)ks->voxels[1]));
@@ -507,6 +608,20 @@ static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
 
 /* ---- the run ---- */
 
+/* Measures, prints and adds one key set; returns 0 or -1 (reported). */
+static int run_keyset(GhmContext *ctx, const TablesArgs *a, const KeySet *ks, json_t *arr)
+{
+    SchemeRow rows[GHM_MAP_SCHEMES];
+    int ret = measure_keyset(ctx, ks, a->reps, rows);
+    if (ret < 0)
+        ghm_cli_error("bench tables", "%s: %s", ks->name, ghm_strerror(ret));
+    if (ret != GHM_OK)
+        return -1;
+    print_keyset(ks, rows);
+    json_array_append_new(arr, keyset_json(ks, rows));
+    return 0;
+}
+
 /* Measures and prints one cloud pair at every grid; adds its key sets to arr. */
 static int run_pair(GhmContext *ctx, const TablesArgs *a, const char *name,
                     const GhmPointCloud *pa, const GhmPointCloud *pb, const double *pose,
@@ -514,20 +629,14 @@ static int run_pair(GhmContext *ctx, const TablesArgs *a, const char *name,
 {
     for (int g = 0; g < a->ngrids; g++) {
         KeySet ks = {.ntables = 0};
-        SchemeRow rows[GHM_MAP_SCHEMES];
         snprintf(ks.name, sizeof ks.name, "%s", name);
         int ret = make_keyset(ctx, pa, pb, pose, a->grids[g], &ks);
-        if (ret == GHM_OK)
-            ret = measure_keyset(ctx, &ks, a->reps, rows);
-        if (ret == GHM_OK) {
-            print_keyset(&ks, rows);
-            json_array_append_new(arr, keyset_json(&ks, rows));
-        }
-        keyset_free(&ks);
         if (ret < 0)
             ghm_cli_error("bench tables", "%s at grid %ld: %s", name, a->grids[g],
                           ghm_strerror(ret));
-        if (ret != GHM_OK)
+        int status = ret == GHM_OK ? run_keyset(ctx, a, &ks, arr) : -1;
+        keyset_free(&ks);
+        if (status < 0)
             return -1;
     }
     return 0;
@@ -549,6 +658,18 @@ static int run_cloud(GhmContext *ctx, const TablesArgs *a, const char *path, jso
     snprintf(name, sizeof name, "%s and itself turned", base ? base + 1 : path);
     int status = run_pair(ctx, a, name, pc, pc, pose, arr);
     ghm_pointcloud_free(&pc);
+    return status;
+}
+
+static int run_signatures(GhmContext *ctx, const TablesArgs *a, int i, json_t *arr)
+{
+    KeySet ks = {.ntables = 0};
+    snprintf(ks.name, sizeof ks.name, "signatures of %s queried by %s", a->pairs[i][0],
+             a->pairs[i][1]);
+    int status = make_signature_keyset(ctx, a->pairs[i][0], a->pairs[i][1], &ks) == GHM_OK
+                     ? run_keyset(ctx, a, &ks, arr)
+                     : -1;
+    keyset_free(&ks);
     return status;
 }
 
@@ -584,7 +705,7 @@ int ghm_bench_tables(int argc, char **argv)
         return GHM_EXIT_ERROR;
     char device[256];
     ghm_context_describe(ctx, device, sizeof device);
-    printf("bench tables: %s backend (%s), every GhmMap scheme on the voxel pipeline's key sets, "
+    printf("bench tables: %s backend (%s), every GhmMap scheme on the product's key sets, "
            "best of %ld\n", ghm_context_backend_name(ctx), device, a.reps);
     json_t *arr = json_array();
     int status = arr ? 0 : -1;
@@ -592,6 +713,8 @@ int ghm_bench_tables(int argc, char **argv)
         status = run_cloud(ctx, &a, a.clouds[i], arr);
     if (status == 0 && a.spheres > 0)
         status = run_spheres(ctx, &a, arr);
+    for (int i = 0; i < a.npairs && status == 0; i++)
+        status = run_signatures(ctx, &a, i, arr);
     if (status == 0 && a.json_out) {
         json_t *o = json_object();
         json_object_set_new(o, "bench", json_string("tables"));

@@ -537,3 +537,61 @@ fail:
     ghm_geo_ref_free(&r);
     return ret;
 }
+
+/* Every packed key of the signature space (u | v << 8 | angle << 16), into a new array. */
+static int signature_space(const GhmGeoRef *r, uint32_t **out, size_t *n)
+{
+    uint32_t na = r->p.angle_bins > 0 ? (uint32_t)r->p.angle_bins : 1, nb = (uint32_t)r->nbins;
+    *n = key_space(&r->p, r->nbins);
+    uint32_t *k = malloc(*n * sizeof *k);
+    if (!k)
+        return GHM_ERR_NOMEM;
+    size_t i = 0;
+    for (uint32_t a = 0; a < na; a++)
+        for (uint32_t v = 0; v < nb; v++)
+            for (uint32_t u = 0; u < nb; u++)
+                k[i++] = u | v << 8 | a << 16;
+    *out = k;
+    return GHM_OK;
+}
+
+/* The table's entries are found by looking every key of the signature space up (the table
+ * keeps no host copy of its keys), then laid out by basis with a counting sort of the host copy
+ * of the values (basis ids). */
+int ghm_geo_ref_signatures(const GhmGeoRef *r, uint32_t **keys, size_t *n)
+{
+    if (!r || !keys || !n)
+        return GHM_ERR_INVALID;
+    uint32_t *space = NULL, *first = NULL, *count = NULL, *at = NULL, *out = NULL;
+    size_t ns = 0;
+    int ret = signature_space(r, &space, &ns);
+    if (ret < 0)
+        return ret;
+    first = malloc(ns * sizeof *first);
+    count = malloc(ns * sizeof *count);
+    at = calloc(r->nbases + 1, sizeof *at);
+    out = malloc((r->nentries ? r->nentries : 1) * sizeof *out);
+    if (!first || !count || !at || !out)
+        ret = GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = ghm_multimap_find(r->table, space, ns, first, count);
+    for (size_t i = 0; ret == GHM_OK && i < ns; i++) /* entries per basis, then their starts */
+        for (uint32_t j = 0; j < count[i]; j++)
+            at[r->values[first[i] + j] + 1]++;
+    for (size_t b = 0; ret == GHM_OK && b < r->nbases; b++)
+        at[b + 1] += at[b];
+    for (size_t i = 0; ret == GHM_OK && i < ns; i++)
+        for (uint32_t j = 0; j < count[i]; j++)
+            out[at[r->values[first[i] + j]]++] = space[i];
+    free(space);
+    free(first);
+    free(count);
+    free(at);
+    if (ret < 0) {
+        free(out);
+        return ret;
+    }
+    *keys = out;
+    *n = r->nentries;
+    return GHM_OK;
+}

@@ -116,6 +116,14 @@ GHM_API void ghm_geo_ref_free(GhmGeoRef **ref);
 /* Table sizes: bases n, signatures stored, distinct signature keys. */
 GHM_API void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, size_t *keys);
 
+/* The keys of the signature table's entries, one per (reference basis, signature) pair, in
+ * basis order (by key within a basis): the look-ups that voting would make for a query equal to
+ * the reference, in about the order it makes them. For measuring table families on the
+ * matcher's own key sets (`geohash-match bench tables`). *keys is malloc'ed (at least one word),
+ * *n = the table's entries; the caller frees *keys. GHM_ERR_INVALID, GHM_ERR_NOMEM or the hashing
+ * layer's errors. */
+GHM_API int ghm_geo_ref_signatures(const GhmGeoRef *ref, uint32_t **keys, size_t *n);
+
 /* Scratch for voting against ref (which must outlive it); one per concurrent query. */
 GHM_API int ghm_geo_voter_create(const GhmGeoRef *ref, GhmGeoVoter **out);
 GHM_API void ghm_geo_voter_free(GhmGeoVoter **v);

@@ -120,6 +120,10 @@ GHM_API void ghm_matcher_reference_edges(const GhmMatcher *m, const GhmEdgePoint
 
 GHM_API void ghm_matcher_size(const GhmMatcher *m, int *width, int *height);
 
+/* The keys of the reference's signature table entries in basis order (ghm_geo_ref_signatures):
+ * the matcher's own key set, for measuring table families on it. The caller frees *keys. */
+GHM_API int ghm_matcher_signatures(const GhmMatcher *m, uint32_t **keys, size_t *n);
+
 /* The parameters in effect (a loaded reference brings its own reference-side parameters). */
 GHM_API const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m);
 

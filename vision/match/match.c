@@ -336,6 +336,11 @@ void ghm_matcher_size(const GhmMatcher *m, int *width, int *height)
     *height = m->height;
 }
 
+int ghm_matcher_signatures(const GhmMatcher *m, uint32_t **keys, size_t *n)
+{
+    return m ? ghm_geo_ref_signatures(m->geo, keys, n) : GHM_ERR_INVALID;
+}
+
 const GhmMatchParams *ghm_matcher_params(const GhmMatcher *m)
 {
     return &m->p;
