@@ -25,6 +25,28 @@ static GhmMatcher *matcher_for(GhmContext *ctx, const GhmImage *ref)
 
 /* --- core: the hashing layer on exact point sets ---------------------------------------- */
 
+/* ghm_geo_ref_signatures: one key per table entry, the table's distinct keys among them, each
+ * a packed (u, v, angle) inside the signature space. */
+static void check_signature_entries(const GhmGeoRef *ref, const GhmGeoParams *gp, size_t entries,
+                                    size_t keys)
+{
+    uint32_t *k = NULL;
+    size_t n = 0, distinct = 0;
+    ck_assert_int_eq(ghm_geo_ref_signatures(ref, &k, &n), GHM_OK);
+    ck_assert_uint_eq(n, entries);
+    qsort(k, n, sizeof *k, cmp_u32);
+    uint32_t nbins = (uint32_t)ceil(2.0 * gp->window / gp->quant);
+    for (size_t i = 0; i < n; i++) {
+        distinct += i == 0 || k[i] != k[i - 1];
+        ck_assert_uint_lt(k[i] & 0xFF, nbins);
+        ck_assert_uint_lt(k[i] >> 8 & 0xFF, nbins);
+        ck_assert_uint_lt(k[i] >> 16, (uint32_t)gp->angle_bins);
+    }
+    ck_assert_uint_eq(distinct, keys);
+    free(k);
+    ck_assert_int_eq(ghm_geo_ref_signatures(NULL, &k, &n), GHM_ERR_INVALID);
+}
+
 /* Random points, then the same points under a similarity: the best voted cell must pair each
  * query basis point with its own reference point. */
 START_TEST(test_signatures_invariant_under_similarity)
@@ -58,6 +80,7 @@ START_TEST(test_signatures_invariant_under_similarity)
     ghm_geo_ref_sizes(ref, &nbases, &entries, &keys);
     ck_assert_uint_gt(nbases, 50);
     ck_assert_uint_gt(entries, nbases);
+    check_signature_entries(ref, &gp, entries, keys);
     ck_assert_int_eq(ghm_geo_voter_create(ref, &v), GHM_OK);
     GhmGeoCandidate cand[16];
     size_t n = 0;

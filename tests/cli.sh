@@ -116,6 +116,31 @@ test_bench_hash_quick() {
         fail "bad bench hash JSON"
 }
 
+# bench tables checks every answer against a binary search itself (exit 2 on a wrong one).
+test_bench_tables_runs() {
+    run_cmd 0 bench tables --backend cpu --reps 1 --grid 32,128 \
+        --cloud "$DATA/pointclouds/kitten.ply" \
+        --pair "$DATA/images/box_in_scene.png,$DATA/images/box.png" --json-out "$TMP/t.json"
+    python3 - "$TMP/t.json" <<'PY' || fail "bad bench tables JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sets = d["key_sets"]
+assert d["bench"] == "tables" and [s["kind"] for s in sets] == ["voxel"] * 2 + ["signature"], d
+assert [s["grid"] for s in sets] == [32, 128, 0]
+for s in sets:
+    assert len(s["schemes"]) == 8 and s["queries"] > 0, s
+    assert all(r["find_ms"] > 0 and r["bytes"] > 0 for r in s["schemes"]), s
+sig = sets[2]
+assert 0.9 < sig["present_share"] <= 1.0, sig  # a query's signatures fill most of the space
+PY
+    run_cmd 2 bench tables --backend cpu --pair "$DATA/images/box.png"
+    expect_one_error_line "--pair"
+    run_cmd 2 bench tables --backend cpu --pair "$TMP/none.png,$DATA/images/box.png"
+    expect_one_error_line "none.png"
+    run_cmd 2 bench tables --backend cpu --cloud "$DATA/bad/empty.ply"
+    expect_one_error_line "empty.ply"
+}
+
 # bench distmap checks every answer of its first run itself (exit 2 on a wrong one).
 test_bench_distmap_quick() {
     run_cmd 0 bench distmap --backend cpu --quick --parts 3 --json-out "$TMP/d.json"
