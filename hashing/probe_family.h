@@ -118,14 +118,20 @@ typedef struct GhmiRobinTable {
 } GhmiRobinTable;
 
 /* The table of attempt `attempt` for n keys (host only). The first offset is 0, as in the paper,
- * so a key's home is k mod |H|; later attempts draw new offsets for the other ages. */
+ * so a key's home is k mod |H|; later attempts draw new offsets for the other ages. |H| is prime
+ * (the paper leaves it free): keys on a lattice whose stride shares a factor with |H| (a
+ * power-of-two stride, as in grid and packed keys, against an even |H|) would otherwise have
+ * homes on a sub-lattice only, every attempt alike, since new offsets do not move the homes; a
+ * prime |H| spreads any stride over every home while neighbouring keys stay neighbours. */
 static inline int ghmi_robin_table(int coherent, size_t n, double load, uint64_t seed,
                                    int attempt, GhmiRobinTable *t)
 {
     double want = ceil((double)n / load);
-    if (want > 4294967295.0)
+    if (want > 4294967291.0) /* the largest 32-bit prime */
         return GHM_ERR_TOO_LARGE;
     uint32_t cap = want < 2 ? 2 : (uint32_t)want;
+    while (!ghmi_is_prime(cap))
+        cap++;
     uint64_t base = ghmi_mix64(seed ^ 0x524F42494E484F4Full ^ ghmi_mix64((uint64_t)attempt));
     t->capacity = cap;
     t->coherent = (uint32_t)coherent;

@@ -464,7 +464,7 @@ START_TEST(test_robin_hood_build_failed)
     enum { N = 32 };
     uint32_t keys[N];
     for (uint32_t i = 0; i < N; i++)
-        keys[i] = i * 64; /* 32 keys at load 0.5: a table of 64 slots */
+        keys[i] = i * 67; /* 32 keys at load 0.5: a table of 67 slots (the prime at or above 64) */
     GhmMapOptions opt = ghm_map_defaults();
     opt.scheme = GHM_MAP_ROBIN_HOOD;
     opt.load_factor = 0.5;

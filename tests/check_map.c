@@ -458,6 +458,38 @@ START_TEST(test_robin_hood_image_keys)
 }
 END_TEST
 
+/* Keys on a power-of-two lattice (a grid's z column, packed fields): with an even |H| their
+ * coherent homes k mod |H| would fall on two slots and every attempt would fail alike; the
+ * prime |H| spreads them. Every key found, its neighbours absent. */
+START_TEST(test_robin_hood_strided_keys)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { N = 65536 };
+    uint32_t *keys = malloc(N * sizeof *keys), *out = malloc(N * sizeof *out);
+    ck_assert(keys && out);
+    const double loads[] = {0.5, 0.9, 0.99};
+    for (int kind = ROBIN_KIND; kind < ROBIN_KINDS_END; kind++)
+        for (int l = 0; l < 3; l++) {
+            for (uint32_t i = 0; i < N; i++)
+                keys[i] = i << 16;
+            GhmMapOptions opt = map_kind(kind, loads[l]);
+            GhmMap *map = NULL;
+            ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+            ck_assert_int_eq(ghm_map_build(map, keys, keys, N), GHM_OK);
+            ck_assert_int_eq(ghm_map_find(map, keys, N, out), GHM_OK);
+            CHECK_EACH(N, out[i] == (uint32_t)i << 16);
+            for (uint32_t i = 0; i < N; i++)
+                keys[i] = i << 16 | 1u;
+            ck_assert_int_eq(ghm_map_find(map, keys, N, out), GHM_OK);
+            CHECK_EACH(N, out[i] == GHM_NOT_FOUND);
+            ghm_map_free(&map);
+        }
+    free(keys);
+    free(out);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* A Robin Hood build past its 2^28 pairs is refused before it reads an array. */
 START_TEST(test_robin_hood_too_large)
 {
@@ -506,11 +538,11 @@ START_TEST(test_impossible_load_fails)
     GhmMapOptions opts[] = {options(GHM_MAP_THESIS, 0.99, 2), options(GHM_MAP_THESIS, 0.7, 2)};
     for (int o = 0; o < 2; o++)
         ghm_test_map_fails_cleanly(ctx, &opts[o], keys, keys, n, 1);
-    /* Keys that share one coherent Robin Hood sequence (equal modulo the 64-slot table) cannot
-     * all fit in its 15 probes, whatever the offsets. */
+    /* Keys that share one coherent Robin Hood sequence (equal modulo the table's 67 slots, the
+     * first prime at or above 32 / 0.5) cannot all fit in its 15 probes, whatever the offsets. */
     uint32_t same[32];
     for (uint32_t i = 0; i < 32; i++)
-        same[i] = i * 64;
+        same[i] = i * 67;
     GhmMapOptions robin = map_kind(ROBIN_KIND, 0.5);
     ghm_test_map_fails_cleanly(ctx, &robin, same, same, 32, 8);
     /* Bucketed at 0.99 is at the edge of what two 8-slot buckets can hold: the build may fail,
@@ -736,6 +768,7 @@ static Suite *map_suite(void)
     tcase_add_test(limits, test_hundred_seeds_thesis);
     tcase_add_test(limits, test_schemes_load_factors);
     tcase_add_test(limits, test_robin_hood_image_keys);
+    tcase_add_test(limits, test_robin_hood_strided_keys);
     tcase_add_test(limits, test_robin_hood_hundred_seeds);
     tcase_add_test(limits, test_two_level_loads);
     tcase_add_test(limits, test_two_level_build_failed);
