@@ -74,6 +74,17 @@ GHMI_HD uint32_t ghmi_hash_pair(uint32_t k, uint32_t a, uint32_t b, uint32_t ran
     return ghmi_reduce(ghmi_hash_mix(k, a, b), range);
 }
 
+/* The bucket that the mixed hash x picks inside the region of bucket `first`, the table's
+ * `buckets` cut into regions of 2^shift buckets (at least one whole region; the last region also
+ * takes the remainder). */
+GHMI_HD uint32_t ghmi_region_bucket(uint32_t first, uint32_t x, uint32_t buckets, uint32_t shift)
+{
+    uint32_t last = (buckets >> shift) - 1, r = first >> shift;
+    r = r < last ? r : last;
+    uint32_t start = r << shift;
+    return start + ghmi_reduce(x, r == last ? buckets - start : 1u << shift);
+}
+
 /* Constants of one build attempt: GHMI_MAX_HASH functions plus the stash's own (the last). */
 typedef struct GhmiHashConsts {
     uint32_t a[GHMI_MAX_HASH + 1]; /* odd multipliers */

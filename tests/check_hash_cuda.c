@@ -235,6 +235,33 @@ static long rebuild_allocations(GhmContext *gpu, const GhmMapOptions *opt, const
  * as the CPU. Forced on small tables with tiny regions (many regions, duplicates, loads with 4- and
  * 8-slot buckets, host and device arrays), then at its own threshold: a table of 2^24 keys at
  * load 0.8 (168 MB) is grouped on the H100 (L2 50 MB, grouped from 100 MB). */
+/* A bucketed table of at least four ~4 MB regions keeps every key's other buckets in the region
+ * of its first (map_ref.cuh), the remainder going to the last region; a smaller one has none. */
+static void check_regions(GhmContext *gpu, const GhmMapOptions *opt, const Input *in)
+{
+    GhmMap *m = NULL;
+    GhmMapRef ref;
+    ck_assert_int_eq(ghm_map_create(gpu, opt, &m), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(m, in->keys, in->values, in->n), GHM_OK);
+    ck_assert_int_eq(ghm_cuda_map_ref(m, &ref), GHM_OK);
+    size_t table = (size_t)ref.num_buckets * ref.bucket_slots * 8;
+    ck_assert_uint_eq(ref.region_shift != 0, table >= ((size_t)16 << 20));
+    if (ref.region_shift) {
+        ck_assert_uint_eq((size_t)ref.bucket_slots * 8 << ref.region_shift, (size_t)4 << 20);
+        uint32_t last = (ref.num_buckets >> ref.region_shift) - 1;
+        for (size_t i = 0; i < in->n; i += 997) {
+            uint32_t k = in->keys[i], b0 = ghmi_hash_pair(k, ref.hc.a[0], ref.hc.b[0],
+                                                          ref.num_buckets);
+            uint32_t r = b0 >> ref.region_shift < last ? b0 >> ref.region_shift : last;
+            uint32_t b1 = ghmi_region_bucket(b0, ghmi_hash_mix(k, ref.hc.a[1], ref.hc.b[1]),
+                                             ref.num_buckets, ref.region_shift);
+            ck_assert_uint_eq(b1 >> ref.region_shift < last ? b1 >> ref.region_shift : last, r);
+            ck_assert_uint_lt(b1, ref.num_buckets);
+        }
+    }
+    ghm_map_free(&m);
+}
+
 START_TEST(test_map_grouped)
 {
     GHM_REQUIRE_CUDA();
@@ -264,9 +291,12 @@ START_TEST(test_map_grouped)
     free_input(&small);
     ghmi_map_group_tune(0, 0);
     Input in = make_input(cap_size((size_t)1 << 24), 0, 55);
-    GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.8, 0);
-    GhmMapStats st = compare_map(&b, &opt, &in, 0);
-    ck_assert_uint_eq(st.size, in.n);
+    for (int slots8 = 0; slots8 < 2; slots8++) {
+        GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, slots8 ? 0.95 : 0.8, 0);
+        GhmMapStats st = compare_map(&b, &opt, &in, 0);
+        ck_assert_uint_eq(st.size, in.n);
+        check_regions(b.gpu, &opt, &in);
+    }
     free_input(&in);
     backends_free(&b);
 }

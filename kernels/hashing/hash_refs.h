@@ -44,6 +44,8 @@ typedef struct GhmMapRef {
     GhmiHashConsts hc;    /* function i: (hc.a[i], hc.b[i]); the stash's: GHMI_MAX_HASH */
     uint32_t stash_used;  /* 0: no key lives in the stash (a probe skips it) */
     uint32_t full_prefix; /* 1: a key can only be in bucket h_i if h_1..h_{i-1} are full */
+    uint32_t region_shift; /* BUCKETED tables of many regions: h_2, h_3 stay in the region of
+                            * 2^region_shift buckets that holds h_1 (map_ref.cuh); else 0 */
 } GhmMapRef;
 
 /* A GhmMultimap: key -> run r through the map; the run's values are values[offsets[r] ..

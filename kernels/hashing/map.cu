@@ -141,6 +141,7 @@ static int size_table(CudaMap *m, size_t n, GhmMapRef *r)
     if (buckets > 4294967295.0)
         return GHM_ERR_TOO_LARGE;
     r->num_buckets = (uint32_t)buckets;
+    r->region_shift = ghmi_map_region_shift(r);
     return GHM_OK;
 }
 

@@ -66,6 +66,10 @@ static __device__ __forceinline__ size_t ghmi_attempt_pairs(const uint32_t *coun
     return count && *count < n ? *count : n;
 }
 
+/* The region_shift of a table sized in r (map_group.cu): regions of about 4 MB (the grouping's)
+ * when the bucketed table holds at least four of them, else 0. Host only. */
+uint32_t ghmi_map_region_shift(const GhmMapRef *r);
+
 /* Queues the grouping of a large bucketed attempt's pairs by table region (map_group.cu) and sets
  * a->grouped, or leaves it NULL where grouping does not pay or finds no memory; *scratch is what
  * to free (ghmi_device_free) once the insert is queued. */

@@ -12,6 +12,9 @@
  * scatter of the packed pairs (n * 8 bytes of scratch): 0.8 ms for 2^26 pairs on the H100, where
  * the insert kernel went from 6.8 to 4.1 ms at load 0.8.
  *
+ * Its regions are the table's hash regions where it has them (map_ref.cuh: a key's other buckets
+ * lie in the region of its first), so an eviction moves a pair within the region too.
+ *
  * Departure from the papers (the thesis and BGHT insert in input order): the order of the
  * pairs within a region is whatever the atomics hand out, which changes where keys land but
  * not what a find returns (duplicates keep their smallest value in any order; map_dedup.cu's
@@ -162,13 +165,31 @@ static __global__ __launch_bounds__(GROUP_THREADS) void scatter_kernel(
     }
 }
 
-/* The shift that makes regions of about region_bytes, widened until they are few enough. */
-static uint32_t region_shift(const GhmMapRef *ref, size_t region_bytes)
+/* The shift that makes regions of at most region_bytes. */
+static uint32_t shift_for(const GhmMapRef *ref, size_t region_bytes)
 {
     size_t bucket_bytes = (size_t)ref->bucket_slots * 8;
     uint32_t shift = 0;
     while (((size_t)bucket_bytes << (shift + 1)) <= region_bytes)
         shift++;
+    return shift;
+}
+
+/* Not tuned by the test hook: a region must hold enough keys that its load stays close to the
+ * table's (a 4 MB region of 8-slot buckets holds ~500k keys at load 0.95, +-0.14 %). */
+uint32_t ghmi_map_region_shift(const GhmMapRef *r)
+{
+    if (r->bucket_slots == 1)
+        return 0;
+    uint32_t shift = shift_for(r, DEFAULT_REGION_BYTES);
+    return (r->num_buckets >> shift) >= 4 ? shift : 0;
+}
+
+/* The grouping's shift: the table's hash regions, or regions of about region_bytes, widened
+ * until they are few enough (a grouping region then holds whole hash regions). */
+static uint32_t region_shift(const GhmMapRef *ref, size_t region_bytes)
+{
+    uint32_t shift = ref->region_shift ? ref->region_shift : shift_for(ref, region_bytes);
     while (((ref->num_buckets - 1) >> shift) + 1 > GROUP_MAX_REGIONS)
         shift++;
     return shift;

@@ -4,7 +4,14 @@
  * same function, so a kernel that probes through a GhmMapRef gets the bulk answer.
  *
  * Layout (hash_refs.h): 64-bit slots in hash_family.h's encoding, hashed with its family (the
- * code the CPU map runs too). A key is looked for in the slots (THESIS) or buckets (BUCKETED)
+ * code the CPU map runs too). A bucketed table of four or more ~4 MB regions (region_shift set)
+ * draws a key's second and third buckets inside the region of its first: a grouped insert
+ * (map_group.cu) then keeps its evictions in the region it works on, in L2, as well as its first
+ * placements. Departure from the thesis and BGHT (independent functions over the whole table):
+ * the regions are large enough (~500k keys at load 0.95) that each region's load stays within
+ * 0.2 % of the table's, and a find still reads at most two buckets; the CPU map, which does not
+ * group, keeps the whole-table functions (its answers are the same). A key is looked for in the
+ * slots (THESIS) or buckets (BUCKETED)
  * h_1(k), h_2(k), ... in that order; construction guarantees that a key is never stored behind a
  * slot or bucket that still had room, so the probe stops at the first one with an empty slot.
  * Then the stash, when it is in use - and, in the bucketed layout, only when every bucket of the
@@ -30,7 +37,10 @@ static __device__ __forceinline__ uint32_t ghm_map_ref_bucket(const GhmMapRef *r
             a = r->hc.a[j];
             b = r->hc.b[j];
         }
-    return ghmi_hash_pair(k, a, b, r->num_buckets);
+    if (i == 0 || r->region_shift == 0)
+        return ghmi_hash_pair(k, a, b, r->num_buckets);
+    uint32_t first = ghmi_hash_pair(k, r->hc.a[0], r->hc.b[0], r->num_buckets);
+    return ghmi_region_bucket(first, ghmi_hash_mix(k, a, b), r->num_buckets, r->region_shift);
 }
 
 static __device__ __forceinline__ uint32_t ghm_map_ref_stash_slot(const GhmMapRef *r, uint32_t k)
