@@ -8,6 +8,9 @@
  * the max-age table (4 bits per home slot), which lets a find stop after the largest age of the
  * keys that start where it starts: 0 rejects an absent key after one read.
  *
+ * A key that would age past 15 goes to a stash of GHMI_RH_STASH words instead of failing the
+ * attempt (probe_family.h says why); a find that walks off its sequence looks there.
+ *
  * Duplicate keys. Two copies of a key follow the same sequence with the same ages, and a slot's
  * word only ever grows, so they always meet (the paper notes "duplicate keys could be trivially
  * handled by comparing whether prev equals age key"): the atomic max returns the other copy, the
@@ -16,6 +19,7 @@
  * sequential Robin Hood insertion gives (it does not depend on the order of the inserts), so the
  * CUDA table (kernels/hashing/map_robin.cu) is slot for slot the same.
  */
+#include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -33,6 +37,8 @@ typedef struct RobinMap {
     Slot *slots;  /* t.capacity slots; NULL before a build that allocated */
     size_t alloc; /* slots allocated, kept from build to build */
     _Atomic uint32_t *mat; /* the max-age table: ghmi_mat_words(t.capacity) words */
+    uint64_t stash[GHMI_RH_STASH]; /* keys that aged past GHMI_RH_MAX_AGE (probe_family.h) */
+    uint32_t stash_used;
     GhmiRobinTable t;
     int built;
     int have_oob; /* the key 0xFFFFFFFF (the empty marker) was inserted: out of band */
@@ -45,7 +51,8 @@ typedef struct RobinMap {
 typedef struct RobinShared {
     atomic_size_t dups;   /* dropped copies (all of them, listed or not) */
     uint32_t *dup_list;   /* DUP_LIST pair indices */
-    atomic_int failed;    /* a key aged past GHMI_RH_MAX_AGE */
+    atomic_int failed;    /* the stash overflowed */
+    atomic_size_t stashed; /* keys that aged past GHMI_RH_MAX_AGE, stash overflow included */
 } RobinShared;
 
 static int robin_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
@@ -95,8 +102,18 @@ static void record_dup(RobinShared *sh, uint64_t dropped)
         sh->dup_list[at] = ghmi_rh_idx(dropped);
 }
 
-/* Inserts word w (age 1) and whatever it evicts, until an empty slot or a duplicate ends the
- * chain. Returns 0 when a key would age past GHMI_RH_MAX_AGE (the attempt fails). */
+/* Puts a word that aged past GHMI_RH_MAX_AGE into the stash; 0 when the stash is full. */
+static int stash_word(RobinMap *m, RobinShared *sh, uint64_t w)
+{
+    size_t j = atomic_fetch_add_explicit(&sh->stashed, 1, memory_order_relaxed);
+    if (j >= GHMI_RH_STASH)
+        return 0;
+    m->stash[j] = w;
+    return 1;
+}
+
+/* Inserts word w (age 1) and whatever it evicts, until an empty slot, a duplicate or the stash
+ * ends the chain. Returns 0 when the stash is full (the attempt fails). */
 static int insert_word(RobinMap *m, RobinShared *sh, uint64_t w)
 {
     const GhmiRobinTable *t = &m->t;
@@ -114,7 +131,7 @@ static int insert_word(RobinMap *m, RobinShared *sh, uint64_t w)
             w = prev; /* the evicted key goes on from its next age */
         }
         if (ghmi_rh_age(w) == GHMI_RH_MAX_AGE)
-            return 0;
+            return stash_word(m, sh, w);
         w += (uint64_t)1 << 60;
     }
 }
@@ -158,9 +175,12 @@ static uint32_t mat_get(const RobinMap *m, uint32_t home)
            15u;
 }
 
-/* Rewrites every slot to key | value and fills the max-age table; returns the largest age. */
+/* Rewrites every slot and the stash to key | value and fills the max-age table; returns the
+ * largest age. */
 static uint32_t finish_slots(RobinMap *m, const uint32_t *values)
 {
+    for (uint32_t j = 0; j < m->stash_used; j++)
+        m->stash[j] = ghmi_pack(ghmi_rh_key(m->stash[j]), values[ghmi_rh_idx(m->stash[j])]);
     const GhmiRobinTable *t = &m->t;
     uint32_t oldest = 0;
 #pragma omp parallel for schedule(static) num_threads(threads_of(m)) if (t->capacity > 65536)  \
@@ -197,11 +217,20 @@ static Slot *locate(const RobinMap *m, uint32_t key)
     return NULL;
 }
 
-static void lower_value(const RobinMap *m, uint32_t key, uint32_t value)
+/* A dropped copy's value: to its key's slot, or to its key's stash copies (whose plain words are
+ * lowered under the lock; settle_dups runs in parallel). */
+static void lower_value(RobinMap *m, uint32_t key, uint32_t value, omp_lock_t *stash_lock)
 {
     Slot *s = locate(m, key);
-    if (s)
+    if (s) {
         ghmi_merge_min(s, key, value);
+        return;
+    }
+    omp_set_lock(stash_lock);
+    for (uint32_t j = 0; j < m->stash_used; j++)
+        if (ghmi_slot_key(m->stash[j]) == key && ghmi_slot_value(m->stash[j]) > value)
+            m->stash[j] = ghmi_pack(key, value);
+    omp_unset_lock(stash_lock);
 }
 
 /* Gives each duplicated key its smallest value: from the list, or from every pair when the list
@@ -214,12 +243,15 @@ static void settle_dups(RobinMap *m, const RobinShared *sh, const uint32_t *keys
         return;
     int listed = dups <= DUP_LIST;
     size_t count = listed ? dups : n;
+    omp_lock_t stash_lock;
+    omp_init_lock(&stash_lock);
 #pragma omp parallel for schedule(static) num_threads(threads_of(m)) if (count > 4096)
     for (size_t j = 0; j < count; j++) {
         size_t i = listed ? sh->dup_list[j] : j;
         if (keys[i] != GHMI_EMPTY_KEY)
-            lower_value(m, keys[i], values[i]);
+            lower_value(m, keys[i], values[i], &stash_lock);
     }
+    omp_destroy_lock(&stash_lock);
 }
 
 static int reserve(RobinMap *m, size_t cap)
@@ -259,10 +291,14 @@ static int try_build(RobinMap *m, RobinShared *sh, int attempt, const uint32_t *
     clear_table(m);
     atomic_init(&sh->dups, 0);
     atomic_init(&sh->failed, 0);
+    atomic_init(&sh->stashed, 0);
     uint32_t oob_min;
     int oob = insert_all(m, sh, keys, values, n, &oob_min);
     if (oob < 0)
         return GHM_ERR_BUILD_FAILED;
+    m->stash_used = (uint32_t)atomic_load(&sh->stashed);
+    /* copies of one key age past 15 together (they follow one sequence): one of them counts */
+    size_t stash_dups = m->stash_used - ghmi_rh_stash_distinct(m->stash, m->stash_used);
     m->t.max_age = finish_slots(m, values);
     settle_dups(m, sh, keys, values, n);
     m->have_oob = oob;
@@ -270,7 +306,7 @@ static int try_build(RobinMap *m, RobinShared *sh, int attempt, const uint32_t *
     size_t oob_inputs = 0;
     for (size_t i = 0; oob && i < n; i++)
         oob_inputs += keys[i] == GHMI_EMPTY_KEY;
-    m->size = n - oob_inputs - atomic_load(&sh->dups) + (size_t)oob;
+    m->size = n - oob_inputs - atomic_load(&sh->dups) - stash_dups + (size_t)oob;
     return GHM_OK;
 }
 
@@ -321,15 +357,21 @@ static int find_start(const void *map, GhmiLane *l, uint32_t *value)
     return 0;
 }
 
+/* The walk ended without the key: the stash's answer (none when it is empty). */
+static int not_in_table(const RobinMap *m, uint32_t key, uint32_t *value)
+{
+    *value = m->stash_used ? ghmi_rh_stash_value(m->stash, m->stash_used, key) : GHM_NOT_FOUND;
+    return 1;
+}
+
 static int find_step(const void *map, GhmiLane *l, uint32_t *value)
 {
     const RobinMap *m = map;
     const GhmiRobinTable *t = &m->t;
-    *value = GHM_NOT_FOUND;
     if (l->probe == 2 && l->step == UNREAD) {
         l->step = mat_get(m, l->pos);
         if (l->probe > l->step)
-            return 1;
+            return not_in_table(m, l->key, value);
     }
     for (;;) {
         uint32_t p = ghmi_robin_probe(t, l->key, l->pos, l->probe);
@@ -340,7 +382,7 @@ static int find_step(const void *map, GhmiLane *l, uint32_t *value)
         }
         /* a key never passes a slot that was ever empty */
         if (e == GHMI_EMPTY_SLOT || ++l->probe > l->step)
-            return 1;
+            return not_in_table(m, l->key, value);
         uint32_t q = ghmi_robin_probe(t, l->key, l->pos, l->probe);
         if (l->probe == 2)
             __builtin_prefetch((const void *)&m->mat[l->pos >> 3]);
@@ -372,6 +414,7 @@ static int robin_stats(const void *impl, GhmMapStats *out)
     out->rebuilds = m->rebuilds;
     out->bytes = cap * sizeof(Slot) + (m->built ? ghmi_mat_words((uint32_t)cap) * 4 : 0);
     out->max_probes = m->built ? m->t.max_age : 0;
+    out->stash_used = m->built ? m->stash_used : 0;
     return GHM_OK;
 }
 

@@ -107,6 +107,14 @@ GHMI_HD void ghmi_open_next(const GhmiOpenTable *t, uint32_t *pos, uint32_t *ste
  * After the build every slot is rewritten in place to hash_family.h's key << 32 | value. */
 
 #define GHMI_RH_MAX_AGE 15 /* the paper's 4-bit age: "we never observed an age above 15" */
+/* Departure from the paper, which fails the build when a key would age past 15: such a key goes
+ * to a stash of this many words instead (as the cuckoo map's stash absorbs its rare failures),
+ * and the build fails only when the stash overflows. At 2^26 random keys and load 0.99 three
+ * attempts in four had a key age past 15 (2026-11-27, docs/BENCHMARKS.md); a handful of keys
+ * do, not hundreds. A find that walks off its sequence without the key looks through the stash
+ * when it holds anything; duplicates there keep their smallest value (a find takes the least
+ * among the stash's copies). */
+#define GHMI_RH_STASH 128
 #define GHMI_RH_IDX_BITS 28
 
 typedef struct GhmiRobinTable {
@@ -173,6 +181,31 @@ GHMI_HD uint32_t ghmi_rh_key(uint64_t w) { return (uint32_t)(w >> GHMI_RH_IDX_BI
 GHMI_HD uint32_t ghmi_rh_idx(uint64_t w) { return (uint32_t)w & ((1u << GHMI_RH_IDX_BITS) - 1); }
 /* Two words of the same key at the same slot have the same age: they differ in the index only. */
 GHMI_HD int ghmi_rh_same_key(uint64_t w, uint64_t v) { return (w >> GHMI_RH_IDX_BITS) == (v >> GHMI_RH_IDX_BITS); }
+
+/* The value of key among the first `used` stash slots (key << 32 | value), the smallest when
+ * there are several copies, or GHM_NOT_FOUND. */
+GHMI_HD uint32_t ghmi_rh_stash_value(const uint64_t *stash, uint32_t used, uint32_t key)
+{
+    uint64_t best = ~(uint64_t)0;
+    for (uint32_t j = 0; j < used; j++)
+        if (ghmi_slot_key(stash[j]) == key && stash[j] < best)
+            best = stash[j];
+    return best == ~(uint64_t)0 ? GHM_NOT_FOUND : ghmi_slot_value(best);
+}
+
+/* Distinct keys among the first `used` stash words (age | key | index, as the build leaves
+ * them; host only). */
+static inline uint32_t ghmi_rh_stash_distinct(const uint64_t *stash, uint32_t used)
+{
+    uint32_t distinct = 0;
+    for (uint32_t j = 0; j < used; j++) {
+        uint32_t seen = 0;
+        for (uint32_t i = 0; i < j && !seen; i++)
+            seen = ghmi_rh_key(stash[i]) == ghmi_rh_key(stash[j]);
+        distinct += !seen;
+    }
+    return distinct;
+}
 
 /* The max-age table: 4 bits per home slot, 8 to a 32-bit word (the paper's packing; ages fit in
  * 4 bits, so the paper's optional quantisation to fewer bits is not needed). 0: no key starts

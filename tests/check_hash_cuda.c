@@ -485,20 +485,51 @@ START_TEST(test_map_schemes)
 END_TEST
 
 /* Keys that share one coherent probe sequence (all equal modulo the table size) cannot all fit
- * in 15 probes: the build fails on both backends, quickly, leaves an empty map, and the map
- * builds normally afterwards. */
+ * in 15 probes and the stash of 128: the build fails on both backends, quickly, leaves an empty
+ * map, and the map builds normally afterwards. */
 START_TEST(test_robin_hood_build_failed)
 {
     GHM_REQUIRE_CUDA();
     Backends b = backends(9);
-    enum { N = 32 };
+    enum { N = 200 };
     uint32_t keys[N];
     for (uint32_t i = 0; i < N; i++)
-        keys[i] = i * 67; /* 32 keys at load 0.5: a table of 67 slots (the prime at or above 64) */
+        keys[i] = i * 401; /* 200 keys at load 0.5: 401 slots (the prime at or above 400) */
     GhmMapOptions opt = ghm_map_defaults();
     opt.scheme = GHM_MAP_ROBIN_HOOD;
     opt.load_factor = 0.5;
     ghm_test_map_fails_cleanly(b.gpu, &opt, keys, keys, N, 8);
+    backends_free(&b);
+}
+END_TEST
+
+/* 100 keys on one coherent sequence (120 pairs at load 0.5: 241 slots, every key a multiple):
+ * most go to the stash, 20 come again with smaller values; both backends answer alike (present
+ * keys, their neighbours, the extremes) and count 100 keys. */
+START_TEST(test_robin_hood_stash)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(10);
+    enum { N = 100, DUPS = 20 };
+    uint32_t keys[N + DUPS], vals[N + DUPS], queries[2 * N];
+    for (uint32_t i = 0; i < N + DUPS; i++) {
+        keys[i] = (i % N) * 241;
+        vals[i] = i < N ? 500 + i : i - N;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        queries[i] = i * 241;
+        queries[N + i] = i * 241 + 1;
+    }
+    Input in = {N + DUPS, keys, vals, queries, 2 * N};
+    for (int scheme = GHM_MAP_ROBIN_HOOD; scheme <= GHM_MAP_ROBIN_HOOD_RANDOM; scheme++) {
+        GhmMapOptions opt = ghm_map_defaults();
+        opt.scheme = (GhmMapScheme)scheme;
+        opt.load_factor = 0.5;
+        GhmMapStats st = compare_map(&b, &opt, &in, 0);
+        ck_assert_uint_eq(st.size, N);
+        if (scheme == GHM_MAP_ROBIN_HOOD)
+            ck_assert_uint_ge(st.stash_used, N - 15);
+    }
     backends_free(&b);
 }
 END_TEST
@@ -1069,6 +1100,7 @@ static Suite *hash_cuda_suite(void)
     tcase_add_test(tc, test_map_hundred_seeds);
     tcase_add_test(tc, test_map_schemes);
     tcase_add_test(tc, test_robin_hood_build_failed);
+    tcase_add_test(tc, test_robin_hood_stash);
     tcase_add_test(tc, test_robin_hood_hundred_seeds);
     tcase_add_test(tc, test_two_level_build_failed);
     tcase_add_test(tc, test_two_level_hundred_seeds);

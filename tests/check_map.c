@@ -10,6 +10,7 @@
 
 #include "ghm_map.h"
 #include "hash_internal.h"
+#include "probe_family.h"
 #include "two_level_family.h"
 #include "test_support.h"
 
@@ -490,6 +491,45 @@ START_TEST(test_robin_hood_strided_keys)
 }
 END_TEST
 
+/* 100 keys on one coherent sequence (equal modulo the 241 slots of 120 pairs at load 0.5): at
+ * most 15 fit in it (fewer where two ages' offsets meet), the others go to the stash; 20 of them
+ * also come again with smaller values (a copy may be stashed too, as a word of its own). Every
+ * key answers its smallest value, its neighbours are absent, and the map counts 100 keys. */
+START_TEST(test_robin_hood_stash)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    enum { N = 100, DUPS = 20 };
+    uint32_t keys[N + DUPS], values[N + DUPS], out[N], expect[N];
+    for (uint32_t i = 0; i < N; i++) {
+        keys[i] = i * 241;
+        values[i] = 500 + i;
+        expect[i] = i < DUPS ? i : 500 + i;
+    }
+    for (uint32_t i = 0; i < DUPS; i++) {
+        keys[N + i] = i * 241;
+        values[N + i] = i;
+    }
+    GhmMapOptions opt = map_kind(ROBIN_KIND, 0.5);
+    opt.max_rebuilds = 0;
+    GhmMap *map = NULL;
+    GhmMapStats st;
+    ck_assert_int_eq(ghm_map_create(ctx, &opt, &map), GHM_OK);
+    ck_assert_int_eq(ghm_map_build(map, keys, values, N + DUPS), GHM_OK);
+    ck_assert_int_eq(ghm_map_stats(map, &st), GHM_OK);
+    ck_assert_uint_eq(st.size, N);
+    ck_assert_uint_ge(st.stash_used, N - GHMI_RH_MAX_AGE);
+    ck_assert_uint_le(st.stash_used, N + DUPS - 1);
+    ck_assert_int_eq(ghm_map_find(map, keys, N, out), GHM_OK);
+    CHECK_EACH(N, out[i] == expect[i]);
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = i * 241 + 1;
+    ck_assert_int_eq(ghm_map_find(map, keys, N, out), GHM_OK);
+    CHECK_EACH(N, out[i] == GHM_NOT_FOUND);
+    ghm_map_free(&map);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* A Robin Hood build past its 2^28 pairs is refused before it reads an array. */
 START_TEST(test_robin_hood_too_large)
 {
@@ -538,13 +578,14 @@ START_TEST(test_impossible_load_fails)
     GhmMapOptions opts[] = {options(GHM_MAP_THESIS, 0.99, 2), options(GHM_MAP_THESIS, 0.7, 2)};
     for (int o = 0; o < 2; o++)
         ghm_test_map_fails_cleanly(ctx, &opts[o], keys, keys, n, 1);
-    /* Keys that share one coherent Robin Hood sequence (equal modulo the table's 67 slots, the
-     * first prime at or above 32 / 0.5) cannot all fit in its 15 probes, whatever the offsets. */
-    uint32_t same[32];
-    for (uint32_t i = 0; i < 32; i++)
-        same[i] = i * 67;
+    /* Keys that share one coherent Robin Hood sequence (equal modulo the table's 401 slots, the
+     * first prime at or above 200 / 0.5) cannot all fit in its 15 probes and its stash of 128,
+     * whatever the offsets. */
+    uint32_t same[200];
+    for (uint32_t i = 0; i < 200; i++)
+        same[i] = i * 401;
     GhmMapOptions robin = map_kind(ROBIN_KIND, 0.5);
-    ghm_test_map_fails_cleanly(ctx, &robin, same, same, 32, 8);
+    ghm_test_map_fails_cleanly(ctx, &robin, same, same, 200, 8);
     /* Bucketed at 0.99 is at the edge of what two 8-slot buckets can hold: the build may fail,
      * but it must end within the budget, and a success must be complete. */
     GhmMapOptions edge = options(GHM_MAP_BUCKETED, 0.99, 2);
@@ -769,6 +810,7 @@ static Suite *map_suite(void)
     tcase_add_test(limits, test_schemes_load_factors);
     tcase_add_test(limits, test_robin_hood_image_keys);
     tcase_add_test(limits, test_robin_hood_strided_keys);
+    tcase_add_test(limits, test_robin_hood_stash);
     tcase_add_test(limits, test_robin_hood_hundred_seeds);
     tcase_add_test(limits, test_two_level_loads);
     tcase_add_test(limits, test_two_level_build_failed);

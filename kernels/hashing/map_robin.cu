@@ -6,7 +6,8 @@
  * atomicMax of age | key | index (the hardware has it since sm_35; the paper emulated it with
  * atomicCAS); then a kernel rewrites every slot in place to key | value and raises the home slot's
  * 4-bit entry of the max-age table, and a last one gives duplicated keys their smallest value.
- * A find reads the max-age entry of its home slot and probes at most that many slots.
+ * A find reads the max-age entry of its home slot and probes at most that many slots, then, when
+ * the stash holds keys that aged past 15 (probe_family.h), looks there.
  *
  * Waits: one per attempt (did a key age past 15, how many duplicates) and one at the end (the
  * largest age, for the stats).
@@ -22,7 +23,9 @@
 #define DUP_LIST 65536
 
 typedef struct RobinMeta {
-    unsigned int failed;             /* a key aged past GHMI_RH_MAX_AGE */
+    unsigned int failed;             /* the stash overflowed */
+    unsigned int stashed;            /* keys that aged past GHMI_RH_MAX_AGE, overflow included */
+    unsigned long long stash[GHMI_RH_STASH]; /* their words; key | value after the rewrite */
     unsigned int oldest;             /* the largest age (the rewrite pass) */
     unsigned int oob_present;        /* the key 0xFFFFFFFF was among the pairs */
     unsigned int oob_value;          /* its smallest value */
@@ -36,10 +39,12 @@ typedef struct CudaRobinMap {
     uint32_t *mat;             /* the max-age table, ghmi_mat_words(alloc) words */
     uint32_t *dup_list;        /* DUP_LIST pair indices */
     size_t alloc;              /* slots allocated, kept from build to build */
+    uint32_t stash_used;       /* words in meta's stash */
     GhmiRobinTable t;
 } CudaRobinMap;
 
-/* Inserts word w and what it evicts; returns 0 when a key would age past the limit. */
+/* Inserts word w and what it evicts; a key that would age past the limit goes to the stash.
+ * Returns 0 when the stash is full. */
 static __device__ int robin_insert_word(const GhmiRobinTable &t, unsigned long long *slots,
                                         unsigned long long w, RobinMeta *meta, uint32_t *dup_list)
 {
@@ -58,8 +63,13 @@ static __device__ int robin_insert_word(const GhmiRobinTable &t, unsigned long l
                 return 1;
             w = prev; /* the evicted key goes on from its next age */
         }
-        if (ghmi_rh_age(w) == GHMI_RH_MAX_AGE)
-            return 0;
+        if (ghmi_rh_age(w) == GHMI_RH_MAX_AGE) {
+            unsigned j = atomicAdd(&meta->stashed, 1u);
+            if (j >= GHMI_RH_STASH)
+                return 0;
+            meta->stash[j] = w;
+            return 1;
+        }
         w += 1ull << 60;
     }
 }
@@ -95,12 +105,16 @@ static __device__ void mat_raise(uint32_t *mat, uint32_t home, uint32_t age)
     }
 }
 
-/* Slot words -> key | value, and the max-age table. */
+/* Slot and stash words -> key | value, and the max-age table. */
 static __global__ __launch_bounds__(256) void robin_finish_kernel(
     GhmiRobinTable t, unsigned long long *slots, uint32_t *mat,
-    const uint32_t *__restrict__ values, RobinMeta *meta)
+    const uint32_t *__restrict__ values, RobinMeta *meta, uint32_t stash_used)
 {
     size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < stash_used) {
+        unsigned long long w = meta->stash[p];
+        meta->stash[p] = ghmi_pack(ghmi_rh_key(w), values[ghmi_rh_idx(w)]);
+    }
     uint32_t age = 0;
     if (p < t.capacity) {
         unsigned long long w = slots[p];
@@ -138,7 +152,8 @@ static __device__ __forceinline__ uint32_t robin_locate(const GhmiRobinTable &t,
 static __global__ __launch_bounds__(256) void robin_dups_kernel(
     GhmiRobinTable t, unsigned long long *slots, const uint32_t *mat,
     const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
-    const uint32_t *__restrict__ dup_list, size_t count, int listed)
+    const uint32_t *__restrict__ dup_list, size_t count, int listed, RobinMeta *meta,
+    uint32_t stash_used)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= count)
@@ -148,14 +163,20 @@ static __global__ __launch_bounds__(256) void robin_dups_kernel(
     if (key == GHMI_EMPTY_KEY)
         return;
     uint32_t pos = robin_locate(t, slots, mat, key);
-    if (pos < t.capacity)
+    if (pos < t.capacity) {
         atomicMin(&slots[pos], ghmi_pack(key, values[i]));
+        return;
+    }
+    for (uint32_t s = 0; s < stash_used; s++) /* a find takes the least of the stash's copies */
+        if (ghmi_slot_key(meta->stash[s]) == key)
+            atomicMin(&meta->stash[s], ghmi_pack(key, values[i]));
 }
 
 static __global__ __launch_bounds__(256) void robin_find_kernel(
     GhmiRobinTable t, const unsigned long long *__restrict__ slots,
     const uint32_t *__restrict__ mat, const uint32_t *__restrict__ keys, size_t n,
-    uint32_t oob_value, uint32_t *__restrict__ out)
+    uint32_t oob_value, const RobinMeta *__restrict__ meta, uint32_t stash_used,
+    uint32_t *__restrict__ out)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -164,7 +185,9 @@ static __global__ __launch_bounds__(256) void robin_find_kernel(
     uint32_t v = oob_value;
     if (key != GHMI_EMPTY_KEY) {
         uint32_t pos = robin_locate(t, slots, mat, key);
-        v = pos < t.capacity ? ghmi_slot_value(__ldg(&slots[pos])) : GHM_NOT_FOUND;
+        v = pos < t.capacity ? ghmi_slot_value(__ldg(&slots[pos]))
+            : stash_used     ? ghmi_rh_stash_value((const uint64_t *)meta->stash, stash_used, key)
+                             : GHM_NOT_FOUND;
     }
     out[i] = v;
 }
@@ -238,13 +261,14 @@ static int finish_build(CudaRobinMap *m, const uint32_t *keys, const uint32_t *v
     int ret = ghmi_cuda_grid(m->t.capacity, 256, &grid);
     if (ret < 0)
         return ret;
-    robin_finish_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, values, dmeta);
+    robin_finish_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, values, dmeta,
+                                             m->stash_used);
     ret = GHM_CUDA_LAUNCH();
     int listed = meta->dups <= DUP_LIST;
     size_t count = listed ? (size_t)meta->dups : n;
     if (ret >= 0 && meta->dups && (ret = ghmi_cuda_grid(count, 256, &grid)) >= 0) {
         robin_dups_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, values, m->dup_list,
-                                                count, listed);
+                                                count, listed, dmeta, m->stash_used);
         ret = GHM_CUDA_LAUNCH();
     }
     unsigned int oldest = 0;
@@ -268,12 +292,16 @@ static int try_build(GhmiSchemeMap *b, int attempt, const uint32_t *keys, const 
     RobinMeta meta;
     if (ret >= 0)
         ret = insert_attempt(m, keys, values, n, &meta);
+    m->stash_used = ret >= 0 ? meta.stashed : 0;
+    /* copies of one key age past 15 together (they follow one sequence): one of them counts */
+    size_t stash_dups = m->stash_used - ghmi_rh_stash_distinct((const uint64_t *)meta.stash,
+                                                               m->stash_used);
     if (ret >= 0)
         ret = finish_build(m, keys, values, n, &meta);
     if (ret < 0)
         return ret;
     b->oob_value = meta.oob_present ? meta.oob_value : GHM_NOT_FOUND;
-    b->size = n - (size_t)meta.oob_inputs - (size_t)meta.dups + meta.oob_present;
+    b->size = n - (size_t)meta.oob_inputs - (size_t)meta.dups - stash_dups + meta.oob_present;
     return GHM_OK;
 }
 
@@ -286,7 +314,8 @@ static void robin_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, u
                        unsigned grid, cudaStream_t s)
 {
     const CudaRobinMap *m = (const CudaRobinMap *)b;
-    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, b->oob_value, out);
+    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, b->oob_value,
+                                           (const RobinMeta *)b->meta, m->stash_used, out);
 }
 
 static void robin_stats(const GhmiSchemeMap *b, GhmMapStats *out)
@@ -295,6 +324,7 @@ static void robin_stats(const GhmiSchemeMap *b, GhmMapStats *out)
     out->capacity = m->t.capacity;
     out->bytes = (size_t)m->t.capacity * 8 + (size_t)ghmi_mat_words(m->t.capacity) * 4;
     out->max_probes = m->t.max_age;
+    out->stash_used = m->stash_used;
 }
 
 static const GhmiSchemeOps robin_scheme = {
