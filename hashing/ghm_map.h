@@ -56,11 +56,11 @@ typedef enum GhmMapLayout {
  *   serves several probes), QUADRATIC steps by 1, 2, 3 ..., DOUBLE by a second hash of the key.
  * - ROBIN_HOOD: open addressing in which an older key (further along its sequence) evicts a
  *   younger one, by one 64-bit atomic max per step (the age in the top bits), so that no key is
- *   more than 15 probes from home even at load 0.99; a table of the largest age per home slot
- *   rejects most absent keys after one 4-bit read. Its probe sequence is coherent,
+ *   more than 15 probes from home even at load 0.99 (the rare key that would go further waits
+ *   in a stash of 128, which a find that misses looks through); a table of the largest age per
+ *   home slot rejects most absent keys after one 4-bit read. Its probe sequence is coherent,
  *   h_i(k) = (k + o_i) mod |H| (|H| prime, so that keys on a power-of-two lattice do not share
- *   a few homes): neighbouring keys probe neighbouring slots at every step, so
- *   coherent queries (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the
+ *   a few homes): neighbouring keys probe neighbouring slots at every step, so coherent queries (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the
  *   same table with a random sequence h_i(k) = hash_i(k), the paper's comparison. At most 2^28
  *   pairs per build (the pair's index shares the 64-bit word with its age and key).
  * - CHAINING (thesis chapter 4): the pairs radix-sorted by bucket into one array, each bucket's
