@@ -60,8 +60,9 @@ typedef enum GhmMapLayout {
  *   in a stash of 128, which a find that misses looks through); a table of the largest age per
  *   home slot rejects most absent keys after one 4-bit read. Its probe sequence is coherent,
  *   h_i(k) = (k + o_i) mod |H| (|H| prime, so that keys on a power-of-two lattice do not share
- *   a few homes): neighbouring keys probe neighbouring slots at every step, so coherent queries (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the
- *   same table with a random sequence h_i(k) = hash_i(k), the paper's comparison. At most 2^28
+ *   a few homes): neighbouring keys probe neighbouring slots at every step, so coherent queries
+ *   (pixels, voxels in Morton order) share cache lines. ROBIN_HOOD_RANDOM is the same table
+ *   with a random sequence h_i(k) = hash_i(k), the paper's comparison. At most 2^28
  *   pairs per build (the pair's index shares the 64-bit word with its age and key).
  * - CHAINING (thesis chapter 4): the pairs radix-sorted by bucket into one array, each bucket's
  *   run contiguous, and the start of every bucket; a find reads its bucket's two starts and scans
