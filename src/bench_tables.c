@@ -68,7 +68,8 @@ typedef struct Table {
 
 typedef struct KeySet {
     char name[160];
-    double load; /* the pipeline's load factor for this table */
+    double load;    /* the pipeline's load factor for this table */
+    double present; /* share of the queries whose key is in the table */
     long grid;   /* voxel key sets; 0 for signatures */
     size_t voxels[2];
     int radius[2];
@@ -523,12 +524,18 @@ static int measure_table(GhmContext *ctx, GhmMapScheme scheme, const Table *t, S
     return GHM_OK;
 }
 
-static int measure_keyset(GhmContext *ctx, const KeySet *ks, long reps, SchemeRow *rows)
+/* Every scheme on the key set; also sets its share of present queries (from the answers). */
+static int measure_keyset(GhmContext *ctx, KeySet *ks, long reps, SchemeRow *rows)
 {
     Staged s[MAX_TABLES] = {{0}};
     int ret = GHM_OK;
-    for (int i = 0; i < ks->ntables && ret == GHM_OK; i++)
+    size_t hit = 0, n = 0;
+    for (int i = 0; i < ks->ntables && ret == GHM_OK; i++) {
         ret = stage(ctx, &ks->t[i], &s[i]);
+        for (size_t q = 0; ret == GHM_OK && q < ks->t[i].nq; q++, n++)
+            hit += s[i].expect[q] != GHM_NOT_FOUND;
+    }
+    ks->present = n ? (double)hit / (double)n : 0.0;
     for (int k = 0; k < GHM_MAP_SCHEMES && ret == GHM_OK; k++) {
         rows[k] = (SchemeRow){.scheme = (GhmMapScheme)k,
                               .load = scheme_load(ks->load, (GhmMapScheme)k)};
@@ -550,15 +557,6 @@ static size_t total_queries(const KeySet *ks)
     return n;
 }
 
-static double present_share(const KeySet *ks)
-{
-    size_t hit = 0, n = 0;
-    for (int i = 0; i < ks->ntables; i++)
-        for (size_t q = 0; q < ks->t[i].nq; q++, n++)
-            hit += rank_of(ks->t[i].keys, ks->t[i].n, ks->t[i].queries[q]) != GHM_NOT_FOUND;
-    return n ? (double)hit / (double)n : 0.0;
-}
-
 /* What one use of the table costs the pipeline: a voxel step builds and queries its tables; a
  * reference's signature table is built once and queried by every query. */
 static double per_use(const KeySet *ks, const SchemeRow *r)
@@ -572,10 +570,10 @@ static void print_keyset(const KeySet *ks, const SchemeRow *rows)
     if (ks->grid)
         printf("\n%s, grid %ld: voxels %zu + %zu (hood radius %d / %d), %d table(s), %zu "
                "queries (%.1f %% present)\n", ks->name, ks->grid, ks->voxels[0], ks->voxels[1],
-               ks->radius[0], ks->radius[1], ks->ntables, nq, 100.0 * present_share(ks));
+               ks->radius[0], ks->radius[1], ks->ntables, nq, 100.0 * ks->present);
     else
         printf("\n%s: %zu distinct keys of %zu entries, %zu queries (%.1f %% present)\n",
-               ks->name, ks->t[0].n, ks->voxels[0], nq, 100.0 * present_share(ks));
+               ks->name, ks->t[0].n, ks->voxels[0], nq, 100.0 * ks->present);
     printf("(per use: %s)\n", ks->grid ? "build + find, as every voxel step rebuilds"
                                         : "find, as a reference's table serves every query");
     printf("%-18s %5s %10s %10s %12s %11s %10s %8s\n", "scheme", "load", "build ms", "find ms",
@@ -604,7 +602,7 @@ static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
     json_object_set_new(o, "radius", json_pack("[ii]", ks->radius[0], ks->radius[1]));
     json_object_set_new(o, "tables", json_integer(ks->ntables));
     json_object_set_new(o, "queries", json_integer((json_int_t)total_queries(ks)));
-    json_object_set_new(o, "present_share", json_real(present_share(ks)));
+    json_object_set_new(o, "present_share", json_real(ks->present));
     for (int k = 0; k < GHM_MAP_SCHEMES; k++)
         json_array_append_new(
             arr, json_pack("{s:s,s:f,s:f,s:f,s:f,s:I,s:i}", "scheme",
@@ -619,7 +617,7 @@ static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
 /* ---- the run ---- */
 
 /* Measures, prints and adds one key set; returns 0 or -1 (reported). */
-static int run_keyset(GhmContext *ctx, const TablesArgs *a, const KeySet *ks, json_t *arr)
+static int run_keyset(GhmContext *ctx, const TablesArgs *a, KeySet *ks, json_t *arr)
 {
     SchemeRow rows[GHM_MAP_SCHEMES];
     int ret = measure_keyset(ctx, ks, a->reps, rows);
