@@ -12,7 +12,8 @@
  * attempt (probe_family.h says why); a find that walks off its sequence looks there.
  *
  * Duplicate keys. Two copies of a key follow the same sequence with the same ages, and a slot's
- * word only ever grows, so they always meet (the paper notes "duplicate keys could be trivially
+ * word only ever grows, so they always meet unless both are stashed (then a find takes the
+ * smaller of their values, and the size counts one) (the paper notes "duplicate keys could be trivially
  * handled by comparing whether prev equals age key"): the atomic max returns the other copy, the
  * smaller of the two words is dropped and its pair index recorded; after the rewrite each
  * recorded pair lowers its stored key's value to the smaller one. The final table is the one

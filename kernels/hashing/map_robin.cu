@@ -9,8 +9,8 @@
  * A find reads the max-age entry of its home slot and probes at most that many slots, then, when
  * the stash holds keys that aged past 15 (probe_family.h), looks there.
  *
- * Waits: one per attempt (did a key age past 15, how many duplicates) and one at the end (the
- * largest age, for the stats).
+ * Waits: one per attempt (did the stash overflow, how many duplicates, the stash's words) and one
+ * at the end (the largest age, for the stats).
  */
 #include <stdlib.h>
 #include <string.h>
