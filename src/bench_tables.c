@@ -48,6 +48,8 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0}};
 
 enum { MAX_GRIDS = 8, MAX_CLOUDS = 8, MAX_PAIRS = 8, MAX_TABLES = 2 };
+/* The widest hood: GhmVoxelSide.radius is 1, 2 or 3 (ghm_voxel.h), (2 * 3 + 1)^3 - 1 steps. */
+enum { MAX_RADIUS = 3, MAX_HOOD = 342 };
 
 typedef struct TablesArgs {
     GhmCommonOptions common;
@@ -253,7 +255,7 @@ static int alloc_table(Table *t, size_t n, size_t nq)
 /* CPU layout: a table per cloud, its own voxels' hoods voxel after voxel. */
 static int tables_per_cloud(const GhmVoxelResult *r, KeySet *ks)
 {
-    static int d[342][3];
+    int d[MAX_HOOD][3];
     for (int c = 0; c < 2; c++) {
         const GhmVoxelSide *s = &r->side[c];
         int nn = hood_steps(s->radius, d);
@@ -275,7 +277,7 @@ static int tables_per_cloud(const GhmVoxelResult *r, KeySet *ks)
  * step after step; steps outside the grid are left out, as the kernel does not ask them. */
 static int table_of_both(const GhmVoxelResult *r, KeySet *ks)
 {
-    static int d[342][3];
+    int d[MAX_HOOD][3];
     int shift = key_bits(&r->grid) + 1;
     size_t n = r->side[0].voxels + r->side[1].voxels, nq = 0;
     for (int c = 0; c < 2; c++)
@@ -330,6 +332,9 @@ static int make_keyset(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCl
     int ret = ghm_voxel_grid_fit(a, b, pose, pose ? 1 : 0, &opt, &g, NULL, 0);
     if (ret == GHM_OK)
         ret = ghm_voxel_intersect(ctx, a, b, pose, &g, &opt, &r);
+    for (int c = 0; ret == GHM_OK && c < 2; c++)
+        if (r->side[c].radius < 1 || r->side[c].radius > MAX_RADIUS)
+            ret = GHM_ERR_UNSUPPORTED; /* a hood this bench does not know */
     if (ret == GHM_OK) {
         ks->grid = grid;
         for (int c = 0; c < 2; c++) {
