@@ -69,7 +69,7 @@ typedef struct Table {
 } Table;
 
 typedef struct KeySet {
-    char name[160];
+    char name[2112]; /* room for two --pair paths */
     double load;    /* the pipeline's load factor for this table */
     double present; /* share of the queries whose key is in the table */
     long grid;   /* voxel key sets; 0 for signatures */
