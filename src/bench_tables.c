@@ -20,17 +20,17 @@
  * Each scheme builds the same pairs (keys ascending, values their ranks) and answers the same
  * queries; every answer is checked against a binary search of the keys, so a scheme that gave
  * a wrong id fails the run. Times are the best of --reps (build and find apart, each ended by
- * ghm_context_sync); queries live in backend memory, uploaded outside the clock.
+ * ghm_context_sync); queries live in backend memory, uploaded outside the clock. The key sets
+ * are made in bench_tables_keys.c; this file measures and reports.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "bench_tables.h"
 #include "cli.h"
 #include "ghm_map.h"
-#include "ghm_match.h"
 #include "ghm_pointcloud.h"
 #include "ghm_voxel.h"
 #include "json_out.h"
@@ -47,9 +47,7 @@ static const struct option long_options[] = {
     {"pair", required_argument, NULL, OPT_PAIR},
     {NULL, 0, NULL, 0}};
 
-enum { MAX_GRIDS = 8, MAX_CLOUDS = 8, MAX_PAIRS = 8, MAX_TABLES = 2 };
-/* The widest hood: GhmVoxelSide.radius is 1, 2 or 3 (ghm_voxel.h), (2 * 3 + 1)^3 - 1 steps. */
-enum { MAX_RADIUS = 3, MAX_HOOD = 342 };
+enum { MAX_GRIDS = 8, MAX_CLOUDS = 8, MAX_PAIRS = 8 };
 
 typedef struct TablesArgs {
     GhmCommonOptions common;
@@ -60,24 +58,6 @@ typedef struct TablesArgs {
     const char *clouds[MAX_CLOUDS];
     char pairs[MAX_PAIRS][2][1024]; /* reference, query */
 } TablesArgs;
-
-/* One table of a key set and the look-ups asked of it. */
-typedef struct Table {
-    uint32_t *keys, *values; /* host: n keys ascending, their ranks */
-    uint32_t *queries;       /* host: nq keys */
-    size_t n, nq;
-} Table;
-
-typedef struct KeySet {
-    char name[2112]; /* room for two --pair paths */
-    double load;    /* the pipeline's load factor for this table */
-    double present; /* share of the queries whose key is in the table */
-    long grid;   /* voxel key sets; 0 for signatures */
-    size_t voxels[2];
-    int radius[2];
-    Table t[MAX_TABLES];
-    int ntables;
-} KeySet;
 
 /* A scheme's result on one key set: summed over its tables. */
 typedef struct SchemeRow {
@@ -198,218 +178,6 @@ static int parse_args(int argc, char **argv, TablesArgs *a)
     return 0;
 }
 
-/* ---- key sets ---- */
-
-static void keyset_free(KeySet *ks)
-{
-    for (int i = 0; i < MAX_TABLES; i++) {
-        free(ks->t[i].keys);
-        free(ks->t[i].values);
-        free(ks->t[i].queries);
-    }
-    memset(ks->t, 0, sizeof ks->t);
-    ks->ntables = 0;
-}
-
-/* Steps of the (2r + 1)^3 hood without its centre, in the pipeline's order (x fastest). */
-static int hood_steps(int r, int (*d)[3])
-{
-    int n = 0, w = 2 * r + 1;
-    for (int j = 0; j < w * w * w; j++) {
-        int s[3] = {j % w - r, (j / w) % w - r, j / (w * w) - r};
-        if (s[0] || s[1] || s[2])
-            memcpy(d[n++], s, sizeof s);
-    }
-    return n;
-}
-
-/* The key of the voxel `d` away from `key`, or 0xFFFFFFFF outside the grid. */
-static uint32_t step_key(const GhmVoxelGrid *g, uint32_t key, const int d[3])
-{
-    int64_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
-    int64_t x = key % nx + d[0], y = key / nx % ny + d[1], z = key / nx / ny + d[2];
-    if (x < 0 || x >= nx || y < 0 || y >= ny || z < 0 || z >= nz)
-        return 0xFFFFFFFFu;
-    return (uint32_t)(x + nx * (y + ny * z));
-}
-
-static int key_bits(const GhmVoxelGrid *g)
-{
-    uint64_t cells = (uint64_t)g->dims[0] * (uint64_t)g->dims[1] * (uint64_t)g->dims[2];
-    int bits = 0;
-    while (((uint64_t)1 << bits) < cells)
-        bits++;
-    return bits;
-}
-
-static int alloc_table(Table *t, size_t n, size_t nq)
-{
-    t->keys = malloc((n + 1) * sizeof *t->keys);
-    t->values = malloc((n + 1) * sizeof *t->values);
-    t->queries = malloc((nq + 1) * sizeof *t->queries);
-    t->n = n;
-    t->nq = nq;
-    return t->keys && t->values && t->queries ? GHM_OK : GHM_ERR_NOMEM;
-}
-
-/* CPU layout: a table per cloud, its own voxels' hoods voxel after voxel. */
-static int tables_per_cloud(const GhmVoxelResult *r, KeySet *ks)
-{
-    int d[MAX_HOOD][3];
-    for (int c = 0; c < 2; c++) {
-        const GhmVoxelSide *s = &r->side[c];
-        int nn = hood_steps(s->radius, d);
-        Table *t = &ks->t[c];
-        if (alloc_table(t, s->voxels, s->voxels * (size_t)nn) < 0)
-            return GHM_ERR_NOMEM;
-        for (size_t v = 0; v < s->voxels; v++) {
-            t->keys[v] = s->keys[v];
-            t->values[v] = (uint32_t)v;
-            for (int k = 0; k < nn; k++)
-                t->queries[v * (size_t)nn + (size_t)k] = step_key(&r->grid, s->keys[v], d[k]);
-        }
-    }
-    ks->ntables = 2;
-    return GHM_OK;
-}
-
-/* CUDA layout: one table of both clouds' prefixed keys (A's below B's, so ascending), the hoods
- * step after step; steps outside the grid are left out, as the kernel does not ask them. */
-static int table_of_both(const GhmVoxelResult *r, KeySet *ks)
-{
-    int d[MAX_HOOD][3];
-    int shift = key_bits(&r->grid) + 1;
-    size_t n = r->side[0].voxels + r->side[1].voxels, nq = 0;
-    for (int c = 0; c < 2; c++)
-        nq += r->side[c].voxels * (size_t)hood_steps(r->side[c].radius, d);
-    Table *t = &ks->t[0];
-    if (alloc_table(t, n, nq) < 0)
-        return GHM_ERR_NOMEM;
-    size_t at = 0, q = 0;
-    for (int c = 0; c < 2; c++) {
-        const GhmVoxelSide *s = &r->side[c];
-        uint32_t prefix = (uint32_t)c << shift;
-        for (size_t v = 0; v < s->voxels; v++, at++) {
-            t->keys[at] = prefix | s->keys[v];
-            t->values[at] = (uint32_t)at;
-        }
-        int nn = hood_steps(s->radius, d);
-        for (int k = 0; k < nn; k++)
-            for (size_t v = 0; v < s->voxels; v++) {
-                uint32_t key = step_key(&r->grid, s->keys[v], d[k]);
-                if (key != 0xFFFFFFFFu)
-                    t->queries[q++] = prefix | key;
-            }
-    }
-    t->nq = q;
-    ks->ntables = 1;
-    return GHM_OK;
-}
-
-/* B turned by 90 degrees about the z axis through the centre of A's bounding box. */
-static void turn_pose(const GhmPointCloud *a, double m[16])
-{
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    for (size_t i = 0; i < a->n; i++)
-        for (int k = 0; k < 2; k++) {
-            double v = a->xyz[3 * i + (size_t)k];
-            lo[k] = v < lo[k] ? v : lo[k];
-            hi[k] = v > hi[k] ? v : hi[k];
-        }
-    double cx = a->n ? 0.5 * (lo[0] + hi[0]) : 0.0, cy = a->n ? 0.5 * (lo[1] + hi[1]) : 0.0;
-    double r[16] = {0, -1, 0, cx + cy, 1, 0, 0, cy - cx, 0, 0, 1, 0, 0, 0, 0, 1};
-    memcpy(m, r, sizeof r);
-}
-
-/* Voxelizes the pair on ctx's backend and lays its tables out for that backend. */
-static int make_keyset(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
-                       const double *pose, long grid, KeySet *ks)
-{
-    GhmVoxelOptions opt = ghm_voxel_defaults();
-    opt.grid = (int)grid;
-    GhmVoxelGrid g;
-    GhmVoxelResult *r = NULL;
-    int ret = ghm_voxel_grid_fit(a, b, pose, pose ? 1 : 0, &opt, &g, NULL, 0);
-    if (ret == GHM_OK)
-        ret = ghm_voxel_intersect(ctx, a, b, pose, &g, &opt, &r);
-    for (int c = 0; ret == GHM_OK && c < 2; c++)
-        if (r->side[c].radius < 1 || r->side[c].radius > MAX_RADIUS)
-            ret = GHM_ERR_UNSUPPORTED; /* a hood this bench does not know */
-    if (ret == GHM_OK) {
-        ks->grid = grid;
-        for (int c = 0; c < 2; c++) {
-            ks->voxels[c] = r->side[c].voxels;
-            ks->radius[c] = r->side[c].radius;
-        }
-        int device = strcmp(ghm_context_backend_name(ctx), "cpu") != 0;
-        ks->load = device ? 0.9 : 0.8;
-        ret = device ? table_of_both(r, ks) : tables_per_cloud(r, ks);
-    }
-    ghm_voxel_result_free(&r);
-    if (ret < 0)
-        keyset_free(ks);
-    return ret;
-}
-
-/* The signature table entries of the image at path (the matcher's, default parameters). */
-static int image_signatures(GhmContext *ctx, const char *path, uint32_t **keys, size_t *n)
-{
-    char why[256] = "";
-    GhmImage *img = NULL;
-    GhmMatcher *m = NULL;
-    GhmMatchParams p = ghm_match_defaults();
-    int ret = ghm_image_load(path, &img, why, sizeof why);
-    if (ret < 0) {
-        ghm_cli_error(path, "%s", why[0] ? why : ghm_strerror(ret));
-        return ret;
-    }
-    if ((ret = ghm_matcher_create(ctx, img, &p, &m)) == GHM_OK)
-        ret = ghm_matcher_signatures(m, keys, n);
-    if (ret < 0)
-        ghm_cli_error(path, "the reference's tables: %s", ghm_strerror(ret));
-    ghm_matcher_free(&m);
-    ghm_image_free(&img);
-    return ret;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The table: the reference's distinct signatures -> rank; the queries: the query's entries.
- * Errors are reported here. */
-static int make_signature_keyset(GhmContext *ctx, const char *ref, const char *query, KeySet *ks)
-{
-    uint32_t *rk = NULL, *qk = NULL;
-    size_t nr = 0, nq = 0, k = 0;
-    int ret = image_signatures(ctx, ref, &rk, &nr);
-    if (ret == GHM_OK)
-        ret = image_signatures(ctx, query, &qk, &nq);
-    if (ret == GHM_OK) {
-        qsort(rk, nr, sizeof *rk, cmp_u32);
-        for (size_t i = 0; i < nr; i++)
-            if (i == 0 || rk[i] != rk[i - 1])
-                rk[k++] = rk[i];
-        Table *t = &ks->t[0];
-        ks->ntables = 1;
-        if ((ret = alloc_table(t, k, nq)) < 0)
-            ghm_cli_error("bench tables", "%s", ghm_strerror(ret));
-        for (size_t i = 0; ret == GHM_OK && i < k; i++) {
-            t->keys[i] = rk[i];
-            t->values[i] = (uint32_t)i;
-        }
-        if (ret == GHM_OK && nq)
-            memcpy(t->queries, qk, nq * sizeof *qk);
-    }
-    ks->load = 0.8;
-    ks->voxels[0] = nr; /* entries of the reference */
-    free(rk);
-    free(qk);
-    return ret;
-}
-
 /* ---- measurements ---- */
 
 /* Backend copies of one table's arrays and the answers its queries must get. */
@@ -443,7 +211,7 @@ static uint32_t rank_of(const uint32_t *keys, size_t n, uint32_t key)
     return lo < n && keys[lo] == key ? (uint32_t)lo : GHM_NOT_FOUND;
 }
 
-static int stage(GhmContext *ctx, const Table *t, Staged *s)
+static int stage(GhmContext *ctx, const GhmTablesTable *t, Staged *s)
 {
     size_t kb = (t->n + 1) * sizeof(uint32_t), qb = (t->nq + 1) * sizeof(uint32_t);
     int ret = GHM_OK;
@@ -471,8 +239,8 @@ static double scheme_load(double load, GhmMapScheme scheme)
 }
 
 /* Best seconds of reps builds (find = 0) or finds of map on staged table s. */
-static int time_best(GhmContext *ctx, GhmMap *map, const Table *t, const Staged *s, int find,
-                     long reps, double *best)
+static int time_best(GhmContext *ctx, GhmMap *map, const GhmTablesTable *t, const Staged *s,
+                     int find, long reps, double *best)
 {
     for (long r = 0; r < reps; r++) {
         double t0 = ghm_now();
@@ -494,7 +262,7 @@ enum { WRONG_ANSWER = 1 };
 
 /* One scheme on one table: build and find timed, every answer checked. Returns GHM_OK,
  * WRONG_ANSWER or a GHM_ERR_* code. */
-static int measure_table(GhmContext *ctx, GhmMapScheme scheme, const Table *t, Staged *s,
+static int measure_table(GhmContext *ctx, GhmMapScheme scheme, const GhmTablesTable *t, Staged *s,
                          long reps, SchemeRow *row)
 {
     GhmMapOptions opt = ghm_map_defaults();
@@ -530,9 +298,9 @@ static int measure_table(GhmContext *ctx, GhmMapScheme scheme, const Table *t, S
 }
 
 /* Every scheme on the key set; also sets its share of present queries (from the answers). */
-static int measure_keyset(GhmContext *ctx, KeySet *ks, long reps, SchemeRow *rows)
+static int measure_keyset(GhmContext *ctx, GhmTablesKeySet *ks, long reps, SchemeRow *rows)
 {
-    Staged s[MAX_TABLES] = {{0}};
+    Staged s[GHM_TABLES_MAX] = {{0}};
     int ret = GHM_OK;
     size_t hit = 0, n = 0;
     for (int i = 0; i < ks->ntables && ret == GHM_OK; i++) {
@@ -554,7 +322,7 @@ static int measure_keyset(GhmContext *ctx, KeySet *ks, long reps, SchemeRow *row
 
 /* ---- output ---- */
 
-static size_t total_queries(const KeySet *ks)
+static size_t total_queries(const GhmTablesKeySet *ks)
 {
     size_t n = 0;
     for (int i = 0; i < ks->ntables; i++)
@@ -564,12 +332,12 @@ static size_t total_queries(const KeySet *ks)
 
 /* What one use of the table costs the pipeline: a voxel step builds and queries its tables; a
  * reference's signature table is built once and queried by every query. */
-static double per_use(const KeySet *ks, const SchemeRow *r)
+static double per_use(const GhmTablesKeySet *ks, const SchemeRow *r)
 {
     return ks->grid ? r->build_s + r->find_s : r->find_s;
 }
 
-static void print_keyset(const KeySet *ks, const SchemeRow *rows)
+static void print_keyset(const GhmTablesKeySet *ks, const SchemeRow *rows)
 {
     size_t nq = total_queries(ks);
     if (ks->grid)
@@ -595,7 +363,7 @@ static void print_keyset(const KeySet *ks, const SchemeRow *rows)
     fflush(stdout);
 }
 
-static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
+static json_t *keyset_json(const GhmTablesKeySet *ks, const SchemeRow *rows)
 {
     json_t *o = json_object(), *arr = json_array();
     json_object_set_new(o, "key_set", ghm_json_string_lossy(ks->name));
@@ -622,7 +390,7 @@ static json_t *keyset_json(const KeySet *ks, const SchemeRow *rows)
 /* ---- the run ---- */
 
 /* Measures, prints and adds one key set; returns 0 or -1 (reported). */
-static int run_keyset(GhmContext *ctx, const TablesArgs *a, KeySet *ks, json_t *arr)
+static int run_keyset(GhmContext *ctx, const TablesArgs *a, GhmTablesKeySet *ks, json_t *arr)
 {
     SchemeRow rows[GHM_MAP_SCHEMES];
     int ret = measure_keyset(ctx, ks, a->reps, rows);
@@ -641,14 +409,14 @@ static int run_pair(GhmContext *ctx, const TablesArgs *a, const char *name,
                     json_t *arr)
 {
     for (int g = 0; g < a->ngrids; g++) {
-        KeySet ks = {.ntables = 0};
+        GhmTablesKeySet ks = {.ntables = 0};
         snprintf(ks.name, sizeof ks.name, "%s", name);
-        int ret = make_keyset(ctx, pa, pb, pose, a->grids[g], &ks);
+        int ret = ghm_tables_voxel_keys(ctx, pa, pb, pose, a->grids[g], &ks);
         if (ret < 0)
             ghm_cli_error("bench tables", "%s at grid %ld: %s", name, a->grids[g],
                           ghm_strerror(ret));
         int status = ret == GHM_OK ? run_keyset(ctx, a, &ks, arr) : -1;
-        keyset_free(&ks);
+        ghm_tables_keys_free(&ks);
         if (status < 0)
             return -1;
     }
@@ -665,7 +433,7 @@ static int run_cloud(GhmContext *ctx, const TablesArgs *a, const char *path, jso
         return -1;
     }
     double pose[16];
-    turn_pose(pc, pose);
+    ghm_tables_turn_pose(pc, pose);
     char name[96];
     const char *base = strrchr(path, '/');
     snprintf(name, sizeof name, "%s and itself turned", base ? base + 1 : path);
@@ -676,13 +444,13 @@ static int run_cloud(GhmContext *ctx, const TablesArgs *a, const char *path, jso
 
 static int run_signatures(GhmContext *ctx, const TablesArgs *a, int i, json_t *arr)
 {
-    KeySet ks = {.ntables = 0};
+    GhmTablesKeySet ks = {.ntables = 0};
     snprintf(ks.name, sizeof ks.name, "signatures of %s queried by %s", a->pairs[i][0],
              a->pairs[i][1]);
-    int status = make_signature_keyset(ctx, a->pairs[i][0], a->pairs[i][1], &ks) == GHM_OK
+    int status = ghm_tables_signature_keys(ctx, a->pairs[i][0], a->pairs[i][1], &ks) == GHM_OK
                      ? run_keyset(ctx, a, &ks, arr)
                      : -1;
-    keyset_free(&ks);
+    ghm_tables_keys_free(&ks);
     return status;
 }
 

@@ -342,15 +342,6 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
     return d->pinned ? GHM_OK : ghm_context_sync(d->ctx);
 }
 
-static int key_bits_of(const GhmVoxelGrid *grid)
-{
-    uint64_t cells = (uint64_t)grid->dims[0] * (uint64_t)grid->dims[1] * (uint64_t)grid->dims[2];
-    int bits = 0;
-    while (((uint64_t)1 << bits) < cells)
-        bits++;
-    return bits;
-}
-
 /* Stage 1: keys, the voxel table, and the one wait for its run counts; a failed table build
  * is done again, keys and all, with the next attempt's constants. K[c]: the voxels of cloud c,
  * first[c]: the table's run of its voxel 0. */
@@ -454,7 +445,7 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     }
     g.size = grid->voxel_size;
     g.inv = 1.0 / grid->voxel_size;
-    g.key_bits = key_bits_of(grid);
+    g.key_bits = ghmi_voxel_key_bits(grid);
     GhmVoxelPose pose = {.present = b_pose != NULL};
     if (b_pose)
         memcpy(pose.m, b_pose, sizeof pose.m);

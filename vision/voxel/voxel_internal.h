@@ -42,6 +42,17 @@ typedef struct GhmiHood {
 void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
 /* A voxel key's grid coordinates (x, y, z). */
+/* The bits a voxel key of grid g needs (x + nx * (y + ny * z) < 2^bits); the device table keys
+ * a point by cloud << (bits + 1) | key, bit `bits` marking points outside the grid. */
+static inline int ghmi_voxel_key_bits(const GhmVoxelGrid *g)
+{
+    uint64_t cells = (uint64_t)g->dims[0] * (uint64_t)g->dims[1] * (uint64_t)g->dims[2];
+    int bits = 0;
+    while (((uint64_t)1 << bits) < cells)
+        bits++;
+    return bits;
+}
+
 static inline void ghmi_voxel_coords(const GhmVoxelGrid *g, uint32_t key, int64_t xyz[3])
 {
     const int64_t nx = g->dims[0], ny = g->dims[1];
