@@ -53,15 +53,25 @@ static inline int ghmi_is_prime(uint32_t n)
 
 /* The table of attempt `attempt` for n keys at load `load`; GHM_ERR_TOO_LARGE past 32-bit
  * slot numbers. Host only. */
-static inline int ghmi_open_table(uint32_t scheme, size_t n, double load, uint64_t seed,
-                                  int attempt, GhmiOpenTable *t)
+/* The first prime at or above n / load (at least 2), the size of the open-addressing and Robin
+ * Hood tables; GHM_ERR_TOO_LARGE past the largest 32-bit prime. Host only. */
+static inline int ghmi_prime_capacity(size_t n, double load, uint32_t *cap)
 {
     double want = ceil((double)n / load);
     if (want > 4294967291.0) /* the largest 32-bit prime */
         return GHM_ERR_TOO_LARGE;
-    uint32_t cap = want < 2 ? 2 : (uint32_t)want;
-    while (!ghmi_is_prime(cap))
-        cap++;
+    *cap = want < 2 ? 2 : (uint32_t)want;
+    while (!ghmi_is_prime(*cap))
+        (*cap)++;
+    return GHM_OK;
+}
+
+static inline int ghmi_open_table(uint32_t scheme, size_t n, double load, uint64_t seed,
+                                  int attempt, GhmiOpenTable *t)
+{
+    uint32_t cap;
+    if (ghmi_prime_capacity(n, load, &cap) < 0)
+        return GHM_ERR_TOO_LARGE;
     GhmiHashConsts c = ghmi_hash_consts(seed ^ 0x4F50454E41444452ull, attempt); /* "OPENADDR" */
     t->capacity = cap;
     t->scheme = scheme;
@@ -134,12 +144,9 @@ typedef struct GhmiRobinTable {
 static inline int ghmi_robin_table(int coherent, size_t n, double load, uint64_t seed,
                                    int attempt, GhmiRobinTable *t)
 {
-    double want = ceil((double)n / load);
-    if (want > 4294967291.0) /* the largest 32-bit prime */
+    uint32_t cap;
+    if (ghmi_prime_capacity(n, load, &cap) < 0)
         return GHM_ERR_TOO_LARGE;
-    uint32_t cap = want < 2 ? 2 : (uint32_t)want;
-    while (!ghmi_is_prime(cap))
-        cap++;
     uint64_t base = ghmi_mix64(seed ^ 0x524F42494E484F4Full ^ ghmi_mix64((uint64_t)attempt));
     t->capacity = cap;
     t->coherent = (uint32_t)coherent;
