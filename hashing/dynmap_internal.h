@@ -92,10 +92,10 @@ typedef struct GhmiSlabAlloc {
 /* Makes sure at least `need` slabs are free, adding super blocks. GHM_ERR_TOO_LARGE beyond 2^32
  * slabs, GHM_ERR_NOMEM; super blocks added before a failure stay (free). */
 int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need);
-/* A zeroed slab (all slots empty, no next, mask 0). `hint`: the thread's own, a random number at
- * first (it spreads threads over the blocks), then the thread's last slab.
- * The caller has reserved it: never fails then. */
-uint32_t ghmi_slab_alloc(GhmiSlabAlloc *a, uint64_t *hint);
+/* n zeroed slabs (all slots empty, no next, mask 0) to out. `hint`: the thread's own, a random
+ * number at first (it spreads threads over the blocks), then the thread's last slab.
+ * The caller has reserved them: never fails then. */
+void ghmi_slab_alloc_many(GhmiSlabAlloc *a, uint64_t *hint, uint32_t *out, size_t n);
 /* Returns a slab whose slots are empty; resets its next link and mask. */
 void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab);
 /* 1 when `slab` is handed out. */
@@ -111,5 +111,18 @@ static inline uint32_t *ghmi_slab_ptr(const GhmiSlabAlloc *a, uint32_t slab)
     return a->supers[slab / GHMI_SLABS_PER_SUPER]->slabs +
            (size_t)(slab % GHMI_SLABS_PER_SUPER) * GHMI_SLAB_WORDS;
 }
+
+/* A batch of n items in bucket order (dynmap_cpu_order.c): entries[] holds bucket << 32 | batch
+ * index, ascending (so a bucket's items are together and in batch order); bin b is the entries
+ * [bin_start[b], bin_start[b + 1]), and no bucket spans two bins. n < 2^32. */
+typedef struct GhmiBucketOrder {
+    uint64_t *entries;
+    uint32_t *bin_start; /* bins + 1 */
+    size_t bins;
+} GhmiBucketOrder;
+
+int ghmi_dynmap_bucket_order(const uint64_t *hash, size_t n, uint32_t n_buckets, int threads,
+                             GhmiBucketOrder *out);
+void ghmi_dynmap_bucket_order_free(GhmiBucketOrder *o);
 
 #endif /* GHM_DYNMAP_INTERNAL_H */
