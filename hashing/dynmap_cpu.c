@@ -1,17 +1,13 @@
 /*
  * dynmap_cpu.c - GhmDynmap on the CPU backend, the Atomic64 and 32-bit acceleration-hash
  * variants (Molenaar and Eisemann 2024, section 4.2; layouts in dynmap_internal.h). OpenMP
- * threads play the paper's warps, one key per thread for finds and erases; a slot is freed with
- * a C11 compare-and-swap. The
- * variants share one code path: a slot's head is the item's first 8 bytes (Atomic64; 4 for
- * one-word items) or its key's 32-bit tag (Accel32), and is what a search compares first.
+ * threads play the paper's warps, one key per thread for finds. The variants share one code
+ * path: a slot's head is the item's first 8 bytes (Atomic64; 4 for one-word items) or its key's
+ * 32-bit tag (Accel32), and is what a search compares first.
  * Lookups go in groups of 16 with the bucket and first-slab cache misses prefetched.
  *
- * insert: dynmap_cpu_insert.c (the batch in bucket order, each bucket planned and written by
- * one thread).
- *
- * erase: the leaders of the batch's keys find their slot and clear its head with a
- * compare-and-swap and its mask bit; the slot is reused by later inserts, its slab stays linked.
+ * insert and erase: dynmap_cpu_batch.c (the batch in bucket order, each bucket planned and
+ * written by one thread). An erased slot is reused by later inserts, its slab stays linked.
  * gc: per bucket, one thread unlinks the slabs whose mask is zero and releases them.
  */
 #include <omp.h>
@@ -66,48 +62,6 @@ static void lookup_group(const GhmiCpuDynmap *d, const uint32_t *keys, size_t st
         out[i] = lookup_from(d, keys + i * stride, hash[i], first[i], heads ? &heads[i] : NULL);
 }
 
-/* --- the batch's duplicates ------------------------------------------------------------------ */
-
-/* leader[i] = the smallest j with key(j) == key(i) among n records of `stride` words whose keys
- * are their first kw words; hash[i] is the key's hash. */
-static int find_leaders(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride, size_t n,
-                        const uint64_t *hash, uint32_t *leader)
-{
-    size_t cap = 16;
-    while (cap < 2 * n) /* n < 2^31, so positions fit in 32 bits */
-        cap *= 2;
-    _Atomic uint32_t *tab = calloc(cap, sizeof *tab); /* batch index + 1, 0: empty */
-    if (!tab)
-        return GHM_ERR_NOMEM;
-    size_t mask = cap - 1;
-    int kw = d->kw;
-#pragma omp parallel for schedule(static) num_threads(ghmi_dyn_threads(d)) if (n > 4096)
-    for (size_t i = 0; i < n; i++) {
-        size_t p = (size_t)hash[i] & mask;
-        for (;;) {
-            uint32_t cur = atomic_load_explicit(&tab[p], memory_order_acquire);
-            if (cur == 0) {
-                if (atomic_compare_exchange_strong(&tab[p], &cur, (uint32_t)i + 1))
-                    break;
-                continue; /* cur now holds the winner: look at it again */
-            }
-            size_t j = cur - 1;
-            if (hash[j] == hash[i] && !memcmp(rec + j * stride, rec + i * stride, kw * 4u)) {
-                if (i < j && !atomic_compare_exchange_strong(&tab[p], &cur, (uint32_t)i + 1))
-                    continue;
-                break;
-            }
-            p = (p + 1) & mask;
-        }
-        leader[i] = (uint32_t)p; /* the key's entry, final once every thread is done */
-    }
-#pragma omp parallel for schedule(static) num_threads(ghmi_dyn_threads(d)) if (n > 4096)
-    for (size_t i = 0; i < n; i++)
-        leader[i] = atomic_load_explicit(&tab[leader[i]], memory_order_relaxed) - 1;
-    free(tab);
-    return GHM_OK;
-}
-
 void ghmi_dyn_hash_all(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride, size_t n,
                        uint64_t *hash)
 {
@@ -155,53 +109,6 @@ static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void 
     }
     *impl = d;
     return GHM_OK;
-}
-
-static int cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
-{
-    GhmiCpuDynmap *d = impl;
-    size_t kw = (size_t)d->kw;
-    uint64_t *hash = malloc(n * sizeof *hash);
-    uint32_t *leader = malloc(n * sizeof *leader);
-    int ret = GHM_OK;
-    if (!hash || !leader) {
-        ret = GHM_ERR_NOMEM;
-        goto done;
-    }
-    ghmi_dyn_hash_all(d, keys, kw, n, hash);
-    if ((ret = find_leaders(d, keys, kw, n, hash, leader)) < 0)
-        goto done;
-    size_t gone = 0, groups = (n + GROUP - 1) / GROUP;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(ghmi_dyn_threads(d)) if (n > 4096)        \
-    reduction(+ : gone)
-    for (size_t g = 0; g < groups; g++) {
-        size_t lo = g * GROUP, m = n - lo < GROUP ? n - lo : GROUP;
-        uint64_t heads[GROUP];
-        GhmDynmapHandle hd[GROUP];
-        lookup_group(d, keys + lo * kw, kw, hash + lo, m, hd, heads);
-        for (size_t k = 0; k < m; k++) {
-            size_t i = lo + k;
-            uint8_t hit = 0;
-            if (leader[i] == i && hd[k] != GHM_DYNMAP_NO_HANDLE) {
-                uint32_t s = ghm_dynmap_handle_slab(hd[k]);
-                int slot = (int)ghm_dynmap_handle_slot(hd[k]);
-                /* Keys of the batch are distinct here, so this CAS cannot lose. */
-                if (ghmi_dyn_head_cas(d, ghmi_slab_ptr(&d->alloc, s), slot, heads[k], 0)) {
-                    atomic_fetch_and_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_MASK), ~(1u << slot),
-                                              memory_order_relaxed);
-                    hit = 1;
-                    gone++;
-                }
-            }
-            if (erased)
-                erased[i] = hit;
-        }
-    }
-    d->items -= gone;
-done:
-    free(hash);
-    free(leader);
-    return ret;
 }
 
 static int cpu_dynmap_find(const void *impl, const uint32_t *keys, size_t n,
@@ -330,7 +237,7 @@ static int cpu_dynmap_stats(const void *impl, GhmDynmapStats *out)
 const GhmDynmapOps ghm_cpu_dynmap_ops = {
     .create = cpu_dynmap_create,
     .insert = ghmi_cpu_dynmap_insert,
-    .erase = cpu_dynmap_erase,
+    .erase = ghmi_cpu_dynmap_erase,
     .find = cpu_dynmap_find,
     .read = cpu_dynmap_read,
     .size = cpu_dynmap_size,

@@ -1,7 +1,7 @@
 /*
  * dynmap_cpu_internal.h - what the CPU backend's GhmDynmap files share (dynmap_cpu.c: the table,
- * its finds, erases and collection; dynmap_cpu_insert.c: the insert): the table's state and the
- * slot accessors of the layouts in dynmap_internal.h.
+ * its finds, erases and collection; dynmap_cpu_batch.c: insert and erase): the table's state and
+ * the slot accessors of the layouts in dynmap_internal.h.
  */
 #ifndef GHM_DYNMAP_CPU_INTERNAL_H
 #define GHM_DYNMAP_CPU_INTERNAL_H
@@ -41,19 +41,6 @@ static inline uint64_t ghmi_dyn_head_load(const GhmiCpuDynmap *d, uint32_t *slab
     if (d->hs == 2)
         return atomic_load_explicit((_Atomic uint64_t *)&slab[2 * slot], memory_order_acquire);
     return atomic_load_explicit((_Atomic uint32_t *)&slab[slot], memory_order_acquire);
-}
-
-static inline int ghmi_dyn_head_cas(const GhmiCpuDynmap *d, uint32_t *slab, int slot,
-                                    uint64_t expect, uint64_t v)
-{
-    if (d->hs == 2)
-        return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)&slab[2 * slot], &expect,
-                                                       v, memory_order_acq_rel,
-                                                       memory_order_acquire);
-    uint32_t e32 = (uint32_t)expect;
-    return atomic_compare_exchange_strong_explicit((_Atomic uint32_t *)&slab[slot], &e32,
-                                                   (uint32_t)v, memory_order_acq_rel,
-                                                   memory_order_acquire);
 }
 
 /* The head an item (or a key of at least hw words) is stored under. */
@@ -119,6 +106,8 @@ static inline void ghmi_dyn_copy_item(const GhmiCpuDynmap *d, uint32_t *slab, in
 void ghmi_dyn_hash_all(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride, size_t n,
                        uint64_t *hash);
 
+/* The backend's insert and erase (dynmap_cpu_batch.c). */
+int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased);
 int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
                            uint8_t *inserted);
 

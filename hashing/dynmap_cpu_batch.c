@@ -1,6 +1,6 @@
 /*
- * dynmap_cpu_insert.c - GhmDynmap's CPU insert, a departure from the paper's (and the CUDA
- * backend's) warp per item. There every item walks its bucket's list, claims a slot with a
+ * dynmap_cpu_batch.c - GhmDynmap's CPU insert and erase, a departure from the paper's (and the
+ * CUDA backend's) warp per item. There every item walks its bucket's list, claims a slot with a
  * compare-and-swap and finds the batch's duplicates through a second table; on CPU threads that
  * cost each new item two walks of its list (a look-up, then the claim), a random access into the
  * duplicate table and contended atomics (docs/BENCHMARKS.md, 2026-11-26: 72 and 98 ms of a
@@ -15,8 +15,9 @@
  *      at once, so they mostly lie side by side), filled and linked at the end of the list.
  *      Nothing is contended, so nothing needs a compare-and-swap;
  *   4. every item gets its handle (a duplicate its leader's) and its inserted flag.
- * The bucket heads are read in order, and the entries ahead are prefetched (bucket head, item,
- * hash, then the slab the pass will touch).
+ * Erase is one pass in the same order: a walk of each list finds the bucket's keys and clears
+ * their slots. The bucket heads are read in order, and the entries ahead are prefetched (bucket
+ * head, item, hash, then the slab the pass will touch).
  */
 #include <omp.h>
 #include <stdint.h>
@@ -25,16 +26,16 @@
 
 #include "dynmap_cpu_internal.h"
 
-/* --- insert ---------------------------------------------------------------------------------- */
-
 /* The batch in bucket order, and what the plan keeps per entry (position in that order): the
  * entry of its key's leader, the leaders of each bucket listed from the bucket's first entry,
  * the handle and state of each leader, and at a bucket's first entry its list's last slab. */
 enum { STORED = 0, PLANNED = 1, WAITING = 2 }; /* found stored / a free slot / a new slab's */
+enum { PLAN, WRITE, ERASE };                   /* the passes over the buckets */
 
 typedef struct Batch {
-    const uint32_t *items;
-    const uint64_t *hash;
+    const uint32_t *items; /* the items (insert) or keys (erase), stride words each */
+    size_t stride;
+    uint64_t *hash;
     GhmiBucketOrder order;
     uint32_t *lead;      /* entry -> its leader's entry */
     uint32_t *leaders;   /* a bucket's leaders' entries, from its first entry on */
@@ -52,7 +53,8 @@ static uint32_t index_at(const Batch *B, size_t p)
 }
 static const uint32_t *item_at(const GhmiCpuDynmap *d, const Batch *B, size_t p)
 {
-    return B->items + (size_t)index_at(B, p) * (size_t)d->w;
+    (void)d;
+    return B->items + (size_t)index_at(B, p) * B->stride;
 }
 
 static void prefetch_slab(const GhmiCpuDynmap *d, uint32_t s)
@@ -66,7 +68,7 @@ static void prefetch_slab(const GhmiCpuDynmap *d, uint32_t s)
 static void prefetch_far(const GhmiCpuDynmap *d, const Batch *B, size_t p)
 {
     uint64_t e = B->order.entries[p];
-    __builtin_prefetch(B->items + (size_t)(uint32_t)e * (size_t)d->w);
+    __builtin_prefetch(B->items + (size_t)(uint32_t)e * B->stride);
     __builtin_prefetch(B->hash + (uint32_t)e);
     __builtin_prefetch(&d->buckets[e >> 32]);
 }
@@ -75,7 +77,7 @@ static void prefetch_far(const GhmiCpuDynmap *d, const Batch *B, size_t p)
  * write), its head read from the cache by now. */
 static void prefetch_near(const GhmiCpuDynmap *d, const Batch *B, size_t p, int pass)
 {
-    if (pass == 1) { /* a planned slot's slab, or the last slab whose link a new one takes */
+    if (pass == WRITE) { /* a planned slot's slab, or the last slab whose link a new one takes */
         if (B->lead[p] == p && B->state[p] == PLANNED)
             prefetch_slab(d, ghm_dynmap_handle_slab(B->hd[p]));
         else if (B->lead[p] == p && B->state[p] == WAITING && B->tail[p])
@@ -114,7 +116,7 @@ static size_t find_bucket_leaders(const GhmiCpuDynmap *d, Batch *B, size_t p, si
 /* One walk of the list: the leaders already stored get their handle (state STORED); returns
  * how many were not found, and the last slab in *last. */
 static size_t walk_list(const GhmiCpuDynmap *d, Batch *B, uint32_t s, const uint32_t *ldr,
-                        size_t nl, uint32_t *last)
+                        size_t nl, uint32_t *last, int want_last)
 {
     size_t open = nl;
     *last = 0;
@@ -139,7 +141,8 @@ static size_t walk_list(const GhmiCpuDynmap *d, Batch *B, uint32_t s, const uint
             }
         }
     }
-    for (; s; s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed))
+    for (; s && want_last;
+         s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed))
         *last = s; /* every leader found: only the end of the list is left to know */
     return open;
 }
@@ -153,7 +156,7 @@ static size_t plan_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, 
     const uint32_t *ldr = B->leaders + p;
     uint32_t first =
         atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
-    size_t open = walk_list(d, B, first, ldr, nl, &B->tail[p]);
+    size_t open = walk_list(d, B, first, ldr, nl, &B->tail[p], 1);
     for (size_t j = p + 1; j < q; j++)
         B->tail[j] = B->tail[p]; /* for the write pass's prefetch */
     *n_new += open;
@@ -224,9 +227,38 @@ static void write_bucket(GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, const u
     }
 }
 
-/* Calls plan_bucket (pass 0) or write_bucket (pass 1, taking new slabs from *slabs in turn)
- * on every bucket of bins [b0, b1), with the entries ahead prefetched. Returns the slabs
- * planned. */
+/* Erases the bucket of entries [p, q) (keys): its leaders found in one walk of the list have
+ * their slot's head cleared and mask bit dropped. Returns how many. */
+static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
+{
+    size_t nl = find_bucket_leaders(d, B, p, q), gone = 0;
+    const uint32_t *ldr = B->leaders + p;
+    uint32_t first =
+        atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
+    uint32_t last;
+    walk_list(d, B, first, ldr, nl, &last, 0);
+    for (size_t m = 0; m < nl; m++) {
+        GhmDynmapHandle h = B->hd[ldr[m]];
+        if (h == GHM_DYNMAP_NO_HANDLE)
+            continue;
+        uint32_t s = ghm_dynmap_handle_slab(h), slot = ghm_dynmap_handle_slot(h);
+        uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
+        if (d->hs == 2)
+            atomic_store_explicit((_Atomic uint64_t *)&slab[2 * slot], 0, memory_order_relaxed);
+        else
+            atomic_store_explicit((_Atomic uint32_t *)&slab[slot], 0, memory_order_relaxed);
+        _Atomic uint32_t *mask = ghmi_dyn_link(d, s, GHMI_SLAB_MASK);
+        atomic_store_explicit(mask,
+                              atomic_load_explicit(mask, memory_order_relaxed) & ~(1u << slot),
+                              memory_order_relaxed);
+        gone++;
+    }
+    return gone;
+}
+
+/* Calls plan_bucket (PLAN), write_bucket (WRITE, taking new slabs from *slabs in turn) or
+ * erase_bucket (ERASE, counting in *n_new) on every bucket of bins [b0, b1), with the entries
+ * ahead prefetched. Returns the slabs planned. */
 static size_t over_bins(GhmiCpuDynmap *d, Batch *B, size_t b0, size_t b1, int pass,
                         const uint32_t **slabs, size_t *n_new)
 {
@@ -241,10 +273,12 @@ static size_t over_bins(GhmiCpuDynmap *d, Batch *B, size_t b0, size_t b1, int pa
             prefetch_far(d, B, far);
         for (; near < hi && near < q + NEAR; near++)
             prefetch_near(d, B, near, pass);
-        if (pass == 0)
+        if (pass == PLAN)
             need += plan_bucket(d, B, p, q, n_new);
-        else
+        else if (pass == WRITE)
             write_bucket(d, B, p, q, slabs);
+        else
+            *n_new += erase_bucket(d, B, p, q);
         p = q;
     }
     return need;
@@ -252,6 +286,7 @@ static size_t over_bins(GhmiCpuDynmap *d, Batch *B, size_t b0, size_t b1, int pa
 
 static void batch_free(Batch *B)
 {
+    free(B->hash);
 
     ghmi_dynmap_bucket_order_free(&B->order);
     free(B->lead);
@@ -283,34 +318,37 @@ static size_t tasks_of(const Batch *B, size_t *per)
     return (B->order.bins + *per - 1) / *per;
 }
 
-/* Runs pass 0 or 1 over the bins, a task of bins (about 4096 entries) at a time. Pass 0 plans
- * and keeps each task's slab need; pass 1 takes each task's new slabs at once (an atomic for up
- * to 64 side by side) into its share of B->slabs and writes. Returns the slabs planned
- * (SIZE_MAX: no memory for the per-task needs). */
-static size_t run_pass(GhmiCpuDynmap *d, Batch *B, int pass, size_t *n_new)
+/* Runs a pass over the bins, a task of bins (about 4096 entries) at a time. PLAN keeps each
+ * task's slab need and counts the new items in *count; WRITE takes each task's new slabs at once
+ * (an atomic for up to 64 side by side) into its share of B->slabs and writes; ERASE counts the
+ * erased items. Returns the slabs planned (SIZE_MAX: no memory for the per-task needs). */
+static size_t run_pass(GhmiCpuDynmap *d, Batch *B, int pass, size_t *count)
 {
-    size_t n = B->order.bin_start[B->order.bins], need = 0, fresh = 0, per;
+    size_t n = B->order.bin_start[B->order.bins], need = 0, counted = 0, per;
     size_t tasks = tasks_of(B, &per);
-    if (pass == 0 && !(B->task_need = calloc(tasks + 1, sizeof *B->task_need)))
+    if (pass == PLAN && !(B->task_need = calloc(tasks + 1, sizeof *B->task_need)))
         return SIZE_MAX;
-#pragma omp parallel num_threads(ghmi_dyn_threads(d)) if (n > 4096) reduction(+ : need, fresh)
+#pragma omp parallel num_threads(ghmi_dyn_threads(d)) if (n > 4096) reduction(+ : need, counted)
     {
         uint64_t rng = d->seed + (uint64_t)omp_get_thread_num() * 0x9E3779B97F4A7C15ull;
 #pragma omp for schedule(dynamic, 1)
         for (size_t t = 0; t < tasks; t++) {
             size_t b1 = (t + 1) * per < B->order.bins ? (t + 1) * per : B->order.bins;
-            if (pass == 0) {
-                B->task_need[t] = over_bins(d, B, t * per, b1, 0, NULL, &fresh);
-                need += B->task_need[t];
-                continue;
+            const uint32_t *next = NULL;
+            if (pass == WRITE) {
+                uint32_t *mine = B->slabs + B->task_first[t];
+                ghmi_slab_alloc_many(&d->alloc, &rng, mine,
+                                     B->task_first[t + 1] - B->task_first[t]);
+                next = mine;
             }
-            uint32_t *mine = B->slabs + B->task_first[t];
-            const uint32_t *next = mine;
-            ghmi_slab_alloc_many(&d->alloc, &rng, mine, B->task_first[t + 1] - B->task_first[t]);
-            over_bins(d, B, t * per, b1, 1, &next, &fresh);
+            size_t task_need = over_bins(d, B, t * per, b1, pass, &next, &counted);
+            if (pass == PLAN) {
+                B->task_need[t] = task_need;
+                need += task_need;
+            }
         }
     }
-    *n_new = fresh;
+    *count = counted;
     return need;
 }
 
@@ -336,24 +374,29 @@ static int share_slabs(Batch *B, size_t need)
  * compare-and-swap. The paper's warps race for a bucket's slots and dedup the batch through a
  * second table; on CPU threads that cost an insert two walks of every list, one contended
  * atomic per item and a random access per item into the duplicate table (docs/BENCHMARKS.md). */
+/* The batch hashed and put in bucket order. */
+static int batch_make(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride, size_t n,
+                      Batch *B)
+{
+    uint64_t *hash = malloc((n + 1) * sizeof *hash);
+    *B = (Batch){.items = rec, .stride = stride, .hash = hash};
+    if (!hash || batch_alloc(B, n) < 0)
+        return GHM_ERR_NOMEM;
+    ghmi_dyn_hash_all(d, rec, stride, n, hash);
+    return ghmi_dynmap_bucket_order(hash, n, d->n_buckets, ghmi_dyn_threads(d), &B->order);
+}
+
 int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
                            uint8_t *inserted)
 {
     GhmiCpuDynmap *d = impl;
-    uint64_t *hash = malloc((n + 1) * sizeof *hash);
-    Batch B = {.items = items, .hash = hash};
-    int ret = hash && batch_alloc(&B, n) == GHM_OK ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK) {
-        ghmi_dyn_hash_all(d, items, (size_t)d->w, n, hash);
-        ret = ghmi_dynmap_bucket_order(hash, n, d->n_buckets, ghmi_dyn_threads(d), &B.order);
-    }
-
-    size_t n_new = 0, need = ret == GHM_OK ? run_pass(d, &B, 0, &n_new) : 0;
+    Batch B;
+    int ret = batch_make(d, items, (size_t)d->w, n, &B);
+    size_t n_new = 0, none = 0, need = ret == GHM_OK ? run_pass(d, &B, PLAN, &n_new) : 0;
     if (ret == GHM_OK)
         ret = need == SIZE_MAX ? GHM_ERR_NOMEM : share_slabs(&B, need);
     if (ret == GHM_OK && (ret = ghmi_slab_reserve(&d->alloc, need)) == GHM_OK) {
-        size_t none = 0;
-        run_pass(d, &B, 1, &none);
+        run_pass(d, &B, WRITE, &none);
         d->items += n_new;
 #pragma omp parallel for schedule(static) num_threads(ghmi_dyn_threads(d)) if (n > 4096)
         for (size_t p = 0; p < n; p++) {
@@ -365,6 +408,25 @@ int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynma
         }
     }
     batch_free(&B);
-    free(hash);
+    return ret;
+}
+
+/* Erase in the same bucket order: one walk of each list finds the bucket's keys (a repeated key
+ * erases once, its first occurrence flagged) and clears their slots, with no compare-and-swap. */
+int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
+{
+    GhmiCpuDynmap *d = impl;
+    Batch B;
+    size_t gone = 0;
+    int ret = batch_make(d, keys, (size_t)d->kw, n, &B);
+    if (ret == GHM_OK) {
+        run_pass(d, &B, ERASE, &gone);
+        d->items -= gone;
+#pragma omp parallel for schedule(static) num_threads(ghmi_dyn_threads(d)) if (n > 4096)
+        for (size_t p = 0; p < n; p++)
+            if (erased)
+                erased[index_at(&B, p)] = B.lead[p] == p && B.hd[p] != GHM_DYNMAP_NO_HANDLE;
+    }
+    batch_free(&B);
     return ret;
 }
