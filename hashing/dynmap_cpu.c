@@ -192,28 +192,63 @@ static size_t cpu_dynmap_size(const void *impl)
     return ((const GhmiCpuDynmap *)impl)->items;
 }
 
+/* A thread's slabs on their way back to the allocator, returned a batch at a time. */
+typedef struct Released {
+    uint32_t slab[256];
+    size_t held, total;
+} Released;
+
+static void release_held(GhmiCpuDynmap *d, Released *r)
+{
+    ghmi_slab_release_many(&d->alloc, r->slab, r->held);
+    r->total += r->held;
+    r->held = 0;
+}
+
+/* Unlinks bucket b's empty slabs. */
+static void unlink_empty(GhmiCpuDynmap *d, uint32_t b, Released *r)
+{
+    _Atomic uint32_t *link = &d->buckets[b];
+    uint32_t s;
+    while ((s = atomic_load_explicit(link, memory_order_relaxed)) != 0) {
+        if (atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_MASK), memory_order_relaxed)) {
+            link = ghmi_dyn_link(d, s, GHMI_SLAB_NEXT);
+            continue;
+        }
+        atomic_store_explicit(
+            link, atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed),
+            memory_order_relaxed);
+        r->slab[r->held++] = s;
+        if (r->held == sizeof r->slab / sizeof *r->slab)
+            release_held(d, r);
+    }
+}
+
+/* Per bucket, one thread unlinks the empty slabs (the first slabs of the buckets ahead
+ * prefetched); they go back to the allocator a batch at a time. */
 static int cpu_dynmap_gc(void *impl, size_t *released)
 {
+    enum { AHEAD = 8, CHUNK = 1024 };
     GhmiCpuDynmap *d = impl;
     size_t freed = 0;
-    uint32_t nb = d->n_buckets;
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(ghmi_dyn_threads(d)) if (nb > 4096)     \
-    reduction(+ : freed)
-    for (uint32_t b = 0; b < nb; b++) {
-        _Atomic uint32_t *link = &d->buckets[b];
-        uint32_t s;
-        while ((s = atomic_load_explicit(link, memory_order_relaxed)) != 0) {
-            if (atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_MASK), memory_order_relaxed)) {
-                link = ghmi_dyn_link(d, s, GHMI_SLAB_NEXT);
-                continue;
+    uint32_t nb = d->n_buckets, chunks = (nb + CHUNK - 1) / CHUNK;
+#pragma omp parallel num_threads(ghmi_dyn_threads(d)) if (nb > 4096) reduction(+ : freed)
+    {
+        Released r = {.held = 0};
+#pragma omp for schedule(dynamic, 1) nowait
+        for (uint32_t c = 0; c < chunks; c++) {
+            uint32_t b1 = c + 1 < chunks ? (c + 1) * CHUNK : nb;
+            for (uint32_t b = c * CHUNK; b < b1; b++) {
+                uint32_t ahead = b + AHEAD < b1 ? atomic_load_explicit(&d->buckets[b + AHEAD],
+                                                                       memory_order_relaxed)
+                                                : 0;
+                if (ahead)
+                    __builtin_prefetch(ghmi_slab_ptr(&d->alloc, ahead) + 16);
+                unlink_empty(d, b, &r);
             }
-            atomic_store_explicit(
-                link,
-                atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed),
-                memory_order_relaxed);
-            ghmi_slab_release(&d->alloc, s);
-            freed++;
         }
+        release_held(d, &r);
+        freed += r.total;
     }
     *released = freed;
     return GHM_OK;

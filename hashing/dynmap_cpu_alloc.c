@@ -2,10 +2,11 @@
  * dynmap_cpu_alloc.c - GhmDynmap's CPU slab allocator, after SlabHash's SlabAlloc as the paper
  * uses it: memory blocks of 1024 slabs with a bitmask of the slabs handed out, obtained in super
  * blocks of 16. A thread starts where its hint points (at first a random place, then its last
- * slab) and scans the masks for a zero bit, taking it with an atomic OR; when the block is full
- * it moves on. Enough free slabs are reserved before a batch (ghmi_slab_reserve), so the scan
- * ends. The counts of free slabs are per block and per super block; nothing is shared by every
- * thread (the slabs in use are summed when asked).
+ * slab) and scans the masks for zero bits, taking those it needs of a word with one atomic OR;
+ * when the block is full it moves on. Enough free slabs are reserved before a batch
+ * (ghmi_slab_reserve), so the scan ends. Slabs go back sorted, a mask word at a time. The
+ * counts of free slabs are per block and per super block; nothing is shared by every thread
+ * (the slabs in use are summed when asked).
  */
 #include "dynmap_internal.h"
 
@@ -117,8 +118,8 @@ void ghmi_slab_alloc_many(GhmiSlabAlloc *a, uint64_t *hint, uint32_t *out, size_
                 continue;
             for (unsigned k = 0; k < GHMI_SLABS_PER_BLOCK / 64; k++) {
                 unsigned w = (word0 + k) % (GHMI_SLABS_PER_BLOCK / 64);
-                uint64_t v = atomic_load_explicit(
-                    &s->bits[blk * (GHMI_SLABS_PER_BLOCK / 64) + w], memory_order_relaxed);
+                uint64_t v = atomic_load_explicit(&s->bits[blk * (GHMI_SLABS_PER_BLOCK / 64) + w],
+                                                  memory_order_relaxed);
                 while (~v && got < n) {
                     uint64_t want = lowest_zeros(v, n - got);
                     got += take_bits(s, here, blk, w, want, out + got);
@@ -135,18 +136,33 @@ void ghmi_slab_alloc_many(GhmiSlabAlloc *a, uint64_t *hint, uint32_t *out, size_
     }
 }
 
-void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab)
+static int cmp_u32(const void *x, const void *y)
 {
-    uint32_t *p = ghmi_slab_ptr(a, slab);
-    atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_NEXT], 0, memory_order_relaxed);
-    atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_MASK], 0, memory_order_relaxed);
-    GhmiSuperBlock *s = a->supers[slab / GHMI_SLABS_PER_SUPER];
-    unsigned idx = slab % GHMI_SLABS_PER_SUPER;
-    atomic_fetch_and_explicit(&s->bits[idx / 64], ~((uint64_t)1 << (idx % 64)),
-                              memory_order_acq_rel);
-    atomic_fetch_add_explicit(&s->free_in_block[idx / GHMI_SLABS_PER_BLOCK], 1,
-                              memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->free_slabs, 1, memory_order_relaxed);
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sorted first, so that the slabs of one mask word are returned by one atomic and the counts
+ * change once a word: released one by one, the slabs an insert took side by side made a gc's
+ * threads queue on the same words and counts (16 cores: 17-36 ms against 6-9). */
+void ghmi_slab_release_many(GhmiSlabAlloc *a, uint32_t *slabs, size_t n)
+{
+    qsort(slabs, n, sizeof *slabs, cmp_u32);
+    for (size_t i = 0, j; i < n; i = j) {
+        uint64_t bits = 0;
+        for (j = i; j < n && slabs[j] / 64 == slabs[i] / 64; j++) {
+            uint32_t *p = ghmi_slab_ptr(a, slabs[j]);
+            atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_NEXT], 0, memory_order_relaxed);
+            atomic_store_explicit((_Atomic uint32_t *)&p[GHMI_SLAB_MASK], 0, memory_order_relaxed);
+            bits |= (uint64_t)1 << (slabs[j] % 64);
+        }
+        GhmiSuperBlock *s = a->supers[slabs[i] / GHMI_SLABS_PER_SUPER];
+        unsigned idx = slabs[i] % GHMI_SLABS_PER_SUPER;
+        atomic_fetch_and_explicit(&s->bits[idx / 64], ~bits, memory_order_acq_rel);
+        atomic_fetch_add_explicit(&s->free_in_block[idx / GHMI_SLABS_PER_BLOCK], (int32_t)(j - i),
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->free_slabs, (int32_t)(j - i), memory_order_relaxed);
+    }
 }
 
 int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab)
@@ -155,11 +171,13 @@ int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab)
         return 0;
     GhmiSuperBlock *s = a->supers[slab / GHMI_SLABS_PER_SUPER];
     unsigned idx = slab % GHMI_SLABS_PER_SUPER;
-    return (int)(atomic_load_explicit(&s->bits[idx / 64], memory_order_relaxed) >> (idx % 64) &
-                 1);
+    return (int)(atomic_load_explicit(&s->bits[idx / 64], memory_order_relaxed) >> (idx % 64) & 1);
 }
 
-size_t ghmi_slab_total(const GhmiSlabAlloc *a) { return a->n_supers * GHMI_SLABS_PER_SUPER; }
+size_t ghmi_slab_total(const GhmiSlabAlloc *a)
+{
+    return a->n_supers * GHMI_SLABS_PER_SUPER;
+}
 
 /* Summed from the super blocks' counts when asked (a reservation, stats), so that taking and
  * returning a slab touches no counter shared by every thread. */
@@ -167,8 +185,7 @@ size_t ghmi_slab_used(const GhmiSlabAlloc *a)
 {
     size_t free_slabs = 0;
     for (size_t i = 0; i < a->n_supers; i++)
-        free_slabs += (size_t)atomic_load_explicit(&a->supers[i]->free_slabs,
-                                                   memory_order_relaxed);
+        free_slabs += (size_t)atomic_load_explicit(&a->supers[i]->free_slabs, memory_order_relaxed);
     return ghmi_slab_total(a) - free_slabs;
 }
 

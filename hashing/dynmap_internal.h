@@ -97,7 +97,7 @@ int ghmi_slab_reserve(GhmiSlabAlloc *a, size_t need);
  * The caller has reserved them: never fails then. */
 void ghmi_slab_alloc_many(GhmiSlabAlloc *a, uint64_t *hint, uint32_t *out, size_t n);
 /* Returns a slab whose slots are empty; resets its next link and mask. */
-void ghmi_slab_release(GhmiSlabAlloc *a, uint32_t slab);
+void ghmi_slab_release_many(GhmiSlabAlloc *a, uint32_t *slabs, size_t n);
 /* 1 when `slab` is handed out. */
 int ghmi_slab_live(const GhmiSlabAlloc *a, uint32_t slab);
 size_t ghmi_slab_total(const GhmiSlabAlloc *a);
