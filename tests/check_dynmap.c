@@ -3,7 +3,7 @@
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
- * bad arguments, thread counts; the Atomic64
+ * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64
  * and Accel32 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
  * the same batches on both backends side by side, comparing every answer (flags, found or not,
  * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynmap_internal.h"
 #include "ghm_backend_internal.h"
 #include "ghm_dynmap.h"
 #include "test_support.h"
@@ -714,6 +715,53 @@ START_TEST(test_cuda_device_arrays)
 }
 END_TEST
 
+/* The CPU insert's batch in bucket order (dynmap_cpu_order.c) on each path of its bin sort:
+ * insertion (small bins), counting on the low bits, qsort (over 2^23 buckets); few and many
+ * items a bucket; 1 and 4 threads. Every index once, (bucket, index) ascending, the bins
+ * consecutive and no bucket across two. */
+START_TEST(test_bucket_order)
+{
+    static const struct {
+        size_t n;
+        uint32_t buckets;
+    } cases[] = {{0, 1024}, {1, 1}, {100, 1024}, {5000, 3}, {200000, 1000}, {200000, 1258291},
+                 {70000, (1u << 24) + 3}, {300000, (1u << 31) - 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int threads = 1; threads <= 4; threads += 3) {
+            size_t n = cases[c].n;
+            uint64_t *hash = malloc((n + 1) * sizeof *hash);
+            uint8_t *seen = calloc(n + 1, 1);
+            ck_assert(hash && seen);
+            for (size_t i = 0; i < n; i++) /* repeats, so buckets hold several items */
+                hash[i] = ghmi_mix64((i * 7) % (n / 2 + 1) + c);
+            GhmiBucketOrder o;
+            ck_assert_int_eq(ghmi_dynmap_bucket_order(hash, n, cases[c].buckets, threads, &o),
+                             GHM_OK);
+            ck_assert_uint_eq(o.bin_start[0], 0);
+            ck_assert_uint_eq(o.bin_start[o.bins], n);
+            for (size_t b = 0; b < o.bins; b++) {
+                ck_assert_uint_le(o.bin_start[b], o.bin_start[b + 1]);
+                uint32_t lo = o.bin_start[b], hi = o.bin_start[b + 1];
+                if (lo > 0 && hi > lo) /* a bucket does not go on from the bin before */
+                    ck_assert_uint_ne(o.entries[lo] >> 32, o.entries[lo - 1] >> 32);
+            }
+            for (size_t p = 0; p < n; p++) {
+                uint32_t i = (uint32_t)o.entries[p];
+                ck_assert_uint_lt(i, n);
+                ck_assert(!seen[i]);
+                seen[i] = 1;
+                ck_assert_uint_eq(o.entries[p] >> 32,
+                                  ghmi_dynmap_bucket(hash[i], cases[c].buckets));
+                if (p > 0)
+                    ck_assert_uint_gt(o.entries[p], o.entries[p - 1]);
+            }
+            ghmi_dynmap_bucket_order_free(&o);
+            free(hash);
+            free(seen);
+        }
+}
+END_TEST
+
 static Suite *dynmap_suite(void)
 {
     Suite *s = suite_create("dynmap");
@@ -729,6 +777,7 @@ static Suite *dynmap_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_round_trip_large);
+    tcase_add_test(limits, test_bucket_order);
     tcase_add_loop_test(limits, test_thread_counts_agree, 0, 2); /* Atomic64, Accel32 */
     suite_add_tcase(s, limits);
     TCase *cuda = tcase_create("cuda");
