@@ -59,8 +59,10 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
         atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
 }
 
-/* A team of 8 lanes per key (dynmap_ref.cuh). */
-static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
+/* A team of 8 lanes per key (dynmap_ref.cuh). A search is latency-bound, so the registers are
+ * capped for a full SM (8 blocks of 256: 32 registers, a 24-byte spill): left at 45, 5 blocks
+ * fit and 2^23 finds took 1.71-1.92 ms against 1.31-1.40 (H100, 2026-11-27, BENCHMARKS). */
+static __global__ __launch_bounds__(THREADS, 8) void find_kernel(DynRef r, const uint32_t *keys, size_t n,
                                    GhmDynmapHandle *handles, uint32_t *items_out)
 {
     size_t i = team_id();
