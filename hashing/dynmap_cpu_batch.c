@@ -28,7 +28,7 @@
 
 /* The batch in bucket order, and what the plan keeps per entry (position in that order): the
  * entry of its key's leader, the leaders of each bucket listed from the bucket's first entry,
- * the handle and state of each leader, and at a bucket's first entry its list's last slab. */
+ * the handle and state of each leader, and its bucket's last slab. */
 enum { STORED = 0, PLANNED = 1, WAITING = 2 }; /* found stored / a free slot / a new slab's */
 enum { PLAN, WRITE, ERASE };                   /* the passes over the buckets */
 
@@ -51,9 +51,8 @@ static uint32_t index_at(const Batch *B, size_t p)
 {
     return (uint32_t)B->order.entries[p];
 }
-static const uint32_t *item_at(const GhmiCpuDynmap *d, const Batch *B, size_t p)
+static const uint32_t *item_at(const Batch *B, size_t p)
 {
-    (void)d;
     return B->items + (size_t)index_at(B, p) * B->stride;
 }
 
@@ -100,7 +99,7 @@ static size_t find_bucket_leaders(const GhmiCpuDynmap *d, Batch *B, size_t p, si
         for (size_t m = 0; m < nl; m++) {
             size_t l = B->leaders[p + m];
             if (B->hash[index_at(B, l)] == hj &&
-                !memcmp(item_at(d, B, l), item_at(d, B, j), (size_t)d->kw * 4u)) {
+                !memcmp(item_at(B, l), item_at(B, j), (size_t)d->kw * 4u)) {
                 B->lead[j] = (uint32_t)l;
                 break;
             }
@@ -130,7 +129,7 @@ static size_t walk_list(const GhmiCpuDynmap *d, Batch *B, uint32_t s, const uint
                 size_t l = ldr[m];
                 if (B->hd[l] != GHM_DYNMAP_NO_HANDLE)
                     continue;
-                const uint32_t *key = item_at(d, B, l);
+                const uint32_t *key = item_at(B, l);
                 if (ghmi_dyn_matches(d, slab, i, h, ghmi_dyn_want(d, key, B->hash[index_at(B, l)]),
                                      key)) {
                     B->hd[l] = ghmi_dyn_handle(s, i);
@@ -222,8 +221,7 @@ static void write_bucket(GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, const u
             B->hd[j] = ghmi_dyn_handle(fresh, slot++);
         }
         write_slot(d, ghm_dynmap_handle_slab(B->hd[j]), (int)ghm_dynmap_handle_slot(B->hd[j]),
-                   item_at(d, B, j),
-                   ghmi_dyn_head_of(d, item_at(d, B, j), B->hash[index_at(B, j)]));
+                   item_at(B, j), ghmi_dyn_head_of(d, item_at(B, j), B->hash[index_at(B, j)]));
     }
 }
 
