@@ -39,7 +39,7 @@ typedef struct Batch {
     GhmiBucketOrder order;
     uint32_t *lead;      /* entry -> its leader's entry */
     uint32_t *leaders;   /* a bucket's leaders' entries, from its first entry on */
-    uint32_t *tail;      /* per entry: its bucket's last slab, 0: empty list */
+    uint32_t *tail;      /* per entry: its list's last slab where a leader waits, 0: empty list */
     GhmDynmapHandle *hd; /* per leader entry */
     uint8_t *state;      /* per leader entry */
     size_t *task_need;   /* new slabs per task of run_pass */
@@ -112,17 +112,15 @@ static size_t find_bucket_leaders(const GhmiCpuDynmap *d, Batch *B, size_t p, si
     return nl;
 }
 
-/* One walk of the list: the leaders already stored get their handle (state STORED); returns
- * how many were not found, and the last slab in *last. */
+/* One walk of the list (until every leader is found): the leaders already stored get their
+ * handle (state STORED); returns how many were not found. */
 static size_t walk_list(const GhmiCpuDynmap *d, Batch *B, uint32_t s, const uint32_t *ldr,
-                        size_t nl, uint32_t *last, int want_last)
+                        size_t nl)
 {
     size_t open = nl;
-    *last = 0;
     for (; s && open;
          s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed)) {
         uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
-        *last = s;
         for (int i = 0; i < d->slots && open; i++) {
             uint64_t h = ghmi_dyn_head_load(d, slab, i);
             for (size_t m = 0; h && m < nl; m++) {
@@ -140,9 +138,6 @@ static size_t walk_list(const GhmiCpuDynmap *d, Batch *B, uint32_t s, const uint
             }
         }
     }
-    for (; s && want_last;
-         s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed))
-        *last = s; /* every leader found: only the end of the list is left to know */
     return open;
 }
 
@@ -155,14 +150,14 @@ static size_t plan_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, 
     const uint32_t *ldr = B->leaders + p;
     uint32_t first =
         atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
-    size_t open = walk_list(d, B, first, ldr, nl, &B->tail[p], 1);
-    for (size_t j = p + 1; j < q; j++)
-        B->tail[j] = B->tail[p]; /* for the write pass's prefetch */
+    size_t open = walk_list(d, B, first, ldr, nl);
     *n_new += open;
     size_t m = 0;
+    uint32_t last = 0; /* where the free slots ran out: the end of the list if a leader waits */
     for (uint32_t s = open ? first : 0; s && m < nl;
          s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed)) {
         uint32_t *slab = ghmi_slab_ptr(&d->alloc, s); /* in the cache since the walk */
+        last = s;
         for (int i = 0; i < d->slots; i++) {
             while (m < nl && B->hd[ldr[m]] != GHM_DYNMAP_NO_HANDLE)
                 m++;
@@ -178,6 +173,8 @@ static size_t plan_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, 
     for (; m < nl; m++)
         if (B->hd[ldr[m]] == GHM_DYNMAP_NO_HANDLE)
             B->state[ldr[m]] = WAITING;
+    for (size_t j = p; j < q; j++)
+        B->tail[j] = last; /* every entry's, for the write pass's prefetch */
     return (open + (size_t)d->slots - 1) / (size_t)d->slots;
 }
 
@@ -233,8 +230,7 @@ static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
     const uint32_t *ldr = B->leaders + p;
     uint32_t first =
         atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
-    uint32_t last;
-    walk_list(d, B, first, ldr, nl, &last, 0);
+    walk_list(d, B, first, ldr, nl);
     for (size_t m = 0; m < nl; m++) {
         GhmDynmapHandle h = B->hd[ldr[m]];
         if (h == GHM_DYNMAP_NO_HANDLE)
