@@ -4,7 +4,11 @@
  * static share of the batch, so the scatter is stable), then each bin sorted in place. Equal
  * buckets come out together and, inside a bucket, in batch order (the leader rule needs the
  * first occurrence first). The bins are the unit the insert hands to its threads: a bucket never
- * spans two bins.
+ * spans two bins. Not the backend's radix sort (ghmi_cpu_sort_pairs, cpu_sort.c): sorting
+ * (bucket, index) pairs with it, then packing the entries and cutting bins at bucket starts,
+ * made 2^20-item inserts and erases on 2 cores 10-15 ms slower (three 8-bit passes over two
+ * arrays against one scatter into 2^11 bins and a sort of each bin in the cache; measured in
+ * turns, 2026-11-27), a tenth of an insert.
  */
 #include <omp.h>
 #include <stdlib.h>
