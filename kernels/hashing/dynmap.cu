@@ -1,6 +1,6 @@
 /*
  * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32-bit acceleration-hash variants
- * of Molenaar and Eisemann 2024 (section 4.2), a warp or a team of 8 lanes per item
+ * of Molenaar and Eisemann 2024 (section 4.2), a team of 8 lanes per item
  * (dynmap_ref.cuh), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
  * This file has create and insert; dynmap_ops.cu the rest.
  *
@@ -9,35 +9,39 @@
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
  *             is its first occurrence (the paper's second table and leader rule);
- *          3. a team looks each leader up; the absent ones are new;
- *          4. a team claims for each new item the first empty slot of its bucket's list, by a
- *             compare-and-swap of the slot's head (64-bit: the item's first 8 bytes; or its
- *             32-bit tag), writes the rest and sets the slot's mask bit. Items that reach the
- *             end of their list are "left" (new, no handle yet), counted per bucket, which
- *             gives the slabs they may link (per bucket, ceil(left / slots)). A separate kernel
- *             from step 3, not the same walk: a look-up that ran beside claims could match a head
- *             just claimed by another key sharing its first 8 bytes, over the stale words of
- *             an erased item, before the claimer's words land;
- *          5. the host reads how many slabs the left items may link, adds one per warp the
- *             device runs at once (a warp may hold a slab it then loses to another warp's
- *             link), and grows the allocator BEFORE the next kernel: the only step that can
- *             run out of memory, and it changes nothing; the memory blocks with free slabs are
- *             listed for the allocating warps;
- *          6. a warp stores each left item as step 4 does, and at the end of the list takes a
- *             slab from the allocator (warp-wide) and links it by a compare-and-swap. The
- *             warps stride over the batch 32 items at a time and take the left ones of each
- *             32 in turn: no list of them to build;
- *          7. duplicates and stored items get the leader's or the stored item's handle.
- *          Steps 4 and 6 were one warp per item (the paper's way) until 2026-11-26: teams of 8
- *          for the claims took the insert of 2^23 six-word items into a table of 2^25 from 8.1
- *          to 7.4 ms on the H100 and made its slow runs (13-65 ms) rarer (docs/BENCHMARKS.md),
- *          most items finding room in the slabs already linked.
+ *          3. a team looks each leader up; an absent one is new and, in the same walk, the
+ *             team has seen its list's first slab with an empty slot and its last slab. It
+ *             claims the first empty slot from there by a compare-and-swap of the slot's head
+ *             (the item's first 8 bytes, or its 32-bit tag), writes the rest and sets the
+ *             slot's mask bit. Look-ups beside the claims compare only slots whose bit is set
+ *             (dynmap_ref.cuh). An item that reaches the end of its list is "left" and takes a
+ *             rank among its bucket's left items (an atomic count per bucket);
+ *          4. the first left item of each bucket turns the count into the bucket's first
+ *             entry in the list of slabs to hand out (a scan per block, one atomic per block);
+ *             the host reads the total, grows the allocator if needed (the only step that can
+ *             run out of memory; a failure undoes the claims) and hands the slabs out
+ *             (dynmap_alloc.cu);
+ *          5. a thread per left item writes it into new slab rank / slots, slot rank % slots;
+ *             the first item of a new slab links it (after the list's last slab, or the one
+ *             before it in the bucket's new slabs);
+ *          6. duplicates and stored items get the leader's or the stored item's handle.
+ *          Until 2026-11-27 the look-up and the claims were two walks (a look-up beside the
+ *          claims could match a head just claimed over an erased item's stale words: the mask
+ *          bit now rules that out), and left items were stored by a warp each that took a
+ *          slab from the allocator and linked it by a compare-and-swap: warps searched for
+ *          free slabs and raced for links (slow runs of 13-17 ms; 7.2-7.4 ms at best for 2^23
+ *          six-word items into a table of 2^25 on the H100). The ranks give every new slab's
+ *          place before the first is written, and one kernel hands all of them out
+ *          (docs/BENCHMARKS.md).
  * erase    hash, leaders, and a team per leader clears its slot's head and mask bit.
  * find     a team per key: bucket, slabs, handle and item.
  * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
  */
 #include <string.h>
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
 
 #include "dynmap_cuda_internal.cuh"
 
@@ -93,245 +97,176 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
         pos[i] = tab[pos[i]] - 1;
 }
 
-/* Insert step 3: leaders looked up (a team of 8 lanes each); absent ones marked fresh. */
-static __global__ void insert_lookup_kernel(DynRef r, const uint32_t *items, size_t n,
-                                            const uint64_t *hash, const uint32_t *leader,
-                                            GhmDynmapHandle *h, uint8_t *fresh)
-{
-    size_t i = team_id();
-    int t = threadIdx.x % DYN_TEAM;
-    if (i < n) {
-        uint8_t isnew = 0;
-        if (leader[i] == i) {
-            uint4 v;
-            int slot;
-            GhmDynmapHandle hd = dyn_team_lookup(r, items + i * r.w, hash[i], team_mask(), t,
-                                                 false, &v, &slot);
-            if (t == 0) {
-                h[i] = hd;
-                isnew = hd == GHM_DYNMAP_NO_HANDLE;
-            }
-        }
-        if (t == 0)
-            fresh[i] = isnew;
-    }
-}
-
-/* Team lane t of team `tm` claims the first empty slot of the list of item's bucket and
- * stores the item there: its handle, or NO_HANDLE at the end of the list. Never allocates. */
+/* Team lane t of team `tm` claims the first empty slot of a list from its slab s on, by a
+ * compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit tag), writes
+ * the item's other words, then its mask bit (a release, after the team's words by the
+ * __syncwarp: a look-up compares only slots whose bit is set). The handle, or NO_HANDLE at
+ * the end of the list. Never allocates. */
 static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *item,
-                                             uint64_t hash, unsigned tm, int t)
+                                             uint64_t hash, uint32_t s, unsigned tm, int t)
 {
     uint32_t w0 = __ldg(&item[0]);
     uint32_t w1 = r.hs == 2 ? __ldg(&item[1]) : 0; /* 8-byte heads: items of 2 words or more */
-    uint32_t s = __ldcg(&r.buckets[dyn_bucket(r, hash)]);
+    DynWant none = {0, 0, 0};
     while (s) {
         uint32_t *slab = dyn_slab(r, s);
         uint4 v = dyn_load_quad(slab, t, true);
-        DynWant none = {0, 0, 0};
         uint32_t em = dyn_team_or(tm, dyn_team_slots(r, v, t, none, true));
-        while (em) {
+        for (; em; em &= em - 1) {
             int slot = __ffs(em) - 1, won = 0;
-            if (t == 0)
-                won = dyn_claim_head(r, slab, slot, w0, w1, hash);
+            if (t == 0 && r.hs == 2)
+                won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
+                                (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
+            else if (t == 0)
+                won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
             if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
                 for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
                     slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
                 __syncwarp(tm);
-                if (t == 0)
-                    atomicOr(slab + DYN_MASK, 1u << slot);
+                if (t == 0) { /* a release: the words before the bit (H200: 4.38 ms against
+                               * 4.50 with a fence, 2^23 inserts, 2026-11-27) */
+                    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> mask(slab[DYN_MASK]);
+                    mask.fetch_or(1u << slot, cuda::memory_order_release);
+                }
                 return dyn_handle(s, slot);
             }
-            em &= em - 1;
         }
         s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
     }
     return GHM_DYNMAP_NO_HANDLE;
 }
 
-/* Insert step 4: a team per new item; the left ones counted per bucket. Block tallies keep
- * the table's counters to one atomic each per block. No atomic here returns a value: with
- * every item of a 2^25 fill left, counting with atomics that return (to see a bucket's count
- * cross a multiple of the slots) made this kernel take 14 ms in ncu; need_kernel's pass over
- * the counts does that instead. */
-static __global__ void claim_kernel(DynRef r, const uint32_t *items, size_t n,
-                                    const uint64_t *hash, const uint8_t *fresh,
-                                    GhmDynmapHandle *h, uint32_t *counts)
+/* Insert step 3, a team per item. h[i]: a stored item's handle, a new item's claimed slot, or
+ * NO_HANDLE (a new item left for a new slab); fresh[i]: new. A left item takes rank[i], its
+ * rank among its bucket's left items, and tail[i], the list's last slab. `empty_table`: no
+ * slab is linked anywhere, so every list is empty and nothing is walked. Stored items are
+ * tallied per block. Latency-bound like the find: the registers are capped for a full SM (61
+ * -> 32, a 128-byte spill; H200, 2^23 inserts: 5.44 -> 4.50 ms; 40 registers: the same). */
+static __global__ __launch_bounds__(THREADS, 8) void plan_kernel(
+    DynRef r, const uint32_t *items, size_t n, const uint64_t *hash, const uint32_t *leader,
+    int empty_table, GhmDynmapHandle *h, uint8_t *fresh, uint32_t *counts, uint32_t *rank,
+    uint32_t *tail)
 {
-    __shared__ unsigned stored, n_left;
-    /* Through L1 (the flag was set by an earlier kernel): every thread reading it from its one
-     * L2 line made that line a queue: about 10 of the 24 ms ncu gave this kernel in a 2^25 fill. */
+    __shared__ unsigned stored;
+    /* Through L1 (set by the hash kernel before): every thread reading it from one L2 line
+     * made that line a queue (10 of 24 ms of a 2^25 fill's claims in ncu, 2026-11-26). */
     if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
     if (threadIdx.x == 0)
-        stored = n_left = 0;
+        stored = 0;
     __syncthreads();
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
-    if (i < n && fresh[i]) {
-        GhmDynmapHandle hd = team_claim(r, items + i * r.w, hash[i], team_mask(), t);
-        if (t == 0 && hd != GHM_DYNMAP_NO_HANDLE) {
-            h[i] = hd;
-            atomicAdd(&stored, 1u);
-        } else if (t == 0) {
-            atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
-            atomicAdd(&n_left, 1u);
-        }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        if (stored)
-            atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)stored);
-        if (n_left)
-            atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
-    }
-}
-
-/* Insert steps 3-4 in a table that holds no slab (a first fill; everything erased and
- * collected): every list is empty, so every leader is new and left, without a walk. */
-static __global__ void all_left_kernel(DynRef r, size_t n, const uint64_t *hash,
-                                       const uint32_t *leader, GhmDynmapHandle *h,
-                                       uint8_t *fresh, uint32_t *counts)
-{
-    __shared__ unsigned n_left;
-    if (threadIdx.x == 0)
-        n_left = 0;
-    __syncthreads();
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    unsigned tm = team_mask();
     if (i < n) {
-        bool lead = leader[i] == i;
-        h[i] = GHM_DYNMAP_NO_HANDLE;
-        fresh[i] = lead;
-        if (lead) {
-            atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
-            atomicAdd(&n_left, 1u);
-        }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0 && n_left)
-        atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)n_left);
-}
-
-/* Insert step 4, second part: the slabs the left items may link (per bucket, ceil(left /
- * slots)), the counts zeroed for the next batch; one atomic per block. */
-static __global__ void need_kernel(DynRef r, uint32_t *counts)
-{
-    __shared__ unsigned long long block_need;
-    if (threadIdx.x == 0)
-        block_need = 0;
-    __syncthreads();
-    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    unsigned long long need = 0;
-    if (b < r.n_buckets && counts[b]) {
-        need = (counts[b] + r.slots - 1) / r.slots;
-        counts[b] = 0;
-    }
-    for (int o = 16; o; o /= 2)
-        need += __shfl_down_sync(DYN_FULL, need, o);
-    if ((threadIdx.x & 31) == 0 && need)
-        atomicAdd(&block_need, need);
-    __syncthreads();
-    if (threadIdx.x == 0 && block_need)
-        atomicAdd(&r.counters[DYN_C_NEED], block_need);
-}
-
-/* Claims an empty slot of the slab (words in sw) for the item (word j in lane j); -1 when the
- * slab has none left. */
-static __device__ int claim_slot(const DynRef &r, uint32_t *slab, uint32_t sw, uint32_t my,
-                                 uint64_t hash, int lane)
-{
-    uint32_t next = __shfl_down_sync(DYN_FULL, sw, 1);
-    bool empty;
-    dyn_head_lane(r, sw, next, lane, &empty);
-    unsigned em = __ballot_sync(DYN_FULL, empty);
-    uint32_t w0 = __shfl_sync(DYN_FULL, my, 0), w1 = __shfl_sync(DYN_FULL, my, 1);
-    while (em) {
-        int l = __ffs(em) - 1, slot = r.hs == 2 ? l / 2 : l;
-        int won = lane == 0 && dyn_claim_head(r, slab, slot, w0, w1, hash);
-        if (__shfl_sync(DYN_FULL, won, 0)) {
-            if (lane >= r.hw && lane < r.w)
-                slab[dyn_word_of(r, slot, lane)] = my;
-            __syncwarp();
-            if (lane == 0)
-                atomicOr(slab + DYN_MASK, 1u << slot);
-            return slot;
-        }
-        em &= em - 1;
-    }
-    return -1;
-}
-
-/* Stores item i (a warp); false when no slab could be had (the failure flag is up). */
-static __device__ bool store_one(const DynRef &r, const uint32_t *items, size_t i,
-                                 const uint64_t *hash, GhmDynmapHandle *h)
-{
-    int lane = threadIdx.x & 31;
-    uint32_t my = lane_word(items, i, r.w, r.w, lane);
-    uint32_t *link = &r.buckets[dyn_bucket(r, hash[i])];
-    uint32_t s = __ldcg(link);
-    for (;;) {
-        if (!s) {
-            uint32_t fresh_slab = dyn_alloc(r, (uint32_t)(hash[i] >> 7));
-            if (!fresh_slab)
-                return false;
-            uint32_t old = 0;
-            if (lane == 0)
-                old = atomicCAS(link, 0u, fresh_slab);
-            old = __shfl_sync(DYN_FULL, old, 0);
-            if (old) {
-                if (lane == 0)
-                    dyn_release(r, fresh_slab);
-                s = old;
-            } else {
-                s = fresh_slab;
+        GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
+        uint8_t is_new = 0;
+        if (leader[i] == i) {
+            const uint32_t *item = items + i * r.w;
+            DynSpots sp = {0, 0};
+            if (!empty_table) {
+                uint4 v;
+                int slot;
+                hd = dyn_team_lookup(r, item, hash[i], tm, t, true, &v, &slot, &sp);
+            }
+            if (hd == GHM_DYNMAP_NO_HANDLE) {
+                is_new = 1;
+                if (sp.first)
+                    hd = team_claim(r, item, hash[i], sp.first, tm, t);
+                if (t == 0 && hd != GHM_DYNMAP_NO_HANDLE) {
+                    atomicAdd(&stored, 1u);
+                } else if (t == 0) {
+                    rank[i] = atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
+                    tail[i] = sp.tail;
+                }
             }
         }
-        uint32_t *slab = dyn_slab(r, s);
-        uint32_t sw = __ldcg(slab + lane);
-        int slot = claim_slot(r, slab, sw, my, hash[i], lane);
-        if (slot >= 0) {
-            if (lane == 0)
-                h[i] = dyn_handle(s, slot);
-            return true;
+        if (t == 0) {
+            h[i] = hd;
+            fresh[i] = is_new;
         }
-        link = slab + DYN_NEXT;
-        s = __shfl_sync(DYN_FULL, sw, DYN_NEXT);
-        if (!s)
-            s = __ldcg(link); /* linked since the load? */
     }
+    __syncthreads();
+    if (threadIdx.x == 0 && stored)
+        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)stored);
 }
 
-/* Insert step 6: the warps stride over the batch, 32 items at a time, and store its left items
- * (new, no handle) one by one; the items stored
- * are tallied per block (one atomic on the table's item count per block, not per item: 2^23
- * same-address atomics cost milliseconds). */
-static __global__ void store_kernel(DynRef r, const uint32_t *items, size_t n,
+/* Whether item i is new and left for a new slab. */
+static __device__ __forceinline__ bool left_item(const GhmDynmapHandle *h, const uint8_t *fresh,
+                                                 size_t i)
+{
+    return fresh[i] && h[i] == GHM_DYNMAP_NO_HANDLE;
+}
+
+/* Insert step 4: the first left item of each bucket turns the bucket's count of left items
+ * into its first entry in the list of slabs to hand out (the bucket's new slabs are
+ * consecutive there); the block's entries are taken by one atomic on the need counter. */
+static __global__ void first_slab_kernel(DynRef r, size_t n, const uint64_t *hash,
+                                         const GhmDynmapHandle *h, const uint8_t *fresh,
+                                         const uint32_t *rank, uint32_t *counts)
+{
+    typedef cub::BlockScan<uint32_t, THREADS> Scan;
+    __shared__ typename Scan::TempStorage temp;
+    __shared__ uint32_t block_first;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    uint32_t slabs = 0, b = 0, before, total;
+    if (i < n && left_item(h, fresh, i) && rank[i] == 0) {
+        b = dyn_bucket(r, hash[i]);
+        slabs = (counts[b] + r.slots - 1) / r.slots;
+    }
+    Scan(temp).ExclusiveSum(slabs, before, total);
+    if (threadIdx.x == 0 && total)
+        block_first = (uint32_t)atomicAdd(&r.counters[DYN_C_NEED], (unsigned long long)total);
+    __syncthreads();
+    if (slabs)
+        counts[b] = block_first + before; /* read here by this thread only */
+}
+
+/* Insert step 5: a thread per left item writes it into its new slab (the slabs handed out are
+ * `taken`, the bucket's first at counts[b]): its head, its other words, its mask bit; the
+ * first item of a slab links it. Nothing else reads these slabs during the kernel. Items
+ * stored are tallied per block. */
+static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
+                                    const uint32_t *rank, const uint32_t *tail,
+                                    const uint32_t *counts, const uint32_t *taken,
                                     GhmDynmapHandle *h)
 {
     __shared__ unsigned tally;
     if (threadIdx.x == 0)
         tally = 0;
     __syncthreads();
-    int lane = threadIdx.x & 31;
-    size_t stride = (size_t)gridDim.x * blockDim.x; /* 32 items per warp and round */
-    for (size_t base = warp_id() * 32; base < n; base += stride) {
-        size_t i = base + lane;
-        bool left = i < n && fresh[i] && h[i] == GHM_DYNMAP_NO_HANDLE;
-        unsigned pending = __ballot_sync(DYN_FULL, left); /* this round's left items */
-        for (; pending; pending &= pending - 1) {
-            size_t j = base + (size_t)(__ffs(pending) - 1);
-            if (store_one(r, items, j, hash, h) && lane == 0)
-                atomicAdd(&tally, 1u);
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n && left_item(h, fresh, i)) {
+        uint32_t b = dyn_bucket(r, hash[i]), first = counts[b], k = rank[i];
+        uint32_t s = taken[first + k / r.slots];
+        int slot = (int)(k % r.slots);
+        if (slot == 0) {
+            uint32_t *link = k ? dyn_slab(r, taken[first + k / r.slots - 1]) + DYN_NEXT
+                             : tail[i] ? dyn_slab(r, tail[i]) + DYN_NEXT
+                                       : &r.buckets[b];
+            *link = s;
         }
+        h[i] = dyn_handle(s, slot);
+        uint32_t *slab = dyn_slab(r, s);
+        const uint32_t *item = items + i * r.w;
+        if (r.hs == 2)
+            *(unsigned long long *)(slab + 2 * slot) =
+                (unsigned long long)item[0] | (unsigned long long)item[1] << 32;
+        else
+            slab[slot] = r.hw ? item[0] : ((uint32_t)hash[i] | 1u);
+        for (int j = r.hw; j < r.w; j++)
+            slab[dyn_word_of(r, slot, j)] = item[j];
+        atomicOr(slab + DYN_MASK, 1u << slot);
+        atomicAdd(&tally, 1u);
     }
     __syncthreads();
     if (threadIdx.x == 0 && tally)
         atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)tally);
 }
 
-/* A failed insert's undo after its claims (the slabs for the left items could not be had, or
- * a launch failed): the items the claims stored are erased again, so that the table is as
+/* A failed insert's undo after its claims (its slabs could not be had, or a launch failed
+ * before the write): the items the claims stored are erased again, so that the table is as
  * before the call. A claimed item is a new one (fresh) with a handle. */
 static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
                                       const GhmDynmapHandle *h)
@@ -355,7 +290,7 @@ static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
         atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally);
 }
 
-/* Insert step 7. */
+/* Insert step 6. */
 static __global__ void finish_kernel(size_t n, const uint32_t *leader, GhmDynmapHandle *h)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -443,13 +378,7 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
     size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;
     r->n_buckets = (uint32_t)(want > ((size_t)1 << 31) ? (size_t)1 << 31 : want);
     r->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
-    int sms = 0, per_sm = 0;
-    int dev = ghm_cuda_device(ctx);
-    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                              dev));
-    d->resident_warps = (size_t)sms * (size_t)(per_sm / 32);
+    int ret = GHM_OK;
     GhmiCarve c = {NULL, 0};
     size_t nb = r->n_buckets;
     for (int phase = 0; phase < 2 && ret >= 0; phase++) {
@@ -514,66 +443,64 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
     return GHM_CUDA_LAUNCH();
 }
 
-/* Insert steps 3-4, queued: the new items found and stored where their lists have room;
- * *claimed once the claims are queued (a failure from then on must undo them). */
-static int lookup_and_claim(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
-                            GhmDynmapHandle *h, uint8_t *fresh, int empty, int *claimed)
+/* An insert's scratch beyond the hashes and leaders: ranks and tails of the left items, the
+ * slabs handed out. */
+typedef struct Plan {
+    uint32_t *rank, *tail, *taken;
+} Plan;
+
+static void plan_layout(GhmiCarve *c, Plan *p, size_t n)
 {
-    cudaStream_t st = ghm_cuda_stream(d->ctx);
-    int ret;
-    if (empty) {
-        all_left_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, s->leader, h,
-                                                             fresh, d->counts);
-        if ((ret = GHM_CUDA_LAUNCH()) < 0)
-            return ret;
-    } else {
-        insert_lookup_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash,
-                                                                s->leader, h, fresh);
-        if ((ret = GHM_CUDA_LAUNCH()) < 0)
-            return ret;
-        *claimed = 1;
-        claim_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, fresh, h,
-                                                        d->counts);
-        if ((ret = GHM_CUDA_LAUNCH()) < 0)
-            return ret;
-    }
-    need_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(d->ref, d->counts);
-    return GHM_CUDA_LAUNCH();
+    p->rank = (uint32_t *)ghmi_carve(c, n * 4);
+    p->tail = (uint32_t *)ghmi_carve(c, n * 4);
 }
 
-/* Insert step 5: the slabs the left items may link reserved; their number in *n_left. */
-static int reserve_for_left(CudaDynmap *d, int empty, size_t *n_left)
+/* Insert steps 3-4, queued, then the host waits: the number of new slabs in *need. *claimed
+ * once the claims are queued: a failure from then on must undo them (unclaim_kernel). */
+static int plan_insert(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
+                       GhmDynmapHandle *h, uint8_t *fresh, void **block, Plan *p, int *claimed,
+                       size_t *need)
 {
-    int ret = ghmi_dyn_read_counters(d);
+    cudaStream_t st = ghm_cuda_stream(d->ctx);
+    GhmiCarve c = ghmi_carve_start(NULL);
+    plan_layout(&c, p, n);
+    int ret = ghmi_device_alloc(d->ctx, c.used, block);
     if (ret < 0)
         return ret;
-    const unsigned long long *k = d->host_counters;
-    if (k[DYN_C_BAD])
-        return GHM_ERR_INVALID;
-    *n_left = (size_t)k[DYN_C_LEFT];
-    if (!*n_left)
-        return GHM_OK;
-    /* Twice the slabs the left items may link where the table holds slabs: after a gc the
-     * free slabs lie scattered over the memory blocks, and with just enough the last
-     * allocating warps searched and fought over almost full blocks (an insert of 2^23 took
-     * 0.2-0.5 s on the H100). A table without slabs has whole free blocks: just enough (twice
-     * would double a first fill's memory). */
-    size_t racing = *n_left < d->resident_warps ? *n_left : d->resident_warps;
-    size_t need = (size_t)k[DYN_C_NEED] * (empty ? 1 : 2);
-    return ghmi_dyn_reserve(d, need + racing, (size_t)k[DYN_C_USED]);
+    c = ghmi_carve_start(*block);
+    plan_layout(&c, p, n);
+    int empty = d->host_counters[DYN_C_USED] == 0; /* read after the last call: no slab linked */
+    /* No item is new until the plan says so: the undo reads these flags even where the plan
+     * kernel did not run, or returned early (an item starting with 8 zero bytes). */
+    if ((ret = GHM_CUDA(cudaMemsetAsync(fresh, 0, n, st))) < 0)
+        return ret;
+    *claimed = 1;
+    plan_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, s->leader, empty,
+                                                   h, fresh, d->counts, p->rank, p->tail);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    first_slab_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, h, fresh, p->rank,
+                                                           d->counts);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 || (ret = ghmi_dyn_read_counters(d)) < 0)
+        return ret;
+    if (d->host_counters[DYN_C_BAD])
+        return GHM_ERR_INVALID; /* the plan kernel returned at once: nothing claimed */
+    *need = (size_t)d->host_counters[DYN_C_NEED];
+    return GHM_OK;
 }
 
-/* After a failed insert: the claims undone where the store had not begun (`undo`), the counts
- * zeroed (they may hold a half-counted batch). Best effort: the call's error stands. */
-static void undo_insert(CudaDynmap *d, size_t n, const uint8_t *fresh, const GhmDynmapHandle *h,
-                        int undo)
+/* Insert step 4's slabs: reserved (the allocator grows if it must) and handed out. */
+static int take_slabs(CudaDynmap *d, size_t need, void **block, void **take_block, Plan *p)
 {
-    cudaStream_t st = ghm_cuda_stream(d->ctx);
-    if (undo) {
-        unclaim_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, fresh, h);
-        (void)GHM_CUDA_LAUNCH();
-    }
-    (void)cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st);
+    if (!need)
+        return GHM_OK;
+    int ret = ghmi_dyn_reserve(d, need, (size_t)d->host_counters[DYN_C_USED]);
+    if (ret >= 0)
+        ret = ghmi_device_alloc(d->ctx, need * 4, block);
+    if (ret < 0)
+        return ret;
+    p->taken = (uint32_t *)*block;
+    return ghmi_dyn_take(d, need, p->taken, take_block);
 }
 
 int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
@@ -583,55 +510,56 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     GhmContext *ctx = d->ctx;
     cudaStream_t st = ghm_cuda_stream(ctx);
     Staged in = {NULL, NULL}, h = {NULL, NULL}, f = {NULL, NULL};
-    void *block = NULL, *list = NULL;
+    void *block = NULL, *plan_block = NULL, *taken_block = NULL, *take_block = NULL;
     Scratch s;
-    size_t n_left = 0;
+    Plan p = {NULL, NULL, NULL};
+    size_t need = 0;
+    int claimed = 0, writing = 0;
     int ret = ghmi_dyn_stage_in(ctx, items, n * d->ref.w * 4, &in);
     if (ret >= 0)
         ret = ghmi_dyn_stage_out(ctx, handles, n * 8, &h);
     if (ret >= 0)
         ret = ghmi_dyn_stage_out(ctx, inserted, n, &f);
+    const uint32_t *dev_items = (const uint32_t *)in.dev;
+    GhmDynmapHandle *dev_h = (GhmDynmapHandle *)h.dev;
+    uint8_t *dev_fresh = (uint8_t *)f.dev;
     if (ret >= 0)
-        ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.w, n, 1, &block, &s);
-    int claimed = 0, storing = 0;
-    int empty = d->host_counters[DYN_C_USED] == 0; /* read after the last call: no slab linked */
+        ret = ghmi_dyn_hash_and_leaders(d, dev_items, d->ref.w, n, 1, &block, &s);
     if (ret >= 0)
-        ret = lookup_and_claim(d, (const uint32_t *)in.dev, n, &s, (GhmDynmapHandle *)h.dev,
-                               (uint8_t *)f.dev, empty, &claimed);
+        ret = plan_insert(d, dev_items, n, &s, dev_h, dev_fresh, &plan_block, &p, &claimed,
+                          &need);
     if (ret >= 0)
-        ret = reserve_for_left(d, empty, &n_left);
-    DynRef with_list;
-    if (ret >= 0 && n_left)
-        ret = ghmi_dyn_free_list(d, &list, &with_list);
-    if (ret >= 0 && n_left) {
-        storing = 1; /* from here the claims stand: the store may have begun */
-        size_t rounds = (n + 31) / 32, most = d->resident_warps;
-        store_kernel<<<warp_grid(rounds < most ? rounds : most), THREADS, 0, st>>>(
-            with_list, (const uint32_t *)in.dev, n, s.hash, (const uint8_t *)f.dev,
-            (GhmDynmapHandle *)h.dev);
+        ret = take_slabs(d, need, &taken_block, &take_block, &p);
+    if (ret >= 0 && need) {
+        /* From here the claims stand. A failed launch may leave slabs taken but not linked
+         * (the kernel may have run): the table stays valid, the destroy returns them. */
+        writing = 1;
+        write_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, dev_items, n, s.hash,
+                                                         dev_fresh, p.rank, p.tail, d->counts,
+                                                         p.taken, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {
-        finish_kernel<<<thread_grid(n), THREADS, 0, st>>>(n, s.leader, (GhmDynmapHandle *)h.dev);
+        finish_kernel<<<thread_grid(n), THREADS, 0, st>>>(n, s.leader, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
         ret = ghmi_dyn_queue_back(ctx, handles, &h, n * 8);
     if (ret >= 0)
         ret = ghmi_dyn_queue_back(ctx, inserted, &f, n);
-    if (ret < 0)
-        undo_insert(d, n, (const uint8_t *)f.dev, (const GhmDynmapHandle *)h.dev,
-                    claimed && !storing);
-    int rc = ghmi_dyn_read_counters(d);
-    if (ret >= 0 && rc >= 0 && d->host_counters[DYN_C_FAIL]) {
-        ghmi_log(GHM_LOG_ERROR, "dynmap: a warp found no free slab despite the reservation");
-        ret = GHM_ERR_NOMEM;
+    if (ret < 0 && claimed && !writing) { /* best effort: the call's error stands */
+        unclaim_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, dev_fresh, dev_h);
+        (void)GHM_CUDA_LAUNCH();
     }
+    /* The counts are zero between calls, whatever this one's result. */
+    int zero = GHM_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st));
+    int rc = ghmi_dyn_read_counters(d);
     ghmi_device_free(ctx, block);
-    ghmi_device_free(ctx, list);
+    ghmi_device_free(ctx, plan_block);
+    ghmi_device_free(ctx, taken_block);
+    ghmi_device_free(ctx, take_block);
     ghmi_cuda_release(ctx, in.owned);
     ghmi_cuda_release(ctx, h.owned);
     ghmi_cuda_release(ctx, f.owned);
-    return ret < 0 ? ret : rc;
+    return ret < 0 ? ret : zero < 0 ? zero : rc;
 }
-

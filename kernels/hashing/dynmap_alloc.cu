@@ -1,11 +1,14 @@
 /*
- * dynmap_alloc.cu - the growth of GhmDynmap's CUDA slab allocator (the device side, a warp
- * taking or returning one slab, is in dynmap_ref.cuh). Super blocks of 16 memory blocks of
- * 1024 slabs (2 MiB) are added between kernels, never moved or freed before the table is, so
- * slab addresses and handles are stable. What one growth adds is one allocation of slab memory,
- * zeroed, plus, when the directory is full, larger copies of the directory of super blocks,
- * the block masks and the free counts; everything is allocated before anything is replaced.
+ * dynmap_alloc.cu - GhmDynmap's CUDA slab memory: its growth, and the handing out of the slabs
+ * an insert reserved (gc returns slabs one by one: dynmap_ref.cuh). Super blocks of 16 memory
+ * blocks of 1024 slabs (2 MiB) are added between kernels, never moved or freed before the
+ * table is, so slab addresses and handles are stable. What one growth adds is one allocation
+ * of slab memory, zeroed, plus, when the directory is full, larger copies of the directory of
+ * super blocks, the block masks and the free counts; everything is allocated before anything
+ * is replaced.
  */
+#include <cub/device/device_scan.cuh>
+
 #include "dynmap_cuda_internal.cuh"
 
 /* New super blocks [first, first + k): their directory entries into `chunk`, empty masks, 1024
@@ -147,35 +150,62 @@ void ghmi_dyn_alloc_free(CudaDynmap *d)
     d->n_chunks = d->cap_chunks = d->n_supers = d->cap_supers = 0;
 }
 
-/* Lists the blocks with free slabs (in no particular order). */
-static __global__ void list_free_kernel(DynRef r, uint32_t *list, uint32_t *count)
+/* Warp per memory block: the block's share of the k slabs handed out (its free slabs from
+ * start[b], the sum of the free slabs of the blocks before it), lowest free slabs first, each
+ * lane taking the zero bits of its mask word from the warp's prefix of them. */
+static __global__ void take_kernel(DynRef r, const uint32_t *start, uint32_t k, uint32_t *out)
 {
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    bool has = b < r.n_blocks && r.block_free[b] > 0;
-    unsigned m = __ballot_sync(DYN_FULL, has);
-    uint32_t base = 0;
+    size_t b = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x & 31;
-    if (lane == 0 && m)
-        base = atomicAdd(count, (uint32_t)__popc(m));
-    base = __shfl_sync(DYN_FULL, base, 0);
-    if (has)
-        list[base + __popc(m & ((1u << lane) - 1))] = b;
+    if (b >= r.n_blocks)
+        return;
+    int free_here = r.block_free[b];
+    if (free_here <= 0 || start[b] >= k)
+        return; /* the whole warp: one block */
+    uint32_t take = k - start[b] < (uint32_t)free_here ? k - start[b] : (uint32_t)free_here;
+    uint32_t *word = &r.bits[b * 32 + lane];
+    uint32_t bits = *word, zeros = 32 - __popc(bits), before = zeros;
+    for (int o = 1; o < 32; o *= 2) { /* inclusive prefix of the zeros over the lanes */
+        uint32_t x = __shfl_up_sync(DYN_FULL, before, o);
+        if (lane >= o)
+            before += x;
+    }
+    before -= zeros;
+    uint32_t mine = take > before ? take - before : 0, open = ~bits;
+    mine = mine < zeros ? mine : zeros;
+    for (uint32_t c = 0; c < mine; c++) {
+        uint32_t bit = open & (0u - open);
+        open ^= bit;
+        bits |= bit;
+        out[start[b] + before + c] =
+            (uint32_t)(b * DYN_SLABS_PER_BLOCK) + (uint32_t)lane * 32 + (__ffs(bit) - 1);
+    }
+    *word = bits;
+    if (lane == 0) {
+        r.block_free[b] = free_here - (int)take;
+        atomicAdd(&r.counters[DYN_C_USED], (unsigned long long)take);
+    }
 }
 
-int ghmi_dyn_free_list(CudaDynmap *d, void **block, DynRef *out)
+int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
 {
     GhmContext *ctx = d->ctx;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    size_t nb = d->ref.n_blocks;
-    *out = d->ref;
-    int ret = ghmi_device_alloc(ctx, (nb + 1) * sizeof(uint32_t), block);
+    size_t nb = d->ref.n_blocks, temp_bytes = 0;
+    /* The free counts are never negative: summed as unsigned (2^32 slabs at most). */
+    const uint32_t *free_counts = (const uint32_t *)d->ref.block_free;
+    int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, free_counts,
+                                                     (uint32_t *)NULL, nb, s));
+    if (ret >= 0)
+        ret = ghmi_device_alloc(ctx, nb * 4 + temp_bytes, block);
     if (ret < 0)
         return ret;
-    uint32_t *count = (uint32_t *)*block, *list = count + 1;
-    if ((ret = GHM_CUDA(cudaMemsetAsync(count, 0, sizeof *count, s))) < 0)
+    uint32_t *start = (uint32_t *)*block;
+    ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum((char *)*block + nb * 4, temp_bytes,
+                                                 free_counts, start, nb, s));
+    if (ret < 0)
         return ret;
-    list_free_kernel<<<(unsigned)((nb + 255) / 256), 256, 0, s>>>(d->ref, list, count);
-    out->free_list = list;
-    out->free_count = count;
+    take_kernel<<<(unsigned)((nb * 32 + 255) / 256), 256, 0, s>>>(d->ref, start, (uint32_t)k,
+                                                                  out);
     return GHM_CUDA_LAUNCH();
 }

@@ -15,11 +15,11 @@ typedef struct CudaDynmap {
     size_t n_chunks, cap_chunks;
     size_t n_supers;  /* super blocks in use */
     size_t cap_supers; /* super blocks dir, bits and block_free have room for */
-    uint32_t *counts;  /* per bucket, the batch's left items (zero between calls) */
+    uint32_t *counts;  /* per bucket, an insert's new items, then its first new slab (zero
+                        * between calls) */
     size_t block_bytes; /* buckets, counts and counters: one allocation */
     size_t items;
     unsigned long long host_counters[DYN_COUNTERS]; /* ref.counters, copied after a sync */
-    size_t resident_warps; /* warps the device runs at once: the bound of lost link races */
 } CudaDynmap;
 
 /* Makes sure at least `need` slabs are free, `used` being handed out now (slab 0 apart): adds
@@ -27,9 +27,10 @@ typedef struct CudaDynmap {
  * GHM_ERR_TOO_LARGE beyond 2^32 slabs) leaves the allocator as it was. Queued on the stream. */
 int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used);
 
-/* Queues the listing of the memory blocks with free slabs into *block (free it whatever the
- * result) and gives the table's ref with the list, for a kernel that allocates. */
-int ghmi_dyn_free_list(CudaDynmap *d, void **block, DynRef *out);
+/* Queues the handing out of k slabs, reserved before (ghmi_dyn_reserve), into out[0..k): the
+ * free slabs of the lowest memory blocks, marked taken, zeroed but for their item words. Its
+ * scratch is *block's (free it whatever the result). */
+int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block);
 
 /* Slabs the allocator holds (slab 0 included) and the bytes of all its memory. */
 size_t ghmi_dyn_total_slabs(const CudaDynmap *d);
@@ -39,16 +40,12 @@ void ghmi_dyn_alloc_free(CudaDynmap *d);
 
 /* --- launch shapes and what dynmap.cu and dynmap_ops.cu share -------------------------------- */
 
-/* One warp per item, 8 warps a block; element-wise kernels 256 threads a block. */
-enum { WARPS_PER_BLOCK = 8, THREADS = 256 };
+/* Element-wise kernels 256 threads a block. */
+enum { THREADS = 256 };
 
-static inline unsigned warp_grid(size_t n)
-{
-    return (unsigned)((n + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
-}
 static inline unsigned thread_grid(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
-/* Read-only searches: a team of DYN_TEAM lanes per item, 32 items a block. */
+/* A team of DYN_TEAM lanes per item, 32 items a block. */
 static inline unsigned team_grid(size_t n)
 {
     return (unsigned)((n + THREADS / DYN_TEAM - 1) / (THREADS / DYN_TEAM));
@@ -64,19 +61,6 @@ static __device__ __forceinline__ unsigned team_mask()
 {
     return 0xFFu << (threadIdx.x & 24);
 }
-
-static __device__ __forceinline__ size_t warp_id()
-{
-    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
-}
-
-/* Word j of record i (stride words) in lane j < words, 0 elsewhere. */
-static __device__ __forceinline__ uint32_t lane_word(const uint32_t *rec, size_t i, int stride,
-                                                     int words, int lane)
-{
-    return lane < words ? rec[i * stride + lane] : 0;
-}
-
 
 /* A caller array on the device: itself (device memory) or a staged copy in `owned`. */
 typedef struct Staged {

@@ -16,7 +16,7 @@ static __device__ bool team_erase(const DynRef &r, const uint32_t *key, uint64_t
 {
     uint4 v;
     int slot;
-    GhmDynmapHandle hd = dyn_team_lookup(r, key, hash, tm, t, true, &v, &slot);
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, hash, tm, t, true, &v, &slot, NULL);
     if (hd == GHM_DYNMAP_NO_HANDLE)
         return false;
     uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
@@ -62,8 +62,10 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
 /* A team of 8 lanes per key (dynmap_ref.cuh). A search is latency-bound, so the registers are
  * capped for a full SM (8 blocks of 256: 32 registers, a 24-byte spill): left at 45, 5 blocks
  * fit and 2^23 finds took 1.71-1.92 ms against 1.31-1.40 (H100, 2026-11-27, BENCHMARKS). */
-static __global__ __launch_bounds__(THREADS, 8) void find_kernel(DynRef r, const uint32_t *keys, size_t n,
-                                   GhmDynmapHandle *handles, uint32_t *items_out)
+static __global__ __launch_bounds__(THREADS, 8) void find_kernel(DynRef r, const uint32_t *keys,
+                                                                 size_t n,
+                                                                 GhmDynmapHandle *handles,
+                                                                 uint32_t *items_out)
 {
     size_t i = team_id();
     int t = threadIdx.x % DYN_TEAM;
@@ -73,7 +75,7 @@ static __global__ __launch_bounds__(THREADS, 8) void find_kernel(DynRef r, const
     uint4 v;
     int slot = 0;
     unsigned tm = team_mask();
-    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, false, &v, &slot);
+    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, false, &v, &slot, NULL);
     if (handles && t == 0)
         handles[i] = hd;
     if (!items_out)

@@ -1,24 +1,21 @@
 /*
  * dynmap_ref.cuh - GhmDynmap's device side (dynmap.cu, dynmap_alloc.cu): the table as kernels
- * see it, and the warp-wide operations on one slab list (Molenaar and Eisemann 2024, after
+ * see it, and the team-wide operations on one slab list (Molenaar and Eisemann 2024, after
  * SlabHash). The slab layouts are those of hashing/dynmap_internal.h, word for word, and the
  * key hash and bucket are its ghmi_dynmap_hash and ghmi_dynmap_bucket, so both backends place
  * every item in the same bucket.
  *
- * Everything but an allocation is done by a team of 8 lanes per item (below): four lists walked
- * per warp. The store of an item whose list is full is one warp (the paper's way): lane l loads
- * word l of a slab (one 128-byte line, one coalesced load), so the slot heads, the next link
- * (lane 30) and the mask (lane 31) are all in registers, and the allocator below is warp-wide.
- * Lane j < item_words holds word j of the warp's item.
+ * Everything is done by a team of 8 lanes per item (below): four lists walked per warp. A team
+ * lane reads a slab as one 16-byte word quad (the team reads one 128-byte line), so the slot
+ * heads, the next link (word 30) and the mask (word 31) are all in registers.
  *
- * The slab allocator (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit
- * mask of slabs handed out is 32 words, one per lane, and a count of free slabs per block;
- * super blocks of 16 memory blocks are what the host adds (dynmap_alloc.cu). Before a kernel
- * that allocates, the blocks with free slabs are listed; a warp reads 32 listed blocks' counts
- * at once, takes one with free slabs, reads its mask with one load and claims a zero bit with
- * one atomicOr. The host reserves enough free slabs before a kernel
- * that may allocate, so the search always ends; it is bounded anyway, and a warp that finds
- * nothing raises the table's failure flag instead of spinning.
+ * The slab memory (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit mask
+ * of slabs handed out is 32 words, and a count of free slabs per block; super blocks of 16
+ * memory blocks are what the host adds (dynmap_alloc.cu). We depart from the paper's warp-level
+ * allocation: an insert (dynmap.cu) knows every slab its batch will link before it writes
+ * anything, so the host reserves them and one kernel hands them all out (dynmap_alloc.cu's
+ * ghmi_dyn_take): no warp searches for a free slab, none races another for a link, and no
+ * kernel can run out.
  */
 #ifndef GHM_DYNMAP_REF_CUH
 #define GHM_DYNMAP_REF_CUH
@@ -41,11 +38,9 @@ enum {
 /* Device counters of a table (one array of these, zeroed at create); the first
  * DYN_PER_CALL are reset at the start of each call that uses them. */
 enum {
-    DYN_C_NEED = 0,  /* insert: slabs the batch may link (per bucket, ceil(left / slots)) */
+    DYN_C_NEED = 0,  /* insert: new slabs the batch links */
     DYN_C_BAD,       /* insert: an item whose first 8 bytes are zero; read: a bad handle */
-    DYN_C_FAIL,      /* a warp found no free slab (never, with the reservation) */
     DYN_C_RELEASED,  /* gc: slabs returned */
-    DYN_C_LEFT,      /* insert: new items that found no empty slot in their list */
     DYN_PER_CALL,
     DYN_C_USED = DYN_PER_CALL, /* slabs handed out, slab 0 not counted */
     DYN_C_ITEMS,               /* stored items: store and erase keep it */
@@ -59,10 +54,6 @@ typedef struct DynRef {
     uint32_t *bits;         /* 32 words per memory block: bit set = slab handed out */
     int *block_free;        /* free slabs per memory block */
     unsigned long long *counters;
-    /* The store kernel's list of the memory blocks that had free slabs when it was launched
-     * (NULL elsewhere): a warp searches it instead of every block, most of them full. */
-    const uint32_t *free_list;
-    const uint32_t *free_count;
     uint32_t n_buckets, n_blocks;
     int w, kw, slots; /* item words, key words, slots per slab */
     int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
@@ -117,15 +108,6 @@ typedef struct DynWant {
     int lo_only;
 } DynWant;
 
-/* Lanes that hold a non-empty slot head (their slot in *slot). */
-static __device__ __forceinline__ bool dyn_head_lane(const DynRef &r, uint32_t sw, uint32_t next,
-                                                     int lane, bool *empty)
-{
-    bool head = r.hs == 2 ? (lane < 2 * r.slots && !(lane & 1)) : lane < r.slots;
-    *empty = head && (r.hs == 2 ? (sw | next) == 0 : sw == 0);
-    return head;
-}
-
 /* The slab word of one lane: through L2 (ldcg) where other warps of the kernel write slabs. */
 static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shared_writes)
 {
@@ -176,18 +158,6 @@ static __device__ __forceinline__ uint32_t dyn_team_slots(const DynRef &r, uint4
     return found;
 }
 
-/* Claims an empty slot's head for an item (its first words w0, w1, or its Accel32 tag from
- * hash): whether this call won it. */
-static __device__ __forceinline__ bool dyn_claim_head(const DynRef &r, uint32_t *slab, int slot,
-                                                      uint32_t w0, uint32_t w1, uint64_t hash)
-{
-    if (r.hs == 2)
-        return atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
-                         (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
-    return atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
-}
-
-
 /* A team lane's quad of a slab: through L2 (ldcg) where other teams of the kernel write slabs. */
 static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int t,
                                                       bool shared_writes)
@@ -196,12 +166,36 @@ static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int 
     return shared_writes ? __ldcg(p) : __ldg(p);
 }
 
+/* What an insert's look-up of an absent key saw of its list: the first slab with an empty
+ * slot (0: none) and the last slab (0: the list is empty). */
+typedef struct DynSpots {
+    uint32_t first, tail;
+} DynSpots;
+
+/* Whether the team's quads of a slab hold, in `slot`, key words hw..kw-1 other than key's. */
+static __device__ __forceinline__ bool dyn_team_differs(const DynRef &r, uint4 v, int slot,
+                                                        const uint32_t *key, unsigned tm, int t)
+{
+    uint32_t bad = 0;
+    for (int j = r.hw; j < r.kw; j++) {
+        int idx = dyn_word_of(r, slot, j);
+        if (idx / 4 == t)
+            bad |= dyn_pick(v, idx % 4) != __ldg(&key[j]);
+    }
+    return dyn_team_or(tm, bad) != 0;
+}
+
 /* Team lane t (0..7) of the team `tm` looks up key (kw words, global memory) of hash: the
- * handle or NO_HANDLE, the slab's quad of this lane in *v_out and the slot in *slot_out. */
+ * handle or NO_HANDLE, the slab's quad of this lane in *v_out and the slot in *slot_out.
+ * With `spots` (not NULL: an insert, whose claims run beside) an absent key's list is
+ * described there, and only slots whose mask bit is set are compared: a claimer sets the bit
+ * after its words, so a slot just claimed by another key that shares the first 8 bytes is not
+ * compared over the stale words of an erased item. A slot that matches is read again after a
+ * fence, which makes the words seen at least as new as the bit. */
 static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_t *key,
                                                   uint64_t hash, unsigned tm, int t,
                                                   bool shared_writes, uint4 *v_out,
-                                                  int *slot_out)
+                                                  int *slot_out, DynSpots *spots)
 {
     DynWant want;
     want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
@@ -209,22 +203,32 @@ static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_
     want.lo_only = r.hw != 2 || r.kw == 1;
     uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
     while (s) {
-        uint4 v = dyn_load_quad(dyn_slab(r, s), t, shared_writes);
+        const uint32_t *slab = dyn_slab(r, s);
+        uint4 v = dyn_load_quad(slab, t, shared_writes);
         uint32_t cand = dyn_team_or(tm, dyn_team_slots(r, v, t, want, false));
+        if (spots)
+            cand &= __shfl_sync(tm, v.w, DYN_MASK / 4, DYN_TEAM); /* word 31: lane 7 */
         while (cand) {
             int slot = __ffs(cand) - 1;
-            uint32_t bad = 0;
-            for (int j = r.hw; j < r.kw; j++) {
-                int idx = dyn_word_of(r, slot, j);
-                if (idx / 4 == t)
-                    bad |= dyn_pick(v, idx % 4) != __ldg(&key[j]);
+            bool same = !dyn_team_differs(r, v, slot, key, tm, t);
+            if (same && spots) {
+                __threadfence();
+                v = dyn_load_quad(slab, t, true);
+                uint32_t again = dyn_team_or(tm, dyn_team_slots(r, v, t, want, false));
+                same = (again >> slot & 1) && !dyn_team_differs(r, v, slot, key, tm, t);
             }
-            if (!dyn_team_or(tm, bad)) {
+            if (same) {
                 *v_out = v;
                 *slot_out = slot;
                 return dyn_handle(s, slot);
             }
             cand &= cand - 1;
+        }
+        if (spots) {
+            DynWant none = {0, 0, 0};
+            if (!spots->first && dyn_team_or(tm, dyn_team_slots(r, v, t, none, true)))
+                spots->first = s;
+            spots->tail = s;
         }
         s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
     }
@@ -243,56 +247,7 @@ static __device__ __forceinline__ void dyn_team_copy_out(const DynRef &r, uint4 
     }
 }
 
-/* --- the slab allocator (warp-wide) ------------------------------------------------------- */
-
-/* A zeroed slab (the caller reserved it), or 0 with the failure flag raised. The warp starts at
- * entry `start` of the free list and reads 32 entries' counts at a time; a block that filled up
- * under it sends it to the next entry. */
-static __device__ uint32_t dyn_alloc(const DynRef &r, uint32_t start)
-{
-    int lane = threadIdx.x & 31;
-    uint32_t nl = *r.free_count, at = nl ? start % nl : 0;
-    for (uint32_t scanned = 0; scanned < 2 * nl + 64 && nl;) {
-        uint32_t b = r.free_list[(at + lane) % nl];
-        int f = __ldcg(&r.block_free[b]);
-        unsigned has = __ballot_sync(DYN_FULL, f > 0);
-        if (!has) {
-            at = (at + 32) % nl;
-            scanned += 32;
-            continue;
-        }
-        uint32_t pos = (at + __ffs(has) - 1) % nl, cand = r.free_list[pos];
-        uint32_t *mask = &r.bits[(size_t)cand * 32];
-        uint32_t word = __ldcg(&mask[lane]);
-        unsigned open;
-        while ((open = __ballot_sync(DYN_FULL, word != DYN_FULL)) != 0) {
-            /* The first open word from a place of the warp's own (its start): warps that
-             * share a block spread over its words instead of all racing for the lowest. */
-            int rot = (int)(start & 31);
-            unsigned turned = rot ? (open >> rot) | (open << (32 - rot)) : open;
-            int l = (__ffs(turned) - 1 + rot) & 31;
-            uint32_t got = 0;
-            if (lane == l) {
-                uint32_t bit = ~word & (word + 1); /* lowest zero bit */
-                uint32_t old = atomicOr(&mask[lane], bit);
-                if (!(old & bit)) {
-                    atomicSub(&r.block_free[cand], 1);
-                    atomicAdd(&r.counters[DYN_C_USED], 1ull);
-                    got = cand * DYN_SLABS_PER_BLOCK + (uint32_t)lane * 32 + (__ffs(bit) - 1);
-                }
-                word = old | bit;
-            }
-            got = __shfl_sync(DYN_FULL, got, l);
-            if (got)
-                return got;
-        }
-        at = (pos + 1) % nl;
-        scanned++;
-    }
-    if (lane == 0)
-        atomicExch(&r.counters[DYN_C_FAIL], 1ull);
-    return 0;
-}
+/* --- the slab memory ----------------------------------------------------------------------- */
 
 /* Returns a slab whose slots are empty (called by one thread). */
 static __device__ void dyn_release(const DynRef &r, uint32_t s)
