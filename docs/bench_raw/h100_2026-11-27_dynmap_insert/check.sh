@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# check.sh - the committed tree (HEAD) against 445b5ea (.dev/old-src.tar.xz): device.sh with one
+# bench round and no ncu.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 R=$PWD
