@@ -187,7 +187,10 @@ GHMI_HD uint32_t ghmi_rh_age(uint64_t w) { return (uint32_t)(w >> 60); }
 GHMI_HD uint32_t ghmi_rh_key(uint64_t w) { return (uint32_t)(w >> GHMI_RH_IDX_BITS); }
 GHMI_HD uint32_t ghmi_rh_idx(uint64_t w) { return (uint32_t)w & ((1u << GHMI_RH_IDX_BITS) - 1); }
 /* Two words of the same key at the same slot have the same age: they differ in the index only. */
-GHMI_HD int ghmi_rh_same_key(uint64_t w, uint64_t v) { return (w >> GHMI_RH_IDX_BITS) == (v >> GHMI_RH_IDX_BITS); }
+GHMI_HD int ghmi_rh_same_key(uint64_t w, uint64_t v)
+{
+    return (w >> GHMI_RH_IDX_BITS) == (v >> GHMI_RH_IDX_BITS);
+}
 
 /* The value of key among the first `used` stash slots (key << 32 | value), the smallest when
  * there are several copies, or GHM_NOT_FOUND. */
