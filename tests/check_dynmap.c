@@ -585,8 +585,8 @@ END_TEST
 /* The same batches on the CPU and the CUDA backend, side by side: each run is checked against
  * its reference (run_insert, run_erase, run_check_all), and the two runs' answers against each
  * other, item by item: inserted and erased flags, found or not, the items found, sizes. */
-static void twin_rounds(int w, int mode, uint32_t universe, size_t first, size_t batch,
-                        int rounds)
+static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, size_t first,
+                        size_t batch, int rounds)
 {
     GhmContext *ctx[2];
     GhmDynmap *dm[2];
@@ -596,7 +596,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t first, size_t
     for (int b = 0; b < 2; b++) {
         backend = kinds[b];
         ctx[b] = cpu_context(0);
-        dm[b] = make_table(ctx[b], w, 0, universe / 2);
+        dm[b] = make_table(ctx[b], w, 0, capacity);
         run_init(&r[b], dm[b], w, mode, universe, most);
     }
     uint64_t s = 0xC0DAu + (uint64_t)w * 31 + (uint64_t)mode;
@@ -646,9 +646,22 @@ START_TEST(test_cuda_same_answers)
     int words[] = {1, 2, 3, 6, 10};
     for (int k = 0; k < 5; k++)
         for (int mode = 0; mode < 2; mode++)
-            twin_rounds(words[k], mode, 60000, 45000, 12000, 8);
+            twin_rounds(words[k], mode, 60000, 30000, 45000, 12000, 8);
     /* A large first batch: many warps allocate and link slabs at once. */
-    twin_rounds(6, MODE_MIXED, 1u << 21, 1500000, 300000, 3);
+    twin_rounds(6, MODE_MIXED, 1u << 21, 1u << 20, 1500000, 300000, 3);
+    backend = GHM_BACKEND_CPU;
+}
+END_TEST
+
+/* A capacity hint of 16 gives one to five buckets, so every batch puts hundreds of new slabs
+ * on each list: the CUDA insert's ranks across many new slabs of one bucket, their links, and
+ * look-ups and claims along lists of hundreds of slabs, against the CPU backend item by item. */
+START_TEST(test_cuda_long_lists)
+{
+    GHM_REQUIRE_CUDA();
+    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    twin_rounds(1, MODE_MIXED, 20000, 16, 15000, 4000, 4);
+    twin_rounds(6, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     backend = GHM_BACKEND_CPU;
 }
 END_TEST
@@ -790,6 +803,11 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 2); /* Atomic64, Accel32 */
     tcase_add_test(cuda, test_cuda_device_arrays);
     suite_add_tcase(s, cuda);
+
+    TCase *lists = tcase_create("cuda_lists");
+    tcase_set_timeout(lists, 300);
+    tcase_add_loop_test(lists, test_cuda_long_lists, 0, 2); /* Atomic64, Accel32 */
+    suite_add_tcase(s, lists);
     return s;
 }
 

@@ -29,8 +29,8 @@ GhmImage *ghm_test_load_image(const char *relative);
  * success criterion of shared/data/README.md compares it with 2 % of the reference diagonal. */
 double ghm_test_corner_error(const double a[2][3], const double b[2][3], int w, int h);
 
-/* First line of every test in a "cuda" TCase: without a device the test passes vacuously
- * (ctest reports the case as skipped through ghm_test_main's exit code 77). */
+/* First line of every test in a "cuda" (or "cuda_*") TCase: without a device the test passes
+ * vacuously (ctest reports the case as skipped through ghm_test_main's exit code 77). */
 #define GHM_REQUIRE_CUDA()                                                                   \
     do {                                                                                     \
         if (!ghm_test_have_cuda())                                                           \
