@@ -105,8 +105,7 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
 static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *item,
                                              uint64_t hash, uint32_t s, unsigned tm, int t)
 {
-    uint32_t w0 = __ldg(&item[0]);
-    uint32_t w1 = r.hs == 2 ? __ldg(&item[1]) : 0; /* 8-byte heads: items of 2 words or more */
+    unsigned long long head = dyn_head_of(r, item, hash);
     DynWant none = {0, 0, 0};
     while (s) {
         uint32_t *slab = dyn_slab(r, s);
@@ -115,10 +114,9 @@ static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *it
         for (; em; em &= em - 1) {
             int slot = __ffs(em) - 1, won = 0;
             if (t == 0 && r.hs == 2)
-                won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull,
-                                (unsigned long long)w0 | (unsigned long long)w1 << 32) == 0;
+                won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0;
             else if (t == 0)
-                won = atomicCAS(slab + slot, 0u, r.hw ? w0 : ((uint32_t)hash | 1u)) == 0;
+                won = atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
             if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
                 for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
                     slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
@@ -250,11 +248,11 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
         h[i] = dyn_handle(s, slot);
         uint32_t *slab = dyn_slab(r, s);
         const uint32_t *item = items + i * r.w;
+        unsigned long long head = dyn_head_of(r, item, hash[i]);
         if (r.hs == 2)
-            *(unsigned long long *)(slab + 2 * slot) =
-                (unsigned long long)item[0] | (unsigned long long)item[1] << 32;
+            *(unsigned long long *)(slab + 2 * slot) = head;
         else
-            slab[slot] = r.hw ? item[0] : ((uint32_t)hash[i] | 1u);
+            slab[slot] = (uint32_t)head;
         for (int j = r.hw; j < r.w; j++)
             slab[dyn_word_of(r, slot, j)] = item[j];
         atomicOr(slab + DYN_MASK, 1u << slot);

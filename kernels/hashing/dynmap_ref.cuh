@@ -101,6 +101,17 @@ static __device__ __forceinline__ int dyn_word_of(const DynRef &r, int slot, int
     return r.hs * r.slots + slot * (r.w - r.hw) + (j - r.hw);
 }
 
+/* What a slot's head holds for an item (hashing/dynmap_cpu_internal.h's ghmi_dyn_head_of): its
+ * first 8 bytes (heads of 2 words), its one word, or its 32-bit tag, never 0 (the empty slot). */
+static __device__ __forceinline__ unsigned long long dyn_head_of(const DynRef &r,
+                                                                 const uint32_t *item,
+                                                                 uint64_t hash)
+{
+    if (r.hw == 0)
+        return (uint32_t)hash | 1u;
+    return r.hw == 2 ? (unsigned long long)item[0] | (unsigned long long)item[1] << 32 : item[0];
+}
+
 /* What a slot's head must hold for the key: the first two words, the first (a one-word key of a
  * table with 8-byte heads: `lo_only`), or the Accel32 tag. */
 typedef struct DynWant {
