@@ -49,12 +49,13 @@
  * Backends. Both implement the Atomic64 variant (a slot is claimed by one 64-bit
  * compare-and-swap of its first 8 bytes, then the rest of the item is written) and the 32-bit
  * acceleration hash (a slot claimed by a 32-bit compare-and-swap of its tag, then the whole item
- * written): the CUDA backend with a team of 8 lanes per item, a slab read by the lanes in one
- * load, and an item whose list is full placed by its rank in its bucket into the new slabs;
+ * written): the CUDA backend with a thread per item, which reads a slab's heads first and its
+ * other words only where a head matches, and an item whose list is full placed by its rank in
+ * its bucket into the new slabs;
  * the CPU backend on OpenMP threads, one key per thread for finds and erases, and for inserts
  * one thread per bucket (the batch put in bucket order first, so a slot needs no
  * compare-and-swap). The 8-bit acceleration hash is not written: ghm_dynmap_create returns
- * GHM_ERR_UNSUPPORTED for it. Handles depend on which thread or team claims a slot first, so
+ * GHM_ERR_UNSUPPORTED for it. Handles depend on which thread claims a slot first, so
  * they can differ between runs and backends; every other answer (inserted and erased flags,
  * found or not, the items, sizes) is the same for any thread count and on both backends.
  *

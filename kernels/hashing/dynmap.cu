@@ -1,7 +1,7 @@
 /*
  * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32-bit acceleration-hash variants
- * of Molenaar and Eisemann 2024 (section 4.2), a team of 8 lanes per item
- * (dynmap_ref.cuh), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
+ * of Molenaar and Eisemann 2024 (section 4.2), a thread per item (dynmap_ref.cuh says why not
+ * the paper's warp), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
  * This file has create and insert; dynmap_ops.cu the rest.
  *
  * insert   1. hash every item (and flag one whose first 8 bytes are zero: device arrays are
@@ -9,8 +9,8 @@
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
  *             is its first occurrence (the paper's second table and leader rule);
- *          3. a team looks each leader up; an absent one is new and, in the same walk, the
- *             team has seen its list's first slab with an empty slot and its last slab. It
+ *          3. a thread looks each leader up; an absent one is new and, in the same walk, the
+ *             thread has seen its list's first slab with an empty slot and its last slab. It
  *             claims the first empty slot from there by a compare-and-swap of the slot's head
  *             (the item's first 8 bytes, or its 32-bit tag), writes the rest and sets the
  *             slot's mask bit. Look-ups beside the claims compare only slots whose bit is set
@@ -33,8 +33,8 @@
  *          six-word items into a table of 2^25 on the H100). The ranks give every new slab's
  *          place before the first is written, and one kernel hands all of them out
  *          (docs/BENCHMARKS.md).
- * erase    hash, leaders, and a team per leader clears its slot's head and mask bit.
- * find     a team per key: bucket, slabs, handle and item.
+ * erase    hash, leaders, and a thread per leader clears its slot's head and mask bit.
+ * find     a thread per key: bucket, slabs, handle and item.
  * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
  */
@@ -97,53 +97,47 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
         pos[i] = tab[pos[i]] - 1;
 }
 
-/* Team lane t of team `tm` claims the first empty slot of a list from its slab s on, by a
- * compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit tag), writes
- * the item's other words, then its mask bit (a release, after the team's words by the
- * __syncwarp: a look-up compares only slots whose bit is set). The handle, or NO_HANDLE at
- * the end of the list. Never allocates. */
-static __device__ GhmDynmapHandle team_claim(const DynRef &r, const uint32_t *item,
-                                             uint64_t hash, uint32_t s, unsigned tm, int t)
+/* Claims the first empty slot of a list from its slab s on, by a compare-and-swap of the
+ * slot's head (the item's first 8 bytes, or its 32-bit tag), writes the item's other words,
+ * then its mask bit (a release, after the words: a look-up compares only slots whose bit is
+ * set). The handle, or NO_HANDLE at the end of the list. Never allocates. */
+static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *item,
+                                             uint64_t hash, uint32_t s)
 {
     unsigned long long head = dyn_head_of(r, item, hash);
     DynWant none = {0, 0, 0};
     while (s) {
         uint32_t *slab = dyn_slab(r, s);
-        uint4 v = dyn_load_quad(slab, t, true);
-        uint32_t em = dyn_team_or(tm, dyn_team_slots(r, v, t, none, true));
-        for (; em; em &= em - 1) {
-            int slot = __ffs(em) - 1, won = 0;
-            if (t == 0 && r.hs == 2)
-                won = atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0;
-            else if (t == 0)
-                won = atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
-            if (__shfl_sync(tm, won, 0, DYN_TEAM)) {
-                for (int j = r.hw + t; j < r.w; j += DYN_TEAM)
-                    slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
-                __syncwarp(tm);
-                if (t == 0) { /* a release: the words before the bit (H200: 4.38 ms against
-                               * 4.50 with a fence, 2^23 inserts, 2026-11-27) */
-                    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> mask(slab[DYN_MASK]);
-                    mask.fetch_or(1u << slot, cuda::memory_order_release);
-                }
-                return dyn_handle(s, slot);
-            }
+        DynLook k = dyn_look(r, slab, none, true);
+        for (; k.empties; k.empties &= k.empties - 1) {
+            int slot = __ffs(k.empties) - 1;
+            bool won = r.hs == 2
+                           ? atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0
+                           : atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
+            if (!won)
+                continue;
+            for (int j = r.hw; j < r.w; j++)
+                slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
+            /* a release: the words before the bit (H200: 4.38 ms against 4.50 with a fence,
+             * 2^23 inserts by teams, 2026-11-27) */
+            cuda::atomic_ref<uint32_t, cuda::thread_scope_device> mask(slab[DYN_MASK]);
+            mask.fetch_or(1u << slot, cuda::memory_order_release);
+            return dyn_handle(s, slot);
         }
-        s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
+        s = k.next;
     }
     return GHM_DYNMAP_NO_HANDLE;
 }
 
-/* Insert step 3, a team per item. h[i]: a stored item's handle, a new item's claimed slot, or
- * NO_HANDLE (a new item left for a new slab); fresh[i]: new. A left item takes rank[i], its
+/* Insert step 3, a thread per item. h[i]: a stored item's handle, a new item's claimed slot,
+ * or NO_HANDLE (a new item left for a new slab); fresh[i]: new. A left item takes rank[i], its
  * rank among its bucket's left items, and tail[i], the list's last slab. `empty_table`: no
  * slab is linked anywhere, so every list is empty and nothing is walked. Stored items are
- * tallied per block. Latency-bound like the find: the registers are capped for a full SM (61
- * -> 32, a 128-byte spill; H200, 2^23 inserts: 5.44 -> 4.50 ms; 40 registers: the same). */
-static __global__ __launch_bounds__(THREADS, 8) void plan_kernel(
-    DynRef r, const uint32_t *items, size_t n, const uint64_t *hash, const uint32_t *leader,
-    int empty_table, GhmDynmapHandle *h, uint8_t *fresh, uint32_t *counts, uint32_t *rank,
-    uint32_t *tail)
+ * tallied per block. */
+static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
+                                   const uint64_t *hash, const uint32_t *leader,
+                                   int empty_table, GhmDynmapHandle *h, uint8_t *fresh,
+                                   uint32_t *counts, uint32_t *rank, uint32_t *tail)
 {
     __shared__ unsigned stored;
     /* Through L1 (set by the hash kernel before): every thread reading it from one L2 line
@@ -153,36 +147,29 @@ static __global__ __launch_bounds__(THREADS, 8) void plan_kernel(
     if (threadIdx.x == 0)
         stored = 0;
     __syncthreads();
-    size_t i = team_id();
-    int t = threadIdx.x % DYN_TEAM;
-    unsigned tm = team_mask();
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
         GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
         uint8_t is_new = 0;
         if (leader[i] == i) {
             const uint32_t *item = items + i * r.w;
             DynSpots sp = {0, 0};
-            if (!empty_table) {
-                uint4 v;
-                int slot;
-                hd = dyn_team_lookup(r, item, hash[i], tm, t, true, &v, &slot, &sp);
-            }
+            if (!empty_table)
+                hd = dyn_lookup(r, item, hash[i], true, &sp);
             if (hd == GHM_DYNMAP_NO_HANDLE) {
                 is_new = 1;
                 if (sp.first)
-                    hd = team_claim(r, item, hash[i], sp.first, tm, t);
-                if (t == 0 && hd != GHM_DYNMAP_NO_HANDLE) {
+                    hd = claim_slot(r, item, hash[i], sp.first);
+                if (hd != GHM_DYNMAP_NO_HANDLE) {
                     atomicAdd(&stored, 1u);
-                } else if (t == 0) {
+                } else {
                     rank[i] = atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
                     tail[i] = sp.tail;
                 }
             }
         }
-        if (t == 0) {
-            h[i] = hd;
-            fresh[i] = is_new;
-        }
+        h[i] = hd;
+        fresh[i] = is_new;
     }
     __syncthreads();
     if (threadIdx.x == 0 && stored)
@@ -473,7 +460,7 @@ static int plan_insert(CudaDynmap *d, const uint32_t *items, size_t n, const Scr
     if ((ret = GHM_CUDA(cudaMemsetAsync(fresh, 0, n, st))) < 0)
         return ret;
     *claimed = 1;
-    plan_kernel<<<team_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, s->leader, empty,
+    plan_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, s->leader, empty,
                                                    h, fresh, d->counts, p->rank, p->tail);
     if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;

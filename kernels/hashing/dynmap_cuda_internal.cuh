@@ -45,23 +45,6 @@ enum { THREADS = 256 };
 
 static inline unsigned thread_grid(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
-/* A team of DYN_TEAM lanes per item, 32 items a block. */
-static inline unsigned team_grid(size_t n)
-{
-    return (unsigned)((n + THREADS / DYN_TEAM - 1) / (THREADS / DYN_TEAM));
-}
-
-static __device__ __forceinline__ size_t team_id()
-{
-    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / DYN_TEAM;
-}
-
-/* The lanes of this thread's team. */
-static __device__ __forceinline__ unsigned team_mask()
-{
-    return 0xFFu << (threadIdx.x & 24);
-}
-
 /* A caller array on the device: itself (device memory) or a staged copy in `owned`. */
 typedef struct Staged {
     void *dev, *owned;

@@ -9,35 +9,30 @@
 
 #include "dynmap_cuda_internal.cuh"
 
-/* Team lane t of team `tm` erases key (global memory) of hash: whether it did. The look-up
- * reads through L2: other teams clear heads. A team, not a warp: a warp walks four lists. */
-static __device__ bool team_erase(const DynRef &r, const uint32_t *key, uint64_t hash,
-                                  unsigned tm, int t)
+/* Erases key (global memory) of hash: whether it did. The look-up reads through L2: other
+ * threads clear heads. */
+static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t hash)
 {
-    uint4 v;
-    int slot;
-    GhmDynmapHandle hd = dyn_team_lookup(r, key, hash, tm, t, true, &v, &slot, NULL);
+    GhmDynmapHandle hd = dyn_lookup(r, key, hash, true, NULL);
     if (hd == GHM_DYNMAP_NO_HANDLE)
         return false;
-    uint32_t s = (uint32_t)(hd >> 32), *slab = dyn_slab(r, s);
-    int head = r.hs == 2 ? 2 * slot : slot, tail = r.hs == 2 ? head + 1 : head;
-    uint32_t lo = __shfl_sync(tm, dyn_pick(v, head % 4), head / 4, DYN_TEAM);
-    uint32_t hi = __shfl_sync(tm, dyn_pick(v, tail % 4), tail / 4, DYN_TEAM);
-    unsigned long long both = (unsigned long long)lo | (unsigned long long)hi << 32;
-    int hit = 0;
-    if (t == 0) {
-        /* The batch's keys are distinct here, so this cannot lose. */
-        if (r.hs == 2)
-            hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
-        else
-            hit = atomicCAS(slab + head, lo, 0u) == lo;
-        if (hit)
-            atomicAnd(slab + DYN_MASK, ~(1u << slot));
+    uint32_t *slab = dyn_slab(r, (uint32_t)(hd >> 32));
+    int slot = (int)(uint32_t)hd, head = r.hs == 2 ? 2 * slot : slot;
+    bool hit;
+    /* The batch's keys are distinct here, so this cannot lose. */
+    if (r.hs == 2) {
+        unsigned long long both = __ldcg((const unsigned long long *)(slab + head));
+        hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
+    } else {
+        uint32_t lo = __ldcg(slab + head);
+        hit = atomicCAS(slab + head, lo, 0u) == lo;
     }
-    return __shfl_sync(tm, hit, 0, DYN_TEAM);
+    if (hit)
+        atomicAnd(slab + DYN_MASK, ~(1u << slot));
+    return hit;
 }
 
-/* A team per key; the items erased are tallied per block (one atomic per block). */
+/* A thread per key; the items erased are tallied per block (one atomic per block). */
 static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
                                     const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
 {
@@ -45,13 +40,12 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
     if (threadIdx.x == 0)
         tally = 0;
     __syncthreads();
-    size_t i = team_id();
-    int t = threadIdx.x % DYN_TEAM;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
-        bool hit = leader[i] == i && team_erase(r, keys + i * r.kw, hash[i], team_mask(), t);
-        if (t == 0 && hit)
+        bool hit = leader[i] == i && erase_one(r, keys + i * r.kw, hash[i]);
+        if (hit)
             atomicAdd(&tally, 1u);
-        if (t == 0 && erased)
+        if (erased)
             erased[i] = hit;
     }
     __syncthreads();
@@ -59,32 +53,23 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
         atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
 }
 
-/* A team of 8 lanes per key (dynmap_ref.cuh). A search is latency-bound, so the registers are
- * capped for a full SM (8 blocks of 256: 32 registers, a 24-byte spill): left at 45, 5 blocks
- * fit and 2^23 finds took 1.71-1.92 ms against 1.31-1.40 (H100, 2026-11-27, BENCHMARKS). */
-static __global__ __launch_bounds__(THREADS, 8) void find_kernel(DynRef r, const uint32_t *keys,
-                                                                 size_t n,
-                                                                 GhmDynmapHandle *handles,
-                                                                 uint32_t *items_out)
+/* A thread per key (dynmap_ref.cuh's dyn_lookup). */
+static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
+                                   GhmDynmapHandle *handles, uint32_t *items_out)
 {
-    size_t i = team_id();
-    int t = threadIdx.x % DYN_TEAM;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     const uint32_t *key = keys + i * r.kw;
-    uint4 v;
-    int slot = 0;
-    unsigned tm = team_mask();
-    GhmDynmapHandle hd = dyn_team_lookup(r, key, dyn_hash(r, key), tm, t, false, &v, &slot, NULL);
-    if (handles && t == 0)
+    GhmDynmapHandle hd = dyn_lookup(r, key, dyn_hash(r, key), false, NULL);
+    if (handles)
         handles[i] = hd;
     if (!items_out)
         return;
-    if (hd != GHM_DYNMAP_NO_HANDLE)
-        dyn_team_copy_out(r, v, slot, tm, t, items_out + i * r.w);
-    else
-        for (int j = t; j < r.w; j += DYN_TEAM)
-            items_out[i * r.w + j] = 0;
+    uint32_t *out = items_out + i * r.w;
+    const uint32_t *slab = hd != GHM_DYNMAP_NO_HANDLE ? dyn_slab(r, (uint32_t)(hd >> 32)) : NULL;
+    for (int j = 0; j < r.w; j++)
+        out[j] = slab ? __ldg(&slab[dyn_word_of(r, (int)(uint32_t)hd, j)]) : 0;
 }
 
 static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, size_t n,
@@ -189,7 +174,7 @@ static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
     if (ret >= 0) {
-        erase_kernel<<<team_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        erase_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);
         ret = GHM_CUDA_LAUNCH();
     }
@@ -215,7 +200,7 @@ static int dyn_find(const void *impl, const uint32_t *keys, size_t n, GhmDynmapH
     if (ret >= 0 && items_out)
         ret = ghmi_dyn_stage_out(ctx, items_out, item_bytes, &it);
     if (ret >= 0) {
-        find_kernel<<<team_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        find_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, (GhmDynmapHandle *)h.dev, (uint32_t *)it.dev);
         ret = GHM_CUDA_LAUNCH();
     }

@@ -1,13 +1,12 @@
 /*
  * dynmap_ref.cuh - GhmDynmap's device side (dynmap.cu, dynmap_alloc.cu): the table as kernels
- * see it, and the team-wide operations on one slab list (Molenaar and Eisemann 2024, after
+ * see it, and the operations of one thread on one slab list (Molenaar and Eisemann 2024, after
  * SlabHash). The slab layouts are those of hashing/dynmap_internal.h, word for word, and the
  * key hash and bucket are its ghmi_dynmap_hash and ghmi_dynmap_bucket, so both backends place
  * every item in the same bucket.
  *
- * Everything is done by a team of 8 lanes per item (below): four lists walked per warp. A team
- * lane reads a slab as one 16-byte word quad (the team reads one 128-byte line), so the slot
- * heads, the next link (word 30) and the mask (word 31) are all in registers.
+ * Every operation on a list is done by one thread (below): it reads the slots' heads, the next
+ * link (word 30) and the mask (word 31) as 16-byte quads of the slab's one 128-byte line.
  *
  * The slab memory (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit mask
  * of slabs handed out is 32 words, and a count of free slabs per block; super blocks of 16
@@ -119,42 +118,50 @@ typedef struct DynWant {
     int lo_only;
 } DynWant;
 
+static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, const uint32_t *key,
+                                                   uint64_t hash)
+{
+    DynWant want;
+    want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
+    want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
+    want.lo_only = r.hw != 2 || r.kw == 1;
+    return want;
+}
+
 /* The slab word of one lane: through L2 (ldcg) where other warps of the kernel write slabs. */
 static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shared_writes)
 {
     return shared_writes ? __ldcg(p) : __ldg(p);
 }
 
-/* --- teams of 8 lanes: searches, claims of empty slots, erases -----------------------------
- * These need only the slab's words, not the warp-wide allocator, so they run four items per
- * warp: a team of 8 lanes reads a slab as one 16-byte word quad per
- * lane (the same single 128-byte line), and a warp keeps four lists walking at once, which is
- * what a latency-bound search needs. Team shuffles name the team's lanes (`tm`), so teams may
- * diverge. */
+/* What an insert's look-up of an absent key saw of its list: the first slab with an empty
+ * slot (0: none) and the last slab (0: the list is empty). */
+typedef struct DynSpots {
+    uint32_t first, tail;
+} DynSpots;
 
-enum { DYN_TEAM = 8 };
+/* --- a thread per item: searches, claims of empty slots, erases -----------------------------
+ * One thread walks one list: it reads the slots' heads as 16-byte quads, and the words beyond
+ * them only where a head matches. We depart here from the paper and SlabHash, where a warp
+ * (after stop 26, a team of 8 lanes) reads each slab as one 128-byte line: that find was bound
+ * by issuing instructions (ncu, H100: 460 a warp of 4 keys, the ALU pipe 72 % busy, DRAM 33 %),
+ * since a team spends its instructions on one key; a thread per key issues each once for 32 keys
+ * and keeps 32 lists walking a warp instead of 4 (BENCHMARKS, 2026-11-27). */
 
 static __device__ __forceinline__ uint32_t dyn_pick(uint4 v, int k)
 {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }
 
-static __device__ __forceinline__ uint32_t dyn_team_or(unsigned tm, uint32_t x)
-{
-    for (int o = 4; o; o /= 2)
-        x |= __shfl_xor_sync(tm, x, o, DYN_TEAM);
-    return x;
-}
-
-/* Slots (a bit each) of the quad-held slab whose head matches the key, or (`empty`) whose head
- * is empty. */
-static __device__ __forceinline__ uint32_t dyn_team_slots(const DynRef &r, uint4 v, int t,
+/* Slots (a bit each) of slab quad q (words 4q..4q+3) whose head matches the key, or (`empty`)
+ * whose head is empty. */
+static __device__ __forceinline__ uint32_t dyn_quad_slots(const DynRef &r, uint4 v, int q,
                                                           DynWant want, bool empty)
 {
     uint32_t found = 0;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        int g = 4 * t + k;
+        int g = 4 * q + k;
         uint32_t x = dyn_pick(v, k);
         if (r.hs == 2) {
             uint32_t y = dyn_pick(v, k | 1);
@@ -169,93 +176,110 @@ static __device__ __forceinline__ uint32_t dyn_team_slots(const DynRef &r, uint4
     return found;
 }
 
-/* A team lane's quad of a slab: through L2 (ldcg) where other teams of the kernel write slabs. */
-static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int t,
+/* What one look at a slab saw: slots whose head matches the key, slots whose head is empty,
+ * the next link and the mask. */
+typedef struct DynLook {
+    uint32_t hits, empties, next, mask;
+} DynLook;
+
+/* Quad q of a slab: through L2 (ldcg) where other threads of the kernel write slabs. */
+static __device__ __forceinline__ uint4 dyn_load_quad(const uint32_t *slab, int q,
                                                       bool shared_writes)
 {
-    const uint4 *p = (const uint4 *)slab + t;
+    const uint4 *p = (const uint4 *)slab + q;
     return shared_writes ? __ldcg(p) : __ldg(p);
 }
 
-/* What an insert's look-up of an absent key saw of its list: the first slab with an empty
- * slot (0: none) and the last slab (0: the list is empty). */
-typedef struct DynSpots {
-    uint32_t first, tail;
-} DynSpots;
-
-/* Whether the team's quads of a slab hold, in `slot`, key words hw..kw-1 other than key's. */
-static __device__ __forceinline__ bool dyn_team_differs(const DynRef &r, uint4 v, int slot,
-                                                        const uint32_t *key, unsigned tm, int t)
+/* Quad q of a slab whose first `quads` quads hold heads; zeros (no slot matches) past them. */
+static __device__ __forceinline__ uint4 dyn_head_quad(const uint32_t *slab, int q, int quads,
+                                                      bool shared_writes)
 {
-    uint32_t bad = 0;
-    for (int j = r.hw; j < r.kw; j++) {
-        int idx = dyn_word_of(r, slot, j);
-        if (idx / 4 == t)
-            bad |= dyn_pick(v, idx % 4) != __ldg(&key[j]);
-    }
-    return dyn_team_or(tm, bad) != 0;
+    return q < quads ? dyn_load_quad(slab, q, shared_writes) : make_uint4(0, 0, 0, 0);
 }
 
-/* Team lane t (0..7) of the team `tm` looks up key (kw words, global memory) of hash: the
- * handle or NO_HANDLE, the slab's quad of this lane in *v_out and the slot in *slot_out.
- * With `spots` (not NULL: an insert, whose claims run beside) an absent key's list is
- * described there, and only slots whose mask bit is set are compared: a claimer sets the bit
- * after its words, so a slot just claimed by another key that shares the first 8 bytes is not
- * compared over the stale words of an erased item. A slot that matches is read again after a
- * fence, which makes the words seen at least as new as the bit. */
-static __device__ GhmDynmapHandle dyn_team_lookup(const DynRef &r, const uint32_t *key,
-                                                  uint64_t hash, unsigned tm, int t,
-                                                  bool shared_writes, uint4 *v_out,
-                                                  int *slot_out, DynSpots *spots)
+/* Looks at a slab's heads, next link and mask. The first four head quads and the last quad are
+ * loaded before any is compared, so their misses overlap (a 6-word item's five heads fill
+ * three quads). */
+static __device__ __forceinline__ DynLook dyn_look(const DynRef &r, const uint32_t *slab,
+                                                   DynWant want, bool shared_writes)
 {
-    DynWant want;
-    want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
-    want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
-    want.lo_only = r.hw != 2 || r.kw == 1;
+    DynWant none = {0, 0, 0};
+    int quads = (r.hs * r.slots + 3) / 4;
+    uint4 end = dyn_load_quad(slab, DYN_NEXT / 4, shared_writes); /* words 28..31 */
+    uint4 v[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        v[q] = dyn_head_quad(slab, q, quads, shared_writes);
+    DynLook k = {0, 0, end.z, end.w};
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        k.hits |= dyn_quad_slots(r, v[q], q, want, false);
+        k.empties |= dyn_quad_slots(r, v[q], q, none, true);
+    }
+    for (int q = 4; q < quads; q++) {
+        uint4 x = dyn_load_quad(slab, q, shared_writes);
+        k.hits |= dyn_quad_slots(r, x, q, want, false);
+        k.empties |= dyn_quad_slots(r, x, q, none, true);
+    }
+    return k;
+}
+
+/* Whether the item in `slot` holds, in words from..kw-1, other than key's. */
+static __device__ __forceinline__ bool dyn_differs(const DynRef &r, const uint32_t *slab,
+                                                   int slot, const uint32_t *key, int from,
+                                                   bool shared_writes)
+{
+    for (int j = from; j < r.kw; j++)
+        if (dyn_load(&slab[dyn_word_of(r, slot, j)], shared_writes) != __ldg(&key[j]))
+            return true;
+    return false;
+}
+
+/* Whether `slot` holds key, read again after a fence: the mask bit seen set was released
+ * after the claimer's words, so the words read now are at least as new as the bit (the head
+ * is compared again too: for Accel32 it is only the tag). */
+static __device__ bool dyn_holds_after_fence(const DynRef &r, const uint32_t *slab, int slot,
+                                             const uint32_t *key, DynWant want)
+{
+    __threadfence();
+    int head = r.hs == 2 ? 2 * slot : slot;
+    uint32_t lo = __ldcg(&slab[head]), hi = r.hs == 2 ? __ldcg(&slab[head + 1]) : 0;
+    bool same = lo == want.lo && (r.hs != 2 || want.lo_only || hi == want.hi) && (lo | hi);
+    return same && !dyn_differs(r, slab, slot, key, r.hw, true);
+}
+
+/* Looks key (kw words, global memory) of hash up: the handle or NO_HANDLE. With `spots` (not
+ * NULL: an insert, whose claims run beside) an absent key's list is described there, and only
+ * slots whose mask bit is set are compared: a claimer sets the bit after its words, so a slot
+ * just claimed by another key that shares the first 8 bytes is not compared over the stale
+ * words of an erased item; a match is confirmed after a fence (dyn_holds_after_fence). */
+static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *key,
+                                             uint64_t hash, bool shared_writes,
+                                             DynSpots *spots)
+{
+    DynWant want = dyn_want(r, key, hash);
     uint32_t s = dyn_load(&r.buckets[dyn_bucket(r, hash)], shared_writes);
     while (s) {
         const uint32_t *slab = dyn_slab(r, s);
-        uint4 v = dyn_load_quad(slab, t, shared_writes);
-        uint32_t cand = dyn_team_or(tm, dyn_team_slots(r, v, t, want, false));
+        DynLook k = dyn_look(r, slab, want, shared_writes);
         if (spots)
-            cand &= __shfl_sync(tm, v.w, DYN_MASK / 4, DYN_TEAM); /* word 31: lane 7 */
-        while (cand) {
-            int slot = __ffs(cand) - 1;
-            bool same = !dyn_team_differs(r, v, slot, key, tm, t);
-            if (same && spots) {
-                __threadfence();
-                v = dyn_load_quad(slab, t, true);
-                uint32_t again = dyn_team_or(tm, dyn_team_slots(r, v, t, want, false));
-                same = (again >> slot & 1) && !dyn_team_differs(r, v, slot, key, tm, t);
-            }
-            if (same) {
-                *v_out = v;
-                *slot_out = slot;
+            k.hits &= k.mask;
+        for (; k.hits; k.hits &= k.hits - 1) {
+            int slot = __ffs(k.hits) - 1;
+            bool same = !dyn_differs(r, slab, slot, key, r.hw, shared_writes);
+            if (same && spots)
+                same = dyn_holds_after_fence(r, slab, slot, key, want);
+            if (same)
                 return dyn_handle(s, slot);
-            }
-            cand &= cand - 1;
         }
         if (spots) {
-            DynWant none = {0, 0, 0};
-            if (!spots->first && dyn_team_or(tm, dyn_team_slots(r, v, t, none, true)))
+            if (!spots->first && k.empties)
                 spots->first = s;
             spots->tail = s;
         }
-        s = __shfl_sync(tm, v.z, DYN_NEXT / 4, DYN_TEAM); /* word 30: lane 7, third word */
+        s = k.next;
     }
     return GHM_DYNMAP_NO_HANDLE;
-}
-
-/* Copies the item of `slot` (the team's quads) to out (w words). */
-static __device__ __forceinline__ void dyn_team_copy_out(const DynRef &r, uint4 v, int slot,
-                                                         unsigned tm, int t, uint32_t *out)
-{
-    for (int j = 0; j < r.w; j++) {
-        int idx = dyn_word_of(r, slot, j);
-        uint32_t x = __shfl_sync(tm, dyn_pick(v, idx % 4), idx / 4, DYN_TEAM);
-        if (t == j % DYN_TEAM)
-            out[j] = x;
-    }
 }
 
 /* --- the slab memory ----------------------------------------------------------------------- */
