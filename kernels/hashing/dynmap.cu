@@ -97,18 +97,21 @@ static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32
         pos[i] = tab[pos[i]] - 1;
 }
 
-/* Claims the first empty slot of a list from its slab s on, by a compare-and-swap of the
- * slot's head (the item's first 8 bytes, or its 32-bit tag), writes the item's other words,
- * then its mask bit (a release, after the words: a look-up compares only slots whose bit is
- * set). The handle, or NO_HANDLE at the end of the list. Never allocates. */
+/* Claims the first empty slot of a list from the look-up's first slab with room on
+ * (`sp`), by a compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit
+ * tag), writes the item's other words, then its mask bit (a release, after the words: a
+ * look-up compares only slots whose bit is set). The handle, or NO_HANDLE at the end of the
+ * list. Never allocates. */
 static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *item,
-                                             uint64_t hash, uint32_t s)
+                                             uint64_t hash, DynSpots sp)
 {
     unsigned long long head = dyn_head_of(r, item, hash);
     DynWant none = {0, 0, 0};
-    while (s) {
+    DynLook k = {0, sp.empties, sp.first_next, 0};
+    for (uint32_t s = sp.first; s;) {
         uint32_t *slab = dyn_slab(r, s);
-        DynLook k = dyn_look(r, slab, none, true);
+        if (s != sp.first)
+            k = dyn_look(r, slab, none, true);
         for (; k.empties; k.empties &= k.empties - 1) {
             int slot = __ffs(k.empties) - 1;
             bool won = r.hs == 2
@@ -153,13 +156,13 @@ static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
         uint8_t is_new = 0;
         if (leader[i] == i) {
             const uint32_t *item = items + i * r.w;
-            DynSpots sp = {0, 0};
+            DynSpots sp = {0, 0, 0, 0};
             if (!empty_table)
                 hd = dyn_lookup(r, item, hash[i], true, &sp);
             if (hd == GHM_DYNMAP_NO_HANDLE) {
                 is_new = 1;
                 if (sp.first)
-                    hd = claim_slot(r, item, hash[i], sp.first);
+                    hd = claim_slot(r, item, hash[i], sp);
                 if (hd != GHM_DYNMAP_NO_HANDLE) {
                     atomicAdd(&stored, 1u);
                 } else {

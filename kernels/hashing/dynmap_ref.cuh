@@ -135,9 +135,11 @@ static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shar
 }
 
 /* What an insert's look-up of an absent key saw of its list: the first slab with an empty
- * slot (0: none) and the last slab (0: the list is empty). */
+ * slot (0: none), its empty slots and next link, and the last slab (0: the list is empty).
+ * The claims start from there without reading that slab again: slots are only filled while
+ * they run, so the empties seen are a superset of those left. */
 typedef struct DynSpots {
-    uint32_t first, tail;
+    uint32_t first, empties, first_next, tail;
 } DynSpots;
 
 /* --- a thread per item: searches, claims of empty slots, erases -----------------------------
@@ -273,8 +275,11 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
                 return dyn_handle(s, slot);
         }
         if (spots) {
-            if (!spots->first && k.empties)
+            if (!spots->first && k.empties) {
                 spots->first = s;
+                spots->empties = k.empties;
+                spots->first_next = k.next;
+            }
             spots->tail = s;
         }
         s = k.next;
