@@ -118,6 +118,7 @@ typedef struct DynWant {
     int lo_only;
 } DynWant;
 
+/* What a slot's head must hold for key of hash. */
 static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, const uint32_t *key,
                                                    uint64_t hash)
 {
@@ -128,7 +129,7 @@ static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, const uint32
     return want;
 }
 
-/* The slab word of one lane: through L2 (ldcg) where other warps of the kernel write slabs. */
+/* A slab word: through L2 (ldcg) where other threads of the kernel write slabs. */
 static __device__ __forceinline__ uint32_t dyn_load(const uint32_t *p, bool shared_writes)
 {
     return shared_writes ? __ldcg(p) : __ldg(p);
