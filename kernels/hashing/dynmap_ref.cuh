@@ -239,16 +239,15 @@ static __device__ __forceinline__ bool dyn_differs(const DynRef &r, const uint32
 }
 
 /* Whether `slot` holds key, read again after a fence: the mask bit seen set was released
- * after the claimer's words, so the words read now are at least as new as the bit (the head
- * is compared again too: for Accel32 it is only the tag). */
+ * after the claimer's words, so the words read now are at least as new as the bit (the head's
+ * quad is compared again too: for Accel32 the head is only the tag). */
 static __device__ bool dyn_holds_after_fence(const DynRef &r, const uint32_t *slab, int slot,
                                              const uint32_t *key, DynWant want)
 {
     __threadfence();
-    int head = r.hs == 2 ? 2 * slot : slot;
-    uint32_t lo = __ldcg(&slab[head]), hi = r.hs == 2 ? __ldcg(&slab[head + 1]) : 0;
-    bool same = lo == want.lo && (r.hs != 2 || want.lo_only || hi == want.hi) && (lo | hi);
-    return same && !dyn_differs(r, slab, slot, key, r.hw, true);
+    int q = (r.hs == 2 ? 2 * slot : slot) / 4; /* the quad of the slot's head */
+    uint32_t hits = dyn_quad_slots(r, dyn_load_quad(slab, q, true), q, want, false);
+    return (hits >> slot & 1) && !dyn_differs(r, slab, slot, key, r.hw, true);
 }
 
 /* Looks key (kw words, global memory) of hash up: the handle or NO_HANDLE. With `spots` (not
