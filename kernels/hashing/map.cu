@@ -197,14 +197,14 @@ static int clear_table(CudaMap *m, size_t capacity)
     return ret;
 }
 
-/* Blocks of 256 threads that keep every SM of ctx's device full (a queued build's grid-stride
- * insert). */
-static int resident_blocks(const GhmContext *ctx, int *out)
+/* The SMs of ctx's device, which size the grids that loop (the bucketed insert, a queued
+ * build's thesis insert). */
+static int device_sms(const GhmContext *ctx, int *out)
 {
     int sms = 0;
     int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                               ghm_cuda_device(ctx)));
-    *out = (sms > 0 ? sms : 1) * 8;
+    *out = sms > 0 ? sms : 1;
     return ret;
 }
 
@@ -220,8 +220,8 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     size_t capacity = (size_t)a.ref.num_buckets * a.ref.bucket_slots;
     if (ret >= 0)
         ret = reserve(m, capacity);
-    if (ret >= 0 && count)
-        ret = resident_blocks(m->ctx, &a.resident_blocks);
+    if (ret >= 0)
+        ret = device_sms(m->ctx, &a.sms);
     if (ret < 0) { /* reserve may have freed the table the reference names: empty, not stale */
         ghmi_cuda_map_forget(m);
         return ret;

@@ -19,6 +19,7 @@ typedef struct MapMeta {
     unsigned long long merges;   /* pairs that merged into a copy already stored */
     unsigned long long distinct; /* canonical copies in table + stash (THESIS dedup pass) */
     unsigned long long copies;   /* non-canonical copies (dedup passes) */
+    unsigned long long cursor;   /* BUCKETED insert: pairs handed to warps so far */
 } MapMeta;
 
 struct CudaMap {
@@ -57,7 +58,7 @@ typedef struct GhmiMapAttempt {
     size_t n;
     uint32_t max_iter;             /* eviction steps before the stash */
     uint32_t rng_seed;             /* BUCKETED: eviction choices */
-    int resident_blocks;           /* count set: blocks that fill the device (a grid-stride loop) */
+    int sms;                       /* the device's SMs: grids that loop fill them */
 } GhmiMapAttempt;
 
 /* The pairs an attempt inserts: the device count of a queued build (at most n), else n. */

@@ -13,7 +13,9 @@
  *    0.9 and B = 8 (64 bytes) above. A thread per pair reads a bucket with 16-byte loads; the
  *    pair goes into the first of its H buckets (in hash order) that has room, by CAS; when all
  *    are full it evicts a random slot of a random bucket and the evicted pair goes on to its other
- *    buckets. Then the stash, as above. Finds: one thread per key (hash_cuda_internal.cuh).
+ *    buckets. Then the stash, as above. On a grouped table (larger than a few L2s) a warp's lane
+ *    takes a new pair as soon as its own is placed (insert_refill_kernel). Finds: one thread per
+ *    key (hash_cuda_internal.cuh).
  * Both keep one invariant that find relies on: a slot or bucket never empties during a build,
  * and a key is only ever placed behind buckets that were full (placement in hash order; an
  * eviction fills the bucket it leaves). So a probe stops at the first bucket with room, and
@@ -322,80 +324,198 @@ static __global__ void stash_fixup_kernel(GhmMapRef ref, unsigned long long *slo
     }
 }
 
-/* One thread per pair (a grid-stride loop when the count is on the device), read from the
- * grouped copy of the pairs where map_group.cu made one (large tables). A tile per pair
- * (each lane one slot, votes by ballot) was tried first: it keeps too few probes in flight per
- * SM (the same effect as in the bulk find), so each thread reads its bucket with 16-byte loads
- * of one sector instead. */
+/* Pairs a warp of the refilling insert takes from the attempt's cursor at a time: up to 4 a lane,
+ * so the one counter sees an atomic per 128 pairs and the warps in flight stay within a few of
+ * the grouping's regions (~8000 warps of an H100 span ~1M consecutive grouped pairs); fewer
+ * where a batch gives each warp fewer than 8 chunks, so that its last chunks even out. */
+#define INSERT_CHUNK_MAX 128
+#define INSERT_CHUNKS_PER_WARP 8
+
+/* A lane's pair in flight. */
+typedef struct PairState {
+    unsigned long long cur; /* the pair to place (an evicted one after an exchange) */
+    uint32_t from;          /* the bucket it was evicted from, or ~0 */
+    uint32_t rng;
+    uint32_t it;            /* steps taken */
+    int carried;
+} PairState;
+
+/* Starts pair i in *ps; returns 0 when it needed no step (the out-of-band key). */
+static __device__ __forceinline__ int start_pair(const uint32_t *__restrict__ keys,
+                                                 const uint32_t *__restrict__ values,
+                                                 const unsigned long long *__restrict__ grouped,
+                                                 size_t i, uint32_t rng_seed,
+                                                 unsigned long long *stash, MapMeta *meta,
+                                                 PairState *ps)
+{
+    uint32_t k, v;
+    if (grouped) {
+        unsigned long long e = grouped[i];
+        k = ghmi_slot_key(e);
+        v = ghmi_slot_value(e);
+    } else {
+        k = keys[i];
+        v = values ? values[i] : (uint32_t)i;
+    }
+    if (k == GHMI_EMPTY_KEY) {
+        oob_insert(stash, meta, v);
+        return 0;
+    }
+    ps->cur = ghmi_pack(k, v);
+    ps->from = 0xFFFFFFFFu;
+    ps->rng = ghmi_hash_mix((uint32_t)i, rng_seed, (uint32_t)(i >> 32)) | 1u;
+    ps->it = 0;
+    ps->carried = 0;
+    return 1;
+}
+
+/* One thread per pair: the insert of a table that L2 holds (not grouped). */
 template <int B>
 static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
     GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
-    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values,
-    const unsigned long long *__restrict__ grouped, const uint32_t *count, size_t n,
-    uint32_t max_iter, uint32_t rng_seed, MapMeta *meta, unsigned int *failed)
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ values, const uint32_t *count,
+    size_t n, uint32_t max_iter, uint32_t rng_seed, MapMeta *meta, unsigned int *failed)
 {
     n = pairs_of(count, n, meta);
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t k, v;
-        if (grouped) {
-            unsigned long long e = grouped[i];
-            k = ghmi_slot_key(e);
-            v = ghmi_slot_value(e);
-        } else {
-            k = keys[i];
-            v = values ? values[i] : (uint32_t)i;
-        }
-        if (k == GHMI_EMPTY_KEY) {
-            oob_insert(stash, meta, v);
+        PairState ps;
+        if (!start_pair(keys, values, NULL, i, rng_seed, stash, meta, &ps))
             continue;
-        }
-        unsigned long long cur = ghmi_pack(k, v);
-        uint32_t from = 0xFFFFFFFFu;
-        uint32_t rng = ghmi_hash_mix((uint32_t)i, rng_seed, (uint32_t)(i >> 32)) | 1u;
-        int carried = 0, placed = 0;
-        for (uint32_t it = 0; it < max_iter && !placed; it++) {
-            if (failed_yet(it, meta))
+        int placed = 0;
+        for (; ps.it < max_iter && !placed; ps.it++) {
+            if (failed_yet(ps.it, meta))
                 return;
-            placed = place_step<B>(ref, slots, marks, meta, &cur, &from, &carried, &rng);
+            placed = place_step<B>(ref, slots, marks, meta, &ps.cur, &ps.from, &ps.carried,
+                                   &ps.rng);
         }
         if (!placed)
-            stash_insert(ref, stash, cur, meta, failed);
+            stash_insert(ref, stash, ps.cur, meta, failed);
+    }
+}
+
+/* The insert of a grouped table (map_group.cu: larger than a few L2s), its pairs read from the
+ * grouped copy. A warp keeps all its lanes on pairs: a lane whose pair is placed takes the next
+ * one at once from a chunk of consecutive pairs that the warp takes from the cursor. With a
+ * thread per pair a warp (and its block) stayed resident until its longest eviction chain
+ * ended, each step of which waits on L2 or DRAM: at load 0.95 ncu found half the warps the SMs
+ * could hold resident (47.7 % achieved occupancy of 100 %) and 44.6 % of issue slots busy,
+ * and 2^26 pairs went in at 7.7 G/s (9.0 here, 9.8 with 6 blocks an SM; docs/BENCHMARKS.md).
+ * On a table that L2 holds the refills cost more than the chains they even out (2^22 pairs at
+ * load 0.8: 13.7 against 11.4 G/s), hence the thread per pair there. A tile per pair (each lane
+ * one slot, votes by ballot) was tried first: it keeps too few probes in flight per SM (the
+ * same effect as in the bulk find), so each thread reads its bucket with 16-byte loads of one
+ * sector instead. The grid is the device's resident blocks. */
+template <int B>
+static __global__ __launch_bounds__(256, 6) void insert_refill_kernel(
+    GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
+    const unsigned long long *__restrict__ grouped, const uint32_t *count, size_t n,
+    uint32_t max_iter, uint32_t rng_seed, uint32_t chunk, MapMeta *meta, unsigned int *failed)
+{
+    const unsigned all = 0xFFFFFFFFu, lane = threadIdx.x & 31;
+    n = pairs_of(count, n, meta);
+    size_t next = 0, end = 0; /* the warp's chunk, the same in every lane */
+    bool busy = false, spent = false;
+    PairState ps;
+    for (;;) {
+        unsigned need = __ballot_sync(all, !busy);
+        while (need && !spent) {
+            if (next == end) {
+                unsigned long long c = 0;
+                if (lane == 0)
+                    c = atomicAdd(&meta->cursor, (unsigned long long)chunk);
+                c = __shfl_sync(all, c, 0);
+                spent = c >= n;
+                next = c;
+                end = c + chunk < n ? c + chunk : n;
+                continue;
+            }
+            unsigned take = (unsigned)min((size_t)__popc(need), end - next);
+            unsigned rank = __popc(need & ((1u << lane) - 1));
+            if (!busy && rank < take)
+                busy = start_pair(NULL, NULL, grouped, next + rank, rng_seed, stash, meta, &ps);
+            next += take;
+            need = __ballot_sync(all, !busy);
+        }
+        if (!__any_sync(all, busy))
+            return;
+        bool stop = false;
+        if (busy) {
+            if (failed_yet(ps.it, meta)) {
+                stop = true;
+            } else if (place_step<B>(ref, slots, marks, meta, &ps.cur, &ps.from, &ps.carried,
+                                     &ps.rng)) {
+                busy = false;
+            } else if (++ps.it >= max_iter) {
+                stash_insert(ref, stash, ps.cur, meta, failed);
+                busy = false;
+            }
+        }
+        if (__any_sync(all, stop))
+            return; /* the attempt failed: every warp stops within 16 steps */
     }
 }
 
 /* ---- the launcher: the insert, then (bucketed) the stash's fix-up --------------------------- */
 
+/* Blocks of `block` threads of `kernel` that fit on the device at once. */
+template <typename K>
+static int resident_blocks(K kernel, int block, int sms, size_t *out)
+{
+    int per_sm = 0;
+    int ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+    *out = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    return ret;
+}
+
+/* The bucketed insert: a grouped table's on the resident blocks, whose warps take pairs until
+ * they run out; another a thread per pair. Then the stash's fix-up. */
+template <int B>
+static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
+{
+    size_t grid = (a->n + 255) / 256, full = 0;
+    int ret = GHM_OK;
+    if (a->grouped) {
+        if ((ret = resident_blocks(insert_refill_kernel<B>, 256, a->sms, &full)) < 0)
+            return ret;
+        grid = grid < full ? grid : full;
+        size_t chunk = a->n / (grid * 8 * INSERT_CHUNKS_PER_WARP) / 32 * 32;
+        chunk = chunk < 32 ? 32 : chunk > INSERT_CHUNK_MAX ? INSERT_CHUNK_MAX : chunk;
+        insert_refill_kernel<B><<<(unsigned)grid, 256, 0, s>>>(
+            a->ref, a->slots, a->stash, a->marks, a->grouped, a->count, a->n, a->max_iter,
+            a->rng_seed, (uint32_t)chunk, a->meta, a->failed);
+    } else {
+        full = (size_t)a->sms * 8; /* a queued build loops over its device count */
+        if (a->count && grid > full)
+            grid = full;
+        if (grid > 0x7FFFFFFFu)
+            return GHM_ERR_TOO_LARGE;
+        insert_bucketed_kernel<B><<<(unsigned)grid, 256, 0, s>>>(
+            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
+            a->max_iter, a->rng_seed, a->meta, a->failed);
+    }
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        return ret;
+    stash_fixup_kernel<B><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
+    return GHM_CUDA_LAUNCH();
+}
+
 int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
 {
     if (a->n == 0)
         return GHM_OK;
-    unsigned lanes = a->ref.bucket_slots; /* 1 = THESIS */
-    unsigned block = lanes == 1 ? 128 : 256;
-    size_t grid = (a->n + block - 1) / block; /* one thread per pair */
-    size_t full = (size_t)a->resident_blocks * (256 / block);
-    if (a->count && grid > full) /* a bound: enough threads to fill the device, looping */
+    if (a->ref.bucket_slots == 4)
+        return insert_bucketed<4>(a, s);
+    if (a->ref.bucket_slots == 8)
+        return insert_bucketed<8>(a, s);
+    size_t grid = (a->n + 127) / 128; /* THESIS: one thread per pair */
+    size_t full = (size_t)a->sms * 16; /* a queued build loops over its device count */
+    if (a->count && grid > full)
         grid = full;
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
-    if (lanes == 1)
-        insert_thesis_kernel<<<(unsigned)grid, block, 0, s>>>(
-            a->ref, a->slots, a->stash, a->keys, a->values, a->count, a->n, a->max_iter, a->meta,
-            a->failed);
-    else if (lanes == 4)
-        insert_bucketed_kernel<4><<<(unsigned)grid, block, 0, s>>>(
-            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->grouped, a->count, a->n,
-            a->max_iter, a->rng_seed, a->meta, a->failed);
-    else
-        insert_bucketed_kernel<8><<<(unsigned)grid, block, 0, s>>>(
-            a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->grouped, a->count, a->n,
-            a->max_iter, a->rng_seed, a->meta, a->failed);
-    int ret = GHM_CUDA_LAUNCH();
-    if (ret < 0 || lanes == 1)
-        return ret;
-    if (lanes == 4)
-        stash_fixup_kernel<4><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
-    else
-        stash_fixup_kernel<8><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
+    insert_thesis_kernel<<<(unsigned)grid, 128, 0, s>>>(a->ref, a->slots, a->stash, a->keys,
+                                                        a->values, a->count, a->n, a->max_iter,
+                                                        a->meta, a->failed);
     return GHM_CUDA_LAUNCH();
 }
