@@ -369,7 +369,8 @@ static __device__ __forceinline__ int start_pair(const uint32_t *__restrict__ ke
     return 1;
 }
 
-/* One thread per pair: the insert of a table that L2 holds (not grouped). */
+/* One thread per pair (a grid-stride loop when the count is on the device): the insert of a
+ * table that is not grouped (one that L2 holds, or one without room for the grouped copy). */
 template <int B>
 static __global__ __launch_bounds__(256) void insert_bucketed_kernel(
     GhmMapRef ref, unsigned long long *slots, unsigned long long *stash, uint32_t *marks,
