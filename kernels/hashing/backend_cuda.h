@@ -42,6 +42,29 @@ static inline cudaStream_t ghm_cuda_stream(const GhmContext *ctx)
     return ((const CudaState *)ctx->state)->stream;
 }
 
+/* The SMs of ctx's device; *out is at least 1 whatever CUDA answers. */
+static inline cudaError_t ghm_cuda_sm_count(const GhmContext *ctx, int *out)
+{
+    cudaError_t err = cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount,
+                                             ghm_cuda_device(ctx));
+    *out = err == cudaSuccess && *out > 0 ? *out : 1;
+    return err;
+}
+
+/* The blocks of `threads` threads of kernel that fit on ctx's device at once (at least 1): the
+ * grid of a kernel whose blocks loop over their work, or of a cooperative launch. */
+static inline cudaError_t ghm_cuda_resident_blocks(const GhmContext *ctx, const void *kernel,
+                                                   int threads, size_t *out)
+{
+    int sms = 1, per_sm = 0;
+    ghm_cuda_bind(ctx); /* the occupancy is asked of the current device */
+    cudaError_t err = ghm_cuda_sm_count(ctx, &sms);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    *out = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    return err;
+}
+
 /* 1 if p points to device (or managed) memory, 0 if it is host memory. */
 static inline int ghm_cuda_is_device_pointer(const void *p)
 {

@@ -160,11 +160,10 @@ static __global__ void unsplit_kernel(const uint32_t *keys, const uint32_t *in,
 /* Blocks for n keys in tiles: enough to fill the device, each looping over its tiles. */
 static unsigned tile_blocks(const GhmContext *ctx, size_t n)
 {
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ghm_cuda_device(ctx)) !=
-        cudaSuccess)
-        sms = 1;
-    size_t want = (n + TILE - 1) / TILE, most = (size_t)(sms > 0 ? sms : 1) * 8;
+    int sms = 1;
+    if (ghm_cuda_sm_count(ctx, &sms) != cudaSuccess)
+        cudaGetLastError(); /* sms stays 1: fewer blocks, the same answers */
+    size_t want = (n + TILE - 1) / TILE, most = (size_t)sms * 8;
     return (unsigned)(want < most ? (want ? want : 1) : most);
 }
 

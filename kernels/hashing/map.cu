@@ -197,17 +197,6 @@ static int clear_table(CudaMap *m, size_t capacity)
     return ret;
 }
 
-/* The SMs of ctx's device, which size the grids that loop (the bucketed insert, a queued
- * build's thesis insert). */
-static int device_sms(const GhmContext *ctx, int *out)
-{
-    int sms = 0;
-    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                              ghm_cuda_device(ctx)));
-    *out = sms > 0 ? sms : 1;
-    return ret;
-}
-
 /* Queues attempt `attempt` for the pairs (their number *count on the device, at most n, or n)
  * and publishes its reference. */
 static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *values,
@@ -220,12 +209,11 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     size_t capacity = (size_t)a.ref.num_buckets * a.ref.bucket_slots;
     if (ret >= 0)
         ret = reserve(m, capacity);
-    if (ret >= 0)
-        ret = device_sms(m->ctx, &a.sms);
     if (ret < 0) { /* reserve may have freed the table the reference names: empty, not stale */
         ghmi_cuda_map_forget(m);
         return ret;
     }
+    a.ctx = m->ctx;
     a.ref.hc = ghmi_hash_consts(m->ctx->seed, attempt);
     a.ref.slots = m->slots;
     a.ref.stash = m->stash;

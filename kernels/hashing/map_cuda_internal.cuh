@@ -58,7 +58,7 @@ typedef struct GhmiMapAttempt {
     size_t n;
     uint32_t max_iter;             /* eviction steps before the stash */
     uint32_t rng_seed;             /* BUCKETED: eviction choices */
-    int sms;                       /* the device's SMs: grids that loop fill them */
+    const GhmContext *ctx;         /* its device sizes the grids that loop */
 } GhmiMapAttempt;
 
 /* The pairs an attempt inserts: the device count of a queued build (at most n), else n. */

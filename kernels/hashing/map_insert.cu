@@ -459,25 +459,18 @@ static __global__ __launch_bounds__(256, 6) void insert_refill_kernel(
 
 /* ---- the launcher: the insert, then (bucketed) the stash's fix-up --------------------------- */
 
-/* Blocks of `block` threads of `kernel` that fit on the device at once. */
-template <typename K>
-static int resident_blocks(K kernel, int block, int sms, size_t *out)
-{
-    int per_sm = 0;
-    int ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    *out = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
-    return ret;
-}
-
 /* The bucketed insert: a grouped table's on the resident blocks, whose warps take pairs until
  * they run out; another a thread per pair. Then the stash's fix-up. */
 template <int B>
 static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
 {
-    size_t grid = (a->n + 255) / 256, full = 0;
+    size_t grid = (a->n + 255) / 256;
     int ret = GHM_OK;
     if (a->grouped) {
-        if ((ret = resident_blocks(insert_refill_kernel<B>, 256, a->sms, &full)) < 0)
+        size_t full = 1;
+        ret = GHM_CUDA(ghm_cuda_resident_blocks(a->ctx, (const void *)insert_refill_kernel<B>,
+                                                256, &full));
+        if (ret < 0)
             return ret;
         grid = grid < full ? grid : full;
         size_t chunk = a->n / (grid * 8 * INSERT_CHUNKS_PER_WARP) / 32 * 32;
@@ -486,9 +479,12 @@ static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
             a->ref, a->slots, a->stash, a->marks, a->grouped, a->count, a->n, a->max_iter,
             a->rng_seed, (uint32_t)chunk, a->meta, a->failed);
     } else {
-        full = (size_t)a->sms * 8; /* a queued build loops over its device count */
-        if (a->count && grid > full)
-            grid = full;
+        int sms = 1;
+        if (a->count) { /* a queued build loops over its device count */
+            if ((ret = GHM_CUDA(ghm_cuda_sm_count(a->ctx, &sms))) < 0)
+                return ret;
+            grid = grid < (size_t)sms * 8 ? grid : (size_t)sms * 8;
+        }
         if (grid > 0x7FFFFFFFu)
             return GHM_ERR_TOO_LARGE;
         insert_bucketed_kernel<B><<<(unsigned)grid, 256, 0, s>>>(
@@ -510,9 +506,13 @@ int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
     if (a->ref.bucket_slots == 8)
         return insert_bucketed<8>(a, s);
     size_t grid = (a->n + 127) / 128; /* THESIS: one thread per pair */
-    size_t full = (size_t)a->sms * 16; /* a queued build loops over its device count */
-    if (a->count && grid > full)
-        grid = full;
+    int sms = 1;                     /* a queued build loops over its device count */
+    if (a->count) {
+        int ret = GHM_CUDA(ghm_cuda_sm_count(a->ctx, &sms));
+        if (ret < 0)
+            return ret;
+        grid = grid < (size_t)sms * 16 ? grid : (size_t)sms * 16;
+    }
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
     insert_thesis_kernel<<<(unsigned)grid, 128, 0, s>>>(a->ref, a->slots, a->stash, a->keys,

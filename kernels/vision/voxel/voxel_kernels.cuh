@@ -151,14 +151,8 @@ static inline uint32_t max_k(const GhmVoxelPair *p)
 static inline int cooperative_blocks(const GhmContext *ctx, const void *kernel, uint64_t want,
                                      unsigned *out)
 {
-    int sms = 0, per_sm = 0;
-    ghm_cuda_bind(ctx); /* the occupancy is asked of the current device */
-    int ret = GHM_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                              ghm_cuda_device(ctx)));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                     VOXEL_THREADS, 0));
-    uint64_t most = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    size_t most = 1;
+    int ret = GHM_CUDA(ghm_cuda_resident_blocks(ctx, kernel, VOXEL_THREADS, &most));
     *out = (unsigned)(want < most ? want : most);
     return ret;
 }
@@ -166,11 +160,7 @@ static inline int cooperative_blocks(const GhmContext *ctx, const void *kernel, 
 /* The SMs of ctx's device (at least 1). */
 static inline int sm_count(const GhmContext *ctx, int *out)
 {
-    *out = 1;
-    int ret = GHM_CUDA(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount,
-                                              ghm_cuda_device(ctx)));
-    *out = *out > 0 ? *out : 1;
-    return ret;
+    return GHM_CUDA(ghm_cuda_sm_count(ctx, out));
 }
 
 #endif /* GHM_VOXEL_KERNELS_CUH */
