@@ -180,15 +180,15 @@ static __global__ void reset_kernel(unsigned long long *stash, MapMeta *meta)
         *meta = MapMeta{};
 }
 
-/* Empties the table and its marks. Only a duplicate pass reads the marks, but the insert sets
- * them by atomic ORs whatever the build, and ORs into words never cleared read uninitialised
- * memory (compute-sanitizer's initcheck reported them under a GhmIndex build, whose keys are
- * unique); the marks are 1/64 of the slots' bytes. */
-static int clear_table(CudaMap *m, size_t capacity)
+/* Empties the table, and its marks when the insert will set them (keys that may repeat: only
+ * the duplicate pass reads them, and a build of distinct keys is given none, so it neither
+ * sets nor clears them; ORs into words never cleared were reported by compute-sanitizer's
+ * initcheck under a GhmIndex build when the insert marked whatever the keys). */
+static int clear_table(CudaMap *m, size_t capacity, int marks)
 {
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     int ret = GHM_CUDA(cudaMemsetAsync(m->slots, 0xFF, capacity * 8, s));
-    if (ret >= 0)
+    if (ret >= 0 && marks)
         ret = GHM_CUDA(cudaMemsetAsync(m->marks, 0, (capacity + 31) / 32 * 4, s));
     if (ret >= 0) {
         reset_kernel<<<1, 128, 0, s>>>(m->stash, m->meta);
@@ -220,7 +220,7 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     a.ref.stash_used = 1; /* until settle() knows better */
     a.slots = m->slots;
     a.stash = m->stash;
-    a.marks = m->marks;
+    a.marks = unique ? NULL : m->marks; /* only the duplicate pass reads them */
     a.meta = m->meta;
     a.failed = failed;
     a.keys = keys;
@@ -231,7 +231,7 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     a.rng_seed = (uint32_t)ghmi_mix64(a.ref.hc.a[0] ^ (uint64_t)a.ref.hc.b[0] << 32);
     cudaStream_t s = ghm_cuda_stream(m->ctx);
     void *grouping = NULL;
-    ret = clear_table(m, capacity);
+    ret = clear_table(m, capacity, !unique);
     if (ret >= 0)
         ret = ghmi_map_group_launch(m->ctx, &a, &grouping);
     if (ret >= 0)
@@ -268,7 +268,7 @@ int ghmi_cuda_map_settle(CudaMap *m)
     if (meta.failed) {
         size_t capacity = (size_t)m->ref.num_buckets * m->ref.bucket_slots;
         m->ref.stash_used = 0;
-        return (ret = clear_table(m, capacity)) < 0 ? ret : GHM_ERR_BUILD_FAILED;
+        return (ret = clear_table(m, capacity, 0)) < 0 ? ret : GHM_ERR_BUILD_FAILED;
     }
     /* Pairs stored = pairs seen - out-of-band ones - merged ones; minus the extra copies. The
      * THESIS pass counts the canonical copies directly. */

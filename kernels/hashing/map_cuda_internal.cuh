@@ -47,7 +47,7 @@ typedef struct GhmiMapAttempt {
     GhmMapRef ref;                 /* geometry and constants; ref.slots / ref.stash as below */
     unsigned long long *slots;     /* writable: the table, cleared */
     unsigned long long *stash;     /* writable: the stash and the out-of-band slot, cleared */
-    uint32_t *marks;               /* BUCKETED, duplicates possible: cleared; else unused */
+    uint32_t *marks;               /* BUCKETED, duplicates possible: cleared; else NULL */
     MapMeta *meta;                 /* cleared, oob slot at all ones */
     unsigned int *failed;          /* set to 1 as well when the attempt fails, or NULL */
     const uint32_t *keys;          /* device */

@@ -189,10 +189,12 @@ static __device__ __forceinline__ uint32_t pick3(uint32_t b0, uint32_t b1, uint3
     return idx == 0 ? b0 : idx == 1 ? b1 : b2;
 }
 
-/* Marks slot p as written by an exchange or with a carried pair (see map_dedup.cu). */
+/* Marks slot p as written by an exchange or with a carried pair (see map_dedup.cu); no marks
+ * (NULL) where the keys are distinct and no duplicate pass reads them. */
 static __device__ __forceinline__ void mark(uint32_t *marks, size_t p)
 {
-    atomicOr(marks + (p >> 5), 1u << (p & 31));
+    if (marks)
+        atomicOr(marks + (p >> 5), 1u << (p & 31));
 }
 
 /* One step for the pair in *cur: merge into a copy of its key, or CAS into the first bucket with
