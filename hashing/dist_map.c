@@ -9,10 +9,14 @@
  * finds on what it received; for a find, (6) every part sends the answers back and (7) every
  * shard puts them in its queries' order. A find's piece for its own part is not sent: the part
  * probes it where the split put it. The steps are separated by joins of the threads, so a
- * step's copies are queued before the next step's work on the receiving context. A copy is
- * queued on the receiver's stream after the sender's work (GhmDistOps.copy), and every
- * temporary is freed only after each context has waited for its stream (steps 5 and 7 wait),
- * so no copy reads an array that is gone.
+ * step's copies are queued before the next step's work on the receiving context. On CUDA every
+ * part has a side stream (GhmDistOps.side_open): the copies into a part's memory run there,
+ * after the sender's work up to its last mark, while the part probes its own piece on its own
+ * stream (half of it while the keys arrive, half while the answers go back), as a rank's
+ * exchanges do (dist_map_ranks.c). Without side streams (the CPU) a copy is done in the
+ * receiver's order (GhmDistOps.copy). Every temporary is freed only after each context has
+ * joined its side stream and waited for its own (steps 5 and 7 wait), so no copy reads an
+ * array that is gone.
  */
 #include "ghm_dist_map.h"
 
@@ -140,6 +144,8 @@ int ghm_dist_map_create(GhmContext *const *ctx, int parts, const GhmMapOptions *
     for (int p = 0; p < parts && ret == GHM_OK; p++) {
         m->ctx[p] = ctx[p];
         ret = ghm_map_create(ctx[p], opt, &m->map[p]);
+        if (ret == GHM_OK && parts > 1 && m->ops->side_open)
+            ret = m->ops->side_open(ctx[p], &m->side[p]);
     }
     if (ret < 0) {
         ghm_dist_map_free(&m);
@@ -155,8 +161,11 @@ void ghm_dist_map_free(GhmDistMap **m)
         return;
     if ((*m)->ranked)
         ghmi_dist_ranked_free(*m);
-    for (int p = 0; p < (*m)->parts; p++)
+    for (int p = 0; p < (*m)->parts; p++) {
+        if ((*m)->side[p])
+            (*m)->ops->side_close((*m)->ctx[p], (*m)->side[p]);
         ghm_map_free(&(*m)->map[p]);
+    }
     free(*m);
     *m = NULL;
 }
@@ -212,7 +221,7 @@ static int step_count(Call *call, int p)
     return m->ops->count(m->ctx[p], call->keys[p], call->n[p], m->c, call->plan->count[p]);
 }
 
-/* A find's own piece stays where the split put it (step_find probes it there), so a part
+/* A find's own piece stays where the split put it (find_own probes it there), so a part
  * receives only the other shards' pieces; a build's part receives every piece, its own too,
  * for one build over them all. */
 static void make_plan(Plan *pl, int parts, int find)
@@ -241,7 +250,8 @@ int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t
 }
 
 /* The arrays of context p: its shard's send side and its part's receive side. No wait: every
- * copy into them is queued on p's own stream (GhmDistOps.copy runs on the receiver's). */
+ * copy into them is queued after p's work so far (on its stream, or on its side stream after
+ * its mark: GhmDistOps.copy and side_copy both wait for the receiver). */
 static int step_alloc(Call *call, int p)
 {
     const GhmDistMap *m = call->m;
@@ -264,72 +274,105 @@ static int step_alloc(Call *call, int p)
     return ret;
 }
 
+/* Marks part p's work so far as what copies out of its memory wait for (side streams only). */
+static int mark(const GhmDistMap *m, int p)
+{
+    return m->side[p] ? m->ops->side_mark(m->ctx[p], m->side[p]) : GHM_OK;
+}
+
+/* Copies into part q's memory from part p's: beside q's work where q has a side stream (after
+ * p's work up to its last mark), else in q's stream order. */
+static int copy_in(const GhmDistMap *m, int q, void *dst, int p, const void *src, size_t bytes)
+{
+    if (!m->side[q])
+        return m->ops->copy(m->ctx[q], dst, m->ctx[p], src, bytes);
+    return m->ops->side_copy(m->ctx[q], m->side[q], dst, m->ctx[p], m->side[p], src, bytes);
+}
+
+/* Part q's later work waits for the copies into its memory queued so far. */
+static int join_side(const GhmDistMap *m, int q)
+{
+    return m->side[q] ? m->ops->side_join(m->ctx[q], m->side[q]) : GHM_OK;
+}
+
 static int step_split(Call *call, int p)
 {
     GhmDistMap *m = call->m;
-    if (call->n[p] == 0)
-        return GHM_OK;
-    return m->ops->split(m->ctx[p], call->keys[p], call->out ? NULL : call->values[p],
-                         call->n[p], m->c, call->plan->start[p], call->way_back[p],
-                         call->send_keys[p], call->send_values[p]);
-}
-
-/* Shard p's pieces to every part: the keys, and for a build the values. */
-static int step_send(Call *call, int p)
-{
-    GhmDistMap *m = call->m;
-    const Plan *pl = call->plan;
     int ret = GHM_OK;
-    for (int q = 0; q < m->parts && ret == GHM_OK; q++) {
-        size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
-        if (k == 0 || (call->out && p == q)) /* a find's own piece stays */
-            continue;
-        ret = m->ops->copy(m->ctx[q], call->recv_keys[q] + to, m->ctx[p],
-                           call->send_keys[p] + from, k * 4);
-        if (ret == GHM_OK && !call->out)
-            ret = m->ops->copy(m->ctx[q], call->recv_values[q] + to, m->ctx[p],
-                               call->send_values[p] + from, k * 4);
-    }
-    return ret;
+    if (call->n[p])
+        ret = m->ops->split(m->ctx[p], call->keys[p], call->out ? NULL : call->values[p],
+                            call->n[p], m->c, call->plan->start[p], call->way_back[p],
+                            call->send_keys[p], call->send_values[p]);
+    return ret == GHM_OK ? mark(m, p) : ret;
 }
 
-static int step_build(Call *call, int q)
+/* Keys [from, to) of part q's own piece, found where the split put it, the answers straight into
+ * the shard's answer order (no copy either way). */
+static int find_own(Call *call, int q, size_t from, size_t to)
 {
-    return ghm_map_build(call->m->map[q], call->recv_keys[q], call->recv_values[q],
-                         call->plan->received[q]);
+    size_t at = call->plan->start[q][q];
+    return to > from ? ghm_map_find(call->m->map[q], call->send_keys[q] + at + from, to - from,
+                                    call->back[q] + at + from)
+                     : GHM_OK;
 }
 
-/* Part q's finds: its own shard's piece where the split put it, its answers straight into the
- * shard's answer order (no copy either way); each other piece where it was received. */
-static int step_find(Call *call, int q)
-{
-    const Plan *pl = call->plan;
-    GhmMap *map = call->m->map[q];
-    int ret = GHM_OK;
-    for (int p = 0; p < call->m->parts && ret == GHM_OK; p++) {
-        size_t k = pl->count[p][q];
-        if (k && p == q)
-            ret = ghm_map_find(map, call->send_keys[q] + pl->start[q][q], k,
-                               call->back[q] + pl->start[q][q]);
-        else if (k)
-            ret = ghm_map_find(map, call->recv_keys[q] + pl->offset[p][q], k,
-                               call->recv_out[q] + pl->offset[p][q]);
-    }
-    return ret;
-}
-
-/* Part q's answers back to every shard, where that shard's piece was sent from. */
-static int step_return(Call *call, int q)
+/* Every shard's piece for part q into q's memory: the keys, and for a build the values; a
+ * find's own piece stays, and its first half is probed while the others arrive. */
+static int step_send(Call *call, int q)
 {
     GhmDistMap *m = call->m;
     const Plan *pl = call->plan;
     int ret = GHM_OK;
     for (int p = 0; p < m->parts && ret == GHM_OK; p++) {
-        size_t k = pl->count[p][q];
-        if (k && p != q) /* the own piece's answers are in place */
-            ret = m->ops->copy(m->ctx[p], call->back[p] + pl->start[p][q], m->ctx[q],
-                               call->recv_out[q] + pl->offset[p][q], k * 4);
+        size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
+        if (k == 0 || (call->out && p == q))
+            continue;
+        ret = copy_in(m, q, call->recv_keys[q] + to, p, call->send_keys[p] + from, k * 4);
+        if (ret == GHM_OK && !call->out)
+            ret = copy_in(m, q, call->recv_values[q] + to, p, call->send_values[p] + from, k * 4);
     }
+    if (ret == GHM_OK && call->out)
+        ret = find_own(call, q, 0, pl->count[q][q] / 2);
+    return ret;
+}
+
+static int step_build(Call *call, int q)
+{
+    int ret = join_side(call->m, q);
+    return ret == GHM_OK ? ghm_map_build(call->m->map[q], call->recv_keys[q],
+                                         call->recv_values[q], call->plan->received[q])
+                         : ret;
+}
+
+/* Part q's finds of the other shards' pieces, once they are in its memory. */
+static int step_find(Call *call, int q)
+{
+    const Plan *pl = call->plan;
+    int ret = join_side(call->m, q);
+    for (int p = 0; p < call->m->parts && ret == GHM_OK; p++) {
+        size_t k = pl->count[p][q];
+        if (k && p != q)
+            ret = ghm_map_find(call->m->map[q], call->recv_keys[q] + pl->offset[p][q], k,
+                               call->recv_out[q] + pl->offset[p][q]);
+    }
+    return ret == GHM_OK ? mark(call->m, q) : ret;
+}
+
+/* Every part's answers for shard p back into p's memory, where p's pieces were sent from, while
+ * p probes the second half of its own piece (whose answers are in place). */
+static int step_return(Call *call, int p)
+{
+    GhmDistMap *m = call->m;
+    const Plan *pl = call->plan;
+    int ret = GHM_OK;
+    for (int q = 0; q < m->parts && ret == GHM_OK; q++) {
+        size_t k = pl->count[p][q];
+        if (k && p != q)
+            ret = copy_in(m, p, call->back[p] + pl->start[p][q], q,
+                          call->recv_out[q] + pl->offset[p][q], k * 4);
+    }
+    if (ret == GHM_OK)
+        ret = find_own(call, p, pl->count[p][p] / 2, pl->count[p][p]);
     return ret;
 }
 
@@ -337,11 +380,12 @@ static int step_unsplit(Call *call, int p)
 {
     GhmDistMap *m = call->m;
     size_t n = call->n[p];
-    if (n == 0)
-        return GHM_OK;
+    int ret = join_side(m, p);
+    if (n == 0 || ret < 0)
+        return ret;
     uint32_t *to = call->answers[p] ? call->answers[p] : call->out[p];
-    int ret = m->ops->unsplit(m->ctx[p], call->keys[p], call->back[p], call->way_back[p], n, m->c,
-                              to);
+    ret = m->ops->unsplit(m->ctx[p], call->keys[p], call->back[p], call->way_back[p], n, m->c,
+                          to);
     if (ret == GHM_OK && call->answers[p])
         ret = ghm_buffer_download(m->ctx[p], call->out[p], to, n * 4);
     return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;
@@ -399,7 +443,11 @@ static int plan_and_send(Call *call)
     return ret;
 }
 
-static int step_sync(Call *call, int p) { return ghm_context_sync(call->m->ctx[p]); }
+static int step_sync(Call *call, int p)
+{
+    int joined = join_side(call->m, p), synced = ghm_context_sync(call->m->ctx[p]);
+    return joined < 0 ? joined : synced;
+}
 
 /* Frees the call's temporaries once no context's queued copy can still read one (after an
  * error a part's copies may be pending when the call stops). */

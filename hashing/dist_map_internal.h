@@ -17,6 +17,8 @@ struct GhmDistMap {
     int ranked;                         /* one part, this rank's (dist_map_ranks.c) */
     GhmDistRanks ranks;
     void *link;                         /* the ranks' device channel (GhmDistOps.rank_link) */
+    void *side[GHM_DIST_MAP_MAX_PARTS]; /* each part's side stream (GhmDistOps.side_open) or
+                                           NULL (one part, or a backend without them) */
 };
 
 /* A shard array in ctx's backend memory: src itself, or a copy in *owned (freed by the caller

@@ -136,6 +136,20 @@ typedef struct GhmDistOps {
                          const size_t *recv_n, const size_t *recv_at);
     /* ctx's later work waits for every exchange queued so far (on the device, not the host). */
     int (*rank_join)(GhmContext *ctx, void *link);
+    /* A part's side stream in one process (CUDA), where the copies into the part's memory run
+     * beside its own work (the probes of its own keys) until side_join, as a rank's exchanges
+     * run on its link's stream; freed by side_close. NULL ops: copies use `copy`. */
+    int (*side_open)(GhmContext *ctx, void **side);
+    void (*side_close)(GhmContext *ctx, void *side);
+    /* Marks ctx's work so far: a later side_copy from this part's memory waits for it (and for
+     * nothing queued on ctx after the mark). */
+    int (*side_mark)(GhmContext *ctx, void *side);
+    /* Copies bytes from src (src_ctx's memory) to dst (dst_ctx's) on dst_side's stream, after
+     * the work of both contexts up to their last side_mark; the host need not wait for it. */
+    int (*side_copy)(GhmContext *dst_ctx, void *dst_side, void *dst, GhmContext *src_ctx,
+                     void *src_side, const void *src, size_t bytes);
+    /* ctx's later work waits for every copy queued so far on its side stream. */
+    int (*side_join)(GhmContext *ctx, void *side);
 } GhmDistOps;
 
 /* Every rank's word in all[rank] (the same word sent to every rank: what the ranked map's votes

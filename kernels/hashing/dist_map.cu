@@ -272,6 +272,21 @@ static void dist_connect(GhmContext *const *ctx, int parts)
             enable_peer(ghm_cuda_device(ctx[q]), ghm_cuda_device(ctx[p]));
 }
 
+/* Copies on the receiver's stream ds after src_ctx's work up to the event `after` (recorded
+ * there, not waited for by the host). */
+static int copy_after(GhmContext *dst_ctx, cudaStream_t ds, void *dst, GhmContext *src_ctx,
+                      cudaEvent_t after, const void *src, size_t bytes)
+{
+    int sdev = ghm_cuda_device(src_ctx), ddev = ghm_cuda_device(dst_ctx);
+    ghm_cuda_bind(dst_ctx);
+    int ret = GHM_CUDA(cudaStreamWaitEvent(ds, after, 0));
+    if (ret == GHM_OK && sdev == ddev)
+        ret = GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ds));
+    else if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaMemcpyPeerAsync(dst, ddev, src, sdev, bytes, ds));
+    return ret;
+}
+
 /* Queued on the receiver's stream after the sender's work so far (an event, no host wait): the
  * sender's stream goes on without waiting for the receiver. */
 static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const void *src,
@@ -285,16 +300,77 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
     if (ret < 0)
         return ret;
     ret = GHM_CUDA(cudaEventRecord(ev, ss));
-    cudaStream_t ds = ghm_cuda_stream(dst_ctx);
-    int sdev = ghm_cuda_device(src_ctx), ddev = ghm_cuda_device(dst_ctx);
     if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaStreamWaitEvent(ds, ev, 0));
-    if (ret == GHM_OK && sdev == ddev)
-        ret = GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ds));
-    else if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMemcpyPeerAsync(dst, ddev, src, sdev, bytes, ds));
+        ret = copy_after(dst_ctx, ghm_cuda_stream(dst_ctx), dst, src_ctx, ev, src, bytes);
     cudaEventDestroy(ev); /* released by CUDA once the wait is done */
     return ret;
+}
+
+/* A part's side stream in one process: the peer copies into the part's memory run there, beside
+ * the probes on its own stream (the copy engines move the data while the SMs probe), as a
+ * rank's NCCL exchanges run on its link's stream. `marked` is the part's own work up to its
+ * last side_mark (what a copy out of or into its memory waits for), `done` the last copy. */
+typedef struct SideStream {
+    cudaStream_t stream;
+    cudaEvent_t marked, done;
+} SideStream;
+
+static void side_close(GhmContext *ctx, void *side)
+{
+    SideStream *s = (SideStream *)side;
+    ghm_cuda_bind(ctx);
+    if (s->done)
+        cudaEventDestroy(s->done);
+    if (s->marked)
+        cudaEventDestroy(s->marked);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+static int side_open(GhmContext *ctx, void **side)
+{
+    *side = NULL;
+    SideStream *s = (SideStream *)calloc(1, sizeof *s);
+    if (!s)
+        return GHM_ERR_NOMEM;
+    ghm_cuda_bind(ctx); /* the stream and events belong to ctx's device */
+    int ret = GHM_CUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&s->marked, cudaEventDisableTiming));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+    if (ret < 0) {
+        side_close(ctx, s);
+        return ret;
+    }
+    *side = s;
+    return GHM_OK;
+}
+
+static int side_mark(GhmContext *ctx, void *side)
+{
+    return GHM_CUDA(cudaEventRecord(((SideStream *)side)->marked, ghm_cuda_stream(ctx)));
+}
+
+static int side_copy(GhmContext *dst_ctx, void *dst_side, void *dst, GhmContext *src_ctx,
+                     void *src_side, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return GHM_OK;
+    SideStream *d = (SideStream *)dst_side;
+    /* after the receiver's marked work too: its stream allocated dst (stream-ordered memory) */
+    ghm_cuda_bind(dst_ctx);
+    int ret = GHM_CUDA(cudaStreamWaitEvent(d->stream, d->marked, 0));
+    if (ret == GHM_OK)
+        ret = copy_after(dst_ctx, d->stream, dst, src_ctx, ((SideStream *)src_side)->marked,
+                         src, bytes);
+    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(d->done, d->stream)) : ret;
+}
+
+static int side_join(GhmContext *ctx, void *side)
+{
+    return GHM_CUDA(cudaStreamWaitEvent(ghm_cuda_stream(ctx), ((SideStream *)side)->done, 0));
 }
 
 /* ------------------------------------------------------- ranks of several processes: NCCL */
@@ -489,4 +565,4 @@ static int nccl_join(GhmContext *ctx, void *link)
 
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {
     dist_count, dist_split, dist_way_back_words, dist_unsplit, dist_copy, ghmi_device_alloc,
-    dist_connect, NCCL_OPS};
+    dist_connect, NCCL_OPS, side_open, side_close, side_mark, side_copy, side_join};
