@@ -1,15 +1,17 @@
 /*
  * dist_map.c - GhmDistMap (ghm_dist_map.h): the parts' maps, the plan of a bulk call (how many
- * keys each shard sends to each part, and where they land), and the steps each context runs,
- * one host thread per context on CUDA. The split, the copies and the reordering are the
- * backend's (GhmDistOps: dist_map_cpu.c, kernels/hashing/dist_map.cu).
+ * keys each shard sends to each part, and where they land), and the steps each context runs:
+ * on CUDA those that wait for a device (the count, a build, the answers' last pass) on a host
+ * thread per context, those that only queue work on the contexts' streams (a find's probes
+ * too: ghmi_map_find_queued) on the calling thread. The split, the copies and the reordering
+ * are the backend's (GhmDistOps: dist_map_cpu.c, kernels/hashing/dist_map.cu).
  *
  * A bulk call: (1) every shard counts its keys per part; (2) the host plans; (3) every shard
  * groups its keys by part; (4) every shard sends each part its piece; (5) every part builds or
  * finds on what it received; for a find, (6) every part sends the answers back and (7) every
  * shard puts them in its queries' order. A find's piece for its own part is not sent: the part
- * probes it where the split put it. The steps are separated by joins of the threads, so a
- * step's copies are queued before the next step's work on the receiving context. On CUDA every
+ * probes it where the split put it. Every step is queued for every part before the next step
+ * starts, so a step's copies are queued before the next step's work on the receiving context. On CUDA every
  * part has a side stream (GhmDistOps.side_open): the copies into a part's memory run there,
  * after the sender's work up to its last mark, while the part probes its own piece on its own
  * stream (half of it while the keys arrive, half while the answers go back), as a rank's
@@ -73,13 +75,29 @@ static void *run_task(void *arg)
 
 static int for_each_part(Call *call, Step step);
 
-/* for_each_part, timed into call->timings under name (logged with --verbose 2). */
-static int timed(Call *call, Step step, const char *name)
+/* Runs step for every part on this thread, one after another: the steps that only queue work
+ * on the contexts' streams (CUDA) gain nothing from a thread per context and would pay for
+ * starting them. The first error wins. */
+static int each_part_in_turn(Call *call, Step step)
+{
+    int ret = GHM_OK;
+    for (int p = 0; p < call->m->parts; p++) {
+        int r = step(call, p);
+        ret = ret == GHM_OK ? r : ret;
+    }
+    return ret;
+}
+
+enum { ON_THREADS, IN_TURN };
+
+/* for_each_part (ON_THREADS: a step that waits for its device) or each_part_in_turn (IN_TURN: a
+ * step that only queues work), timed into call->timings under name (logged with --verbose 2). */
+static int timed(Call *call, Step step, const char *name, int how)
 {
     if (ghm_context_verbose(call->m->ctx[0]) < 2)
-        return for_each_part(call, step);
+        return how == IN_TURN ? each_part_in_turn(call, step) : for_each_part(call, step);
     double t0 = ghm_now();
-    int ret = for_each_part(call, step);
+    int ret = how == IN_TURN ? each_part_in_turn(call, step) : for_each_part(call, step);
     size_t used = strlen(call->timings);
     snprintf(call->timings + used, sizeof call->timings - used, "%s%s %.2f", used ? ", " : "",
              name, 1e3 * (ghm_now() - t0));
@@ -202,23 +220,20 @@ int ghmi_dist_shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const 
     return ret;
 }
 
-static int step_inputs(Call *call, int p)
+/* Shard p in its context's memory (a copy where the caller gave host memory), and its keys
+ * counted per part (a wait for the device). */
+static int step_count(Call *call, int p)
 {
-    GhmContext *ctx = call->m->ctx[p];
+    GhmDistMap *m = call->m;
+    GhmContext *ctx = m->ctx[p];
     int ret = ghmi_dist_shard_input(ctx, call->keys[p], call->n[p], &call->keys[p],
                                     &call->owned[p][0]);
     if (ret == GHM_OK)
         ret = ghmi_dist_shard_input(ctx, call->values[p], call->n[p], &call->values[p],
                                     &call->owned[p][1]);
-    return ret;
-}
-
-static int step_count(Call *call, int p)
-{
-    GhmDistMap *m = call->m;
-    if (call->n[p] == 0)
-        return GHM_OK;
-    return m->ops->count(m->ctx[p], call->keys[p], call->n[p], m->c, call->plan->count[p]);
+    if (ret < 0 || call->n[p] == 0)
+        return ret;
+    return m->ops->count(ctx, call->keys[p], call->n[p], m->c, call->plan->count[p]);
 }
 
 /* A find's own piece stays where the split put it (find_own probes it there), so a part
@@ -311,8 +326,8 @@ static int step_split(Call *call, int p)
 static int find_own(Call *call, int q, size_t from, size_t to)
 {
     size_t at = call->plan->start[q][q];
-    return to > from ? ghm_map_find(call->m->map[q], call->send_keys[q] + at + from, to - from,
-                                    call->back[q] + at + from)
+    return to > from ? ghmi_map_find_queued(call->m->map[q], call->send_keys[q] + at + from,
+                                            to - from, call->back[q] + at + from)
                      : GHM_OK;
 }
 
@@ -352,8 +367,8 @@ static int step_find(Call *call, int q)
     for (int p = 0; p < call->m->parts && ret == GHM_OK; p++) {
         size_t k = pl->count[p][q];
         if (k && p != q)
-            ret = ghm_map_find(call->m->map[q], call->recv_keys[q] + pl->offset[p][q], k,
-                               call->recv_out[q] + pl->offset[p][q]);
+            ret = ghmi_map_find_queued(call->m->map[q], call->recv_keys[q] + pl->offset[p][q], k,
+                                       call->recv_out[q] + pl->offset[p][q]);
     }
     return ret == GHM_OK ? mark(call->m, q) : ret;
 }
@@ -426,20 +441,19 @@ static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
     return call->plan ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* Steps 1 to 4, shared by build and find. */
+/* Steps 1 to 4, shared by build and find: after the count, only work queued on the contexts'
+ * streams (a find's probes of its own piece included), so this thread queues it for every part. */
 static int plan_and_send(Call *call)
 {
-    int ret = timed(call, step_inputs, "inputs");
-    if (ret == GHM_OK)
-        ret = timed(call, step_count, "count");
+    int ret = timed(call, step_count, "count", ON_THREADS);
     if (ret == GHM_OK) {
         make_plan(call->plan, call->m->parts, call->out != NULL);
-        ret = timed(call, step_alloc, "alloc");
+        ret = timed(call, step_alloc, "alloc", IN_TURN);
     }
     if (ret == GHM_OK)
-        ret = timed(call, step_split, "split");
+        ret = timed(call, step_split, "split", IN_TURN);
     if (ret == GHM_OK)
-        ret = timed(call, step_send, "send");
+        ret = timed(call, step_send, "send", IN_TURN);
     return ret;
 }
 
@@ -450,11 +464,12 @@ static int step_sync(Call *call, int p)
 }
 
 /* Frees the call's temporaries once no context's queued copy can still read one (after an
- * error a part's copies may be pending when the call stops). */
+ * error a part's copies may be pending when the call stops). The contexts' streams are idle
+ * after a call that did not fail, so this thread waits for each in turn. */
 static void end_call(Call *call, const char *what, int *ret)
 {
-    int rel = timed(call, step_sync, "sync");
-    int freed = timed(call, step_release, "free");
+    int rel = timed(call, step_sync, "sync", IN_TURN);
+    int freed = timed(call, step_release, "free", IN_TURN);
     rel = rel < 0 ? rel : freed;
     if (*ret == GHM_OK)
         *ret = rel;
@@ -483,7 +498,7 @@ int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
     }
     ret = plan_and_send(&call);
     if (ret == GHM_OK)
-        ret = timed(&call, step_build, "build");
+        ret = timed(&call, step_build, "build", ON_THREADS);
     end_call(&call, "build", &ret);
     if (ret < 0) /* no part keeps what it had, none what it may have built */
         (void)for_each_part(&call, empty_parts);
@@ -505,11 +520,11 @@ int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const si
     }
     ret = plan_and_send(&call);
     if (ret == GHM_OK)
-        ret = timed(&call, step_find, "find");
+        ret = timed(&call, step_find, "find", IN_TURN);
     if (ret == GHM_OK)
-        ret = timed(&call, step_return, "return");
-    if (ret == GHM_OK)
-        ret = timed(&call, step_unsplit, "unsplit");
+        ret = timed(&call, step_return, "return", IN_TURN);
+    if (ret == GHM_OK) /* the answers' download and the wait: a thread per device */
+        ret = timed(&call, step_unsplit, "unsplit", ON_THREADS);
     end_call(&call, "find", &ret);
     return ret;
 }

@@ -30,6 +30,9 @@ typedef struct GhmMapOps {
     int (*find)(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
     int (*stats)(const void *impl, GhmMapStats *out);
     void (*destroy)(void *impl);
+    /* find on backend arrays, queued on the context's stream without waiting (the answers are
+     * there for the context's later work); NULL: find, which waits (ghmi_map_find_queued). */
+    int (*find_queued)(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
 } GhmMapOps;
 
 typedef struct GhmSetOps {
@@ -151,6 +154,11 @@ typedef struct GhmDistOps {
     /* ctx's later work waits for every copy queued so far on its side stream. */
     int (*side_join)(GhmContext *ctx, void *side);
 } GhmDistOps;
+
+/* ghm_map_find on backend arrays (keys and out in ctx's memory), queued on the map's context
+ * without waiting where the backend can (CUDA): the answers are there for the context's later
+ * work; the CPU's find is done on return. */
+int ghmi_map_find_queued(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *out);
 
 /* Every rank's word in all[rank] (the same word sent to every rank: what the ranked map's votes
  * and checks need); GHM_ERR_IO when the exchange failed (hashing/dist_map_ranks.c). */

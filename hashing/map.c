@@ -130,6 +130,15 @@ int ghm_map_find(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *ou
     return map->ops->find(map->impl, keys, n, out);
 }
 
+int ghmi_map_find_queued(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *out)
+{
+    if (!map || (n && (!keys || !out)))
+        return GHM_ERR_INVALID;
+    if (!map->ops->find_queued)
+        return map->ops->find(map->impl, keys, n, out);
+    return map->ops->find_queued(map->impl, keys, n, out);
+}
+
 int ghm_map_stats(const GhmMap *map, GhmMapStats *out)
 {
     if (!map || !out)

@@ -57,9 +57,9 @@ static uint32_t *one_map_answers(GhmContext *ctx, const uint32_t *keys, const ui
 
 /* Builds a map over ctx[0..parts) from host shards, finds every pair's key and as many absent
  * keys, sharded another way, and compares with want. */
-static void check_against(GhmContext *const *ctx, int parts, const uint32_t *keys,
-                          const uint32_t *values, const uint32_t *queries, size_t nq,
-                          const uint32_t *want, size_t want_size)
+static void check_against(GhmContext *const *ctx, int parts, GhmMapScheme scheme,
+                          const uint32_t *keys, const uint32_t *values, const uint32_t *queries,
+                          size_t nq, const uint32_t *want, size_t want_size)
 {
     size_t first[MAX_P], len[MAX_P], qfirst[MAX_P], qlen[MAX_P];
     cut(N, parts, first, len);
@@ -82,6 +82,7 @@ static void check_against(GhmContext *const *ctx, int parts, const uint32_t *key
     }
     GhmDistMap *dm = NULL;
     GhmMapOptions mo = ghm_map_defaults();
+    mo.scheme = scheme;
     ck_assert_int_eq(ghm_dist_map_create(ctx, parts, &mo, &dm), GHM_OK);
     ck_assert_int_eq(ghm_dist_map_build(dm, k, v, len), GHM_OK);
     ck_assert_uint_eq(ghm_dist_map_size(dm), want_size);
@@ -128,7 +129,8 @@ START_TEST(test_cpu_parts_match_one_map)
     uint32_t *want = one_map_answers(ctx[0], c->keys, c->values, N, c->queries, 2 * N, &size);
     int parts[] = {1, 2, 3, 5};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        check_against(ctx, parts[i], c->keys, c->values, c->queries, 2 * N, want, size);
+        check_against(ctx, parts[i], GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N, want,
+                      size);
     free(want);
     for (int p = 0; p < MAX_P; p++)
         ghm_context_free(&ctx[p]);
@@ -204,7 +206,12 @@ START_TEST(test_cuda_parts_match_one_map)
     for (int p = 0; p < 3; p++)
         ctx[p] = context_on(GHM_BACKEND_CUDA, p % devices, 0);
     for (int parts = 1; parts <= 3; parts++)
-        check_against(ctx, parts, c->keys, c->values, c->queries, 2 * N, want, size);
+        check_against(ctx, parts, GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N, want,
+                      size);
+    /* the other schemes' parts (their finds queued without a wait, as the cuckoo map's) */
+    for (int s = GHM_MAP_LINEAR; s <= GHM_MAP_TWO_LEVEL; s++)
+        check_against(ctx, 2, (GhmMapScheme)s, c->keys, c->values, c->queries, 2 * N, want,
+                      size);
     /* shard 1 in device memory, its answers written to device memory */
     void *dk = NULL, *dv = NULL, *dout = NULL;
     ck_assert_int_eq(ghm_buffer_alloc(ctx[1], N / 2 * 4, &dk), GHM_OK);

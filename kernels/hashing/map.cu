@@ -349,6 +349,15 @@ static int map_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *
     return ghmi_cuda_staged_find(m->ctx, m, map_find_device, keys, n, out);
 }
 
+static int map_find_queued(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
+{
+    const CudaMap *m = (const CudaMap *)impl;
+    int ret = ghmi_cuda_map_settle((CudaMap *)m);
+    if (ret < 0 || n == 0)
+        return ret;
+    return map_find_device(m, keys, n, out, ghm_cuda_stream(m->ctx));
+}
+
 static int map_stats(const void *impl, GhmMapStats *out)
 {
     const CudaMap *m = (const CudaMap *)impl;
@@ -372,4 +381,5 @@ extern "C" const GhmMapOps ghm_cuda_map_ops = {
     /* .find = */ map_find,
     /* .stats = */ map_stats,
     /* .destroy = */ map_destroy,
+    /* .find_queued = */ map_find_queued,
 };

@@ -273,4 +273,5 @@ extern "C" const GhmMapOps ghm_cuda_chain_map_ops = {
     /* .find = */ ghmi_scheme_find,
     /* .stats = */ ghmi_scheme_stats,
     /* .destroy = */ ghmi_scheme_destroy,
+    /* .find_queued = */ ghmi_scheme_find_queued,
 };

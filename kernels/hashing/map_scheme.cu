@@ -89,6 +89,12 @@ int ghmi_scheme_find(const void *impl, const uint32_t *keys, size_t n, uint32_t 
     return ghmi_cuda_staged_find(m->ctx, m, find_device, keys, n, out);
 }
 
+int ghmi_scheme_find_queued(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
+{
+    const GhmiSchemeMap *m = (const GhmiSchemeMap *)impl;
+    return n ? find_device(m, keys, n, out, ghm_cuda_stream(m->ctx)) : GHM_OK;
+}
+
 int ghmi_scheme_stats(const void *impl, GhmMapStats *out)
 {
     const GhmiSchemeMap *m = (const GhmiSchemeMap *)impl;

@@ -64,6 +64,7 @@ int ghmi_scheme_create(GhmContext *ctx, const GhmMapOptions *opt, const GhmiSche
 /* The rest of every scheme's GhmMapOps. */
 int ghmi_scheme_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n);
 int ghmi_scheme_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
+int ghmi_scheme_find_queued(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
 int ghmi_scheme_stats(const void *impl, GhmMapStats *out);
 void ghmi_scheme_destroy(void *impl);
 
