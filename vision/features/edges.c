@@ -158,24 +158,45 @@ static float select_kth(float *v, size_t n, size_t k)
     return v[k];
 }
 
-/* The magnitude threshold: the given quantile of the surviving maxima (at most half of their
- * 90 % quantile), at least floor_mag. */
-static int choose_threshold(const float *nms, size_t npix, double quantile, float floor_mag,
-                            float *out)
+/* start[y + 1] = how many pixels of row y of nms (w x h) are at least thr and positive, then
+ * the prefix sums: where row y's share of a compacted array starts (start[0] = 0, start[h] the
+ * total), so that the rows can be compacted in parallel, in raster order. start has h + 1. */
+static void row_starts(const float *nms, int w, int h, float thr, size_t *start)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < npix; i++)
-        n += nms[i] > 0.0f;
+    start[0] = 0;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *row = nms + (size_t)y * w;
+        size_t n = 0;
+        for (int x = 0; x < w; x++)
+            n += row[x] >= thr && row[x] > 0.0f;
+        start[y + 1] = n;
+    }
+    for (int y = 0; y < h; y++)
+        start[y + 1] += start[y];
+}
+
+/* The magnitude threshold: the given quantile of the surviving maxima (at most half of their
+ * 90 % quantile), at least floor_mag. start: room for h + 1 (row_starts). */
+static int choose_threshold(const float *nms, int w, int h, double quantile, float floor_mag,
+                            size_t *start, float *out)
+{
+    row_starts(nms, w, h, 0.0f, start);
+    size_t n = start[h];
     *out = floor_mag;
     if (n == 0 || quantile <= 0.0)
         return GHM_OK;
     float *v = malloc(n * sizeof *v);
     if (!v)
         return GHM_ERR_NOMEM;
-    size_t k = 0;
-    for (size_t i = 0; i < npix; i++)
-        if (nms[i] > 0.0f)
-            v[k++] = nms[i];
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *row = nms + (size_t)y * w;
+        size_t k = start[y];
+        for (int x = 0; x < w; x++)
+            if (row[x] > 0.0f)
+                v[k++] = row[x];
+    }
     float q = select_kth(v, n, (size_t)(quantile * (double)(n - 1)));
     /* On a clean picture whose edges are all equally strong the quantile would cut real
      * contours; never ask for more than half the strength of the strong (90 %) edges. */
@@ -188,32 +209,37 @@ static int choose_threshold(const float *nms, size_t npix, double quantile, floa
     return GHM_OK;
 }
 
-/* Compacts the maxima at or above the threshold into e->points, in raster order. */
-static int compact_points(GhmEdges *e, const float *nms, const float *off)
+/* Compacts the maxima at or above the threshold into e->points, in raster order, the rows in
+ * parallel (start: room for h + 1, row_starts). */
+static int compact_points(GhmEdges *e, const float *nms, const float *off, size_t *start)
 {
-    size_t npix = (size_t)e->width * e->height, n = 0;
-    for (size_t i = 0; i < npix; i++)
-        n += nms[i] >= e->threshold && nms[i] > 0.0f;
+    int w = e->width, h = e->height;
+    row_starts(nms, w, h, e->threshold, start);
+    size_t n = start[h];
     e->points = malloc((n ? n : 1) * sizeof *e->points);
     if (!e->points)
         return GHM_ERR_NOMEM;
-    size_t k = 0;
-    for (size_t i = 0; i < npix; i++) {
-        if (!(nms[i] >= e->threshold && nms[i] > 0.0f)) {
-            e->pixel_point[i] = -1;
-            continue;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        size_t k = start[y];
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            if (!(nms[i] >= e->threshold && nms[i] > 0.0f)) {
+                e->pixel_point[i] = -1;
+                continue;
+            }
+            float m = nms[i], cx = e->gx[i] / m, cy = e->gy[i] / m;
+            GhmEdgePoint *p = &e->points[k];
+            p->x = (float)x + off[i] * cx;
+            p->y = (float)y + off[i] * cy;
+            /* atan2 in double, then rounded: correctly rounded in practice on every libm, so
+             * the CUDA chain (features.cu) gets the same float. */
+            p->angle = (float)atan2((double)e->gy[i], (double)e->gx[i]);
+            p->strength = m;
+            e->pixel_point[i] = (int32_t)k++;
         }
-        float m = nms[i], cx = e->gx[i] / m, cy = e->gy[i] / m;
-        GhmEdgePoint *p = &e->points[k];
-        p->x = (float)(i % (size_t)e->width) + off[i] * cx;
-        p->y = (float)(i / (size_t)e->width) + off[i] * cy;
-        /* atan2 in double, then rounded: correctly rounded in practice on every libm, so the
-         * CUDA chain (features.cu) gets the same float. */
-        p->angle = (float)atan2((double)e->gy[i], (double)e->gx[i]);
-        p->strength = m;
-        e->pixel_point[i] = (int32_t)k++;
     }
-    e->count = k;
+    e->count = n;
     return GHM_OK;
 }
 
@@ -222,6 +248,7 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
 {
     int w = img->width, h = img->height;
     size_t npix = (size_t)w * h;
+#pragma omp parallel for schedule(static)
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
             a[(size_t)y * w + x] = img->pixels[(size_t)y * img->stride + x];
@@ -230,6 +257,7 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
     if (r > 0)
         ghmi_convolve_sep(a, b, a, w, h, g, r);
     sobel(a, e->gx, e->gy, w, h);
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < npix; i++)
         b[i] = sqrtf(e->gx[i] * e->gx[i] + e->gy[i] * e->gy[i]);
     /* Rayleigh mean of the gradient magnitude of pure noise is sigma * sqrt(pi / 2). */
@@ -238,10 +266,14 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
     if (floor_mag < 0.5f)
         floor_mag = 0.5f; /* an exactly clean image: ignore rounding ripples */
     suppress(b, e->gx, e->gy, w, h, floor_mag, a, c);
-    int ret = choose_threshold(a, npix, p->percentile, floor_mag, &e->threshold);
-    if (ret < 0)
-        return ret;
-    return compact_points(e, a, c);
+    size_t *start = malloc(((size_t)h + 1) * sizeof *start);
+    if (!start)
+        return GHM_ERR_NOMEM;
+    int ret = choose_threshold(a, w, h, p->percentile, floor_mag, start, &e->threshold);
+    if (ret == GHM_OK)
+        ret = compact_points(e, a, c, start);
+    free(start);
+    return ret;
 }
 
 int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out)

@@ -399,6 +399,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
     vals = malloc((offs[nbases] ? offs[nbases] : 1) * sizeof *vals);
     if (!keys || !vals)
         goto fail;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
     for (size_t b = 0; b < nbases; b++) {
         size_t k = offs[b + 1] - offs[b];
         memcpy(keys + offs[b], runs[owner[b]].keys + at[b], k * sizeof *keys);
