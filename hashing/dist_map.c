@@ -11,11 +11,11 @@
  * finds on what it received; for a find, (6) every part sends the answers back and (7) every
  * shard puts them in its queries' order. A find's piece for its own part is not sent: the part
  * probes it where the split put it. Every step is queued for every part before the next step
- * starts, so a step's copies are queued before the next step's work on the receiving context. On CUDA every
- * part has a side stream (GhmDistOps.side_open): the copies into a part's memory run there,
- * after the sender's work up to its last mark, while the part probes its own piece on its own
- * stream (half of it while the keys arrive, half while the answers go back), as a rank's
- * exchanges do (dist_map_ranks.c). Without side streams (the CPU) a copy is done in the
+ * starts, so a step's copies are queued before the next step's work on the receiving context.
+ * On CUDA every part has a side stream (GhmDistOps.side_open): the copies into a part's memory
+ * run there, after the sender's work up to its last mark, while the part probes its own piece
+ * on its own stream (half of it while the keys arrive, half while the answers go back), as a
+ * rank's exchanges do (dist_map_ranks.c). Without side streams (the CPU) a copy is done in the
  * receiver's order (GhmDistOps.copy). Every temporary is freed only after each context has
  * joined its side stream and waited for its own (steps 5 and 7 wait), so no copy reads an
  * array that is gone.
