@@ -68,25 +68,6 @@ void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, siz
         *keys = ref ? ref->nkeys : 0;
 }
 
-/* n host words as the backend reads them: host itself where it reads host memory (the CPU:
- * no zeroed copy of megabytes of signatures), else a new backend buffer in *owned (freed by the
- * caller with ghm_buffer_free; NULL when none was made). */
-static int to_backend(GhmContext *ctx, const uint32_t *host, size_t n, const uint32_t **view,
-                      void **owned)
-{
-    *view = host;
-    *owned = NULL;
-    if (n == 0 || ghm_buffer_in_place(ctx, host))
-        return GHM_OK;
-    int ret = ghm_buffer_alloc(ctx, n * sizeof *host, owned);
-    if (ret < 0)
-        return ret;
-    if ((ret = ghm_buffer_upload(ctx, *owned, host, n * sizeof *host)) < 0)
-        ghm_buffer_free(ctx, owned);
-    *view = *owned;
-    return ret;
-}
-
 int ghmi_geo_check_levels(const GhmGeoLevel *levels, size_t nlevels, size_t nb, size_t nc)
 {
     for (size_t l = 0; l < nlevels; l++)
@@ -437,8 +418,6 @@ fail:
 static int build_tables(GhmGeoRef *r)
 {
     uint32_t *bkeys = NULL, *ids = NULL, *skeys = NULL, *svals = NULL;
-    const uint32_t *in_a = NULL, *in_b = NULL; /* what the hashing calls read */
-    void *dev_a = NULL, *dev_b = NULL;           /* backend copies, where they were made */
     size_t nsig = 0;
     int ret = choose_ref_bases(r, ghm_context_seed(r->ctx), &bkeys, &r->nbases);
     if (ret < 0)
@@ -449,20 +428,18 @@ static int build_tables(GhmGeoRef *r)
         ret = GHM_ERR_NOMEM;
         goto done;
     }
-    if ((ret = to_backend(r->ctx, bkeys, r->nbases, &in_a, &dev_a)) < 0 ||
-        (ret = ghm_index_create(r->ctx, 0.0, &r->bases)) < 0 ||
-        (ret = ghm_index_build(r->bases, in_a, r->nbases)) < 0 ||
+    /* the hashing calls take host arrays on either backend (ghm_map.h), staging them where the
+     * backend needs device memory */
+    if ((ret = ghm_index_create(r->ctx, 0.0, &r->bases)) < 0 ||
+        (ret = ghm_index_build(r->bases, bkeys, r->nbases)) < 0 ||
         (ret = ghm_index_ids(r->bases, bkeys, r->nbases, ids)) < 0 ||
         (ret = ghm_index_keys(r->bases, ids, r->nbases, r->basis_keys)) < 0)
         goto done;
-    ghm_buffer_free(r->ctx, &dev_a);
     if ((ret = ref_signatures(r, r->basis_keys, ids, &skeys, &svals, &nsig)) < 0)
         goto done;
     r->nentries = nsig;
-    if ((ret = to_backend(r->ctx, skeys, nsig, &in_a, &dev_a)) < 0 ||
-        (ret = to_backend(r->ctx, svals, nsig, &in_b, &dev_b)) < 0 ||
-        (ret = ghm_multimap_create(r->ctx, 0.0, &r->table)) < 0 ||
-        (ret = ghm_multimap_build(r->table, in_a, in_b, nsig)) < 0)
+    if ((ret = ghm_multimap_create(r->ctx, 0.0, &r->table)) < 0 ||
+        (ret = ghm_multimap_build(r->table, skeys, svals, nsig)) < 0)
         goto done;
     r->nkeys = ghm_multimap_keys(r->table);
     const uint32_t *vals = NULL;
@@ -478,8 +455,6 @@ static int build_tables(GhmGeoRef *r)
     if (nvals && (ret = ghm_buffer_download(r->ctx, r->values, vals, nvals * sizeof *vals)) < 0)
         goto done;
 done:
-    ghm_buffer_free(r->ctx, &dev_a);
-    ghm_buffer_free(r->ctx, &dev_b);
     free(bkeys);
     free(ids);
     free(skeys);
