@@ -461,15 +461,34 @@ static __global__ __launch_bounds__(256, 6) void insert_refill_kernel(
 
 /* ---- the launcher: the insert, then (bucketed) the stash's fix-up --------------------------- */
 
+/* Blocks of `block` threads for a thread per pair; a queued build's grid loops over its device
+ * count, so it needs no more than fill the device (2048 threads an SM). GHM_ERR_TOO_LARGE past
+ * a grid's reach. */
+static int pair_grid(const GhmiMapAttempt *a, unsigned block, unsigned *out)
+{
+    size_t grid = (a->n + block - 1) / block;
+    if (a->count) {
+        int sms = 1;
+        int ret = GHM_CUDA(ghm_cuda_sm_count(a->ctx, &sms));
+        if (ret < 0)
+            return ret;
+        size_t most = (size_t)sms * (2048 / block);
+        grid = grid < most ? grid : most;
+    }
+    if (grid > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    *out = (unsigned)grid;
+    return GHM_OK;
+}
+
 /* The bucketed insert: a grouped table's on the resident blocks, whose warps take pairs until
  * they run out; another a thread per pair. Then the stash's fix-up. */
 template <int B>
 static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
 {
-    size_t grid = (a->n + 255) / 256;
     int ret = GHM_OK;
     if (a->grouped) {
-        size_t full = 1;
+        size_t grid = (a->n + 255) / 256, full = 1;
         ret = GHM_CUDA(ghm_cuda_resident_blocks(a->ctx, (const void *)insert_refill_kernel<B>,
                                                 256, &full));
         if (ret < 0)
@@ -481,15 +500,10 @@ static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
             a->ref, a->slots, a->stash, a->marks, a->grouped, a->count, a->n, a->max_iter,
             a->rng_seed, (uint32_t)chunk, a->meta, a->failed);
     } else {
-        int sms = 1;
-        if (a->count) { /* a queued build loops over its device count */
-            if ((ret = GHM_CUDA(ghm_cuda_sm_count(a->ctx, &sms))) < 0)
-                return ret;
-            grid = grid < (size_t)sms * 8 ? grid : (size_t)sms * 8;
-        }
-        if (grid > 0x7FFFFFFFu)
-            return GHM_ERR_TOO_LARGE;
-        insert_bucketed_kernel<B><<<(unsigned)grid, 256, 0, s>>>(
+        unsigned grid = 1;
+        if ((ret = pair_grid(a, 256, &grid)) < 0)
+            return ret;
+        insert_bucketed_kernel<B><<<grid, 256, 0, s>>>(
             a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
             a->max_iter, a->rng_seed, a->meta, a->failed);
     }
@@ -507,18 +521,11 @@ int ghmi_map_insert_launch(const GhmiMapAttempt *a, cudaStream_t s)
         return insert_bucketed<4>(a, s);
     if (a->ref.bucket_slots == 8)
         return insert_bucketed<8>(a, s);
-    size_t grid = (a->n + 127) / 128; /* THESIS: one thread per pair */
-    int sms = 1;                     /* a queued build loops over its device count */
-    if (a->count) {
-        int ret = GHM_CUDA(ghm_cuda_sm_count(a->ctx, &sms));
-        if (ret < 0)
-            return ret;
-        grid = grid < (size_t)sms * 16 ? grid : (size_t)sms * 16;
-    }
-    if (grid > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    insert_thesis_kernel<<<(unsigned)grid, 128, 0, s>>>(a->ref, a->slots, a->stash, a->keys,
-                                                        a->values, a->count, a->n, a->max_iter,
-                                                        a->meta, a->failed);
+    unsigned grid = 1; /* THESIS: one thread per pair */
+    int ret = pair_grid(a, 128, &grid);
+    if (ret < 0)
+        return ret;
+    insert_thesis_kernel<<<grid, 128, 0, s>>>(a->ref, a->slots, a->stash, a->keys, a->values,
+                                              a->count, a->n, a->max_iter, a->meta, a->failed);
     return GHM_CUDA_LAUNCH();
 }
