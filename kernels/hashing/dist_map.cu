@@ -306,10 +306,11 @@ static int dist_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const 
     return ret;
 }
 
-/* A part's side stream in one process: the peer copies into the part's memory run there, beside
- * the probes on its own stream (the copy engines move the data while the SMs probe), as a
- * rank's NCCL exchanges run on its link's stream. `marked` is the part's own work up to its
- * last side_mark (what a copy out of or into its memory waits for), `done` the last copy. */
+/* A stream beside a context's own: in one process the peer copies into a part's memory run
+ * there, beside the probes on its own stream (the copy engines move the data while the SMs
+ * probe), and a rank's NCCL exchanges run on its link's (NcclLink). `marked` is the context's
+ * work up to its last side_mark (what a copy out of or into its memory, or an exchange, waits
+ * for), `done` the last copy or exchange queued there. */
 typedef struct SideStream {
     cudaStream_t stream;
     cudaEvent_t marked, done;
@@ -428,29 +429,25 @@ static int nccl_check(ncclResult_t r, const char *what)
     return GHM_ERR_CUDA;
 }
 
-/* A rank's NCCL channel: the communicator, and a stream of its own, so that an exchange runs
- * beside the context's work (the probes of the rank's own keys) until rank_join. */
+/* A rank's NCCL channel: the communicator, and a side stream (as a part's in one process), so
+ * that an exchange runs beside the context's work (the probes of the rank's own keys) until
+ * rank_join: its mark is the context's work before an exchange, its `done` the last exchange. */
 struct NcclLink {
     ncclComm_t comm;
-    cudaStream_t side;
-    cudaEvent_t ready, done; /* the context's work before an exchange; the last exchange */
+    SideStream *side;
 };
 
-static void free_link(NcclLink *l)
+static void free_link(GhmContext *ctx, NcclLink *l)
 {
-    if (l->done)
-        cudaEventDestroy(l->done);
-    if (l->ready)
-        cudaEventDestroy(l->ready);
     if (l->side)
-        cudaStreamDestroy(l->side);
+        side_close(ctx, l->side);
     if (l->comm)
         nccl.comm_destroy(l->comm);
     free(l);
 }
 
-/* The side stream and its events for a communicator that now exists (freed with it). */
-static int make_link(ncclComm_t comm, void **link)
+/* The side stream for a communicator that now exists (freed with it). */
+static int make_link(GhmContext *ctx, ncclComm_t comm, void **link)
 {
     NcclLink *l = (NcclLink *)calloc(1, sizeof *l);
     if (!l) {
@@ -458,13 +455,11 @@ static int make_link(ncclComm_t comm, void **link)
         return GHM_ERR_NOMEM;
     }
     l->comm = comm;
-    int ret = GHM_CUDA(cudaStreamCreateWithFlags(&l->side, cudaStreamNonBlocking));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaEventCreateWithFlags(&l->ready, cudaEventDisableTiming));
-    if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
+    void *side = NULL;
+    int ret = side_open(ctx, &side);
+    l->side = (SideStream *)side;
     if (ret < 0) {
-        free_link(l);
+        free_link(ctx, l);
         return ret;
     }
     *link = l;
@@ -515,13 +510,12 @@ static int nccl_link(GhmContext *ctx, const GhmDistRanks *ranks, void **link)
     ncclComm_t comm = NULL;
     int ret = nccl_check(nccl.comm_init_rank(&comm, ranks->ranks, msg.id, ranks->rank),
                          "ncclCommInitRank");
-    return ret < 0 ? ret : make_link(comm, link);
+    return ret < 0 ? ret : make_link(ctx, comm, link);
 }
 
 static void nccl_unlink(GhmContext *ctx, void *link)
 {
-    (void)ghm_cuda_stream(ctx);
-    free_link((NcclLink *)link);
+    free_link(ctx, (NcclLink *)link);
 }
 
 /* One group of sends and receives (NCCL pairs them across the ranks) on the link's stream,
@@ -532,10 +526,10 @@ static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t 
 {
     NcclLink *l = (NcclLink *)link;
     ncclComm_t comm = l->comm;
-    cudaStream_t s = l->side;
-    int ret = GHM_CUDA(cudaEventRecord(l->ready, ghm_cuda_stream(ctx)));
+    cudaStream_t s = l->side->stream;
+    int ret = side_mark(ctx, l->side);
     if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaStreamWaitEvent(s, l->ready, 0));
+        ret = GHM_CUDA(cudaStreamWaitEvent(s, l->side->marked, 0));
     if (ret < 0)
         return ret;
     ret = nccl_check(nccl.group_start(), "ncclGroupStart");
@@ -549,14 +543,14 @@ static int nccl_exchange(GhmContext *ctx, void *link, int ranks, const uint32_t 
     }
     int end = nccl_check(nccl.group_end(), "ncclGroupEnd"); /* always closes the group */
     if (ret == GHM_OK && end == GHM_OK)
-        ret = GHM_CUDA(cudaEventRecord(l->done, s));
+        ret = GHM_CUDA(cudaEventRecord(l->side->done, s));
     return ret < 0 ? ret : end;
 }
 
 /* ctx's work from here on waits for the exchanges queued so far (a wait on the device). */
 static int nccl_join(GhmContext *ctx, void *link)
 {
-    return GHM_CUDA(cudaStreamWaitEvent(ghm_cuda_stream(ctx), ((NcclLink *)link)->done, 0));
+    return side_join(ctx, ((NcclLink *)link)->side);
 }
 #define NCCL_OPS nccl_link, nccl_unlink, nccl_exchange, nccl_join
 #else
