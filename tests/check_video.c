@@ -485,6 +485,57 @@ START_TEST(test_y4m_select)
 }
 END_TEST
 
+/* A regular file of whole bare-marker frames declares its frame count (so MPI ranks can split
+ * it) and skips frames by seeking: a selection that starts late gives the frames and pixels a
+ * read from the start gives. Markers with parameters, a partial last frame or a pipe: -1. */
+START_TEST(test_y4m_file_frame_count)
+{
+    FILE *f = make_y4m("YUV4MPEG2 W16 H8 F10:1 C420\n", 16, 8, 2 * 8 * 4, 10, 0);
+    GhmVideo *v = NULL;
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_video_info(v)->frames, 10);
+    ck_assert_int_eq(ghm_video_select(v, 7, -1, 2), GHM_OK);
+    GhmVideoFrame fr;
+    for (int want = 7; want <= 9; want += 2) {
+        ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_FRAME);
+        ck_assert_int_eq(fr.index, want);
+        for (int x = 0; x < 16; x++)
+            ck_assert_int_eq(fr.image->pixels[7 * fr.image->stride + x],
+                             limited_to_full((want + x) & 0xff));
+        ghm_image_free(&fr.image);
+    }
+    ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_END);
+    ghm_video_free(&v);
+    fclose(f);
+
+    f = make_y4m("YUV4MPEG2 W16 H8 F10:1 Cmono\n", 16, 8, 0, 3, 0);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    fputs("FRAME\n", f); /* a fourth frame cut short */
+    rewind(f);
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_video_info(v)->frames, -1);
+    ck_assert_int_eq(ghm_video_select(v, 2, -1, 1), GHM_OK);
+    ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_FRAME);
+    ck_assert_int_eq(fr.index, 2);
+    ghm_image_free(&fr.image);
+    char why[256] = "";
+    ck_assert_int_eq(ghm_video_read(v, &fr, why, sizeof why), GHM_ERR_TRUNCATED);
+    ghm_video_free(&v);
+    fclose(f);
+
+    f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    fputs("YUV4MPEG2 W4 H2 F10:1 Cmono\nFRAME Ip\n01234567", f);
+    rewind(f);
+    ck_assert_int_eq(ghm_video_open_y4m(f, &v, NULL, 0), GHM_OK);
+    ck_assert_int_eq(ghm_video_info(v)->frames, -1);
+    ck_assert_int_eq(ghm_video_read(v, &fr, NULL, 0), GHM_VIDEO_FRAME);
+    ghm_image_free(&fr.image);
+    ghm_video_free(&v);
+    fclose(f);
+}
+END_TEST
+
 /* A Y4M file read by FFmpeg (libswscale to GRAY8) and by our reader gives the same pixels, so
  * "ffmpeg -f yuv4mpegpipe - | geohash-match ref.png -" sees what the file itself would give.
  * In a build without FFmpeg the file goes to our reader, and the check is trivially true. */
@@ -764,6 +815,7 @@ static Suite *video_suite(void)
     tcase_add_test(y4m, test_y4m_mono_422_444);
     tcase_add_test(y4m, test_y4m_bad_headers);
     tcase_add_test(y4m, test_y4m_truncated_and_damaged);
+    tcase_add_test(y4m, test_y4m_file_frame_count);
     tcase_add_test(y4m, test_y4m_select);
     tcase_add_test(y4m, test_y4m_file_same_as_ffmpeg);
     suite_add_tcase(s, y4m);

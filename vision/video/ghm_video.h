@@ -63,7 +63,8 @@ typedef struct GhmVideo GhmVideo;
 typedef struct GhmVideoInfo {
     int width, height;   /* of the first frame as declared by the stream */
     double fps;          /* frames per second, 0 when unknown */
-    int64_t frames;      /* frame count the container declares, -1 when unknown */
+    int64_t frames;      /* frame count the container declares (a Y4M file: from its size);
+                            -1 when unknown */
     char format[32];     /* container: "avi", "mov,mp4,m4a,3gp,3g2,mj2", "yuv4mpegpipe", ... */
     char codec[32];      /* "mpeg4", "h264", "rawvideo", ... */
 } GhmVideoInfo;

@@ -69,7 +69,8 @@ int ghmi_video_built_with_ffmpeg(void);
 /* --- YUV4MPEG2 (video_y4m.c) --- */
 
 /* Parses the stream header from f (which stays the caller's). Fills info (format
- * "yuv4mpegpipe", codec "rawvideo", frames -1). GHM_ERR_FORMAT for a malformed header,
+ * "yuv4mpegpipe", codec "rawvideo", frames: counted from the size of a regular file of whole
+ * bare-marker frames, else -1). GHM_ERR_FORMAT for a malformed header,
  * GHM_ERR_UNSUPPORTED for a colour space other than 420*, 422, 444 and mono (8 bits),
  * GHM_ERR_TOO_LARGE, GHM_ERR_TRUNCATED when the header is cut short, GHM_ERR_IO. */
 int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t why_size);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "video_internal.h"
 #include "why_internal.h"
@@ -26,6 +27,7 @@ struct GhmiY4m {
     int full_range;         /* the table is the identity: frames are used as read */
     uint8_t *scratch;     /* where skipped bytes go */
     size_t scratch_size;
+    int seekable;         /* a regular file of whole "FRAME\n" frames: skipped bytes are seeked */
 };
 
 /* Reads one '\n'-terminated line (without the '\n') into line. Returns its length, -1 at EOF
@@ -213,6 +215,29 @@ static int check_header(Header *h, char *why, size_t n)
     return GHM_OK;
 }
 
+/* The frame count of a regular file whose frames all have a bare "FRAME\n" marker (what FFmpeg
+ * writes), from its size: known, a video's frames can be split between MPI ranks, and a frame
+ * skipped is seeked over instead of read (the marker of every frame read is still checked).
+ * -1, and the stream read as a pipe, when the file is anything else: markers with parameters,
+ * or a size that is not whole frames (a truncated file keeps its precise error). The stream is
+ * left where it was. */
+static int64_t count_frames(GhmiY4m *y, size_t luma)
+{
+    struct stat st;
+    off_t at = ftello(y->f);
+    if (at < 0 || fstat(fileno(y->f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < at)
+        return -1;
+    char marker[6] = "";
+    size_t got = fread(marker, 1, sizeof marker, y->f);
+    if (fseeko(y->f, at, SEEK_SET) != 0 || (got > 0 && memcmp(marker, "FRAME\n", 6) != 0))
+        return -1;
+    uint64_t frame = 6 + (uint64_t)luma + y->chroma_bytes, bytes = (uint64_t)(st.st_size - at);
+    if (bytes % frame != 0)
+        return -1;
+    y->seekable = 1;
+    return (int64_t)(bytes / frame);
+}
+
 int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t why_size)
 {
     if (!f || !out || !info)
@@ -254,7 +279,7 @@ int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t 
     info->width = y->width;
     info->height = y->height;
     info->fps = (double)h.fps_num / h.fps_den;
-    info->frames = -1;
+    info->frames = count_frames(y, (size_t)y->width * (size_t)y->height);
     snprintf(info->format, sizeof info->format, "yuv4mpegpipe");
     snprintf(info->codec, sizeof info->codec, "rawvideo");
     *out = y;
@@ -268,6 +293,8 @@ static size_t read_bytes(GhmiY4m *y, uint8_t *dst, size_t n)
 {
     if (dst)
         return fread(dst, 1, n, y->f);
+    if (y->seekable && n <= (size_t)INT64_MAX && fseeko(y->f, (off_t)n, SEEK_CUR) == 0)
+        return n;
     size_t got = 0;
     while (got < n) {
         size_t chunk = n - got < y->scratch_size ? n - got : y->scratch_size;
