@@ -153,6 +153,20 @@ typedef struct GhmDistOps {
                      void *src_side, const void *src, size_t bytes);
     /* ctx's later work waits for every copy queued so far on its side stream. */
     int (*side_join)(GhmContext *ctx, void *side);
+    /* ctx's later work waits for other's work up to other's last side_mark (other_side). */
+    int (*side_wait)(GhmContext *ctx, void *other_side);
+    /* A find in one process that moves neither keys nor answers (CUDA; devices that reach each
+     * other's memory): 1 when every part's map can probe on its device the keys of every shard
+     * in place and write their answers there (keys[p], out[p]: n[p] words of ctx[p]'s memory, or
+     * NULL where the call makes its own copy), else 0. NULL: never. */
+    int (*in_place_ok)(GhmContext *const *ctx, GhmMap *const *map, int parts,
+                       const uint32_t *const *keys, uint32_t *const *out, const size_t *n);
+    /* Part `part`'s map probed on part_ctx's stream for the keys of a shard in shard_ctx's
+     * memory, after shard_ctx's work up to its side_mark (shard_side): out[i] is written for
+     * the keys whose part is `part` alone (the others' answers are theirs to write). */
+    int (*find_in_place)(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
+                         uint32_t part, GhmContext *shard_ctx, void *shard_side,
+                         const uint32_t *keys, size_t n, uint32_t *out);
 } GhmDistOps;
 
 /* ghm_map_find on backend arrays (keys and out in ctx's memory), queued on the map's context
