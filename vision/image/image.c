@@ -44,7 +44,7 @@ static int check_create_size(int width, int height)
     return ghmi_image_check_size((uint64_t)width, (uint64_t)height, NULL, 0);
 }
 
-int ghm_image_create(int width, int height, GhmImage **out)
+static int create(int width, int height, int zeroed, GhmImage **out)
 {
     if (out == NULL)
         return GHM_ERR_INVALID;
@@ -55,7 +55,8 @@ int ghm_image_create(int width, int height, GhmImage **out)
     GhmImage *img = calloc(1, sizeof *img);
     if (img == NULL)
         return GHM_ERR_NOMEM;
-    img->pixels = calloc((size_t)width * (size_t)height, 1);
+    size_t bytes = (size_t)width * (size_t)height;
+    img->pixels = zeroed ? calloc(bytes, 1) : malloc(bytes);
     if (img->pixels == NULL) {
         free(img);
         return GHM_ERR_NOMEM;
@@ -65,6 +66,16 @@ int ghm_image_create(int width, int height, GhmImage **out)
     img->stride = width;
     *out = img;
     return GHM_OK;
+}
+
+int ghm_image_create(int width, int height, GhmImage **out)
+{
+    return create(width, height, 1, out);
+}
+
+int ghmi_image_create_unset(int width, int height, GhmImage **out)
+{
+    return create(width, height, 0, out);
 }
 
 int ghm_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,

@@ -18,6 +18,11 @@
  * Takes 64-bit sizes so that a header's raw 32-bit fields can be checked before any cast. */
 int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why_size);
 
+/* ghm_image_create without zeroing the pixels, for a reader that writes every one of them: a
+ * 1080p video frame's 2 MB of zeros, overwritten at once, were a fifth of the time one thread
+ * took to read a frame from a Y4M file on the 2 x H100 host (2026-11-28, docs/BENCHMARKS.md). */
+int ghmi_image_create_unset(int width, int height, GhmImage **out);
+
 /* ITU-R BT.601 luma, rounded: the weights libjpeg uses for YCbCr and OpenCV for RGB2GRAY. */
 static inline uint8_t ghmi_luma(unsigned r, unsigned g, unsigned b)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ffmpeg_libs_internal.h"
+#include "image_internal.h"
 #include "video_ffmpeg_internal.h"
 #include "why_internal.h"
 
@@ -53,7 +54,8 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
     if (ret < 0)
         return ret;
     GhmImage *img = NULL;
-    if ((ret = ghm_image_create(frame->width, frame->height, &img)) < 0) {
+    /* sws_scale writes every row, so the pixels need no zeroing first */
+    if ((ret = ghmi_image_create_unset(frame->width, frame->height, &img)) < 0) {
         ghmi_why(why, n, "cannot hold a %dx%d frame: %s", frame->width, frame->height,
                  ghm_strerror(ret));
         return ret;

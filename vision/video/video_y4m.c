@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "image_internal.h"
 #include "video_internal.h"
 #include "why_internal.h"
 
@@ -342,7 +343,7 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
             return GHM_ERR_NOMEM;
     }
     GhmImage *img = NULL;
-    if (want && (ret = ghm_image_create(y->width, y->height, &img)) < 0)
+    if (want && (ret = ghmi_image_create_unset(y->width, y->height, &img)) < 0)
         return ret;
     size_t luma = (size_t)y->width * (size_t)y->height;
     size_t got = 0;
