@@ -105,6 +105,22 @@ static int open_y4m_file(const char *path, GhmVideo **out, char *why, size_t n)
     return GHM_OK;
 }
 
+/* The frame count of a YUV4MPEG2 file as our reader counts it (from the file's size), for
+ * FFmpeg's reader of it, which declares none: MPI ranks split a video by its count. -1 where
+ * our reader cannot count it. */
+static int64_t y4m_file_frames(const char *path)
+{
+    FILE *f = NULL;
+    if (ghm_file_open_read(path, &f, NULL, 0) < 0)
+        return -1;
+    GhmiY4m *y = NULL;
+    GhmVideoInfo info;
+    int64_t frames = ghmi_y4m_open(f, &y, &info, NULL, 0) == GHM_OK ? info.frames : -1;
+    ghmi_y4m_free(&y);
+    fclose(f);
+    return frames;
+}
+
 int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size)
 {
     if (!path || !out)
@@ -124,6 +140,8 @@ int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size)
         ghm_video_free(&v);
         return ret;
     }
+    if (v->info.frames < 0 && strcmp(v->info.format, "yuv4mpegpipe") == 0)
+        v->info.frames = y4m_file_frames(path);
     *out = v;
     return GHM_OK;
 }
