@@ -729,6 +729,25 @@ test_video_mpi_ranks_same_output() {
     [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "one frame, 3 ranks: $(cat "$TMP/out")"
 }
 
+# A YUV4MPEG2 file is split between ranks too: its frame count follows from its size (FFmpeg's
+# reader of it declares none), so both ranks match frames (one "matching worker" line each
+# with --verbose) and rank 0 prints what one process prints.
+test_video_mpi_ranks_y4m_file() {
+    command -v ffmpeg >/dev/null || exit 77
+    ffmpeg -v error -i "$DATA/video/synthetic_rubberwhale.mp4" -frames:v 8 -f yuv4mpegpipe \
+        -pix_fmt gray "$TMP/clip.y4m" || fail "ffmpeg could not make the clip"
+    local ref="$DATA/images/rubberwhale1.png"
+    run_cmd 0 --backend cpu --threads 1 --json --start 2 "$ref" "$TMP/clip.y4m"
+    strip_timings "$TMP/out" >"$TMP/one"
+    [ "$(wc -l <"$TMP/one")" -eq 6 ] || fail "one process: $(wc -l <"$TMP/one") lines, not 6"
+    mpirun_cmd 2 --backend cpu --threads 1 --json --verbose --start 2 "$ref" "$TMP/clip.y4m" ||
+        fail "2 ranks exited $?: $(head -c 600 "$TMP/err")"
+    strip_timings "$TMP/out" >"$TMP/many"
+    cmp -s "$TMP/one" "$TMP/many" || fail "2 ranks differ: $(diff "$TMP/one" "$TMP/many" | head -c 600)"
+    [ "$(grep -c 'matching worker' "$TMP/err")" -eq 2 ] ||
+        fail "the file was not split: $(grep 'matching worker' "$TMP/err")"
+}
+
 # Anything but one video file is rank 0's alone under mpirun: an image pair prints once.
 test_mpi_ranks_other_runs_once() {
     mpirun_cmd 2 --backend cpu "$DATA/images/box_in_scene.png" "$DATA/images/box.png" ||
