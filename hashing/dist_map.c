@@ -20,8 +20,8 @@
  * joined its side stream and waited for its own (steps 5 and 7 wait), so no copy reads an
  * array that is gone.
  *
- * A find whose parts can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA devices
- * that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part probes every
+ * A find over two parts that can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA
+ * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part probes every
  * shard's keys for those of its part and writes their answers in place (find_in_place), and each
  * shard's stream waits for every part's marked work before its answers are downloaded or the
  * call returns. The split's passes, the copies both ways and the gather cost about a fifth of
@@ -562,12 +562,15 @@ static int step_collect(Call *call, int p)
     return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;
 }
 
-/* Whether this find can run in place: every part on a backend that can, side streams to order
- * the devices, and arrays every device reaches (host arrays are copied into backend memory). */
+/* Whether this find can run in place: two parts on a backend that can, side streams to order
+ * the devices, and arrays every device reaches (host arrays are copied into backend memory).
+ * Two parts only: every part reads every other shard's keys, so each GPU reads (G - 1) / G of
+ * all the keys over its links where the split path moves each key once; measured at 2^28 keys
+ * (2026-11-28, docs/BENCHMARKS.md): 2 H100s 35 -> 41 G keys/s in place, 4 H100s 54 -> 45. */
 static int can_find_in_place(const Call *call)
 {
     const GhmDistMap *m = call->m;
-    if (!m->ops->find_in_place || !m->ops->in_place_ok || m->parts < 2)
+    if (!m->ops->find_in_place || !m->ops->in_place_ok || m->parts != 2)
         return 0;
     const uint32_t *keys[MAX_PARTS];
     uint32_t *out[MAX_PARTS];
