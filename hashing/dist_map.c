@@ -533,15 +533,20 @@ static uint32_t *answers_of(const Call *call, int p)
 }
 
 /* Part q probes every shard's keys for those of its part, its own shard first (in its memory,
- * nothing to wait for). */
+ * nothing to wait for), another's after that shard's marked work (its keys, its answer array). */
 static int step_probe_in_place(Call *call, int q)
 {
     const GhmDistMap *m = call->m;
     int ret = GHM_OK;
     for (int i = 0; i < m->parts && ret == GHM_OK; i++) {
         int p = (q + i) % m->parts;
-        ret = m->ops->find_in_place(m->ctx[q], m->map[q], m->c, (uint32_t)q, m->ctx[p],
-                                    m->side[p], call->keys[p], call->n[p], answers_of(call, p));
+        if (call->n[p] == 0)
+            continue;
+        if (p != q)
+            ret = m->ops->side_wait(m->ctx[q], m->side[p]);
+        if (ret == GHM_OK)
+            ret = m->ops->find_in_place(m->ctx[q], m->map[q], m->c, (uint32_t)q, call->keys[p],
+                                        call->n[p], answers_of(call, p));
     }
     return ret;
 }

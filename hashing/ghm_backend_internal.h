@@ -161,12 +161,11 @@ typedef struct GhmDistOps {
      * NULL where the call makes its own copy), else 0. NULL: never. */
     int (*in_place_ok)(GhmContext *const *ctx, GhmMap *const *map, int parts,
                        const uint32_t *const *keys, uint32_t *const *out, const size_t *n);
-    /* Part `part`'s map probed on part_ctx's stream for the keys of a shard in shard_ctx's
-     * memory, after shard_ctx's work up to its side_mark (shard_side): out[i] is written for
-     * the keys whose part is `part` alone (the others' answers are theirs to write). */
+    /* Part `part`'s map probed on part_ctx's stream for the keys of a shard in another
+     * context's memory (the caller orders the shard's work before it: side_wait): out[i] is
+     * written for the keys whose part is `part` alone (the others' answers are theirs). */
     int (*find_in_place)(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
-                         uint32_t part, GhmContext *shard_ctx, void *shard_side,
-                         const uint32_t *keys, size_t n, uint32_t *out);
+                         uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
 } GhmDistOps;
 
 /* ghm_map_find on backend arrays (keys and out in ctx's memory), queued on the map's context

@@ -14,12 +14,11 @@
  * from the same keys, so it gathers each answer into its query's place: reads and writes in
  * order, no array of positions written by the split and scattered through by the unsplit (4
  * bytes a key each way, and a scatter that wrote most of a 32-byte sector for every 4 bytes).
+ *
+ * A find over two GPUs that reach each other's memory skips all of that:
+ * dist_map_in_place.cu.
  */
-#include <cuda.h>
-#include <pthread.h>
-
 #include "hash_cuda_internal.cuh"
-#include "hash_refs.h"
 
 #define DIST_THREADS 256
 #define WARPS (DIST_THREADS / 32)
@@ -385,145 +384,6 @@ static int side_wait(GhmContext *ctx, void *other_side)
         cudaStreamWaitEvent(ghm_cuda_stream(ctx), ((SideStream *)other_side)->marked, 0));
 }
 
-/* ------------------------------------------------- finds in place: no split, no copies */
-
-/* In one process whose devices reach each other's memory (NVLink), the split, the copies both
- * ways and the unsplit of a find (about 2 ms of 7.6 at 2^28 keys on two H100s) are not needed:
- * each part probes every shard's keys where they are, skipping those of other parts, and writes
- * its answers into the shard's answer array directly. A device then reads all the keys (half
- * of them over the link, streamed: 4 bytes a key) and probes only its own, which is the work
- * that scales. WarpDrive's all-to-all remains the way between processes (the ranks' NCCL). */
-static __global__ __launch_bounds__(256) void owned_find_kernel(GhmMapRef ref,
-                                                                const uint32_t *__restrict__ keys,
-                                                                size_t n, GhmiDistConsts c,
-                                                                uint32_t part, uint32_t *out)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    uint32_t key = keys[i];
-    if (ghmi_dist_part(key, c) == part)
-        out[i] = ghm_map_ref_find(&ref, key);
-}
-
-typedef CUresult (*PointerAttribute)(void *data, CUpointer_attribute what, CUdeviceptr ptr);
-
-/* The driver's cuPointerGetAttribute (the runtime does not say which pool an array came from),
- * looked up once; NULL where the driver does not have it. */
-static PointerAttribute pointer_attribute(void)
-{
-    static PointerAttribute fn;
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    struct Lookup {
-        static void run()
-        {
-            void *f = NULL;
-            cudaDriverEntryPointQueryResult found;
-            if (cudaGetDriverEntryPointByVersion("cuPointerGetAttribute", &f, 12000,
-                                                 cudaEnableDefault, &found) == cudaSuccess &&
-                found == cudaDriverEntryPointSuccess)
-                fn = (PointerAttribute)f;
-            cudaGetLastError();
-        }
-    };
-    pthread_once(&once, Lookup::run);
-    return fn;
-}
-
-/* Whether a kernel on device dev may read and write the array at p: managed or host memory, an
- * array of dev itself, cudaMalloc memory of a peer (dist_connect enabled peer access), or an
- * array of a pool that grants dev access (the devices' default pools: enable_peer). */
-static int reachable(const void *p, int dev)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (a.type == cudaMemoryTypeManaged || a.type == cudaMemoryTypeHost)
-        return 1;
-    if (a.type != cudaMemoryTypeDevice)
-        return 0;
-    if (a.device == dev)
-        return 1;
-    int can = 0;
-    if (cudaDeviceCanAccessPeer(&can, dev, a.device) != cudaSuccess || !can) {
-        cudaGetLastError();
-        return 0;
-    }
-    PointerAttribute attr = pointer_attribute();
-    CUmemoryPool pool = NULL;
-    if (!attr || attr(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)p) != CUDA_SUCCESS)
-        return 0;
-    if (!pool)
-        return 1;
-    cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
-    cudaMemLocation at = {};
-    at.type = cudaMemLocationTypeDevice;
-    at.id = dev;
-    if (cudaMemPoolGetAccess(&flags, (cudaMemPool_t)pool, &at) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return flags == cudaMemAccessFlagsProtReadWrite;
-}
-
-/* Whether device dev may use the arrays that device owner's pool will give this call (its
- * copies of host arrays, its answer arrays): the pool that cudaMallocAsync draws from grants
- * dev access (enable_peer grants it on the default pools). */
-static int pool_reachable(int owner, int dev)
-{
-    cudaMemPool_t pool;
-    cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
-    cudaMemLocation at = {};
-    at.type = cudaMemLocationTypeDevice;
-    at.id = dev;
-    if (owner == dev)
-        return 1;
-    if (cudaDeviceGetMemPool(&pool, owner) != cudaSuccess ||
-        cudaMemPoolGetAccess(&flags, pool, &at) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return flags == cudaMemAccessFlagsProtReadWrite;
-}
-
-static int in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int parts,
-                       const uint32_t *const *keys, uint32_t *const *out, const size_t *n)
-{
-    GhmMapRef ref;
-    for (int q = 0; q < parts; q++) {
-        if (ghm_cuda_map_ref(map[q], &ref) != GHM_OK) /* the cuckoo map has a device probe */
-            return 0;
-        int dev = ghm_cuda_device(ctx[q]);
-        for (int p = 0; p < parts; p++)
-            if (n[p] && (!pool_reachable(ghm_cuda_device(ctx[p]), dev) ||
-                         (keys[p] && !reachable(keys[p], dev)) ||
-                         (out[p] && !reachable(out[p], dev))))
-                return 0;
-    }
-    return 1;
-}
-
-static int find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
-                         uint32_t part, GhmContext *shard_ctx, void *shard_side,
-                         const uint32_t *keys, size_t n, uint32_t *out)
-{
-    GhmMapRef ref;
-    int ret = ghm_cuda_map_ref(map, &ref);
-    if (ret < 0 || n == 0)
-        return ret;
-    size_t grid = (n + 255) / 256;
-    if (grid > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (shard_ctx != part_ctx && (ret = side_wait(part_ctx, shard_side)) < 0)
-        return ret;
-    ghm_cuda_bind(part_ctx);
-    owned_find_kernel<<<(unsigned)grid, 256, 0, ghm_cuda_stream(part_ctx)>>>(ref, keys, n, c,
-                                                                            part, out);
-    return GHM_CUDA_LAUNCH();
-}
-
 /* ------------------------------------------------------- ranks of several processes: NCCL */
 #if GHM_HAVE_NCCL
 #include <dlfcn.h>
@@ -710,4 +570,4 @@ static int nccl_join(GhmContext *ctx, void *link)
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {
     dist_count, dist_split, dist_way_back_words, dist_unsplit, dist_copy, ghmi_device_alloc,
     dist_connect, NCCL_OPS, side_open, side_close, side_mark, side_copy, side_join, side_wait,
-    in_place_ok, find_in_place};
+    ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place};

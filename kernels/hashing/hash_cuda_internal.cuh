@@ -234,6 +234,13 @@ extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
 extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops; /* slab lists: dynmap.cu */
 extern "C" const GhmDistOps ghm_cuda_dist_ops;       /* split, copies between devices: dist_map.cu */
 
+/* GhmDistOps.in_place_ok and find_in_place of the CUDA backend (dist_map_in_place.cu). */
+int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int parts,
+                               const uint32_t *const *keys, uint32_t *const *out,
+                               const size_t *n);
+int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
+                                 uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
+
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);
 
