@@ -158,7 +158,17 @@ typedef struct Evidence {
     size_t support;       /* distinct reference points of agreeing voted cells */
     double corner_signif; /* -log10 of the chance of as many corner coincidences */
     double rival;         /* the best other placement's confidence, as a share of this one's */
+    double spread;        /* how well the inliers pin the placement down (ghmi_inlier_spread) */
 } Evidence;
+/* The smaller over the larger eigenvalue of the covariance of the n inlier positions xy: 0 when
+ * they lie on one line (a straight edge fits any straight edge, sliding along it at any scale:
+ * it places nothing), 1 for a spread alike in every direction. */
+double ghmi_inlier_spread(const float (*xy)[2], size_t n);
+/* Below this spread only voted bases can make a match (ghmi_fill_result): the minor axis of
+ * the inliers under a third of the major one. True matches seen below it (a query half in hard
+ * shadow, its inliers in a strip) had 4 to 15 agreeing bases; a query's one straight edge laid
+ * on a reference's (0.07) had none. */
+#define GHMI_MIN_SPREAD 0.1
 /* Ambiguity. A query that fits two places equally well (a periodic pattern) has no single
  * answer. Rivals are the refined hypotheses hyp[1..n) (ranked) that put the query's corners
  * elsewhere (farther than the 2 % of the reference diagonal by which an answer is judged);

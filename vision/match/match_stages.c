@@ -191,6 +191,15 @@ int ghmi_cmp_hyp(const void *a, const void *b)
     return (x->votes < y->votes) - (x->votes > y->votes);
 }
 
+/* Whether s is within the scales searched for (a quarter of the bin off). Beyond them: a chance
+ * pair of bases, or a refinement that slid away, and a query shrunk to a few pixels can fit
+ * anything. */
+static int scale_searched(const GhmMatcher *m, const GhmSimilarity *s)
+{
+    double sc = ghm_similarity_scale(s);
+    return sc >= 0.8 * m->p.geo.min_scale && sc <= 1.25 * m->p.geo.max_scale;
+}
+
 size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand, Hypothesis *hyp)
 {
     size_t n = 0;
@@ -201,10 +210,7 @@ size_t ghmi_hypotheses(const GhmMatcher *m, const GhmGeoPoint *qb, size_t ncand,
         double r2[2] = {m->corners[cd->ref_j].x, m->corners[cd->ref_j].y};
         if (ghm_similarity_from_bases(q1, q2, r1, r2, &hyp[n].s) < 0)
             continue;
-        /* Outside the scales searched for (a quarter of the bin off): a chance pair of bases,
-         * and a query shrunk to a few pixels can fit anything. */
-        double sc = ghm_similarity_scale(&hyp[n].s);
-        if (!(sc >= 0.8 * m->p.geo.min_scale && sc <= 1.25 * m->p.geo.max_scale))
+        if (!scale_searched(m, &hyp[n].s))
             continue;
         hyp[n].votes = cd->votes;
         n++;
@@ -342,14 +348,32 @@ double ghmi_corner_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const Gh
     return poisson_tail_signif(hits, chance);
 }
 
+double ghmi_inlier_spread(const float (*xy)[2], size_t n)
+{
+    if (n < 3)
+        return 0.0;
+    double mx = 0.0, my = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
+    for (size_t i = 0; i < n; i++)
+        mx += xy[i][0], my += xy[i][1];
+    mx /= (double)n, my /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double dx = xy[i][0] - mx, dy = xy[i][1] - my;
+        sxx += dx * dx, syy += dy * dy, sxy += dx * dy;
+    }
+    double half = 0.5 * (sxx + syy), off = hypot(0.5 * (sxx - syy), sxy);
+    return half + off > 0.0 ? (half - off) / (half + off) : 0.0;
+}
+
 Evidence ghmi_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
                        size_t nlv, const Hypothesis *h, double rival)
 {
-    Evidence ev = {ghmi_support(m, qb, &h->s), NAN, rival};
+    Evidence ev = {ghmi_support(m, qb, &h->s), NAN, rival,
+                   ghmi_inlier_spread((const float(*)[2])m->inliers, m->ninliers)};
     /* The corner count is the slowest piece of evidence (two box sums per query corner, in a
      * table the size of the reference): asked only when it can decide. */
     if (h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 && rival < m->p.max_rival &&
-        ev.support < m->p.min_support && h->sc.confidence < m->p.sure_confidence)
+        ev.support < m->p.min_support && h->sc.confidence < m->p.sure_confidence &&
+        ev.spread >= GHMI_MIN_SPREAD)
         ev.corner_signif = ghmi_corner_evidence(m, qb, lv, nlv, &h->s);
     return ev;
 }
@@ -396,15 +420,20 @@ void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *
     res->forward_share = h->sc.forward;
     res->backward_share = h->sc.backward;
     res->inliers = h->sc.inliers;
-    /* A match needs its shares, no other placement nearly as good, and either several voted
-     * bases behind it, or corners that coincide far beyond chance, or shares so high that a
-     * chance fit on texture does not reach them. */
+    /* A match needs its shares, a scale searched for, no other placement nearly as good, and
+     * either several voted bases behind it, or corners that coincide far beyond chance, or
+     * shares so high that a chance fit on texture does not reach them. The last two only where
+     * the inliers spread in two directions: along a straight edge, shares and coincidences stay
+     * high wherever the query slides and whatever its scale (the aperture problem), while
+     * voted bases are evidence of their own. */
     res->support = ev->support;
     res->corner_signif = ev->corner_signif;
+    int placed = ev->spread >= GHMI_MIN_SPREAD;
     res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 &&
-                 ev->rival < m->p.max_rival &&
-                 (ev->support >= m->p.min_support || ev->corner_signif >= m->p.min_corner_signif ||
-                  h->sc.confidence >= m->p.sure_confidence);
+                 scale_searched(m, &h->s) && ev->rival < m->p.max_rival &&
+                 (ev->support >= m->p.min_support ||
+                  (placed && (ev->corner_signif >= m->p.min_corner_signif ||
+                              h->sc.confidence >= m->p.sure_confidence)));
     res->scale = ghm_similarity_scale(&h->s);
     res->rotation_deg = ghm_similarity_rotation_deg(&h->s);
     res->tx = h->s.tx;
