@@ -6,13 +6,15 @@
  * The reference's tables are built once and every QUERY is matched against them in turn: an
  * image, a directory (its images, sorted by name) or a video (cmd_video.c). A single image
  * QUERY keeps the readable several-line summary; several queries print one line (or one JSON
- * object) each, naming it, and the images are decoded ahead on their own thread
- * (query_reader.c) while earlier ones are matched. A query that cannot be read gets its error
- * line and the run goes on. Exit status: 2 when any query (or the reference) failed, else 0
- * when any was found, else 1.
+ * object) each, naming it, in order; the images between two videos are decoded and matched by
+ * the video mode's workers (query_source.h, ghm_video_match.h: --jobs of them, each decoding
+ * the query it takes and matching it with its own clone of the reference's tables). A query
+ * that cannot be read gets its error line and the run goes on. Exit status: 2 when any query
+ * (or the reference) failed, else 0 when any was found, else 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_video.h"
@@ -22,12 +24,8 @@
 #include "json_out.h"
 #include "match_cli.h"
 #include "query_files.h"
+#include "query_source.h"
 #include "ranks.h"
-#include "query_reader.h"
-
-/* Images decoded ahead of the one being matched: enough to hide decoding behind matching (a
- * decode takes a fraction of a match), few enough for memory. */
-#define QUERIES_AHEAD 2
 
 static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
                         const GhmMatchResult *res, const GhmImage *query)
@@ -55,32 +53,40 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
     return GHM_OK;
 }
 
+/* Reports query o->query's match (ret: its status; res: its result where ret is GHM_OK; m: the
+ * matcher that made it, for the overlay). Returns a GHM_EXIT_* status. */
+static int report_match(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatcher *m,
+                        const GhmImage *ref, double build_ms, int ret, const GhmMatchResult *res,
+                        const GhmImage *query)
+{
+    if (ret < 0) {
+        if (ret == GHM_ERR_TOO_LARGE)
+            ghm_cli_error(o->query, "%dx%d is larger than image matching takes (16 megapixels)",
+                          query->width, query->height);
+        else
+            ghm_cli_error(o->query, "matching failed: %s", ghm_strerror(ret));
+        return GHM_EXIT_ERROR;
+    }
+    if (o->common.verbose)
+        ghm_match_print_verbose(res, build_ms);
+    if (o->overlay &&
+        ghm_match_write_overlay(o->overlay, ref, m, res, query->width, query->height) < 0)
+        return GHM_EXIT_ERROR;
+    if ((ret = print_result(o, ctx, m, res, query)) < 0) {
+        ghm_cli_error(NULL, "cannot write the result: %s", ghm_strerror(ret));
+        return GHM_EXIT_ERROR;
+    }
+    return res->found ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
+}
+
 /* Matches one decoded query image (taken: freed here) against the reference and reports.
  * Returns a GHM_EXIT_* status. */
 static int match_decoded(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
                          const GhmImage *ref, double build_ms, GhmImage *query)
 {
     GhmMatchResult res;
-    int ret, status = GHM_EXIT_ERROR;
-    if ((ret = ghm_matcher_match(m, query, &res)) < 0) {
-        if (ret == GHM_ERR_TOO_LARGE)
-            ghm_cli_error(o->query, "%dx%d is larger than image matching takes (16 megapixels)",
-                          query->width, query->height);
-        else
-            ghm_cli_error(o->query, "matching failed: %s", ghm_strerror(ret));
-        goto done;
-    }
-    if (o->common.verbose)
-        ghm_match_print_verbose(&res, build_ms);
-    if (o->overlay &&
-        ghm_match_write_overlay(o->overlay, ref, m, &res, query->width, query->height) < 0)
-        goto done;
-    if ((ret = print_result(o, ctx, m, &res, query)) < 0) {
-        ghm_cli_error(NULL, "cannot write the result: %s", ghm_strerror(ret));
-        goto done;
-    }
-    status = res.found ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
-done:
+    int ret = ghm_matcher_match(m, query, &res);
+    int status = report_match(o, ctx, m, ref, build_ms, ret, &res, query);
     ghm_image_free(&query);
     return status;
 }
@@ -117,65 +123,86 @@ static int fold_status(int run, int one)
     return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
 }
 
-/* One entry of the list; its image, if it is one, comes decoded from the reader. */
-static int match_entry(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m, const GhmImage *ref,
-                       double build_ms, const GhmQueryEntry *e, GhmQueryReader *reader)
+/* The entries from first up to the next video (images, and directories that hold none),
+ * matched by the video mode's workers (--jobs; one, on this thread with m, under --overlay,
+ * which draws m's inliers) and reported in order. Returns the entry after them. */
+static size_t match_images(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
+                           const GhmImage *ref, double build_ms, const GhmQueryList *list,
+                           size_t first, int *status)
 {
-    char why[512] = "";
-    GhmImage *query = NULL;
-    o->query = e->path;
-    switch (e->kind) {
-    case GHM_QUERY_BAD:
-        ghm_cli_error(e->path, "%s", e->why);
-        return GHM_EXIT_ERROR;
-    case GHM_QUERY_VIDEO:
-        return ghm_cmd_video(o, &o->video, ctx, m, ref);
-    default:
-        if (ghm_query_reader_next(reader, &query, why, sizeof why) < 0) {
-            ghm_cli_error(e->path, "%s", why);
-            return GHM_EXIT_ERROR;
-        }
-        return match_decoded(o, ctx, m, ref, build_ms, query);
+    GhmQuerySource qs;
+    ghm_query_source_init(&qs, list, first);
+    GhmVideoMatchSource source = ghm_query_source(&qs);
+    GhmVideoMatchOptions mo = {.jobs = o->overlay ? 1 : o->video.jobs};
+    GhmVideoMatch *vm = NULL;
+    int ret = ghm_video_match_start_source(&source, ctx, m, &mo, &vm);
+    if (ret < 0) {
+        ghm_cli_error(NULL, "cannot start matching the queries: %s", ghm_strerror(ret));
+        *status = GHM_EXIT_ERROR;
+        return qs.end;
     }
+    GhmMatchedFrame mf;
+    for (;;) {
+        int item = ghm_video_match_next(vm, &mf);
+        if (item != GHM_VIDEO_FRAME && item != GHM_VIDEO_DAMAGED)
+            break; /* the end: the source makes no errors of its own */
+        o->query = list->entries[mf.item.frame.index].path;
+        int one = GHM_EXIT_ERROR;
+        if (item == GHM_VIDEO_DAMAGED)
+            ghm_cli_error(o->query, "%s", mf.item.why);
+        else
+            one = report_match(o, ctx, m, ref, build_ms, mf.ret, &mf.res, mf.item.frame.image);
+        *status = fold_status(*status, one);
+        ghm_image_free(&mf.item.frame.image);
+    }
+    ghm_video_match_stop(&vm);
+    return qs.end;
 }
 
-/* Every QUERY in order, a directory's images in name order, the images decoded ahead on their
- * own thread while earlier ones are matched; a plain run's one image comes decoded (query). */
+/* Every QUERY in order (list: what they stand for, in a run of several), a directory's images
+ * in name order; a plain run's one image comes decoded (query). */
 static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
-                         const GhmImage *ref, double build_ms, GhmImage *query)
+                         const GhmImage *ref, double build_ms, GhmImage *query,
+                         const GhmQueryList *list)
 {
     if (query)
         return match_decoded(o, ctx, m, ref, build_ms, query);
     if (!o->one_line)
         return ghm_cmd_video(o, &o->video, ctx, m, ref);
-    GhmQueryList list;
-    GhmQueryReader *reader = NULL;
-    int ret = ghm_query_list_build(o->queries, o->n_queries, &list);
-    if (ret == GHM_OK && (ret = ghm_query_reader_start(&list, QUERIES_AHEAD, &reader)) < 0)
-        ghm_query_list_free(&list);
-    if (ret < 0) {
-        ghm_cli_error(NULL, "cannot start reading the queries: %s", ghm_strerror(ret));
-        return GHM_EXIT_ERROR;
-    }
     int status = GHM_EXIT_NOT_FOUND;
-    for (size_t i = 0; i < list.n; i++)
-        status = fold_status(status, match_entry(o, ctx, m, ref, build_ms, &list.entries[i],
-                                                 reader));
-    ghm_query_reader_stop(&reader); /* before the list: the thread reads it */
-    ghm_query_list_free(&list);
+    for (size_t i = 0; i < list->n;) {
+        if (list->entries[i].kind == GHM_QUERY_VIDEO) {
+            o->query = list->entries[i++].path;
+            status = fold_status(status, ghm_cmd_video(o, &o->video, ctx, m, ref));
+        } else {
+            i = match_images(o, ctx, m, ref, build_ms, list, i, &status);
+        }
+    }
     return status;
 }
 
-/* --backend auto for one image pair picks the CPU. Measured on the H100 machine (2026-11-24,
- * docs/BENCHMARKS.md): a 640x480 pair takes 36 ms from process start to exit on the CPU and
- * 378 ms with CUDA, whose start-up alone costs ~0.35 s; even a 1920x1080 query (~0.14 s on 16
- * cores) stays below that. Several queries, a directory or a video keep CUDA: 100 queries take
- * 0.72 s there. */
-static void pick_auto_backend(GhmMatchOptions *o, int video)
+/* --backend auto picks the CPU for image queries where its workers answer them before CUDA
+ * would have started and matched them. Measured on the H100 machine (16 cores; 2026-11-24 and
+ * 2026-11-28, docs/BENCHMARKS.md): one 640x480 pair takes 36 ms from process start to exit on
+ * the CPU, 378 ms with CUDA; 100 such queries in one run 0.24 s on the CPU's 16 workers, 0.48 s
+ * with CUDA: about 0.25 s to start it, then 2.3 ms a query over its 4 streams, where a query
+ * keeps one CPU thread busy for about 30 ms. So the CPU while n * 30 / threads <= 250 + 2.3 n
+ * (with 13 threads or more, for any number of queries; up to 19 on 2). A video keeps CUDA. */
+static void pick_auto_backend(GhmMatchOptions *o, int video, const GhmQueryList *list)
 {
-    if (o->common.backend != GHM_BACKEND_AUTO || o->one_line || !o->query || video)
+    if (o->common.backend != GHM_BACKEND_AUTO || (!o->one_line && (!o->query || video)))
         return;
-    ghm_cli_auto_on_cpu(&o->common, "one image pair");
+    if (!o->one_line) {
+        ghm_cli_auto_on_cpu(&o->common, "one image pair");
+        return;
+    }
+    for (size_t i = 0; i < list->n; i++)
+        if (list->entries[i].kind == GHM_QUERY_VIDEO)
+            return;
+    long threads = o->common.threads ? o->common.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    double n = (double)ghm_query_list_images(list);
+    if (threads > 0 && n * 30.0 / (double)threads <= 250.0 + 2.3 * n)
+        ghm_cli_auto_on_cpu(&o->common, "a run of image queries");
 }
 
 int ghm_cmd_match(int argc, char **argv)
@@ -192,7 +219,12 @@ int ghm_cmd_match(int argc, char **argv)
     int split = video && ghm_video_cli_split(&o);
     if (ghm_ranks_rank() > 0 && !split)
         return GHM_EXIT_SKIPPED;
-    pick_auto_backend(&o, video);
+    GhmQueryList list = {0}; /* what the QUERYs of a run of several stand for */
+    if (o.one_line && ghm_query_list_build(o.queries, o.n_queries, &list) < 0) {
+        ghm_cli_error(NULL, "out of memory");
+        return GHM_EXIT_ERROR;
+    }
+    pick_auto_backend(&o, video, &list);
     /* CUDA starts on its own thread while the images are decoded (main.c waits for it). */
     ghm_context_prestart(o.common.backend);
     GhmImage *ref = NULL, *query = NULL;
@@ -212,7 +244,7 @@ int ghm_cmd_match(int argc, char **argv)
         status = GHM_EXIT_FOUND;
         goto done;
     }
-    status = match_queries(&o, ctx, m, ref, build_ms, query);
+    status = match_queries(&o, ctx, m, ref, build_ms, query, &list);
     query = NULL; /* match_decoded freed it */
     split = 0;    /* the video mode met the other ranks */
 done:
@@ -222,5 +254,6 @@ done:
     ghm_matcher_free(&m);
     ghm_image_free(&ref);
     ghm_context_free(&ctx);
+    ghm_query_list_free(&list);
     return status;
 }

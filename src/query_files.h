@@ -2,8 +2,8 @@
  * query_files.h - the files the QUERY (or --search REFERENCE) arguments stand for, in order: a
  * directory stands for its PNG and JPEG images (by content, not name), sorted by name, not
  * descending into subdirectories; anything else stands for itself. Each file is classified
- * once, as an image or a video, so that the decoding thread (query_reader.h) and the loop that
- * matches agree on which entries it decodes.
+ * once, as an image or a video, so that the runs of images (query_source.h) and the video mode
+ * agree on which entries are whose.
  */
 #ifndef GHM_QUERY_FILES_H
 #define GHM_QUERY_FILES_H

@@ -68,16 +68,19 @@ test_cuda_device_too_old() {
     "$BIN" --version | grep -q cuda || exit 77
     GHM_CUDA_MIN_CC=1000 run_cmd 2 --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
     expect_one_error_line "sm_1000"
-    # two queries: auto would pick the CPU for a single image pair anyway
-    GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png" \
-        "$DATA/images/box.png"
+    # auto picks the CPU for a pair, and for a few queries; 12 on one thread would go to CUDA
+    local many=()
+    for i in $(seq 12); do many+=("$DATA/images/box.png"); done
+    GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose --threads 1 "$DATA/images/box_in_scene.png" "${many[@]}"
     grep -q "using the CPU backend: CUDA device 0 is sm_" "$TMP/err" ||
         fail "no fallback line in: $(head -c 600 "$TMP/err")"
     grep -q "found" "$TMP/out" || fail "the CPU did not find the box: $(cat "$TMP/out")"
 }
 
-# One image pair under --backend auto runs on the CPU (CUDA's start-up costs more than the pair);
-# several queries keep the device. Needs a device to mean anything.
+# One image pair under --backend auto runs on the CPU (CUDA's start-up costs more than the pair),
+# and so do image queries that the CPU's threads answer sooner (cmd_match.c: n * 30 ms / threads
+# against 250 ms + 2.3 ms a query on CUDA): 2 on any machine; 12 on one thread keep the device.
+# Needs a device to mean anything.
 test_auto_one_pair_on_cpu() {
     "$BIN" --version | grep -q cuda || exit 77
     "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
@@ -85,8 +88,12 @@ test_auto_one_pair_on_cpu() {
     run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
     grep -q "one image pair runs on the CPU" "$TMP/err" || fail "no CPU line: $(cat "$TMP/err")"
     run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png" "$DATA/images/box.png"
-    grep -q "one image pair runs on the CPU" "$TMP/err" && fail "two queries went to the CPU"
-    grep -q "found" "$TMP/out" || fail "not found: $(cat "$TMP/out")"
+    grep -q "a run of image queries runs on the CPU" "$TMP/err" || fail "2 queries: $(cat "$TMP/err")"
+    local many=()
+    for i in $(seq 12); do many+=("$DATA/images/box.png"); done
+    run_cmd 0 --verbose --threads 1 "$DATA/images/box_in_scene.png" "${many[@]}"
+    grep -q "runs on the CPU" "$TMP/err" && fail "12 queries on one thread went to the CPU"
+    [ "$(grep -c "found" "$TMP/out")" -eq 12 ] || fail "not found: $(cat "$TMP/out")"
 }
 
 test_missing_file() {
@@ -1264,6 +1271,25 @@ assert [r["query"]["path"].rsplit("/", 1)[1] for r in rows] == ["dev_00_query.pn
                                                                   "dev_03_query.jpg"], rows
 assert all(r["found"] for r in rows)
 PY
+}
+
+# Several workers (--jobs), each decoding the query it takes: the same lines in the same order
+# as one worker, bad files and an empty directory among good ones reported in their turn.
+test_multi_jobs_same_output() {
+    mkdir -p "$TMP/empty" || fail "mkdir"
+    local q=("$DATA/pairs/dev_00_query.png" "$DATA/bad/corrupt_ihdr_crc.png"
+        "$DATA/images/rubberwhale1.png" "$TMP/empty" "$DATA/pairs/dev_03_query.jpg"
+        "$DATA/images/no_such_file.png" "$DATA/images/box.png" "$DATA/pairs/dev_00_query.png")
+    run_cmd 2 --backend cpu --jobs 1 "$DATA/images/butterfly.jpg" "${q[@]}"
+    mv "$TMP/out" "$TMP/out1"
+    mv "$TMP/err" "$TMP/err1"
+    [ "$(wc -l <"$TMP/out1")" -eq 5 ] || fail "expected 5 lines: $(cat "$TMP/out1")"
+    [ "$(wc -l <"$TMP/err1")" -eq 3 ] || fail "expected 3 error lines: $(cat "$TMP/err1")"
+    for jobs in 3 8; do
+        run_cmd 2 --backend cpu --jobs "$jobs" "$DATA/images/butterfly.jpg" "${q[@]}"
+        cmp -s "$TMP/out1" "$TMP/out" || fail "--jobs $jobs: $(diff "$TMP/out1" "$TMP/out")"
+        cmp -s "$TMP/err1" "$TMP/err" || fail "--jobs $jobs: $(diff "$TMP/err1" "$TMP/err")"
+    done
 }
 
 # --overlay draws one query: refused with several.

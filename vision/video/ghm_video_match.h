@@ -70,6 +70,26 @@ typedef struct GhmVideoMatch GhmVideoMatch;
  * kernels overlap, with ctx's threads shared among them. */
 GHM_API int ghm_video_match_default_jobs(const GhmContext *ctx);
 
+/* Where the workers take their items from, one worker at a time and in order: next() gives
+ * the next item (GHM_VIDEO_END after the last, and again after that); cancel() makes a next()
+ * that waits return at once (stop calls it; NULL when next() never waits). load, where not NULL,
+ * makes the image of a GHM_VIDEO_FRAME item that next() gave without one, on the worker that
+ * took it and outside the turn, so that several load at once (a list of image files: decoding
+ * each is as long as a fifth of its match); it sets item->frame.image, or item->status to
+ * GHM_VIDEO_DAMAGED with item->why. A GhmVideoReader is one source (ghm_video_match_start). */
+typedef struct GhmVideoMatchSource {
+    void *user;
+    int (*next)(void *user, GhmQueuedFrame *item);
+    void (*cancel)(void *user);
+    void (*load)(void *user, GhmQueuedFrame *item);
+} GhmVideoMatchSource;
+
+/* ghm_video_match_start with the items of source (copied; its user stays the caller's and must
+ * outlive vm). GHM_ERR_INVALID also without source->next. */
+GHM_API int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *ctx,
+                                         GhmMatcher *matcher, const GhmVideoMatchOptions *opt,
+                                         GhmVideoMatch **out);
+
 /* Starts matching the items of reader (which stays the caller's; stop this first) against
  * matcher (the reference's, built in ctx; used as it is with one job, only cloned with more,
  * and not to be used elsewhere until ghm_video_match_stop). With more than one job, the

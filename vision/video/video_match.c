@@ -3,15 +3,16 @@
  * ghm_video_match.h).
  *
  * One mutex guards the ring and the counters; two condition variables: `space` wakes workers
- * (a slot was handed back, the reader token is free, the go or stop signal) and `done` wakes
+ * (a slot was handed back, the source's token is free, the go or stop signal) and `done` wakes
  * the consumer (a slot is done; at start, a worker is set up). Item seq lives in slot
  * seq % nslots. A worker takes seq = next_seq only while next_seq - next_out < nslots and
- * no other worker holds the token (`taking`), reads the reader's next item outside the lock
- * (so the others can hand in results meanwhile), then matches into the slot it owns until it
- * marks it done; the consumer only touches a slot that is done. After the reader's final item
+ * no other worker holds the token (`taking`), takes the source's next item outside the lock
+ * (so the others can hand in results meanwhile), then loads (where the source has it do so)
+ * and matches into the slot it owns until it marks it done; the consumer only touches a slot
+ * that is done. After the source's final item
  * (END or an error) no worker reads again. Every wait is finite: workers wait for space that
  * the consumer frees or for stop; the consumer waits for a slot that a live worker owns or
- * will take; stop closes the reader's queue so that a worker inside the reader returns.
+ * will take; stop cancels the source so that a worker waiting in it returns.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ typedef struct Worker {
 } Worker;
 
 struct GhmVideoMatch {
-    GhmVideoReader *reader;
+    GhmVideoMatchSource source;
     GhmContext *ctx;     /* the caller's (one job) */
     GhmMatcher *matcher; /* the caller's: used with one job, cloned with more */
     const GhmImage *swap_query;
@@ -62,8 +63,8 @@ struct GhmVideoMatch {
     int nslots;
     int64_t next_seq;    /* the next item a worker takes */
     int64_t next_out;    /* the next item next() hands back */
-    int taking;          /* a worker is reading from the reader */
-    int ended;           /* the reader's final item has been taken */
+    int taking;          /* a worker is taking from the source */
+    int ended;           /* the source's final item has been taken */
     int go;              /* every worker is set up: take items */
     int stopping;
     int ready;           /* workers that finished setting up */
@@ -93,12 +94,15 @@ int ghm_video_match_gpus(const GhmVideoMatch *vm)
 }
 
 /* Matches a GHM_VIDEO_FRAME item in ctx (with matcher, or with a matcher built from the frame
- * under --swap); other items pass through with ret GHM_OK. */
+ * under --swap), loading its image first where the source left that to the worker; other
+ * items pass through with ret GHM_OK. */
 static void match_item(const GhmVideoMatch *vm, GhmContext *ctx, GhmMatcher *matcher,
                        GhmMatchedFrame *mf)
 {
     mf->ret = GHM_OK;
     mf->match_ms = 0.0;
+    if (mf->item.status == GHM_VIDEO_FRAME && !mf->item.frame.image && vm->source.load)
+        vm->source.load(vm->source.user, &mf->item);
     if (mf->item.status != GHM_VIDEO_FRAME)
         return;
     double t = ghm_now();
@@ -155,7 +159,7 @@ static void *worker_main(void *arg)
 
         /* The slot is this worker's until it is marked done. */
         memset(&s->mf, 0, sizeof s->mf);
-        ghm_video_reader_next(vm->reader, &s->mf.item);
+        vm->source.next(vm->source.user, &s->mf.item);
         int final = s->mf.item.status == GHM_VIDEO_END || s->mf.item.status < 0;
         pthread_mutex_lock(&vm->lock);
         vm->taking = 0;
@@ -237,20 +241,40 @@ static int resolve_workers(const GhmContext *ctx, const GhmVideoMatchOptions *op
                                                                        : GHM_OK;
 }
 
+static int reader_next(void *reader, GhmQueuedFrame *item)
+{
+    return ghm_video_reader_next(reader, item);
+}
+
+static void reader_cancel(void *reader) { ghm_video_reader_cancel(reader); }
+
 int ghm_video_match_start(GhmVideoReader *reader, GhmContext *ctx, GhmMatcher *matcher,
                           const GhmVideoMatchOptions *opt, GhmVideoMatch **out)
+{
+    GhmVideoMatchSource source = {reader, reader_next, reader_cancel, NULL};
+    if (!reader) {
+        if (out)
+            *out = NULL;
+        return GHM_ERR_INVALID;
+    }
+    return ghm_video_match_start_source(&source, ctx, matcher, opt, out);
+}
+
+int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *ctx,
+                                 GhmMatcher *matcher, const GhmVideoMatchOptions *opt,
+                                 GhmVideoMatch **out)
 {
     if (!out)
         return GHM_ERR_INVALID;
     *out = NULL;
-    if (!reader || !ctx || !matcher || !opt || opt->jobs < 0 ||
+    if (!source || !source->next || !ctx || !matcher || !opt || opt->jobs < 0 ||
         opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params) ||
         opt->gpus < 0)
         return GHM_ERR_INVALID;
     GhmVideoMatch *vm = calloc(1, sizeof *vm);
     if (!vm)
         return GHM_ERR_NOMEM;
-    vm->reader = reader;
+    vm->source = *source;
     vm->ctx = ctx;
     vm->matcher = matcher;
     vm->swap_query = opt->swap_query;
@@ -282,7 +306,7 @@ int ghm_video_match_next(GhmVideoMatch *vm, GhmMatchedFrame *out)
         return GHM_ERR_INVALID;
     if (vm->jobs == 1) {
         memset(out, 0, sizeof *out);
-        ghm_video_reader_next(vm->reader, &out->item);
+        vm->source.next(vm->source.user, &out->item);
         match_item(vm, vm->ctx, vm->matcher, out);
         return out->item.status;
     }
@@ -317,7 +341,8 @@ void ghm_video_match_stop(GhmVideoMatch **pvm)
         vm->stopping = 1;
         pthread_cond_broadcast(&vm->space);
         pthread_mutex_unlock(&vm->lock);
-        ghm_video_reader_cancel(vm->reader); /* a worker waiting on the decoder returns */
+        if (vm->source.cancel) /* a worker waiting on the decoder returns */
+            vm->source.cancel(vm->source.user);
         for (int i = 0; i < vm->jobs; i++)
             if (vm->workers[i].started)
                 pthread_join(vm->workers[i].thread, NULL);
