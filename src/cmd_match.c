@@ -181,13 +181,14 @@ static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
     return status;
 }
 
-/* --backend auto picks the CPU for image queries where its workers answer them before CUDA
- * would have started and matched them. Measured on the H100 machine (16 cores; 2026-11-24 and
- * 2026-11-28, docs/BENCHMARKS.md): one 640x480 pair takes 36 ms from process start to exit on
- * the CPU, 378 ms with CUDA; 100 such queries in one run 0.24 s on the CPU's 16 workers, 0.48 s
- * with CUDA: about 0.25 s to start it, then 2.3 ms a query over its 4 streams, where a query
- * keeps one CPU thread busy for about 30 ms. So the CPU while n * 30 / threads <= 250 + 2.3 n
- * (with 13 threads or more, for any number of queries; up to 19 on 2). A video keeps CUDA. */
+/* --backend auto picks the CPU for image queries where its workers answer them sooner than
+ * CUDA would. Measured on the H100 machine (16 cores; 2026-11-24 and 2026-11-28,
+ * docs/BENCHMARKS.md), 640x480 queries, process start to exit: one pair 36 ms on the CPU
+ * against 378 ms with CUDA; 10, 100 and 1000 queries in one run 0.12, 0.24 and 1.26 s on the
+ * CPU's 16 workers against 0.44, 0.49 and 1.13 s with CUDA. That is about 110 ms and then 18 ms
+ * of one thread a query on the CPU, 420 ms and then 0.71 ms a query on CUDA (4 streams). So the
+ * CPU while 110 + 18 n / threads <= 420 + 0.71 n: up to about 750 queries on 16 threads, 37 on
+ * 2, 17 on 1. A video keeps CUDA. */
 static void pick_auto_backend(GhmMatchOptions *o, int video, const GhmQueryList *list)
 {
     if (o->common.backend != GHM_BACKEND_AUTO || (!o->one_line && (!o->query || video)))
@@ -201,7 +202,7 @@ static void pick_auto_backend(GhmMatchOptions *o, int video, const GhmQueryList 
             return;
     long threads = o->common.threads ? o->common.threads : sysconf(_SC_NPROCESSORS_ONLN);
     double n = (double)ghm_query_list_images(list);
-    if (threads > 0 && n * 30.0 / (double)threads <= 250.0 + 2.3 * n)
+    if (threads > 0 && 110.0 + 18.0 * n / (double)threads <= 420.0 + 0.71 * n)
         ghm_cli_auto_on_cpu(&o->common, "a run of image queries");
 }
 

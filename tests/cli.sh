@@ -68,9 +68,9 @@ test_cuda_device_too_old() {
     "$BIN" --version | grep -q cuda || exit 77
     GHM_CUDA_MIN_CC=1000 run_cmd 2 --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
     expect_one_error_line "sm_1000"
-    # auto picks the CPU for a pair, and for a few queries; 12 on one thread would go to CUDA
+    # auto picks the CPU for a pair, and for a few queries; 20 on one thread would go to CUDA
     local many=()
-    for i in $(seq 12); do many+=("$DATA/images/box.png"); done
+    for i in $(seq 20); do many+=("$DATA/images/box.png"); done
     GHM_CUDA_MIN_CC=1000 run_cmd 0 --verbose --threads 1 "$DATA/images/box_in_scene.png" "${many[@]}"
     grep -q "using the CPU backend: CUDA device 0 is sm_" "$TMP/err" ||
         fail "no fallback line in: $(head -c 600 "$TMP/err")"
@@ -78,8 +78,9 @@ test_cuda_device_too_old() {
 }
 
 # One image pair under --backend auto runs on the CPU (CUDA's start-up costs more than the pair),
-# and so do image queries that the CPU's threads answer sooner (cmd_match.c: n * 30 ms / threads
-# against 250 ms + 2.3 ms a query on CUDA): 2 on any machine; 12 on one thread keep the device.
+# and so do image queries that the CPU's threads answer sooner (cmd_match.c: 110 ms + n * 18 ms /
+# threads against 420 ms + 0.71 ms a query on CUDA): 2 on any machine; 20 on one thread keep the
+# device.
 # Needs a device to mean anything.
 test_auto_one_pair_on_cpu() {
     "$BIN" --version | grep -q cuda || exit 77
@@ -90,10 +91,10 @@ test_auto_one_pair_on_cpu() {
     run_cmd 0 --verbose "$DATA/images/box_in_scene.png" "$DATA/images/box.png" "$DATA/images/box.png"
     grep -q "a run of image queries runs on the CPU" "$TMP/err" || fail "2 queries: $(cat "$TMP/err")"
     local many=()
-    for i in $(seq 12); do many+=("$DATA/images/box.png"); done
+    for i in $(seq 20); do many+=("$DATA/images/box.png"); done
     run_cmd 0 --verbose --threads 1 "$DATA/images/box_in_scene.png" "${many[@]}"
-    grep -q "runs on the CPU" "$TMP/err" && fail "12 queries on one thread went to the CPU"
-    [ "$(grep -c "found" "$TMP/out")" -eq 12 ] || fail "not found: $(cat "$TMP/out")"
+    grep -q "runs on the CPU" "$TMP/err" && fail "20 queries on one thread went to the CPU"
+    [ "$(grep -c "found" "$TMP/out")" -eq 20 ] || fail "not found: $(cat "$TMP/out")"
 }
 
 test_missing_file() {
