@@ -27,7 +27,7 @@ echo "== tests under the sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
 
-echo "== build (ThreadSanitizer, CPU only): the video pipeline's and the query reader's tests"
+echo "== build (ThreadSanitizer, CPU only): the video pipeline's and the image queries' workers' tests"
 # OMP_NUM_THREADS=1: Debian's libgomp is not instrumented, so OpenMP's own synchronisation
 # would read as races; the threads checked are the pipeline's (reader, workers, ordered output).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGEOHASH_TSAN=ON -DGEOHASH_CUDA=OFF \
