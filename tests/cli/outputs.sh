@@ -1,0 +1,87 @@
+# tests/cli/outputs.sh - cli.sh's cases for outputs: atomic writes and interruption (sourced by tests/cli.sh, which holds
+# the helpers and runs one case: bash tests/cli.sh test_NAME).
+
+# --- outputs: atomic writes and interruption (hashing/ghm_file_io.h) ---
+
+# big_clouds: two crossing spheres of 150 000 points with normals, XYZ text, in $TMP. At --grid
+# 256 their voxel output as ascii PLY is about 13 MB, long enough to write that a test can find
+# the temporary file and stop the writer in the middle.
+big_clouds() {
+    python3 - "$TMP" <<'PY' || fail "cannot make the clouds"
+import math, sys
+for name, cx in (("sa.xyz", 0.0), ("sb.xyz", 0.5)):
+    n = 150000
+    with open(f"{sys.argv[1]}/{name}", "w") as f:
+        for i in range(n):
+            z = 2 * (i + 0.5) / n - 1
+            r = math.sqrt(1 - z * z)
+            x, y = r * math.cos(i * 2.399963), r * math.sin(i * 2.399963)
+            f.write(f"{x + cx:.6f} {y:.6f} {z:.6f} {x:.6f} {y:.6f} {z:.6f}\n")
+PY
+}
+
+# big_write GRID OUT: the voxel mode writing the big clouds' output as ascii PLY, in the
+# background ($! is its pid) with SIGINT at its default, as in a foreground run (a shell without
+# job control starts background commands with SIGINT ignored).
+big_write() {
+    python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+        "$BIN" voxel --backend cpu --quiet --ascii --grid "$1" -o "$2" "$TMP/sa.xyz" "$TMP/sb.xyz" &
+}
+
+# temporaries DIR: the temporary files of atomic writes in DIR (TARGET.tmp.PID.N).
+temporaries() { compgen -G "$1/*.tmp.*" || true; }
+
+# catch_write PID DIR: returns 0 with PID stopped (SIGSTOP) while its temporary file exists in
+# DIR, i.e. in the middle of writing; 1 when PID ended first.
+catch_write() {
+    local pid=$1 dir=$2 state
+    while read -r _ _ state _ <"/proc/$pid/stat" 2>/dev/null && [ "$state" != Z ]; do
+        [ -n "$(temporaries "$dir")" ] || continue
+        kill -STOP "$pid"
+        [ -n "$(temporaries "$dir")" ] && return 0 # still there now that it cannot move
+        kill -CONT "$pid"
+    done
+    return 1
+}
+
+# A run interrupted in the middle of its output (Ctrl-C, kill): it ends by that signal, its
+# temporary file is gone and the file it was replacing is untouched.
+test_output_interrupted_leaves_no_temporary() {
+    big_clouds
+    mkdir "$TMP/o" || fail "mkdir"
+    local sig num status
+    for sig in INT TERM; do
+        num=$(kill -l "$sig")
+        printf 'old output\n' >"$TMP/o/out.ply"
+        big_write 256 "$TMP/o/out.ply"
+        local pid=$!
+        catch_write "$pid" "$TMP/o" || fail "SIG$sig: the run ended before its output was caught"
+        kill -"$sig" "$pid"
+        kill -CONT "$pid"
+        wait "$pid"
+        status=$?
+        [ "$status" -eq $((128 + num)) ] || fail "SIG$sig: exit status $status, expected $((128 + num))"
+        [ -z "$(temporaries "$TMP/o")" ] || fail "SIG$sig: left behind: $(temporaries "$TMP/o")"
+        [ "$(cat "$TMP/o/out.ply")" = "old output" ] || fail "SIG$sig: the old output was changed"
+    done
+}
+
+# Two runs writing one output path at once: the first is stopped in the middle of its write while
+# the second writes the same path from start to end; then the first goes on. Both succeed, and
+# the path holds one whole output each time: the second's, then the first's (the last rename).
+test_output_two_writers_one_path() {
+    big_clouds
+    mkdir "$TMP/o" || fail "mkdir"
+    run_cmd 0 voxel --backend cpu --quiet --ascii --grid 256 -o "$TMP/first.ply" "$TMP/sa.xyz" "$TMP/sb.xyz"
+    run_cmd 0 voxel --backend cpu --quiet --ascii --grid 200 -o "$TMP/second.ply" "$TMP/sa.xyz" "$TMP/sb.xyz"
+    cmp -s "$TMP/first.ply" "$TMP/second.ply" && fail "the two outputs should differ"
+    big_write 256 "$TMP/o/same.ply"
+    local pid=$!
+    catch_write "$pid" "$TMP/o" || fail "the first run ended before its output was caught"
+    run_cmd 0 voxel --backend cpu --quiet --ascii --grid 200 -o "$TMP/o/same.ply" "$TMP/sa.xyz" "$TMP/sb.xyz"
+    cmp -s "$TMP/o/same.ply" "$TMP/second.ply" || fail "the second run's output is not whole"
+    kill -CONT "$pid"
+    wait "$pid" || fail "the first run failed ($?)"
+    cmp -s "$TMP/o/same.ply" "$TMP/first.ply" || fail "the first run's output is not whole"
+    [ -z "$(temporaries "$TMP/o")" ] || fail "left behind: $(temporaries "$TMP/o")"
+}

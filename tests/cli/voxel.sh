@@ -1,0 +1,358 @@
+# tests/cli/voxel.sh - cli.sh's cases for the voxel mode and voxel edit (sourced by tests/cli.sh, which holds
+# the helpers and runs one case: bash tests/cli.sh test_NAME).
+
+# --- voxel (voxel helper) ---
+
+# The issue's accuracy bar: >= 99 % of the kitten's voxels right against the closed bunny mesh
+# (scripts/voxel_truth.py: winding numbers; unknown counts as wrong). About a minute: _slow.
+test_voxel_kitten_truth_slow() {
+    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
+    run_cmd 0 voxel --backend cpu -o "$TMP/k.ply" "$DATA/pointclouds/bunny.ply" "$DATA/pointclouds/kitten.ply"
+    python3 "$(dirname "$0")/../scripts/voxel_truth.py" "$TMP/k.ply" \
+        --mesh "$DATA/pointclouds/bunny_mesh.off" --goal 0.99 >"$TMP/truth" 2>&1 ||
+        fail "kitten labels below 99 %: $(cat "$TMP/truth")"
+}
+# Fine grids (issue 12): two dense scans of the bunny mesh, 2M points each, made when the test
+# runs (scripts/voxel_pair.py, seeded), B turned, shrunk and moved into A. At 1024^3 a voxel
+# holds about 2 points, few enough that the barrier along the crossing had gaps; >= 99.99 % of
+# the judged voxels of both clouds must be right at 512 and 1024 (judged by ray parity against
+# the mesh, checked against winding numbers). GHM_VOXEL_BACKEND (default cpu) picks the backend.
+# About two minutes on 2 cores: _slow.
+test_voxel_fine_grid_truth_slow() {
+    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
+    local s g c mesh
+    s="$(dirname "$0")/../scripts"
+    python3 "$s/voxel_pair.py" "$DATA/pointclouds/bunny_mesh.off" --points 2000000 \
+        --mesh-out "$TMP/B.off" "$TMP/A.ply" "$TMP/B.ply" || fail "voxel_pair.py failed"
+    for g in 512 1024; do
+        run_cmd 0 voxel --backend "${GHM_VOXEL_BACKEND:-cpu}" --grid $g -o "$TMP/v.ply" \
+            "$TMP/A.ply" "$TMP/B.ply"
+        for c in 0 1; do
+            mesh="$DATA/pointclouds/bunny_mesh.off"
+            [ $c = 1 ] || mesh="$TMP/B.off"
+            python3 "$s/voxel_truth.py" "$TMP/v.ply" --mesh "$mesh" --cloud $c --method parity \
+                --goal 0.9999 >"$TMP/truth" 2>&1 ||
+                fail "grid $g cloud $c below 99.99 %: $(cat "$TMP/truth")"
+        done
+    done
+}
+VOXEL_A="$DATA/pointclouds/bunny.ply"
+VOXEL_B="$DATA/pointclouds/kitten.ply"
+
+# json_get FILE EXPR: evaluates a Python expression on the JSON object `j` read from FILE.
+json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# only_out_err: nothing but the captured stdout/stderr is left in $TMP (no partial output).
+only_out_err() {
+    local extra; extra=$(ls -A "$TMP" | grep -vxE 'out|err' || true)
+    [ -z "$extra" ] || fail "files left behind: $extra"
+}
+
+test_voxel_bunny_kitten_json() {
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "expected one JSON line"
+    [ "$(json_get "$TMP/out" 'j["grid"]["dims"][0]')" -eq 64 ] || fail "dims: $(cat "$TMP/out")"
+    for side in A B; do
+        for key in voxels outside inside intersection; do
+            [ "$(json_get "$TMP/out" "j['$side']['$key']")" -gt 0 ] || fail "$side.$key is 0"
+        done
+        [ "$(json_get "$TMP/out" "j['$side']['voxels'] - sum(j['$side'][k] for k in ('outside','inside','intersection','unknown'))")" -eq 0 ] \
+            || fail "$side: labels do not add up"
+        [ "$(json_get "$TMP/out" "j['$side']['normals']")" = file ] || fail "$side normals"
+    done
+    [ "$(json_get "$TMP/out" 'j["A"]["intersection"] == j["B"]["intersection"]')" = True ] \
+        || fail "intersection counts differ"
+    # about a quarter of the kitten lies inside the bunny (data/README.md)
+    [ "$(json_get "$TMP/out" '0.15 < j["B"]["inside"] / j["B"]["voxels"] < 0.35')" = True ] \
+        || fail "kitten inside fraction: $(cat "$TMP/out")"
+}
+
+test_voxel_text_summary() {
+    run_cmd 0 voxel --backend cpu "$VOXEL_A" "$VOXEL_B"
+    grep -q '^grid 128 x' "$TMP/out" || fail "no grid line: $(cat "$TMP/out")"
+    grep -q '^B .*kitten.ply: 5210 points' "$TMP/out" || fail "no B line: $(cat "$TMP/out")"
+}
+
+test_voxel_output_ply() {
+    run_cmd 0 voxel --backend cpu --json --grid 48 -o "$TMP/vox.ply" "$VOXEL_A" "$VOXEL_B"
+    local n; n=$(json_get "$TMP/out" 'j["A"]["voxels"] + j["B"]["voxels"]')
+    python3 - "$TMP/vox.ply" "$n" <<'PY' || fail "bad PLY output"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+head, body = data.split(b"end_header\n", 1)
+lines = head.decode().splitlines()
+assert lines[0] == "ply" and lines[1] == "format binary_little_endian 1.0", lines[:2]
+assert f"element vertex {sys.argv[2]}" in lines, lines
+props = [l.split()[1:] for l in lines if l.startswith("property")]
+assert props == [["float", "x"], ["float", "y"], ["float", "z"], ["uchar", "cloud"],
+                 ["uchar", "label"], ["uchar", "red"], ["uchar", "green"], ["uchar", "blue"]], props
+assert len(body) == 17 * int(sys.argv[2]), len(body)
+labels = {body[17 * i + 13] for i in range(int(sys.argv[2]))}
+clouds = {body[17 * i + 12] for i in range(int(sys.argv[2]))}
+assert labels <= {0, 1, 2, 3} and {0, 1, 2} <= labels and clouds == {0, 1}, (labels, clouds)
+PY
+    run_cmd 0 voxel --backend cpu --quiet --ascii --grid 48 -o "$TMP/vox.ply" "$VOXEL_A" "$VOXEL_B"
+    [ ! -s "$TMP/out" ] || fail "--quiet printed: $(cat "$TMP/out")"
+    grep -q '^format ascii 1.0' "$TMP/vox.ply" || fail "not ascii"
+    [ "$(sed '1,/^end_header/d' "$TMP/vox.ply" | wc -l)" -eq "$n" ] || fail "ascii row count"
+    rm -f "$TMP/vox.ply"
+    only_out_err
+}
+
+# voxel_bad FILE NEEDLE: the bad cloud as A (and as B) gives exit 2, one line naming the file.
+voxel_bad() {
+    for order in AB BA; do
+        if [ $order = AB ]; then
+            run_cmd 2 voxel --backend cpu -o "$TMP/never.ply" "$DATA/bad/$1" "$VOXEL_B"
+        else
+            run_cmd 2 voxel --backend cpu -o "$TMP/never.ply" "$VOXEL_B" "$DATA/bad/$1"
+        fi
+        expect_one_error_line "$1"
+        grep -qF -- "$2" "$TMP/err" || fail "stderr lacks '$2': $(cat "$TMP/err")"
+        only_out_err
+    done
+}
+test_voxel_bad_empty() { voxel_bad empty.ply "empty file"; }
+test_voxel_bad_off() { voxel_bad OutOfMemory.off "OFF"; }
+test_voxel_bad_obj() { voxel_bad malformed.obj "OBJ"; }
+test_voxel_bad_list_in_vertex() { voxel_bad issue623_list_in_vertex.ply "line 13"; }
+test_voxel_bad_truncated_binary() { voxel_bad truncated_binary.ply "byte offset 29791"; }
+test_voxel_bad_lying_count() { voxel_bad lying_vertex_count.ply "353535235358"; }
+test_voxel_bad_no_end_header() { voxel_bad no_end_header.ply "end_header"; }
+test_voxel_bad_format_line() { voxel_bad bad_format_line.ply "binary_middle_endian"; }
+test_voxel_bad_nan() { voxel_bad nan_coordinates.ply "line 12: vertex 1: x is nan"; }
+test_voxel_bad_missing() { voxel_bad no_such_cloud.ply "cannot open"; }
+
+test_voxel_no_normals_estimated() {
+    run_cmd 0 voxel --backend cpu --json "$DATA/bad/cube_no_normals.ply" "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["A"]["normals"]')" = estimated ] || fail "$(cat "$TMP/out")"
+    [ "$(json_get "$TMP/out" 'j["B"]["normals"]')" = file ] || fail "$(cat "$TMP/out")"
+}
+
+test_voxel_bad_options() {
+    run_cmd 2 voxel --grid 0 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --grid
+    run_cmd 2 voxel --voxel-size 1e-9 "$VOXEL_A" "$VOXEL_B"
+    grep -q 'at most 1024' "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel --transform-b 1,2,3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --transform-b
+    run_cmd 2 voxel --transform-b 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1 --rotate-b 1,2,3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --rotate-b
+    run_cmd 2 voxel "$VOXEL_A"
+    grep -q missing "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel -o /nonexistent_dir/x.ply "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line /nonexistent_dir/x.ply
+    run_cmd 0 voxel --help
+    grep -q -- --sweep "$TMP/out" || fail "help lacks --sweep"
+}
+
+test_voxel_sweep_json_lines() {
+    run_cmd 0 voxel --backend cpu --json --grid 48 --sweep 4 --rotate-b 0,0,40 \
+        --translate-b 0.1,0,0 -o "$TMP/last.ply" "$VOXEL_A" "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "expected 4 lines: $(cat "$TMP/out")"
+    python3 - "$TMP/out" <<'PY' || fail "bad JSON Lines"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["step"] for r in rows] == [0, 1, 2, 3]
+assert abs(rows[0]["t"]) < 1e-12 and abs(rows[-1]["t"] - 1) < 1e-12
+assert len({json.dumps(r["grid"]) for r in rows}) == 1          # one grid for the sweep
+assert rows[0]["B"]["inside"] != rows[-1]["B"]["inside"]        # B did move
+PY
+    [ -s "$TMP/last.ply" ] || fail "no output of the last step"
+}
+
+test_voxel_preview() {
+    run_cmd 0 voxel --backend cpu --quiet --grid 64 --preview "$TMP/view.png" --preview-axis x \
+        "$VOXEL_A" "$VOXEL_B"
+    [ "$(head -c 8 "$TMP/view.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+        || fail "not a PNG"
+}
+
+test_voxel_threads_agree() {
+    run_cmd 0 voxel --backend cpu --threads 1 --grid 64 -o "$TMP/t1.ply" "$VOXEL_A" "$VOXEL_B"
+    run_cmd 0 voxel --backend cpu --threads 2 --grid 64 -o "$TMP/t2.ply" "$VOXEL_A" "$VOXEL_B"
+    cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
+}
+
+test_voxel_xyz_input_same_as_ply() {
+    # the kitten as XYZ text (x y z nx ny nz), named .txt: recognised by content
+    sed '1,/^end_header/d' "$VOXEL_B" >"$TMP/kitten.txt"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$TMP/kitten.txt"
+    mv "$TMP/out" "$TMP/xyz.json"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    python3 - "$TMP/xyz.json" "$TMP/out" <<'PY' || fail "XYZ and PLY inputs differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+keys = ("points", "voxels", "outside", "inside", "intersection", "unknown", "normals")
+assert all(a[s][k] == b[s][k] for s in "AB" for k in keys), (a, b)
+PY
+    rm -f "$TMP/kitten.txt" "$TMP/xyz.json"
+}
+
+test_voxel_identity_transform() {
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    mv "$TMP/out" "$TMP/plain.json"
+    run_cmd 0 voxel --backend cpu --json --grid 64 --transform-b 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1 \
+        "$VOXEL_A" "$VOXEL_B"
+    python3 - "$TMP/plain.json" "$TMP/out" <<'PY' || fail "identity transform changed the result"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["grid"] == b["grid"] and a["A"] == b["A"] and a["B"] == b["B"]
+PY
+    # a shift that takes the kitten away from the bunny: nothing crosses, all unknown
+    run_cmd 0 voxel --backend cpu --json --grid 64 --translate-b 5,0,0 "$VOXEL_A" "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["B"]["intersection"] == 0 and j["B"]["unknown"] == j["B"]["voxels"]')" = True ] \
+        || fail "$(cat "$TMP/out")"
+    rm -f "$TMP/plain.json"
+}
+
+# --- voxel edit (issue 12: a voxel set in a GhmDynmap, edited by clouds in order) ---
+
+# The issue's bar: subtract and intersect agree with the bunny mesh's inside test on >= 99 % of the
+# kitten solid's voxels farther than 1.5 voxels from the mesh (scripts/voxel_edit_truth.py: ray
+# parity); the set before is the union of the two results (each voxel is inside or not). At
+# --grid 64, where the 40k-point bunny is a closed surface for the fill (at 96 and 128 its
+# voxel surface has gaps the fill leaks through: 98.9 and 94.5 %, issue 12 item 5). And the bunny
+# made solid is its mesh's inside (add). About a minute: _slow.
+test_voxel_edit_truth_slow() {
+    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
+    local truth; truth="$(dirname "$0")/../scripts/voxel_edit_truth.py"
+    local mesh="$DATA/pointclouds/bunny_mesh.off"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/diff.ply" "$VOXEL_B" --subtract "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/inter.ply" "$VOXEL_B" --intersect "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --grid 64 -o "$TMP/solid.ply" "$VOXEL_A"
+    for op in subtract intersect; do
+        local after="$TMP/diff.ply"; [ $op = intersect ] && after="$TMP/inter.ply"
+        python3 "$truth" $op "$after" --before "$TMP/diff.ply" --before "$TMP/inter.ply" \
+            --mesh "$mesh" --goal 0.99 >"$TMP/truth" 2>&1 || fail "$op: $(cat "$TMP/truth")"
+    done
+    python3 "$truth" add "$TMP/solid.ply" --mesh "$mesh" --goal 0.99 >"$TMP/truth" 2>&1 ||
+        fail "add: $(cat "$TMP/truth")"
+}
+
+# The JSON counts add up: each step's set size is the last one's plus added minus erased; the set's
+# labels sum to its size; the PLY has one vertex per voxel; a difference keeps fewer voxels than
+# the kitten solid had, an intersection fewer still, and the order of the edits is kept.
+test_voxel_edit_json_counts() {
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 -o "$TMP/set.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "expected one JSON line"
+    python3 - "$TMP/out" "$TMP/set.ply" <<'PY' || fail "bad counts: $(cat "$TMP/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+steps, s = j["steps"], j["set"]
+assert [x["op"] for x in steps] == ["base", "subtract", "add", "intersect"], steps
+assert j["grid"]["dims"][0] == 48 or max(j["grid"]["dims"]) == 48
+prev = 0
+for x in steps:
+    assert x["voxels"] == prev + x["added"] - x["erased"], x
+    assert 0 < x["cloud_voxels"] <= x["probed"] and 0 < x["inside"] <= x["probed"], x
+    prev = x["voxels"]
+assert steps[0]["voxels"] == steps[0]["cloud_voxels"] + steps[0]["inside"]
+assert steps[1]["erased"] > 0 and steps[1]["added"] == 0 and steps[1]["relabelled"] > 0
+assert steps[2]["added"] > 0 and steps[3]["erased"] > 0
+assert s["voxels"] == prev == s["surface"] + s["interior"] + s["cut"]
+head = open(sys.argv[2], "rb").read(2000).split(b"end_header")[0].decode()
+assert f"element vertex {s['voxels']}" in head, head
+for prop in ("x", "count", "nx", "label", "red"):
+    assert f" {prop}\n" in head, prop
+PY
+    # (kitten - bunny) + bunny is kitten + bunny, voxel for voxel
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A" --add "$VOXEL_A"
+    local a; a=$(json_get "$TMP/out" 'j["set"]["voxels"]')
+    run_cmd 0 voxel edit --backend cpu --json --grid 48 "$VOXEL_B" --add "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["set"]["voxels"]')" -eq "$a" ] || fail "(k - b) + b != k + b"
+}
+
+test_voxel_edit_text_and_preview() {
+    run_cmd 0 voxel edit --backend cpu --grid 48 --preview "$TMP/set.png" "$VOXEL_B" --intersect "$VOXEL_A"
+    grep -q '^base ' "$TMP/out" && grep -q '^intersect ' "$TMP/out" && grep -q '^set: ' "$TMP/out" ||
+        fail "text: $(cat "$TMP/out")"
+    [ "$(head -c 8 "$TMP/set.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "not a PNG"
+    run_cmd 0 voxel edit --help
+    for word in --add --subtract --intersect --grid --preview --json "Exit status"; do
+        grep -qF -- "$word" "$TMP/out" || fail "help lacks $word"
+    done
+    run_cmd 0 voxel --help
+    grep -qF 'voxel edit' "$TMP/out" || fail "voxel --help does not point at voxel edit"
+}
+
+# voxel_edit_bad FILE NEEDLE: the bad cloud as BASE and as an edit: exit 2, one line naming the
+# file, no output written.
+voxel_edit_bad() {
+    run_cmd 2 voxel edit --backend cpu -o "$TMP/never.ply" "$1" --add "$VOXEL_B"
+    expect_one_error_line "$(basename "$1")"
+    grep -qF -- "$2" "$TMP/err" || fail "stderr lacks '$2': $(cat "$TMP/err")"
+    run_cmd 2 voxel edit --backend cpu -o "$TMP/never.ply" "$VOXEL_B" --subtract "$1"
+    expect_one_error_line "$(basename "$1")"
+    [ ! -e "$TMP/never.ply" ] || fail "an output was written"
+}
+
+test_voxel_edit_bad_input() {
+    voxel_edit_bad "$DATA/bad/truncated_binary.ply" "byte offset 29791"
+    voxel_edit_bad "$DATA/bad/empty.ply" "empty file"
+    voxel_edit_bad "$DATA/bad/no_such_cloud.ply" "cannot open"
+    voxel_edit_bad "$DATA/bad/OutOfMemory.off" "OFF"
+    # a flat patch has no inside: a clear error, nothing written
+    python3 -c 'for i in range(40):
+    for j in range(40): print(i / 40, j / 40, 0.5, 0, 0, 1)' >"$TMP/plane.xyz"
+    voxel_edit_bad "$TMP/plane.xyz" "has no inside at this grid"
+    rm -f "$TMP/plane.xyz"
+    run_cmd 2 voxel edit "$VOXEL_A" "$VOXEL_B"
+    grep -q "one BASE" "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel edit --add "$VOXEL_A"
+    grep -q missing "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 2 voxel edit --grid 0 "$VOXEL_A"
+    expect_one_error_line --grid
+    run_cmd 2 voxel edit --unite "$VOXEL_A" "$VOXEL_A"
+    run_cmd 2 voxel edit -o /nonexistent_dir/x.ply "$VOXEL_B"
+    expect_one_error_line /nonexistent_dir/x.ply
+    only_out_err
+}
+
+# The set is the same for any number of threads (slots are claimed in any order; the output is
+# sorted by voxel, and merges add in a fixed order).
+test_voxel_edit_threads_agree() {
+    run_cmd 0 voxel edit --backend cpu --threads 1 --grid 48 -o "$TMP/t1.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    run_cmd 0 voxel edit --backend cpu --threads 2 --grid 48 -o "$TMP/t2.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A"
+    cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ"
+}
+
+# The set lives in a GhmDynmap on the context's backend: on CUDA the same edit writes the same
+# set, byte for byte, as on the CPU. Needs a device.
+test_voxel_edit_cuda_same_set() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    run_cmd 0 voxel edit --backend cpu --grid 48 -o "$TMP/c.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    run_cmd 0 voxel edit --backend cuda --json --grid 48 -o "$TMP/g.ply" "$VOXEL_B" \
+        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/out")"
+    cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
+}
+
+# --backend auto on a coarse grid (one step or an edit) runs on the CPU; a fine grid or a sweep
+# keeps the device, and so does --backend cuda. Needs a device to mean anything.
+test_voxel_auto_coarse_on_cpu() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    local want
+    for args in "cpu --grid 64" "cpu --grid 128" "cuda --grid 160" "cuda --grid 64 --sweep 3" \
+        "cuda --voxel-size 0.01"; do
+        set -- $args
+        want=$1
+        shift
+        run_cmd 0 voxel --verbose --json "$@" "$VOXEL_A" "$VOXEL_B"
+        [ "$(head -1 "$TMP/out" | json_get /dev/stdin 'j["backend"]')" = "$want" ] ||
+            fail "voxel $*: want $want: $(head -c 300 "$TMP/out")"
+    done
+    run_cmd 0 voxel edit --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cpu ] || fail "edit: $(head -c 300 "$TMP/out")"
+    grep -q "runs on the CPU" "$TMP/err" && fail "a quiet run spoke: $(cat "$TMP/err")"
+    run_cmd 0 voxel edit --backend cuda --json --grid 48 "$VOXEL_B" --subtract "$VOXEL_A"
+    [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "edit cuda: $(head -c 300 "$TMP/out")"
+}
