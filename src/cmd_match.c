@@ -123,9 +123,31 @@ static int fold_status(int run, int one)
     return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
 }
 
+/* Images per worker, at least, when --jobs is not given: a worker first rebuilds the
+ * reference's tables on its one thread, which costs about what a few queries do. Measured on
+ * the H100 machine's 16 cores (2026-11-28, docs/BENCHMARKS.md), 640x480 queries, ms for 1 / 16
+ * workers: 1 query 65 / 215, 8 queries 82 / 162, 16 queries 112 / 130, 32 queries 216 (4
+ * workers: 132), 64 queries 378 / 182 (8 workers: 173). */
+#define IMAGES_PER_WORKER 8
+
+/* The workers for the images of qs: --jobs, or one per IMAGES_PER_WORKER images up to the
+ * video mode's default; one under --overlay (it draws the inliers of m, the caller's). */
+static int image_jobs(const GhmMatchOptions *o, const GhmContext *ctx, const GhmQuerySource *qs)
+{
+    if (o->overlay)
+        return 1;
+    if (o->video.jobs)
+        return o->video.jobs;
+    size_t images = 0;
+    for (size_t i = qs->next; i < qs->end; i++)
+        images += qs->list->entries[i].kind == GHM_QUERY_IMAGE;
+    size_t jobs = images / IMAGES_PER_WORKER, most = (size_t)ghm_video_match_default_jobs(ctx);
+    return jobs < 1 ? 1 : jobs > most ? (int)most : (int)jobs;
+}
+
 /* The entries from first up to the next video (images, and directories that hold none),
- * matched by the video mode's workers (--jobs; one, on this thread with m, under --overlay,
- * which draws m's inliers) and reported in order. Returns the entry after them. */
+ * matched by the video mode's workers (image_jobs) and reported in order. Returns the entry
+ * after them. */
 static size_t match_images(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
                            const GhmImage *ref, double build_ms, const GhmQueryList *list,
                            size_t first, int *status)
@@ -133,7 +155,7 @@ static size_t match_images(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
     GhmQuerySource qs;
     ghm_query_source_init(&qs, list, first);
     GhmVideoMatchSource source = ghm_query_source(&qs);
-    GhmVideoMatchOptions mo = {.jobs = o->overlay ? 1 : o->video.jobs};
+    GhmVideoMatchOptions mo = {.jobs = image_jobs(o, ctx, &qs)};
     GhmVideoMatch *vm = NULL;
     int ret = ghm_video_match_start_source(&source, ctx, m, &mo, &vm);
     if (ret < 0) {
