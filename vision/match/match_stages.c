@@ -364,6 +364,14 @@ double ghmi_inlier_spread(const float (*xy)[2], size_t n)
     return half + off > 0.0 ? (half - off) / (half + off) : 0.0;
 }
 
+/* What every match needs, whatever its evidence: its shares, a scale searched for, and no other
+ * placement nearly as good. */
+static int may_match(const GhmMatcher *m, const Hypothesis *h, double rival)
+{
+    return h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 &&
+           scale_searched(m, &h->s) && rival < m->p.max_rival;
+}
+
 Evidence ghmi_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoLevel *lv,
                        size_t nlv, const Hypothesis *h, double rival)
 {
@@ -371,9 +379,8 @@ Evidence ghmi_evidence(const GhmMatcher *m, const GhmGeoPoint *qb, const GhmGeoL
                    ghmi_inlier_spread((const float(*)[2])m->inliers, m->ninliers)};
     /* The corner count is the slowest piece of evidence (two box sums per query corner, in a
      * table the size of the reference): asked only when it can decide. */
-    if (h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 && rival < m->p.max_rival &&
-        ev.support < m->p.min_support && h->sc.confidence < m->p.sure_confidence &&
-        ev.spread >= GHMI_MIN_SPREAD)
+    if (may_match(m, h, rival) && ev.support < m->p.min_support &&
+        h->sc.confidence < m->p.sure_confidence && ev.spread >= GHMI_MIN_SPREAD)
         ev.corner_signif = ghmi_corner_evidence(m, qb, lv, nlv, &h->s);
     return ev;
 }
@@ -420,17 +427,15 @@ void ghmi_fill_result(const GhmMatcher *m, const Hypothesis *h, const Evidence *
     res->forward_share = h->sc.forward;
     res->backward_share = h->sc.backward;
     res->inliers = h->sc.inliers;
-    /* A match needs its shares, a scale searched for, no other placement nearly as good, and
-     * either several voted bases behind it, or corners that coincide far beyond chance, or
-     * shares so high that a chance fit on texture does not reach them. The last two only where
-     * the inliers spread in two directions: along a straight edge, shares and coincidences stay
-     * high wherever the query slides and whatever its scale (the aperture problem), while
-     * voted bases are evidence of their own. */
+    /* A match needs what may_match asks, and either several voted bases behind it, or corners
+     * that coincide far beyond chance, or shares so high that a chance fit on texture does not
+     * reach them. The last two only where the inliers spread in two directions: along a
+     * straight edge, shares and coincidences stay high wherever the query slides and whatever
+     * its scale (the aperture problem), while voted bases are evidence of their own. */
     res->support = ev->support;
     res->corner_signif = ev->corner_signif;
     int placed = ev->spread >= GHMI_MIN_SPREAD;
-    res->found = h->sc.confidence >= m->p.min_confidence && h->sc.inliers >= 8 &&
-                 scale_searched(m, &h->s) && ev->rival < m->p.max_rival &&
+    res->found = may_match(m, h, ev->rival) &&
                  (ev->support >= m->p.min_support ||
                   (placed && (ev->corner_signif >= m->p.min_corner_signif ||
                               h->sc.confidence >= m->p.sure_confidence)));

@@ -9,10 +9,10 @@
  * no other worker holds the token (`taking`), takes the source's next item outside the lock
  * (so the others can hand in results meanwhile), then loads (where the source has it do so)
  * and matches into the slot it owns until it marks it done; the consumer only touches a slot
- * that is done. After the source's final item
- * (END or an error) no worker reads again. Every wait is finite: workers wait for space that
- * the consumer frees or for stop; the consumer waits for a slot that a live worker owns or
- * will take; stop cancels the source so that a worker waiting in it returns.
+ * that is done. After the source's final item (END or an error) no worker reads again. Every
+ * wait is finite: workers wait for space that the consumer frees or for stop; the consumer
+ * waits for a slot that a live worker owns or will take; stop cancels the source so that a
+ * worker waiting in it returns.
  */
 #include <pthread.h>
 #include <stdlib.h>
