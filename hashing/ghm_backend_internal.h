@@ -55,6 +55,9 @@ typedef struct GhmMultimapOps {
     int (*values)(const void *impl, const uint32_t **values, size_t *n);
     size_t (*num_keys)(const void *impl);
     void (*destroy)(void *impl);
+    /* A copy of the built content of src in ctx (the same backend; on CUDA maybe another
+     * device): the same answers as src's, without the work of a build (ghm_multimap_clone). */
+    int (*clone)(GhmContext *ctx, const void *src, void **impl);
 } GhmMultimapOps;
 
 typedef struct GhmIndexOps {
@@ -65,6 +68,7 @@ typedef struct GhmIndexOps {
     int (*keys)(const void *impl, const uint32_t *ids, size_t n, uint32_t *keys);
     int (*key_array)(const void *impl, const uint32_t **keys);
     void (*destroy)(void *impl);
+    int (*clone)(GhmContext *ctx, const void *src, void **impl); /* as the multimap's */
 } GhmIndexOps;
 
 typedef struct GhmSortedOps {
@@ -264,6 +268,9 @@ const void *ghmi_backend_module(const GhmContext *ctx, const char *name);
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
 extern const GhmMapOps ghm_cpu_map_ops;       /* cuckoo */
+/* A copy of a built CPU cuckoo map (src, a ghm_cpu_map_ops impl) in ctx: the inner map of the
+ * multimap's and the index's clones (map_cpu.c). */
+int ghmi_cpu_map_clone(GhmContext *ctx, const void *src, void **impl);
 extern const GhmMapOps ghm_cpu_open_map_ops;  /* linear, quadratic, double: map_open_cpu.c */
 extern const GhmMapOps ghm_cpu_robin_map_ops; /* both Robin Hood sequences: map_robin_cpu.c */
 extern const GhmMapOps ghm_cpu_chain_map_ops; /* chaining by radix sort: map_chain_cpu.c */

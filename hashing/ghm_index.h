@@ -47,6 +47,10 @@ GHM_API int ghm_index_keys(const GhmIndex *ix, const uint32_t *ids, size_t n, ui
 /* The ascending array of the K keys, in backend memory, owned by the index. */
 GHM_API int ghm_index_key_array(const GhmIndex *ix, const uint32_t **keys);
 
+/* A copy of ix's content in ctx, a context of ix's backend (as ghm_multimap_clone): the same
+ * ids and keys as ix. Free *out with ghm_index_free. */
+GHM_API int ghm_index_clone(GhmContext *ctx, const GhmIndex *ix, GhmIndex **out);
+
 GHM_API void ghm_index_free(GhmIndex **ix);
 
 #ifdef __cplusplus

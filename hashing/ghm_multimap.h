@@ -60,6 +60,12 @@ GHM_API int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, 
 /* Number of distinct keys. */
 GHM_API size_t ghm_multimap_keys(const GhmMultimap *mm);
 
+/* A copy of mm's content in ctx, a context of mm's backend (GHM_ERR_INVALID otherwise; on CUDA
+ * it may be another device's): the same finds, values and key count as mm, without building
+ * again: a worker's own copy of a table built once. mm is unchanged. Free *out with
+ * ghm_multimap_free. */
+GHM_API int ghm_multimap_clone(GhmContext *ctx, const GhmMultimap *mm, GhmMultimap **out);
+
 GHM_API void ghm_multimap_free(GhmMultimap **mm);
 
 #ifdef __cplusplus

@@ -73,6 +73,25 @@ int ghm_index_key_array(const GhmIndex *ix, const uint32_t **keys)
     return ix->ops->key_array(ix->impl, keys);
 }
 
+int ghm_index_clone(GhmContext *ctx, const GhmIndex *ix, GhmIndex **out)
+{
+    if (!ctx || !ix || !out || ctx->backend != ix->ctx->backend)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    GhmIndex *c = calloc(1, sizeof *c);
+    if (!c)
+        return GHM_ERR_NOMEM;
+    c->ctx = ctx;
+    c->ops = ix->ops;
+    int ret = ix->ops->clone(ctx, ix->impl, &c->impl);
+    if (ret < 0) {
+        free(c);
+        return ret;
+    }
+    *out = c;
+    return GHM_OK;
+}
+
 void ghm_index_free(GhmIndex **ix)
 {
     if (!ix || !*ix)
@@ -215,6 +234,26 @@ static int cpu_index_key_array(const void *impl, const uint32_t **keys)
     return GHM_OK;
 }
 
+static int cpu_index_clone(GhmContext *ctx, const void *src, void **impl)
+{
+    const CpuIndex *s = src;
+    CpuIndex *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return GHM_ERR_NOMEM;
+    ix->ctx = ctx;
+    ix->k = s->k;
+    ix->keys = malloc((s->k ? s->k : 1) * sizeof *ix->keys);
+    int ret = ix->keys ? ghmi_cpu_map_clone(ctx, s->map, &ix->map) : GHM_ERR_NOMEM;
+    if (ret < 0) {
+        cpu_index_destroy(ix);
+        return ret;
+    }
+    if (s->k)
+        memcpy(ix->keys, s->keys, s->k * sizeof *ix->keys);
+    *impl = ix;
+    return GHM_OK;
+}
+
 const GhmIndexOps ghm_cpu_index_ops = {
     .create = cpu_index_create,
     .build = cpu_index_build,
@@ -223,4 +262,5 @@ const GhmIndexOps ghm_cpu_index_ops = {
     .keys = cpu_index_keys,
     .key_array = cpu_index_key_array,
     .destroy = cpu_index_destroy,
+    .clone = cpu_index_clone,
 };

@@ -269,6 +269,25 @@ static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32
     return GHM_OK;
 }
 
+int ghmi_cpu_map_clone(GhmContext *ctx, const void *src, void **impl)
+{
+    const CpuMap *s = src;
+    CpuMap *m = malloc(sizeof *m);
+    if (!m)
+        return GHM_ERR_NOMEM;
+    *m = *s; /* the options, constants, stash and counts; the table below */
+    m->ctx = ctx;
+    m->slots = NULL;
+    if (s->slots && !(m->slots = ghmi_cpu_alloc_slots(s->capacity))) {
+        free(m);
+        return GHM_ERR_NOMEM;
+    }
+    if (s->slots)
+        memcpy((void *)m->slots, (const void *)s->slots, s->capacity * sizeof *s->slots);
+    *impl = m;
+    return GHM_OK;
+}
+
 static int cpu_map_stats(const void *impl, GhmMapStats *out)
 {
     const CpuMap *m = impl;

@@ -76,6 +76,25 @@ int ghm_multimap_values(const GhmMultimap *mm, const uint32_t **values, size_t *
 
 size_t ghm_multimap_keys(const GhmMultimap *mm) { return mm ? mm->ops->num_keys(mm->impl) : 0; }
 
+int ghm_multimap_clone(GhmContext *ctx, const GhmMultimap *mm, GhmMultimap **out)
+{
+    if (!ctx || !mm || !out || ctx->backend != mm->ctx->backend)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    GhmMultimap *c = calloc(1, sizeof *c);
+    if (!c)
+        return GHM_ERR_NOMEM;
+    c->ctx = ctx;
+    c->ops = mm->ops;
+    int ret = mm->ops->clone(ctx, mm->impl, &c->impl);
+    if (ret < 0) {
+        free(c);
+        return ret;
+    }
+    *out = c;
+    return GHM_OK;
+}
+
 void ghm_multimap_free(GhmMultimap **mm)
 {
     if (!mm || !*mm)
@@ -282,6 +301,35 @@ static int cpu_multimap_values(const void *impl, const uint32_t **values, size_t
 
 static size_t cpu_multimap_num_keys(const void *impl) { return ((const CpuMultimap *)impl)->runs; }
 
+/* n words of src in a new array; one zero word when n is 0 (what create leaves). */
+static uint32_t *copy_words(const uint32_t *src, size_t n)
+{
+    uint32_t *d = n ? malloc(n * sizeof *d) : calloc(1, sizeof *d);
+    if (d && n)
+        memcpy(d, src, n * sizeof *d);
+    return d;
+}
+
+static int cpu_multimap_clone(GhmContext *ctx, const void *src, void **impl)
+{
+    const CpuMultimap *s = src;
+    CpuMultimap *mm = calloc(1, sizeof *mm);
+    if (!mm)
+        return GHM_ERR_NOMEM;
+    mm->ctx = ctx;
+    mm->n = s->n;
+    mm->runs = s->runs;
+    mm->values = copy_words(s->values, s->n);
+    mm->starts = copy_words(s->starts, s->runs ? s->runs + 1 : 0);
+    int ret = mm->values && mm->starts ? ghmi_cpu_map_clone(ctx, s->map, &mm->map) : GHM_ERR_NOMEM;
+    if (ret < 0) {
+        cpu_multimap_destroy(mm);
+        return ret;
+    }
+    *impl = mm;
+    return GHM_OK;
+}
+
 const GhmMultimapOps ghm_cpu_multimap_ops = {
     .create = cpu_multimap_create,
     .build = cpu_multimap_build,
@@ -290,4 +338,5 @@ const GhmMultimapOps ghm_cpu_multimap_ops = {
     .values = cpu_multimap_values,
     .num_keys = cpu_multimap_num_keys,
     .destroy = cpu_multimap_destroy,
+    .clone = cpu_multimap_clone,
 };

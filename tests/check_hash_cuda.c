@@ -628,6 +628,33 @@ END_TEST
 
 /* ---- GhmSet, GhmIndex, GhmSorted ---------------------------------------------------------------- */
 
+/* Each multimap replaced by its clone in its context; a clone into the other backend refused. */
+static void replace_by_clones(Backends *b, GhmMultimap **mc, GhmMultimap **mg)
+{
+    GhmMultimap *cc = NULL, *cg = NULL;
+    ck_assert_int_eq(ghm_multimap_clone(b->gpu, *mc, &cg), GHM_ERR_INVALID);
+    ck_assert_ptr_null(cg);
+    ck_assert_int_eq(ghm_multimap_clone(b->cpu, *mc, &cc), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_clone(b->gpu, *mg, &cg), GHM_OK);
+    ghm_multimap_free(mc);
+    ghm_multimap_free(mg);
+    *mc = cc;
+    *mg = cg;
+}
+
+/* As replace_by_clones, for indexes. */
+static void replace_index_by_clones(Backends *b, GhmIndex **ic, GhmIndex **ig)
+{
+    GhmIndex *cc = NULL, *cg = NULL;
+    ck_assert_int_eq(ghm_index_clone(b->cpu, *ig, &cc), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_index_clone(b->cpu, *ic, &cc), GHM_OK);
+    ck_assert_int_eq(ghm_index_clone(b->gpu, *ig, &cg), GHM_OK);
+    ghm_index_free(ic);
+    ghm_index_free(ig);
+    *ic = cc;
+    *ig = cg;
+}
+
 static void compare_set_index(Backends *b, const Input *in, double load)
 {
     GhmSet *sc = NULL, *sg = NULL;
@@ -652,6 +679,7 @@ static void compare_set_index(Backends *b, const Input *in, double load)
     ck_assert_int_eq(ghm_index_create(b->gpu, load, &ig), GHM_OK);
     ck_assert_int_eq(ghm_index_build(ic, in->keys, in->n), GHM_OK);
     ck_assert_int_eq(ghm_index_build(ig, in->keys, in->n), GHM_OK);
+    replace_index_by_clones(b, &ic, &ig);
     ck_assert_uint_eq(ghm_index_size(ig), k);
     ck_assert_int_eq(ghm_index_ids(ic, in->queries, in->nq, oc), GHM_OK);
     ck_assert_int_eq(ghm_index_ids(ig, in->queries, in->nq, og), GHM_OK);
@@ -794,6 +822,8 @@ static void compare_multimap(Backends *b, const Input *in, double load, int devi
     } else {
         ck_assert_int_eq(ghm_multimap_build(mg, in->keys, in->values, in->n), GHM_OK);
     }
+    /* What follows asks clones (the originals freed), which must answer as the originals. */
+    replace_by_clones(b, &mc, &mg);
     ck_assert_uint_eq(ghm_multimap_keys(mg), ghm_multimap_keys(mc));
     ck_assert_int_eq(ghm_multimap_find(mc, in->queries, nq, fc, cc), GHM_OK);
     ck_assert_int_eq(ghm_multimap_find(mg, in->queries, nq, fg, cg), GHM_OK);

@@ -161,6 +161,43 @@ START_TEST(test_thread_counts_agree)
 }
 END_TEST
 
+/* A clone in a context of other threads gives its source's ids and keys, after the source is
+ * freed; bad arguments are refused. */
+START_TEST(test_clone)
+{
+    enum { N = 200000 };
+    uint32_t *keys = malloc(N * 4), *ids0 = malloc(N * 4), *ids = malloc(N * 4);
+    uint32_t *back = malloc(N * 4);
+    ck_assert(keys && ids0 && ids && back);
+    uint64_t s = 9;
+    for (int i = 0; i < N; i++)
+        keys[i] = i == 0 ? 0xFFFFFFFFu : (uint32_t)rng_next(&s) % 150000u;
+    GhmContext *four = context_with_threads(4), *one = context_with_threads(1);
+    GhmIndex *ix = NULL, *cl = NULL;
+    ck_assert_int_eq(ghm_index_create(four, 0.0, &ix), GHM_OK);
+    ck_assert_int_eq(ghm_index_build(ix, keys, N), GHM_OK);
+    ck_assert_int_eq(ghm_index_ids(ix, keys, N, ids0), GHM_OK);
+    size_t k = ghm_index_size(ix);
+    ck_assert_int_eq(ghm_index_clone(one, ix, &cl), GHM_OK);
+    ghm_index_free(&ix);
+    ck_assert_uint_eq(ghm_index_size(cl), k);
+    ck_assert_int_eq(ghm_index_ids(cl, keys, N, ids), GHM_OK);
+    ck_assert_mem_eq(ids, ids0, N * 4);
+    ck_assert_int_eq(ghm_index_keys(cl, ids, N, back), GHM_OK);
+    ck_assert_mem_eq(back, keys, N * 4);
+    ck_assert_int_eq(ghm_index_clone(NULL, cl, &ix), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_index_clone(one, NULL, &ix), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_index_clone(one, cl, NULL), GHM_ERR_INVALID);
+    ghm_index_free(&cl);
+    ghm_context_free(&four);
+    ghm_context_free(&one);
+    free(keys);
+    free(ids0);
+    free(ids);
+    free(back);
+}
+END_TEST
+
 static Suite *index_suite(void)
 {
     Suite *s = suite_create("index");
@@ -173,6 +210,7 @@ static Suite *index_suite(void)
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_load_factors);
     tcase_add_test(limits, test_thread_counts_agree);
+    tcase_add_test(limits, test_clone);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -327,6 +327,61 @@ START_TEST(test_thread_counts_agree)
 }
 END_TEST
 
+/* A clone in a context of other threads answers as its source, after the source is freed; the
+ * clone of an empty multimap is empty; bad arguments are refused. */
+START_TEST(test_clone)
+{
+    enum { N = 300000 };
+    uint32_t *keys = malloc(N * 4), *vals = malloc(N * 4), *v0 = malloc(N * 4);
+    uint32_t *f0 = malloc(N * 4), *c0 = malloc(N * 4), *f = malloc(N * 4), *c = malloc(N * 4);
+    ck_assert(keys && vals && v0 && f0 && c0 && f && c);
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        keys[i] = i == 0 ? 0xFFFFFFFFu : (uint32_t)rng_next(&s) % 40000u;
+        vals[i] = rng_next(&s);
+    }
+    GhmContext *four = context_with_threads(4), *one = context_with_threads(1);
+    GhmMultimap *mm = NULL, *cl = NULL, *empty = NULL;
+    ck_assert_int_eq(ghm_multimap_create(four, 0.9, &mm), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_build(mm, keys, vals, N), GHM_OK);
+    ck_assert_int_eq(ghm_multimap_find(mm, keys, N, f0, c0), GHM_OK);
+    const uint32_t *values;
+    size_t nv, nkeys = ghm_multimap_keys(mm);
+    ck_assert_int_eq(ghm_multimap_values(mm, &values, &nv), GHM_OK);
+    memcpy(v0, values, N * 4);
+    ck_assert_int_eq(ghm_multimap_clone(one, mm, &cl), GHM_OK);
+    ghm_multimap_free(&mm);
+    ck_assert_uint_eq(ghm_multimap_keys(cl), nkeys);
+    ck_assert_int_eq(ghm_multimap_find(cl, keys, N, f, c), GHM_OK);
+    ck_assert_mem_eq(f, f0, N * 4);
+    ck_assert_mem_eq(c, c0, N * 4);
+    ck_assert_int_eq(ghm_multimap_values(cl, &values, &nv), GHM_OK);
+    ck_assert_uint_eq(nv, N);
+    ck_assert_mem_eq(values, v0, N * 4);
+    ck_assert_int_eq(ghm_multimap_create(four, 0.0, &empty), GHM_OK);
+    ghm_multimap_free(&cl);
+    ck_assert_int_eq(ghm_multimap_clone(one, empty, &cl), GHM_OK);
+    ck_assert_uint_eq(ghm_multimap_keys(cl), 0);
+    ck_assert_int_eq(ghm_multimap_find(cl, keys, 1, f, c), GHM_OK);
+    ck_assert_uint_eq(f[0], GHM_NOT_FOUND);
+    ck_assert_uint_eq(c[0], 0);
+    ghm_multimap_free(&cl);
+    ck_assert_int_eq(ghm_multimap_clone(NULL, empty, &cl), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_clone(one, NULL, &cl), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_multimap_clone(one, empty, NULL), GHM_ERR_INVALID);
+    ghm_multimap_free(&empty);
+    ghm_context_free(&four);
+    ghm_context_free(&one);
+    free(keys);
+    free(vals);
+    free(v0);
+    free(f0);
+    free(c0);
+    free(f);
+    free(c);
+}
+END_TEST
+
 static Suite *multimap_suite(void)
 {
     Suite *s = suite_create("multimap");
@@ -342,6 +397,7 @@ static Suite *multimap_suite(void)
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_load_factors);
     tcase_add_test(limits, test_thread_counts_agree);
+    tcase_add_test(limits, test_clone);
     suite_add_tcase(s, limits);
     return s;
 }

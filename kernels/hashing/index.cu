@@ -14,6 +14,7 @@
 
 struct CudaIndex {
     GhmContext *ctx;
+    double load_factor; /* as created: a clone is created alike */
     CudaMap *map;
     uint32_t *keys; /* size distinct keys, ascending */
     size_t size;
@@ -43,6 +44,7 @@ int ghmi_cuda_index_create(GhmContext *ctx, double load_factor, CudaIndex **out)
     if (!ix)
         return GHM_ERR_NOMEM;
     ix->ctx = ctx;
+    ix->load_factor = load_factor;
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &ix->map);
     if (ret >= 0)
@@ -243,6 +245,26 @@ static int index_key_array(const void *impl, const uint32_t **keys)
 
 static void index_destroy(void *impl) { ghmi_cuda_index_destroy((CudaIndex *)impl); }
 
+/* Built again in ctx from the source's sorted keys, read back to the host: ctx may be on another
+ * device, and a build from sorted distinct keys is one map insert (the same map, the seed being
+ * the same), where a copy of the table would need peer access between the two devices. */
+static int index_clone(GhmContext *ctx, const void *src, void **impl)
+{
+    const CudaIndex *s = (const CudaIndex *)src;
+    uint32_t *keys = (uint32_t *)malloc((s->size ? s->size : 1) * 4);
+    int ret = keys ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret >= 0 && s->size)
+        ret = ghm_buffer_download(s->ctx, keys, s->keys, s->size * 4);
+    if (ret >= 0)
+        ret = index_create(ctx, s->load_factor, impl);
+    if (ret >= 0 && (ret = index_build(*impl, keys, s->size)) < 0) {
+        index_destroy(*impl);
+        *impl = NULL;
+    }
+    free(keys);
+    return ret;
+}
+
 extern "C" const GhmIndexOps ghm_cuda_index_ops = {
     /* .create = */ index_create,
     /* .build = */ index_build,
@@ -251,4 +273,5 @@ extern "C" const GhmIndexOps ghm_cuda_index_ops = {
     /* .keys = */ index_keys,
     /* .key_array = */ index_key_array,
     /* .destroy = */ index_destroy,
+    /* .clone = */ index_clone,
 };

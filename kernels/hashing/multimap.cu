@@ -112,6 +112,7 @@ int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl)
     if (!mm)
         return GHM_ERR_NOMEM;
     mm->ctx = ctx;
+    mm->load_factor = load_factor;
     mm->staged = -1;
     GhmMapOptions opt = {load_factor, GHM_MAP_BUCKETED, 2, 8};
     int ret = ghmi_cuda_map_create(ctx, &opt, &mm->map);
@@ -333,6 +334,33 @@ int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *v
     return ret < 0 ? ret : sync;
 }
 
+
+/* Built again in ctx from the source's sorted pairs, read back to the host (as the index's
+ * clone, index.cu): the sort of sorted pairs keeps their order (it is stable), so the runs, the
+ * values array and every find's answer are the source's. */
+int ghmi_cuda_multimap_clone(GhmContext *ctx, const void *src, void **impl)
+{
+    const CudaMultimap *s = (const CudaMultimap *)src;
+    int ret = ghmi_cuda_multimap_settle((CudaMultimap *)s); /* a queued build, read lazily */
+    size_t n = s->n;
+    uint32_t *keys = (uint32_t *)malloc((n ? n : 1) * 4);
+    uint32_t *values = (uint32_t *)malloc((n ? n : 1) * 4);
+    if (ret >= 0 && (!keys || !values))
+        ret = GHM_ERR_NOMEM;
+    if (ret >= 0 && n)
+        ret = ghm_buffer_download(s->ctx, keys, s->kbuf[s->cur], n * 4);
+    if (ret >= 0 && n)
+        ret = ghm_buffer_download(s->ctx, values, s->vbuf[s->cur], n * 4);
+    if (ret >= 0)
+        ret = ghmi_cuda_multimap_create(ctx, s->load_factor, impl);
+    if (ret >= 0 && (ret = ghmi_cuda_multimap_build(*impl, keys, values, n)) < 0) {
+        ghmi_cuda_multimap_destroy(*impl);
+        *impl = NULL;
+    }
+    free(keys);
+    free(values);
+    return ret;
+}
 
 /* A device reference (refs.cu): the pending one of a queued build, without waiting for it. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out)

@@ -9,6 +9,7 @@
 
 struct CudaMultimap {
     GhmContext *ctx;
+    double load_factor; /* as created: a clone is created alike */
     CudaMap *map;
     /* The sorted keys and their values in two pairs of buffers: the built content is in pair
      * cur (kbuf[cur], vbuf[cur]); the other pair, allocated by the first staging call, takes
@@ -39,6 +40,7 @@ int ghmi_cuda_multimap_settle(CudaMultimap *mm);
 int ghmi_cuda_multimap_create(GhmContext *ctx, double load_factor, void **impl);
 int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *values, size_t n);
 void ghmi_cuda_multimap_destroy(void *impl);
+int ghmi_cuda_multimap_clone(GhmContext *ctx, const void *src, void **impl);
 
 int ghmi_cuda_multimap_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *first,
                             uint32_t *count);

@@ -13,4 +13,5 @@ extern "C" const GhmMultimapOps ghm_cuda_multimap_ops = {
     /* .values = */ ghmi_cuda_multimap_values,
     /* .num_keys = */ ghmi_cuda_multimap_num_keys,
     /* .destroy = */ ghmi_cuda_multimap_destroy,
+    /* .clone = */ ghmi_cuda_multimap_clone,
 };

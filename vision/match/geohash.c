@@ -523,6 +523,57 @@ fail:
     return ret;
 }
 
+static void *copy_of(const void *src, size_t n, size_t size)
+{
+    void *d = malloc((n ? n : 1) * size);
+    if (d && n)
+        memcpy(d, src, n * size);
+    return d;
+}
+
+static int copy_grid(const GhmiCodedGrid *src, GhmiCodedGrid *g)
+{
+    *g = *src;
+    g->pts = copy_of(src->pts, src->n, sizeof *src->pts);
+    g->start = copy_of(src->start, (size_t)src->gw * src->gh + 1, sizeof *src->start);
+    return g->pts && g->start ? GHM_OK : GHM_ERR_NOMEM;
+}
+
+/* Everything copied, the tables by the hashing layer's clones: no signature is computed and
+ * nothing is sorted again, which is what a build spends its time on. */
+int ghm_geo_ref_clone(GhmContext *ctx, const GhmGeoRef *src, GhmGeoRef **out)
+{
+    if (!ctx || !src || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    GhmGeoRef *r = calloc(1, sizeof *r);
+    if (!r)
+        return GHM_ERR_NOMEM;
+    *r = *src;
+    r->ctx = ctx;
+    r->bases = NULL;
+    r->table = NULL;
+    r->bpts = copy_of(src->bpts, src->nb, sizeof *src->bpts);
+    r->levels = copy_of(src->levels, src->nlevels, sizeof *src->levels);
+    r->grids = calloc(src->nlevels, sizeof *r->grids);
+    r->basis_keys = copy_of(src->basis_keys, src->nbases, sizeof *src->basis_keys);
+    r->values = copy_of(src->values, src->nentries, sizeof *src->values);
+    int ret = r->bpts && r->levels && r->grids && r->basis_keys && r->values ? GHM_OK
+                                                                             : GHM_ERR_NOMEM;
+    if (!r->grids)
+        r->nlevels = 0; /* ghm_geo_ref_free walks the grids */
+    for (size_t l = 0; l < r->nlevels && ret == GHM_OK; l++)
+        ret = copy_grid(&src->grids[l], &r->grids[l]);
+    if (ret == GHM_OK && (ret = ghm_index_clone(ctx, src->bases, &r->bases)) == GHM_OK)
+        ret = ghm_multimap_clone(ctx, src->table, &r->table);
+    if (ret < 0) {
+        ghm_geo_ref_free(&r);
+        return ret;
+    }
+    *out = r;
+    return GHM_OK;
+}
+
 /* Every packed key of the signature space (u | v << 8 | angle << 16), into a new array. */
 static int signature_space(const GhmGeoRef *r, uint32_t **out, size_t *n)
 {

@@ -111,6 +111,11 @@ GHM_API int ghm_geo_ref_build_levels(GhmContext *ctx, const GhmGeoPoint *basis_p
                                      const GhmGeoLevel *levels, size_t nlevels, double diag,
                                      const GhmGeoParams *p, GhmGeoRef **out);
 
+/* A copy of ref in ctx (a context of ref's backend): the same tables and answers, without the
+ * work of a build (ghm_multimap_clone). ref is only read. The caller frees *out with
+ * ghm_geo_ref_free(). */
+GHM_API int ghm_geo_ref_clone(GhmContext *ctx, const GhmGeoRef *ref, GhmGeoRef **out);
+
 GHM_API void ghm_geo_ref_free(GhmGeoRef **ref);
 
 /* Table sizes: bases n, signatures stored, distinct signature keys. */

@@ -142,15 +142,15 @@ GHM_API int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, s
 GHM_API int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
                              GhmMatcher **out, char *why, size_t why_size);
 
-/* Builds a second matcher for the same reference in ctx (which must outlive it), from m's
- * reference features and parameters (query-side ones included), as ghm_matcher_load does from
- * a file: no image is analysed again. The tables follow from ctx's seed, so a clone in a
- * context with the original's seed gives exactly the original's answers; that is how several
- * threads match at once (one matcher serves one thread at a time), each with its own context
- * and clone. m is only read: cloning it from several threads at once is safe while no thread
- * changes it (ghm_matcher_set_query_params) or matches with it. GHM_ERR_INVALID on a NULL
- * argument, GHM_ERR_NOMEM and the hashing layer's errors. The caller frees *out with
- * ghm_matcher_free(). */
+/* A second matcher for the same reference in ctx (which must outlive it; a context of m's
+ * backend, on CUDA maybe another device): m's features, parameters (query-side ones included)
+ * and tables, copied rather than built again (ghm_geo_ref_clone), so it costs a fraction of a
+ * build and, in a context with m's seed, gives exactly m's answers; that is how several threads
+ * match at once (one matcher serves one thread at a time), each with its own context and clone.
+ * m is only read: cloning it from several threads at once is safe while no thread changes it
+ * (ghm_matcher_set_query_params) or matches with it. GHM_ERR_INVALID on a NULL argument or a
+ * context of another backend, GHM_ERR_NOMEM and the hashing layer's errors. The caller frees
+ * *out with ghm_matcher_free(). */
 GHM_API int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out);
 
 GHM_API void ghm_matcher_free(GhmMatcher **m);

@@ -193,6 +193,18 @@ static int copy_features(GhmMatcher *m, const GhmiRefFeatures *f)
     return GHM_OK;
 }
 
+/* The voter, the candidates' room and the device side of a matcher whose tables are there. */
+static int finish_matcher(GhmMatcher *m)
+{
+    int ret = ghm_geo_voter_create(m->geo, &m->voter);
+    if (ret < 0)
+        return ret;
+    m->cap_cand = ghmi_cand_capacity(&m->p);
+    if (!(m->cand = malloc(m->cap_cand * sizeof *m->cand)))
+        return GHM_ERR_NOMEM;
+    return ghmi_match_device_create(m);
+}
+
 static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
                       GhmMatcher **out)
 {
@@ -222,13 +234,7 @@ static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchP
     double diag = hypot((double)f->width, (double)f->height);
     if ((ret = ghm_geo_ref_build_levels(ctx, bp, m->ncorners, m->coded, m->ncoded, m->levels,
                                         m->nlevels, diag, &p->geo, &m->geo)) < 0 ||
-        (ret = ghm_geo_voter_create(m->geo, &m->voter)) < 0)
-        goto fail;
-    ret = GHM_ERR_NOMEM;
-    m->cap_cand = ghmi_cand_capacity(p);
-    if (!(m->cand = malloc(m->cap_cand * sizeof *m->cand)))
-        goto fail;
-    if ((ret = ghmi_match_device_create(m)) < 0)
+        (ret = finish_matcher(m)) < 0)
         goto fail;
     free(bp);
     *out = m;
@@ -236,6 +242,56 @@ static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchP
 fail:
     free(bp);
     ghm_matcher_free(&m);
+    return ret;
+}
+
+/* What a clone copies instead of deriving it from the features again: the per-pixel maps, the
+ * check points and the tables (a build's cost is in them: the distance transform, the
+ * signatures and their sort). */
+static int copy_derived(GhmMatcher *c, const GhmMatcher *m)
+{
+    size_t npix = (size_t)m->width * m->height;
+    size_t sat = ((size_t)m->width + 1) * ((size_t)m->height + 1);
+    c->nearest = copy_of(m->nearest, npix, sizeof *m->nearest);
+    c->rcheck = copy_of(m->rcheck, m->nrcheck, sizeof *m->rcheck);
+    c->corner_sat = copy_of(m->corner_sat, sat, sizeof *m->corner_sat);
+    if (!c->nearest || !c->rcheck || !c->corner_sat)
+        return GHM_ERR_NOMEM;
+    c->nrcheck = m->nrcheck;
+    memcpy(c->check_first, m->check_first, sizeof c->check_first);
+    return ghm_geo_ref_clone(c->ctx, m->geo, &c->geo);
+}
+
+static int clone_impl(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
+{
+    GhmMatcher *c = calloc(1, sizeof *c);
+    if (!c)
+        return GHM_ERR_NOMEM;
+    c->ctx = ctx;
+    c->p = m->p;
+    c->seed = ghm_context_seed(ctx);
+    c->width = m->width;
+    c->height = m->height;
+    GhmiRefFeatures f = {m->width,  m->height, m->edges, m->edge_pixel, m->nedges, m->corners,
+                         m->ncorners, m->coded, m->ncoded, m->levels, m->nlevels};
+    int ret;
+    if ((ret = copy_features(c, &f)) < 0 || (ret = copy_derived(c, m)) < 0 ||
+        (ret = finish_matcher(c)) < 0) {
+        ghm_matcher_free(&c);
+        return ret;
+    }
+    *out = c;
+    return GHM_OK;
+}
+
+int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
+{
+    if (!ctx || !m || !out)
+        return GHM_ERR_INVALID;
+    *out = NULL;
+    int old = threads_enter(ctx);
+    int ret = clone_impl(ctx, m, out);
+    omp_set_num_threads(old);
     return ret;
 }
 

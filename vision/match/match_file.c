@@ -439,16 +439,3 @@ done:
     ghm_file_data_free(&in);
     return ret;
 }
-
-/* The clone goes through the same path as a reference file: the stored features and the
- * parameters in effect (query-side ones included) rebuild every table, so with the same seed
- * the clone's tables, and therefore its answers, are the original's. */
-int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
-{
-    if (!ctx || !m || !out)
-        return GHM_ERR_INVALID;
-    *out = NULL;
-    GhmiRefFeatures f = {m->width,  m->height, m->edges, m->edge_pixel, m->nedges, m->corners,
-                         m->ncorners, m->coded, m->ncoded, m->levels, m->nlevels};
-    return ghmi_matcher_build(ctx, &f, &m->p, out);
-}
