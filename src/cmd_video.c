@@ -109,7 +109,7 @@ void ghm_video_cli_help(FILE *f)
           "              CPU thread, at most 16, each worker with one thread; 4 on CUDA, each\n"
           "              with its own stream); the output is the same for any N, in order.\n"
           "              Several image QUERYs are matched the same way, each worker decoding\n"
-          "              the image it takes (default: one worker per 8 images, up to the\n"
+          "              the image it takes (default: one worker per 2 images, up to the\n"
           "              above; --overlay: one)\n"
           "  --gpus N    CUDA devices the workers are dealt across (default 1; \"all\":\n"
           "              every device there is), each with its own copy of the reference\n"
