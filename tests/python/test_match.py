@@ -92,6 +92,28 @@ def test_matcher_reused_for_many_queries(data):
         m.match(queries[0])
 
 
+def test_clones_match_in_parallel(data):
+    """Clones (each in a context of its own) answer as their matcher, from several threads at
+    once; a clone outlives the matcher it came from; a closed matcher cannot be cloned."""
+    import concurrent.futures
+    ref = data("images", "butterfly.jpg")
+    queries = [data("pairs", "dev_00_query.png"), data("images", "rubberwhale1.png"),
+               data("pairs", "dev_03_query.jpg")] * 3
+    m = gm.Matcher(ref, threads=2, **CPU)
+    want = [m.match(q) for q in queries]
+    clones = [m.clone(threads=1) for _ in range(3)]
+    assert all(c.context is not m.context and c.context.threads == 1 for c in clones)
+    m.close()
+    with pytest.raises(ValueError, match="closed"):
+        m.clone()
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda i: clones[i % 3].match(queries[i]), range(len(queries))))
+    for q, g, w in zip(queries, got, want):
+        assert g.found == w.found and np.array_equal(g.matrix, w.matrix), q
+    same = clones[0].clone(context=clones[0].context)  # into the same context: one lock
+    assert np.array_equal(same.match(queries[0]).matrix, want[0].matrix)
+
+
 def test_save_and_load_reference(tmp_path, data):
     ref, query = data("images", "butterfly.jpg"), data("pairs", "dev_03_query.jpg")
     m = gm.Matcher(ref, **CPU)

@@ -10,6 +10,7 @@ read here are checked against the command-line program's output by the tests.
 
 import ctypes
 import os
+import contextlib
 import threading
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -168,6 +169,7 @@ _PROTOS = [
     ("ghm_matcher_size", None, _p, ctypes.POINTER(_int), ctypes.POINTER(_int)),
     ("ghm_matcher_save", _int, _p, _str, _str, _size),
     ("ghm_matcher_load", _int, _p, _str, ctypes.POINTER(MatchParams), _pp, _str, _size),
+    ("ghm_matcher_clone", _int, _p, _p, _pp),
     ("ghm_matcher_free", None, _pp),
     ("ghm_video_open", _int, _str, _pp, _str, _size),
     ("ghm_video_select", _int, _p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64),
@@ -257,6 +259,7 @@ class Context:
         opt.device = int(device)
         self._ptr = ctypes.c_void_p()
         self.lock = threading.Lock()
+        self.seed = int(seed)
         ret = lib.ghm_context_create(ctypes.byref(opt), ctypes.byref(self._ptr))
         if ret == -6 and device and lib.ghm_cuda_device_count() > 0:
             raise GeohashError("backend cuda: no usable CUDA device %d (%d found)"
@@ -305,6 +308,21 @@ def context_for(context, backend, threads, seed):
             raise TypeError("context must be a geohash_match.Context")
         return context
     return Context(backend=backend, threads=threads, seed=seed)
+
+
+@contextlib.contextmanager
+def locked(*contexts):
+    """The locks of the contexts (each once), taken in one order whatever the caller's, so that
+    two threads that lock the same two contexts cannot wait on each other."""
+    held = []
+    try:
+        for c in sorted({id(c): c for c in contexts}.values(), key=id):
+            c.lock.acquire()
+            held.append(c)
+        yield
+    finally:
+        for c in reversed(held):
+            c.lock.release()
 
 
 class Handle:
