@@ -523,19 +523,11 @@ fail:
     return ret;
 }
 
-static void *copy_of(const void *src, size_t n, size_t size)
-{
-    void *d = malloc((n ? n : 1) * size);
-    if (d && n)
-        memcpy(d, src, n * size);
-    return d;
-}
-
 static int copy_grid(const GhmiCodedGrid *src, GhmiCodedGrid *g)
 {
     *g = *src;
-    g->pts = copy_of(src->pts, src->n, sizeof *src->pts);
-    g->start = copy_of(src->start, (size_t)src->gw * src->gh + 1, sizeof *src->start);
+    g->pts = ghmi_copy_of(src->pts, src->n, sizeof *src->pts);
+    g->start = ghmi_copy_of(src->start, (size_t)src->gw * src->gh + 1, sizeof *src->start);
     return g->pts && g->start ? GHM_OK : GHM_ERR_NOMEM;
 }
 
@@ -553,11 +545,11 @@ int ghm_geo_ref_clone(GhmContext *ctx, const GhmGeoRef *src, GhmGeoRef **out)
     r->ctx = ctx;
     r->bases = NULL;
     r->table = NULL;
-    r->bpts = copy_of(src->bpts, src->nb, sizeof *src->bpts);
-    r->levels = copy_of(src->levels, src->nlevels, sizeof *src->levels);
+    r->bpts = ghmi_copy_of(src->bpts, src->nb, sizeof *src->bpts);
+    r->levels = ghmi_copy_of(src->levels, src->nlevels, sizeof *src->levels);
     r->grids = calloc(src->nlevels, sizeof *r->grids);
-    r->basis_keys = copy_of(src->basis_keys, src->nbases, sizeof *src->basis_keys);
-    r->values = copy_of(src->values, src->nentries, sizeof *src->values);
+    r->basis_keys = ghmi_copy_of(src->basis_keys, src->nbases, sizeof *src->basis_keys);
+    r->values = ghmi_copy_of(src->values, src->nentries, sizeof *src->values);
     int ret = r->bpts && r->levels && r->grids && r->basis_keys && r->values ? GHM_OK
                                                                              : GHM_ERR_NOMEM;
     if (!r->grids)

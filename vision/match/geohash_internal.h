@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ghm_geohash.h"
 #include "ghm_index.h"
@@ -18,6 +20,16 @@
 #define CAND_PER_ROW GHM_GEO_ROW_BEST /* best cells kept per query basis before the ranking */
 /* Cells of the vote array per device batch of query bases: bounds its memory (128 MiB). */
 #define DEVICE_CELLS ((size_t)32 << 20)
+
+/* A new array of n elements of `size` bytes copied from src (room for one when n is 0), or
+ * NULL when memory runs out: what a clone or a copied feature array is made of. */
+static inline void *ghmi_copy_of(const void *src, size_t n, size_t size)
+{
+    void *d = malloc((n ? n : 1) * size);
+    if (d && n)
+        memcpy(d, src, n * size);
+    return d;
+}
 
 /* The coded points of one level bucketed by a square grid, so that a basis visits only the
  * buckets its window overlaps instead of every point of the image. */

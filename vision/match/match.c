@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geohash_internal.h"
 #include "ghm_distance.h"
 #include "match_internal.h"
 
@@ -159,24 +160,16 @@ int ghmi_check_ref_levels(const GhmiRefFeatures *f)
     return nb == f->ncorners && nc == f->ncoded ? GHM_OK : GHM_ERR_INVALID;
 }
 
-static void *copy_of(const void *src, size_t n, size_t size)
-{
-    void *d = malloc((n ? n : 1) * size);
-    if (d && n)
-        memcpy(d, src, n * size);
-    return d;
-}
-
 static int copy_features(GhmMatcher *m, const GhmiRefFeatures *f)
 {
     size_t npix = (size_t)m->width * m->height;
     for (size_t i = 0; i < f->nedges; i++)
         if (f->edge_pixel[i] >= npix)
             return GHM_ERR_INVALID;
-    m->edges = copy_of(f->edges, f->nedges, sizeof *f->edges);
-    m->edge_pixel = copy_of(f->edge_pixel, f->nedges, sizeof *f->edge_pixel);
-    m->corners = copy_of(f->corners, f->ncorners, sizeof *f->corners);
-    m->coded = copy_of(f->coded, f->ncoded, sizeof *f->coded);
+    m->edges = ghmi_copy_of(f->edges, f->nedges, sizeof *f->edges);
+    m->edge_pixel = ghmi_copy_of(f->edge_pixel, f->nedges, sizeof *f->edge_pixel);
+    m->corners = ghmi_copy_of(f->corners, f->ncorners, sizeof *f->corners);
+    m->coded = ghmi_copy_of(f->coded, f->ncoded, sizeof *f->coded);
     /* Unit gradient directions, computed once: scoring compares directions millions of times. */
     m->edge_dir = malloc((f->nedges ? f->nedges : 1) * sizeof *m->edge_dir);
     if (!m->edges || !m->edge_pixel || !m->corners || !m->coded || !m->edge_dir)
@@ -252,9 +245,9 @@ static int copy_derived(GhmMatcher *c, const GhmMatcher *m)
 {
     size_t npix = (size_t)m->width * m->height;
     size_t sat = ((size_t)m->width + 1) * ((size_t)m->height + 1);
-    c->nearest = copy_of(m->nearest, npix, sizeof *m->nearest);
-    c->rcheck = copy_of(m->rcheck, m->nrcheck, sizeof *m->rcheck);
-    c->corner_sat = copy_of(m->corner_sat, sat, sizeof *m->corner_sat);
+    c->nearest = ghmi_copy_of(m->nearest, npix, sizeof *m->nearest);
+    c->rcheck = ghmi_copy_of(m->rcheck, m->nrcheck, sizeof *m->rcheck);
+    c->corner_sat = ghmi_copy_of(m->corner_sat, sat, sizeof *m->corner_sat);
     if (!c->nearest || !c->rcheck || !c->corner_sat)
         return GHM_ERR_NOMEM;
     c->nrcheck = m->nrcheck;
