@@ -123,13 +123,12 @@ static int fold_status(int run, int one)
     return run == GHM_EXIT_FOUND || one == GHM_EXIT_FOUND ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
 }
 
-/* Images per worker, at least, when --jobs is not given: a worker first clones the reference's
- * matcher (a copy of its tables, about 1 ms) and makes its context, and one worker of all the
- * threads matches one query at a time faster than two of half as many would only below about 4
- * queries. Measured on the H100 machine's 16 cores (2026-11-28, docs/BENCHMARKS.md), 640x480
- * queries, ms for 1 / 2 / 4 / 8 / 16 workers (best of 3): 4 queries 38 / 45 / 39 / 41 / 54,
- * 8 queries 63 / 61 / 46 / 44 / 54, 32 queries 207 / 141 / 97 / 76 / 70, 100 queries
- * 511 / 393 / 246 / 179 / 159. */
+/* Images per worker, at least, when --jobs is not given. A worker costs its context and a clone
+ * of the reference's matcher (its tables copied: about 1 ms), so from a few queries up several
+ * one-thread workers answer sooner than one worker with every thread. Measured on the H100
+ * machine's 16 cores (2026-11-28, docs/BENCHMARKS.md), 151x142 queries, ms for 1 / 2 / 4 / 8 /
+ * 16 workers (best of 3): 4 queries 38 / 45 / 39 / 41 / 54, 8 queries 63 / 61 / 46 / 44 / 54,
+ * 32 queries 207 / 141 / 97 / 76 / 70, 100 queries 511 / 393 / 246 / 179 / 159. */
 #define IMAGES_PER_WORKER 2
 
 /* The workers for the images of qs: --jobs, or one per IMAGES_PER_WORKER images up to the

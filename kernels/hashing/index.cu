@@ -246,8 +246,9 @@ static int index_key_array(const void *impl, const uint32_t **keys)
 static void index_destroy(void *impl) { ghmi_cuda_index_destroy((CudaIndex *)impl); }
 
 /* Built again in ctx from the source's sorted keys, read back to the host: ctx may be on another
- * device, and a build from sorted distinct keys is one map insert (the same map, the seed being
- * the same), where a copy of the table would need peer access between the two devices. */
+ * device, where a copy of the table would need peer access between the two, and a build from
+ * sorted distinct keys is one map insert. The ids are the keys' ranks, so they are the source's
+ * whatever ctx's seed. */
 static int index_clone(GhmContext *ctx, const void *src, void **impl)
 {
     const CudaIndex *s = (const CudaIndex *)src;
