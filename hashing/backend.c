@@ -176,7 +176,7 @@ int ghm_context_create(const GhmContextOptions *opt, GhmContext **out)
     ctx->device = backend->kind == GHM_BACKEND_CUDA ? opt->device : 0;
     /* CPU stages run on every backend (the CUDA pipelines keep some on the host), so the
      * default thread count is all cores whichever backend was picked. */
-    ctx->threads = opt->threads ? opt->threads : omp_get_max_threads();
+    ctx->threads = opt->threads ? opt->threads : ghm_context_default_threads();
     ctx->seed = opt->seed;
     ctx->verbose = opt->verbose;
     double t0 = ghm_now();
@@ -280,6 +280,8 @@ int ghm_buffer_zero(GhmContext *ctx, void *dst, size_t bytes)
 {
     return bytes ? ctx->backend->zero(ctx, dst, bytes) : GHM_OK;
 }
+
+int ghm_context_default_threads(void) { return omp_get_max_threads(); }
 
 int ghm_buffer_in_place(const GhmContext *ctx, const void *p)
 {

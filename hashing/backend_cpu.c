@@ -4,7 +4,6 @@
  */
 #include "ghm_backend_internal.h"
 
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +16,7 @@ static int cpu_probe(char *why, size_t why_size)
 
 static int cpu_init(GhmContext *ctx, void **state)
 {
-    if (ctx->threads == 0)
-        ctx->threads = omp_get_max_threads();
+    (void)ctx; /* ghm_context_create has set its threads */
     *state = NULL;
     return GHM_OK;
 }

@@ -75,6 +75,9 @@ GHM_API GhmBackendKind ghm_context_backend(const GhmContext *ctx);
 GHM_API const char *ghm_context_backend_name(const GhmContext *ctx); /* "cpu" or "cuda" */
 GHM_API uint64_t ghm_context_seed(const GhmContext *ctx);
 GHM_API int ghm_context_threads(const GhmContext *ctx); /* the number actually used, >= 1 */
+/* The CPU threads a context created with threads 0 uses (OpenMP's default: all cores unless
+ * OMP_NUM_THREADS says otherwise), for a caller that decides before it has a context. */
+GHM_API int ghm_context_default_threads(void);
 GHM_API int ghm_context_verbose(const GhmContext *ctx);
 
 /* Describes the device in one line ("NVIDIA H100 80GB HBM3, sm_90" or "2 CPU threads").

@@ -14,7 +14,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_video.h"
@@ -223,9 +222,9 @@ static void pick_auto_backend(GhmMatchOptions *o, int video, const GhmQueryList 
     for (size_t i = 0; i < list->n; i++)
         if (list->entries[i].kind == GHM_QUERY_VIDEO)
             return;
-    long threads = o->common.threads ? o->common.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = o->common.threads ? o->common.threads : ghm_context_default_threads();
     double n = (double)ghm_query_list_images(list);
-    if (threads > 0 && 110.0 + 18.0 * n / (double)threads <= 420.0 + 0.71 * n)
+    if (110.0 + 18.0 * n / (double)threads <= 420.0 + 0.71 * n)
         ghm_cli_auto_on_cpu(&o->common, "a run of image queries");
 }
 
