@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "kernels/hashing/cuda_check.cuh"
 #include "backend_cuda.h"
@@ -39,6 +40,23 @@ static inline int ghmi_cuda_input(GhmContext *ctx, const void *src, size_t bytes
                                    ghm_cuda_stream(ctx)));
     *dev = *owned;
     return ret;
+}
+
+/* A clone's input: n words of src_ctx's device memory at src, read in place where ctx is on
+ * the same device, else copied to the host in *owned (free() it; ctx's build uploads them):
+ * another device reaches this pool memory only where peer access was granted. The source's
+ * build has finished (a build waits, a queued one is settled first). */
+static inline int ghmi_cuda_clone_input(GhmContext *ctx, GhmContext *src_ctx, const uint32_t *src,
+                                        size_t n, const uint32_t **in, uint32_t **owned)
+{
+    *owned = NULL;
+    *in = src;
+    if (n == 0 || ghm_cuda_device(ctx) == ghm_cuda_device(src_ctx))
+        return GHM_OK;
+    if (!(*owned = (uint32_t *)malloc(n * 4)))
+        return GHM_ERR_NOMEM;
+    *in = *owned;
+    return ghm_buffer_download(src_ctx, *owned, src, n * 4);
 }
 
 /* *dev = dst when dst is device memory, else a device temporary in *owned that

@@ -245,24 +245,22 @@ static int index_key_array(const void *impl, const uint32_t **keys)
 
 static void index_destroy(void *impl) { ghmi_cuda_index_destroy((CudaIndex *)impl); }
 
-/* Built again in ctx from the source's sorted keys, read back to the host: ctx may be on another
- * device, where a copy of the table would need peer access between the two, and a build from
- * sorted distinct keys is one map insert. The ids are the keys' ranks, so they are the source's
- * whatever ctx's seed. */
+/* Built again in ctx from the source's sorted keys (in place on the same device, through the
+ * host from another: ghmi_cuda_clone_input): a build from sorted distinct keys is one map
+ * insert, and the ids are the keys' ranks, so they are the source's whatever ctx's seed. */
 static int index_clone(GhmContext *ctx, const void *src, void **impl)
 {
     const CudaIndex *s = (const CudaIndex *)src;
-    uint32_t *keys = (uint32_t *)malloc((s->size ? s->size : 1) * 4);
-    int ret = keys ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret >= 0 && s->size)
-        ret = ghm_buffer_download(s->ctx, keys, s->keys, s->size * 4);
+    const uint32_t *keys = NULL;
+    uint32_t *owned = NULL;
+    int ret = ghmi_cuda_clone_input(ctx, s->ctx, s->keys, s->size, &keys, &owned);
     if (ret >= 0)
         ret = index_create(ctx, s->load_factor, impl);
     if (ret >= 0 && (ret = index_build(*impl, keys, s->size)) < 0) {
         index_destroy(*impl);
         *impl = NULL;
     }
-    free(keys);
+    free(owned);
     return ret;
 }
 

@@ -335,30 +335,27 @@ int ghmi_cuda_multimap_build(void *impl, const uint32_t *keys, const uint32_t *v
 }
 
 
-/* Built again in ctx from the source's sorted pairs, read back to the host (as the index's
- * clone, index.cu): the sort of sorted pairs keeps their order (it is stable), so the runs, the
- * values array and every find's answer are the source's. */
+/* Built again in ctx from the source's sorted pairs (in place on the same device, through the
+ * host from another: ghmi_cuda_clone_input): the sort of sorted pairs keeps their order (it is
+ * stable), so the runs, the values array and every find's answer are the source's. */
 int ghmi_cuda_multimap_clone(GhmContext *ctx, const void *src, void **impl)
 {
     const CudaMultimap *s = (const CudaMultimap *)src;
     int ret = ghmi_cuda_multimap_settle((CudaMultimap *)s); /* a queued build, read lazily */
-    size_t n = s->n;
-    uint32_t *keys = (uint32_t *)malloc((n ? n : 1) * 4);
-    uint32_t *values = (uint32_t *)malloc((n ? n : 1) * 4);
-    if (ret >= 0 && (!keys || !values))
-        ret = GHM_ERR_NOMEM;
-    if (ret >= 0 && n)
-        ret = ghm_buffer_download(s->ctx, keys, s->kbuf[s->cur], n * 4);
-    if (ret >= 0 && n)
-        ret = ghm_buffer_download(s->ctx, values, s->vbuf[s->cur], n * 4);
+    const uint32_t *keys = NULL, *values = NULL;
+    uint32_t *owned_keys = NULL, *owned_values = NULL;
+    if (ret >= 0)
+        ret = ghmi_cuda_clone_input(ctx, s->ctx, s->kbuf[s->cur], s->n, &keys, &owned_keys);
+    if (ret >= 0)
+        ret = ghmi_cuda_clone_input(ctx, s->ctx, s->vbuf[s->cur], s->n, &values, &owned_values);
     if (ret >= 0)
         ret = ghmi_cuda_multimap_create(ctx, s->load_factor, impl);
-    if (ret >= 0 && (ret = ghmi_cuda_multimap_build(*impl, keys, values, n)) < 0) {
+    if (ret >= 0 && (ret = ghmi_cuda_multimap_build(*impl, keys, values, s->n)) < 0) {
         ghmi_cuda_multimap_destroy(*impl);
         *impl = NULL;
     }
-    free(keys);
-    free(values);
+    free(owned_keys);
+    free(owned_values);
     return ret;
 }
 
