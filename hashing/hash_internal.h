@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ghm_backend_internal.h"
 #include "hash_family.h"
@@ -50,6 +52,16 @@ static inline GhmMapOptions ghmi_inner_map_options(double load_factor)
 static inline int ghmi_load_factor_ok(double load_factor)
 {
     return load_factor >= 0.0 && load_factor <= 0.99;
+}
+
+/* n words of src in a new array (free()); one zero word when n is 0, as a fresh multimap or
+ * index holds: what the CPU clones copy their arrays with. NULL when memory runs out. */
+static inline uint32_t *ghmi_copy_words(const uint32_t *src, size_t n)
+{
+    uint32_t *d = n ? (uint32_t *)malloc(n * sizeof *d) : (uint32_t *)calloc(1, sizeof *d);
+    if (d && n)
+        memcpy(d, src, n * sizeof *d);
+    return d;
 }
 
 #ifdef __cplusplus

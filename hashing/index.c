@@ -242,14 +242,12 @@ static int cpu_index_clone(GhmContext *ctx, const void *src, void **impl)
         return GHM_ERR_NOMEM;
     ix->ctx = ctx;
     ix->k = s->k;
-    ix->keys = malloc((s->k ? s->k : 1) * sizeof *ix->keys);
+    ix->keys = ghmi_copy_words(s->keys, s->k);
     int ret = ix->keys ? ghmi_cpu_map_clone(ctx, s->map, &ix->map) : GHM_ERR_NOMEM;
     if (ret < 0) {
         cpu_index_destroy(ix);
         return ret;
     }
-    if (s->k)
-        memcpy(ix->keys, s->keys, s->k * sizeof *ix->keys);
     *impl = ix;
     return GHM_OK;
 }

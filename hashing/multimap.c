@@ -301,15 +301,6 @@ static int cpu_multimap_values(const void *impl, const uint32_t **values, size_t
 
 static size_t cpu_multimap_num_keys(const void *impl) { return ((const CpuMultimap *)impl)->runs; }
 
-/* n words of src in a new array; one zero word when n is 0 (what create leaves). */
-static uint32_t *copy_words(const uint32_t *src, size_t n)
-{
-    uint32_t *d = n ? malloc(n * sizeof *d) : calloc(1, sizeof *d);
-    if (d && n)
-        memcpy(d, src, n * sizeof *d);
-    return d;
-}
-
 static int cpu_multimap_clone(GhmContext *ctx, const void *src, void **impl)
 {
     const CpuMultimap *s = src;
@@ -319,8 +310,8 @@ static int cpu_multimap_clone(GhmContext *ctx, const void *src, void **impl)
     mm->ctx = ctx;
     mm->n = s->n;
     mm->runs = s->runs;
-    mm->values = copy_words(s->values, s->n);
-    mm->starts = copy_words(s->starts, s->runs ? s->runs + 1 : 0);
+    mm->values = ghmi_copy_words(s->values, s->n);
+    mm->starts = ghmi_copy_words(s->starts, s->runs ? s->runs + 1 : 0);
     int ret = mm->values && mm->starts ? ghmi_cpu_map_clone(ctx, s->map, &mm->map) : GHM_ERR_NOMEM;
     if (ret < 0) {
         cpu_multimap_destroy(mm);
