@@ -199,22 +199,10 @@ test_video_bad_truncated() {
 }
 
 # A copy of the AVI $1 with one video chunk (the 100th or later of a usual size) overwritten
-# with noise, written to $2.
+# with noise, written to $2 (tests/python/damaged_avi.py, which the Python case shares).
+DAMAGED_AVI="$(cd "$(dirname "${BASH_SOURCE[0]}")/../python" && pwd)/damaged_avi.py"
 make_damaged_avi() {
-    python3 - "$1" "$2" <<'EOF' || fail "cannot make the damaged copy"
-import sys
-d = bytearray(open(sys.argv[1], "rb").read())
-i, n = 0, 0
-while True:
-    i = d.find(b"00dc", i + 1)
-    size = int.from_bytes(d[i + 4:i + 8], "little")
-    n += 1
-    if n >= 100 and 2000 < size < 200000:
-        break
-for k in range(i + 48, i + 408):
-    d[k] = (k * 2654435761 >> 13) & 0xFF
-open(sys.argv[2], "wb").write(d)
-EOF
+    python3 "$DAMAGED_AVI" "$1" "$2" || fail "cannot make the damaged copy"
 }
 
 # One video chunk of a copy of Megamind.avi overwritten with noise: warnings, a "damaged" line

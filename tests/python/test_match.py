@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import geohash_match as gm
+from damaged_avi import damage_one_chunk
 
 CPU = dict(backend="cpu")
 
@@ -234,20 +235,12 @@ def test_match_video_errors(data):
 
 @needs_ffmpeg
 def test_match_video_damaged_frame(tmp_path, data):
-    """One video chunk of a copy of Megamind.avi overwritten with noise (as in tests/cli.sh):
-    the lost frames come as damaged, with the reason, and the frames after them are matched."""
-    d = bytearray(open(data("video", "Megamind.avi"), "rb").read())
-    i = n = 0
-    while True:
-        i = d.find(b"00dc", i + 1)
-        size = int.from_bytes(d[i + 4:i + 8], "little")
-        n += 1
-        if n >= 100 and 2000 < size < 200000:
-            break
-    for k in range(i + 48, i + 408):
-        d[k] = (k * 2654435761 >> 13) & 0xFF
+    """One video chunk of a copy of Megamind.avi overwritten with noise (damaged_avi.py, as in
+    tests/cli/video.sh): the lost frames come as damaged, with the reason, and the frames after
+    them are matched."""
+    d = damage_one_chunk(open(data("video", "Megamind.avi"), "rb").read())
     video = tmp_path / "damaged.avi"
-    video.write_bytes(bytes(d))
+    video.write_bytes(d)
     frames = list(gm.match_video(data("video", "megamind_frame050.png"), video, start=96,
                                  end=106, **CPU))
     assert [f.frame for f in frames] == list(range(96, 107))
