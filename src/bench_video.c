@@ -144,11 +144,17 @@ static int parse_args(int argc, char **argv, BenchArgs *a)
     return 0;
 }
 
-static int open_video(const char *path, GhmVideo **v)
+/* Opened as the video mode opens it: a --threads given bounds the decoder's threads. */
+static int open_video(const BenchArgs *a, GhmVideo **v)
 {
     char why[256] = "";
-    if (ghm_video_open(path, v, why, sizeof why) < 0) {
-        ghm_cli_error(path, "%s", why);
+    if (ghm_video_open(a->video, v, why, sizeof why) < 0) {
+        ghm_cli_error(a->video, "%s", why);
+        return -1;
+    }
+    if (a->common.threads > 0 && ghm_video_set_decode_threads(*v, a->common.threads) < 0) {
+        ghm_cli_error(a->video, "cannot start its decoder's threads");
+        ghm_video_free(v);
         return -1;
     }
     return 0;
@@ -158,7 +164,7 @@ static int open_video(const char *path, GhmVideo **v)
 static int bench_decode(const BenchArgs *a, BenchResult *r)
 {
     GhmVideo *v = NULL;
-    if (open_video(a->video, &v) < 0)
+    if (open_video(a, &v) < 0)
         return -1;
     r->width = ghm_video_info(v)->width;
     r->height = ghm_video_info(v)->height;
@@ -185,7 +191,7 @@ static int bench_decode(const BenchArgs *a, BenchResult *r)
 static int bench_match(const BenchArgs *a, GhmMatcher *m, BenchResult *r)
 {
     GhmVideo *v = NULL;
-    if (open_video(a->video, &v) < 0)
+    if (open_video(a, &v) < 0)
         return -1;
     GhmImage **frames = calloc((size_t)a->frames, sizeof *frames);
     int status = frames && ghm_video_select(v, a->start, -1, 1) == GHM_OK ? 0 : -1;
@@ -221,7 +227,7 @@ static int bench_end_to_end(const BenchArgs *a, GhmContext *ctx, GhmMatcher *m, 
                             long *frames, double *secs, double *cpu, double *setup_s)
 {
     GhmVideo *v = NULL;
-    if (open_video(a->video, &v) < 0)
+    if (open_video(a, &v) < 0)
         return -1;
     GhmVideoReader *reader = NULL;
     GhmVideoMatch *vm = NULL;

@@ -430,6 +430,12 @@ static int open_video(const Run *run, GhmVideo **out)
         ghm_video_free(out);
         return -1;
     }
+    /* A --threads given bounds the decoder's threads too (else the library's fixed count). */
+    if (run->common->threads > 0 && ghm_video_set_decode_threads(*out, run->common->threads) < 0) {
+        ghm_cli_error(run->subject, "cannot start its decoder's threads");
+        ghm_video_free(out);
+        return -1;
+    }
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* check_video_ffmpeg.c - the library and FFmpeg's process-wide log callback: the library never
  * sets it, an application's own FFmpeg contexts are never taken for the library's, and the
- * decoder's lines reach the damaged-frame messages when the application passes them on. Built
- * only with FFmpeg (it calls FFmpeg itself, as an application would). */
+ * decoder's lines reach the damaged-frame messages when the application passes them on (from
+ * the decoder's threads too). The library's grey frames against libswscale's GRAY8 of the same
+ * frames decoded by the test itself, and the decoder's threads against one thread. Built only
+ * with FFmpeg (it calls FFmpeg itself, as an application would). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +11,9 @@
 #include <unistd.h>
 
 #include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
 #include <libavutil/log.h>
+#include <libswscale/swscale.h>
 
 #include "ghm_video.h"
 #include "test_support.h"
@@ -175,6 +179,182 @@ START_TEST(test_foreign_context_is_left_alone)
 }
 END_TEST
 
+/* --- grey frames ------------------------------------------------------------------------ */
+
+/* The test's own decoder of a limited-range yuv420p video, one thread, as an application would
+ * write it. */
+typedef struct AppVideo {
+    AVFormatContext *fmt;
+    AVCodecContext *dec;
+    AVPacket *pkt;
+    AVFrame *frame;
+    struct SwsContext *sws;
+    int stream, draining;
+} AppVideo;
+
+static void app_open(AppVideo *a, const char *file)
+{
+    memset(a, 0, sizeof *a);
+    ck_assert_int_eq(avformat_open_input(&a->fmt, file, NULL, NULL), 0);
+    ck_assert_int_ge(avformat_find_stream_info(a->fmt, NULL), 0);
+    const AVCodec *codec = NULL;
+    a->stream = av_find_best_stream(a->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    ck_assert_int_ge(a->stream, 0);
+    a->dec = avcodec_alloc_context3(codec);
+    ck_assert_int_ge(avcodec_parameters_to_context(a->dec, a->fmt->streams[a->stream]->codecpar),
+                     0);
+    a->dec->thread_count = 1;
+    ck_assert_int_eq(avcodec_open2(a->dec, codec, NULL), 0);
+    a->pkt = av_packet_alloc();
+    a->frame = av_frame_alloc();
+}
+
+/* The next frame as libswscale's full-range GRAY8 (BT.601, limited range expanded) in grey
+ * (w x h); 0 at the end. */
+static int app_next(AppVideo *a, uint8_t *grey, int w, int h)
+{
+    for (;;) {
+        int ret = avcodec_receive_frame(a->dec, a->frame);
+        if (ret == 0)
+            break;
+        if (ret == AVERROR_EOF)
+            return 0;
+        ck_assert_int_eq(ret, AVERROR(EAGAIN));
+        if (av_read_frame(a->fmt, a->pkt) < 0) {
+            avcodec_send_packet(a->dec, NULL);
+            continue;
+        }
+        if (a->pkt->stream_index == a->stream)
+            ck_assert_int_eq(avcodec_send_packet(a->dec, a->pkt), 0);
+        av_packet_unref(a->pkt);
+    }
+    ck_assert_int_eq(a->frame->format, AV_PIX_FMT_YUV420P);
+    ck_assert_int_ne(a->frame->color_range, AVCOL_RANGE_JPEG);
+    ck_assert_int_eq(a->frame->width, w);
+    ck_assert_int_eq(a->frame->height, h);
+    if (!a->sws) {
+        a->sws = sws_getContext(w, h, AV_PIX_FMT_YUV420P, w, h, AV_PIX_FMT_GRAY8, SWS_BICUBIC,
+                                NULL, NULL, NULL);
+        const int *c = sws_getCoefficients(SWS_CS_ITU601);
+        sws_setColorspaceDetails(a->sws, c, 0, c, 1, 0, 1 << 16, 1 << 16);
+    }
+    uint8_t *dst[4] = {grey, NULL, NULL, NULL};
+    int stride[4] = {w, 0, 0, 0};
+    ck_assert_int_eq(sws_scale(a->sws, (const uint8_t *const *)a->frame->data,
+                               a->frame->linesize, 0, h, dst, stride),
+                     h);
+    av_frame_unref(a->frame);
+    return 1;
+}
+
+static void app_close(AppVideo *a)
+{
+    sws_freeContext(a->sws);
+    av_frame_free(&a->frame);
+    av_packet_free(&a->pkt);
+    avcodec_free_context(&a->dec);
+    avformat_close_input(&a->fmt);
+}
+
+/* Every frame of the library (threads as given) equals the test's libswscale grey, pixel for
+ * pixel: the library's table of luma values is libswscale's conversion. */
+static void check_grey_frames(const char *file, int threads, int expect_frames)
+{
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    ck_assert_msg(ghm_video_open(file, &v, why, sizeof why) == GHM_OK, "%s", why);
+    ck_assert_int_eq(ghm_video_set_decode_threads(v, threads), GHM_OK);
+    int w = ghm_video_info(v)->width, h = ghm_video_info(v)->height;
+    AppVideo a;
+    app_open(&a, file);
+    uint8_t *grey = malloc((size_t)w * (size_t)h);
+    ck_assert_ptr_nonnull(grey);
+    GhmVideoFrame f;
+    int frames = 0, ret;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) == GHM_VIDEO_FRAME) {
+        ck_assert_int_eq(f.index, frames);
+        ck_assert_int_eq(app_next(&a, grey, w, h), 1);
+        for (int y = 0; y < h; y++)
+            ck_assert_msg(memcmp(f.image->pixels + (size_t)y * (size_t)f.image->stride,
+                                 grey + (size_t)y * (size_t)w, (size_t)w) == 0,
+                          "%s: frame %d row %d differs", file, frames, y);
+        ghm_image_free(&f.image);
+        frames++;
+    }
+    ck_assert_msg(ret == GHM_VIDEO_END, "%s", why);
+    ck_assert_int_eq(app_next(&a, grey, w, h), 0);
+    ck_assert_int_eq(frames, expect_frames);
+    free(grey);
+    app_close(&a);
+    ghm_video_free(&v);
+}
+
+START_TEST(test_grey_is_libswscale_gray8)
+{
+    check_grey_frames(ghm_test_data("video/Megamind.avi"), 1, 270);      /* MPEG-4 part 2 */
+    check_grey_frames(ghm_test_data("video/synthetic_rubberwhale.mp4"), 1, 48); /* H.264 */
+}
+END_TEST
+
+/* The decoder's threads give the same frames as one thread (bit-exact decoding). */
+START_TEST(test_decoder_threads_same_frames)
+{
+    check_grey_frames(ghm_test_data("video/Megamind.avi"), 4, 270);
+    check_grey_frames(ghm_test_data("video/synthetic_rubberwhale.mp4"), 0, 48);
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    ck_assert_int_eq(ghm_video_open(ghm_test_data("video/Megamind.avi"), &v, why, sizeof why),
+                     GHM_OK);
+    ck_assert_int_eq(ghm_video_set_decode_threads(v, -1), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_video_set_decode_threads(v, 1000), GHM_OK); /* taken as 16 */
+    GhmVideoFrame f;
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_FRAME);
+    ghm_image_free(&f.image);
+    ck_assert_int_eq(ghm_video_set_decode_threads(v, 2), GHM_ERR_INVALID); /* after a read */
+    ck_assert_int_eq(ghm_video_read(v, &f, why, sizeof why), GHM_VIDEO_FRAME);
+    ck_assert_int_eq(f.index, 1);
+    ghm_image_free(&f.image);
+    ghm_video_free(&v);
+    ck_assert_int_eq(ghm_video_set_decode_threads(NULL, 1), GHM_ERR_INVALID);
+}
+END_TEST
+
+/* With the decoder's threads, a damaged stream's damaged frames keep their numbers and the
+ * decoder's words (logged on its threads) still reach their messages. */
+START_TEST(test_decoder_threads_damaged_frames)
+{
+    av_log_set_callback(app_callback);
+    forward = 1;
+    int damaged[2], said[2];
+    const char *file = damaged_video();
+    for (int k = 0; k < 2; k++) {
+        GhmVideo *v = NULL;
+        char why[256] = "";
+        ck_assert_msg(ghm_video_open(file, &v, why, sizeof why) == GHM_OK, "%s", why);
+        ck_assert_int_eq(ghm_video_set_decode_threads(v, k ? 8 : 1), GHM_OK);
+        GhmVideoFrame f;
+        int ret, next = 0;
+        damaged[k] = said[k] = 0;
+        while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
+            ck_assert_msg(ret >= 0, "%s", why);
+            ck_assert_int_eq(f.index, next++);
+            if (ret == GHM_VIDEO_DAMAGED) {
+                damaged[k] += 1000 * (int)f.index; /* which frames, not only how many */
+                said[k] += !strstr(why, "(the decoder concealed errors)") &&
+                           !strstr(why, "(damaged data)");
+            }
+            ghm_image_free(&f.image);
+        }
+        ck_assert_int_eq(next, 270);
+        ghm_video_free(&v);
+    }
+    ck_assert_int_gt(damaged[0], 0);
+    ck_assert_int_eq(damaged[0], damaged[1]);
+    ck_assert_int_ge(said[1], 1);
+    remove_video();
+}
+END_TEST
+
 static Suite *video_ffmpeg_suite(void)
 {
     Suite *s = suite_create("video_ffmpeg");
@@ -183,6 +363,12 @@ static Suite *video_ffmpeg_suite(void)
     tcase_add_test(logs, test_forwarded_lines_reach_the_message);
     tcase_add_test(logs, test_foreign_context_is_left_alone);
     suite_add_tcase(s, logs);
+    TCase *grey = tcase_create("grey");
+    tcase_set_timeout(grey, 120);
+    tcase_add_test(grey, test_grey_is_libswscale_gray8);
+    tcase_add_test(grey, test_decoder_threads_same_frames);
+    tcase_add_test(grey, test_decoder_threads_damaged_frames);
+    suite_add_tcase(s, grey);
     return s;
 }
 

@@ -96,6 +96,19 @@ GHM_API const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
  * step < 1. */
 GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
 
+/* The decoder's threads: FFmpeg's frame threads, each decoding a frame while the reader takes
+ * the previous ones, at several times one thread's rate (which for 1080p H.264 is below one
+ * GPU's matching rate). ghm_video_open sets GHM_VIDEO_DECODE_THREADS, the same on every
+ * machine; 1 decodes on the thread that reads, 0 lets FFmpeg choose (one per core), more than
+ * 16 are taken as 16 (frame threads past that add delay, not speed). Decoding is bit-exact for
+ * any count on sound data; where data is damaged, the frames that follow it up to the next key
+ * frame are concealed differently by different counts (the same for the same count). Call before
+ * the first read. GHM_ERR_INVALID for threads < 0 or after a read; a YUV4MPEG2 stream, which
+ * needs no decoder, accepts and ignores it; else the errors of opening the decoder again
+ * (GHM_ERR_NOMEM, GHM_ERR_EXTERNAL). */
+#define GHM_VIDEO_DECODE_THREADS 8
+GHM_API int ghm_video_set_decode_threads(GhmVideo *v, int threads);
+
 /* Decodes the next selected frame into *f (f->image is new and owned by the caller). Returns
  * GHM_VIDEO_FRAME, GHM_VIDEO_END, GHM_VIDEO_DAMAGED (f->index says which frame was skipped,
  * f->image is NULL, why says why; reading may go on), or a negative error after which the
@@ -125,10 +138,11 @@ GHM_API void ghm_video_set_ffmpeg_log(GhmFfmpegLogFn fn);
  * application: the library never sets or calls it. An application that wants the decoder's own
  * words in the message of a damaged frame ("frame 98 is damaged (ac-tex damaged at 12 7);
  * skipped") installs a callback that offers every line to this function first, with the
- * callback's own arguments. Returns 1 when the line came from the demuxer or decoder of a
- * GhmVideo being read on the calling thread (an error line is then kept for that video's next
- * message; the callback may still print or drop it), 0 for any other line (the application's
- * own FFmpeg work, or no video reading): it is left alone, nothing is read through avcl. ap may
+ * callback's own arguments. Returns 1 when the line came from the demuxer or decoder of an
+ * open GhmVideo, on any thread (a decoder thread's own context included; an error line is then
+ * kept for that video's next message; the callback may still print or drop it), 0 for any
+ * other line (the application's own FFmpeg work): it is left alone, nothing is read through
+ * avcl but its AVClass and, for a codec context, the value of its opaque field. ap may
  * have been used when it returns 1: va_copy it first to print the line as well. Always 0 in a
  * build without FFmpeg. */
 GHM_API int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap);

@@ -161,6 +161,15 @@ int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step)
     return GHM_OK;
 }
 
+int ghm_video_set_decode_threads(GhmVideo *v, int threads)
+{
+    if (!v || threads < 0 || v->next_index > 0)
+        return GHM_ERR_INVALID;
+    if (!v->av) /* Y4M: nothing to decode */
+        return GHM_OK;
+    return ghmi_av_set_threads(v, threads < 16 ? threads : 16);
+}
+
 int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size)
 {
     if (!v || !f)

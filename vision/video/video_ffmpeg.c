@@ -15,8 +15,19 @@
  * this video's demuxer or decoder then lands in the video's own buffer, so that a damaged
  * frame's message can say what the decoder saw. Without that the message says what the
  * frame's flags say.
+ *
+ * Decoding threads: FFmpeg's frame threads (a frame per thread, in order), so that one
+ * stream's decoder keeps up with matchers on a GPU (one thread decodes about 100-300 1080p
+ * H.264 frames a second, where one H100 matches 1400). They change no number: the decoder
+ * hands frames, damaged ones and refusals back in packet order. A fixed count by default
+ * (ghm_video.h), not one per core: frames concealed after damaged data depend on the count,
+ * and a run should give the same lines on every machine. A worker thread
+ * logs with its own copy of the decoder's context, which carries the context's opaque field:
+ * the library sets that to its reader and finds the reader again among the open ones (by the
+ * pointer's value; nothing is read through an opaque that is not one of them).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +56,17 @@ struct GhmiAv {
     int flushing;     /* the demuxer is done; draining the decoder */
     int read_error;   /* the AVERROR that ended demuxing, when not a clean EOF */
     int corrupt_packets;
+    int fed;          /* a packet has gone to the decoder */
+    /* Under open_lock: the contexts whose log lines are this reader's, the last error line
+     * they logged (when the application passes lines to ghm_video_log_ffmpeg), the list. */
+    const void *log_fmt, *log_dec;
+    char last_log[192];
+    struct GhmiAv *next_open;
 };
+
+/* The readers whose contexts may log, for ghm_video_log_ffmpeg (any thread). */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static GhmiAv *open_readers;
 
 int ghm_video_have_ffmpeg(void)
 {
@@ -63,24 +84,80 @@ static void av_error_text(int err, char *buf, size_t n)
         snprintf(buf, n, "FFmpeg error %d", err);
 }
 
-/* The video whose reader runs on this thread, between entering ghmi_av_open/ghmi_av_next and
- * leaving it. FFmpeg logs on the thread that called it (the decoder runs one thread, see
- * open_decoder), so a log line with one of this video's contexts belongs to it; nothing is
- * read from the context itself (its opaque field is the application's business). */
-static _Thread_local GhmVideo *calling;
+/* Publishes which contexts log for av (NULL for none yet); the first call lists av. */
+static void set_log_contexts(GhmiAv *av, const void *fmt, const void *dec)
+{
+    pthread_mutex_lock(&open_lock);
+    GhmiAv **at = &open_readers;
+    while (*at && *at != av)
+        at = &(*at)->next_open;
+    if (!*at)
+        *at = av;
+    av->log_fmt = fmt;
+    av->log_dec = dec;
+    pthread_mutex_unlock(&open_lock);
+}
+
+static void unlist(GhmiAv *av)
+{
+    pthread_mutex_lock(&open_lock);
+    for (GhmiAv **at = &open_readers; *at; at = &(*at)->next_open)
+        if (*at == av) {
+            *at = av->next_open;
+            break;
+        }
+    pthread_mutex_unlock(&open_lock);
+}
+
+/* The open reader a line's context belongs to: its demuxer, its decoder, or a decoder thread's
+ * copy (an AVCodecContext whose opaque is the reader). Under open_lock. */
+static GhmiAv *reader_of(const void *avcl)
+{
+    if (!open_readers) /* then FFmpeg may not even be loaded */
+        return NULL;
+    const void *opaque = NULL;
+    if (*(const AVClass *const *)avcl == ghmi_ff.avcodec_get_class())
+        opaque = ((const AVCodecContext *)avcl)->opaque;
+    for (GhmiAv *av = open_readers; av; av = av->next_open)
+        if (avcl == av->log_fmt || avcl == av->log_dec || opaque == av)
+            return av;
+    return NULL;
+}
 
 int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap)
 {
-    GhmVideo *v = calling;
-    if (!v || !v->av || !avcl || (avcl != v->av->dec && avcl != v->av->fmt))
+    if (!avcl)
         return 0;
-    if (level > AV_LOG_ERROR)
-        return 1;
-    vsnprintf(v->last_log, sizeof v->last_log, fmt, ap);
-    size_t len = strlen(v->last_log);
-    while (len > 0 && (v->last_log[len - 1] == '\n' || v->last_log[len - 1] == ' '))
-        v->last_log[--len] = '\0';
-    return 1;
+    pthread_mutex_lock(&open_lock);
+    GhmiAv *av = reader_of(avcl);
+    if (av && level <= AV_LOG_ERROR) {
+        vsnprintf(av->last_log, sizeof av->last_log, fmt, ap);
+        size_t len = strlen(av->last_log);
+        while (len > 0 && (av->last_log[len - 1] == '\n' || av->last_log[len - 1] == ' '))
+            av->last_log[--len] = '\0';
+    }
+    pthread_mutex_unlock(&open_lock);
+    return av != NULL;
+}
+
+/* The last line logged for av, or fallback when there is none; the line is used up. */
+static void take_log(GhmiAv *av, const char *fallback, char *out, size_t n)
+{
+    pthread_mutex_lock(&open_lock);
+    snprintf(out, n, "%s", av->last_log[0] ? av->last_log : fallback);
+    av->last_log[0] = '\0';
+    pthread_mutex_unlock(&open_lock);
+}
+
+/* Keeps FFmpeg's words for err as av's line when nothing was logged. */
+static void note_error(GhmiAv *av, int err)
+{
+    char text[sizeof av->last_log];
+    av_error_text(err, text, sizeof text);
+    pthread_mutex_lock(&open_lock);
+    if (!av->last_log[0])
+        snprintf(av->last_log, sizeof av->last_log, "%s", text);
+    pthread_mutex_unlock(&open_lock);
 }
 
 void ghmi_av_free(GhmiAv **p)
@@ -88,6 +165,7 @@ void ghmi_av_free(GhmiAv **p)
     if (!p || !*p)
         return;
     GhmiAv *av = *p;
+    unlist(av); /* before the decoder's threads are joined: their last lines are dropped */
     ghmi_grey_release(&av->grey);
     ghmi_ff.av_frame_free(&av->frame);
     ghmi_ff.av_packet_free(&av->pkt);
@@ -137,7 +215,8 @@ static int pick_stream(const AVFormatContext *fmt)
     return best;
 }
 
-static int open_decoder(GhmiAv *av, char *why, size_t n)
+/* (Re)opens the decoder with threads threads (0 = FFmpeg's choice: one per core). */
+static int open_decoder(GhmiAv *av, int threads, char *why, size_t n)
 {
     AVStream *st = av->fmt->streams[av->stream];
     const AVCodec *codec = ghmi_ff.avcodec_find_decoder(st->codecpar->codec_id);
@@ -146,14 +225,17 @@ static int open_decoder(GhmiAv *av, char *why, size_t n)
             ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
         return GHM_ERR_UNSUPPORTED;
     }
+    set_log_contexts(av, av->fmt, NULL);
+    ghmi_ff.avcodec_free_context(&av->dec);
     if (!(av->dec = ghmi_ff.avcodec_alloc_context3(codec)))
         return GHM_ERR_NOMEM;
     if (ghmi_ff.avcodec_parameters_to_context(av->dec, st->codecpar) < 0)
         return GHM_ERR_NOMEM;
     av->dec->pkt_timebase = st->time_base;
-    /* One decoding thread: the decoder already runs beside the matcher (frame_queue.c), and
-     * frame threading would hand back errors frames after the packet that caused them. */
-    av->dec->thread_count = 1;
+    av->dec->thread_count = threads;
+    av->dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    av->dec->opaque = av; /* what the decoder's threads log with: see reader_of */
+    set_log_contexts(av, av->fmt, av->dec);
     int ret = ghmi_ff.avcodec_open2(av->dec, codec, NULL);
     if (ret < 0) {
         char err[128];
@@ -186,6 +268,7 @@ static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
         return ret;
     if (!(av->fmt = ghmi_ff.avformat_alloc_context()))
         return GHM_ERR_NOMEM;
+    set_log_contexts(av, av->fmt, NULL);
     if ((ret = ghmi_ff.avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
@@ -215,7 +298,7 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
     int ret = open_demuxer(av, path, why, n);
     if (ret < 0)
         return ret;
-    if ((ret = open_decoder(av, why, n)) < 0)
+    if ((ret = open_decoder(av, GHM_VIDEO_DECODE_THREADS, why, n)) < 0)
         return ret;
     if (!(av->pkt = ghmi_ff.av_packet_alloc()) || !(av->frame = ghmi_ff.av_frame_alloc()))
         return GHM_ERR_NOMEM;
@@ -277,11 +360,11 @@ static int take_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
         f->index = index;
         f->pts = pts;
-        ghmi_why(why, n, "frame %lld is damaged (%s); skipped", (long long)index,
-            v->last_log[0] ? v->last_log : "the decoder concealed errors");
         /* The log line may come from the packet fed before this frame came out (decoders
-         * with delay), so it is kept until a damaged frame uses it. */
-        v->last_log[0] = '\0';
+         * with delay, threads), so it is kept until a damaged frame uses it. */
+        char said[sizeof av->last_log];
+        take_log(av, "the decoder concealed errors", said, sizeof said);
+        ghmi_why(why, n, "frame %lld is damaged (%s); skipped", (long long)index, said);
         ret = GHM_VIDEO_DAMAGED;
     } else if (ghmi_video_wanted(v, index)) {
         if ((ret = ghmi_grey_from_frame(&av->grey, frame, &f->image, why, n)) == GHM_OK) {
@@ -323,10 +406,10 @@ static int end_of_stream(GhmVideo *v, char *why, size_t n)
 /* A frame the decoder refused or dropped: reported with the next number. */
 static int report_missing(GhmVideo *v, GhmVideoFrame *f, const char *what, char *why, size_t n)
 {
+    char said[sizeof v->av->last_log];
+    take_log(v->av, "damaged data", said, sizeof said);
     f->index = v->next_index++;
-    ghmi_why(why, n, "frame %lld %s (%s); skipped", (long long)f->index, what,
-        v->last_log[0] ? v->last_log : "damaged data");
-    v->last_log[0] = '\0';
+    ghmi_why(why, n, "frame %lld %s (%s); skipped", (long long)f->index, what, said);
     return GHM_VIDEO_DAMAGED;
 }
 
@@ -350,10 +433,10 @@ static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     if (av->pkt->flags & AV_PKT_FLAG_CORRUPT)
         av->corrupt_packets++;
     ret = ghmi_ff.avcodec_send_packet(av->dec, av->pkt);
+    av->fed = 1;
     ghmi_ff.av_packet_unref(av->pkt);
     if (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
-        if (!v->last_log[0])
-            av_error_text(ret, v->last_log, sizeof v->last_log);
+        note_error(av, ret);
         if (!av->cfr) /* else the gap in timestamps reports it, with the right number */
             return report_missing(v, f, "cannot be decoded", why, n);
     }
@@ -390,8 +473,7 @@ static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
         if (ret == AVERROR_EOF || (ret == AVERROR(EAGAIN) && av->flushing))
             return end_of_stream(v, why, n);
         if (ret != AVERROR(EAGAIN)) {
-            if (!v->last_log[0])
-                av_error_text(ret, v->last_log, sizeof v->last_log);
+            note_error(av, ret);
             if (!av->cfr) /* else the gap in timestamps reports it, with the right number */
                 return report_missing(v, f, "cannot be decoded", why, n);
             continue;
@@ -405,20 +487,20 @@ int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t n)
 {
     if (ghmi_ffmpeg_load(why, n) < 0)
         return GHM_ERR_UNSUPPORTED;
-    GhmVideo *outer = calling;
-    calling = v;
-    int ret = open_av(path, v, why, n);
-    calling = outer;
-    return ret;
+    return open_av(path, v, why, n);
 }
 
 int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 {
-    GhmVideo *outer = calling;
-    calling = v;
-    int ret = next_frame(v, f, why, n);
-    calling = outer;
-    return ret;
+    return next_frame(v, f, why, n);
+}
+
+int ghmi_av_set_threads(GhmVideo *v, int threads)
+{
+    if (v->av->fed)
+        return GHM_ERR_INVALID;
+    char why[256];
+    return open_decoder(v->av, threads, why, sizeof why);
 }
 
 #else /* !GHM_HAVE_FFMPEG */
@@ -466,6 +548,13 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     (void)v;
     (void)f;
     ghmi_why(why, n, "this build has no FFmpeg");
+    return GHM_ERR_UNSUPPORTED;
+}
+
+int ghmi_av_set_threads(GhmVideo *v, int threads)
+{
+    (void)v;
+    (void)threads;
     return GHM_ERR_UNSUPPORTED;
 }
 

@@ -12,10 +12,15 @@
 #include "ghm_image.h"
 
 /* The libswscale context and what it was set up for: it is made again only when a frame's
- * size, pixel format or range differs from the one before. Zeroed = none yet. */
+ * size, pixel format or range differs from the one before. For a format whose luma is a plane
+ * of bytes, lut is what libswscale makes of each luma value (asked once per format and range)
+ * and the frames go through it instead. Zeroed = none yet. */
 typedef struct GhmiGrey {
     struct SwsContext *sws;
     int width, height, format, full;
+    int direct; /* frames of this format take the luma plane through lut */
+    uint8_t lut[256];
+    uint16_t pairs[65536]; /* lut applied to both bytes of a 16-bit word */
 } GhmiGrey;
 
 /* Converts a decoded frame to a new full-range grey image in *out (BT.601 luma; limited-range

@@ -31,9 +31,6 @@ struct GhmVideo {
     GhmiY4m *y4m;
     FILE *y4m_file; /* opened by us (a Y4M file in a build without FFmpeg), or NULL */
     GhmiAv *av;
-    /* The last error line FFmpeg logged for this video's demuxer or decoder, when the
-     * application passes FFmpeg's log lines to ghm_video_log_ffmpeg() (the program does). */
-    char last_log[192];
 };
 
 /* 1 when frame number index is in the selection. */
@@ -60,6 +57,9 @@ int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t why_size);
 int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
 
 void ghmi_av_free(GhmiAv **av);
+
+/* Opens the decoder again with this many threads (0 = FFmpeg's choice), before any read. */
+int ghmi_av_set_threads(GhmVideo *v, int threads);
 
 /* 1 when the build has FFmpeg, whether or not its libraries are loaded (ghm_video_have_ffmpeg
  * loads them): for choices that must not cost their loading, such as telling a video path

@@ -192,9 +192,10 @@ class FrameResult:
         return self.result is not None and self.result.found
 
 
-def _video_frames(path, start, end, step):
-    """Yields (status, frame, why) for the selected frames of the video at path, frame.image
-    freed after each step; raises GeohashError for a video that cannot be read on."""
+def _video_frames(path, start, end, step, threads):
+    """Yields (status, frame, why) for the selected frames of the video at path (threads > 0
+    bounds the decoder's threads, as --threads does), frame.image freed after each step;
+    raises GeohashError for a video that cannot be read on."""
     name = os.fsdecode(path)
     why = _lib.why_buffer()
     video = ctypes.c_void_p()
@@ -204,6 +205,9 @@ def _video_frames(path, start, end, step):
     try:
         _lib.check(lib.ghm_video_select(video, int(start), -1 if end is None else int(end),
                                         int(step)), "%s: frame selection" % name)
+        if threads > 0:
+            _lib.check(lib.ghm_video_set_decode_threads(video, int(threads)),
+                       "%s: decoder threads" % name)
         while True:
             ret = lib.ghm_video_read(video, ctypes.byref(frame), why, len(why))
             if ret == 1:  # GHM_VIDEO_END
@@ -224,12 +228,13 @@ def match_video(reference, path, start=0, end=None, step=1, backend="auto", thre
     objects in frame order. start, end (inclusive; None = the last) and step choose frames by
     number. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
     that ends before the frames it declares raises GeohashError after the frames it has. The
-    matrix maps frame pixels into the reference, as on the command line without --swap."""
+    matrix maps frame pixels into the reference, as on the command line without --swap.
+    threads > 0 bounds the decoder's threads too (else 8 frame threads, on any machine)."""
     own = not isinstance(reference, Matcher)
     m = Matcher(reference, backend=backend, threads=threads, seed=seed,
                 context=context) if own else reference
     try:
-        for status, frame, why in _video_frames(path, start, end, step):
+        for status, frame, why in _video_frames(path, start, end, step, int(threads)):
             if status == 2:  # GHM_VIDEO_DAMAGED
                 yield FrameResult(int(frame.index), frame.pts, None, why)
                 continue
