@@ -21,10 +21,10 @@
  * H.264 frames a second, where one H100 matches 1400). They change no number: the decoder
  * hands frames, damaged ones and refusals back in packet order. A fixed count by default
  * (ghm_video.h), not one per core: frames concealed after damaged data depend on the count,
- * and a run should give the same lines on every machine. A worker thread
- * logs with its own copy of the decoder's context, which carries the context's opaque field:
- * the library sets that to its reader and finds the reader again among the open ones (by the
- * pointer's value; nothing is read through an opaque that is not one of them).
+ * and a run should give the same lines on every machine. A decoder thread logs with its own
+ * copy of the decoder's context, which carries the context's opaque field: the library sets
+ * that to its reader and finds the reader again among the open ones (by the pointer's value;
+ * nothing is read through an opaque that is not one of them).
  */
 #include <math.h>
 #include <pthread.h>
@@ -215,34 +215,50 @@ static int pick_stream(const AVFormatContext *fmt)
     return best;
 }
 
-/* (Re)opens the decoder with threads threads (0 = FFmpeg's choice: one per core). */
-static int open_decoder(GhmiAv *av, int threads, char *why, size_t n)
+/* A decoder for av's stream with threads threads (0 = FFmpeg's choice: one per core), ready;
+ * NULL on failure, with why. */
+static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why, size_t n)
 {
     AVStream *st = av->fmt->streams[av->stream];
     const AVCodec *codec = ghmi_ff.avcodec_find_decoder(st->codecpar->codec_id);
     if (!codec) {
         ghmi_why(why, n, "no decoder in this FFmpeg for its video codec '%s'",
             ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
-        return GHM_ERR_UNSUPPORTED;
+        *err = GHM_ERR_UNSUPPORTED;
+        return NULL;
     }
-    set_log_contexts(av, av->fmt, NULL);
-    ghmi_ff.avcodec_free_context(&av->dec);
-    if (!(av->dec = ghmi_ff.avcodec_alloc_context3(codec)))
-        return GHM_ERR_NOMEM;
-    if (ghmi_ff.avcodec_parameters_to_context(av->dec, st->codecpar) < 0)
-        return GHM_ERR_NOMEM;
-    av->dec->pkt_timebase = st->time_base;
-    av->dec->thread_count = threads;
-    av->dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    av->dec->opaque = av; /* what the decoder's threads log with: see reader_of */
-    set_log_contexts(av, av->fmt, av->dec);
-    int ret = ghmi_ff.avcodec_open2(av->dec, codec, NULL);
+    AVCodecContext *dec = ghmi_ff.avcodec_alloc_context3(codec);
+    *err = GHM_ERR_NOMEM;
+    if (!dec || ghmi_ff.avcodec_parameters_to_context(dec, st->codecpar) < 0) {
+        ghmi_ff.avcodec_free_context(&dec);
+        return NULL;
+    }
+    dec->pkt_timebase = st->time_base;
+    dec->thread_count = threads;
+    dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    dec->opaque = av; /* what the decoder's threads log with: see reader_of */
+    set_log_contexts(av, av->fmt, dec);
+    int ret = ghmi_ff.avcodec_open2(dec, codec, NULL);
     if (ret < 0) {
-        char err[128];
-        av_error_text(ret, err, sizeof err);
-        ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, err);
-        return GHM_ERR_EXTERNAL;
+        char text[128];
+        av_error_text(ret, text, sizeof text);
+        ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, text);
+        ghmi_ff.avcodec_free_context(&dec);
+        *err = GHM_ERR_EXTERNAL;
     }
+    set_log_contexts(av, av->fmt, dec ? dec : av->dec);
+    return dec;
+}
+
+/* av's decoder, replaced by one with threads threads; on failure the old one stays. */
+static int open_decoder(GhmiAv *av, int threads, char *why, size_t n)
+{
+    int err;
+    AVCodecContext *dec = new_decoder(av, threads, &err, why, n);
+    if (!dec)
+        return err;
+    ghmi_ff.avcodec_free_context(&av->dec);
+    av->dec = dec;
     return GHM_OK;
 }
 
