@@ -219,6 +219,10 @@ def test_match_video_selection_and_matcher_reuse(data):
     f50 = frames[1].result
     assert f50.found and np.allclose(f50.matrix, [[1, 0, 0], [0, 1, 0]], atol=0.01)
     assert m.match(ref).found  # the matcher given stays open
+    # threads > 0 bounds the decoder's threads too: the same frames and answers
+    one = list(gm.match_video(m, video, start=48, end=56, step=2, threads=1))
+    assert [(f.frame, f.result.matrix.tolist()) for f in one] == \
+        [(f.frame, f.result.matrix.tolist()) for f in frames]
 
 
 @needs_ffmpeg
