@@ -163,11 +163,12 @@ int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step)
 
 int ghm_video_set_decode_threads(GhmVideo *v, int threads)
 {
+    enum { MOST = 16 }; /* frame threads past this add delay, not speed (ghm_video.h) */
     if (!v || threads < 0 || v->next_index > 0)
         return GHM_ERR_INVALID;
     if (!v->av) /* Y4M: nothing to decode */
         return GHM_OK;
-    return ghmi_av_set_threads(v, threads < 16 ? threads : 16);
+    return ghmi_av_set_threads(v, threads < MOST ? threads : MOST);
 }
 
 int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size)
