@@ -252,7 +252,7 @@ void ghm_cli_print_help(FILE *f)
         "  --json                   one JSON object on stdout (JSON Lines for video)\n"
         "  --quiet                  print nothing but errors; the exit status tells the result\n"
         "  --seed N                 seed of every random choice; same seed, same answer (default 1)\n"
-        "  --threads N              CPU threads (default: all cores; a video's decoder: 8)\n"
+        "  --threads N              CPU threads (default: all cores; a video's decoder: 16)\n"
         "  --verbose                timings per stage and table sizes on stderr\n"
         "  --help, --version\n"
         "Each mode has more options: geohash-match voxel --help, voxel edit --help, match --help.\n"

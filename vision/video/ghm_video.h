@@ -106,7 +106,7 @@ GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t st
  * the first read. GHM_ERR_INVALID for threads < 0 or after a read; a YUV4MPEG2 stream, which
  * needs no decoder, accepts and ignores it; else the errors of opening the decoder again
  * (GHM_ERR_NOMEM, GHM_ERR_EXTERNAL). */
-#define GHM_VIDEO_DECODE_THREADS 8
+#define GHM_VIDEO_DECODE_THREADS 16
 GHM_API int ghm_video_set_decode_threads(GhmVideo *v, int threads);
 
 /* Decodes the next selected frame into *f (f->image is new and owned by the caller). Returns

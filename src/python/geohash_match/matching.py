@@ -229,7 +229,7 @@ def match_video(reference, path, start=0, end=None, step=1, backend="auto", thre
     number. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
     that ends before the frames it declares raises GeohashError after the frames it has. The
     matrix maps frame pixels into the reference, as on the command line without --swap.
-    threads > 0 bounds the decoder's threads too (else 8 frame threads, on any machine)."""
+    threads > 0 bounds the decoder's threads too (else 16 frame threads, on any machine)."""
     own = not isinstance(reference, Matcher)
     m = Matcher(reference, backend=backend, threads=threads, seed=seed,
                 context=context) if own else reference
