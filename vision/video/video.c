@@ -164,7 +164,7 @@ int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step)
 int ghm_video_set_decode_threads(GhmVideo *v, int threads)
 {
     enum { MOST = 16 }; /* frame threads past this add delay, not speed (ghm_video.h) */
-    if (!v || threads < 0 || v->next_index > 0)
+    if (!v || threads < 0 || v->next_index > 0 || v->finished) /* read: numbered or ended */
         return GHM_ERR_INVALID;
     if (!v->av) /* Y4M: nothing to decode */
         return GHM_OK;

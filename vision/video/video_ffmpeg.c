@@ -23,8 +23,8 @@
  * (ghm_video.h), not one per core: frames concealed after damaged data depend on the count,
  * and a run should give the same lines on every machine. A decoder thread logs with its own
  * copy of the decoder's context, which carries the context's opaque field: the library sets
- * that to its reader and finds the reader again among the open ones (by the pointer's value;
- * nothing is read through an opaque that is not one of them).
+ * the demuxer's and the decoder's opaque to its reader and finds the reader again among the
+ * open ones (by the pointer's value; nothing is read through an opaque that is not one of them).
  */
 #include <math.h>
 #include <pthread.h>
@@ -56,10 +56,8 @@ struct GhmiAv {
     int flushing;     /* the demuxer is done; draining the decoder */
     int read_error;   /* the AVERROR that ended demuxing, when not a clean EOF */
     int corrupt_packets;
-    int fed;          /* a packet has gone to the decoder */
-    /* Under open_lock: the contexts whose log lines are this reader's, the last error line
-     * they logged (when the application passes lines to ghm_video_log_ffmpeg), the list. */
-    const void *log_fmt, *log_dec;
+    /* Under open_lock: the last error line this reader's contexts logged (when the application
+     * passes lines to ghm_video_log_ffmpeg), and the list of open readers. */
     char last_log[192];
     struct GhmiAv *next_open;
 };
@@ -84,17 +82,12 @@ static void av_error_text(int err, char *buf, size_t n)
         snprintf(buf, n, "FFmpeg error %d", err);
 }
 
-/* Publishes which contexts log for av (NULL for none yet); the first call lists av. */
-static void set_log_contexts(GhmiAv *av, const void *fmt, const void *dec)
+/* Lists av among the open readers, whose contexts' lines ghm_video_log_ffmpeg takes. */
+static void list(GhmiAv *av)
 {
     pthread_mutex_lock(&open_lock);
-    GhmiAv **at = &open_readers;
-    while (*at && *at != av)
-        at = &(*at)->next_open;
-    if (!*at)
-        *at = av;
-    av->log_fmt = fmt;
-    av->log_dec = dec;
+    av->next_open = open_readers;
+    open_readers = av;
     pthread_mutex_unlock(&open_lock);
 }
 
@@ -109,17 +102,20 @@ static void unlist(GhmiAv *av)
     pthread_mutex_unlock(&open_lock);
 }
 
-/* The open reader a line's context belongs to: its demuxer, its decoder, or a decoder thread's
- * copy (an AVCodecContext whose opaque is the reader). Under open_lock. */
+/* The open reader a line's context belongs to: a demuxer or decoder context (a decoder
+ * thread's copy included) whose opaque is the reader. Under open_lock. */
 static GhmiAv *reader_of(const void *avcl)
 {
     if (!open_readers) /* then FFmpeg may not even be loaded */
         return NULL;
+    const AVClass *class = *(const AVClass *const *)avcl;
     const void *opaque = NULL;
-    if (*(const AVClass *const *)avcl == ghmi_ff.avcodec_get_class())
+    if (class == ghmi_ff.avcodec_get_class())
         opaque = ((const AVCodecContext *)avcl)->opaque;
-    for (GhmiAv *av = open_readers; av; av = av->next_open)
-        if (avcl == av->log_fmt || avcl == av->log_dec || opaque == av)
+    else if (class == ghmi_ff.avformat_get_class())
+        opaque = ((const AVFormatContext *)avcl)->opaque;
+    for (GhmiAv *av = open_readers; av && opaque; av = av->next_open)
+        if (opaque == av)
             return av;
     return NULL;
 }
@@ -237,7 +233,6 @@ static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why,
     dec->thread_count = threads;
     dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     dec->opaque = av; /* what the decoder's threads log with: see reader_of */
-    set_log_contexts(av, av->fmt, dec);
     int ret = ghmi_ff.avcodec_open2(dec, codec, NULL);
     if (ret < 0) {
         char text[128];
@@ -246,7 +241,6 @@ static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why,
         ghmi_ff.avcodec_free_context(&dec);
         *err = GHM_ERR_EXTERNAL;
     }
-    set_log_contexts(av, av->fmt, dec ? dec : av->dec);
     return dec;
 }
 
@@ -284,7 +278,7 @@ static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
         return ret;
     if (!(av->fmt = ghmi_ff.avformat_alloc_context()))
         return GHM_ERR_NOMEM;
-    set_log_contexts(av, av->fmt, NULL);
+    av->fmt->opaque = av; /* its lines are this reader's: see reader_of */
     if ((ret = ghmi_ff.avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
@@ -311,6 +305,7 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
     if (!av)
         return GHM_ERR_NOMEM;
     v->av = av;
+    list(av);
     int ret = open_demuxer(av, path, why, n);
     if (ret < 0)
         return ret;
@@ -449,7 +444,6 @@ static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     if (av->pkt->flags & AV_PKT_FLAG_CORRUPT)
         av->corrupt_packets++;
     ret = ghmi_ff.avcodec_send_packet(av->dec, av->pkt);
-    av->fed = 1;
     ghmi_ff.av_packet_unref(av->pkt);
     if (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EOF) {
         note_error(av, ret);
@@ -513,8 +507,6 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 
 int ghmi_av_set_threads(GhmVideo *v, int threads)
 {
-    if (v->av->fed)
-        return GHM_ERR_INVALID;
     char why[256];
     return open_decoder(v->av, threads, why, sizeof why);
 }
