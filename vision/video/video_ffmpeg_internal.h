@@ -10,17 +10,17 @@
 #include <libswscale/swscale.h>
 
 #include "ghm_image.h"
+#include "video_internal.h"
 
 /* The libswscale context and what it was set up for: it is made again only when a frame's
  * size, pixel format or range differs from the one before. For a format whose luma is a plane
- * of bytes, lut is what libswscale makes of each luma value (asked once per format and range)
+ * of bytes, map is what libswscale makes of each luma value (asked once per format and range)
  * and the frames go through it instead. Zeroed = none yet. */
 typedef struct GhmiGrey {
     struct SwsContext *sws;
     int width, height, format, full;
-    int direct; /* frames of this format take the luma plane through lut */
-    uint8_t lut[256];
-    uint16_t pairs[65536]; /* lut applied to both bytes of a 16-bit word */
+    int direct;      /* frames of this format take the luma plane through map */
+    GhmiByteMap map;
 } GhmiGrey;
 
 /* Converts a decoded frame to a new full-range grey image in *out (BT.601 luma; limited-range

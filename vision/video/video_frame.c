@@ -5,16 +5,12 @@
  *
  * Most decoders give 8-bit planar YUV, whose grey is the luma plane value by value. For those
  * the frames skip libswscale: a table of what libswscale gives for each of the 256 luma values
- * (asked of it once, on a small frame of every value) maps the plane, two bytes at a time, the
- * rows of a large frame on a few threads. The reader converts every frame on its one thread
- * while the decoder's threads decode, so this is on the path that caps a run's frames a
- * second: on the 2-core development machine a 1080p frame took libswscale's own path about 2 ms,
- * a quarter of decoding it as H.264, and the tables 0.6 ms on one thread; on the H200 machine
- * FFmpeg alone decodes 1080p H.264 at ~1400 frames a second on 16 threads (0.7 ms a frame).
+ * (asked of it once, on a small frame of every value) maps the plane (GhmiByteMap,
+ * video_internal.h). On the H200 machine FFmpeg alone decodes 1080p H.264 at ~1400 frames a
+ * second on 16 threads (0.7 ms a frame), so the reader's own share per frame counts.
  */
 #if GHM_HAVE_FFMPEG
 #include <libavutil/pixdesc.h>
-#include <omp.h>
 #include <string.h>
 
 #include "ffmpeg_libs_internal.h"
@@ -54,7 +50,7 @@ static struct SwsContext *grey_converter(int w, int h, int format, int full)
     return s;
 }
 
-/* g->lut from libswscale: a 256 x 2 frame of the format whose column x has luma x (chroma
+/* g->map.one from libswscale: a 256 x 2 frame of the format whose column x has luma x (chroma
  * neutral), converted and read back; refused unless both rows agree. */
 static int ask_lut(GhmiGrey *g, int format, int full)
 {
@@ -80,36 +76,8 @@ static int ask_lut(GhmiGrey *g, int format, int full)
     ghmi_ff.sws_freeContext(s);
     if (rows != H || memcmp(out, out + W, W) != 0)
         return GHM_ERR_EXTERNAL;
-    memcpy(g->lut, out, W);
+    memcpy(g->map.one, out, W);
     return GHM_OK;
-}
-
-/* The table for two luma bytes at once (read and written as one 16-bit word, in either byte
- * order): a third of a byte table's time a frame (a look-up a byte, which no compiler
- * vectorizes, is bound by the loads). */
-static void fill_pairs(GhmiGrey *g)
-{
-    for (unsigned v = 0; v < 65536; v++) {
-        uint8_t in[2], out[2];
-        memcpy(in, &(uint16_t){(uint16_t)v}, 2);
-        out[0] = g->lut[in[0]];
-        out[1] = g->lut[in[1]];
-        memcpy(&g->pairs[v], out, 2);
-    }
-}
-
-/* One row of luma through the tables. */
-static void map_row(const GhmiGrey *g, const uint8_t *restrict src, uint8_t *restrict dst,
-                    int width)
-{
-    int x = 0;
-    for (; x + 2 <= width; x += 2) {
-        uint16_t two;
-        memcpy(&two, src + x, 2);
-        memcpy(dst + x, &g->pairs[two], 2);
-    }
-    if (x < width)
-        dst[x] = g->lut[src[x]];
 }
 
 /* Sets up g->sws for this frame's size, format and range, unless it already is. */
@@ -128,7 +96,7 @@ static int prepare(GhmiGrey *g, const AVFrame *frame, char *why, size_t n)
     /* A table where libswscale gives one; where it cannot, its own path, as for other formats */
     g->direct = luma_is_a_plane(frame) && ask_lut(g, frame->format, full) == GHM_OK;
     if (g->direct)
-        fill_pairs(g);
+        ghmi_byte_map_fill(&g->map);
     g->width = frame->width;
     g->height = frame->height;
     g->format = frame->format;
@@ -150,15 +118,8 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
         return ret;
     }
     if (g->direct) {
-        /* A few threads from a megapixel up (OMP_NUM_THREADS bounds them, as everywhere) */
-        enum { GREY_THREADS = 4, GREY_PARALLEL_PIXELS = 1 << 20 };
-        int threads = omp_get_max_threads() < GREY_THREADS ? omp_get_max_threads() : GREY_THREADS;
-        if ((size_t)frame->width * (size_t)frame->height < GREY_PARALLEL_PIXELS)
-            threads = 1;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-        for (int y = 0; y < frame->height; y++)
-            map_row(g, frame->data[0] + (ptrdiff_t)y * frame->linesize[0],
-                    img->pixels + (size_t)y * (size_t)img->stride, frame->width);
+        ghmi_byte_map_plane(&g->map, frame->data[0], frame->linesize[0], img->pixels,
+                            img->stride, frame->width, frame->height);
         *out = img;
         return GHM_OK;
     }

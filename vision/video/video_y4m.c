@@ -24,8 +24,8 @@ struct GhmiY4m {
     int fps_num, fps_den;
     size_t chroma_bytes;  /* bytes of the planes after Y in one frame */
     int64_t frames_read;  /* frames consumed so far (for messages) */
-    uint8_t range_lut[256]; /* stored Y value -> full-range grey */
-    int full_range;         /* the table is the identity: frames are used as read */
+    GhmiByteMap range;      /* stored Y value -> full-range grey */
+    int full_range;         /* frames are used as read (range is filled otherwise) */
     uint8_t *scratch;     /* where skipped bytes go */
     size_t scratch_size;
     int seekable;         /* a regular file of whole "FRAME\n" frames: skipped bytes are seeked */
@@ -191,12 +191,13 @@ static int parse_header(char *line, Header *h, char *why, size_t n)
 
 /* Limited range (16-235) maps to 0-255 by the same rounding libswscale uses for GRAY8, so a
  * piped stream and the file decoded by FFmpeg give identical pixels. */
-static void fill_range_lut(uint8_t lut[256], int full_range)
+static void fill_limited_range(GhmiByteMap *m)
 {
     for (int v = 0; v < 256; v++) {
-        double g = full_range ? v : floor((v - 16) * 255.0 / 219.0 + 0.5);
-        lut[v] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+        double g = floor((v - 16) * 255.0 / 219.0 + 0.5);
+        m->one[v] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
     }
+    ghmi_byte_map_fill(m);
 }
 
 static int check_header(Header *h, char *why, size_t n)
@@ -275,7 +276,8 @@ int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t 
     y->chroma_bytes = (size_t)chroma_size(h.colour, h.width, h.height);
     /* Cmono is full range in FFmpeg's convention; the other spaces are limited by default. */
     y->full_range = h.full_range >= 0 ? h.full_range : strcmp(h.colour, "mono") == 0;
-    fill_range_lut(y->range_lut, y->full_range);
+    if (!y->full_range) /* else frames are used as read */
+        fill_limited_range(&y->range);
     memset(info, 0, sizeof *info);
     info->width = y->width;
     info->height = y->height;
@@ -365,11 +367,9 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
         return GHM_ERR_TRUNCATED;
     }
     y->frames_read++;
-    for (int row = 0; img && !y->full_range && row < y->height; row++) {
-        uint8_t *p = img->pixels + (size_t)row * (size_t)img->stride;
-        for (int x = 0; x < y->width; x++)
-            p[x] = y->range_lut[p[x]];
-    }
+    if (img && !y->full_range)
+        ghmi_byte_map_plane(&y->range, img->pixels, img->stride, img->pixels, img->stride,
+                            y->width, y->height);
     *out = img;
     return GHM_OK;
 }
