@@ -27,6 +27,7 @@
 #include "ghm_video.h"
 #include "ghm_video_match.h"
 #include "json_out.h"
+#include "video_cli.h"
 
 enum {
     OPT_VIDEO = GHM_OPT_FIRST_COMMAND,
@@ -152,12 +153,7 @@ static int open_video(const BenchArgs *a, GhmVideo **v)
         ghm_cli_error(a->video, "%s", why);
         return -1;
     }
-    if (a->common.threads > 0 && ghm_video_set_decode_threads(*v, a->common.threads) < 0) {
-        ghm_cli_error(a->video, "cannot start its decoder's threads");
-        ghm_video_free(v);
-        return -1;
-    }
-    return 0;
+    return ghm_video_cli_decode_threads(v, a->common.threads, a->video);
 }
 
 /* Decodes every frame; damaged ones count as decoded (the decoder did the work). */

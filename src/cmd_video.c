@@ -430,10 +430,14 @@ static int open_video(const Run *run, GhmVideo **out)
         ghm_video_free(out);
         return -1;
     }
-    /* A --threads given bounds the decoder's threads too (else the library's fixed count). */
-    if (run->common->threads > 0 && ghm_video_set_decode_threads(*out, run->common->threads) < 0) {
-        ghm_cli_error(run->subject, "cannot start its decoder's threads");
-        ghm_video_free(out);
+    return ghm_video_cli_decode_threads(out, run->common->threads, run->subject);
+}
+
+int ghm_video_cli_decode_threads(GhmVideo **v, int threads, const char *subject)
+{
+    if (threads > 0 && ghm_video_set_decode_threads(*v, threads) < 0) {
+        ghm_cli_error(subject, "cannot start its decoder's threads");
+        ghm_video_free(v);
         return -1;
     }
     return 0;

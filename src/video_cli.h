@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "ghm_video.h"
 
 enum {
     GHM_OPT_VIDEO_START = GHM_OPT_FIRST_COMMAND + 80,
@@ -46,6 +47,11 @@ GhmVideoOptions ghm_video_cli_defaults(void);
 /* Applies one video option: 1 when id was one and was applied, 0 when id is not a video
  * option, -1 after printing an error line for a bad value. */
 int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg);
+
+/* Where the user gave --threads (threads > 0), the video's decoder gets as many threads (else
+ * the library's fixed count). On failure prints an error line naming subject, frees *v and
+ * returns -1; else 0. */
+int ghm_video_cli_decode_threads(GhmVideo **v, int threads, const char *subject);
 
 /* The help text of the video options, for the command's --help. */
 void ghm_video_cli_help(FILE *f);
