@@ -92,8 +92,11 @@ GHM_API const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
 
 /* Chooses the frames ghm_video_read() returns: numbers start, start+step, ... up to end
  * (inclusive; end < 0 means to the last). Frames outside are decoded (later frames may need
- * them) but not converted. Call before the first read. GHM_ERR_INVALID for start < 0 or
- * step < 1. */
+ * them) but not converted, except that a file whose timestamps number its frames (a constant
+ * rate, every packet timed on its grid: most MP4, MKV and MPEG-TS files) is entered at the last
+ * key frame before start, found by one pass of its demuxer, with the same frame numbers and
+ * times as a reading from the start; damaged frames before that key frame are then not
+ * reported. Call before the first read. GHM_ERR_INVALID for start < 0 or step < 1. */
 GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
 
 /* The decoder's threads: FFmpeg's frame threads, each decoding a frame while the reader takes

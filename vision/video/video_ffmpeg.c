@@ -54,6 +54,10 @@ struct GhmiAv {
     double held_pts;
     int64_t missing;  /* frames to report as damaged before the held one */
     int flushing;     /* the demuxer is done; draining the decoder */
+    char *path;       /* for the plan of a jump (video_jump.c) and a demuxer opened again */
+    int planned;      /* the first read has decided where decoding starts */
+    int pending;      /* pkt holds the key packet a jump found, to be fed first */
+    int64_t skip_before; /* after a jump: frames timed before its key frame are not ours */
     int read_error;   /* the AVERROR that ended demuxing, when not a clean EOF */
     int corrupt_packets;
     /* Under open_lock: the last error line this reader's contexts logged (when the application
@@ -167,6 +171,7 @@ void ghmi_av_free(GhmiAv **p)
     ghmi_ff.av_packet_free(&av->pkt);
     ghmi_ff.avcodec_free_context(&av->dec);
     ghmi_ff.avformat_close_input(&av->fmt);
+    free(av->path);
     free(av);
     *p = NULL;
 }
@@ -270,32 +275,39 @@ static void fill_info(GhmVideo *v, const GhmiAv *av)
              ghmi_ff.avcodec_get_name(st->codecpar->codec_id));
 }
 
-static int open_demuxer(GhmiAv *av, const char *path, char *why, size_t n)
+int ghmi_av_open_demuxer(const char *path, void *opaque, AVFormatContext **out, int *stream,
+                         char *why, size_t n)
 {
     const AVInputFormat *ifmt = NULL;
     int ret = probe_format(path, &ifmt, why, n);
     if (ret < 0)
         return ret;
-    if (!(av->fmt = ghmi_ff.avformat_alloc_context()))
+    AVFormatContext *fmt = ghmi_ff.avformat_alloc_context();
+    if (!fmt)
         return GHM_ERR_NOMEM;
-    av->fmt->opaque = av; /* its lines are this reader's: see reader_of */
-    if ((ret = ghmi_ff.avformat_open_input(&av->fmt, path, ifmt, NULL)) < 0) {
+    fmt->opaque = opaque; /* its lines are this reader's: see reader_of */
+    if ((ret = ghmi_ff.avformat_open_input(&fmt, path, ifmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "cannot read it as %s: %s", ifmt->name, err);
         return GHM_ERR_FORMAT; /* avformat_open_input freed the context on failure */
     }
-    if ((ret = ghmi_ff.avformat_find_stream_info(av->fmt, NULL)) < 0) {
+    *out = fmt;
+    if ((ret = ghmi_ff.avformat_find_stream_info(fmt, NULL)) < 0) {
         char err[128];
         av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "damaged %s file: %s", ifmt->name, err);
         return GHM_ERR_FORMAT;
     }
-    if ((av->stream = pick_stream(av->fmt)) < 0) {
-        ghmi_why(why, n, "has no video stream (%u stream%s of other kinds)", av->fmt->nb_streams,
-            av->fmt->nb_streams == 1 ? "" : "s");
+    if ((*stream = pick_stream(fmt)) < 0) {
+        ghmi_why(why, n, "has no video stream (%u stream%s of other kinds)", fmt->nb_streams,
+            fmt->nb_streams == 1 ? "" : "s");
         return GHM_ERR_FORMAT;
     }
+    /* Every other stream (audio, subtitles) is dropped by the demuxer instead of by us. */
+    for (unsigned i = 0; i < fmt->nb_streams; i++)
+        if ((int)i != *stream)
+            fmt->streams[i]->discard = AVDISCARD_ALL;
     return GHM_OK;
 }
 
@@ -306,17 +318,16 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
         return GHM_ERR_NOMEM;
     v->av = av;
     list(av);
-    int ret = open_demuxer(av, path, why, n);
+    av->skip_before = AV_NOPTS_VALUE;
+    if (!(av->path = strdup(path)))
+        return GHM_ERR_NOMEM;
+    int ret = ghmi_av_open_demuxer(path, av, &av->fmt, &av->stream, why, n);
     if (ret < 0)
         return ret;
     if ((ret = open_decoder(av, GHM_VIDEO_DECODE_THREADS, why, n)) < 0)
         return ret;
     if (!(av->pkt = ghmi_ff.av_packet_alloc()) || !(av->frame = ghmi_ff.av_frame_alloc()))
         return GHM_ERR_NOMEM;
-    /* Every other stream (audio, subtitles) is dropped by the demuxer instead of by us. */
-    for (unsigned i = 0; i < av->fmt->nb_streams; i++)
-        if ((int)i != av->stream)
-            av->fmt->streams[i]->discard = AVDISCARD_ALL;
     av->first_ts = AV_NOPTS_VALUE;
     av->last_pts = NAN;
     const AVStream *st = av->fmt->streams[av->stream];
@@ -429,7 +440,8 @@ static int report_missing(GhmVideo *v, GhmVideoFrame *f, const char *what, char 
 static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 {
     GhmiAv *av = v->av;
-    int ret = ghmi_ff.av_read_frame(av->fmt, av->pkt);
+    int ret = av->pending ? 0 : ghmi_ff.av_read_frame(av->fmt, av->pkt);
+    av->pending = 0;
     if (ret < 0) {
         if (ret != AVERROR_EOF && !ghmi_ff.avio_feof(av->fmt->pb))
             av->read_error = ret;
@@ -453,9 +465,88 @@ static int feed_packet(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     return GHM_OK;
 }
 
+/* Reads the stream's packets from where av_seek_frame left the demuxer up to the jump's key
+ * packet, which stays in av->pkt; 0 when it is not met (the seek went past it, or the file
+ * ended). Every packet before the key packet is timed before it (video_jump.c), so a later one
+ * means the demuxer is past it. */
+static int find_key_packet(GhmiAv *av, const GhmiJump *j)
+{
+    while (ghmi_ff.av_read_frame(av->fmt, av->pkt) >= 0) {
+        const AVPacket *pkt = av->pkt;
+        if (pkt->stream_index == av->stream) {
+            if (pkt->pts == j->pts && (pkt->flags & AV_PKT_FLAG_KEY))
+                return 1;
+            if (pkt->pts == AV_NOPTS_VALUE || pkt->pts > j->pts)
+                break;
+        }
+        ghmi_ff.av_packet_unref(av->pkt);
+    }
+    ghmi_ff.av_packet_unref(av->pkt);
+    return 0;
+}
+
+/* Starts decoding at the key frame of j, numbered and timed as a reading from the start would
+ * (video_jump.c). When the demuxer cannot be put there, it is opened again at the start, as if
+ * no jump had been planned. */
+static int enter_at(GhmVideo *v, const GhmiJump *j, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    /* Demuxers seek by decoding time (MP4) or by presentation time (Matroska): the earlier of
+     * the two lands on the key packet or on one before it. */
+    int64_t target = j->dts != AV_NOPTS_VALUE && j->dts < j->pts ? j->dts : j->pts;
+    if (ghmi_ff.av_seek_frame(av->fmt, av->stream, target, AVSEEK_FLAG_BACKWARD) < 0 ||
+        !find_key_packet(av, j)) {
+        ghmi_ff.avformat_close_input(&av->fmt);
+        return ghmi_av_open_demuxer(av->path, av, &av->fmt, &av->stream, why, n);
+    }
+    av->pending = 1;
+    av->first_ts = j->origin;
+    av->skip_before = j->pts;
+    v->next_index = j->index;
+    double tb = av_q2d(av->fmt->streams[av->stream]->time_base);
+    av->last_pts = (double)(j->pts - j->origin) * tb - 1.0 / v->info.fps;
+    return GHM_OK;
+}
+
+/* At the first read of a selection that starts past frame 0: decoding starts at the last key
+ * frame before it where the file's timestamps allow (video_jump.c), else at the start. */
+static int plan_start(GhmVideo *v, char *why, size_t n)
+{
+    GhmiAv *av = v->av;
+    av->planned = 1;
+    if (v->start <= 0 || !av->cfr)
+        return GHM_OK;
+    GhmiJump j;
+    int ret = ghmi_av_plan_jump(av->path, av, v->info.fps, v->start, &j);
+    return ret == 1 ? enter_at(v, &j, why, n) : ret;
+}
+
+/* A frame out of the decoder after a jump that comes before its key frame (a frame of the
+ * group before it, which decoding from the key frame cannot give): dropped unnumbered. 0 from
+ * the key frame on. */
+static int before_jump(GhmiAv *av)
+{
+    if (av->skip_before == AV_NOPTS_VALUE)
+        return 0;
+    int64_t ts = av->frame->best_effort_timestamp;
+    if (ts != AV_NOPTS_VALUE && ts < av->skip_before)
+        return 1;
+    av->skip_before = AV_NOPTS_VALUE;
+    /* What the decoder said until now is about entering the stream in its middle (H.264:
+     * "mmco: unref short failure" for the references it never saw), not about a frame. */
+    char said[sizeof av->last_log];
+    take_log(av, "", said, sizeof said);
+    return 0;
+}
+
 static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 {
     GhmiAv *av = v->av;
+    if (!av->planned) {
+        int ret = plan_start(v, why, n);
+        if (ret < 0)
+            return ret;
+    }
     for (;;) {
         if (ghmi_video_past_end(v, v->next_index))
             return GHM_VIDEO_END;
@@ -472,6 +563,10 @@ static int next_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
                 return ret;
         }
         int ret = ghmi_ff.avcodec_receive_frame(av->dec, av->frame);
+        if (ret == 0 && before_jump(av)) {
+            ghmi_ff.av_frame_unref(av->frame);
+            continue;
+        }
         if (ret == 0) {
             av->held_pts = frame_time(av, av->frame, v->info.fps);
             av->missing = missing_before(av, av->held_pts, v->info.fps);

@@ -6,6 +6,7 @@
 #ifndef GHM_VIDEO_FFMPEG_INTERNAL_H
 #define GHM_VIDEO_FFMPEG_INTERNAL_H
 
+#include <libavformat/avformat.h>
 #include <libavutil/frame.h>
 #include <libswscale/swscale.h>
 
@@ -31,5 +32,26 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
 
 /* Frees the libswscale context and zeroes *g. */
 void ghmi_grey_release(GhmiGrey *g);
+
+/* A demuxer for path, probed by content, with the video stream it reads (*stream) and every
+ * other stream discarded; opaque becomes its context's (the reader its lines belong to). On
+ * failure *out may be set and is the caller's to close; why says what is wrong (video_ffmpeg.c). */
+int ghmi_av_open_demuxer(const char *path, void *opaque, AVFormatContext **out, int *stream,
+                         char *why, size_t why_size);
+
+/* Where a reader asked for frames from `start` on may begin decoding instead of the first
+ * packet (video_jump.c): the key packet of frame number `index`, and the timestamp of frame 0. */
+typedef struct GhmiJump {
+    int64_t index;       /* the key frame's number, 1 .. start */
+    int64_t pts, dts;    /* the key packet's, in the stream's time base */
+    int64_t origin;      /* frame 0's timestamp: what a reading from the start calls pts 0 */
+} GhmiJump;
+
+/* 1 with *jump when path's video stream numbers its frames by their timestamps alone, so that
+ * a reader entering at a key frame gives every frame the number and time a reading from the
+ * first frame gives it; 0 when not, or when no key frame lies in 1 .. start (the reader then
+ * decodes from the start); a negative error only for out of memory. fps: the stream's constant
+ * rate (GhmVideoInfo). Reads every packet of the file once, without decoding. */
+int ghmi_av_plan_jump(const char *path, void *opaque, double fps, int64_t start, GhmiJump *jump);
 
 #endif /* GHM_VIDEO_FFMPEG_INTERNAL_H */
