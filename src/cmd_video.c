@@ -24,6 +24,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,29 +33,13 @@
 
 #include "ghm_frame_queue.h"
 #include "ghm_video_match.h"
-#include "json_out.h"
 #include "ranks.h"
+#include "video_run.h"
 
 /* Frames decoded ahead of the matcher: enough to hide a slow frame, few enough for memory; at
  * least one per worker, so that workers that finish together all find a frame waiting. */
 #define QUEUE_FRAMES 4
 
-/* Everything one run uses, gathered from ghm_cmd_video's arguments. */
-typedef struct Run {
-    const GhmCommonOptions *common;
-    const GhmVideoOptions *video;
-    const GhmMatchParams *params; /* for the per-frame matchers of --swap */
-    GhmContext *ctx;
-    const char *video_path;    /* a file, or "-" */
-    const char *subject;       /* how errors name it: the path, or "standard input" */
-    GhmMatcher *matcher;       /* the reference's */
-    const GhmImage *reference; /* the reference image (--swap) */
-    int name_query;            /* one of several queries: every line names the video */
-    int gpus;                  /* CUDA devices the workers are dealt across (resolve_gpus) */
-    int jobs;                  /* matching workers (--jobs, or the default for ctx and gpus) */
-    int split;                 /* the frames are split between MPI ranks (ghm_video_cli_split) */
-    FILE *out;                 /* stdout; on ranks after the first, their text for rank 0 */
-} Run;
 
 GhmVideoOptions ghm_video_cli_defaults(void)
 {
@@ -124,181 +109,6 @@ void ghm_video_cli_help(FILE *f)
           f);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* ------------------------------------------------------------------------- progress bar */
-
-typedef struct Progress {
-    int active;     /* stderr is a terminal and not --quiet */
-    int drawn;      /* a bar is on the screen (cleared before any other stderr line) */
-    double t0, last_draw;
-    int64_t total;  /* selected frames, -1 when unknown */
-} Progress;
-
-static void progress_clear(Progress *p)
-{
-    if (p->drawn) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        p->drawn = 0;
-    }
-}
-
-static void format_duration(double s, char *buf, size_t n)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
-}
-
-static void progress_draw(Progress *p, int64_t done, int force)
-{
-    if (!p->active)
-        return;
-    double t = now_s();
-    if (!force && t - p->last_draw < 0.1)
-        return;
-    p->last_draw = t;
-    double fps = t > p->t0 ? done / (t - p->t0) : 0.0;
-    char line[160], left[32] = "?";
-    if (p->total > 0 && fps > 0)
-        format_duration((double)(p->total - done) / fps, left, sizeof left);
-    if (p->total > 0) {
-        enum { WIDTH = 30 };
-        char bar[WIDTH + 1];
-        int filled = (int)(WIDTH * (done > p->total ? 1.0 : (double)done / p->total));
-        for (int i = 0; i < WIDTH; i++)
-            bar[i] = i < filled ? '#' : '.';
-        bar[WIDTH] = '\0';
-        snprintf(line, sizeof line, "[%s] %lld/%lld frames  %.1f frames/s  %s left", bar,
-                 (long long)done, (long long)p->total, fps, left);
-    } else {
-        snprintf(line, sizeof line, "%lld frames  %.1f frames/s", (long long)done, fps);
-    }
-    fprintf(stderr, "\r%s\033[K", line);
-    fflush(stderr);
-    p->drawn = 1;
-}
-
-/* ------------------------------------------------------------------------------ output */
-
-typedef struct Stats {
-    int64_t frames;  /* matched frames */
-    int64_t found;
-    int64_t damaged; /* selected frames that could not be decoded */
-    double match_ms_sum, match_ms_worst;
-    int64_t worst_frame;
-    double t0;
-} Stats;
-
-static json_t *pts_json(double pts)
-{
-    return isnan(pts) ? json_null() : json_real(pts);
-}
-
-/* {"path": the video} for the lines of one of several queries; json_null() if out of memory. */
-static json_t *query_json(const Run *run)
-{
-    json_t *q = json_pack("{s:o}", "path", ghm_json_string_lossy(run->subject));
-    return q ? q : json_null();
-}
-
-/* "VIDEO: " before a text line when the video is one of several queries. */
-static int print_prefix(const Run *run)
-{
-    return run->name_query && fprintf(run->out, "%s: ", run->subject) < 0 ? -1 : 0;
-}
-
-/* "frame" and "pts" first, then the image mode's fields for the same result; the query size
- * (for its corners) is the frame's, or the reference image's with --swap. */
-static int print_frame_json(const Run *run, const GhmVideoFrame *f, const GhmMatchResult *res)
-{
-    const GhmImage *query = run->video->swap ? run->reference : f->image;
-    json_t *fields = ghm_match_result_json(res, query->width, query->height);
-    json_t *obj = json_object();
-    if (!fields || !obj) {
-        json_decref(fields);
-        json_decref(obj);
-        return -1;
-    }
-    json_object_set_new(obj, "frame", json_integer(f->index));
-    json_object_set_new(obj, "pts", pts_json(f->pts));
-    json_object_update(obj, fields);
-    if (run->name_query)
-        json_object_set_new(obj, "query", query_json(run));
-    json_decref(fields);
-    if (run->video->swap)
-        json_object_set_new(obj, "swapped", json_true());
-    int ret = ghm_json_print(run->out, obj);
-    json_decref(obj);
-    return ret;
-}
-
-static int print_frame_text(const Run *run, const GhmVideoFrame *f, const GhmMatchResult *res)
-{
-    int n;
-    if (print_prefix(run) < 0)
-        return -1;
-    if (res->found)
-        n = fprintf(run->out,
-                    "frame %lld  %.3f s  found  scale %.4f  rotation %+.2f deg  translation "
-                    "(%.2f, %.2f)  votes %u  confidence %.3f\n",
-                    (long long)f->index, f->pts, res->scale, res->rotation_deg, res->tx, res->ty,
-                    res->votes, res->confidence);
-    else
-        n = fprintf(run->out, "frame %lld  %.3f s  not found\n", (long long)f->index, f->pts);
-    return n < 0 ? -1 : 0;
-}
-
-static int print_damaged(const Run *run, const GhmQueuedFrame *item)
-{
-    const GhmCommonOptions *common = run->common;
-    if (common->quiet)
-        return 0;
-    if (!common->json) {
-        if (print_prefix(run) < 0)
-            return -1;
-        return fprintf(run->out, "frame %lld  %.3f s  damaged: %s\n",
-                       (long long)item->frame.index, item->frame.pts, item->why) < 0 ? -1 : 0;
-    }
-    json_t *obj = json_object();
-    json_object_set_new(obj, "frame", json_integer(item->frame.index));
-    json_object_set_new(obj, "pts", pts_json(item->frame.pts));
-    json_object_set_new(obj, "found", json_false());
-    json_object_set_new(obj, "damaged", ghm_json_string_lossy(item->why));
-    if (run->name_query)
-        json_object_set_new(obj, "query", query_json(run));
-    int ret = ghm_json_print(run->out, obj);
-    json_decref(obj);
-    return ret;
-}
-
-static void print_summary(const Run *run, const Stats *s)
-{
-    const GhmCommonOptions *c = run->common;
-    if (c->quiet || (c->json && !c->verbose && !isatty(2)))
-        return;
-    double wall = now_s() - s->t0;
-    char line[512];
-    snprintf(line, sizeof line,
-             "%lld frames, %lld found, %lld damaged; matching %.1f ms per frame on average, "
-             "worst %.1f ms (frame %lld); %.1f frames/s overall",
-             (long long)s->frames, (long long)s->found, (long long)s->damaged,
-             s->frames ? s->match_ms_sum / s->frames : 0.0, s->match_ms_worst,
-             (long long)s->worst_frame, wall > 0 ? s->frames / wall : 0.0);
-    if (c->json)
-        fprintf(stderr, "%s: summary: %s\n", GHM_PROGRAM, line);
-    else if (print_prefix(run) == 0)
-        fprintf(run->out, "summary: %s\n", line);
-}
-
 /* ------------------------------------------------------------------------------ the run */
 
 /* Selected frames in the video, -1 when its length is unknown and no --end was given. */
@@ -314,25 +124,28 @@ static int64_t selected_total(const GhmVideoOptions *o, const GhmVideoInfo *info
 
 /* One item, in frame order, as the workers matched it. Returns 0 to go on, 1 at the end, -1 on
  * an error (printed). */
-static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Progress *p)
+static int handle_item(const GhmVideoRun *run, const GhmMatchedFrame *mf, GhmVideoStats *s,
+                       GhmVideoProgress *p)
 {
     const GhmCommonOptions *c = run->common;
     const GhmQueuedFrame *item = &mf->item;
     if (item->status == GHM_VIDEO_END)
         return 1;
     if (item->status < 0) {
-        progress_clear(p);
+        ghm_video_progress_clear(p);
         ghm_cli_error(run->subject, "%s", item->why);
         return -1;
     }
     if (item->status == GHM_VIDEO_DAMAGED) {
-        progress_clear(p);
-        ghm_cli_warn(run->subject, "%s", item->why);
-        const GhmVideoOptions *o = run->video;
         int64_t i = item->frame.index;
-        if (i >= o->start && (o->end < 0 || i <= o->end) && (i - o->start) % o->step == 0) {
+        if (i >= run->warn_from) {
+            ghm_video_progress_clear(p);
+            ghm_cli_warn(run->subject, "%s", item->why);
+        }
+        if (i >= run->from && (run->to < 0 || i <= run->to) &&
+            (i - run->from) % run->video->step == 0) {
             s->damaged++;
-            if (print_damaged(run, item) < 0)
+            if (ghm_video_print_damaged(run, item) < 0)
                 return -1;
         }
         return 0;
@@ -340,7 +153,7 @@ static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Prog
     const GhmMatchResult *res = &mf->res;
     double ms = mf->match_ms;
     if (mf->ret < 0) {
-        progress_clear(p);
+        ghm_video_progress_clear(p);
         ghm_cli_error(run->subject, "frame %lld: matching failed: %s",
                       (long long)item->frame.index, ghm_strerror(mf->ret));
         return -1;
@@ -353,15 +166,14 @@ static int handle_item(const Run *run, const GhmMatchedFrame *mf, Stats *s, Prog
         s->worst_frame = item->frame.index;
     }
     if (!c->quiet) {
-        int out = c->json ? print_frame_json(run, &item->frame, res)
-                          : print_frame_text(run, &item->frame, res);
+        int out = ghm_video_print_frame(run, &item->frame, res);
         if (out < 0) {
-            progress_clear(p);
+            ghm_video_progress_clear(p);
             ghm_cli_error(NULL, "cannot write to standard output");
             return -1;
         }
     }
-    progress_draw(p, s->frames + s->damaged, 0);
+    ghm_video_progress_draw(p, s->frames + s->damaged, 0);
     return 0;
 }
 
@@ -411,7 +223,7 @@ static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
 }
 
 /* Opens the video and applies the selection; prints the error line on failure. */
-static int open_video(const Run *run, GhmVideo **out)
+static int open_video(const GhmVideoRun *run, GhmVideo **out)
 {
     char why[256] = "";
     if (strcmp(run->video_path, "-") == 0 && isatty(0)) {
@@ -445,7 +257,8 @@ int ghm_video_cli_decode_threads(GhmVideo **v, int threads, const char *subject)
 
 /* Takes the matched frames in order until the end or an error. Returns 1 at the end, -1
  * after an error line. */
-static int run_frames(const Run *run, GhmVideoMatch *vm, Stats *s, Progress *p)
+static int run_frames(const GhmVideoRun *run, GhmVideoMatch *vm, GhmVideoStats *s,
+                      GhmVideoProgress *p)
 {
     GhmMatchedFrame mf;
     int r = 0;
@@ -454,17 +267,18 @@ static int run_frames(const Run *run, GhmVideoMatch *vm, Stats *s, Progress *p)
         r = handle_item(run, &mf, s, p);
         ghm_image_free(&mf.item.frame.image);
     }
-    progress_clear(p);
+    ghm_video_progress_clear(p);
     return r;
 }
 
 /* Starts the matching workers on reader; prints the error line on failure. */
-static int start_matching(const Run *run, GhmVideoReader *reader, GhmVideoMatch **vm)
+static int start_matching(const GhmVideoRun *run, GhmVideoReader *reader, GhmVideoMatch **vm)
 {
     GhmVideoMatchOptions mo = {.jobs = run->jobs,
                                .swap_query = run->video->swap ? run->reference : NULL,
                                .params = run->params,
-                               .gpus = run->gpus};
+                               .gpus = run->gpus,
+                               .first_gpu = run->first_gpu};
     int ret = ghm_video_match_start(reader, run->ctx, run->matcher, &mo, vm);
     int jobs = run->jobs;
     if (ret < 0) {
@@ -486,31 +300,44 @@ int ghm_video_cli_split(const GhmMatchOptions *opt)
     return ghm_ranks_size() > 1 && !opt->one_line && opt->query && strcmp(opt->query, "-") != 0;
 }
 
-/* This rank's range of the selected frames: the selection cut in ghm_ranks_size() consecutive
- * ranges, so that each rank decodes only up to the end of its own (a video's frames are decoded
- * in order). Rank 0 takes them all when the video's length is unknown. 0 when the rank has
- * frames, 1 when it has none, -1 after an error line. */
-static int select_rank_share(const Run *run, GhmVideo *v)
+/* Selects the frames k0 .. k1 - 1 of the selection (counted in selected frames) for this run:
+ * a rank's or a part's, which warns only about damaged frames in its own range. */
+static int select_counted(GhmVideoRun *run, GhmVideo *v, int64_t k0, int64_t k1)
 {
     const GhmVideoOptions *o = run->video;
-    int64_t total = selected_total(o, ghm_video_info(v));
-    int64_t ranks = ghm_ranks_size(), r = ghm_ranks_rank();
-    if (total < 0)
-        return r == 0 ? 0 : 1;
-    int64_t k0 = total * r / ranks, k1 = total * (r + 1) / ranks;
-    if (k1 <= k0)
-        return 1;
-    if (ghm_video_select(v, o->start + k0 * o->step, o->start + (k1 - 1) * o->step, o->step) < 0) {
+    run->from = o->start + k0 * o->step;
+    run->to = o->start + (k1 - 1) * o->step;
+    if (k0 > 0)
+        run->warn_from = run->from;
+    if (ghm_video_select(v, run->from, run->to, o->step) < 0) {
         ghm_cli_error(NULL, "bad frame selection");
         return -1;
     }
     return 0;
 }
 
+/* This rank's range of the selected frames, k0 .. k1 - 1 of total: the selection cut in
+ * ghm_ranks_size() consecutive ranges, so that each rank decodes only its own (its reader enters
+ * the file at the key frame before it where it can, else decodes from the start up to its end).
+ * Rank 0 takes them all when the video's length is unknown. 0 when the rank has frames, 1 when
+ * it has none, -1 after an error line. */
+static int select_rank_share(GhmVideoRun *run, GhmVideo *v, int64_t total, int64_t *k0,
+                             int64_t *k1)
+{
+    int64_t ranks = ghm_ranks_size(), r = ghm_ranks_rank();
+    if (total < 0)
+        return r == 0 ? 0 : 1;
+    *k0 = total * r / ranks;
+    *k1 = total * (r + 1) / ranks;
+    if (*k1 <= *k0)
+        return 1;
+    return select_counted(run, v, *k0, *k1);
+}
+
 enum { STAT_FRAMES, STAT_FOUND, STAT_DAMAGED, STAT_SUM, STAT_WORST, STAT_WORST_FRAME, STATS };
 
 /* The ranks' counts added up on rank 0 (s is rank 0's own before). Every rank calls it. */
-static void merge_stats(Stats *s)
+static void merge_stats(GhmVideoStats *s)
 {
     double mine[STATS] = {(double)s->frames, (double)s->found,  (double)s->damaged,
                           s->match_ms_sum,   s->match_ms_worst, (double)s->worst_frame};
@@ -518,14 +345,10 @@ static void merge_stats(Stats *s)
     ghm_ranks_gather_doubles(mine, STATS, all);
     for (int r = 1; all && r < ghm_ranks_size(); r++) {
         const double *t = all + (size_t)r * STATS;
-        s->frames += (int64_t)t[STAT_FRAMES];
-        s->found += (int64_t)t[STAT_FOUND];
-        s->damaged += (int64_t)t[STAT_DAMAGED];
-        s->match_ms_sum += t[STAT_SUM];
-        if (t[STAT_WORST] > s->match_ms_worst) {
-            s->match_ms_worst = t[STAT_WORST];
-            s->worst_frame = (int64_t)t[STAT_WORST_FRAME];
-        }
+        GhmVideoStats theirs = {(int64_t)t[STAT_FRAMES], (int64_t)t[STAT_FOUND],
+                                (int64_t)t[STAT_DAMAGED], t[STAT_SUM], t[STAT_WORST],
+                                (int64_t)t[STAT_WORST_FRAME], 0.0};
+        ghm_video_add_stats(s, &theirs);
     }
     free(all);
 }
@@ -533,15 +356,15 @@ static void merge_stats(Stats *s)
 /* The end of a split run, on every rank: rank 0 prints the other ranks' lines after its own,
  * in rank order (so in frame order), then the summary of all. With run NULL (a rank that
  * failed before it could match) the rank sends nothing, and rank 0 prints nothing more. */
-static int finish_split(Run *run, Stats *s, int status, char *text, size_t len)
+static int finish_split(GhmVideoRun *run, GhmVideoStats *s, int status, char *text, size_t len)
 {
     int printing = run && ghm_ranks_rank() == 0;
     if (ghm_ranks_gather_text(text, len, printing ? stdout : NULL) < 0)
         status = GHM_EXIT_ERROR;
-    Stats none = {.worst_frame = -1};
+    GhmVideoStats none = {.worst_frame = -1};
     merge_stats(s ? s : &none);
     if (printing && status != GHM_EXIT_ERROR)
-        print_summary(run, s);
+        ghm_video_print_summary(run, s);
     return status;
 }
 
@@ -549,17 +372,10 @@ void ghm_video_cli_split_abandon(void) { (void)finish_split(NULL, NULL, GHM_EXIT
 
 /* ------------------------------------------------------------------------ the video mode */
 
-/* Opens the video, takes this rank's share, matches and prints; the summary unless split. */
-static int run_video(Run *run, Stats *s)
+/* Matches the selected frames of v (opened by open_video) and prints them; the summary is the
+ * caller's. A GHM_EXIT_* status. */
+static int match_video(const GhmVideoRun *run, GhmVideo *v, GhmVideoStats *s, int progress)
 {
-    GhmVideo *v = NULL;
-    if (open_video(run, &v) < 0)
-        return GHM_EXIT_ERROR;
-    int share = run->split ? select_rank_share(run, v) : 0;
-    if (share != 0) {
-        ghm_video_free(&v);
-        return share > 0 ? GHM_EXIT_NOT_FOUND : GHM_EXIT_ERROR;
-    }
     int status = GHM_EXIT_ERROR;
     GhmVideoReader *reader = NULL;
     GhmVideoMatch *vm = NULL;
@@ -568,16 +384,133 @@ static int run_video(Run *run, Stats *s)
         ghm_cli_error(NULL, "cannot start the decoding thread");
     } else if (start_matching(run, reader, &vm) == 0) {
         const GhmCommonOptions *c = run->common;
-        Progress p = {.active = !c->quiet && isatty(2) && !run->split, .t0 = s->t0,
+        GhmVideoProgress p = {.active = progress && !c->quiet && isatty(2), .t0 = s->t0,
                       .total = selected_total(run->video, ghm_video_info(v))};
-        if (run_frames(run, vm, s, &p) > 0) {
-            if (!run->split)
-                print_summary(run, s);
+        if (run_frames(run, vm, s, &p) > 0)
             status = s->found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
-        }
     }
     ghm_video_match_stop(&vm);      /* before the reader: the workers read from it */
     ghm_video_reader_stop(&reader); /* before the video: the thread reads it */
+    return status;
+}
+
+/* ------------------------------------------------------- one video file over several GPUs */
+
+/* With --gpus N and a file that a reader can enter at key frames (ghm_video.h), the frames (this
+ * rank's, under MPI) are cut in N consecutive parts, each with its own reader and decoder and
+ * its own workers on its own device: one stream's decoder is about as fast as one GPU's matching
+ * (1080p H.264 on the H200 machines, docs/BENCHMARKS.md), so one reader dealing its frames to N
+ * GPUs kept N - 1 of them waiting. Part 0 prints as it goes; the others write their lines into
+ * memory, printed in order after it (the output is the one of one GPU, byte for byte). */
+typedef struct Part {
+    GhmVideoRun run;        /* the run's, with this part's device, jobs and output */
+    GhmVideoStats stats;
+    int64_t k0, k1; /* its frames, counted in the selection */
+    GhmVideo *video; /* part 0: the run's, opened already; the others open their own */
+    int status;
+    char *text;
+    size_t len;
+    pthread_t thread;
+    int started;
+} Part;
+
+static void *part_main(void *arg)
+{
+    Part *part = arg;
+    part->status = GHM_EXIT_ERROR;
+    GhmVideo *v = part->video;
+    if (!(part->run.out = open_memstream(&part->text, &part->len))) {
+        ghm_cli_error(NULL, "out of memory");
+        return NULL;
+    }
+    if (v || (open_video(&part->run, &v) == 0 &&
+              select_counted(&part->run, v, part->k0, part->k1) == 0))
+        part->status = match_video(&part->run, v, &part->stats, 0);
+    if (v != part->video)
+        ghm_video_free(&v);
+    if (fclose(part->run.out) != 0)
+        part->status = GHM_EXIT_ERROR;
+    return NULL;
+}
+
+/* The parts' statuses and counts put together, their lines after part 0's, in order, up to the
+ * first part that failed (as one reader stops at its error). */
+static int join_parts(Part *parts, int n, FILE *out, GhmVideoStats *s)
+{
+    int status = GHM_EXIT_NOT_FOUND, failed = 0;
+    for (int g = 0; g < n; g++) {
+        if (parts[g].started)
+            pthread_join(parts[g].thread, NULL);
+        if (g > 0 && !failed && parts[g].len > 0 &&
+            fwrite(parts[g].text, 1, parts[g].len, out) != parts[g].len) {
+            ghm_cli_error(NULL, "cannot write to standard output");
+            parts[g].status = GHM_EXIT_ERROR;
+        }
+        failed |= parts[g].status == GHM_EXIT_ERROR;
+        ghm_video_add_stats(s, &parts[g].stats);
+        free(parts[g].text);
+        if (parts[g].status == GHM_EXIT_FOUND && status == GHM_EXIT_NOT_FOUND)
+            status = GHM_EXIT_FOUND;
+    }
+    return failed ? GHM_EXIT_ERROR : status;
+}
+
+/* Frames k0 .. k1 - 1 of the selection in run->gpus parts; v is the run's video, not read yet. */
+static int run_parts(const GhmVideoRun *run, GhmVideo *v, int64_t k0, int64_t k1, GhmVideoStats *s)
+{
+    int n = run->gpus;
+    Part *parts = calloc((size_t)n, sizeof *parts);
+    if (!parts) {
+        ghm_cli_error(NULL, "out of memory");
+        return GHM_EXIT_ERROR;
+    }
+    int jobs = run->jobs / n > 1 ? run->jobs / n : 1;
+    if (run->common->verbose)
+        fprintf(stderr, "video: %d parts, each with its own decoder and %d matching worker%s on "
+                        "its own CUDA device\n", n, jobs, jobs == 1 ? "" : "s");
+    for (int g = 0; g < n; g++) {
+        Part *part = &parts[g];
+        part->run = *run;
+        part->run.gpus = 1;
+        part->run.first_gpu = g;
+        part->run.jobs = jobs;
+        part->k0 = k0 + (k1 - k0) * g / n;
+        part->k1 = k0 + (k1 - k0) * (g + 1) / n;
+        part->stats = (GhmVideoStats){.worst_frame = -1, .t0 = s->t0};
+        part->status = GHM_EXIT_ERROR;
+        if (g == 0)
+            continue;
+        part->started = pthread_create(&part->thread, NULL, part_main, part) == 0;
+        if (!part->started)
+            ghm_cli_error(NULL, "cannot start the thread of part %d of the video", g);
+    }
+    parts[0].status = select_counted(&parts[0].run, v, parts[0].k0, parts[0].k1) < 0
+                          ? GHM_EXIT_ERROR
+                          : match_video(&parts[0].run, v, &parts[0].stats, 0);
+    int status = join_parts(parts, n, run->out, s);
+    free(parts);
+    return status;
+}
+
+/* ------------------------------------------------------------------------ the video mode */
+
+/* Opens the video, takes this rank's share, matches (in parts with --gpus on a file that can be
+ * entered at key frames) and prints; the summary unless split between ranks. */
+static int run_video(GhmVideoRun *run, GhmVideoStats *s)
+{
+    GhmVideo *v = NULL;
+    if (open_video(run, &v) < 0)
+        return GHM_EXIT_ERROR;
+    int64_t total = selected_total(run->video, ghm_video_info(v)), k0 = 0, k1 = total;
+    int share = run->split ? select_rank_share(run, v, total, &k0, &k1) : 0;
+    int status = share > 0 ? GHM_EXIT_NOT_FOUND : GHM_EXIT_ERROR;
+    if (share == 0 && run->gpus > 1 && total > 0 && k1 - k0 >= 2 * run->gpus &&
+        ghm_video_enters_at_key_frames(v))
+        status = run_parts(run, v, k0, k1, s);
+    else if (share == 0)
+        status = match_video(run, v, s, !run->split);
+    if (share == 0 && status != GHM_EXIT_ERROR && !run->split)
+        ghm_video_print_summary(run, s);
     ghm_video_free(&v);
     return status;
 }
@@ -593,17 +526,17 @@ int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmC
         return GHM_EXIT_ERROR;
     }
     int stdin_video = strcmp(opt->query, "-") == 0;
-    Run run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
+    GhmVideoRun run = {.common = &opt->common, .video = video, .params = &opt->params, .ctx = ctx,
                .video_path = opt->query, .subject = stdin_video ? "standard input" : opt->query,
                .matcher = matcher, .reference = ref_img, .name_query = opt->one_line,
                .gpus = gpus,
                .jobs = video->jobs ? video->jobs : ghm_video_match_default_jobs(ctx) * gpus,
-               .split = split, .out = stdout};
+               .split = split, .out = stdout, .from = video->start, .to = video->end};
     char *text = NULL;
     size_t len = 0;
     if (split && ghm_ranks_rank() > 0 && !(run.out = open_memstream(&text, &len)))
         ghm_cli_error(NULL, "out of memory");
-    Stats s = {.worst_frame = -1, .t0 = now_s()};
+    GhmVideoStats s = {.worst_frame = -1, .t0 = ghm_video_now_s()};
     int status = run.out ? run_video(&run, &s) : GHM_EXIT_ERROR;
     if (!split)
         return status;

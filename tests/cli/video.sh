@@ -367,6 +367,41 @@ test_video_gpus_same_output() {
     cmp -s "$TMP/swap.1" "$TMP/swap.2" || fail "swap: --gpus 1 and 2 differ"
 }
 
+# Two or more GPUs on a file that can be entered at key frames: the frames are cut in parts,
+# one reader and decoder per device, and the lines are still those of one device, byte for byte
+# apart from timings (JSON and text with its summary, closed and open groups of pictures). A file
+# read from its first frame only (an AVI) keeps one reader whose frames are dealt to the devices.
+test_video_gpus_parts_same_output() {
+    "$BIN" --version | grep -q cuda || exit 77
+    need_ffmpeg_build
+    local have
+    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
+    [ "$have" -ge 2 ] || exit 77
+    local ref="$DATA/$MEGA_REF" clip g
+    for clip in "$DATA/video/megamind_gop12.mp4" "$DATA/video/megamind_gop12_open.mp4"; do
+        for g in 1 2; do
+            "$BIN" --backend cuda --json --verbose --gpus $g --start 5 "$ref" "$clip" \
+                >"$TMP/out.$g" 2>"$TMP/err.$g"
+            [ "$?" -le 1 ] || fail "--gpus $g: $(cat "$TMP/err.$g")"
+            strip_timings "$TMP/out.$g" >"$TMP/lines.$g"
+            "$BIN" --backend cuda --gpus $g --start 5 "$ref" "$clip" 2>&1 |
+                sed 's/; matching .*//' >"$TMP/text.$g"
+        done
+        [ "$(wc -l <"$TMP/lines.2")" -eq 91 ] || fail "$clip: $(wc -l <"$TMP/lines.2") lines"
+        grep -q "2 parts, each with its own decoder" "$TMP/err.2" ||
+            fail "$clip was not cut in parts: $(cat "$TMP/err.2")"
+        cmp -s "$TMP/lines.1" "$TMP/lines.2" ||
+            fail "$clip: --gpus 1 and 2 differ: $(diff "$TMP/lines.1" "$TMP/lines.2" | head -c 600)"
+        cmp -s "$TMP/text.1" "$TMP/text.2" ||
+            fail "$clip text: $(diff "$TMP/text.1" "$TMP/text.2" | head -c 600)"
+    done
+    "$BIN" --backend cuda --json --verbose --gpus 2 --start 90 --end 99 "$ref" "$DATA/$MEGA" \
+        >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -le 1 ] || fail "AVI: $(cat "$TMP/err")"
+    grep -q "matching workers on 2 CUDA devices" "$TMP/err" || fail "AVI: $(cat "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 10 ] || fail "AVI: $(wc -l <"$TMP/out") lines"
+}
+
 # mpirun_cmd RANKS ARGS...: the program as RANKS MPI ranks on this machine (MPI over loopback),
 # stdout and stderr in $TMP/out and $TMP/err; skips (77) where the build has no MPI or mpirun
 # cannot start two processes here. OpenMPI's own allocations outlive MPI_Finalize, so leak
@@ -410,6 +445,58 @@ test_video_mpi_ranks_same_output() {
     mpirun_cmd 3 --backend cpu --threads 1 --json --start 96 --end 96 "$ref" "$clip" ||
         fail "one frame, 3 ranks: $(head -c 600 "$TMP/err")"
     [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "one frame, 3 ranks: $(cat "$TMP/out")"
+}
+
+# damaged_gop12 OUT: megamind_gop12.mp4 (a key frame every 12 frames) with the middle of frame
+# 39's packet (a P-frame, the 38th in decode order) overwritten, so that frames 37-39 come out
+# damaged: after the key frame at 36, before a range that starts at 40. Needs ffprobe.
+damaged_gop12() {
+    local size pos
+    cp "$DATA/video/megamind_gop12.mp4" "$1"
+    IFS=, read -r size pos < <(ffprobe -v error -select_streams v -show_entries packet=size,pos \
+        -of csv=p=0 "$1" | sed -n 38p)
+    [ -n "$pos" ] && [ "$size" -gt 8 ] || fail "ffprobe found no packet 37 in $1"
+    head -c $((size / 2)) /dev/zero | tr '\0' '\145' |
+        dd of="$1" bs=1 seek=$((pos + size / 4)) conv=notrunc status=none
+}
+
+# A rank whose range starts past a key frame enters the file there (ghm_video_select): the
+# lines of one process, byte for byte, for closed and open groups of pictures. With frames
+# damaged between the key frame and the rank's range, their lines come once, from the rank whose
+# range holds them, and so does each warning; the frames that follow them up to the next key
+# frame are concealed otherwise by a decoder that entered at that key frame (as by another
+# number of decoding threads), so there only the numbers and the damaged lines are compared.
+test_video_mpi_ranks_key_frames() {
+    need_ffmpeg_build
+    command -v ffprobe >/dev/null || exit 77
+    damaged_gop12 "$TMP/damaged.mp4"
+    local ref="$DATA/$MEGA_REF" clip status
+    for clip in "$DATA/video/megamind_gop12.mp4" "$DATA/video/megamind_gop12_open.mp4" \
+        "$TMP/damaged.mp4"; do
+        "$BIN" --backend cpu --threads 1 --json --start 20 --end 59 "$ref" "$clip" \
+            >"$TMP/out" 2>"$TMP/err.one"
+        status=$?
+        [ "$status" -le 1 ] || fail "one process exited $status: $(head -c 600 "$TMP/err.one")"
+        frames_or_all "$clip" "$TMP/out" >"$TMP/one"
+        mpirun_cmd 2 --backend cpu --threads 1 --json --start 20 --end 59 "$ref" "$clip"
+        [ "$?" -le 1 ] || fail "2 ranks exited $?: $(head -c 600 "$TMP/err")"
+        frames_or_all "$clip" "$TMP/out" >"$TMP/many"
+        [ "$(wc -l <"$TMP/many")" -eq 40 ] || fail "$clip: $(wc -l <"$TMP/many") lines, not 40"
+        cmp -s "$TMP/one" "$TMP/many" ||
+            fail "$clip: 2 ranks differ from one: $(diff "$TMP/one" "$TMP/many" | head -c 600)"
+        [ "$(grep -c 'is damaged' "$TMP/err")" -eq "$(grep -c 'is damaged' "$TMP/err.one")" ] ||
+            fail "$clip: warnings differ: $(grep 'is damaged' "$TMP/err")"
+    done
+    [ "$(grep -c '"damaged"' "$TMP/one")" -ge 1 ] || fail "no damaged frame in the damaged copy"
+}
+
+# frames_or_all CLIP OUT: the lines of OUT without timings; for the damaged copy only each line's
+# frame number and damage.
+frames_or_all() {
+    case "$1" in
+    *damaged*) sed -E 's/^(\{"frame":[0-9]+).*("damaged":"[^"]*").*/\1 \2/; s/^(\{"frame":[0-9]+),.*/\1/' "$2" ;;
+    *) strip_timings "$2" ;;
+    esac
 }
 
 # A YUV4MPEG2 file is split between ranks too: its frame count follows from its size (FFmpeg's

@@ -25,7 +25,7 @@
     X(avcodec_alloc_context3) X(avcodec_find_decoder) X(avcodec_free_context)                 \
     X(avcodec_get_class) X(avcodec_get_name) X(avcodec_open2)                                 \
     X(avcodec_parameters_to_context) X(avcodec_receive_frame) X(avcodec_send_packet)          \
-    X(av_probe_input_buffer2) X(av_read_frame) X(av_seek_frame) X(avformat_alloc_context)                      \
+    X(av_probe_input_buffer2) X(av_read_frame) X(av_seek_frame) X(avformat_alloc_context)     \
     X(avformat_close_input) X(avformat_find_stream_info) X(avformat_get_class)                \
     X(avformat_open_input)                                                                    \
     X(avio_closep) X(avio_feof) X(avio_open)                                                  \

@@ -99,6 +99,14 @@ GHM_API const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
  * reported. Call before the first read. GHM_ERR_INVALID for start < 0 or step < 1. */
 GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
 
+/* 1 when a selection of v that starts past frame 0 would be entered at a key frame (see
+ * ghm_video_select): a file whose timestamps number its frames and that has a key frame after
+ * its first. 0 when every reading decodes from the first frame (a YUV4MPEG2 stream, an AVI
+ * without presentation times, a file of one group of pictures), and for NULL or a video already
+ * read. Reads the file's packets once without decoding (a small fraction of decoding them),
+ * so that a caller splitting a video between several readers knows whether that pays. */
+GHM_API int ghm_video_enters_at_key_frames(GhmVideo *v);
+
 /* The decoder's threads: FFmpeg's frame threads, each decoding a frame while the reader takes
  * the previous ones, at several times one thread's rate (which for 1080p H.264 is below one
  * GPU's matching rate). ghm_video_open sets GHM_VIDEO_DECODE_THREADS, the same on every

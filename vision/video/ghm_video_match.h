@@ -51,6 +51,11 @@ typedef struct GhmVideoMatchOptions {
      * (GHM_ERR_NO_DEVICE) and at least as many jobs as devices (GHM_ERR_INVALID); jobs 0 then
      * means the CUDA default per device. */
     int gpus;
+    /* Where those devices start: ctx's device + first_gpu (0: ctx's own). Workers on another
+     * device than ctx's have threads of their own, also with one job (GHM_ERR_INVALID without
+     * a CUDA ctx, GHM_ERR_NO_DEVICE past the last device). Several readers of one video can so
+     * each take a device: the video mode's --gpus on a file it can enter at key frames. */
+    int first_gpu;
 } GhmVideoMatchOptions;
 
 /* One reader item with its match, as next() hands it back. */

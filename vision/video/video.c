@@ -161,6 +161,13 @@ int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step)
     return GHM_OK;
 }
 
+int ghm_video_enters_at_key_frames(GhmVideo *v)
+{
+    if (!v || !v->av || v->next_index > 0 || v->finished)
+        return 0;
+    return ghmi_av_can_jump(v);
+}
+
 int ghm_video_set_decode_threads(GhmVideo *v, int threads)
 {
     enum { MOST = 16 }; /* frame threads past this add delay, not speed (ghm_video.h) */

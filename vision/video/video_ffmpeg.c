@@ -600,6 +600,12 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     return next_frame(v, f, why, n);
 }
 
+int ghmi_av_can_jump(GhmVideo *v)
+{
+    GhmiJump j;
+    return v->av->cfr && ghmi_av_plan_jump(v->av->path, v->av, v->info.fps, INT64_MAX, &j) == 1;
+}
+
 int ghmi_av_set_threads(GhmVideo *v, int threads)
 {
     char why[256];
@@ -652,6 +658,12 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
     (void)f;
     ghmi_why(why, n, "this build has no FFmpeg");
     return GHM_ERR_UNSUPPORTED;
+}
+
+int ghmi_av_can_jump(GhmVideo *v)
+{
+    (void)v;
+    return 0;
 }
 
 int ghmi_av_set_threads(GhmVideo *v, int threads)

@@ -115,6 +115,9 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size);
 
 void ghmi_av_free(GhmiAv **av);
 
+/* 1 when a selection starting past frame 0 would enter v's file at a key frame (video_jump.c). */
+int ghmi_av_can_jump(GhmVideo *v);
+
 /* Opens the decoder again with this many threads (0 = FFmpeg's choice), before any read. */
 int ghmi_av_set_threads(GhmVideo *v, int threads);
 

@@ -53,7 +53,8 @@ static int push(Packets *p, const AVPacket *pkt)
 }
 
 /* The stream's packets in decode order; 0 when one has no presentation timestamp or is marked
- * corrupt (no plan can be made; a decoding timestamp may be missing, as in Matroska), 1 when all were read, or a negative error. */
+ * corrupt (no plan can be made; a decoding timestamp may be missing, as in Matroska), 1 when
+ * all were read, or a negative error. */
 static int read_packets(AVFormatContext *fmt, int stream, Packets *p)
 {
     AVPacket *pkt = ghmi_ff.av_packet_alloc();
@@ -62,7 +63,8 @@ static int read_packets(AVFormatContext *fmt, int stream, Packets *p)
     int ret = 1, read;
     while (ret == 1 && (read = ghmi_ff.av_read_frame(fmt, pkt)) >= 0) {
         if (pkt->stream_index == stream) {
-            if (pkt->pts == AV_NOPTS_VALUE || (pkt->flags & (AV_PKT_FLAG_CORRUPT | AV_PKT_FLAG_DISCARD)))
+            if (pkt->pts == AV_NOPTS_VALUE ||
+                (pkt->flags & (AV_PKT_FLAG_CORRUPT | AV_PKT_FLAG_DISCARD)))
                 ret = 0;
             else if (push(p, pkt) < 0)
                 ret = GHM_ERR_NOMEM;

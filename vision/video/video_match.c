@@ -54,7 +54,9 @@ struct GhmVideoMatch {
     const GhmMatchParams *params;
     int jobs;
     int gpus;            /* devices the workers are dealt across, >= 1 */
-    /* more than one job */
+    int first_device;    /* the first of them */
+    int inline_match;    /* one job on ctx's device: no thread, next() matches */
+    /* more than one job, or workers on another device than ctx's */
     int sync_ready;      /* lock and conditions initialised */
     pthread_mutex_t lock;
     pthread_cond_t space;
@@ -181,12 +183,11 @@ static void *worker_main(void *arg)
 /* Starts the workers' threads and waits until each has its context and clone. */
 static int start_workers(GhmVideoMatch *vm)
 {
-    int first_device = ghm_context_device(vm->ctx) < 0 ? 0 : ghm_context_device(vm->ctx);
     int ret = GHM_OK;
     for (int i = 0; i < vm->jobs && ret == GHM_OK; i++) {
         Worker *w = &vm->workers[i];
         w->vm = vm;
-        w->device = first_device + i % vm->gpus;
+        w->device = vm->first_device + i % vm->gpus;
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             ret = GHM_ERR_EXTERNAL;
         else
@@ -227,18 +228,19 @@ static int init_sync(GhmVideoMatch *vm)
 }
 
 /* The workers and devices of opt (0 jobs: the default, per device). */
-static int resolve_workers(const GhmContext *ctx, const GhmVideoMatchOptions *opt, int *jobs,
-                           int *gpus)
+static int resolve_workers(GhmVideoMatch *vm, const GhmVideoMatchOptions *opt)
 {
-    *gpus = opt->gpus > 1 ? opt->gpus : 1;
-    *jobs = opt->jobs ? opt->jobs : ghm_video_match_default_jobs(ctx) * *gpus;
-    if (*gpus == 1)
+    const GhmContext *ctx = vm->ctx;
+    vm->gpus = opt->gpus > 1 ? opt->gpus : 1;
+    vm->jobs = opt->jobs ? opt->jobs : ghm_video_match_default_jobs(ctx) * vm->gpus;
+    vm->first_device = (ghm_context_device(ctx) < 0 ? 0 : ghm_context_device(ctx)) +
+                       opt->first_gpu;
+    if (vm->gpus == 1 && opt->first_gpu == 0)
         return GHM_OK;
-    if (ghm_context_backend(ctx) != GHM_BACKEND_CUDA || *jobs < *gpus ||
-        *jobs > GHM_VIDEO_MATCH_MAX_JOBS)
+    if (ghm_context_backend(ctx) != GHM_BACKEND_CUDA || vm->jobs < vm->gpus ||
+        vm->jobs > GHM_VIDEO_MATCH_MAX_JOBS)
         return GHM_ERR_INVALID;
-    return ghm_context_device(ctx) + *gpus > ghm_cuda_device_count() ? GHM_ERR_NO_DEVICE
-                                                                       : GHM_OK;
+    return vm->first_device + vm->gpus > ghm_cuda_device_count() ? GHM_ERR_NO_DEVICE : GHM_OK;
 }
 
 static int reader_next(void *reader, GhmQueuedFrame *item)
@@ -269,7 +271,7 @@ int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *
     *out = NULL;
     if (!source || !source->next || !ctx || !matcher || !opt || opt->jobs < 0 ||
         opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params) ||
-        opt->gpus < 0)
+        opt->gpus < 0 || opt->first_gpu < 0)
         return GHM_ERR_INVALID;
     GhmVideoMatch *vm = calloc(1, sizeof *vm);
     if (!vm)
@@ -279,12 +281,13 @@ int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *
     vm->matcher = matcher;
     vm->swap_query = opt->swap_query;
     vm->params = opt->params;
-    int ret = resolve_workers(ctx, opt, &vm->jobs, &vm->gpus);
+    int ret = resolve_workers(vm, opt);
     if (ret < 0) {
         free(vm);
         return ret;
     }
-    if (vm->jobs == 1) {
+    if (vm->jobs == 1 && opt->first_gpu == 0) { /* on the caller's thread and context */
+        vm->inline_match = 1;
         *out = vm;
         return GHM_OK;
     }
@@ -304,7 +307,7 @@ int ghm_video_match_next(GhmVideoMatch *vm, GhmMatchedFrame *out)
 {
     if (!vm || !out)
         return GHM_ERR_INVALID;
-    if (vm->jobs == 1) {
+    if (vm->inline_match) {
         memset(out, 0, sizeof *out);
         vm->source.next(vm->source.user, &out->item);
         match_item(vm, vm->ctx, vm->matcher, out);
