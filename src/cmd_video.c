@@ -278,7 +278,8 @@ static int start_matching(const GhmVideoRun *run, GhmVideoReader *reader, GhmVid
                                .swap_query = run->video->swap ? run->reference : NULL,
                                .params = run->params,
                                .gpus = run->gpus,
-                               .first_gpu = run->first_gpu};
+                               .first_gpu = run->first_gpu,
+                               .threads = run->threads};
     int ret = ghm_video_match_start(reader, run->ctx, run->matcher, &mo, vm);
     int jobs = run->jobs;
     if (ret < 0) {
@@ -465,6 +466,7 @@ static int run_parts(const GhmVideoRun *run, GhmVideo *v, int64_t k0, int64_t k1
         return GHM_EXIT_ERROR;
     }
     int jobs = run->jobs / n > 1 ? run->jobs / n : 1;
+    int threads = ghm_context_threads(run->ctx) / n > 1 ? ghm_context_threads(run->ctx) / n : 1;
     if (run->common->verbose)
         fprintf(stderr, "video: %d parts, each with its own decoder and %d matching worker%s on "
                         "its own CUDA device\n", n, jobs, jobs == 1 ? "" : "s");
@@ -474,6 +476,7 @@ static int run_parts(const GhmVideoRun *run, GhmVideo *v, int64_t k0, int64_t k1
         part->run.gpus = 1;
         part->run.first_gpu = g;
         part->run.jobs = jobs;
+        part->run.threads = threads;
         part->k0 = k0 + (k1 - k0) * g / n;
         part->k1 = k0 + (k1 - k0) * (g + 1) / n;
         part->stats = (GhmVideoStats){.worst_frame = -1, .t0 = s->t0};

@@ -27,6 +27,7 @@ typedef struct GhmVideoRun {
     int name_query;            /* one of several queries: every line names the video */
     int gpus;                  /* CUDA devices the workers are dealt across (resolve_gpus) */
     int first_gpu;             /* a part's device, from ctx's (run_parts) */
+    int threads;               /* CPU threads its workers share (a part's share; 0: ctx's) */
     int jobs;                  /* matching workers (--jobs, or the default for ctx and gpus) */
     int split;                 /* the frames are split between MPI ranks (ghm_video_cli_split) */
     /* The frames this run (this rank's, this part's) prints: from..to (to < 0: to the last), every

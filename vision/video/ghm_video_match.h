@@ -56,6 +56,9 @@ typedef struct GhmVideoMatchOptions {
      * a CUDA ctx, GHM_ERR_NO_DEVICE past the last device). Several readers of one video can so
      * each take a device: the video mode's --gpus on a file it can enter at key frames. */
     int first_gpu;
+    /* The CPU threads the workers share out (0: ctx's): several readers' workers at once each
+     * take a part of the machine, so that together they do not ask for more than it has. */
+    int threads;
 } GhmVideoMatchOptions;
 
 /* One reader item with its match, as next() hands it back. */

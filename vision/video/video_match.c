@@ -56,6 +56,7 @@ struct GhmVideoMatch {
     int gpus;            /* devices the workers are dealt across, >= 1 */
     int first_device;    /* the first of them */
     int inline_match;    /* one job on ctx's device: no thread, next() matches */
+    int threads;         /* CPU threads the workers share (the options'; 0: ctx's) */
     /* more than one job, or workers on another device than ctx's */
     int sync_ready;      /* lock and conditions initialised */
     pthread_mutex_t lock;
@@ -127,7 +128,7 @@ static int worker_context(Worker *w)
 {
     const GhmVideoMatch *vm = w->vm;
     GhmContextOptions co = ghm_context_options(vm->ctx);
-    co.threads = ghm_context_threads(vm->ctx) / vm->jobs;
+    co.threads = (vm->threads ? vm->threads : ghm_context_threads(vm->ctx)) / vm->jobs;
     if (co.threads < 1)
         co.threads = 1;
     co.device = w->device;
@@ -271,7 +272,7 @@ int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *
     *out = NULL;
     if (!source || !source->next || !ctx || !matcher || !opt || opt->jobs < 0 ||
         opt->jobs > GHM_VIDEO_MATCH_MAX_JOBS || (opt->swap_query && !opt->params) ||
-        opt->gpus < 0 || opt->first_gpu < 0)
+        opt->gpus < 0 || opt->first_gpu < 0 || opt->threads < 0)
         return GHM_ERR_INVALID;
     GhmVideoMatch *vm = calloc(1, sizeof *vm);
     if (!vm)
@@ -281,6 +282,7 @@ int ghm_video_match_start_source(const GhmVideoMatchSource *source, GhmContext *
     vm->matcher = matcher;
     vm->swap_query = opt->swap_query;
     vm->params = opt->params;
+    vm->threads = opt->threads;
     int ret = resolve_workers(vm, opt);
     if (ret < 0) {
         free(vm);
