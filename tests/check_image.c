@@ -22,22 +22,6 @@
 
 /* --- a temporary directory per test (checked fixture: runs in the test's own process) ----- */
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    uint8_t *data = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
-
 static void write_file(const char *path, const uint8_t *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -206,7 +190,7 @@ END_TEST
 START_TEST(test_decode_matches_load)
 {
     size_t size = 0;
-    uint8_t *data = read_file(ghm_test_data("images/butterfly.jpg"), &size);
+    uint8_t *data = ghm_test_read_file(ghm_test_data("images/butterfly.jpg"), &size);
     GhmImage *a = NULL, *b = NULL;
     ck_assert_int_eq(ghm_image_decode(data, size, &a, NULL, 0), GHM_OK);
     ck_assert_int_eq(ghm_image_load(ghm_test_data("images/butterfly.jpg"), &b, NULL, 0), GHM_OK);
@@ -739,7 +723,7 @@ START_TEST(test_truncated_prefixes)
                                   "images/butterfly.jpg", "images/Blender_Suzanne1.jpg",
                                   "pairs/dev_03_query.jpg"};
     size_t size = 0;
-    uint8_t *data = read_file(ghm_test_data(files[_i]), &size);
+    uint8_t *data = ghm_test_read_file(ghm_test_data(files[_i]), &size);
     check_prefixes(data, size, files[_i]);
     free(data);
 }
@@ -755,7 +739,7 @@ START_TEST(test_truncated_interlaced_png_file)
                  .interlace = PNG_INTERLACE_ADAM7, .rows = rgba, .stride = W * 4};
     write_test_png(ghm_test_tmp("laced.png"), &p);
     size_t size = 0;
-    uint8_t *data = read_file(ghm_test_tmp("laced.png"), &size);
+    uint8_t *data = ghm_test_read_file(ghm_test_tmp("laced.png"), &size);
     check_prefixes(data, size, "interlaced RGBA PNG");
     /* Through a file as well: the loader reads what is there and reports the same. */
     write_file(ghm_test_tmp("cut.png"), data, size / 2);
@@ -824,7 +808,7 @@ static void set_png_size(uint8_t *png, uint32_t w, uint32_t h)
 START_TEST(test_size_limits_in_headers)
 {
     size_t size = 0;
-    uint8_t *png = read_file(ghm_test_data("images/box.png"), &size);
+    uint8_t *png = ghm_test_read_file(ghm_test_data("images/box.png"), &size);
     GhmImage *img = NULL;
     char why[256] = "";
     set_png_size(png, 0, 223);

@@ -640,10 +640,7 @@ static const char *temp_file(const void *data, size_t n, const char *name)
     snprintf(temp_dir, sizeof temp_dir, "/tmp/ghm_video_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(temp_dir));
     snprintf(temp_path, sizeof temp_path, "%s/%s", temp_dir, name);
-    FILE *f = fopen(temp_path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
+    ghm_test_write_file(temp_path, data, n);
     return temp_path;
 }
 
@@ -653,48 +650,14 @@ static void remove_temp(void)
     rmdir(temp_dir);
 }
 
-static uint8_t *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *data = malloc(*n);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, *n, f), *n);
-    fclose(f);
-    return data;
-}
-
 /* A copy of Megamind.avi with the payload of one video chunk ("00dc") overwritten by noise:
  * that frame is reported damaged and skipped, the others still come, numbered as before. */
 START_TEST(test_damaged_frame_in_middle)
 {
     if (!ghm_video_have_ffmpeg())
         return;
-    size_t n = 0;
-    uint8_t *data = read_whole(ghm_test_data(MEGAMIND), &n);
-    /* The 100th or a later chunk with a real picture in it: the 7-byte chunks are the
-     * placeholders of packed B-frames, and "00dc" in the index (idx1) is followed by flags. */
-    int chunk = 0;
-    size_t at = 0;
-    uint32_t size = 0;
-    for (size_t i = 0; i + 8 < n && !at; i++) {
-        if (memcmp(data + i, "00dc", 4) != 0)
-            continue;
-        size = data[i + 4] | data[i + 5] << 8 | data[i + 6] << 16 | (uint32_t)data[i + 7] << 24;
-        if (++chunk >= 100 && size > 2000 && size < 200000 && i + 8 + size <= n)
-            at = i;
-    }
-    ck_assert_uint_gt(at, 0);
-    uint32_t state = 12345;
-    for (size_t i = at + 8 + 40; i < at + 8 + 400; i++) {
-        state = state * 1103515245u + 12345u;
-        data[i] = (uint8_t)(state >> 16);
-    }
-    const char *path = temp_file(data, n, "damaged.avi");
-    free(data);
+    const char *path = temp_file("", 0, "damaged.avi");
+    ghm_test_damaged_megamind(path);
     GhmVideo *v = NULL;
     char why[256] = "", damaged_why[256] = "";
     ck_assert_int_eq(ghm_video_open(path, &v, why, sizeof why), GHM_OK);

@@ -52,43 +52,14 @@ static void app_callback(void *avcl, int level, const char *fmt, va_list ap)
 
 static char dir[64], path[128];
 
-/* A copy of Megamind.avi with one video chunk from the 100th on overwritten by noise (as
- * check_video's test_damaged_frame_in_middle makes it): the decoder complains about it. */
+/* A copy of Megamind.avi with one video chunk from the 100th on overwritten by noise
+ * (ghm_test_damaged_megamind): the decoder complains about it. */
 static const char *damaged_video(void)
 {
-    FILE *f = fopen(ghm_test_data("video/Megamind.avi"), "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    size_t n = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *data = malloc(n);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, n, f), n);
-    fclose(f);
-    int chunk = 0;
-    size_t at = 0;
-    for (size_t i = 0; i + 8 < n && !at; i++) {
-        if (memcmp(data + i, "00dc", 4) != 0)
-            continue;
-        uint32_t size = data[i + 4] | data[i + 5] << 8 | data[i + 6] << 16 |
-                        (uint32_t)data[i + 7] << 24;
-        if (++chunk >= 100 && size > 2000 && size < 200000 && i + 8 + size <= n)
-            at = i;
-    }
-    ck_assert_uint_gt(at, 0);
-    uint32_t state = 12345;
-    for (size_t i = at + 8 + 40; i < at + 8 + 400; i++) {
-        state = state * 1103515245u + 12345u;
-        data[i] = (uint8_t)(state >> 16);
-    }
     snprintf(dir, sizeof dir, "/tmp/ghm_video_ffmpeg_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/damaged.avi", dir);
-    f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    fclose(f);
-    free(data);
+    ghm_test_damaged_megamind(path);
     return path;
 }
 

@@ -156,27 +156,13 @@ static const char *damage_packet(const char *file, int which)
     avformat_close_input(&fmt);
     ck_assert_int_ge(pos, 0);
     ck_assert_int_ge(size, 64);
-    FILE *f = fopen(file, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    size_t n = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *data = malloc(n);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, n, f), n);
-    fclose(f);
-    uint32_t state = 12345;
-    for (int64_t i = pos + size / 4; i < pos + size * 3 / 4; i++) {
-        state = state * 1103515245u + 12345u;
-        data[i] = (uint8_t)(state >> 16);
-    }
+    size_t n = 0;
+    uint8_t *data = ghm_test_read_file(file, &n);
+    ghm_test_noise(data, (size_t)(pos + size / 4), (size_t)(pos + size * 3 / 4));
     snprintf(dir, sizeof dir, "/tmp/ghm_video_jump_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/damaged.mp4", dir);
-    f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    fclose(f);
+    ghm_test_write_file(path, data, n);
     free(data);
     return path;
 }

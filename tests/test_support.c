@@ -130,6 +130,61 @@ const char *ghm_test_tmp(const char *name)
     return path;
 }
 
+uint8_t *ghm_test_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    uint8_t *data = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+void ghm_test_write_file(const char *path, const uint8_t *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot create %s", path);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+void ghm_test_noise(uint8_t *data, size_t from, size_t to)
+{
+    uint32_t state = 12345;
+    for (size_t i = from; i < to; i++) {
+        state = state * 1103515245u + 12345u;
+        data[i] = (uint8_t)(state >> 16);
+    }
+}
+
+void ghm_test_damaged_megamind(const char *path)
+{
+    size_t n = 0;
+    uint8_t *data = ghm_test_read_file(ghm_test_data("video/Megamind.avi"), &n);
+    /* The 7-byte chunks are the placeholders of packed B-frames, and "00dc" in the index (idx1)
+     * is followed by flags, not a size that fits. */
+    int chunk = 0;
+    size_t at = 0;
+    for (size_t i = 0; i + 8 < n && !at; i++) {
+        if (memcmp(data + i, "00dc", 4) != 0)
+            continue;
+        uint32_t size = data[i + 4] | data[i + 5] << 8 | data[i + 6] << 16 |
+                        (uint32_t)data[i + 7] << 24;
+        if (++chunk >= 100 && size > 2000 && size < 200000 && i + 8 + size <= n)
+            at = i;
+    }
+    ck_assert_uint_gt(at, 0);
+    ghm_test_noise(data, at + 8 + 40, at + 8 + 400);
+    ghm_test_write_file(path, data, n);
+    free(data);
+}
+
 int ghm_test_tmp_count(void)
 {
     DIR *d = opendir(tmpdir);

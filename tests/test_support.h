@@ -78,6 +78,21 @@ const char *ghm_test_tmpdir(void);
 const char *ghm_test_tmp(const char *name);
 int ghm_test_tmp_count(void);
 
+/* The whole file at path (malloc'd, *size bytes; the caller frees it), failing the test when it
+ * cannot be read. */
+uint8_t *ghm_test_read_file(const char *path, size_t *size);
+
+/* Writes n bytes to path, failing the test when it cannot. */
+void ghm_test_write_file(const char *path, const uint8_t *data, size_t n);
+
+/* Overwrites data[from, to) with the same pseudo-random bytes every time: a damaged input. */
+void ghm_test_noise(uint8_t *data, size_t from, size_t to);
+
+/* Writes to path a copy of data/video/Megamind.avi with the payload of one video chunk, the
+ * 100th or a later one with a real picture in it, overwritten by noise: the decoder rejects that
+ * frame and complains about it; the others still come, numbered as before. */
+void ghm_test_damaged_megamind(const char *path);
+
 /* One pair of a data/<folder>/truth.json: the images, and the query -> reference matrix
  * (unless negative: the right answer is "no match"). */
 typedef struct GhmTestPair {
