@@ -94,17 +94,17 @@ GHM_API const GhmVideoInfo *ghm_video_info(const GhmVideo *v);
  * (inclusive; end < 0 means to the last). Frames outside are decoded (later frames may need
  * them) but not converted, except that a file whose timestamps number its frames (a constant
  * rate, every packet timed on its grid: most MP4, MKV and MPEG-TS files) is entered at the last
- * key frame before start, found by one pass of its demuxer, with the same frame numbers and
- * times as a reading from the start; damaged frames before that key frame are then not
- * reported. Call before the first read. GHM_ERR_INVALID for start < 0 or step < 1. */
+ * key frame before start, found by its demuxer alone (reading the packets up to there, not
+ * decoding them), with the same frame numbers and times as a reading from the start; damaged
+ * frames before that key frame are then not reported. Call before the first read. GHM_ERR_INVALID for start < 0 or step < 1. */
 GHM_API int ghm_video_select(GhmVideo *v, int64_t start, int64_t end, int64_t step);
 
 /* 1 when a selection of v that starts past frame 0 would be entered at a key frame (see
  * ghm_video_select): a file whose timestamps number its frames and that has a key frame after
  * its first. 0 when every reading decodes from the first frame (a YUV4MPEG2 stream, an AVI
  * without presentation times, a file of one group of pictures), and for NULL or a video already
- * read. Reads the file's packets once without decoding (a small fraction of decoding them),
- * so that a caller splitting a video between several readers knows whether that pays. */
+ * read. Reads the packets of the file's first two groups of pictures without decoding them, so
+ * that a caller splitting a video between several readers knows whether that pays. */
 GHM_API int ghm_video_enters_at_key_frames(GhmVideo *v);
 
 /* The decoder's threads: FFmpeg's frame threads, each decoding a frame while the reader takes

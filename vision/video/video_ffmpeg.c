@@ -603,7 +603,7 @@ int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
 int ghmi_av_can_jump(GhmVideo *v)
 {
     GhmiJump j;
-    return v->av->cfr && ghmi_av_plan_jump(v->av->path, v->av, v->info.fps, INT64_MAX, &j) == 1;
+    return v->av->cfr && ghmi_av_plan_jump(v->av->path, v->av, v->info.fps, -1, &j) == 1;
 }
 
 int ghmi_av_set_threads(GhmVideo *v, int threads)

@@ -49,9 +49,10 @@ typedef struct GhmiJump {
 
 /* 1 with *jump when path's video stream numbers its frames by their timestamps alone, so that
  * a reader entering at a key frame gives every frame the number and time a reading from the
- * first frame gives it; 0 when not, or when no key frame lies in 1 .. start (the reader then
- * decodes from the start); a negative error only for out of memory. fps: the stream's constant
- * rate (GhmVideoInfo). Reads every packet of the file once, without decoding. */
+ * first frame gives it; 0 when not, or when no key frame lies in 1 .. start (start < 0: the
+ * first key frame after frame 0, whatever its number); the reader then decodes from the start.
+ * A negative error only for out of memory. fps: the stream's constant rate (GhmVideoInfo).
+ * Reads the stream's packets, without decoding, up to the key frame after the one it picks. */
 int ghmi_av_plan_jump(const char *path, void *opaque, double fps, int64_t start, GhmiJump *jump);
 
 #endif /* GHM_VIDEO_FFMPEG_INTERNAL_H */
