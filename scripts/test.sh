@@ -32,11 +32,11 @@ echo "== build (ThreadSanitizer, CPU only): the video pipeline's and the image q
 # would read as races; the threads checked are the pipeline's (reader, workers, ordered output).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGEOHASH_TSAN=ON -DGEOHASH_CUDA=OFF \
     -DGEOHASH_WERROR=ON >/dev/null
-cmake --build build-tsan -j "$jobs" --target geohash-match check_video
+cmake --build build-tsan -j "$jobs" --target geohash-match check_video check_video_y4m
 # tests/tsan.supp: FFmpeg's own decoding threads, uninstrumented, are not ours to check.
 OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/tests/tsan.supp" \
     ctest --test-dir build-tsan --output-on-failure -j "$jobs" -LE slow \
-    -R '^(video\.|cli\.video_(jobs|bad_damaged|bad_truncated|y4m_stdin)|cli\.multi_)'
+    -R '^(video(_y4m)?\.|cli\.video_(jobs|bad_damaged|bad_truncated|y4m_stdin)|cli\.multi_)'
 
 echo "== fuzzing every reader briefly (scripts/fuzz.sh TARGET SECONDS runs one for long)"
 for src in tests/fuzz/fuzz_*.c; do

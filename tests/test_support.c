@@ -185,6 +185,46 @@ void ghm_test_damaged_megamind(const char *path)
     free(data);
 }
 
+void ghm_test_truncations(const uint8_t *data, size_t size, const char *what)
+{
+    size_t step = size / 400 + 1;
+    for (size_t n = 1; n < size; n += (n < 300 || n > size - 300) ? 1 : step) {
+        GhmImage *img = NULL;
+        char why[256] = "";
+        int ret = ghm_image_decode(data, n, &img, why, sizeof why);
+        ck_assert_msg(ret == GHM_ERR_TRUNCATED, "%s cut at %zu of %zu: %s (%s)", what, n, size,
+                      ghm_strerror(ret), why);
+        ck_assert_ptr_nonnull(strstr(why, "truncated"));
+        ck_assert_ptr_null(img);
+    }
+    GhmImage *img = NULL;
+    ck_assert_int_eq(ghm_image_decode(data, size, &img, NULL, 0), GHM_OK);
+    ghm_image_free(&img);
+}
+
+/* Reads to the end; returns the number of frames, fills counts of damaged ones and the final
+ * status (GHM_VIDEO_END or the error). */
+int ghm_test_read_video(GhmVideo *v, int *damaged, int *final, char *why, size_t n)
+{
+    int frames = 0;
+    *damaged = 0;
+    GhmVideoFrame f;
+    for (;;) {
+        int ret = ghm_video_read(v, &f, why, n);
+        if (ret == GHM_VIDEO_FRAME) {
+            ck_assert_ptr_nonnull(f.image);
+            frames++;
+            ghm_image_free(&f.image);
+        } else if (ret == GHM_VIDEO_DAMAGED) {
+            ck_assert_ptr_null(f.image);
+            (*damaged)++;
+        } else {
+            *final = ret;
+            return frames;
+        }
+    }
+}
+
 int ghm_test_tmp_count(void)
 {
     DIR *d = opendir(tmpdir);

@@ -13,6 +13,7 @@
 #include "ghm_context.h"
 #include "ghm_image.h"
 #include "ghm_map.h"
+#include "ghm_video.h"
 
 /* Path of a file under the repository's data/ folder (or $GHM_TEST_DATA when set), in a static
  * buffer (one at a time). */
@@ -92,6 +93,15 @@ void ghm_test_noise(uint8_t *data, size_t from, size_t to);
  * 100th or a later one with a real picture in it, overwritten by noise: the decoder rejects that
  * frame and complains about it; the others still come, numbered as before. */
 void ghm_test_damaged_megamind(const char *path);
+
+/* Every prefix tried of a valid image file's bytes (each of the first and last 300, about 400
+ * between) decodes to GHM_ERR_TRUNCATED with "truncated" in its message and no image; the whole
+ * decodes. what names the file in a failure. */
+void ghm_test_truncations(const uint8_t *data, size_t size, const char *what);
+
+/* Reads v to the end; returns the number of frames, fills the count of damaged ones and the
+ * final status (GHM_VIDEO_END or the error, with why). */
+int ghm_test_read_video(GhmVideo *v, int *damaged, int *final, char *why, size_t n);
 
 /* One pair of a data/<folder>/truth.json: the images, and the query -> reference matrix
  * (unless negative: the right answer is "no match"). */
