@@ -166,29 +166,7 @@ static void encode_many_scans(int scans_per_band, uint8_t **out, size_t *size)
             scans[n++] =
                 (jpeg_scan_info){.comps_in_scan = 1, .Ss = k, .Se = k, .Ah = al, .Al = al - 1};
     }
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    jpeg_mem_dest(&c, &buf, &len);
-    c.image_width = W;
-    c.image_height = H;
-    c.input_components = 1;
-    c.in_color_space = JCS_GRAYSCALE;
-    jpeg_set_defaults(&c);
-    c.scan_info = scans;
-    c.num_scans = n;
-    jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < c.image_height) {
-        JSAMPROW row = grey + (size_t)c.next_scanline * W;
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    *out = buf;
-    *size = len;
+    ghm_test_encode_jpeg_scans(grey, W, H, scans, n, out, size);
 }
 
 /* Thousands of tiny scans are a known way to make a small JPEG cost minutes of CPU: refused

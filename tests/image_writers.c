@@ -35,8 +35,10 @@ void ghm_test_write_png(const char *path, const GhmTestPng *p)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-void ghm_test_encode_jpeg(const uint8_t *samples, int width, int height, int components,
-                          J_COLOR_SPACE space, int progressive, uint8_t **out, size_t *size)
+/* ghm_test_encode_jpeg, with a scan script of its own when scans is not NULL. */
+static void encode_jpeg(const uint8_t *samples, int width, int height, int components,
+                        J_COLOR_SPACE space, int progressive, const jpeg_scan_info *scans,
+                        int n_scans, uint8_t **out, size_t *size)
 {
     struct jpeg_compress_struct c;
     struct jpeg_error_mgr err;
@@ -51,8 +53,12 @@ void ghm_test_encode_jpeg(const uint8_t *samples, int width, int height, int com
     c.in_color_space = space;
     jpeg_set_defaults(&c);
     jpeg_set_quality(&c, 100, TRUE);
-    if (progressive)
+    if (scans) {
+        c.scan_info = scans;
+        c.num_scans = n_scans;
+    } else if (progressive) {
         jpeg_simple_progression(&c);
+    }
     jpeg_start_compress(&c, TRUE);
     while (c.next_scanline < c.image_height) {
         JSAMPROW row = (JSAMPROW)(samples + (size_t)c.next_scanline * width * components);
@@ -62,4 +68,17 @@ void ghm_test_encode_jpeg(const uint8_t *samples, int width, int height, int com
     jpeg_destroy_compress(&c);
     *out = buf;
     *size = n;
+}
+
+void ghm_test_encode_jpeg(const uint8_t *samples, int width, int height, int components,
+                          J_COLOR_SPACE space, int progressive, uint8_t **out, size_t *size)
+{
+    encode_jpeg(samples, width, height, components, space, progressive, NULL, 0, out, size);
+}
+
+void ghm_test_encode_jpeg_scans(const uint8_t *grey, int width, int height,
+                                const jpeg_scan_info *scans, int n_scans, uint8_t **out,
+                                size_t *size)
+{
+    encode_jpeg(grey, width, height, 1, JCS_GRAYSCALE, 0, scans, n_scans, out, size);
 }

@@ -33,4 +33,9 @@ void ghm_test_write_png(const char *path, const GhmTestPng *p);
 void ghm_test_encode_jpeg(const uint8_t *samples, int width, int height, int components,
                           J_COLOR_SPACE space, int progressive, uint8_t **out, size_t *size);
 
+/* A grey JPEG with the given scan script (progressive scans of libjpeg's jpeg_scan_info). */
+void ghm_test_encode_jpeg_scans(const uint8_t *grey, int width, int height,
+                                const jpeg_scan_info *scans, int n_scans, uint8_t **out,
+                                size_t *size);
+
 #endif /* GHM_TEST_IMAGE_WRITERS_H */
