@@ -226,7 +226,9 @@ def match_video(reference, path, start=0, end=None, step=1, backend="auto", thre
     """Iterates over the frames of the video at path (any file FFmpeg decodes), each matched
     as the query against reference (a path, an array, or a Matcher to reuse): FrameResult
     objects in frame order. start, end (inclusive; None = the last) and step choose frames by
-    number. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
+    number; a start past frame 0 is reached from the key frame before it where the file's
+    timestamps number its frames (most MP4, MKV, MPEG-TS), not by decoding from the first frame,
+    with the same numbers and pixels. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
     that ends before the frames it declares raises GeohashError after the frames it has. The
     matrix maps frame pixels into the reference, as on the command line without --swap.
     threads > 0 bounds the decoder's threads too (else 16 frame threads, on any machine)."""
