@@ -226,6 +226,22 @@ def test_match_video_selection_and_matcher_reuse(data):
 
 
 @needs_ffmpeg
+def test_match_video_late_start_from_key_frame(data):
+    """A start past frame 0 of an MP4 with a key frame every 12 frames is reached from the key
+    frame before it (frame 24 for 30): the frames, times and answers of a reading from the
+    first frame."""
+    ref, video = data("video", "megamind_frame050.png"), data("video", "megamind_gop12.mp4")
+    m = gm.Matcher(ref, **CPU)
+    every = [f for f in gm.match_video(m, video, end=40) if f.frame >= 30]
+    late = list(gm.match_video(m, video, start=30, end=40))
+    assert [f.frame for f in late] == list(range(30, 41))
+    def answers(frames):
+        return [(f.frame, f.pts, f.result.found, f.result.votes, f.result.confidence)
+                for f in frames]
+    assert answers(late) == answers(every)
+
+
+@needs_ffmpeg
 def test_match_video_errors(data):
     ref = data("video", "megamind_frame050.png")
     with pytest.raises(gm.GeohashError, match=r"empty\.mp4: .*empty"):
