@@ -387,7 +387,7 @@ static int match_video(const GhmVideoRun *run, GhmVideo *v, GhmVideoStats *s, in
     } else if (start_matching(run, reader, &vm) == 0) {
         const GhmCommonOptions *c = run->common;
         GhmVideoProgress p = {.active = progress && !c->quiet && isatty(2), .t0 = s->t0,
-                      .total = selected_total(run->video, ghm_video_info(v))};
+                              .total = selected_total(run->video, ghm_video_info(v))};
         if (run_frames(run, vm, s, &p) > 0)
             status = s->found > 0 ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
     }
