@@ -56,22 +56,13 @@ START_TEST(test_truncated_prefixes)
 }
 END_TEST
 
-
-static void fill_random(uint8_t *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        p[i] = (uint8_t)(seed >> 16);
-    }
-}
-
 START_TEST(test_garbage)
 {
     static uint8_t buf[4096];
     char why[256];
     GhmImage *img = NULL;
     /* Random bytes (first byte forced away from both signatures). */
-    fill_random(buf, sizeof buf, 7);
+    ghm_test_noise(buf, 0, sizeof buf, 7);
     buf[0] = 0x42;
     ghm_test_write_file(ghm_test_tmp("random.bin"), buf, sizeof buf);
     ck_assert_int_eq(ghm_image_load(ghm_test_tmp("random.bin"), &img, why, sizeof why),
@@ -80,7 +71,7 @@ START_TEST(test_garbage)
     /* A valid PNG signature followed by garbage, for several garbage seeds. */
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
     for (unsigned seed = 1; seed <= 50; seed++) {
-        fill_random(buf, sizeof buf, seed);
+        ghm_test_noise(buf, 0, sizeof buf, seed);
         memcpy(buf, sig, sizeof sig);
         why[0] = '\0';
         int ret = ghm_image_decode(buf, sizeof buf, &img, why, sizeof why);
@@ -90,7 +81,7 @@ START_TEST(test_garbage)
     }
     /* A JPEG start of image followed by garbage. */
     for (unsigned seed = 1; seed <= 50; seed++) {
-        fill_random(buf, sizeof buf, seed);
+        ghm_test_noise(buf, 0, sizeof buf, seed);
         buf[0] = 0xff, buf[1] = 0xd8, buf[2] = 0xff;
         why[0] = '\0';
         int ret = ghm_image_decode(buf, sizeof buf, &img, why, sizeof why);

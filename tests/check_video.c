@@ -302,24 +302,13 @@ START_TEST(test_truncated_avi)
 }
 END_TEST
 
-/* Writes data to NAME in a new temporary directory and returns its path (static buffer);
- * remove_temp() deletes both. The name is ours to choose, so a test can make it lie. */
-static char temp_dir[64];
-static char temp_path[128];
-
+/* Writes data to NAME in the test's scratch folder and returns its path (ghm_test_tmp's
+ * buffer). The name is ours to choose, so a test can make it lie. */
 static const char *temp_file(const void *data, size_t n, const char *name)
 {
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/ghm_video_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(temp_dir));
-    snprintf(temp_path, sizeof temp_path, "%s/%s", temp_dir, name);
-    ghm_test_write_file(temp_path, data, n);
-    return temp_path;
-}
-
-static void remove_temp(void)
-{
-    unlink(temp_path);
-    rmdir(temp_dir);
+    const char *path = ghm_test_tmp(name);
+    ghm_test_write_file(path, data, n);
+    return path;
 }
 
 /* A copy of Megamind.avi with the payload of one video chunk ("00dc") overwritten by noise:
@@ -328,7 +317,7 @@ START_TEST(test_damaged_frame_in_middle)
 {
     if (!ghm_video_have_ffmpeg())
         return;
-    const char *path = temp_file("", 0, "damaged.avi");
+    const char *path = ghm_test_tmp("damaged.avi");
     ghm_test_damaged_megamind(path);
     GhmVideo *v = NULL;
     char why[256] = "", damaged_why[256] = "";
@@ -354,7 +343,6 @@ START_TEST(test_damaged_frame_in_middle)
     ck_assert_msg(strstr(damaged_why, "damaged") || strstr(damaged_why, "cannot be decoded"),
                   "%s", damaged_why);
     ghm_video_free(&v);
-    remove_temp();
 }
 END_TEST
 
@@ -377,7 +365,6 @@ START_TEST(test_audio_only)
     const char *path = temp_file(wav, sizeof wav, "clip.mp4"); /* the name lies; content decides */
     char why[256] = "";
     int ret = open_status(path, why, sizeof why);
-    remove_temp();
     if (!ghm_video_have_ffmpeg()) {
         ck_assert_int_eq(ret, GHM_ERR_UNSUPPORTED);
         return;
@@ -410,7 +397,6 @@ START_TEST(test_noise_file)
         ck_assert_int_lt(ret, 0);
         ck_assert_msg(why[0] != '\0', "no reason given");
     }
-    remove_temp();
 }
 END_TEST
 
@@ -447,6 +433,7 @@ static Suite *video_suite(void)
     tcase_add_test(decode, test_queue_semantics);
     suite_add_tcase(s, decode);
     TCase *bad = tcase_create("bad");
+    tcase_add_checked_fixture(bad, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_set_timeout(bad, 120);
     tcase_add_test(bad, test_empty_missing_text_dir);
     tcase_add_test(bad, test_truncated_avi);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -50,23 +49,13 @@ static void app_callback(void *avcl, int level, const char *fmt, va_list ap)
     }
 }
 
-static char dir[64], path[128];
-
 /* A copy of Megamind.avi with one video chunk from the 100th on overwritten by noise
- * (ghm_test_damaged_megamind): the decoder complains about it. */
+ * (ghm_test_damaged_megamind) in the test's scratch folder: the decoder complains about it. */
 static const char *damaged_video(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ghm_video_ffmpeg_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/damaged.avi", dir);
+    const char *path = ghm_test_tmp("damaged.avi");
     ghm_test_damaged_megamind(path);
     return path;
-}
-
-static void remove_video(void)
-{
-    unlink(path);
-    rmdir(dir);
 }
 
 /* Reads the whole video; returns how many damaged frames there were and, in said, how many of
@@ -103,7 +92,6 @@ START_TEST(test_library_sets_no_callback)
     ck_assert_int_eq(probe_seen, 1);
     /* Nothing passed on: the messages fall back to what the frames' flags say. */
     ck_assert_int_eq(said, 0);
-    remove_video();
 }
 END_TEST
 
@@ -116,7 +104,6 @@ START_TEST(test_forwarded_lines_reach_the_message)
     ck_assert_int_ge(read_damaged(damaged_video(), &said), 1);
     ck_assert_int_gt(lines_taken, 0);
     ck_assert_int_ge(said, 1);
-    remove_video();
 }
 END_TEST
 
@@ -145,7 +132,6 @@ START_TEST(test_foreign_context_is_left_alone)
     ck_assert_int_ge(read_damaged(damaged_video(), &said), 1);
     ck_assert_int_gt(foreign_offered, 0);
     ck_assert_int_eq(foreign_taken, 0);
-    remove_video();
     avcodec_free_context(&mine);
 }
 END_TEST
@@ -322,7 +308,6 @@ START_TEST(test_decoder_threads_damaged_frames)
     ck_assert_int_gt(damaged[0], 0);
     ck_assert_int_eq(damaged[0], damaged[1]);
     ck_assert_int_ge(said[1], 1);
-    remove_video();
 }
 END_TEST
 
@@ -330,11 +315,13 @@ static Suite *video_ffmpeg_suite(void)
 {
     Suite *s = suite_create("video_ffmpeg");
     TCase *logs = tcase_create("log");
+    tcase_add_checked_fixture(logs, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(logs, test_library_sets_no_callback);
     tcase_add_test(logs, test_forwarded_lines_reach_the_message);
     tcase_add_test(logs, test_foreign_context_is_left_alone);
     suite_add_tcase(s, logs);
     TCase *grey = tcase_create("grey");
+    tcase_add_checked_fixture(grey, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_set_timeout(grey, 120);
     tcase_add_test(grey, test_grey_is_libswscale_gray8);
     tcase_add_test(grey, test_decoder_threads_same_frames);

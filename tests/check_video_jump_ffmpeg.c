@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libavformat/avformat.h>
 #include <libavutil/log.h>
@@ -135,10 +134,8 @@ static void app_callback(void *avcl, int level, const char *fmt, va_list ap)
     decoder_lines += ghm_video_log_ffmpeg(avcl, level, fmt, ap);
 }
 
-static char dir[64], path[128];
-
-/* A copy of file with the middle of its video stream's packet number `which` (decode order)
- * overwritten by noise. */
+/* A copy of file in the test's scratch folder with the middle of its video stream's packet
+ * number `which` (decode order) overwritten by noise. */
 static const char *damage_packet(const char *file, int which)
 {
     AVFormatContext *fmt = NULL;
@@ -158,10 +155,9 @@ static const char *damage_packet(const char *file, int which)
     ck_assert_int_ge(size, 64);
     size_t n = 0;
     uint8_t *data = ghm_test_read_file(file, &n);
-    ghm_test_noise(data, (size_t)(pos + size / 4), (size_t)(pos + size * 3 / 4));
-    snprintf(dir, sizeof dir, "/tmp/ghm_video_jump_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/damaged.mp4", dir);
+    ghm_test_noise(data, (size_t)(pos + size / 4), (size_t)(pos + size * 3 / 4), 12345);
+    static char path[512]; /* ghm_test_tmp's buffer is reused by the next call */
+    snprintf(path, sizeof path, "%s", ghm_test_tmp("damaged.mp4"));
     ghm_test_write_file(path, data, n);
     free(data);
     return path;
@@ -194,8 +190,6 @@ START_TEST(test_jump_skips_what_comes_before)
     ck_assert_int_gt(lines_of(file, 0), lines_of(clean, 0));
     ck_assert_int_gt(lines_of(file, 8), lines_of(clean, 8));
     ck_assert_int_eq(lines_of(file, 30), lines_of(clean, 30));
-    unlink(path);
-    rmdir(dir);
 }
 END_TEST
 
@@ -203,6 +197,7 @@ static Suite *video_jump_suite(void)
 {
     Suite *s = suite_create("video_jump_ffmpeg");
     TCase *jump = tcase_create("jump");
+    tcase_add_checked_fixture(jump, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_set_timeout(jump, 120);
     tcase_add_test(jump, test_jump_same_frames);
     tcase_add_test(jump, test_avi_read_from_start);

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ghm_image.h"
 #include "ghm_video.h"
@@ -273,10 +272,9 @@ END_TEST
  * In a build without FFmpeg the file goes to our reader, and the check is trivially true. */
 START_TEST(test_y4m_file_same_as_ffmpeg)
 {
-    char path[] = "/tmp/ghm_y4m_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w+b");
+    const char *path = ghm_test_tmp("clip.y4m");
+    FILE *f = fopen(path, "w+b");
+    ck_assert_ptr_nonnull(f);
     fputs("YUV4MPEG2 W64 H48 F25:1 Ip A1:1 C420jpeg\n", f);
     for (int i = 0; i < 3; i++) {
         fputs("FRAME\n", f);
@@ -309,7 +307,6 @@ START_TEST(test_y4m_file_same_as_ffmpeg)
     ghm_video_free(&ours);
     ghm_video_free(&file);
     fclose(f);
-    unlink(path);
 }
 END_TEST
 
@@ -317,6 +314,7 @@ static Suite *video_y4m_suite(void)
 {
     Suite *s = suite_create("video_y4m");
     TCase *y4m = tcase_create("y4m");
+    tcase_add_checked_fixture(y4m, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(y4m, test_y4m_420);
     tcase_add_test(y4m, test_y4m_mono_422_444);
     tcase_add_test(y4m, test_y4m_bad_headers);

@@ -154,9 +154,9 @@ void ghm_test_write_file(const char *path, const uint8_t *data, size_t n)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-void ghm_test_noise(uint8_t *data, size_t from, size_t to)
+void ghm_test_noise(uint8_t *data, size_t from, size_t to, uint32_t seed)
 {
-    uint32_t state = 12345;
+    uint32_t state = seed;
     for (size_t i = from; i < to; i++) {
         state = state * 1103515245u + 12345u;
         data[i] = (uint8_t)(state >> 16);
@@ -167,8 +167,8 @@ void ghm_test_damaged_megamind(const char *path)
 {
     size_t n = 0;
     uint8_t *data = ghm_test_read_file(ghm_test_data("video/Megamind.avi"), &n);
-    /* The 7-byte chunks are the placeholders of packed B-frames, and "00dc" in the index (idx1)
-     * is followed by flags, not a size that fits. */
+    /* The 7-byte chunks stand for packed B-frames (no picture of their own), and "00dc" in the
+     * index (idx1) is followed by flags, not a size that fits. */
     int chunk = 0;
     size_t at = 0;
     for (size_t i = 0; i + 8 < n && !at; i++) {
@@ -180,7 +180,7 @@ void ghm_test_damaged_megamind(const char *path)
             at = i;
     }
     ck_assert_uint_gt(at, 0);
-    ghm_test_noise(data, at + 8 + 40, at + 8 + 400);
+    ghm_test_noise(data, at + 8 + 40, at + 8 + 400, 12345);
     ghm_test_write_file(path, data, n);
     free(data);
 }

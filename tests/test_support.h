@@ -86,8 +86,9 @@ uint8_t *ghm_test_read_file(const char *path, size_t *size);
 /* Writes n bytes to path, failing the test when it cannot. */
 void ghm_test_write_file(const char *path, const uint8_t *data, size_t n);
 
-/* Overwrites data[from, to) with the same pseudo-random bytes every time: a damaged input. */
-void ghm_test_noise(uint8_t *data, size_t from, size_t to);
+/* Overwrites data[from, to) with pseudo-random bytes, the same for the same seed: a damaged or
+ * garbage input. */
+void ghm_test_noise(uint8_t *data, size_t from, size_t to, uint32_t seed);
 
 /* Writes to path a copy of data/video/Megamind.avi with the payload of one video chunk, the
  * 100th or a later one with a real picture in it, overwritten by noise: the decoder rejects that
