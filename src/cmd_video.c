@@ -40,6 +40,11 @@
  * least one per worker, so that workers that finish together all find a frame waiting. */
 #define QUEUE_FRAMES 4
 
+/* Parts of a video per device with --decode gpu: a GPU has several video engines, and one
+ * stream keeps one busy (1080p H.264 on an H200: one stream ~690 frames/s, four at once ~2650
+ * together, docs/BENCHMARKS.md). */
+#define GPU_DECODERS_PER_DEVICE 4
+
 
 GhmVideoOptions ghm_video_cli_defaults(void)
 {
@@ -76,6 +81,13 @@ int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg)
             opt->gpus = (int)v;
         return 1;
     }
+    case GHM_OPT_VIDEO_DECODE:
+        if (strcmp(arg, "cpu") != 0 && strcmp(arg, "gpu") != 0) {
+            ghm_cli_error("--decode", "'%s': expected cpu or gpu", arg);
+            return -1;
+        }
+        opt->decode_gpu = strcmp(arg, "gpu") == 0;
+        return 1;
     default:
         return 0;
     }
@@ -101,6 +113,13 @@ void ghm_video_cli_help(FILE *f)
           "              default, 4 workers; a file whose timestamps number its frames is\n"
           "              cut in N parts, each with its own decoder (--verbose says so); the\n"
           "              output is that of one device, byte for byte apart from timings\n"
+          "  --decode cpu|gpu  where frames are decoded (default cpu: FFmpeg's threads);\n"
+          "              gpu: the video engines (NVDEC) of the devices that match them, and\n"
+          "              a file whose timestamps number its frames cut in 4 parts per\n"
+          "              device, each with its own decoder. Needs the CUDA backend. The\n"
+          "              frames are the CPU's for H.264, HEVC, VP9 and AV1 (not where data\n"
+          "              is damaged: NVDEC conceals otherwise); worth it on long videos\n"
+          "              where the CPU's decoding is the limit\n"
           "  Under mpirun -n R (a build with MPI) the selected frames of a video file are\n"
           "  split in R ranges, one per process (machines included); rank 0 prints them all.\n"
           "  Without --swap the matrix maps FRAME pixels into REFERENCE, whose tables are built\n"
@@ -206,7 +225,7 @@ static int resolve_gpus(const GhmVideoOptions *o, const GhmContext *ctx)
 }
 
 static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
-                         const GhmImage *ref_img)
+                         const GhmContext *ctx, const GhmImage *ref_img)
 {
     if (opt->overlay) {
         ghm_cli_error("--overlay", "draws one query; it is not available for a video");
@@ -220,10 +239,23 @@ static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,
         ghm_cli_error("--swap", "needs a REFERENCE image (PNG or JPEG), not only --load-ref");
         return -1;
     }
+    if (o->decode_gpu && ghm_context_backend(ctx) != GHM_BACKEND_CUDA) {
+        ghm_cli_error("--decode", "gpu needs the CUDA backend (this run uses the CPU%s)",
+                      ghm_cuda_available() ? "" : ": no usable CUDA device");
+        return -1;
+    }
     return 0;
 }
 
-/* Opens the video and applies the selection; prints the error line on failure. */
+/* The CUDA device of a run's (or a part's) first worker, which decodes with --decode gpu. */
+static int decode_device(const GhmVideoRun *run)
+{
+    int first = ghm_context_device(run->ctx);
+    return (first < 0 ? 0 : first) + run->first_gpu;
+}
+
+/* Opens the video, applies the selection and the decoder's options; prints the error line on
+ * failure. */
 static int open_video(const GhmVideoRun *run, GhmVideo **out)
 {
     char why[256] = "";
@@ -240,6 +272,12 @@ static int open_video(const GhmVideoRun *run, GhmVideo **out)
     const GhmVideoOptions *o = run->video;
     if (ghm_video_select(*out, o->start, o->end, o->step) < 0) {
         ghm_cli_error(NULL, "bad frame selection");
+        ghm_video_free(out);
+        return -1;
+    }
+    if (o->decode_gpu && ghm_video_set_gpu_decoding(*out, decode_device(run), why,
+                                                    sizeof why) < 0) {
+        ghm_cli_error(run->subject, "%s", why);
         ghm_video_free(out);
         return -1;
     }
@@ -457,25 +495,36 @@ static int join_parts(Part *parts, int n, FILE *out, GhmVideoStats *s)
     return failed ? GHM_EXIT_ERROR : status;
 }
 
-/* Frames k0 .. k1 - 1 of the selection in run->gpus parts; v is the run's video, not read yet. */
+/* The parts a video file is cut in where it can be: one per device, or with --decode gpu as
+ * many as keep a device's video engines busy. */
+static int part_count(const GhmVideoRun *run)
+{
+    return run->gpus * (run->video->decode_gpu ? GPU_DECODERS_PER_DEVICE : 1);
+}
+
+/* Frames k0 .. k1 - 1 of the selection in part_count() parts, dealt to the devices in turn,
+ * each with the default workers unless --jobs was given (then shared); v is the run's video,
+ * not read yet. */
 static int run_parts(const GhmVideoRun *run, GhmVideo *v, int64_t k0, int64_t k1, GhmVideoStats *s)
 {
-    int n = run->gpus;
+    int n = part_count(run);
     Part *parts = calloc((size_t)n, sizeof *parts);
     if (!parts) {
         ghm_cli_error(NULL, "out of memory");
         return GHM_EXIT_ERROR;
     }
-    int jobs = run->jobs / n > 1 ? run->jobs / n : 1;
+    int jobs = !run->video->jobs ? ghm_video_match_default_jobs(run->ctx)
+               : run->jobs / n > 1 ? run->jobs / n : 1;
     int threads = ghm_context_threads(run->ctx) / n > 1 ? ghm_context_threads(run->ctx) / n : 1;
     if (run->common->verbose)
-        fprintf(stderr, "video: %d parts, each with its own decoder and %d matching worker%s on "
-                        "its own CUDA device\n", n, jobs, jobs == 1 ? "" : "s");
+        fprintf(stderr, "video: %d parts on %d CUDA device%s, each with its own %s decoder and %d "
+                "matching worker%s\n", n, run->gpus, run->gpus == 1 ? "" : "s",
+                run->video->decode_gpu ? "GPU" : "CPU", jobs, jobs == 1 ? "" : "s");
     for (int g = 0; g < n; g++) {
         Part *part = &parts[g];
         part->run = *run;
         part->run.gpus = 1;
-        part->run.first_gpu = g;
+        part->run.first_gpu = g % run->gpus;
         part->run.jobs = jobs;
         part->run.threads = threads;
         part->k0 = k0 + (k1 - k0) * g / n;
@@ -508,7 +557,7 @@ static int run_video(GhmVideoRun *run, GhmVideoStats *s)
     int64_t total = selected_total(run->video, ghm_video_info(v)), k0 = 0, k1 = total;
     int share = run->split ? select_rank_share(run, v, total, &k0, &k1) : 0;
     int status = share > 0 ? GHM_EXIT_NOT_FOUND : GHM_EXIT_ERROR;
-    if (share == 0 && run->gpus > 1 && total > 0 && k1 - k0 >= 2 * run->gpus &&
+    if (share == 0 && part_count(run) > 1 && total > 0 && k1 - k0 >= 2 * part_count(run) &&
         ghm_video_enters_at_key_frames(v))
         status = run_parts(run, v, k0, k1, s);
     else if (share == 0)
@@ -523,7 +572,7 @@ int ghm_cmd_video(const GhmMatchOptions *opt, const GhmVideoOptions *video, GhmC
                   GhmMatcher *matcher, const GhmImage *ref_img)
 {
     int split = ghm_video_cli_split(opt);
-    int gpus = check_options(opt, video, ref_img) < 0 ? -1 : resolve_gpus(video, ctx);
+    int gpus = check_options(opt, video, ctx, ref_img) < 0 ? -1 : resolve_gpus(video, ctx);
     if (gpus < 0) {
         if (split)
             ghm_video_cli_split_abandon();

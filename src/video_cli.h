@@ -1,9 +1,9 @@
 /*
  * video_cli.h - the options of the video mode (--start, --end, --step, --swap, --jobs,
- * --gpus). The match
- * mode's parser (match_cli.c) puts GHM_VIDEO_LONG_OPTIONS in its table and hands every option
- * it does not know to ghm_video_cli_option(), as it does with the common ones; the values
- * travel to ghm_cmd_video() (cmd_video.h) when QUERY turns out to be a video.
+ * --gpus, --decode). The match mode's parser (match_cli.c) puts GHM_VIDEO_LONG_OPTIONS in its
+ * table and hands every option it does not know to ghm_video_cli_option(), as it does with the
+ * common ones; the values travel to ghm_cmd_video() (cmd_video.h) when QUERY turns out to be
+ * a video.
  */
 #ifndef GHM_VIDEO_CLI_H
 #define GHM_VIDEO_CLI_H
@@ -19,7 +19,8 @@ enum {
     GHM_OPT_VIDEO_STEP,
     GHM_OPT_VIDEO_SWAP,
     GHM_OPT_VIDEO_JOBS,
-    GHM_OPT_VIDEO_GPUS
+    GHM_OPT_VIDEO_GPUS,
+    GHM_OPT_VIDEO_DECODE
 };
 
 #define GHM_VIDEO_LONG_OPTIONS                                                               \
@@ -28,7 +29,8 @@ enum {
         {"step", required_argument, NULL, GHM_OPT_VIDEO_STEP},                               \
         {"swap", no_argument, NULL, GHM_OPT_VIDEO_SWAP},                                     \
         {"jobs", required_argument, NULL, GHM_OPT_VIDEO_JOBS},                               \
-        {"gpus", required_argument, NULL, GHM_OPT_VIDEO_GPUS}
+        {"gpus", required_argument, NULL, GHM_OPT_VIDEO_GPUS},                               \
+        {"decode", required_argument, NULL, GHM_OPT_VIDEO_DECODE}
 
 typedef struct GhmVideoOptions {
     long start; /* first frame number (default 0) */
@@ -37,6 +39,7 @@ typedef struct GhmVideoOptions {
     int swap;   /* frames are the references, the image the query */
     int jobs;   /* frames matched at once, by as many workers; 0 = ghm_video_match_default_jobs */
     int gpus;   /* CUDA devices the workers are dealt across; 0 = one, GHM_VIDEO_ALL_GPUS */
+    int decode_gpu; /* --decode gpu: frames decoded by the GPUs' video engines (NVDEC) */
 } GhmVideoOptions;
 
 /* --gpus all: every CUDA device there is (none: as without the option). */

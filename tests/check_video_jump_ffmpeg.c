@@ -4,8 +4,10 @@
  * Matroska (millisecond timestamps), selections with steps and ends, and files that must be
  * read from the start (an AVI without presentation times, an MP4 with one key frame). That it
  * does enter late shows in a copy with a damaged packet before the key frame: a reading from
- * the start hears the decoder complain, a reading from the key frame does not. Built only with
- * FFmpeg (the test finds the packet to damage with FFmpeg's demuxer). */
+ * the start hears the decoder complain, a reading from the key frame does not. The same frames
+ * again decoded on a GPU (ghm_video_set_gpu_decoding, case "cuda_decode"), and a clean refusal
+ * where there is none. Built only with FFmpeg (the test finds the packet to damage with
+ * FFmpeg's demuxer). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ static uint64_t pixel_hash(const GhmImage *img)
 }
 
 static int decode_threads; /* 0: the library's default */
+static int decode_device = -1; /* the CUDA device that decodes, -1: the CPU */
 
 /* Every item a reader of file with this selection gives, into out; returns how many. */
 static int read_items(const char *file, int64_t start, int64_t end, int64_t step, Item *out)
@@ -50,6 +53,9 @@ static int read_items(const char *file, int64_t start, int64_t end, int64_t step
     ck_assert_int_eq(ghm_video_select(v, start, end, step), GHM_OK);
     if (decode_threads)
         ck_assert_int_eq(ghm_video_set_decode_threads(v, decode_threads), GHM_OK);
+    if (decode_device >= 0)
+        ck_assert_msg(ghm_video_set_gpu_decoding(v, decode_device, why, sizeof why) == GHM_OK,
+                      "%s: %s", file, why);
     GhmVideoFrame f;
     int n = 0, ret;
     while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
@@ -193,6 +199,61 @@ START_TEST(test_jump_skips_what_comes_before)
 }
 END_TEST
 
+/* H.264 decoded by NVDEC: the CPU's frames, numbers and times, read from the start and
+ * entered at key frames. */
+START_TEST(test_gpu_decoding_same_frames)
+{
+    static Item all[MOST_ITEMS];
+    const char *names[] = {"video/megamind_gop12.mp4", "video/megamind_gop12_open.mp4",
+                           "video/megamind_gop12.mkv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *file = ghm_test_data(names[i]);
+        decode_device = -1;
+        int n = read_items(file, 0, -1, 1, all);
+        ck_assert_int_eq(n, 96);
+        decode_device = 0;
+        check_selection(file, all, n, 0, -1, 1);
+        check_selection(file, all, n, 13, -1, 1);
+        check_selection(file, all, n, 37, -1, 5);
+        check_selection(file, all, n, 30, 40, 1);
+    }
+    decode_device = -1;
+}
+END_TEST
+
+/* The choice is refused before a read and for a bad device; without a device (this machine's
+ * CI) it fails with a reason and the video reads on, on the CPU, as if never asked. */
+START_TEST(test_gpu_decoding_refused_cleanly)
+{
+    static Item all[MOST_ITEMS], got[MOST_ITEMS];
+    const char *file = ghm_test_data("video/megamind_gop12.mp4");
+    int n = read_items(file, 0, -1, 1, all);
+    GhmVideo *v = NULL;
+    char why[256] = "";
+    ck_assert_int_eq(ghm_video_open(file, &v, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(ghm_video_set_gpu_decoding(v, -2, why, sizeof why), GHM_ERR_INVALID);
+    if (!ghm_test_have_cuda()) {
+        why[0] = '\0';
+        int ret = ghm_video_set_gpu_decoding(v, 0, why, sizeof why);
+        ck_assert_msg(ret == GHM_ERR_NO_DEVICE || ret == GHM_ERR_UNSUPPORTED, "%d: %s", ret, why);
+        ck_assert_msg(why[0] != '\0', "no reason given");
+    }
+    GhmVideoFrame f;
+    int k = 0, ret;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
+        ck_assert_msg(ret >= 0 && k < n, "%s: %s", file, why);
+        got[k++] = (Item){ret, f.index, f.pts, f.image ? pixel_hash(f.image) : 0};
+        ghm_image_free(&f.image);
+    }
+    ck_assert_int_eq(k, n);
+    for (int i = 0; i < n; i++)
+        ck_assert(got[i].status == all[i].status && got[i].index == all[i].index &&
+                  got[i].pts == all[i].pts && got[i].hash == all[i].hash);
+    ck_assert_int_eq(ghm_video_set_gpu_decoding(v, 0, why, sizeof why), GHM_ERR_INVALID);
+    ghm_video_free(&v);
+}
+END_TEST
+
 static Suite *video_jump_suite(void)
 {
     Suite *s = suite_create("video_jump_ffmpeg");
@@ -203,6 +264,13 @@ static Suite *video_jump_suite(void)
     tcase_add_test(jump, test_avi_read_from_start);
     tcase_add_test(jump, test_jump_skips_what_comes_before);
     suite_add_tcase(s, jump);
+    TCase *gpu = tcase_create("cuda_decode");
+    tcase_set_timeout(gpu, 120);
+    tcase_add_test(gpu, test_gpu_decoding_same_frames);
+    suite_add_tcase(s, gpu);
+    TCase *refused = tcase_create("gpu_refused");
+    tcase_add_test(refused, test_gpu_decoding_refused_cleanly);
+    suite_add_tcase(s, refused);
     return s;
 }
 

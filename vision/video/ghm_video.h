@@ -120,6 +120,20 @@ GHM_API int ghm_video_enters_at_key_frames(GhmVideo *v);
 #define GHM_VIDEO_DECODE_THREADS 16
 GHM_API int ghm_video_set_decode_threads(GhmVideo *v, int threads);
 
+/* Decodes on CUDA device `device`'s video engines (NVDEC, through FFmpeg's CUDA hwaccel), or
+ * on the CPU again with -1. Frame numbers, times and damaged frames are found as on the CPU
+ * (the same software decoder parses the stream); the pixels are NVDEC's, copied back to host
+ * memory: for H.264, HEVC, VP9 and AV1 the same as the CPU's on sound data (those standards fix
+ * the output bit for bit), for MPEG-2 and MPEG-4 within the inverse transform's rounding, and
+ * where data is damaged concealed as NVDEC conceals. A stream NVDEC cannot take (a profile it
+ * lacks) is decoded on the CPU. One engine decodes 1080p H.264 at ~700 frames/s with almost no
+ * CPU; a GPU has several, used by several videos (or readers of parts of one) at once. Call
+ * before the first read. GHM_ERR_INVALID after a read or for device < -1; GHM_ERR_UNSUPPORTED
+ * when FFmpeg has no CUDA hwaccel for the codec, GHM_ERR_NO_DEVICE when the device cannot be
+ * opened (no driver, no such device), each with why; on failure v decodes as before. A
+ * YUV4MPEG2 stream, which needs no decoder, accepts and ignores it. */
+GHM_API int ghm_video_set_gpu_decoding(GhmVideo *v, int device, char *why, size_t why_size);
+
 /* Decodes the next selected frame into *f (f->image is new and owned by the caller). Returns
  * GHM_VIDEO_FRAME, GHM_VIDEO_END, GHM_VIDEO_DAMAGED (f->index says which frame was skipped,
  * f->image is NULL, why says why; reading may go on), or a negative error after which the

@@ -178,6 +178,17 @@ int ghm_video_set_decode_threads(GhmVideo *v, int threads)
     return ghmi_av_set_threads(v, threads < MOST ? threads : MOST);
 }
 
+int ghm_video_set_gpu_decoding(GhmVideo *v, int device, char *why, size_t why_size)
+{
+    if (!v || device < -1 || v->next_index > 0 || v->finished) {
+        ghmi_why(why, why_size, "the decoder can be chosen only before the first read");
+        return GHM_ERR_INVALID;
+    }
+    if (!v->av) /* Y4M: nothing to decode */
+        return GHM_OK;
+    return ghmi_av_set_gpu(v, device, why, why_size);
+}
+
 int ghm_video_read(GhmVideo *v, GhmVideoFrame *f, char *why, size_t why_size)
 {
     if (!v || !f)

@@ -40,12 +40,20 @@
 #include "ffmpeg_libs_internal.h"
 #include "video_ffmpeg_internal.h"
 
+/* Threads of a decoder whose pictures NVDEC decodes (ghm_video_set_gpu_decoding): its CPU
+ * share is parsing and bookkeeping, and one thread keeps one engine busy; more streams at
+ * once, not more threads, use a GPU's several engines (docs/BENCHMARKS.md). */
+#define GPU_DECODE_THREADS 1
+
 struct GhmiAv {
     AVFormatContext *fmt;
     AVCodecContext *dec;
     AVPacket *pkt;
     AVFrame *frame;
+    AVFrame *host_frame; /* a GPU-decoded frame's copy in host memory (video_gpu_decode.c) */
     GhmiGrey grey; /* frame -> grey image (video_frame.c) */
+    int threads;   /* the decoder's (ghm_video_set_decode_threads) */
+    int gpu;       /* the CUDA device that decodes, -1: the CPU */
     int stream;
     int64_t first_ts; /* timestamp of the first frame out of the decoder: pts 0 */
     double last_pts;  /* of the previous frame out of the decoder, NAN before */
@@ -168,6 +176,7 @@ void ghmi_av_free(GhmiAv **p)
     unlist(av); /* before the decoder's threads are joined: their last lines are dropped */
     ghmi_grey_release(&av->grey);
     ghmi_ff.av_frame_free(&av->frame);
+    ghmi_ff.av_frame_free(&av->host_frame);
     ghmi_ff.av_packet_free(&av->pkt);
     ghmi_ff.avcodec_free_context(&av->dec);
     ghmi_ff.avformat_close_input(&av->fmt);
@@ -216,9 +225,9 @@ static int pick_stream(const AVFormatContext *fmt)
     return best;
 }
 
-/* A decoder for av's stream with threads threads (0 = FFmpeg's choice: one per core), ready;
- * NULL on failure, with why. */
-static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why, size_t n)
+/* A decoder for av's stream with av->threads threads (0 = FFmpeg's choice: one per core), on
+ * av->gpu's video engines where that is a device, ready; NULL on failure, with why. */
+static AVCodecContext *new_decoder(GhmiAv *av, int *err, char *why, size_t n)
 {
     AVStream *st = av->fmt->streams[av->stream];
     const AVCodec *codec = ghmi_ff.avcodec_find_decoder(st->codecpar->codec_id);
@@ -235,9 +244,13 @@ static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why,
         return NULL;
     }
     dec->pkt_timebase = st->time_base;
-    dec->thread_count = threads;
+    dec->thread_count = av->gpu >= 0 ? GPU_DECODE_THREADS : av->threads;
     dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     dec->opaque = av; /* what the decoder's threads log with: see reader_of */
+    if (av->gpu >= 0 && (*err = ghmi_gpu_decoder_attach(dec, codec, av->gpu, why, n)) < 0) {
+        ghmi_ff.avcodec_free_context(&dec);
+        return NULL;
+    }
     int ret = ghmi_ff.avcodec_open2(dec, codec, NULL);
     if (ret < 0) {
         char text[128];
@@ -249,11 +262,11 @@ static AVCodecContext *new_decoder(GhmiAv *av, int threads, int *err, char *why,
     return dec;
 }
 
-/* av's decoder, replaced by one with threads threads; on failure the old one stays. */
-static int open_decoder(GhmiAv *av, int threads, char *why, size_t n)
+/* av's decoder, replaced by one as av->threads and av->gpu say; on failure the old one stays. */
+static int open_decoder(GhmiAv *av, char *why, size_t n)
 {
     int err;
-    AVCodecContext *dec = new_decoder(av, threads, &err, why, n);
+    AVCodecContext *dec = new_decoder(av, &err, why, n);
     if (!dec)
         return err;
     ghmi_ff.avcodec_free_context(&av->dec);
@@ -324,9 +337,12 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
     int ret = ghmi_av_open_demuxer(path, av, &av->fmt, &av->stream, why, n);
     if (ret < 0)
         return ret;
-    if ((ret = open_decoder(av, GHM_VIDEO_DECODE_THREADS, why, n)) < 0)
+    av->threads = GHM_VIDEO_DECODE_THREADS;
+    av->gpu = -1;
+    if ((ret = open_decoder(av, why, n)) < 0)
         return ret;
-    if (!(av->pkt = ghmi_ff.av_packet_alloc()) || !(av->frame = ghmi_ff.av_frame_alloc()))
+    if (!(av->pkt = ghmi_ff.av_packet_alloc()) || !(av->frame = ghmi_ff.av_frame_alloc()) ||
+        !(av->host_frame = ghmi_ff.av_frame_alloc()))
         return GHM_ERR_NOMEM;
     av->first_ts = AV_NOPTS_VALUE;
     av->last_pts = NAN;
@@ -389,7 +405,9 @@ static int take_frame(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
         ghmi_why(why, n, "frame %lld is damaged (%s); skipped", (long long)index, said);
         ret = GHM_VIDEO_DAMAGED;
     } else if (ghmi_video_wanted(v, index)) {
-        if ((ret = ghmi_grey_from_frame(&av->grey, frame, &f->image, why, n)) == GHM_OK) {
+        const AVFrame *host = ghmi_gpu_frame_to_host(frame, av->host_frame, why, n);
+        ret = host ? ghmi_grey_from_frame(&av->grey, host, &f->image, why, n) : GHM_ERR_EXTERNAL;
+        if (ret == GHM_OK) {
             f->index = index;
             f->pts = pts;
             ret = GHM_VIDEO_FRAME;
@@ -609,7 +627,22 @@ int ghmi_av_can_jump(GhmVideo *v)
 int ghmi_av_set_threads(GhmVideo *v, int threads)
 {
     char why[256];
-    return open_decoder(v->av, threads, why, sizeof why);
+    int old = v->av->threads;
+    v->av->threads = threads;
+    int ret = open_decoder(v->av, why, sizeof why);
+    if (ret < 0)
+        v->av->threads = old;
+    return ret;
+}
+
+int ghmi_av_set_gpu(GhmVideo *v, int device, char *why, size_t n)
+{
+    int old = v->av->gpu;
+    v->av->gpu = device;
+    int ret = open_decoder(v->av, why, n);
+    if (ret < 0)
+        v->av->gpu = old;
+    return ret;
 }
 
 #else /* !GHM_HAVE_FFMPEG */
@@ -670,6 +703,14 @@ int ghmi_av_set_threads(GhmVideo *v, int threads)
 {
     (void)v;
     (void)threads;
+    return GHM_ERR_UNSUPPORTED;
+}
+
+int ghmi_av_set_gpu(GhmVideo *v, int device, char *why, size_t n)
+{
+    (void)v;
+    (void)device;
+    ghmi_why(why, n, "this build has no FFmpeg");
     return GHM_ERR_UNSUPPORTED;
 }
 

@@ -1,7 +1,9 @@
 /*
- * video_ffmpeg_internal.h - FFmpeg types shared by the two FFmpeg files of the video module:
+ * video_ffmpeg_internal.h - FFmpeg types shared by the FFmpeg files of the video module:
  * video_ffmpeg.c (demuxing, decoding, timestamps) hands each decoded frame to video_frame.c
- * (conversion to a grey GhmImage). Included only where GHM_HAVE_FFMPEG is true.
+ * (conversion to a grey GhmImage), through video_gpu_decode.c where a GPU decoded it;
+ * video_jump.c plans where a reader enters the file. Included only where GHM_HAVE_FFMPEG is
+ * true.
  */
 #ifndef GHM_VIDEO_FFMPEG_INTERNAL_H
 #define GHM_VIDEO_FFMPEG_INTERNAL_H
@@ -32,6 +34,19 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
 
 /* Frees the libswscale context and zeroes *g. */
 void ghmi_grey_release(GhmiGrey *g);
+
+/* Makes dec (allocated, not yet opened, for codec) decode on CUDA device `device` through
+ * FFmpeg's CUDA hwaccel (video_gpu_decode.c): frames then come out as CUDA frames where NVDEC
+ * takes the stream, as software frames where it does not. GHM_ERR_UNSUPPORTED (FFmpeg has no
+ * CUDA hwaccel for codec), GHM_ERR_NO_DEVICE (no such device, no driver), GHM_ERR_NOMEM, each
+ * with why; dec is unchanged on failure. */
+int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int device, char *why,
+                            size_t why_size);
+
+/* frame itself when it is in host memory; for a CUDA frame, host (the caller's, reused from
+ * frame to frame) holding its copy with its properties; NULL with why when the copy fails. */
+const AVFrame *ghmi_gpu_frame_to_host(const AVFrame *frame, AVFrame *host, char *why,
+                                      size_t why_size);
 
 /* A demuxer for path, probed by content, with the video stream it reads (*stream) and every
  * other stream discarded; opaque becomes its context's (the reader its lines belong to). On

@@ -121,6 +121,10 @@ int ghmi_av_can_jump(GhmVideo *v);
 /* Opens the decoder again with this many threads (0 = FFmpeg's choice), before any read. */
 int ghmi_av_set_threads(GhmVideo *v, int threads);
 
+/* Opens the decoder again on CUDA device `device` (-1: the CPU), before any read; on failure
+ * the old decoder stays, and why says why (ghm_video_set_gpu_decoding). */
+int ghmi_av_set_gpu(GhmVideo *v, int device, char *why, size_t why_size);
+
 /* 1 when the build has FFmpeg, whether or not its libraries are loaded (ghm_video_have_ffmpeg
  * loads them): for choices that must not cost their loading, such as telling a video path
  * from an image's. */

@@ -1,0 +1,100 @@
+/*
+ * video_gpu_decode.c - decoding on a GPU's video engines (NVDEC) through FFmpeg's CUDA hwaccel:
+ * the decoder of video_ffmpeg.c gets a CUDA device and picks CUDA frames, and each frame is
+ * copied back to host memory (NV12, whose luma plane video_frame.c takes as it takes YUV's).
+ * Only in builds with FFmpeg; video_ffmpeg.c is its one caller.
+ *
+ * Why the hwaccel and not FFmpeg's h264_cuvid decoders: the hwaccel leaves parsing, frame
+ * order, timestamps and error flags to the same software decoder the CPU path uses, so that
+ * the reader's numbering, its gaps and its damaged frames mean the same on either path; only
+ * the pixels come from NVDEC. H.264, HEVC, VP9 and AV1 specify their output bit for bit, so
+ * those frames equal the CPU's (checked by the tests on the device); MPEG-2 and MPEG-4 leave
+ * the inverse transform's rounding to the decoder. Why copy back instead of matching the
+ * frame where it is: the matcher takes host images, and the copy (3 MB a 1080p frame) is a
+ * small share of a frame's time; NVDEC's gain is the CPU it frees (about 16 cores' worth for
+ * one 1080p H.264 stream at 1600 frames/s), so that several streams decode at once.
+ */
+#if GHM_HAVE_FFMPEG
+#include <stdio.h>
+
+#include "ffmpeg_libs_internal.h"
+#include "video_ffmpeg_internal.h"
+#include "why_internal.h"
+
+/* The decoder's choice of output format: CUDA frames when FFmpeg offers them for this stream,
+ * else its first (software) format, so that a stream NVDEC cannot take (a profile it lacks)
+ * is still decoded, on the CPU. */
+static enum AVPixelFormat pick_cuda(AVCodecContext *dec, const enum AVPixelFormat *formats)
+{
+    (void)dec;
+    for (const enum AVPixelFormat *f = formats; *f != AV_PIX_FMT_NONE; f++)
+        if (*f == AV_PIX_FMT_CUDA)
+            return *f;
+    return formats[0];
+}
+
+/* Whether FFmpeg's decoder for codec can hand out CUDA frames from a CUDA device. */
+static int has_cuda_hwaccel(const AVCodec *codec)
+{
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *c = ghmi_ff.avcodec_get_hw_config(codec, i);
+        if (!c)
+            return 0;
+        if (c->device_type == AV_HWDEVICE_TYPE_CUDA && c->pix_fmt == AV_PIX_FMT_CUDA &&
+            (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            return 1;
+    }
+}
+
+int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int device, char *why,
+                            size_t n)
+{
+    if (!has_cuda_hwaccel(codec)) {
+        ghmi_why(why, n, "this FFmpeg cannot decode %s on a GPU (no CUDA hwaccel for it)",
+                 codec->name);
+        return GHM_ERR_UNSUPPORTED;
+    }
+    /* The device's primary context: the one the CUDA runtime (the matcher) uses, so that
+     * decoding adds no context of its own to the device's memory and start-up. */
+    AVDictionary *opts = NULL;
+    char name[16];
+    snprintf(name, sizeof name, "%d", device);
+    if (ghmi_ff.av_dict_set(&opts, "primary_ctx", "1", 0) < 0)
+        return GHM_ERR_NOMEM;
+    AVBufferRef *hw = NULL;
+    int ret = ghmi_ff.av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, name, opts, 0);
+    ghmi_ff.av_dict_free(&opts);
+    if (ret < 0) {
+        char text[128];
+        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
+            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device, text);
+        return GHM_ERR_NO_DEVICE;
+    }
+    dec->hw_device_ctx = hw; /* the decoder's now: avcodec_free_context unrefs it */
+    dec->get_format = pick_cuda;
+    return GHM_OK;
+}
+
+const AVFrame *ghmi_gpu_frame_to_host(const AVFrame *frame, AVFrame *host, char *why, size_t n)
+{
+    if (frame->format != AV_PIX_FMT_CUDA)
+        return frame;
+    /* The host frame keeps its buffer from one frame to the next (a new 3 MB buffer a frame
+     * would be pages mapped and faulted in every time). */
+    if (host->buf[0] && (host->width != frame->width || host->height != frame->height))
+        ghmi_ff.av_frame_unref(host);
+    int ret = ghmi_ff.av_hwframe_transfer_data(host, frame, 0);
+    if (ret >= 0)
+        ret = ghmi_ff.av_frame_copy_props(host, frame); /* its range: video_frame.c reads it */
+    if (ret < 0) {
+        char text[128];
+        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
+            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_why(why, n, "cannot copy a decoded frame from the GPU: %s", text);
+        return NULL;
+    }
+    return host;
+}
+
+#endif /* GHM_HAVE_FFMPEG */
