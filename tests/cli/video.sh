@@ -388,7 +388,7 @@ test_video_gpus_parts_same_output() {
                 sed 's/; matching .*//' >"$TMP/text.$g"
         done
         [ "$(wc -l <"$TMP/lines.2")" -eq 91 ] || fail "$clip: $(wc -l <"$TMP/lines.2") lines"
-        grep -q "2 parts, each with its own decoder" "$TMP/err.2" ||
+        grep -q "2 parts on 2 CUDA devices, each with its own CPU decoder" "$TMP/err.2" ||
             fail "$clip was not cut in parts: $(cat "$TMP/err.2")"
         cmp -s "$TMP/lines.1" "$TMP/lines.2" ||
             fail "$clip: --gpus 1 and 2 differ: $(diff "$TMP/lines.1" "$TMP/lines.2" | head -c 600)"
@@ -400,6 +400,48 @@ test_video_gpus_parts_same_output() {
     [ "$?" -le 1 ] || fail "AVI: $(cat "$TMP/err")"
     grep -q "matching workers on 2 CUDA devices" "$TMP/err" || fail "AVI: $(cat "$TMP/err")"
     [ "$(wc -l <"$TMP/out")" -eq 10 ] || fail "AVI: $(wc -l <"$TMP/out") lines"
+}
+
+# --decode gpu: the frames decoded by NVDEC, the file cut in 4 parts per device, give the lines
+# of the CPU's decoding byte for byte apart from timings (H.264, closed and open groups of
+# pictures, JSON and text; on two devices where there are two: 8 parts).
+test_video_decode_gpu_same_output() {
+    "$BIN" --version | grep -q cuda || exit 77
+    need_ffmpeg_build
+    local have
+    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
+    [ "$have" -ge 1 ] || exit 77
+    local ref="$DATA/$MEGA_REF" clip g
+    for clip in "$DATA/video/megamind_gop12.mp4" "$DATA/video/megamind_gop12_open.mp4"; do
+        "$BIN" --backend cuda --json "$ref" "$clip" >"$TMP/out" 2>"$TMP/err"
+        [ "$?" -le 1 ] || fail "CPU decoding: $(cat "$TMP/err")"
+        strip_timings "$TMP/out" >"$TMP/lines.cpu"
+        "$BIN" --backend cuda "$ref" "$clip" 2>&1 | sed 's/; matching .*//' >"$TMP/text.cpu"
+        for g in 1 2; do
+            [ "$g" -le "$have" ] || continue
+            "$BIN" --backend cuda --json --verbose --decode gpu --gpus $g "$ref" "$clip" \
+                >"$TMP/out" 2>"$TMP/err"
+            [ "$?" -le 1 ] || fail "--decode gpu --gpus $g: $(cat "$TMP/err")"
+            grep -q "$((4 * g)) parts on $g CUDA device.*own GPU decoder" "$TMP/err" ||
+                fail "$clip was not cut in $((4 * g)) parts: $(cat "$TMP/err")"
+            strip_timings "$TMP/out" >"$TMP/lines.gpu"
+            cmp -s "$TMP/lines.cpu" "$TMP/lines.gpu" ||
+                fail "$clip --gpus $g: $(diff "$TMP/lines.cpu" "$TMP/lines.gpu" | head -c 600)"
+            "$BIN" --backend cuda --decode gpu --gpus $g "$ref" "$clip" 2>&1 |
+                sed 's/; matching .*//' >"$TMP/text.gpu"
+            cmp -s "$TMP/text.cpu" "$TMP/text.gpu" ||
+                fail "$clip text: $(diff "$TMP/text.cpu" "$TMP/text.gpu" | head -c 600)"
+        done
+    done
+}
+
+# --decode takes cpu or gpu, and gpu needs the CUDA backend: one error line, status 2.
+test_video_decode_bad() {
+    run_cmd 2 --decode npu "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    expect_one_error_line --decode
+    run_cmd 2 --backend cpu --decode gpu "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    expect_one_error_line --decode
+    grep -q "needs the CUDA backend" "$TMP/err" || fail "$(cat "$TMP/err")"
 }
 
 # mpirun_cmd RANKS ARGS...: the program as RANKS MPI ranks on this machine (MPI over loopback),

@@ -13,7 +13,6 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <libavutil/dict.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
@@ -22,7 +21,7 @@
 /* Every FFmpeg function the library calls, as X(name). */
 #define GHMI_FFMPEG_FUNCTIONS(X)                                                              \
     X(av_frame_alloc) X(av_frame_free) X(av_frame_unref) X(av_get_pix_fmt_name)               \
-    X(av_frame_copy_props) X(av_dict_set) X(av_dict_free)                                     \
+    X(av_frame_copy_props)                                                                    \
     X(av_hwdevice_ctx_create) X(av_hwframe_transfer_data) X(avcodec_get_hw_config)            \
     X(av_pix_fmt_desc_get) X(av_strerror) X(av_log_set_callback)                              \
     X(av_packet_alloc) X(av_packet_free) X(av_packet_unref)                                   \

@@ -54,16 +54,14 @@ int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int devic
                  codec->name);
         return GHM_ERR_UNSUPPORTED;
     }
-    /* The device's primary context: the one the CUDA runtime (the matcher) uses, so that
-     * decoding adds no context of its own to the device's memory and start-up. */
-    AVDictionary *opts = NULL;
+    /* A CUDA context of the decoder's own, not the device's primary one that the matcher
+     * uses: FFmpeg takes the primary context only with blocking synchronisation (the matcher's
+     * waits spin, which is faster for it), and its copies on the legacy stream of a shared
+     * context broke the matcher's stream captures on the device (docs/BENCHMARKS.md). */
     char name[16];
     snprintf(name, sizeof name, "%d", device);
-    if (ghmi_ff.av_dict_set(&opts, "primary_ctx", "1", 0) < 0)
-        return GHM_ERR_NOMEM;
     AVBufferRef *hw = NULL;
-    int ret = ghmi_ff.av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, name, opts, 0);
-    ghmi_ff.av_dict_free(&opts);
+    int ret = ghmi_ff.av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, name, NULL, 0);
     if (ret < 0) {
         char text[128];
         if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
