@@ -178,7 +178,7 @@ void ghmi_av_free(GhmiAv **p)
     ghmi_ff.av_frame_free(&av->frame);
     ghmi_ff.av_frame_free(&av->host_frame);
     ghmi_ff.av_packet_free(&av->pkt);
-    ghmi_ff.avcodec_free_context(&av->dec);
+    ghmi_decoder_free(&av->dec);
     ghmi_ff.avformat_close_input(&av->fmt);
     free(av->path);
     free(av);
@@ -240,7 +240,7 @@ static AVCodecContext *new_decoder(GhmiAv *av, int *err, char *why, size_t n)
     AVCodecContext *dec = ghmi_ff.avcodec_alloc_context3(codec);
     *err = GHM_ERR_NOMEM;
     if (!dec || ghmi_ff.avcodec_parameters_to_context(dec, st->codecpar) < 0) {
-        ghmi_ff.avcodec_free_context(&dec);
+        ghmi_decoder_free(&dec);
         return NULL;
     }
     dec->pkt_timebase = st->time_base;
@@ -248,7 +248,7 @@ static AVCodecContext *new_decoder(GhmiAv *av, int *err, char *why, size_t n)
     dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     dec->opaque = av; /* what the decoder's threads log with: see reader_of */
     if (av->gpu >= 0 && (*err = ghmi_gpu_decoder_attach(dec, codec, av->gpu, why, n)) < 0) {
-        ghmi_ff.avcodec_free_context(&dec);
+        ghmi_decoder_free(&dec);
         return NULL;
     }
     int ret = ghmi_ff.avcodec_open2(dec, codec, NULL);
@@ -256,7 +256,7 @@ static AVCodecContext *new_decoder(GhmiAv *av, int *err, char *why, size_t n)
         char text[128];
         av_error_text(ret, text, sizeof text);
         ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, text);
-        ghmi_ff.avcodec_free_context(&dec);
+        ghmi_decoder_free(&dec);
         *err = GHM_ERR_EXTERNAL;
     }
     return dec;
@@ -269,7 +269,7 @@ static int open_decoder(GhmiAv *av, char *why, size_t n)
     AVCodecContext *dec = new_decoder(av, &err, why, n);
     if (!dec)
         return err;
-    ghmi_ff.avcodec_free_context(&av->dec);
+    ghmi_decoder_free(&av->dec);
     av->dec = dec;
     return GHM_OK;
 }

@@ -36,12 +36,17 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
 void ghmi_grey_release(GhmiGrey *g);
 
 /* Makes dec (allocated, not yet opened, for codec) decode on CUDA device `device` through
- * FFmpeg's CUDA hwaccel (video_gpu_decode.c): frames then come out as CUDA frames where NVDEC
- * takes the stream, as software frames where it does not. GHM_ERR_UNSUPPORTED (FFmpeg has no
- * CUDA hwaccel for codec), GHM_ERR_NO_DEVICE (no such device, no driver), GHM_ERR_NOMEM, each
- * with why; dec is unchanged on failure. */
+ * FFmpeg's CUDA hwaccel (video_gpu_decode.c), with the device's context that every decoder on
+ * it shares: frames then come out as CUDA frames where NVDEC takes the stream, as software
+ * frames where it does not. GHM_ERR_UNSUPPORTED (FFmpeg has no CUDA hwaccel for codec),
+ * GHM_ERR_NO_DEVICE (no such device, no driver), GHM_ERR_NOMEM, each with why; dec is unchanged
+ * on failure. A decoder is freed with ghmi_decoder_free. */
 int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int device, char *why,
                             size_t why_size);
+
+/* Frees *dec (NULL or not) and sets it to NULL; a decoder on a GPU gives back its share of the
+ * device's context. */
+void ghmi_decoder_free(AVCodecContext **dec);
 
 /* frame itself when it is in host memory; for a CUDA frame, host (the caller's, reused from
  * frame to frame) holding its copy with its properties; NULL with why when the copy fails. */

@@ -15,6 +15,7 @@
  * one 1080p H.264 stream at 1600 frames/s), so that several streams decode at once.
  */
 #if GHM_HAVE_FFMPEG
+#include <pthread.h>
 #include <stdio.h>
 
 #include "ffmpeg_libs_internal.h"
@@ -46,6 +47,45 @@ static int has_cuda_hwaccel(const AVCodec *codec)
     }
 }
 
+/* One CUDA device context per device, shared by every decoder on it (the parts of a video on
+ * one GPU): making one takes ~0.4 s of driver start-up, and contexts made at once are made in
+ * turn (8 of them on 2 GPUs took ~1 s before the first frame; docs/BENCHMARKS.md). users counts
+ * the decoders that hold it; the last one to go frees it. */
+#define MOST_DEVICES 64
+typedef struct SharedDevice {
+    pthread_mutex_t lock;
+    AVBufferRef *ref;
+    int users;
+} SharedDevice;
+
+static SharedDevice shared[MOST_DEVICES];
+static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+
+static void init_shared(void)
+{
+    for (int d = 0; d < MOST_DEVICES; d++)
+        pthread_mutex_init(&shared[d].lock, NULL);
+}
+
+/* A CUDA context of the decoders' own, not the device's primary one that the matcher uses:
+ * FFmpeg takes the primary context only with blocking synchronisation (the matcher's waits
+ * spin, which is faster for it), and with it shared the matcher's stream captures failed in a
+ * run (docs/BENCHMARKS.md). */
+static int create_device(int device, AVBufferRef **ref, char *why, size_t n)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%d", device);
+    int ret = ghmi_ff.av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, name, NULL, 0);
+    if (ret < 0) {
+        char text[128];
+        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
+            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device, text);
+        return GHM_ERR_NO_DEVICE;
+    }
+    return GHM_OK;
+}
+
 int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int device, char *why,
                             size_t n)
 {
@@ -54,24 +94,43 @@ int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int devic
                  codec->name);
         return GHM_ERR_UNSUPPORTED;
     }
-    /* A CUDA context of the decoder's own, not the device's primary one that the matcher
-     * uses: FFmpeg takes the primary context only with blocking synchronisation (the matcher's
-     * waits spin, which is faster for it), and its copies on the legacy stream of a shared
-     * context broke the matcher's stream captures on the device (docs/BENCHMARKS.md). */
-    char name[16];
-    snprintf(name, sizeof name, "%d", device);
-    AVBufferRef *hw = NULL;
-    int ret = ghmi_ff.av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, name, NULL, 0);
-    if (ret < 0) {
-        char text[128];
-        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
-            snprintf(text, sizeof text, "FFmpeg error %d", ret);
-        ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device, text);
+    if (device >= MOST_DEVICES) {
+        ghmi_why(why, n, "CUDA device %d: decoding is limited to devices 0-%d", device,
+                 MOST_DEVICES - 1);
         return GHM_ERR_NO_DEVICE;
     }
-    dec->hw_device_ctx = hw; /* the decoder's now: avcodec_free_context unrefs it */
-    dec->get_format = pick_cuda;
-    return GHM_OK;
+    pthread_once(&shared_once, init_shared);
+    SharedDevice *sd = &shared[device];
+    pthread_mutex_lock(&sd->lock);
+    int ret = sd->ref ? GHM_OK : create_device(device, &sd->ref, why, n);
+    if (ret == GHM_OK && !(dec->hw_device_ctx = ghmi_ff.av_buffer_ref(sd->ref)))
+        ret = GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        sd->users++;
+    else if (sd->users == 0)
+        ghmi_ff.av_buffer_unref(&sd->ref);
+    pthread_mutex_unlock(&sd->lock);
+    if (ret == GHM_OK)
+        dec->get_format = pick_cuda;
+    return ret;
+}
+
+void ghmi_decoder_free(AVCodecContext **dec)
+{
+    if (!*dec)
+        return;
+    const void *device = (*dec)->hw_device_ctx ? (*dec)->hw_device_ctx->data : NULL;
+    ghmi_ff.avcodec_free_context(dec);
+    for (int d = 0; device && d < MOST_DEVICES; d++) {
+        SharedDevice *sd = &shared[d];
+        pthread_mutex_lock(&sd->lock);
+        int mine = sd->ref && (const void *)sd->ref->data == device;
+        if (mine && --sd->users == 0)
+            ghmi_ff.av_buffer_unref(&sd->ref);
+        pthread_mutex_unlock(&sd->lock);
+        if (mine)
+            break;
+    }
 }
 
 const AVFrame *ghmi_gpu_frame_to_host(const AVFrame *frame, AVFrame *host, char *why, size_t n)
