@@ -74,19 +74,14 @@ static void cuda_unusable(void)
 }
 #endif
 
-const void *ghmi_backend_module_of(GhmBackendKind kind, const char *name)
-{
-    if (!name)
-        return NULL;
-    for (const GhmDeviceModule *const *m = ghm_device_modules; *m; m++)
-        if ((*m)->backend == kind && strcmp((*m)->name, name) == 0)
-            return (*m)->ops;
-    return NULL;
-}
-
 const void *ghmi_backend_module(const GhmContext *ctx, const char *name)
 {
-    return ctx && ctx->backend ? ghmi_backend_module_of(ctx->backend->kind, name) : NULL;
+    if (!ctx || !ctx->backend || !name)
+        return NULL;
+    for (const GhmDeviceModule *const *m = ghm_device_modules; *m; m++)
+        if ((*m)->backend == ctx->backend->kind && strcmp((*m)->name, name) == 0)
+            return (*m)->ops;
+    return NULL;
 }
 
 static const GhmBackend *pick_backend(GhmBackendKind kind)

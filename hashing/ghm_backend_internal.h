@@ -265,9 +265,6 @@ extern const GhmDeviceModule *const ghm_device_modules[];
 /* The op table of module `name` on ctx's backend, or NULL when that backend has none (the CPU
  * backend, or a build without the module). hashing/backend.c. */
 const void *ghmi_backend_module(const GhmContext *ctx, const char *name);
-/* The same by backend kind, for a layer that has no context on the device it will use (the
- * video module's decoders). */
-const void *ghmi_backend_module_of(GhmBackendKind kind, const char *name);
 
 /* Op tables of the CPU backend, defined next to each structure's public API in hashing/. */
 extern const GhmMapOps ghm_cpu_map_ops;       /* cuckoo */

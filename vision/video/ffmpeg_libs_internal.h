@@ -22,8 +22,7 @@
 #define GHMI_FFMPEG_FUNCTIONS(X)                                                              \
     X(av_frame_alloc) X(av_frame_free) X(av_frame_unref) X(av_get_pix_fmt_name)               \
     X(av_frame_copy_props) X(av_buffer_ref) X(av_buffer_unref)                                \
-    X(av_hwdevice_ctx_alloc) X(av_hwdevice_ctx_init) X(av_hwframe_transfer_data)              \
-    X(avcodec_get_hw_config)                                                                  \
+    X(av_hwdevice_ctx_create) X(av_hwframe_transfer_data) X(avcodec_get_hw_config)            \
     X(av_pix_fmt_desc_get) X(av_strerror) X(av_log_set_callback)                              \
     X(av_packet_alloc) X(av_packet_free) X(av_packet_unref)                                   \
     X(avcodec_alloc_context3) X(avcodec_find_decoder) X(avcodec_free_context)                 \

@@ -19,14 +19,8 @@
 #include <stdio.h>
 
 #include "ffmpeg_libs_internal.h"
-#include "ghm_backend_internal.h"
-#include "ghm_context.h"
-#include "video_backend_internal.h"
 #include "video_ffmpeg_internal.h"
 #include "why_internal.h"
-#if GHM_HAVE_CUDA /* this file alone (CMakeLists.txt): FFmpeg's CUDA header needs cuda.h */
-#include <libavutil/hwcontext_cuda.h>
-#endif
 
 /* The decoder's choice of output format: CUDA frames when FFmpeg offers them for this stream,
  * else its first (software) format, so that a stream NVDEC cannot take (a profile it lacks)
@@ -53,18 +47,14 @@ static int has_cuda_hwaccel(const AVCodec *codec)
     }
 }
 
-/* One FFmpeg CUDA device per device, shared by every decoder on it (the parts of a video on one
- * GPU), made by the first and freed by the last (users counts them): FFmpeg's own device
- * would make a CUDA context per device besides the matcher's, and two contexts on one GPU take
- * turns on it instead of running beside each other (decoding ran at half its rate beside the
- * matcher that way, docs/BENCHMARKS.md). So the device is the matcher's primary context with a
- * stream of its own (kernels/vision/video/ops.cu), handed to FFmpeg as an application's
- * context, which FFmpeg uses without changing its flags or freeing it. */
+/* One CUDA device context per device, shared by every decoder on it (the parts of a video on
+ * one GPU): making one takes ~0.4 s of driver start-up, and contexts made at once are made in
+ * turn (8 of them on 2 GPUs took ~1 s before the first frame; docs/BENCHMARKS.md). users counts
+ * the decoders that hold it; the last one to go frees it. */
 #define MOST_DEVICES 64
 typedef struct SharedDevice {
     pthread_mutex_t lock;
     AVBufferRef *ref;
-    void *stream;
     int users;
 } SharedDevice;
 
@@ -77,59 +67,23 @@ static void init_shared(void)
         pthread_mutex_init(&shared[d].lock, NULL);
 }
 
-static const GhmVideoDecodeOps *decode_ops(void)
+/* A CUDA context of the decoders' own, not the device's primary one that the matcher uses:
+ * FFmpeg takes the primary context only with blocking synchronisation (the matcher's waits
+ * spin, which is faster for it), and with it shared the matcher's stream captures failed in a
+ * run (docs/BENCHMARKS.md). */
+static int create_device(int device, AVBufferRef **ref, char *why, size_t n)
 {
-    return ghm_cuda_available() ? ghmi_backend_module_of(GHM_BACKEND_CUDA, "video") : NULL;
-}
-
-/* FFmpeg's CUDA device on device's primary context and a stream of it, into sd. */
-static int create_device(int device, SharedDevice *sd, char *why, size_t n)
-{
-#if GHM_HAVE_CUDA
-    const GhmVideoDecodeOps *ops = decode_ops();
-    void *context = NULL;
-    int ret = ops ? ops->open_stream(device, &context, &sd->stream) : GHM_ERR_NO_DEVICE;
+    char name[16];
+    snprintf(name, sizeof name, "%d", device);
+    int ret = ghmi_ff.av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, name, NULL, 0);
     if (ret < 0) {
-        ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device,
-                 ops ? ghm_strerror(ret) : ghm_cuda_unavailable_reason());
+        char text[128];
+        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
+            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device, text);
         return GHM_ERR_NO_DEVICE;
     }
-    ret = GHM_ERR_NOMEM;
-    if ((sd->ref = ghmi_ff.av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA))) {
-        AVCUDADeviceContext *cuda = ((AVHWDeviceContext *)sd->ref->data)->hwctx;
-        cuda->cuda_ctx = context;
-        cuda->stream = sd->stream;
-        int err = ghmi_ff.av_hwdevice_ctx_init(sd->ref);
-        ret = err < 0 ? GHM_ERR_EXTERNAL : GHM_OK;
-        if (err < 0) {
-            char text[128];
-            if (ghmi_ff.av_strerror(err, text, sizeof text) < 0)
-                snprintf(text, sizeof text, "FFmpeg error %d", err);
-            ghmi_why(why, n, "FFmpeg cannot decode on CUDA device %d: %s", device, text);
-        }
-    }
-    if (ret < 0) {
-        ghmi_ff.av_buffer_unref(&sd->ref);
-        ops->close_stream(device, sd->stream);
-        sd->stream = NULL;
-    }
-    return ret;
-#else
-    (void)device;
-    (void)sd;
-    ghmi_why(why, n, "this build has no CUDA backend to decode on");
-    return GHM_ERR_UNSUPPORTED;
-#endif
-}
-
-/* Frees sd's FFmpeg device (its last user is gone) and then its stream. */
-static void free_device(int device, SharedDevice *sd)
-{
-    ghmi_ff.av_buffer_unref(&sd->ref);
-    const GhmVideoDecodeOps *ops = decode_ops();
-    if (ops)
-        ops->close_stream(device, sd->stream);
-    sd->stream = NULL;
+    return GHM_OK;
 }
 
 int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int device, char *why,
@@ -148,13 +102,13 @@ int ghmi_gpu_decoder_attach(AVCodecContext *dec, const AVCodec *codec, int devic
     pthread_once(&shared_once, init_shared);
     SharedDevice *sd = &shared[device];
     pthread_mutex_lock(&sd->lock);
-    int ret = sd->ref ? GHM_OK : create_device(device, sd, why, n);
+    int ret = sd->ref ? GHM_OK : create_device(device, &sd->ref, why, n);
     if (ret == GHM_OK && !(dec->hw_device_ctx = ghmi_ff.av_buffer_ref(sd->ref)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         sd->users++;
-    else if (sd->users == 0 && sd->ref)
-        free_device(device, sd);
+    else if (sd->users == 0)
+        ghmi_ff.av_buffer_unref(&sd->ref);
     pthread_mutex_unlock(&sd->lock);
     if (ret == GHM_OK)
         dec->get_format = pick_cuda;
@@ -172,7 +126,7 @@ void ghmi_decoder_free(AVCodecContext **dec)
         pthread_mutex_lock(&sd->lock);
         int mine = sd->ref && (const void *)sd->ref->data == device;
         if (mine && --sd->users == 0)
-            free_device(d, sd);
+            ghmi_ff.av_buffer_unref(&sd->ref);
         pthread_mutex_unlock(&sd->lock);
         if (mine)
             break;
