@@ -40,10 +40,11 @@
 #include "ffmpeg_libs_internal.h"
 #include "video_ffmpeg_internal.h"
 
-/* Threads of a decoder whose pictures NVDEC decodes (ghm_video_set_gpu_decoding): its CPU
- * share is parsing and bookkeeping, and one thread keeps one engine busy; more streams at
- * once, not more threads, use a GPU's several engines (docs/BENCHMARKS.md). */
-#define GPU_DECODE_THREADS 1
+/* Frame threads of a decoder whose pictures NVDEC decodes (ghm_video_set_gpu_decoding): its CPU
+ * share is parsing and bookkeeping, which a few threads overlap with the engine's work (1080p
+ * H.264 copied to the host: 630 -> 700 frames/s a stream with 4; docs/BENCHMARKS.md); more
+ * streams at once, not more threads, use a GPU's several engines. */
+#define GPU_DECODE_THREADS 4
 
 struct GhmiAv {
     AVFormatContext *fmt;

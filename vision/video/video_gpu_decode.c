@@ -50,7 +50,12 @@ static int has_cuda_hwaccel(const AVCodec *codec)
 /* One CUDA device context per device, shared by every decoder on it (the parts of a video on
  * one GPU): making one takes ~0.4 s of driver start-up, and contexts made at once are made in
  * turn (8 of them on 2 GPUs took ~1 s before the first frame; docs/BENCHMARKS.md). users counts
- * the decoders that hold it; the last one to go frees it. */
+ * the decoders that hold it; the last one to go frees it. It is not the matcher's: two
+ * contexts on a GPU take turns on it (decoding beside the matcher runs at about half the rate
+ * it has alone), but FFmpeg's decoding inside the matcher's primary context, on a stream of
+ * its own, made the matcher's stream captures fail now and then ("operation failed due to a
+ * previous error during capture", 2 runs of 10 on the H200 machine stopped with that error),
+ * and a run that fails now and then costs more than the speed. */
 #define MOST_DEVICES 64
 typedef struct SharedDevice {
     pthread_mutex_t lock;
@@ -67,10 +72,8 @@ static void init_shared(void)
         pthread_mutex_init(&shared[d].lock, NULL);
 }
 
-/* A CUDA context of the decoders' own, not the device's primary one that the matcher uses:
- * FFmpeg takes the primary context only with blocking synchronisation (the matcher's waits
- * spin, which is faster for it), and with it shared the matcher's stream captures failed in a
- * run (docs/BENCHMARKS.md). */
+/* FFmpeg's own CUDA context on device (not its primary_ctx option either: FFmpeg takes the
+ * primary context only with blocking waits, and the matcher's spin, which is faster for it). */
 static int create_device(int device, AVBufferRef **ref, char *why, size_t n)
 {
     char name[16];
