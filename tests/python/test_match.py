@@ -242,6 +242,25 @@ def test_match_video_late_start_from_key_frame(data):
 
 
 @needs_ffmpeg
+def test_match_video_decode_choice(data):
+    """decode= takes "cpu" or "gpu"; "gpu" needs the CUDA backend, and where there is a device
+    its frames and answers are the CPU decoding's (H.264)."""
+    ref, video = data("video", "megamind_frame050.png"), data("video", "megamind_gop12.mp4")
+    with pytest.raises(ValueError, match="decode"):
+        list(gm.match_video(ref, video, decode="npu", **CPU))
+    with pytest.raises(gm.GeohashError, match="CUDA backend"):
+        list(gm.match_video(ref, video, decode="gpu", **CPU))
+    if gm.cuda_device_count() == 0:
+        return
+    m = gm.Matcher(ref, backend="cuda")
+    def answers(frames):
+        return [(f.frame, f.pts, f.result.found, f.result.votes, f.result.confidence)
+                for f in frames]
+    assert answers(gm.match_video(m, video, decode="gpu", start=13)) == \
+        answers(gm.match_video(m, video, start=13))
+
+
+@needs_ffmpeg
 def test_match_video_errors(data):
     ref = data("video", "megamind_frame050.png")
     with pytest.raises(gm.GeohashError, match=r"empty\.mp4: .*empty"):

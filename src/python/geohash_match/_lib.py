@@ -174,6 +174,7 @@ _PROTOS = [
     ("ghm_video_open", _int, _str, _pp, _str, _size),
     ("ghm_video_select", _int, _p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64),
     ("ghm_video_set_decode_threads", _int, _p, _int),
+    ("ghm_video_set_gpu_decoding", _int, _p, _int, _str, _size),
     ("ghm_video_read", _int, _p, ctypes.POINTER(VideoFrame), _str, _size),
     ("ghm_video_free", None, _pp),
     ("ghm_video_have_ffmpeg", _int),

@@ -192,10 +192,11 @@ class FrameResult:
         return self.result is not None and self.result.found
 
 
-def _video_frames(path, start, end, step, threads):
+def _video_frames(path, start, end, step, threads, gpu=-1):
     """Yields (status, frame, why) for the selected frames of the video at path (threads > 0
-    bounds the decoder's threads, as --threads does), frame.image freed after each step;
-    raises GeohashError for a video that cannot be read on."""
+    bounds the decoder's threads, as --threads does; gpu >= 0 decodes on that CUDA device's
+    video engines), frame.image freed after each step; raises GeohashError for a video that
+    cannot be read on."""
     name = os.fsdecode(path)
     why = _lib.why_buffer()
     video = ctypes.c_void_p()
@@ -208,6 +209,8 @@ def _video_frames(path, start, end, step, threads):
         if threads > 0:
             _lib.check(lib.ghm_video_set_decode_threads(video, int(threads)),
                        "%s: decoder threads" % name)
+        if gpu >= 0:
+            _lib.check(lib.ghm_video_set_gpu_decoding(video, int(gpu), why, len(why)), name, why)
         while True:
             ret = lib.ghm_video_read(video, ctypes.byref(frame), why, len(why))
             if ret == 1:  # GHM_VIDEO_END
@@ -222,7 +225,7 @@ def _video_frames(path, start, end, step, threads):
 
 
 def match_video(reference, path, start=0, end=None, step=1, backend="auto", threads=0, seed=1,
-                context=None):
+                context=None, decode="cpu"):
     """Iterates over the frames of the video at path (any file FFmpeg decodes), each matched
     as the query against reference (a path, an array, or a Matcher to reuse): FrameResult
     objects in frame order. start, end (inclusive; None = the last) and step choose frames by
@@ -231,12 +234,23 @@ def match_video(reference, path, start=0, end=None, step=1, backend="auto", thre
     with the same numbers and pixels. A damaged frame gives a FrameResult with damaged set, and reading goes on; a file
     that ends before the frames it declares raises GeohashError after the frames it has. The
     matrix maps frame pixels into the reference, as on the command line without --swap.
-    threads > 0 bounds the decoder's threads too (else 16 frame threads, on any machine)."""
+    threads > 0 bounds the decoder's threads too (else 16 frame threads, on any machine).
+    decode="gpu" decodes on the video engines (NVDEC) of the matcher's CUDA device, as
+    --decode gpu does (one reader here): the same frames for H.264, HEVC, VP9 and AV1; it pays
+    where the CPU has few cores. It needs the CUDA backend."""
+    if decode not in ("cpu", "gpu"):
+        raise ValueError("decode must be 'cpu' or 'gpu', not %r" % (decode,))
     own = not isinstance(reference, Matcher)
     m = Matcher(reference, backend=backend, threads=threads, seed=seed,
                 context=context) if own else reference
     try:
-        for status, frame, why in _video_frames(path, start, end, step, int(threads)):
+        gpu = -1
+        if decode == "gpu":
+            if m._ctx.device is None:
+                raise _lib.GeohashError("decode='gpu' needs the CUDA backend (this matcher "
+                                        "uses the CPU)", _lib._ERR_INVALID)
+            gpu = m._ctx.device
+        for status, frame, why in _video_frames(path, start, end, step, int(threads), gpu):
             if status == 2:  # GHM_VIDEO_DAMAGED
                 yield FrameResult(int(frame.index), frame.pts, None, why)
                 continue
