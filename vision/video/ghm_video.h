@@ -127,7 +127,8 @@ GHM_API int ghm_video_set_decode_threads(GhmVideo *v, int threads);
  * the output bit for bit), for MPEG-2 and MPEG-4 within the inverse transform's rounding, and
  * where data is damaged concealed as NVDEC conceals. A stream NVDEC cannot take (a profile it
  * lacks) is decoded on the CPU. One engine decodes 1080p H.264 at ~700 frames/s with almost no
- * CPU; a GPU has several, used by several videos (or readers of parts of one) at once. Call
+ * CPU; a GPU has several, used by several videos (or readers of parts of one) at once. The
+ * decoder then runs 4 frame threads, whatever ghm_video_set_decode_threads says. Call
  * before the first read. GHM_ERR_INVALID after a read or for device < -1; GHM_ERR_UNSUPPORTED
  * when FFmpeg has no CUDA hwaccel for the codec, GHM_ERR_NO_DEVICE when the device cannot be
  * opened (no driver, no such device), each with why; on failure v decodes as before. A

@@ -23,15 +23,20 @@
 #include "why_internal.h"
 
 /* The decoder's choice of output format: CUDA frames when FFmpeg offers them for this stream,
- * else its first (software) format, so that a stream NVDEC cannot take (a profile it lacks)
- * is still decoded, on the CPU. */
+ * else its first software format (the list may name other hardware first), so that a stream
+ * NVDEC cannot take (a profile it lacks) is still decoded, on the CPU. */
 static enum AVPixelFormat pick_cuda(AVCodecContext *dec, const enum AVPixelFormat *formats)
 {
     (void)dec;
     for (const enum AVPixelFormat *f = formats; *f != AV_PIX_FMT_NONE; f++)
         if (*f == AV_PIX_FMT_CUDA)
             return *f;
-    return formats[0];
+    for (const enum AVPixelFormat *f = formats; *f != AV_PIX_FMT_NONE; f++) {
+        const AVPixFmtDescriptor *d = ghmi_ff.av_pix_fmt_desc_get(*f);
+        if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL))
+            return *f;
+    }
+    return AV_PIX_FMT_NONE;
 }
 
 /* Whether FFmpeg's decoder for codec can hand out CUDA frames from a CUDA device. */
@@ -54,8 +59,8 @@ static int has_cuda_hwaccel(const AVCodec *codec)
  * contexts on a GPU take turns on it (decoding beside the matcher runs at about half the rate
  * it has alone), but FFmpeg's decoding inside the matcher's primary context, on a stream of
  * its own, made the matcher's stream captures fail now and then ("operation failed due to a
- * previous error during capture", 2 runs of 10 on the H200 machine stopped with that error),
- * and a run that fails now and then costs more than the speed. */
+ * previous error during capture": one of 8 runs of 8 parts and one test on the H200 machine
+ * stopped with it), and a run that fails now and then costs more than the speed. */
 #define MOST_DEVICES 64
 typedef struct SharedDevice {
     pthread_mutex_t lock;
