@@ -7,6 +7,14 @@ MEGA_REF=video/megamind_frame050.png
 MEGA=video/Megamind.avi
 
 # Skips (77) in a build without FFmpeg, where only YUV4MPEG2 can be read.
+# The CUDA devices this machine has (0 without a driver); need_cuda_devices N skips the test
+# (77) unless the build has CUDA and the machine N devices.
+cuda_devices() { nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true; }
+need_cuda_devices() {
+    "$BIN" --version | grep -q cuda || exit 77
+    [ "$(cuda_devices)" -ge "$1" ] || exit 77
+}
+
 need_ffmpeg_build() {
     "$BIN" --backend cpu --quiet --end 0 "$DATA/$MEGA_REF" "$DATA/$MEGA" >/dev/null 2>"$TMP/probe"
     if grep -q "no FFmpeg" "$TMP/probe"; then exit 77; fi
@@ -312,7 +320,7 @@ test_video_gpus_refused() {
     "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
         return 0 # no usable device: the rest needs one
     local have
-    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || have=0
+    have=$(cuda_devices)
     [ "$have" -ge 1 ] || return 0
     run_cmd 2 --backend cuda --gpus $((have + 1)) "$ref" - </dev/null
     expect_one_error_line "--gpus"
@@ -338,11 +346,8 @@ test_video_gpus_all_on_cpu() {
 # byte apart from timings, in order (the default workers, 4 per device, and --swap). The clip
 # is piped as YUV4MPEG2 so that it runs where FFmpeg's libraries are not installed.
 test_video_gpus_same_output() {
-    "$BIN" --version | grep -q cuda || exit 77
+    need_cuda_devices 2
     command -v ffmpeg >/dev/null || exit 77
-    local have
-    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
-    [ "$have" -ge 2 ] || exit 77
     ffmpeg -v error -i "$DATA/$MEGA" -vf "select=between(n\,40\,139)" -vsync 0 \
         -f yuv4mpegpipe -pix_fmt gray "$TMP/clip.y4m" || fail "ffmpeg could not make the clip"
     local g
@@ -372,11 +377,8 @@ test_video_gpus_same_output() {
 # apart from timings (JSON and text with its summary, closed and open groups of pictures). A file
 # read from its first frame only (an AVI) keeps one reader whose frames are dealt to the devices.
 test_video_gpus_parts_same_output() {
-    "$BIN" --version | grep -q cuda || exit 77
+    need_cuda_devices 2
     need_ffmpeg_build
-    local have
-    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
-    [ "$have" -ge 2 ] || exit 77
     local ref="$DATA/$MEGA_REF" clip g
     for clip in "$DATA/video/megamind_gop12.mp4" "$DATA/video/megamind_gop12_open.mp4"; do
         for g in 1 2; do
@@ -406,11 +408,10 @@ test_video_gpus_parts_same_output() {
 # of the CPU's decoding byte for byte apart from timings (H.264, closed and open groups of
 # pictures, JSON and text; on two devices where there are two: 8 parts).
 test_video_decode_gpu_same_output() {
-    "$BIN" --version | grep -q cuda || exit 77
+    need_cuda_devices 1
     need_ffmpeg_build
     local have
-    have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || exit 77
-    [ "$have" -ge 1 ] || exit 77
+    have=$(cuda_devices)
     local ref="$DATA/$MEGA_REF" clip g
     for clip in "$DATA/video/megamind_gop12.mp4" "$DATA/video/megamind_gop12_open.mp4"; do
         "$BIN" --backend cuda --json "$ref" "$clip" >"$TMP/out" 2>"$TMP/err"
