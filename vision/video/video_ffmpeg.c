@@ -2,10 +2,10 @@
  * video_ffmpeg.c - the FFmpeg reader behind a GhmVideo: libavformat probes the file's content
  * and demuxes, libavcodec decodes the best video stream, frames get their timestamps and their
  * damaged or missing ones are counted, and each selected frame goes to video_frame.c to become
- * a grey image. The one file of the module that says whether the build has FFmpeg
- * (GHM_HAVE_FFMPEG, set by CMake for the library's sources); video_frame.c is compiled only
- * with it. Every FFmpeg call goes through ghmi_ff (ffmpeg_libs.c loads the libraries when the
- * first video is opened).
+ * a grey image. Compiled only with FFmpeg (GHM_HAVE_FFMPEG, set by CMake for the library's
+ * sources), as video_frame.c and video_gpu_decode.c are; without it video_ffmpeg_none.c
+ * stands in. Every FFmpeg call goes through ghmi_ff (ffmpeg_libs.c loads the libraries when
+ * the first video is opened).
  *
  * Logging: FFmpeg has one process-wide log callback, and it belongs to the application: the
  * library never sets one of its own (an application that uses FFmpeg itself would lose its
@@ -644,75 +644,6 @@ int ghmi_av_set_gpu(GhmVideo *v, int device, char *why, size_t n)
     if (ret < 0)
         v->av->gpu = old;
     return ret;
-}
-
-#else /* !GHM_HAVE_FFMPEG */
-
-struct GhmiAv {
-    int unused;
-};
-
-int ghm_video_log_ffmpeg(void *avcl, int level, const char *fmt, va_list ap)
-{
-    (void)avcl;
-    (void)level;
-    (void)fmt;
-    (void)ap;
-    return 0;
-}
-
-int ghm_video_have_ffmpeg(void)
-{
-    return 0;
-}
-
-int ghmi_video_built_with_ffmpeg(void)
-{
-    return 0;
-}
-
-void ghmi_av_free(GhmiAv **p)
-{
-    (void)p;
-}
-
-int ghmi_av_open(const char *path, GhmVideo *v, char *why, size_t n)
-{
-    (void)path;
-    (void)v;
-    ghmi_why(why, n, "this build has no FFmpeg, so it reads YUV4MPEG2 video only (rebuild with "
-                "-DGEOHASH_FFMPEG=ON, or pipe: ffmpeg -i FILE -f yuv4mpegpipe - | "
-                "geohash-match REFERENCE -)");
-    return GHM_ERR_UNSUPPORTED;
-}
-
-int ghmi_av_next(GhmVideo *v, GhmVideoFrame *f, char *why, size_t n)
-{
-    (void)v;
-    (void)f;
-    ghmi_why(why, n, "this build has no FFmpeg");
-    return GHM_ERR_UNSUPPORTED;
-}
-
-int ghmi_av_can_jump(GhmVideo *v)
-{
-    (void)v;
-    return 0;
-}
-
-int ghmi_av_set_threads(GhmVideo *v, int threads)
-{
-    (void)v;
-    (void)threads;
-    return GHM_ERR_UNSUPPORTED;
-}
-
-int ghmi_av_set_gpu(GhmVideo *v, int device, char *why, size_t n)
-{
-    (void)v;
-    (void)device;
-    ghmi_why(why, n, "this build has no FFmpeg");
-    return GHM_ERR_UNSUPPORTED;
 }
 
 #endif /* GHM_HAVE_FFMPEG */
