@@ -180,7 +180,11 @@ int ghm_video_set_decode_threads(GhmVideo *v, int threads)
 
 int ghm_video_set_gpu_decoding(GhmVideo *v, int device, char *why, size_t why_size)
 {
-    if (!v || device < -1 || v->next_index > 0 || v->finished) {
+    if (!v || device < -1) {
+        ghmi_why(why, why_size, "no video, or no CUDA device %d", device);
+        return GHM_ERR_INVALID;
+    }
+    if (v->next_index > 0 || v->finished) { /* read: numbered or ended */
         ghmi_why(why, why_size, "the decoder can be chosen only before the first read");
         return GHM_ERR_INVALID;
     }
