@@ -44,6 +44,27 @@ static uint64_t pixel_hash(const GhmImage *img)
 static int decode_threads; /* 0: the library's default */
 static int decode_device = -1; /* the CUDA device that decodes, -1: the CPU */
 
+/* Every item v (opened from file) gives until its end, into out; returns how many. */
+static int read_to_end(GhmVideo *v, const char *file, Item *out)
+{
+    char why[256] = "";
+    GhmVideoFrame f;
+    int n = 0, ret;
+    while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
+        ck_assert_msg(ret >= 0, "%s: %s", file, why);
+        ck_assert_int_lt(n, MOST_ITEMS);
+        out[n++] = (Item){ret, f.index, f.pts, f.image ? pixel_hash(f.image) : 0};
+        ghm_image_free(&f.image);
+    }
+    return n;
+}
+
+static int same_item(const Item *a, const Item *b)
+{
+    return a->status == b->status && a->index == b->index && a->pts == b->pts &&
+           a->hash == b->hash;
+}
+
 /* Every item a reader of file with this selection gives, into out; returns how many. */
 static int read_items(const char *file, int64_t start, int64_t end, int64_t step, Item *out)
 {
@@ -56,14 +77,7 @@ static int read_items(const char *file, int64_t start, int64_t end, int64_t step
     if (decode_device >= 0)
         ck_assert_msg(ghm_video_set_gpu_decoding(v, decode_device, why, sizeof why) == GHM_OK,
                       "%s: %s", file, why);
-    GhmVideoFrame f;
-    int n = 0, ret;
-    while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
-        ck_assert_msg(ret >= 0, "%s: %s", file, why);
-        ck_assert_int_lt(n, MOST_ITEMS);
-        out[n++] = (Item){ret, f.index, f.pts, f.image ? pixel_hash(f.image) : 0};
-        ghm_image_free(&f.image);
-    }
+    int n = read_to_end(v, file, out);
     ghm_video_free(&v);
     return n;
 }
@@ -89,8 +103,7 @@ static void check_selection(const char *file, const Item *all, int n_all, int64_
         ck_assert_msg(k < n, "%s from %lld step %lld: frame %lld missing", file,
                       (long long)start, (long long)step, (long long)all[i].index);
         const Item *a = &all[i], *b = &got[k++];
-        ck_assert_msg(a->status == b->status && a->index == b->index && a->pts == b->pts &&
-                          a->hash == b->hash,
+        ck_assert_msg(same_item(a, b),
                       "%s from %lld step %lld: frame %lld (%.6f s) came back as frame %lld "
                       "(%.6f s)%s", file, (long long)start, (long long)step, (long long)a->index,
                       a->pts, (long long)b->index, b->pts,
@@ -238,17 +251,10 @@ START_TEST(test_gpu_decoding_refused_cleanly)
         ck_assert_msg(ret == GHM_ERR_NO_DEVICE || ret == GHM_ERR_UNSUPPORTED, "%d: %s", ret, why);
         ck_assert_msg(why[0] != '\0', "no reason given");
     }
-    GhmVideoFrame f;
-    int k = 0, ret;
-    while ((ret = ghm_video_read(v, &f, why, sizeof why)) != GHM_VIDEO_END) {
-        ck_assert_msg(ret >= 0 && k < n, "%s: %s", file, why);
-        got[k++] = (Item){ret, f.index, f.pts, f.image ? pixel_hash(f.image) : 0};
-        ghm_image_free(&f.image);
-    }
+    int k = read_to_end(v, file, got);
     ck_assert_int_eq(k, n);
     for (int i = 0; i < n; i++)
-        ck_assert(got[i].status == all[i].status && got[i].index == all[i].index &&
-                  got[i].pts == all[i].pts && got[i].hash == all[i].hash);
+        ck_assert(same_item(&got[i], &all[i]));
     ck_assert_int_eq(ghm_video_set_gpu_decoding(v, 0, why, sizeof why), GHM_ERR_INVALID);
     ghm_video_free(&v);
 }

@@ -89,7 +89,7 @@ int ghmi_video_built_with_ffmpeg(void)
     return 1;
 }
 
-static void av_error_text(int err, char *buf, size_t n)
+void ghmi_av_error_text(int err, char *buf, size_t n)
 {
     if (ghmi_ff.av_strerror(err, buf, n) < 0)
         snprintf(buf, n, "FFmpeg error %d", err);
@@ -162,7 +162,7 @@ static void take_log(GhmiAv *av, const char *fallback, char *out, size_t n)
 static void note_error(GhmiAv *av, int err)
 {
     char text[sizeof av->last_log];
-    av_error_text(err, text, sizeof text);
+    ghmi_av_error_text(err, text, sizeof text);
     pthread_mutex_lock(&open_lock);
     if (!av->last_log[0])
         snprintf(av->last_log, sizeof av->last_log, "%s", text);
@@ -194,7 +194,7 @@ static int probe_format(const char *path, const AVInputFormat **fmt, char *why, 
     char err[128];
     int ret = ghmi_ff.avio_open(&pb, path, AVIO_FLAG_READ);
     if (ret < 0) {
-        av_error_text(ret, err, sizeof err);
+        ghmi_av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "cannot open: %s", err);
         return GHM_ERR_IO;
     }
@@ -255,7 +255,7 @@ static AVCodecContext *new_decoder(GhmiAv *av, int *err, char *why, size_t n)
     int ret = ghmi_ff.avcodec_open2(dec, codec, NULL);
     if (ret < 0) {
         char text[128];
-        av_error_text(ret, text, sizeof text);
+        ghmi_av_error_text(ret, text, sizeof text);
         ghmi_why(why, n, "cannot start the %s decoder: %s", codec->name, text);
         ghmi_decoder_free(&dec);
         *err = GHM_ERR_EXTERNAL;
@@ -302,14 +302,14 @@ int ghmi_av_open_demuxer(const char *path, void *opaque, AVFormatContext **out, 
     fmt->opaque = opaque; /* its lines are this reader's: see reader_of */
     if ((ret = ghmi_ff.avformat_open_input(&fmt, path, ifmt, NULL)) < 0) {
         char err[128];
-        av_error_text(ret, err, sizeof err);
+        ghmi_av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "cannot read it as %s: %s", ifmt->name, err);
         return GHM_ERR_FORMAT; /* avformat_open_input freed the context on failure */
     }
     *out = fmt;
     if ((ret = ghmi_ff.avformat_find_stream_info(fmt, NULL)) < 0) {
         char err[128];
-        av_error_text(ret, err, sizeof err);
+        ghmi_av_error_text(ret, err, sizeof err);
         ghmi_why(why, n, "damaged %s file: %s", ifmt->name, err);
         return GHM_ERR_FORMAT;
     }
@@ -425,7 +425,7 @@ static int end_of_stream(GhmVideo *v, char *why, size_t n)
     const AVStream *st = av->fmt->streams[av->stream];
     if (av->read_error) {
         char err[128];
-        av_error_text(av->read_error, err, sizeof err);
+        ghmi_av_error_text(av->read_error, err, sizeof err);
         ghmi_why(why, n, "reading stopped after %lld frames: %s", (long long)v->next_index, err);
         return GHM_ERR_IO;
     }

@@ -35,6 +35,9 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
 /* Frees the libswscale context and zeroes *g. */
 void ghmi_grey_release(GhmiGrey *g);
 
+/* FFmpeg's words for the error err, or "FFmpeg error N" (video_ffmpeg.c). */
+void ghmi_av_error_text(int err, char *buf, size_t n);
+
 /* Makes dec (allocated, not yet opened, for codec) decode on CUDA device `device` through
  * FFmpeg's CUDA hwaccel (video_gpu_decode.c), with the device's context that every decoder on
  * it shares: frames then come out as CUDA frames where NVDEC takes the stream, as software

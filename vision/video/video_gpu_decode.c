@@ -86,8 +86,7 @@ static int create_device(int device, AVBufferRef **ref, char *why, size_t n)
     int ret = ghmi_ff.av_hwdevice_ctx_create(ref, AV_HWDEVICE_TYPE_CUDA, name, NULL, 0);
     if (ret < 0) {
         char text[128];
-        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
-            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_av_error_text(ret, text, sizeof text);
         ghmi_why(why, n, "cannot open CUDA device %d for decoding: %s", device, text);
         return GHM_ERR_NO_DEVICE;
     }
@@ -154,8 +153,7 @@ const AVFrame *ghmi_gpu_frame_to_host(const AVFrame *frame, AVFrame *host, char 
         ret = ghmi_ff.av_frame_copy_props(host, frame); /* its range: video_frame.c reads it */
     if (ret < 0) {
         char text[128];
-        if (ghmi_ff.av_strerror(ret, text, sizeof text) < 0)
-            snprintf(text, sizeof text, "FFmpeg error %d", ret);
+        ghmi_av_error_text(ret, text, sizeof text);
         ghmi_why(why, n, "cannot copy a decoded frame from the GPU: %s", text);
         return NULL;
     }
