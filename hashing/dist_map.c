@@ -20,6 +20,15 @@
  * joined its side stream and waited for its own (steps 5 and 7 wait), so no copy reads an
  * array that is gone.
  *
+ * Where every context may write every other's memory (GhmDistOps.reach: the CPU's host memory,
+ * GPUs whose pools grant each other access) a call is direct: step 3 writes each piece straight
+ * into its part's receive arrays and a part's finds write their answers straight into the
+ * shard's, so steps 4 and 6 copy nothing. The pieces still cross the link once, as the split's
+ * stores, but no copy waits for the split to end, and a part's own piece is not copied at all.
+ * A context's stream waits for the others' marks three times: for their allocations before it
+ * splits into their arrays, for their splits before it builds or probes what they wrote, and
+ * for their probes before it puts the answers in order.
+ *
  * A find over two parts that can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA
  * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part probes every
  * shard's keys for those of its part and writes their answers in place (find_in_place), and each
@@ -39,6 +48,10 @@
 #include "log_internal.h"
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
+
+static int force_copies; /* tests: ghmi_dist_map_force_copies */
+
+void ghmi_dist_map_force_copies(int on) { force_copies = on; }
 
 /* Who sends how many keys to whom: shard p sends count[p][q] keys to part q, from start[p][q]
  * in its send arrays to offset[p][q] in part q's receive arrays; part q receives received[q]. */
@@ -61,6 +74,7 @@ typedef struct Call {
     uint32_t *way_back[MAX_PARTS], *send_keys[MAX_PARTS], *send_values[MAX_PARTS];
     uint32_t *back[MAX_PARTS], *answers[MAX_PARTS];
     uint32_t *recv_keys[MAX_PARTS], *recv_values[MAX_PARTS], *recv_out[MAX_PARTS];
+    int direct; /* splits write into the parts' memory, parts write answers into the shards' */
     char timings[256]; /* "step ms, ..." for the verbose log */
 } Call;
 
@@ -265,10 +279,26 @@ static void make_plan(Plan *pl, int parts, int find)
     }
 }
 
+void ghmi_dist_dest_local(GhmiDistDest *dest, int parts, const size_t *start, uint32_t *keys,
+                          uint32_t *values)
+{
+    for (int q = 0; q < parts; q++) {
+        dest->keys[q] = keys ? keys + start[q] : NULL;
+        dest->values[q] = values ? values + start[q] : NULL;
+        dest->start[q] = start[q];
+    }
+}
+
 int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out)
 {
     *out = NULL;
     return n ? m->ops->alloc(ctx, n * 4, (void **)out) : GHM_OK;
+}
+
+/* Marks part p's work so far as what copies out of its memory (and other parts' work on a direct call) wait for (side streams only). */
+static int mark(const GhmDistMap *m, int p)
+{
+    return m->side[p] ? m->ops->side_mark(m->ctx[p], m->side[p]) : GHM_OK;
 }
 
 /* The arrays of context p: its shard's send side and its part's receive side. No wait: every
@@ -279,27 +309,27 @@ static int step_alloc(Call *call, int p)
     const GhmDistMap *m = call->m;
     GhmContext *ctx = m->ctx[p];
     size_t n = call->n[p], r = call->plan->received[p];
-    int find = call->out != NULL;
+    int find = call->out != NULL, copies = !call->direct;
     size_t way_back_words = n ? m->ops->way_back_words(n, m->c.parts) : 0;
-    int ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
-    if (ret == GHM_OK)
-        ret = find ? ghmi_dist_alloc_u32(m, ctx, way_back_words, &call->way_back[p])
-                   : ghmi_dist_alloc_u32(m, ctx, n, &call->send_values[p]);
+    int ret = GHM_OK;
+    if (find || copies) /* a direct build's pieces go straight to the parts */
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
+    if (ret == GHM_OK && !find && copies)
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_values[p]);
+    if (ret == GHM_OK && find)
+        ret = ghmi_dist_alloc_u32(m, ctx, way_back_words, &call->way_back[p]);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, ctx, n, &call->back[p]);
     if (ret == GHM_OK)
         ret = ghmi_dist_alloc_u32(m, ctx, r, &call->recv_keys[p]);
-    if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, ctx, r, find ? &call->recv_out[p] : &call->recv_values[p]);
+    if (ret == GHM_OK && !find)
+        ret = ghmi_dist_alloc_u32(m, ctx, r, &call->recv_values[p]);
+    if (ret == GHM_OK && find && copies) /* a direct find's answers go straight back */
+        ret = ghmi_dist_alloc_u32(m, ctx, r, &call->recv_out[p]);
     if (ret == GHM_OK && find && !ghm_buffer_in_place(ctx, call->out[p]))
         ret = ghmi_dist_alloc_u32(m, ctx, n, &call->answers[p]);
-    return ret;
-}
-
-/* Marks part p's work so far as what copies out of its memory wait for (side streams only). */
-static int mark(const GhmDistMap *m, int p)
-{
-    return m->side[p] ? m->ops->side_mark(m->ctx[p], m->side[p]) : GHM_OK;
+    /* the other parts write into these arrays after the allocation, in this stream's order */
+    return ret == GHM_OK && call->direct ? mark(m, p) : ret;
 }
 
 /* Copies into part q's memory from part p's: beside q's work where q has a side stream (after
@@ -317,14 +347,45 @@ static int join_side(const GhmDistMap *m, int q)
     return m->side[q] ? m->ops->side_join(m->ctx[q], m->side[q]) : GHM_OK;
 }
 
+/* Part p's later work waits for every other part's work up to that part's last mark (no wait
+ * without side streams: the CPU's steps are done on return). */
+static int wait_for_others(const GhmDistMap *m, int p)
+{
+    int ret = GHM_OK;
+    for (int q = 0; q < m->parts && ret == GHM_OK; q++)
+        if (q != p && m->side[q])
+            ret = m->ops->side_wait(m->ctx[p], m->side[q]);
+    return ret;
+}
+
+/* Where shard p's split puts each part's piece: straight into the part's receive arrays on a
+ * direct call (a find's own piece stays in the shard's memory), else its own send arrays. */
+static void split_dest(const Call *call, int p, GhmiDistDest *d)
+{
+    const Plan *pl = call->plan;
+    int find = call->out != NULL;
+    ghmi_dist_dest_local(d, call->m->parts, pl->start[p], call->send_keys[p],
+                         find ? NULL : call->send_values[p]);
+    for (int q = 0; q < call->m->parts && call->direct; q++)
+        if (!(find && q == p)) {
+            d->keys[q] = call->recv_keys[q] + pl->offset[p][q];
+            d->values[q] = find ? NULL : call->recv_values[q] + pl->offset[p][q];
+        }
+}
+
+/* The other parts' arrays that a direct split writes were allocated in their streams' order. */
+static int step_meet(Call *call, int p) { return wait_for_others(call->m, p); }
+
 static int step_split(Call *call, int p)
 {
     GhmDistMap *m = call->m;
     int ret = GHM_OK;
-    if (call->n[p])
+    if (call->n[p]) {
+        GhmiDistDest dest;
+        split_dest(call, p, &dest);
         ret = m->ops->split(m->ctx[p], call->keys[p], call->out ? NULL : call->values[p],
-                            call->n[p], m->c, call->plan->start[p], call->way_back[p],
-                            call->send_keys[p], call->send_values[p]);
+                            call->n[p], m->c, &dest, call->way_back[p]);
+    }
     return ret == GHM_OK ? mark(m, p) : ret;
 }
 
@@ -338,14 +399,15 @@ static int find_own(Call *call, int q, size_t from, size_t to)
                      : GHM_OK;
 }
 
-/* Every shard's piece for part q into q's memory: the keys, and for a build the values; a
- * find's own piece stays, and its first half is probed while the others arrive. */
+/* Every shard's piece for part q into q's memory: the keys, and for a build the values (on a
+ * direct call the splits wrote them there: q's later work waits for the splits); a find's own
+ * piece stays, and its first half is probed while the others arrive. */
 static int step_send(Call *call, int q)
 {
     GhmDistMap *m = call->m;
     const Plan *pl = call->plan;
-    int ret = GHM_OK;
-    for (int p = 0; p < m->parts && ret == GHM_OK; p++) {
+    int ret = call->direct ? wait_for_others(m, q) : GHM_OK;
+    for (int p = 0; p < m->parts && ret == GHM_OK && !call->direct; p++) {
         size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
         if (k == 0 || (call->out && p == q))
             continue;
@@ -366,16 +428,19 @@ static int step_build(Call *call, int q)
                          : ret;
 }
 
-/* Part q's finds of the other shards' pieces, once they are in its memory. */
+/* Part q's finds of the other shards' pieces, once they are in its memory; on a direct call
+ * the answers go straight into each shard's memory, where its own piece's answers are. */
 static int step_find(Call *call, int q)
 {
     const Plan *pl = call->plan;
     int ret = join_side(call->m, q);
     for (int p = 0; p < call->m->parts && ret == GHM_OK; p++) {
         size_t k = pl->count[p][q];
+        uint32_t *to = call->direct ? call->back[p] + pl->start[p][q]
+                                    : call->recv_out[q] + pl->offset[p][q];
         if (k && p != q)
             ret = ghmi_map_find_queued(call->m->map[q], call->recv_keys[q] + pl->offset[p][q], k,
-                                       call->recv_out[q] + pl->offset[p][q]);
+                                       to);
     }
     return ret == GHM_OK ? mark(call->m, q) : ret;
 }
@@ -387,7 +452,7 @@ static int step_return(Call *call, int p)
     GhmDistMap *m = call->m;
     const Plan *pl = call->plan;
     int ret = GHM_OK;
-    for (int q = 0; q < m->parts && ret == GHM_OK; q++) {
+    for (int q = 0; q < m->parts && ret == GHM_OK && !call->direct; q++) {
         size_t k = pl->count[p][q];
         if (k && p != q)
             ret = copy_in(m, p, call->back[p] + pl->start[p][q], q,
@@ -402,7 +467,7 @@ static int step_unsplit(Call *call, int p)
 {
     GhmDistMap *m = call->m;
     size_t n = call->n[p];
-    int ret = join_side(m, p);
+    int ret = call->direct ? wait_for_others(m, p) : join_side(m, p);
     if (n == 0 || ret < 0)
         return ret;
     uint32_t *to = call->answers[p] ? call->answers[p] : call->out[p];
@@ -444,6 +509,7 @@ static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
         call->values[p] = n[p] && values ? values[p] : NULL;
         call->n[p] = n[p];
     }
+    call->direct = !force_copies && m->ops->reach && m->ops->reach(m->ctx, m->parts);
     call->plan = calloc(1, sizeof *call->plan);
     return call->plan ? GHM_OK : GHM_ERR_NOMEM;
 }
@@ -457,6 +523,8 @@ static int plan_and_send(Call *call)
         make_plan(call->plan, call->m->parts, call->out != NULL);
         ret = timed(call, step_alloc, "alloc", IN_TURN);
     }
+    if (ret == GHM_OK && call->direct) /* every wait queued before a split marks again */
+        ret = timed(call, step_meet, "meet", IN_TURN);
     if (ret == GHM_OK)
         ret = timed(call, step_split, "split", IN_TURN);
     if (ret == GHM_OK)
@@ -558,10 +626,7 @@ static int step_mark(Call *call, int q) { return mark(call->m, q); }
 static int step_collect(Call *call, int p)
 {
     const GhmDistMap *m = call->m;
-    int ret = GHM_OK;
-    for (int q = 0; q < m->parts && ret == GHM_OK; q++)
-        if (q != p)
-            ret = m->ops->side_wait(m->ctx[p], m->side[q]);
+    int ret = wait_for_others(m, p);
     if (ret == GHM_OK && call->answers[p])
         ret = ghm_buffer_download(m->ctx[p], call->out[p], call->answers[p], call->n[p] * 4);
     return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;

@@ -1,7 +1,8 @@
 /*
  * dist_map_cpu.c - a GhmDistMap shard's steps on the CPU backend (GhmDistOps): the count and
  * the split by part on the context's threads, each thread over one contiguous chunk of the keys
- * (so the split is stable: a part's keys keep their order), and plain copies between contexts.
+ * (so the split is stable: a part's keys keep their order), and plain copies between contexts
+ * (every context's memory is the host's, so splits write straight into the parts': reach).
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -57,20 +58,18 @@ static int cpu_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistCo
     return GHM_OK;
 }
 
-/* The way back is each key's position: send_keys[s] = keys[perm[s]]. */
+/* The way back is each key's position: the key at split position s is keys[perm[s]]. */
 static int cpu_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                     GhmiDistConsts c, const size_t *starts, uint32_t *perm, uint32_t *send_keys,
-                     uint32_t *send_values)
+                     GhmiDistConsts c, const GhmiDistDest *dest, uint32_t *perm)
 {
     int nt = split_threads(ctx, n);
     size_t *at = calloc((size_t)nt * c.parts, sizeof *at);
     if (!at)
         return GHM_ERR_NOMEM;
     count_chunks(keys, n, c, nt, at);
-    /* where thread t writes its first key of part q: the part's start plus the earlier
-     * threads' keys of that part */
+    /* where thread t puts its first key of part q: the earlier threads' keys of that part on */
     for (uint32_t q = 0; q < c.parts; q++) {
-        size_t pos = starts[q];
+        size_t pos = 0;
         for (int t = 0; t < nt; t++) {
             size_t k = at[(size_t)t * c.parts + q];
             at[(size_t)t * c.parts + q] = pos;
@@ -82,12 +81,13 @@ static int cpu_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *valu
         size_t lo, hi, *next = at + (size_t)t * c.parts;
         chunk(n, t, nt, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
-            size_t s = next[ghmi_dist_part(keys[i], c)]++;
-            send_keys[s] = keys[i];
+            uint32_t q = ghmi_dist_part(keys[i], c);
+            size_t s = next[q]++;
+            dest->keys[q][s] = keys[i];
             if (perm)
-                perm[s] = (uint32_t)i;
+                perm[dest->start[q] + s] = (uint32_t)i;
             if (values)
-                send_values[s] = values[i];
+                dest->values[q][s] = values[i];
         }
     }
     free(at);
@@ -119,10 +119,18 @@ static int cpu_copy(GhmContext *dst_ctx, void *dst, GhmContext *src_ctx, const v
     return GHM_OK;
 }
 
+/* Every context's temporaries are host memory. */
+static int cpu_reach(GhmContext *const *ctx, int parts)
+{
+    (void)ctx, (void)parts;
+    return 1;
+}
+
 /* calloc's pages come zeroed by the kernel, untouched until written: no pass to save */
 const GhmDistOps ghm_cpu_dist_ops = {.count = cpu_count,
                                      .split = cpu_split,
                                      .way_back_words = cpu_way_back_words,
                                      .unsplit = cpu_unsplit,
                                      .copy = cpu_copy,
-                                     .alloc = ghm_buffer_alloc};
+                                     .alloc = ghm_buffer_alloc,
+                                     .reach = cpu_reach};

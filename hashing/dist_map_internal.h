@@ -29,6 +29,15 @@ int ghmi_dist_shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const 
 /* Backend memory for n words, left as it comes (GhmDistOps.alloc); n = 0: NULL. */
 int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out);
 
+/* A split that keeps every part's run in the shard's own arrays, part q's from start[q]
+ * (values NULL: keys alone). */
+void ghmi_dist_dest_local(GhmiDistDest *dest, int parts, const size_t *start, uint32_t *keys,
+                          uint32_t *values);
+
+/* Tests: 1 makes bulk calls copy the pieces between contexts even where a split could write
+ * them straight into the parts' memory (GhmDistOps.reach), so that both ways are exercised. */
+void ghmi_dist_map_force_copies(int on);
+
 /* The ranked map's calls (dist_map_ranks.c), reached through the public ones. */
 int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
                            size_t n);

@@ -267,9 +267,13 @@ static int split_and_send(RankCall *c, int find)
 {
     const GhmDistMap *m = c->m;
     int ret = GHM_OK;
-    if (c->n)
-        ret = m->ops->split(c->ctx, c->keys, find ? NULL : c->values, c->n, m->c, c->start,
-                            c->way_back, c->send_keys, c->send_values);
+    if (c->n) {
+        GhmiDistDest dest;
+        ghmi_dist_dest_local(&dest, m->ranks.ranks, c->start, c->send_keys,
+                             find ? NULL : c->send_values);
+        ret = m->ops->split(c->ctx, c->keys, find ? NULL : c->values, c->n, m->c, &dest,
+                            c->way_back);
+    }
     if ((ret = agree(m, ret)) < 0)
         return ret;
     ret = exchange(c, c->send_keys, c->send_n, c->start, c->recv_keys, c->recv_n, c->recv_at,

@@ -103,18 +103,26 @@ typedef struct GhmiDistConsts {
     uint32_t parts;
 } GhmiDistConsts;
 
+/* Where a split puts part q's keys: from keys[q] (and values[q], for a build), the first of them
+ * at position start[q] of the shard's split order (an answer array in that order, as unsplit
+ * reads, holds part q's answers from start[q]). */
+typedef struct GhmiDistDest {
+    uint32_t *keys[GHM_DIST_MAP_MAX_PARTS], *values[GHM_DIST_MAP_MAX_PARTS];
+    size_t start[GHM_DIST_MAP_MAX_PARTS];
+} GhmiDistDest;
+
 /* A GhmDistMap's steps on one shard (hashing/dist_map.c). Arrays are ctx's backend memory;
  * counts, starts and the constants are host values. */
 typedef struct GhmDistOps {
     /* counts[q] = how many of keys[0..n) have part q (ghmi_dist_part), q < parts. */
     int (*count)(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistConsts c,
                  size_t *counts);
-    /* Groups keys (and values, when not NULL) by part, part q's run from starts[q], and writes
-     * to way_back (way_back_words(n, c.parts) words; NULL: a build needs no way back) what
-     * unsplit needs to put each key's answer back in its place. */
+    /* Groups keys (and values, when not NULL) by part into dest (which may be other
+     * contexts' memory where reach allows), and writes to way_back (way_back_words(n, c.parts)
+     * words; NULL: a build needs no way back) what unsplit needs to put each key's answer back
+     * in its place. */
     int (*split)(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                 GhmiDistConsts c, const size_t *starts, uint32_t *way_back, uint32_t *send_keys,
-                 uint32_t *send_values);
+                 GhmiDistConsts c, const GhmiDistDest *dest, uint32_t *way_back);
     size_t (*way_back_words)(size_t n, uint32_t parts);
     /* out[i] = the answer in `in` (split's order) of keys[i], i < n: the answers back in the
      * queries' order (keys and c as given to split). */
@@ -170,6 +178,12 @@ typedef struct GhmDistOps {
      * written for the keys whose part is `part` alone (the others' answers are theirs). */
     int (*find_in_place)(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
                          uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
+    /* 1 when the work of every context may write the temporaries (alloc) of every other one:
+     * host memory, or devices whose pools grant each other access (NVLink or PCIe peer to
+     * peer). Then a split writes each piece straight into its part's memory and a part writes
+     * a find's answers straight into the shard's memory, with no copies between them. NULL:
+     * never. */
+    int (*reach)(GhmContext *const *ctx, int parts);
 } GhmDistOps;
 
 /* ghm_map_find on backend arrays (keys and out in ctx's memory), queued on the map's context

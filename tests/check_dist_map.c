@@ -1,11 +1,13 @@
 /* check_dist_map.c - GhmDistMap: the answers of one GhmMap holding every pair, for any number of
  * parts and any spread of the shards, on the CPU and on CUDA (every device, and one device
- * several times); bad arguments leave the map as it was; a failed build leaves it empty. The
- * ranked map (one part per process) is run here with threads as its ranks. */
+ * several times), with the pieces written straight into the parts' memory and copied there;
+ * bad arguments leave the map as it was; a failed build leaves it empty. The ranked map (one
+ * part per process) is run here with threads as its ranks. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_map_internal.h"
 #include "ghm_dist_map.h"
 #include "test_support.h"
 
@@ -128,9 +130,13 @@ START_TEST(test_cpu_parts_match_one_map)
     size_t size = 0;
     uint32_t *want = one_map_answers(ctx[0], c->keys, c->values, N, c->queries, 2 * N, &size);
     int parts[] = {1, 2, 3, 5};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        check_against(ctx, parts[i], GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N, want,
-                      size);
+    for (int copies = 0; copies <= 1; copies++) {
+        ghmi_dist_map_force_copies(copies);
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            check_against(ctx, parts[i], GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N,
+                          want, size);
+    }
+    ghmi_dist_map_force_copies(0);
     free(want);
     for (int p = 0; p < MAX_P; p++)
         ghm_context_free(&ctx[p]);
@@ -205,13 +211,18 @@ START_TEST(test_cuda_parts_match_one_map)
     GhmContext *ctx[MAX_P];
     for (int p = 0; p < 3; p++)
         ctx[p] = context_on(GHM_BACKEND_CUDA, p % devices, 0);
-    for (int parts = 1; parts <= 3; parts++)
-        check_against(ctx, parts, GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N, want,
-                      size);
-    /* the other schemes' parts (their finds queued without a wait, as the cuckoo map's) */
-    for (int s = GHM_MAP_LINEAR; s <= GHM_MAP_TWO_LEVEL; s++)
-        check_against(ctx, 2, (GhmMapScheme)s, c->keys, c->values, c->queries, 2 * N, want,
-                      size);
+    for (int copies = 0; copies <= 1; copies++) {
+        ghmi_dist_map_force_copies(copies);
+        for (int parts = 1; parts <= 3; parts++)
+            check_against(ctx, parts, GHM_MAP_CUCKOO, c->keys, c->values, c->queries, 2 * N,
+                          want, size);
+        /* the other schemes' parts (their finds queued without a wait, as the cuckoo map's;
+         * the split path's finds) */
+        for (int s = GHM_MAP_LINEAR; s <= GHM_MAP_TWO_LEVEL; s++)
+            check_against(ctx, 2, (GhmMapScheme)s, c->keys, c->values, c->queries, 2 * N, want,
+                          size);
+    }
+    ghmi_dist_map_force_copies(0);
     /* shard 1 in device memory, its answers written to device memory */
     void *dk = NULL, *dv = NULL, *dout = NULL;
     ck_assert_int_eq(ghm_buffer_alloc(ctx[1], N / 2 * 4, &dk), GHM_OK);

@@ -15,6 +15,11 @@
  * order, no array of positions written by the split and scattered through by the unsplit (4
  * bytes a key each way, and a scatter that wrote most of a 32-byte sector for every 4 bytes).
  *
+ * The split writes each part's run where dest says: the shard's own send array, or, where the
+ * devices reach each other's memory (GhmDistOps.reach), the part's receive array on its own
+ * device, so the pieces cross the link as the split's stores and no copy follows. A tile is
+ * staged by part in shared memory first, so every run leaves in whole lines.
+ *
  * A find over two GPUs that reach each other's memory skips all of that:
  * dist_map_in_place.cu.
  */
@@ -112,31 +117,50 @@ static __global__ void count_kernel(const uint32_t *keys, size_t n, GhmiDistCons
             atomicAdd(&counts[q], (unsigned long long)tile_count[q]);
 }
 
+/* A tile's keys (and values) are staged in shared memory by part, so that each part's run leaves
+ * in whole lines: coalesced stores, which matter most where the run goes to another GPU. */
+struct SplitStage {
+    uint32_t keys[TILE], values[TILE];
+    unsigned first[MAX_PARTS]; /* where part q's keys start in the stage */
+};
+
 static __global__ void split_kernel(const uint32_t *keys, const uint32_t *values, size_t n,
-                                    GhmiDistConsts c, unsigned long long *cursor,
-                                    uint32_t *way_back, uint32_t *send_keys, uint32_t *send_values)
+                                    GhmiDistConsts c, GhmiDistDest dest,
+                                    unsigned long long *cursor, uint32_t *way_back)
 {
     __shared__ TileShared sh;
+    __shared__ SplitStage st;
     size_t stride = (size_t)gridDim.x * TILE;
     for (size_t tile = (size_t)blockIdx.x * TILE; tile < n; tile += stride) {
         uint32_t key[ITEMS], part[ITEMS];
         unsigned rank[ITEMS];
         tile_ranks(sh, keys, n, tile, c, key, part, rank);
         for (unsigned q = threadIdx.x; q < c.parts; q += blockDim.x) {
+            unsigned first = 0;
+            for (unsigned r = 0; r < q; r++)
+                first += sh.total[r];
+            st.first[q] = first;
             sh.base[q] = atomicAdd(&cursor[q], (unsigned long long)sh.total[q]);
             if (way_back) /* positions fit 32 bits: n < GHM_NOT_FOUND */
-                way_back[tile / TILE * c.parts + q] = (uint32_t)sh.base[q];
+                way_back[tile / TILE * c.parts + q] = (uint32_t)(dest.start[q] + sh.base[q]);
         }
         __syncthreads();
         for (int j = 0; j < ITEMS; j++) {
             if (part[j] == NO_PART)
                 continue;
-            size_t s = sh.base[part[j]] + rank[j];
-            send_keys[s] = key[j];
+            unsigned s = st.first[part[j]] + rank[j];
+            st.keys[s] = key[j];
             if (values)
-                send_values[s] = values[tile + (size_t)j * DIST_THREADS + threadIdx.x];
+                st.values[s] = values[tile + (size_t)j * DIST_THREADS + threadIdx.x];
         }
-        __syncthreads(); /* sh is cleared for the next tile */
+        __syncthreads();
+        for (unsigned q = 0; q < c.parts; q++)
+            for (unsigned i = threadIdx.x; i < sh.total[q]; i += blockDim.x) {
+                dest.keys[q][sh.base[q] + i] = st.keys[st.first[q] + i];
+                if (values)
+                    dest.values[q][sh.base[q] + i] = st.values[st.first[q] + i];
+            }
+        __syncthreads(); /* sh and st are reused for the next tile */
     }
 }
 
@@ -195,24 +219,18 @@ static int dist_count(GhmContext *ctx, const uint32_t *keys, size_t n, GhmiDistC
 }
 
 static int dist_split(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                      GhmiDistConsts c, const size_t *starts, uint32_t *way_back,
-                      uint32_t *send_keys, uint32_t *send_values)
+                      GhmiDistConsts c, const GhmiDistDest *dest, uint32_t *way_back)
 {
     if (c.parts < 1 || c.parts > MAX_PARTS)
         return GHM_ERR_INVALID;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    unsigned long long *cursor = NULL, host[MAX_PARTS];
-    for (uint32_t q = 0; q < c.parts; q++)
-        host[q] = starts[q];
+    unsigned long long *cursor = NULL;
     int ret = ghmi_device_alloc(ctx, c.parts * sizeof *cursor, (void **)&cursor);
-    /* from pageable memory: the call returns once host[] is read */
     if (ret == GHM_OK)
-        ret = GHM_CUDA(cudaMemcpyAsync(cursor, host, c.parts * sizeof *cursor,
-                                       cudaMemcpyHostToDevice, s));
+        ret = GHM_CUDA(cudaMemsetAsync(cursor, 0, c.parts * sizeof *cursor, s));
     if (ret == GHM_OK) {
-        split_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, values, n, c, cursor,
-                                                                  way_back, send_keys,
-                                                                  send_values);
+        split_kernel<<<tile_blocks(ctx, n), DIST_THREADS, 0, s>>>(keys, values, n, c, *dest,
+                                                                  cursor, way_back);
         ret = GHM_CUDA_LAUNCH();
     }
     ghmi_device_free(ctx, cursor);
@@ -570,4 +588,4 @@ static int nccl_join(GhmContext *ctx, void *link)
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {
     dist_count, dist_split, dist_way_back_words, dist_unsplit, dist_copy, ghmi_device_alloc,
     dist_connect, NCCL_OPS, side_open, side_close, side_mark, side_copy, side_join, side_wait,
-    ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place};
+    ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place, ghmi_cuda_dist_reach};

@@ -1,7 +1,8 @@
 /*
  * dist_map_in_place.cu - a GhmDistMap find over two GPUs of one process that moves neither keys
  * nor answers (GhmDistOps.in_place_ok and find_in_place, in dist_map.cu's op table): whether
- * every array is reachable from every part's device, and the probe of a shard's keys in place.
+ * every array is reachable from every part's device, and the probe of a shard's keys in place;
+ * and whether every device may write the others' temporaries (GhmDistOps.reach).
  *
  * In one process whose devices reach each other's memory (NVLink), the split, the copies both
  * ways and the unsplit of a find (about 2 ms of 7.6 at 2^28 keys on two H100s) are not needed:
@@ -110,6 +111,15 @@ static int pool_reachable(int owner, int dev)
         return 0;
     }
     return flags == cudaMemAccessFlagsProtReadWrite;
+}
+
+int ghmi_cuda_dist_reach(GhmContext *const *ctx, int parts)
+{
+    for (int q = 0; q < parts; q++)
+        for (int p = 0; p < parts; p++)
+            if (!pool_reachable(ghm_cuda_device(ctx[q]), ghm_cuda_device(ctx[p])))
+                return 0;
+    return 1;
 }
 
 int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int parts,

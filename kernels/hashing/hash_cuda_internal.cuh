@@ -252,7 +252,8 @@ extern "C" const GhmSortedOps ghm_cuda_sorted_ops;
 extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops; /* slab lists: dynmap.cu */
 extern "C" const GhmDistOps ghm_cuda_dist_ops;       /* split, copies between devices: dist_map.cu */
 
-/* GhmDistOps.in_place_ok and find_in_place of the CUDA backend (dist_map_in_place.cu). */
+/* GhmDistOps.in_place_ok, find_in_place and reach of the CUDA backend (dist_map_in_place.cu). */
+int ghmi_cuda_dist_reach(GhmContext *const *ctx, int parts);
 int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int parts,
                                const uint32_t *const *keys, uint32_t *const *out,
                                const size_t *n);
