@@ -30,11 +30,12 @@
  * for their probes before it puts the answers in order.
  *
  * A find over two parts that can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA
- * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part probes every
- * shard's keys for those of its part and writes their answers in place (find_in_place), and each
- * shard's stream waits for every part's marked work before its answers are downloaded or the
- * call returns. The split's passes, the copies both ways and the gather cost about a fifth of
- * the find on two H100s; what is left is the probes and the keys read over the link.
+ * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part
+ * probes every shard's keys for those of its part and writes their answers in place
+ * (find_in_place), and each shard's stream waits for every part's marked work before its
+ * answers are downloaded or the call returns. The split's passes, the copies both ways and the
+ * gather cost about a fifth of the find on two H100s; what is left is the probes and the keys
+ * read over the link.
  */
 #include "ghm_dist_map.h"
 
@@ -295,7 +296,8 @@ int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t
     return n ? m->ops->alloc(ctx, n * 4, (void **)out) : GHM_OK;
 }
 
-/* Marks part p's work so far as what copies out of its memory (and other parts' work on a direct call) wait for (side streams only). */
+/* Marks part p's work so far as what copies out of its memory (and, on a direct call, the other
+ * parts' work) wait for (side streams only). */
 static int mark(const GhmDistMap *m, int p)
 {
     return m->side[p] ? m->ops->side_mark(m->ctx[p], m->side[p]) : GHM_OK;
