@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# s41 call 3: the count and split with a ballot per part (<= 8 parts) against bf2ad13, 2 x H200:
+# check_dist_map, bench distmap 2^28 --gpus 2 old/new in turns twice, new --verbose, ncu of the
+# count and split kernels.
+set -u
+export NCCL_NVLS_ENABLE=0 PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+F="-DCMAKE_CUDA_ARCHITECTURES=90 -DGEOHASH_MPI=OFF"
+mkdir -p /tmp/old && tar -xJf .dev/c41/old-src.tar.xz -C /tmp/old
+sed -i "s/ -Werror//" CMakeLists.txt /tmp/old/CMakeLists.txt
+bash scripts/device_build.sh .dev/debs . /tmp/bn $F >"$OUT/build_new.log" 2>&1 &
+pn=$!
+bash scripts/device_build.sh .dev/debs /tmp/old /tmp/bo $F >"$OUT/build_old.log" 2>&1 &
+po=$!
+wait $pn || { tail -30 "$OUT/build_new.log"; exit 1; }
+wait $po || { tail -30 "$OUT/build_old.log"; exit 1; }
+el build
+cd /tmp/bn || exit 1
+timeout 120 ./check_dist_map 2>&1 | tail -1; el check_dist_map
+{
+for rep in 1 2; do
+  for b in bo bn; do
+    echo "== $b --gpus 2, round $rep"; timeout 90 /tmp/$b/geohash-match bench distmap --gpus 2 --log2 28 | grep -E "split|one map"
+  done
+done
+echo "== bn --verbose"; timeout 90 /tmp/bn/geohash-match bench distmap --gpus 2 --log2 28 --verbose 2>&1 | grep -E "dist map (build|find),|split|one map" | head -12
+for b in bo bn; do
+  echo "== $b --gpus 2 --parts 4"; timeout 90 /tmp/$b/geohash-match bench distmap --gpus 2 --parts 4 --log2 28 | grep -E "split|one map"
+done
+} > "$OUT/distmap.txt" 2>&1
+el distmap; cat $OUT/distmap.txt
+timeout 200 ncu -k regex:"split_kernel|count_kernel" --metrics gpu__time_duration.sum ./geohash-match bench distmap --gpus 2 --log2 28 --reps 1 > $OUT/ncu.txt 2>&1
+grep -E "split_kernel|count_kernel|gpu__time_duration" $OUT/ncu.txt | head -40 > $OUT/ncu_short.txt
+el ncu; cat $OUT/ncu_short.txt | sed 's/(const unsigned int \*.*Context/ Context/'
