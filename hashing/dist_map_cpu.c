@@ -1,8 +1,9 @@
 /*
  * dist_map_cpu.c - a GhmDistMap shard's steps on the CPU backend (GhmDistOps): the count and
  * the split by part on the context's threads, each thread over one contiguous chunk of the keys
- * (so the split is stable: a part's keys keep their order), and plain copies between contexts
- * (every context's memory is the host's, so splits write straight into the parts': reach).
+ * (so the split is stable: a part's keys keep their order), and plain copies between contexts.
+ * Every context's memory is the host's, so calls are direct (reach: a split writes straight into
+ * the parts' arrays); the copies serve the tests that force them.
  */
 #include <omp.h>
 #include <stdlib.h>
