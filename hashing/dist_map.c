@@ -369,7 +369,7 @@ static void split_dest(const Call *call, int p, GhmiDistDest *d)
     ghmi_dist_dest_local(d, call->m->parts, pl->start[p], call->send_keys[p],
                          find ? NULL : call->send_values[p]);
     for (int q = 0; q < call->m->parts && call->direct; q++)
-        if (!(find && q == p)) {
+        if (pl->count[p][q] && !(find && q == p)) {
             d->keys[q] = call->recv_keys[q] + pl->offset[p][q];
             d->values[q] = find ? NULL : call->recv_values[q] + pl->offset[p][q];
         }

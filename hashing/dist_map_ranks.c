@@ -165,8 +165,9 @@ static size_t offsets(const size_t *n, int parts, size_t *at)
 }
 
 /* The shard in backend memory and its count per part; then the vote, and every rank's counts
- * for this one. A find's piece for this rank's own part is not exchanged: the part probes it
- * where the split put it. */
+ * for this one. The piece for this rank's own part is never exchanged: a find probes it where
+ * the split put it, and a build's split puts it straight into the receive arrays, after the
+ * other ranks' pieces. */
 static int plan_call(RankCall *c, int find)
 {
     const GhmDistMap *m = c->m;
@@ -180,13 +181,15 @@ static int plan_call(RankCall *c, int find)
     uint64_t send[MAX_PARTS], recv[MAX_PARTS];
     int self = m->ranks.rank;
     for (int q = 0; q < c->ranks; q++)
-        c->send_n[q] = send[q] = find && q == self ? 0 : c->count[q];
+        c->send_n[q] = send[q] = q == self ? 0 : c->count[q];
     if (m->ranks.all_to_all(m->ranks.user, send, recv) < 0)
         return GHM_ERR_IO;
     for (int p = 0; p < c->ranks; p++)
         c->recv_n[p] = (size_t)recv[p];
     offsets(c->count, c->ranks, c->start);
     c->received = offsets(c->recv_n, c->ranks, c->recv_at);
+    if (!find)
+        c->received += c->count[self];
     return GHM_OK;
 }
 
@@ -269,8 +272,14 @@ static int split_and_send(RankCall *c, int find)
     int ret = GHM_OK;
     if (c->n) {
         GhmiDistDest dest;
+        int self = m->ranks.rank;
         ghmi_dist_dest_local(&dest, m->ranks.ranks, c->start, c->send_keys,
                              find ? NULL : c->send_values);
+        if (!find && c->count[self]) { /* the own piece, last in the receive arrays */
+            size_t own_at = c->received - c->count[self];
+            dest.keys[self] = c->recv_keys + own_at;
+            dest.values[self] = c->recv_values + own_at;
+        }
         ret = m->ops->split(c->ctx, c->keys, find ? NULL : c->values, c->n, m->c, &dest,
                             c->way_back);
     }
