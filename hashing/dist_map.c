@@ -447,8 +447,9 @@ static int step_find(Call *call, int q)
     return ret == GHM_OK ? mark(call->m, q) : ret;
 }
 
-/* Every part's answers for shard p back into p's memory, where p's pieces were sent from, while
- * p probes the second half of its own piece (whose answers are in place). */
+/* Every part's answers for shard p back into p's memory, where p's pieces were sent from (on a
+ * direct call the parts wrote them there), while p probes the second half of its own piece
+ * (whose answers are in place). */
 static int step_return(Call *call, int p)
 {
     GhmDistMap *m = call->m;
@@ -634,15 +635,16 @@ static int step_collect(Call *call, int p)
     return ret == GHM_OK ? ghm_context_sync(m->ctx[p]) : ret;
 }
 
-/* Whether this find can run in place: two parts on a backend that can, side streams to order
- * the devices, and arrays every device reaches (host arrays are copied into backend memory).
+/* Whether this find can run in place: two parts on a backend that can, a direct call (devices
+ * that write each other's memory, where host arrays are copied), side streams to order the
+ * devices, and arrays every device reaches.
  * Two parts only: every part reads every other shard's keys, so each GPU reads (G - 1) / G of
  * all the keys over its links where the split path moves each key once; measured at 2^28 keys
  * (2026-11-28, docs/BENCHMARKS.md): 2 H100s 35 -> 41 G keys/s in place, 4 H100s 54 -> 45. */
 static int can_find_in_place(const Call *call)
 {
     const GhmDistMap *m = call->m;
-    if (!m->ops->find_in_place || !m->ops->in_place_ok || m->parts != 2)
+    if (!m->ops->find_in_place || !m->ops->in_place_ok || m->parts != 2 || !call->direct)
         return 0;
     const uint32_t *keys[MAX_PARTS];
     uint32_t *out[MAX_PARTS];

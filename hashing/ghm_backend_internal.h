@@ -168,8 +168,9 @@ typedef struct GhmDistOps {
     /* ctx's later work waits for other's work up to other's last side_mark (other_side). */
     int (*side_wait)(GhmContext *ctx, void *other_side);
     /* A find in one process that moves neither keys nor answers (CUDA; devices that reach each
-     * other's memory): 1 when every part's map can probe on its device the keys of every shard
-     * in place and write their answers there (keys[p], out[p]: n[p] words of ctx[p]'s memory, or
+     * other's memory, which the caller has checked with reach, so the call's own copies are
+     * reachable): 1 when every part's map can probe on its device the keys of every shard in
+     * place and write their answers there (keys[p], out[p]: n[p] words of ctx[p]'s memory, or
      * NULL where the call makes its own copy), else 0. NULL: never. */
     int (*in_place_ok)(GhmContext *const *ctx, GhmMap *const *map, int parts,
                        const uint32_t *const *keys, uint32_t *const *out, const size_t *n);

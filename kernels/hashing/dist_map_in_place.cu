@@ -131,8 +131,7 @@ int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int p
             return 0;
         int dev = ghm_cuda_device(ctx[q]);
         for (int p = 0; p < parts; p++)
-            if (n[p] && (!pool_reachable(ghm_cuda_device(ctx[p]), dev) ||
-                         (keys[p] && !reachable(keys[p], dev)) ||
+            if (n[p] && ((keys[p] && !reachable(keys[p], dev)) ||
                          (out[p] && !reachable(out[p], dev))))
                 return 0;
     }
