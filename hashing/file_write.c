@@ -13,10 +13,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ghm_file_io.h"
@@ -37,8 +39,9 @@ static atomic_uint sequence; /* makes names unique within the process */
 struct GhmFileWriter {
     FILE *f;
     char *tmp;  /* the temporary file's name; in live[slot] while the file may exist */
-    char *path; /* the target */
+    char *path; /* the target (a symbolic link's regular file, resolved) */
     int slot;   /* index in live[], or -1 when the table was full */
+    int direct; /* the target is not a regular file: written in place, no temporary */
 };
 
 static int track(char *name)
@@ -142,6 +145,32 @@ static void discard(GhmFileWriter *w, int renamed)
     free(w);
 }
 
+/* Where the write goes: a target that exists and is not a regular file (a device, a pipe:
+ * /dev/stdout, /dev/null) cannot be replaced by a rename, and must not be (run as root, the
+ * rename put a regular file in place of /dev/full), so it is opened and written in place; a
+ * symbolic link to a regular file has the file it names replaced, the link kept (as a shell's
+ * `>` writes through it). Sets w->path and w->direct; 0 or an errno. */
+static int choose_target(GhmFileWriter *w, const char *path)
+{
+    struct stat st, lst;
+    int exists = stat(path, &st) == 0;
+    w->direct = exists && !S_ISREG(st.st_mode);
+    if (exists && !w->direct && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+        w->path = realpath(path, NULL);
+    else
+        w->path = strdup(path);
+    return w->path ? 0 : errno ? errno : ENOMEM;
+}
+
+static int open_in_place(GhmFileWriter *w, int *fd, char *why, size_t why_size)
+{
+    *fd = open(w->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (*fd >= 0)
+        return GHM_OK;
+    ghmi_why(why, why_size, "cannot open for writing: %s", strerror(errno));
+    return GHM_ERR_IO;
+}
+
 int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why, size_t why_size)
 {
     if (out)
@@ -151,14 +180,21 @@ int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why, siz
         return GHM_ERR_INVALID;
     }
     GhmFileWriter *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
-        free(w);
+    int err = w ? choose_target(w, path) : ENOMEM;
+    if (err == ENOMEM) {
         ghmi_why(why, why_size, "out of memory");
+        free(w);
         return GHM_ERR_NOMEM;
+    }
+    if (err) {
+        ghmi_why(why, why_size, "cannot follow the link: %s", strerror(err));
+        free(w);
+        return GHM_ERR_IO;
     }
     w->slot = -1;
     int fd = -1;
-    int ret = create_temporary(w, &fd, why, why_size);
+    int ret = w->direct ? open_in_place(w, &fd, why, why_size)
+                        : create_temporary(w, &fd, why, why_size);
     if (ret < 0) {
         discard(w, 0);
         return ret;
@@ -203,7 +239,7 @@ static int finish_stream(GhmFileWriter *w)
         err = errno ? errno : EIO; /* set by the stdio call that failed, just before */
     else if (fflush(f) != 0)
         err = errno;
-    else if (fsync(fileno(f)) != 0)
+    else if (!w->direct && fsync(fileno(f)) != 0) /* a pipe or a device has nothing to sync */
         err = errno;
     if (fclose(f) != 0 && !err)
         err = errno;
@@ -223,6 +259,10 @@ int ghm_file_writer_commit(GhmFileWriter **pw, char *why, size_t why_size)
         ghmi_why(why, why_size, "cannot write: %s", strerror(err));
         discard(w, 0);
         return GHM_ERR_IO;
+    }
+    if (w->direct) {
+        discard(w, 0);
+        return GHM_OK;
     }
     if (rename(w->tmp, w->path) != 0) {
         ghmi_why(why, why_size, "cannot put the written file in place: %s", strerror(errno));

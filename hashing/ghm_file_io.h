@@ -33,6 +33,10 @@
  * renames it over the target, then fsyncs the folder; on any failure the temporary file is
  * removed and the target is left as it was. Two processes writing one target at once each write
  * their own temporary file: the last rename wins, and the target is always one complete output.
+ * A target that exists and is not a regular file (a device, a pipe: /dev/null, /dev/stdout into
+ * a pipe) is opened and written in place instead, without atomicity, since a rename would
+ * replace it with a file; a symbolic link to a regular file has that file replaced, the link
+ * kept.
  *
  * Signals: the unit keeps the names of its temporary files in flight in a fixed table that a
  * signal handler may read. The library installs no handler (signal dispositions belong to the
@@ -138,7 +142,7 @@ GHM_API const char *ghm_file_kind_name(GhmFileKind kind);
 typedef struct GhmFileWriter GhmFileWriter;
 
 /* Starts an atomic write of path: creates the temporary file beside it (see the top of this
- * file) and registers it for removal on a signal. Returns GHM_OK with *out set, GHM_ERR_IO with
+ * file; a device or a pipe is opened in place) and registers it for removal on a signal. Returns GHM_OK with *out set, GHM_ERR_IO with
  * why ("cannot create a file in that folder: Permission denied"), GHM_ERR_NOMEM or
  * GHM_ERR_INVALID. Nothing exists at path's folder after a failure. */
 GHM_API int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why,

@@ -4,6 +4,7 @@
  * it (ranks.h), picks the sub-command from the first argument and turns its GHM_EXIT_* status
  * into the process exit status, the same on every rank. The only file that calls exit().
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,13 +63,26 @@ static int run_command(int argc, char **argv)
     return ghm_cmd_match(argc, argv);
 }
 
+/* Results that never reached standard output (a full disk, a file system gone) make the run
+ * fail, as GNU tools' close_stdout does: a script must not take a lost answer for "not found"
+ * or for success. */
+static int check_stdout(int status)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "geohash-match: standard output: %s\n",
+            errno ? strerror(errno) : "write error");
+    return GHM_EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
     ghm_ranks_init(&argc, &argv);
     install_signal_handlers();
     ghm_log_set_callback(log_to_stderr, NULL);
     ghm_cli_install_ffmpeg_log();
-    int status = run_command(argc, argv);
+    int status = check_stdout(run_command(argc, argv));
     ghm_context_prestart_wait(); /* a command that failed early may have left CUDA starting */
     status = ghm_ranks_agree(status);
     ghm_ranks_finalize();

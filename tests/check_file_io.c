@@ -360,10 +360,10 @@ START_TEST(test_write_errors)
                                     sizeof why),
                      GHM_ERR_IO);
     ck_assert_msg(strstr(why, "No such file or directory") != NULL, "%s", why);
-    /* The rename fails (the target is a folder): the folder stays, the temporary goes. */
+    /* The target is a folder: it stays, and nothing is created. */
     ck_assert_int_eq(mkdir(ghm_test_tmp("a_folder"), 0755), 0);
     ck_assert_int_eq(ghm_file_write(ghm_test_tmp("a_folder"), "x", 1, why, sizeof why), GHM_ERR_IO);
-    ck_assert_msg(strstr(why, "in place") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "Is a directory") != NULL, "%s", why);
     struct stat st;
     ck_assert_int_eq(stat(ghm_test_tmp("a_folder"), &st), 0);
     ck_assert(S_ISDIR(st.st_mode));
@@ -382,6 +382,56 @@ START_TEST(test_write_errors)
     ck_assert_int_eq(ghm_file_writer_create(NULL, &w, why, sizeof why), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_file_writer_commit(NULL, why, sizeof why), GHM_ERR_INVALID);
     ck_assert_ptr_null(ghm_file_writer_stream(NULL));
+}
+END_TEST
+
+static void expect_kind(const char *path, mode_t kind)
+{
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_msg((st.st_mode & S_IFMT) == kind, "%s: mode %o", path, (unsigned)st.st_mode);
+}
+
+static void *read_fifo(void *arg)
+{
+    char *got = arg;
+    FILE *f = fopen(ghm_test_tmp("fifo"), "rb");
+    size_t n = f ? fread(got, 1, 63, f) : 0;
+    got[n] = '\0';
+    if (f)
+        fclose(f);
+    return NULL;
+}
+
+/* A device or a pipe is written in place, never replaced by a file (a rename over /dev/full
+ * made it a regular file when run as root); a link to a file writes the file and stays. */
+START_TEST(test_write_special_targets)
+{
+    char why[256] = "";
+    ck_assert_msg(ghm_file_write("/dev/null", "x", 1, why, sizeof why) == GHM_OK, "%s", why);
+    expect_kind("/dev/null", S_IFCHR);
+    struct stat st;
+    if (stat("/dev/full", &st) == 0) {
+        ck_assert_int_eq(ghm_file_write("/dev/full", "x", 1, why, sizeof why), GHM_ERR_IO);
+        ck_assert_msg(strstr(why, "No space left on device") != NULL, "%s", why);
+        expect_kind("/dev/full", S_IFCHR);
+    }
+    ck_assert_int_eq(mkfifo(ghm_test_tmp("fifo"), 0600), 0);
+    char got[64] = "";
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, read_fifo, got), 0);
+    ck_assert_int_eq(ghm_file_write(ghm_test_tmp("fifo"), "through a pipe", 14, why, sizeof why),
+                     GHM_OK);
+    ck_assert_int_eq(pthread_join(reader, NULL), 0);
+    ck_assert_str_eq(got, "through a pipe");
+    expect_kind(ghm_test_tmp("fifo"), S_IFIFO);
+    put_file(ghm_test_tmp("target"), "old", 3);
+    ck_assert_int_eq(symlink("target", ghm_test_tmp("link")), 0);
+    ck_assert_int_eq(ghm_file_write(ghm_test_tmp("link"), "new!", 4, why, sizeof why), GHM_OK);
+    expect_kind(ghm_test_tmp("link"), S_IFLNK);
+    expect_content(ghm_test_tmp("target"), "new!", 4);
+    ck_assert_int_eq(ghm_test_tmp_count(), 0);
+    ck_assert_int_eq(ghm_file_temporaries_in_flight(), 0);
 }
 END_TEST
 
@@ -519,6 +569,7 @@ static Suite *file_io_suite(void)
     tcase_add_test(write, test_write_permissions_follow_umask);
     tcase_add_test(write, test_write_failure_keeps_target);
     tcase_add_test(write, test_write_errors);
+    tcase_add_test(write, test_write_special_targets);
     tcase_add_test(write, test_write_long_name);
     tcase_add_test(write, test_concurrent_writers);
     tcase_add_test(write, test_remove_temporaries);

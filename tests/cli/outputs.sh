@@ -85,3 +85,29 @@ test_output_two_writers_one_path() {
     cmp -s "$TMP/o/same.ply" "$TMP/first.ply" || fail "the first run's output is not whole"
     [ -z "$(temporaries "$TMP/o")" ] || fail "left behind: $(temporaries "$TMP/o")"
 }
+
+# Outputs that are not files: a device or a pipe is written in place (-o /dev/stdout into a pipe
+# works), a full device is an error naming it, and the device stays a device (the rename of a
+# temporary file over it, run as root, made /dev/full a regular file); results that never reach
+# standard output make the run fail, whatever the mode.
+test_output_devices_and_full_stdout() {
+    local clouds="$DATA/pointclouds/bunny.ply $DATA/pointclouds/kitten.ply"
+    # shellcheck disable=SC2086
+    "$BIN" voxel --backend cpu --grid 32 --ascii -o /dev/stdout $clouds 2>"$TMP/err" | head -1 >"$TMP/out"
+    [ "$(cat "$TMP/out")" = ply ] || fail "-o /dev/stdout into a pipe: '$(cat "$TMP/out")' $(cat "$TMP/err")"
+    [ -e /dev/full ] || return 0
+    # shellcheck disable=SC2086
+    run_cmd 2 voxel --backend cpu --grid 32 -o /dev/full $clouds
+    expect_one_error_line "/dev/full"
+    grep -q "No space left on device" "$TMP/err" || fail "no reason given: $(cat "$TMP/err")"
+    [ -c /dev/full ] || fail "/dev/full is no longer a device"
+    local cmd
+    for cmd in "voxel --backend cpu --grid 32 $clouds" "voxel --json --backend cpu --grid 32 $clouds" \
+        "--backend cpu $DATA/images/butterfly.jpg $DATA/pairs/dev_00_query.png" "--help"; do
+        # shellcheck disable=SC2086
+        "$BIN" $cmd >/dev/full 2>"$TMP/err"
+        local got=$?
+        [ "$got" -eq 2 ] || fail "'$cmd' > /dev/full exited $got, expected 2"
+        expect_one_error_line "standard output"
+    done
+}
