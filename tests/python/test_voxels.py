@@ -86,3 +86,7 @@ def test_bad_input(clouds, data):
         gm.voxel_intersect(data("bad", "nan_coordinates.ply"), clouds[1], **CPU)
     with pytest.raises(gm.GeohashError, match="at most 1024"):
         gm.voxel_intersect(*clouds, voxel_size=1e-9, **CPU)
+    with pytest.raises(gm.GeohashError, match=r"grid 0 is out of range \(1 to 1024"):
+        gm.voxel_intersect(*clouds, grid=0, **CPU)
+    with pytest.raises(gm.GeohashError, match=r"voxel size -1 is not a finite size"):
+        gm.voxel_intersect(*clouds, voxel_size=-1, **CPU)

@@ -122,10 +122,25 @@ static int fit_box(double lo[3], double hi[3], int empty, const GhmVoxelOptions 
     return GHM_OK;
 }
 
-static int bad_fit(char *why, size_t why_size)
+/* GHM_ERR_INVALID with why naming the first option out of range (the checks of
+ * ghmi_voxel_check_options), or the arguments when the options are fine. */
+static int bad_fit(const GhmVoxelOptions *o, char *why, size_t why_size)
 {
+    char msg[128] = "invalid arguments";
+    if (!o)
+        snprintf(msg, sizeof msg, "no voxel options");
+    else if (!(o->voxel_size >= 0) || !isfinite(o->voxel_size))
+        snprintf(msg, sizeof msg, "voxel size %g is not a finite size >= 0", o->voxel_size);
+    else if (o->max_rounds < 1)
+        snprintf(msg, sizeof msg, "rounds %d: at least one fill is needed", o->max_rounds);
+    else if (!(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
+        snprintf(msg, sizeof msg, "seed thresholds %g and %g must lie in [0, 1)", o->t_out,
+                 o->t_in);
+    else if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
+        snprintf(msg, sizeof msg, "grid %d is out of range (1 to %d voxels along the longest side)",
+                 o->grid, GHM_VOXEL_MAX_DIM);
     if (why && why_size)
-        snprintf(why, why_size, "invalid voxel grid options");
+        snprintf(why, why_size, "%s", msg);
     return GHM_ERR_INVALID;
 }
 
@@ -135,7 +150,7 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
 {
     if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
         ghmi_voxel_check_options(opt) < 0)
-        return bad_fit(why, why_size);
+        return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double p[3];
     for (size_t i = 0; i < a->n; i++) {
@@ -155,13 +170,13 @@ int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
                               size_t why_size)
 {
     if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt) < 0)
-        return bad_fit(why, why_size);
+        return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double p[3];
     size_t points = 0;
     for (int c = 0; c < n; c++) {
         if (!clouds[c])
-            return bad_fit(why, why_size);
+            return bad_fit(opt, why, why_size);
         for (size_t i = 0; i < clouds[c]->n; i++) {
             ghmi_voxel_apply_pose(NULL, clouds[c]->xyz + 3 * i, p);
             bbox_add(lo, hi, p);
