@@ -310,6 +310,40 @@ START_TEST(test_y4m_file_same_as_ffmpeg)
 }
 END_TEST
 
+/* A file whose last frame is cut short ends with that error whichever reader has it: FFmpeg's
+ * drops the partial frame without a word, so the library says what ours says. */
+START_TEST(test_y4m_file_cut_short)
+{
+    static const char *const tails[] = {"FRAME\n0123456789", "FRA"};
+    static const char *const said[] = {"inside frame 2 (10 of 192 bytes)",
+                                       "inside the header of frame 2"};
+    for (int t = 0; t < 2; t++) {
+        const char *path = ghm_test_tmp("cut.y4m");
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fputs("YUV4MPEG2 W16 H8 F25:1 C420jpeg\n", f);
+        for (int i = 0; i < 2; i++) {
+            fputs("FRAME\n", f);
+            for (int p = 0; p < 16 * 8 + 2 * 8 * 4; p++)
+                fputc((p + i) & 0xff, f);
+        }
+        fputs(tails[t], f);
+        ck_assert_int_eq(fclose(f), 0);
+        GhmVideo *v = NULL;
+        char why[256] = "";
+        ck_assert_msg(ghm_video_open(path, &v, why, sizeof why) == GHM_OK, "%s", why);
+        GhmVideoFrame fr;
+        for (int i = 0; i < 2; i++) {
+            ck_assert_msg(ghm_video_read(v, &fr, why, sizeof why) == GHM_VIDEO_FRAME, "%s", why);
+            ghm_image_free(&fr.image);
+        }
+        ck_assert_int_eq(ghm_video_read(v, &fr, why, sizeof why), GHM_ERR_TRUNCATED);
+        ck_assert_msg(strstr(why, said[t]) != NULL, "%s", why);
+        ghm_video_free(&v);
+    }
+}
+END_TEST
+
 static Suite *video_y4m_suite(void)
 {
     Suite *s = suite_create("video_y4m");
@@ -322,6 +356,7 @@ static Suite *video_y4m_suite(void)
     tcase_add_test(y4m, test_y4m_file_frame_count);
     tcase_add_test(y4m, test_y4m_select);
     tcase_add_test(y4m, test_y4m_file_same_as_ffmpeg);
+    tcase_add_test(y4m, test_y4m_file_cut_short);
     suite_add_tcase(s, y4m);
     return s;
 }

@@ -107,8 +107,8 @@ static int open_y4m_file(const char *path, GhmVideo **out, char *why, size_t n)
 
 /* The frame count of a YUV4MPEG2 file as our reader counts it (from the file's size), for
  * FFmpeg's reader of it, which declares none: MPI ranks split a video by its count. -1 where
- * our reader cannot count it. */
-static int64_t y4m_file_frames(const char *path)
+ * our reader cannot count it. A last frame cut short goes to v->y4m_cut, said at the end. */
+static int64_t y4m_file_frames(const char *path, GhmVideo *v)
 {
     FILE *f = NULL;
     if (ghm_file_open_read(path, &f, NULL, 0) < 0)
@@ -116,6 +116,7 @@ static int64_t y4m_file_frames(const char *path)
     GhmiY4m *y = NULL;
     GhmVideoInfo info;
     int64_t frames = ghmi_y4m_open(f, &y, &info, NULL, 0) == GHM_OK ? info.frames : -1;
+    (void)ghmi_y4m_file_cut(y, v->y4m_cut, sizeof v->y4m_cut);
     ghmi_y4m_free(&y);
     fclose(f);
     return frames;
@@ -141,7 +142,7 @@ int ghm_video_open(const char *path, GhmVideo **out, char *why, size_t why_size)
         return ret;
     }
     if (v->info.frames < 0 && strcmp(v->info.format, "yuv4mpegpipe") == 0)
-        v->info.frames = y4m_file_frames(path);
+        v->info.frames = y4m_file_frames(path, v);
     *out = v;
     return GHM_OK;
 }

@@ -441,6 +441,10 @@ static int end_of_stream(GhmVideo *v, char *why, size_t n)
         ghmi_why(why, n, "file ends early: its last packet is cut short");
         return GHM_ERR_TRUNCATED;
     }
+    if (v->y4m_cut[0]) { /* FFmpeg's Y4M demuxer drops a frame cut short without a word */
+        ghmi_why(why, n, "%s", v->y4m_cut);
+        return GHM_ERR_TRUNCATED;
+    }
     return GHM_VIDEO_END;
 }
 

@@ -35,6 +35,8 @@ struct GhmVideo {
     int fps_num, fps_den; /* Y4M frame rate, for pts */
     GhmiY4m *y4m;
     FILE *y4m_file; /* opened by us (a Y4M file in a build without FFmpeg), or NULL */
+    char y4m_cut[128]; /* FFmpeg reading a Y4M file whose last frame is cut short: what to say
+                        * at its end ("" when whole) */
     GhmiAv *av;
 };
 
@@ -144,6 +146,11 @@ int ghmi_y4m_open(FILE *f, GhmiY4m **out, GhmVideoInfo *info, char *why, size_t 
  * of stream, GHM_ERR_TRUNCATED when the stream ends inside a frame, GHM_ERR_FORMAT when a frame
  * does not start with "FRAME", GHM_ERR_IO, GHM_ERR_NOMEM. */
 int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_size);
+
+/* For a file opened by ghmi_y4m_open: GHM_ERR_TRUNCATED, with the words the reader would use
+ * at that frame, when it is a regular file of bare-marker frames whose last frame is cut short;
+ * else GHM_OK. For FFmpeg's reader of such a file, which drops the partial frame silently. */
+int ghmi_y4m_file_cut(const GhmiY4m *y, char *why, size_t why_size);
 
 /* Frame rate as the header's F field gives it (numerator, denominator). */
 void ghmi_y4m_rate(const GhmiY4m *y, int *num, int *den);

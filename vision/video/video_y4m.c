@@ -29,6 +29,9 @@ struct GhmiY4m {
     uint8_t *scratch;     /* where skipped bytes go */
     size_t scratch_size;
     int seekable;         /* a regular file of whole "FRAME\n" frames: skipped bytes are seeked */
+    uint64_t whole, tail; /* a regular file of bare-marker frames: its whole frames, and the
+                           * bytes of a frame cut short after them (0: none, or not known) */
+    uint64_t frame_bytes; /* one frame with its bare marker */
 };
 
 /* Reads one '\n'-terminated line (without the '\n') into line. Returns its length, -1 at EOF
@@ -234,7 +237,10 @@ static int64_t count_frames(GhmiY4m *y, size_t luma)
     if (fseeko(y->f, at, SEEK_SET) != 0 || (got > 0 && memcmp(marker, "FRAME\n", 6) != 0))
         return -1;
     uint64_t frame = 6 + (uint64_t)luma + y->chroma_bytes, bytes = (uint64_t)(st.st_size - at);
-    if (bytes % frame != 0)
+    y->frame_bytes = frame;
+    y->whole = bytes / frame;
+    y->tail = bytes % frame;
+    if (y->tail != 0)
         return -1;
     y->seekable = 1;
     return (int64_t)(bytes / frame);
@@ -372,6 +378,20 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
                             y->width, y->height);
     *out = img;
     return GHM_OK;
+}
+
+int ghmi_y4m_file_cut(const GhmiY4m *y, char *why, size_t why_size)
+{
+    if (!y || y->tail == 0)
+        return GHM_OK;
+    if (y->tail < 6)
+        ghmi_why(why, why_size, "stream ends inside the header of frame %llu",
+                 (unsigned long long)y->whole);
+    else
+        ghmi_why(why, why_size, "stream ends inside frame %llu (%llu of %llu bytes)",
+                 (unsigned long long)y->whole, (unsigned long long)(y->tail - 6),
+                 (unsigned long long)(y->frame_bytes - 6));
+    return GHM_ERR_TRUNCATED;
 }
 
 void ghmi_y4m_rate(const GhmiY4m *y, int *num, int *den)
