@@ -167,13 +167,16 @@ void ghm_video_print_summary(const GhmVideoRun *run, const GhmVideoStats *s)
     if (c->quiet || (c->json && !c->verbose && !isatty(2)))
         return;
     double wall = ghm_video_now_s() - s->t0;
-    char line[512];
+    char line[512], worst[64] = ""; /* no frame matched: no worst one to name */
+    if (s->worst_frame >= 0)
+        snprintf(worst, sizeof worst, ", worst %.1f ms (frame %lld)", s->match_ms_worst,
+                 (long long)s->worst_frame);
     snprintf(line, sizeof line,
-             "%lld frames, %lld found, %lld damaged; matching %.1f ms per frame on average, "
-             "worst %.1f ms (frame %lld); %.1f frames/s overall",
+             "%lld frames, %lld found, %lld damaged; matching %.1f ms per frame on average%s; "
+             "%.1f frames/s overall",
              (long long)s->frames, (long long)s->found, (long long)s->damaged,
-             s->frames ? s->match_ms_sum / s->frames : 0.0, s->match_ms_worst,
-             (long long)s->worst_frame, wall > 0 ? s->frames / wall : 0.0);
+             s->frames ? s->match_ms_sum / s->frames : 0.0, worst,
+             wall > 0 ? s->frames / wall : 0.0);
     if (c->json)
         fprintf(stderr, "%s: summary: %s\n", GHM_PROGRAM, line);
     else if (print_prefix(run) == 0)
