@@ -309,12 +309,17 @@ START_TEST(test_xyz_six_columns)
     ghm_test_tmpdir_make();
     char why[256];
     /* a name without .xyz: the format comes from the content */
-    write_text(ghm_test_tmp("points.txt"), "0 0 0 0 0 2\n1 0 0 3 0 4\n");
+    write_text(ghm_test_tmp("points.txt"), "0 0 0 0 0 2\n1 0 0 -3 0 4\n");
     GhmPointCloud *pc = load_expect(ghm_test_tmp("points.txt"), GHM_OK, why, sizeof why);
     ck_assert_uint_eq(pc->n, 2);
     ck_assert_float_eq(pc->normals[2], 1.0f);
-    ck_assert_float_eq_tol(pc->normals[3], 0.6f, 1e-6f);
+    ck_assert_float_eq_tol(pc->normals[3], -0.6f, 1e-6f);
     ck_assert_float_eq_tol(pc->normals[5], 0.8f, 1e-6f);
+    ghm_pointcloud_free(&pc);
+    /* a flat patch: every normal one way, none negative, of unit length */
+    write_text(ghm_test_tmp("patch.xyz"), "0 0 0 0 0 1\n1 0 0 0 0 1\n0 1 0 0.6 0 0.8\n");
+    pc = load_expect(ghm_test_tmp("patch.xyz"), GHM_OK, why, sizeof why);
+    ck_assert_uint_eq(pc->n, 3);
     ghm_pointcloud_free(&pc);
     /* a PLY named .xyz is still read as PLY */
     write_text(ghm_test_tmp("really_ply.xyz"), "ply\nformat ascii 1.0\nelement vertex 1\nproperty "
@@ -342,6 +347,11 @@ START_TEST(test_xyz_bad)
     expect_bad(ghm_test_tmp("b5.xyz"), GHM_ERR_FORMAT, "no points");
     write_text(ghm_test_tmp("b6.xyz"), "1 2 3 4 5 6 7 8\n");
     expect_bad(ghm_test_tmp("b6.xyz"), GHM_ERR_FORMAT, "or more");
+    /* x y z r g b, in bytes and in [0, 1]: refused, not read as normals */
+    write_text(ghm_test_tmp("rgb.xyz"), "0 0 0 255 0 0\n1 0 0 0 128 255\n");
+    expect_bad(ghm_test_tmp("rgb.xyz"), GHM_ERR_FORMAT, "look like colours");
+    write_text(ghm_test_tmp("rgbf.xyz"), "0 0 0 1 0 0\n1 0 0 0.2 0.5 0.1\n");
+    expect_bad(ghm_test_tmp("rgbf.xyz"), GHM_ERR_FORMAT, "line 2's has length");
     ghm_test_tmpdir_remove();
 }
 END_TEST

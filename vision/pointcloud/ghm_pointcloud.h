@@ -25,7 +25,9 @@
  *
  * XYZ: one point per line, 3 (x y z) or 6 (x y z nx ny nz) numbers separated by blanks or
  * commas, the same count on every line; blank lines and lines starting with '#' or '//' are
- * comments. OFF and OBJ files are recognised and refused as unsupported formats.
+ * comments. Six columns none of which is negative, with a vector not of unit length, are
+ * refused as colours (x y z r g b, a common export), which read as normals would give wrong
+ * labels. OFF and OBJ files are recognised and refused as unsupported formats.
  */
 #ifndef GHM_POINTCLOUD_H
 #define GHM_POINTCLOUD_H

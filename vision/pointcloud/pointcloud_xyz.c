@@ -1,5 +1,6 @@
 /*
- * pointcloud_xyz.c - the XYZ text reader (3 or 6 numbers a line), and the recognition of the
+ * pointcloud_xyz.c - the XYZ text reader (3 or 6 numbers a line; 6 that look like colours
+ * refused), and the recognition of the
  * formats that are not point clouds we read (OFF and OBJ meshes, binary data), so that they get
  * a message saying what they are rather than "not a number" on their first line.
  */
@@ -94,8 +95,29 @@ static int xyz_line(const uint8_t *data, size_t size, size_t *pos, double *v, ch
     return n > 7 ? 7 : n;
 }
 
+/* What tells x y z r g b (a common export) from x y z nx ny nz: colours are never negative and
+ * their lengths vary, while the normals of any surface with an inside point every way, and a
+ * flat patch's all one way have length 1. Read as normals, colours would give wrong labels
+ * without a word. */
+typedef struct ColourClues {
+    int negative; /* a component below 0 was seen: normals */
+    int line;     /* the first line whose vector is not of unit length (0: none) */
+    double length;
+} ColourClues;
+
+static void colour_clues(const double *nv, int line, ColourClues *c)
+{
+    c->negative |= nv[0] < 0 || nv[1] < 0 || nv[2] < 0;
+    double len = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+    if (!c->line && fabs(len - 1.0) > 0.01) {
+        c->line = line;
+        c->length = len;
+    }
+}
+
 int ghmi_xyz_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why, size_t ws)
 {
+    ColourClues clues = {0, 0, 0.0};
     size_t lines = 1, pos = 0, n = 0;
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
@@ -143,10 +165,20 @@ int ghmi_xyz_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char 
             pc->xyz[3 * n + (size_t)c] = (float)v[c];
         for (int c = 3; c < cols; c++)
             pc->normals[3 * n + (size_t)(c - 3)] = (float)v[c];
+        if (cols == 6)
+            colour_clues(v + 3, line, &clues);
         n++;
     }
     if (n == 0) {
         ret = ghmi_pc_fail(why, ws, GHM_ERR_FORMAT, "no points (only blank or comment lines)");
+        goto fail;
+    }
+    if (cols == 6 && !clues.negative && clues.line) {
+        ret = ghmi_pc_fail(why, ws, GHM_ERR_FORMAT,
+                           "columns 4-6 look like colours, not normals (none is negative, and "
+                           "line %d's has length %g): an XYZ file is read as x y z or x y z nx "
+                           "ny nz (keep the first three columns, or write a PLY, whose "
+                           "properties are named)", clues.line, clues.length);
         goto fail;
     }
     pc->n = n;
