@@ -1,8 +1,8 @@
 /*
  * pointcloud_xyz.c - the XYZ text reader (3 or 6 numbers a line; 6 that look like colours
- * refused), and the recognition of the
- * formats that are not point clouds we read (OFF and OBJ meshes, binary data), so that they get
- * a message saying what they are rather than "not a number" on their first line.
+ * refused), and the recognition of the formats that are not point clouds we read (OFF and OBJ
+ * meshes, binary data), so that they get a message saying what they are rather than "not a
+ * number" on their first line.
  */
 #include <math.h>
 #include <stdio.h>
