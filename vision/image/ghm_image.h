@@ -13,9 +13,11 @@
  *     ghm_image_free(&img);
  *
  * Colour inputs become grey by ITU-R BT.601 luma (as libjpeg and OpenCV do); 16-bit samples are
- * reduced to 8 bits; alpha is dropped (composited on black). Images with more than
- * GHM_IMAGE_MAX_PIXELS pixels, or a side longer than GHM_IMAGE_MAX_SIDE, are refused with
- * GHM_ERR_TOO_LARGE before any pixel memory is allocated.
+ * reduced to 8 bits; alpha is dropped (composited on black). A JPEG whose EXIF orientation says
+ * how the camera was turned is returned turned for display, as viewers and OpenCV's imread
+ * show it (image_jpeg.c). Images with more than GHM_IMAGE_MAX_PIXELS pixels, or a side longer
+ * than GHM_IMAGE_MAX_SIDE, are refused with GHM_ERR_TOO_LARGE before any pixel memory is
+ * allocated.
  */
 #ifndef GHM_IMAGE_H
 #define GHM_IMAGE_H

@@ -8,6 +8,14 @@
  * longjmps back to the one function that drives the decoder. Warnings (libjpeg calls
  * emit_message with level -1 about damaged data) are errors too: a damaged file must not decode
  * to a half-grey image. Data cut short is caught by our source manager (source_fill).
+ *
+ * EXIF orientation: a camera that was turned stores the picture as its sensor saw it and says
+ * in the APP1 "Exif" block (TIFF tag 0x0112) how to turn it for display. The decoded image is
+ * turned so (as viewers, browsers and OpenCV's imread show it), so that a found transform and
+ * an overlay are in the coordinates the user sees, and a file and the array OpenCV reads from it
+ * give the same answer. Only that one tag is read, by bounds-checked code of our own: a full
+ * EXIF library for one short integer would be a dependency larger than the parser. A block we
+ * cannot read leaves the picture as stored, as viewers do.
  */
 #include <setjmp.h>
 #include <stddef.h>
@@ -112,6 +120,93 @@ static void use_source(JpegDecoder *d, const uint8_t *data, size_t size)
     d->cinfo.src = &d->source;
 }
 
+/* --- EXIF orientation -------------------------------------------------------------------- */
+
+#define EXIF_ORIENTATION 0x0112
+#define TIFF_SHORT 3
+
+static uint32_t tiff_u16(const uint8_t *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 : (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t tiff_u32(const uint8_t *p, int le)
+{
+    return le ? tiff_u16(p, 1) | tiff_u16(p + 2, 1) << 16
+              : tiff_u16(p, 0) << 16 | tiff_u16(p + 2, 0);
+}
+
+/* The orientation (1..8) in an APP1 segment's data, or 1: not EXIF, no such tag, or a value out
+ * of range or out of the segment. */
+static int exif_orientation(const uint8_t *p, size_t n)
+{
+    if (n < 14 || memcmp(p, "Exif\0\0", 6) != 0)
+        return 1;
+    p += 6, n -= 6; /* the TIFF header: byte order, 42, the first IFD's offset */
+    int le = p[0] == 'I' && p[1] == 'I';
+    if ((!le && !(p[0] == 'M' && p[1] == 'M')) || tiff_u16(p + 2, le) != 42)
+        return 1;
+    size_t ifd = tiff_u32(p + 4, le);
+    if (ifd > n - 2)
+        return 1;
+    size_t entries = tiff_u16(p + ifd, le);
+    for (size_t i = 0, at = ifd + 2; i < entries && at + 12 <= n; i++, at += 12) {
+        if (tiff_u16(p + at, le) != EXIF_ORIENTATION)
+            continue;
+        uint32_t v = tiff_u16(p + at + 8, le); /* one SHORT sits in the value field's start */
+        if (tiff_u16(p + at + 2, le) != TIFF_SHORT || tiff_u32(p + at + 4, le) != 1 || v < 1 ||
+            v > 8)
+            return 1;
+        return (int)v;
+    }
+    return 1;
+}
+
+static int marker_orientation(const struct jpeg_decompress_struct *cinfo)
+{
+    for (jpeg_saved_marker_ptr m = cinfo->marker_list; m; m = m->next)
+        if (m->marker == JPEG_APP0 + 1 && exif_orientation(m->data, m->data_length) != 1)
+            return exif_orientation(m->data, m->data_length);
+    return 1;
+}
+
+/* The stored pixel shown at (x, y) of the displayed image, for orientation o (the EXIF
+ * definitions: 2 mirrored, 3 turned 180 degrees, 4 flipped, 5 transposed, 6 to be turned 90
+ * degrees clockwise, 7 transversed, 8 to be turned 90 degrees counterclockwise). */
+static void stored_at(int o, int w, int h, int x, int y, int *sx, int *sy)
+{
+    static const int swap[9] = {0, 0, 0, 0, 0, 1, 1, 1, 1};
+    int u = swap[o] ? y : x, v = swap[o] ? x : y; /* in the stored image's axes */
+    int mirror_u = o == 2 || o == 3 || o == 7 || o == 8;
+    int mirror_v = o == 3 || o == 4 || o == 6 || o == 7;
+    *sx = mirror_u ? w - 1 - u : u;
+    *sy = mirror_v ? h - 1 - v : v;
+}
+
+/* Replaces *img by its displayed form for orientation o (1: kept). */
+static int apply_orientation(int o, GhmImage **img)
+{
+    if (o == 1)
+        return GHM_OK;
+    const GhmImage *s = *img;
+    int turned = o >= 5;
+    GhmImage *d = NULL;
+    int ret = ghm_image_create(turned ? s->height : s->width, turned ? s->width : s->height, &d);
+    if (ret < 0)
+        return ret;
+    for (int y = 0; y < d->height; y++)
+        for (int x = 0; x < d->width; x++) {
+            int sx, sy;
+            stored_at(o, s->width, s->height, x, y, &sx, &sy);
+            d->pixels[(size_t)y * d->stride + x] = s->pixels[(size_t)sy * s->stride + sx];
+        }
+    ghm_image_free(img);
+    *img = d;
+    return GHM_OK;
+}
+
+/* --- decoding ----------------------------------------------------------------------------- */
+
 /* Chooses grey output, or refuses colour spaces we cannot turn into a brightness. */
 static int choose_output(JpegDecoder *d, char *why, size_t why_size)
 {
@@ -142,7 +237,10 @@ static int decode_with_libjpeg(JpegDecoder *d, const uint8_t *data, size_t size,
     d->progress.progress_monitor = on_jpeg_progress;
     d->cinfo.progress = &d->progress;
     use_source(d, data, size);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&d->cinfo, TRUE);
+    /* read now: the saved markers go with the image's memory at jpeg_finish_decompress */
+    int orientation = marker_orientation(&d->cinfo);
     int ret = ghmi_image_check_size(d->cinfo.image_width, d->cinfo.image_height, why, why_size);
     if (ret < 0 || (ret = choose_output(d, why, why_size)) < 0)
         return ret;
@@ -160,7 +258,7 @@ static int decode_with_libjpeg(JpegDecoder *d, const uint8_t *data, size_t size,
     }
     /* Reading to EOI catches a file cut after its last scan. */
     jpeg_finish_decompress(&d->cinfo);
-    return GHM_OK;
+    return apply_orientation(orientation, &d->img);
 }
 
 static void describe_failure(const JpegFailure *f, int ret, char *why, size_t why_size)
