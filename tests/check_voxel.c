@@ -9,7 +9,9 @@
 
 #include "ghm_pointcloud.h"
 #include "ghm_voxel.h"
+#include "ghm_voxel_edit.h"
 #include "test_support.h"
+#include "voxel_internal.h"
 
 /* A Fibonacci sphere: n nearly uniform points of radius r around c, with outward normals. */
 static GhmPointCloud *sphere(size_t n, double r, double cx, double cy, double cz, int normals)
@@ -601,6 +603,39 @@ START_TEST(test_thin_clouds_barrier)
 }
 END_TEST
 
+/* An edit whose solid would not fit in memory is refused at once, saying why, the set as it
+ * was (past the memory the kernel killed the process minutes in, with no word). */
+START_TEST(test_edit_refuses_what_memory_cannot_hold)
+{
+    GhmContextOptions o = ghm_context_defaults();
+    o.backend = GHM_BACKEND_CPU;
+    GhmContext *ctx = NULL;
+    ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
+    GhmPointCloud *ball = sphere(20000, 1.0, 0, 0, 0, 1);
+    const GhmPointCloud *all[1] = {ball};
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 48;
+    GhmVoxelGrid grid;
+    char why[512] = "";
+    ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &grid, why, sizeof why), GHM_OK);
+    GhmVoxelEdit *e = NULL;
+    ck_assert_int_eq(ghm_voxel_edit_create(ctx, &grid, &opt, &e), GHM_OK);
+    ghmi_voxel_edit_memory_limit((size_t)1 << 20); /* the ball's ~60k voxels need ~15 MB */
+    ck_assert_int_eq(ghm_voxel_edit_apply(e, GHM_VOXEL_EDIT_ADD, ball, NULL, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_msg(strstr(why, "GB of memory where 0.0 GB are free: use a coarser grid"), "%s",
+                  why);
+    ck_assert_uint_eq(ghm_voxel_edit_size(e), 0);
+    ghmi_voxel_edit_memory_limit(0);
+    ck_assert_msg(ghm_voxel_edit_apply(e, GHM_VOXEL_EDIT_ADD, ball, NULL, why, sizeof why) ==
+                      GHM_OK, "%s", why);
+    ck_assert_uint_gt(ghm_voxel_edit_size(e), 40000);
+    ghm_voxel_edit_free(&e);
+    ghm_pointcloud_free(&ball);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 static Suite *voxel_suite(void)
 {
     Suite *s = suite_create("voxel");
@@ -625,6 +660,7 @@ static Suite *voxel_suite(void)
     tcase_add_test(edge, test_grid_holds_every_point);
     tcase_add_test(edge, test_sparse_cloud_widens);
     tcase_add_test(edge, test_thin_clouds_barrier);
+    tcase_add_test(edge, test_edit_refuses_what_memory_cannot_hold);
     suite_add_tcase(s, edge);
     return s;
 }

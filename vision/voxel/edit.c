@@ -14,6 +14,7 @@
 #include "ghm_index.h"
 #include "ghm_map.h"
 #include "ghm_voxel_edit.h"
+#include "voxel_backend_internal.h"
 #include "voxel_internal.h"
 
 enum { W_KEY = 0, W_COUNT = 1, W_NORMAL = 2, W_LABEL = 5, ITEM_WORDS = 6 };
@@ -144,12 +145,51 @@ static void probe_points(const GhmVoxelGrid *g, const int32_t *lo, const int32_t
     }
 }
 
+static size_t memory_limit; /* tests: ghmi_voxel_edit_memory_limit */
+
+void ghmi_voxel_edit_memory_limit(size_t bytes) { memory_limit = bytes; }
+
+/* Host memory the system can give now (Linux's MemAvailable), or 0 when unknown. */
+static size_t memory_available(void)
+{
+    if (memory_limit)
+        return memory_limit;
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (size_t)kb * 1024;
+}
+
+/* Whether classifying n probe voxels fits in host memory. A solid's voxels grow with the cube
+ * of the grid (21.7 M inside the bunny at 512, 3.1 M at 256), and past the memory the kernel
+ * kills the process minutes in, with no word: so refuse at once, saying why. Host bytes per
+ * probe voxel at the peak of an apply, measured on the CPU backend (the bunny at 256 and 512:
+ * 250-260; the pipeline keeps 26 neighbour ids a voxel); a device backend keeps only the probe's
+ * points and the results on the host (about 50 bytes, counted as 96). */
+static int probe_fits(size_t n, int on_device, const char *what, char *why, size_t why_size)
+{
+    size_t need = n * (on_device ? 96 : 256), have = memory_available();
+    if (have == 0 || need <= have)
+        return GHM_OK;
+    if (why && why_size)
+        snprintf(why, why_size, "at this grid the voxels %s would be %.1f M, needing about %.1f "
+                 "GB of memory where %.1f GB are free: use a coarser grid", what, n / 1e6,
+                 need / 1e9, have / 1e9);
+    return GHM_ERR_TOO_LARGE;
+}
+
 /* The probe: a cloud of one point per voxel centre over the spans, with zero normals (so none
  * are estimated for it: its labels use only the cloud's normals; ghm_pointcloud_create zeroes
- * them). Ascending keys. */
-static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int threads,
-                      GhmPointCloud **out)
+ * them). Ascending keys. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
+static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPointCloud **out,
+                      char *why, size_t why_size)
 {
+    const GhmVoxelGrid *g = &e->grid;
     int32_t *lo = NULL, *hi = NULL;
     int ret = row_spans(g, c, d, &lo, &hi);
     if (ret < 0)
@@ -163,8 +203,10 @@ static int make_probe(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int t
         n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
     }
     GhmPointCloud *pc = NULL;
+    if (ret == GHM_OK)
+        ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, "in and around it", why, why_size);
     if (ret == GHM_OK && (ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
-        probe_points(g, lo, hi, start, threads, pc);
+        probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), pc);
         *out = pc;
     }
     free(start);
@@ -188,8 +230,7 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
         ret = GHM_ERR_INVALID;
     }
     if (ret == GHM_OK)
-        ret = make_probe(&e->grid, &alone->side[1], alone->side[1].radius - 1,
-                         ghm_context_threads(e->ctx), &probe);
+        ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, &probe, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);
     if (ret == GHM_OK)
         ret = ghm_voxel_intersect(e->ctx, probe, pc, NULL, &e->grid, &e->opt, out);
@@ -201,7 +242,8 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
         ghm_voxel_result_free(out);
         ret = GHM_ERR_UNSUPPORTED;
     }
-    if (ret < 0 && ret != GHM_ERR_INVALID && ret != GHM_ERR_UNSUPPORTED)
+    if (ret < 0 && ret != GHM_ERR_INVALID && ret != GHM_ERR_UNSUPPORTED &&
+        !(ret == GHM_ERR_TOO_LARGE && why && why[0]))
         say(why, why_size, ghm_strerror(ret));
     ghm_pointcloud_free(&probe);
     ghm_voxel_result_free(&alone);

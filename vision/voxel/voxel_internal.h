@@ -17,6 +17,10 @@ extern "C" {
 /* GHM_OK when the options are usable (grid.c), else GHM_ERR_INVALID. */
 int ghmi_voxel_check_options(const GhmVoxelOptions *o);
 
+/* Tests: the host memory a voxel edit counts on for its probe (edit.c's probe_fits); 0 restores
+ * what the system reports. Not thread-safe: set before the edits that should see it. */
+void ghmi_voxel_edit_memory_limit(size_t bytes);
+
 /* B's point p moved by the row-major 4x4 pose m (p as it is when m is NULL), in the order that
  * the device repeats: ((m0 p0 + m1 p1) + m2 p2) + m3 per row. */
 static inline void ghmi_voxel_apply_pose(const double *m, const float *p, double out[3])
