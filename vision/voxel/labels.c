@@ -5,7 +5,9 @@
  * kernels/vision/voxel/labels.cu.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "voxel_backend_internal.h"
 #include "voxel_cpu_internal.h"
@@ -81,48 +83,115 @@ int ghmi_voxel_classify(const GhmVoxelGrid *g, GhmiSide *s, const GhmVoxelOption
     return GHM_OK;
 }
 
+/* The fill's shared state: each voxel's breadth-first level and nearest seed, claimed and
+ * lowered by atomics from the threads that expand its neighbours, and the queue of the voxels
+ * reached, level after level. */
+typedef struct Fill {
+    _Atomic uint32_t *level; /* K: GHM_NOT_FOUND until reached */
+    _Atomic uint32_t *sid;   /* K: the smallest id among the nearest seeds */
+    uint32_t *queue;         /* K */
+    atomic_size_t tail;      /* where the next level's voxels are appended */
+} Fill;
+
+/* A thread's new voxels, appended to the queue in runs (one atomic add a run): room for a run
+ * and for the largest neighbourhood's voxels beyond it. */
+enum { FILL_RUN = 256, FILL_ROOM = FILL_RUN + GHMI_VOXEL_HIST };
+
+static void append(Fill *f, const uint32_t *v, size_t n)
+{
+    size_t at = atomic_fetch_add_explicit(&f->tail, n, memory_order_relaxed);
+    memcpy(f->queue + at, v, n * sizeof *v);
+}
+
+static void lower_to(_Atomic uint32_t *p, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(p, memory_order_relaxed);
+    while (v < cur && !atomic_compare_exchange_weak_explicit(p, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+/* Expands voxel v of level L: a neighbour not reached yet joins level L + 1 (into out), and a
+ * neighbour of level L + 1 keeps the smaller of its seed and v's. */
+static void expand(const GhmiSide *s, Fill *f, uint32_t v, uint32_t L, uint32_t *out, size_t *n)
+{
+    const size_t nn = (size_t)s->hood.n;
+    uint32_t id = atomic_load_explicit(&f->sid[v], memory_order_relaxed);
+    for (size_t k = 0; k < nn; k++) {
+        uint32_t u = s->nbr[nn * v + k];
+        if (u == GHM_NOT_FOUND || s->barrier[u])
+            continue;
+        uint32_t lu = atomic_load_explicit(&f->level[u], memory_order_relaxed);
+        if (lu == GHM_NOT_FOUND &&
+            atomic_compare_exchange_strong_explicit(&f->level[u], &lu, L + 1,
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+            out[(*n)++] = u;
+            lu = L + 1;
+        }
+        if (lu == L + 1)
+            lower_to(&f->sid[u], id);
+    }
+}
+
+/* Level L's voxels, queue[lo, hi), expanded on the threads; their new voxels follow hi. */
+static void fill_level(const GhmiSide *s, Fill *f, size_t lo, size_t hi, uint32_t L, int threads)
+{
+#pragma omp parallel num_threads(threads) if (hi - lo > GHMI_PARALLEL_MIN / 16)
+    {
+        uint32_t out[FILL_ROOM];
+        size_t n = 0;
+#pragma omp for schedule(dynamic, 256) nowait
+        for (size_t i = lo; i < hi; i++) {
+            expand(s, f, f->queue[i], L, out, &n);
+            if (n >= FILL_RUN) {
+                append(f, out, n);
+                n = 0;
+            }
+        }
+        append(f, out, n);
+    }
+}
+
 /* One breadth-first fill from the live seeds. Each voxel it reaches takes the label of the
  * nearest seed in neighbour steps, ties going to the smallest seed id: a rule that does not
- * depend on the order of the work, so a parallel (level-synchronous, atomic-min) fill gives the
- * same labels. The FIFO queue finishes level L before it starts on level L + 1, so a voxel's
- * seed is settled before the voxel is expanded. */
-static void fill_once(GhmiSide *s, uint32_t *queue, uint32_t *level)
+ * depend on the order of the work. So the fill goes level by level on the threads (each level
+ * ends at the parallel loop's barrier, after which the next level's seeds are settled), the
+ * voxels of a level in any order, claiming and lowering by atomics, and gives the labels of a
+ * plain FIFO walk for any number of threads (as labels.cu does on the device). */
+static void fill_once(GhmiSide *s, Fill *f, int threads)
 {
-    size_t K = s->K, head = 0, tail = 0, nn = (size_t)s->hood.n;
+    size_t K = s->K, seeds = 0;
     for (size_t v = 0; v < K; v++) {
-        level[v] = GHM_NOT_FOUND;
+        int seed = !s->barrier[v] && s->seed[v] != NO_SEED;
+        atomic_store_explicit(&f->level[v], seed ? 0 : GHM_NOT_FOUND, memory_order_relaxed);
+        atomic_store_explicit(&f->sid[v], seed ? (uint32_t)v : GHM_NOT_FOUND,
+                              memory_order_relaxed);
+        if (seed)
+            f->queue[seeds++] = (uint32_t)v;
+    }
+    size_t lo = 0, hi = seeds;
+    for (uint32_t L = 0; lo < hi; L++) {
+        atomic_store_explicit(&f->tail, hi, memory_order_relaxed);
+        fill_level(s, f, lo, hi, L, threads);
+        lo = hi;
+        hi = atomic_load_explicit(&f->tail, memory_order_relaxed);
+    }
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+    for (size_t v = 0; v < K; v++) {
         if (s->barrier[v])
             continue;
-        s->label[v] = GHM_VOXEL_UNKNOWN;
-        s->sid[v] = GHM_NOT_FOUND;
-        if (s->seed[v] != NO_SEED) {
-            s->label[v] = s->seed[v];
-            s->sid[v] = (uint32_t)v;
-            level[v] = 0;
-            queue[tail++] = (uint32_t)v;
-        }
-    }
-    while (head < tail) {
-        uint32_t v = queue[head++];
-        for (size_t k = 0; k < nn; k++) {
-            uint32_t u = s->nbr[nn * v + k];
-            if (u == GHM_NOT_FOUND || s->barrier[u])
-                continue;
-            if (level[u] == GHM_NOT_FOUND) {
-                level[u] = level[v] + 1;
-                queue[tail++] = u;
-            } else if (level[u] != level[v] + 1 || s->sid[u] <= s->sid[v])
-                continue;
-            s->label[u] = s->label[v];
-            s->sid[u] = s->sid[v];
-        }
+        uint32_t id = atomic_load_explicit(&f->sid[v], memory_order_relaxed);
+        s->sid[v] = id;
+        s->label[v] = id == GHM_NOT_FOUND ? GHM_VOXEL_UNKNOWN : s->seed[id];
     }
 }
 
 /* Inside next to outside away from the crossing: drops the seeds of both; returns the pairs. */
-static size_t find_conflicts(GhmiSide *s, uint8_t *drop)
+static size_t find_conflicts(const GhmiSide *s, _Atomic uint8_t *drop, int threads)
 {
     size_t pairs = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) if (s->K > GHMI_PARALLEL_MIN) \
+    reduction(+ : pairs)
     for (size_t v = 0; v < s->K; v++) {
         uint8_t l = s->label[v];
         if (s->ring[v] || s->barrier[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
@@ -132,42 +201,42 @@ static size_t find_conflicts(GhmiSide *s, uint8_t *drop)
             if (u == GHM_NOT_FOUND || s->ring[u] || s->barrier[u] || s->label[u] == l ||
                 (s->label[u] != GHM_VOXEL_INSIDE && s->label[u] != GHM_VOXEL_OUTSIDE))
                 continue;
-            drop[s->sid[v]] = drop[s->sid[u]] = 1;
+            atomic_store_explicit(&drop[s->sid[v]], 1, memory_order_relaxed);
+            atomic_store_explicit(&drop[s->sid[u]], 1, memory_order_relaxed);
             pairs += u > v; /* each pair once */
         }
     }
     return pairs;
 }
 
-int ghmi_voxel_fill(GhmiSide *s, const GhmVoxelOptions *opt, int *rounds)
+int ghmi_voxel_fill(GhmiSide *s, const GhmVoxelOptions *opt, int threads, int *rounds)
 {
-    uint32_t *queue = malloc((s->K + 1) * sizeof *queue);
-    uint32_t *level = malloc((s->K + 1) * sizeof *level);
-    uint8_t *drop = calloc(s->K + 1, 1);
-    if (!queue || !level || !drop) {
-        free(queue);
-        free(level);
-        free(drop);
-        return GHM_ERR_NOMEM;
-    }
+    Fill f = {.level = malloc((s->K + 1) * sizeof *f.level),
+              .sid = malloc((s->K + 1) * sizeof *f.sid),
+              .queue = malloc((s->K + 1) * sizeof *f.queue)};
+    _Atomic uint8_t *drop = malloc((s->K + 1) * sizeof *drop);
+    int ret = f.level && f.sid && f.queue && drop ? GHM_OK : GHM_ERR_NOMEM;
+    for (size_t v = 0; ret == GHM_OK && v < s->K; v++)
+        atomic_init(&drop[v], 0);
     int r = 0;
-    for (;;) {
-        fill_once(s, queue, level);
+    while (ret == GHM_OK) {
+        fill_once(s, &f, threads);
         r++;
-        s->conflicts = find_conflicts(s, drop);
+        s->conflicts = find_conflicts(s, drop, threads);
         if (s->conflicts == 0 || r == opt->max_rounds)
             break;
         for (size_t v = 0; v < s->K; v++)
-            if (drop[v])
+            if (atomic_load_explicit(&drop[v], memory_order_relaxed))
                 s->seed[v] = NO_SEED;
     }
     s->seeds = 0;
-    for (size_t v = 0; v < s->K; v++)
+    for (size_t v = 0; ret == GHM_OK && v < s->K; v++)
         s->seeds += s->seed[v] != NO_SEED;
-    *rounds = r > *rounds ? r : *rounds;
-    free(queue);
-    free(level);
-    free(drop);
-    return GHM_OK;
+    if (ret == GHM_OK)
+        *rounds = r > *rounds ? r : *rounds;
+    free((void *)f.level);
+    free((void *)f.sid);
+    free(f.queue);
+    free((void *)drop);
+    return ret;
 }
-

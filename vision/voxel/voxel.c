@@ -52,7 +52,7 @@ static int run_step(GhmContext *ctx, GhmiSide *s, const double *b_pose, const Gh
         ret = ghmi_voxel_classify(g, &s[i], opt, threads);
     t[5] = ghm_now();
     for (int i = 0; i < 2 && ret == GHM_OK; i++)
-        ret = ghmi_voxel_fill(&s[i], opt, &r->rounds);
+        ret = ghmi_voxel_fill(&s[i], opt, threads, &r->rounds);
     t[6] = ghm_now();
     r->time.voxelize_ms = 1e3 * ((t[1] - t[0]) + (t[3] - t[2]));
     r->time.lookup_ms = 1e3 * ((t[2] - t[1]) + (t[4] - t[3]));

@@ -57,7 +57,7 @@ int ghmi_voxel_classify(const GhmVoxelGrid *g, GhmiSide *s, const GhmVoxelOption
                         int threads);
 
 /* The fill with its conflict rounds; *rounds = the larger of itself and the rounds run. */
-int ghmi_voxel_fill(GhmiSide *s, const GhmVoxelOptions *opt, int *rounds);
+int ghmi_voxel_fill(GhmiSide *s, const GhmVoxelOptions *opt, int threads, int *rounds);
 
 /* Loops shorter than this run on one thread: a parallel region costs a few microseconds on an
  * idle machine but up to a scheduler time slice when the cores are shared. */
