@@ -27,6 +27,13 @@ void ghm_cli_options_quiet(int on)
 
 int ghm_cli_quiet(void) { return quiet; }
 
+void ghm_cli_name_command(char **argv, const char *words)
+{
+    static char name[64]; /* one command runs per process */
+    snprintf(name, sizeof name, "%s%s%s", GHM_PROGRAM, words[0] ? " " : "", words);
+    argv[0] = name;
+}
+
 static void vprint_line(const char *prefix, const char *subject, const char *fmt, va_list ap)
 {
     if (quiet)

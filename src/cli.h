@@ -17,6 +17,11 @@
 
 #define GHM_PROGRAM "geohash-match"
 
+/* Names the sub-command in argv[0] ("geohash-match voxel edit"), which getopt puts before its
+ * own messages ("unrecognized option"), so that they begin as every other error line does.
+ * words is the command after the program's name; argv[0] then points at static storage. */
+void ghm_cli_name_command(char **argv, const char *words);
+
 enum { GHM_EXIT_FOUND = 0, GHM_EXIT_NOT_FOUND = 1, GHM_EXIT_ERROR = 2 };
 
 /* getopt_long ids of the common options; a command's own ids start at GHM_OPT_FIRST_COMMAND. */

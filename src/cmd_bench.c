@@ -42,8 +42,12 @@ int ghm_cmd_bench(int argc, char **argv)
         return argc < 2 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
     }
     for (const BenchEntry *b = benches; b->name; b++)
-        if (strcmp(argv[1], b->name) == 0)
+        if (strcmp(argv[1], b->name) == 0) {
+            char words[32];
+            snprintf(words, sizeof words, "bench %s", b->name);
+            ghm_cli_name_command(argv + 1, words);
             return b->run(argc - 1, argv + 1);
+        }
     ghm_cli_error("bench", "unknown benchmark '%s'", argv[1]);
     ghm_cli_usage_hint("bench");
     return GHM_EXIT_ERROR;

@@ -459,8 +459,10 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
 
 int ghm_cmd_voxel(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "edit") == 0)
+    if (argc >= 2 && strcmp(argv[1], "edit") == 0) {
+        ghm_cli_name_command(argv + 1, "voxel edit");
         return ghm_cmd_voxel_edit(argc - 1, argv + 1);
+    }
     VoxelArgs a = {.common = ghm_cli_common_defaults(), .vox = ghm_voxel_defaults(),
                    .out = {.axis = 2}};
     int go = parse_args(argc, argv, &a);

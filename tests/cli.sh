@@ -42,8 +42,21 @@ test_missing_arguments() {
     grep -q 'missing' "$TMP/err" || fail "no 'missing' in: $(cat "$TMP/err")"
 }
 
+# getopt's own lines begin as every other error line, naming the sub-command.
 test_unknown_option() {
     run_cmd 2 --no-such-option a b
+    local args want
+    for args in "--no-such-option a b|geohash-match: unrecognized option" \
+        "voxel --no-such-option a b|geohash-match voxel: unrecognized option" \
+        "voxel edit --grid|geohash-match voxel edit: option '--grid' requires an argument" \
+        "bench hash --no-such-option|geohash-match bench hash: unrecognized option" \
+        "match --no-such-option a b|geohash-match match: unrecognized option"; do
+        want=${args#*|}
+        # shellcheck disable=SC2086
+        run_cmd 2 ${args%%|*}
+        [ "$(head -1 "$TMP/err" | cut -c1-${#want})" = "$want" ] ||
+            fail "'${args%%|*}': $(head -1 "$TMP/err")"
+    done
 }
 
 test_bad_backend_value() {
