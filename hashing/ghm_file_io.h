@@ -142,9 +142,10 @@ GHM_API const char *ghm_file_kind_name(GhmFileKind kind);
 typedef struct GhmFileWriter GhmFileWriter;
 
 /* Starts an atomic write of path: creates the temporary file beside it (see the top of this
- * file; a device or a pipe is opened in place) and registers it for removal on a signal. Returns GHM_OK with *out set, GHM_ERR_IO with
- * why ("cannot create a file in that folder: Permission denied"), GHM_ERR_NOMEM or
- * GHM_ERR_INVALID. Nothing exists at path's folder after a failure. */
+ * file; a device or a pipe is opened in place) and registers it for removal on a signal.
+ * Returns GHM_OK with *out set, GHM_ERR_IO with why ("cannot create a file in that folder:
+ * Permission denied"), GHM_ERR_NOMEM or GHM_ERR_INVALID. Nothing exists at path's folder after
+ * a failure. */
 GHM_API int ghm_file_writer_create(const char *path, GhmFileWriter **out, char *why,
                                    size_t why_size);
 

@@ -164,9 +164,11 @@ static int exif_orientation(const uint8_t *p, size_t n)
 
 static int marker_orientation(const struct jpeg_decompress_struct *cinfo)
 {
-    for (jpeg_saved_marker_ptr m = cinfo->marker_list; m; m = m->next)
-        if (m->marker == JPEG_APP0 + 1 && exif_orientation(m->data, m->data_length) != 1)
-            return exif_orientation(m->data, m->data_length);
+    for (jpeg_saved_marker_ptr m = cinfo->marker_list; m; m = m->next) {
+        int o = m->marker == JPEG_APP0 + 1 ? exif_orientation(m->data, m->data_length) : 1;
+        if (o != 1)
+            return o;
+    }
     return 1;
 }
 

@@ -171,15 +171,15 @@ static size_t memory_available(void)
  * probe voxel at the peak of an apply, measured on the CPU backend (the bunny at 256 and 512:
  * 250-260; the pipeline keeps 26 neighbour ids a voxel); a device backend keeps only the probe's
  * points and the results on the host (about 50 bytes, counted as 96). */
-static int probe_fits(size_t n, int on_device, const char *what, char *why, size_t why_size)
+static int probe_fits(size_t n, int on_device, char *why, size_t why_size)
 {
     size_t need = n * (on_device ? 96 : 256), have = memory_available();
     if (have == 0 || need <= have)
         return GHM_OK;
     if (why && why_size)
-        snprintf(why, why_size, "at this grid the voxels %s would be %.1f M, needing about %.1f "
-                 "GB of memory where %.1f GB are free: use a coarser grid", what, n / 1e6,
-                 need / 1e9, have / 1e9);
+        snprintf(why, why_size, "at this grid the voxels in and around it would be %.1f M, "
+                 "needing about %.1f GB of memory where %.1f GB are free: use a coarser grid",
+                 n / 1e6, need / 1e9, have / 1e9);
     return GHM_ERR_TOO_LARGE;
 }
 
@@ -204,7 +204,7 @@ static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPo
     }
     GhmPointCloud *pc = NULL;
     if (ret == GHM_OK)
-        ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, "in and around it", why, why_size);
+        ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
     if (ret == GHM_OK && (ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
         probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), pc);
         *out = pc;
@@ -242,8 +242,7 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
         ghm_voxel_result_free(out);
         ret = GHM_ERR_UNSUPPORTED;
     }
-    if (ret < 0 && ret != GHM_ERR_INVALID && ret != GHM_ERR_UNSUPPORTED &&
-        !(ret == GHM_ERR_TOO_LARGE && why && why[0]))
+    if (ret < 0 && why && why_size && !why[0]) /* a failure that said nothing of its own */
         say(why, why_size, ghm_strerror(ret));
     ghm_pointcloud_free(&probe);
     ghm_voxel_result_free(&alone);

@@ -41,14 +41,26 @@ void ghm_voxel_centre(const GhmVoxelGrid *g, uint32_t key, double c[3])
 
 /* --- grid --------------------------------------------------------------------------------- */
 
-int ghmi_voxel_check_options(const GhmVoxelOptions *o)
+int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_size)
 {
-    if (!o || !(o->voxel_size >= 0) || !isfinite(o->voxel_size) || o->max_rounds < 1 ||
-        !(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
-        return GHM_ERR_INVALID;
-    if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
-        return GHM_ERR_INVALID;
-    return GHM_OK;
+    char msg[128] = "";
+    if (!o)
+        snprintf(msg, sizeof msg, "no voxel options");
+    else if (!(o->voxel_size >= 0) || !isfinite(o->voxel_size))
+        snprintf(msg, sizeof msg, "voxel size %g is not a finite size >= 0", o->voxel_size);
+    else if (o->max_rounds < 1)
+        snprintf(msg, sizeof msg, "rounds %d: at least one fill is needed", o->max_rounds);
+    else if (!(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
+        snprintf(msg, sizeof msg, "seed thresholds %g and %g must lie in [0, 1)", o->t_out,
+                 o->t_in);
+    else if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
+        snprintf(msg, sizeof msg, "grid %d is out of range (1 to %d voxels along the longest side)",
+                 o->grid, GHM_VOXEL_MAX_DIM);
+    if (!msg[0])
+        return GHM_OK;
+    if (why && why_size)
+        snprintf(why, why_size, "%s", msg);
+    return GHM_ERR_INVALID;
 }
 
 static void bbox_add(double lo[3], double hi[3], const double p[3])
@@ -122,25 +134,11 @@ static int fit_box(double lo[3], double hi[3], int empty, const GhmVoxelOptions 
     return GHM_OK;
 }
 
-/* GHM_ERR_INVALID with why naming the first option out of range (the checks of
- * ghmi_voxel_check_options), or the arguments when the options are fine. */
+/* GHM_ERR_INVALID with why: the first option out of range, or else the arguments. */
 static int bad_fit(const GhmVoxelOptions *o, char *why, size_t why_size)
 {
-    char msg[128] = "invalid arguments";
-    if (!o)
-        snprintf(msg, sizeof msg, "no voxel options");
-    else if (!(o->voxel_size >= 0) || !isfinite(o->voxel_size))
-        snprintf(msg, sizeof msg, "voxel size %g is not a finite size >= 0", o->voxel_size);
-    else if (o->max_rounds < 1)
-        snprintf(msg, sizeof msg, "rounds %d: at least one fill is needed", o->max_rounds);
-    else if (!(o->t_out >= 0 && o->t_out < 1) || !(o->t_in >= 0 && o->t_in < 1))
-        snprintf(msg, sizeof msg, "seed thresholds %g and %g must lie in [0, 1)", o->t_out,
-                 o->t_in);
-    else if (o->voxel_size == 0 && (o->grid < 1 || o->grid > GHM_VOXEL_MAX_DIM))
-        snprintf(msg, sizeof msg, "grid %d is out of range (1 to %d voxels along the longest side)",
-                 o->grid, GHM_VOXEL_MAX_DIM);
-    if (why && why_size)
-        snprintf(why, why_size, "%s", msg);
+    if (ghmi_voxel_check_options(o, why, why_size) == GHM_OK && why && why_size)
+        snprintf(why, why_size, "invalid arguments");
     return GHM_ERR_INVALID;
 }
 
@@ -149,7 +147,7 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
                        size_t why_size)
 {
     if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
-        ghmi_voxel_check_options(opt) < 0)
+        ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double p[3];
@@ -169,7 +167,7 @@ int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
                               const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                               size_t why_size)
 {
-    if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt) < 0)
+    if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double p[3];

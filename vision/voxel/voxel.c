@@ -65,7 +65,7 @@ static int run_step(GhmContext *ctx, GhmiSide *s, const double *b_pose, const Gh
 static int check_step(const GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
                       const GhmVoxelGrid *grid, const GhmVoxelOptions *opt)
 {
-    if (!ctx || !a || !b || !grid || ghmi_voxel_check_options(opt) < 0 || !(grid->voxel_size > 0))
+    if (!ctx || !a || !b || !grid || ghmi_voxel_check_options(opt, NULL, 0) < 0 || !(grid->voxel_size > 0))
         return GHM_ERR_INVALID;
     for (int k = 0; k < 3; k++)
         if (grid->dims[k] < 1 || grid->dims[k] > GHM_VOXEL_MAX_DIM)

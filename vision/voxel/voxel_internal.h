@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-/* GHM_OK when the options are usable (grid.c), else GHM_ERR_INVALID. */
-int ghmi_voxel_check_options(const GhmVoxelOptions *o);
+/* GHM_OK when the options are usable (grid.c), else GHM_ERR_INVALID with why (may be NULL)
+ * naming the first option out of range. */
+int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_size);
 
 /* Tests: the host memory a voxel edit counts on for its probe (edit.c's probe_fits); 0 restores
  * what the system reports. Not thread-safe: set before the edits that should see it. */
