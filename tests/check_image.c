@@ -19,16 +19,6 @@
 #include "image_writers.h"
 #include "test_support.h"
 
-static uint8_t pixel(const GhmImage *img, int x, int y)
-{
-    return img->pixels[(size_t)y * (size_t)img->stride + (size_t)x];
-}
-
-static int luma(int r, int g, int b)
-{
-    return (int)lround(0.299 * r + 0.587 * g + 0.114 * b);
-}
-
 /* Writes p to ghm_test_tmpdir()/name and loads it back, failing the test on any error. */
 static GhmImage *png_round(const char *name, const GhmTestPng *p)
 {
@@ -58,7 +48,7 @@ START_TEST(test_create_and_free)
     ck_assert_int_ge(img->stride, 7);
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 7; x++)
-            ck_assert_uint_eq(pixel(img, x, y), 0);
+            ck_assert_uint_eq(ghm_test_pixel(img, x, y), 0);
     ghm_image_free(&img);
     ck_assert_ptr_null(img);
     ghm_image_free(&img);
@@ -93,7 +83,7 @@ START_TEST(test_sample_images)
     int lo = 255, hi = 0;
     for (int y = 0; y < img->height; y++)
         for (int x = 0; x < img->width; x++) {
-            int v = pixel(img, x, y);
+            int v = ghm_test_pixel(img, x, y);
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
@@ -140,14 +130,14 @@ START_TEST(test_grey_round_trip)
     ck_assert_int_eq(back->height, H);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
-            ck_assert_uint_eq(pixel(back, x, y), pixels[y * STRIDE + x]);
+            ck_assert_uint_eq(ghm_test_pixel(back, x, y), pixels[y * STRIDE + x]);
     ck_assert_int_eq(ghm_test_tmp_count(), 0);
     /* Saving again replaces the file in place. */
     pixels[0] ^= 0xff;
     ck_assert_int_eq(ghm_image_save_png(&src, ghm_test_tmp("grey.png"), why, sizeof why), GHM_OK);
     ghm_image_free(&back);
     ck_assert_int_eq(ghm_image_load(ghm_test_tmp("grey.png"), &back, why, sizeof why), GHM_OK);
-    ck_assert_uint_eq(pixel(back, 0, 0), pixels[0]);
+    ck_assert_uint_eq(ghm_test_pixel(back, 0, 0), pixels[0]);
     ghm_image_free(&back);
     free(pixels);
 }
@@ -175,13 +165,13 @@ START_TEST(test_rgb_save_and_draw)
     GhmImage *back = NULL;
     ck_assert_int_eq(ghm_image_load(ghm_test_tmp("rgb.png"), &back, why, sizeof why), GHM_OK);
     for (int x = 0; x < 40; x++)
-        ck_assert_int_eq(pixel(back, x, 5), luma(255, 0, 0));
+        ck_assert_int_eq(ghm_test_pixel(back, x, 5), ghm_test_luma(255, 0, 0));
     for (int y = 27; y < 30; y++)
         for (int x = 38; x < 40; x++)
-            ck_assert_int_eq(pixel(back, x, y), luma(0, 255, 0));
-    ck_assert_int_eq(pixel(back, 37, 28), 90);
-    ck_assert_int_eq(pixel(back, 0, 0), 90);
-    ck_assert_int_eq(pixel(back, 20, 20), 90);
+            ck_assert_int_eq(ghm_test_pixel(back, x, y), ghm_test_luma(0, 255, 0));
+    ck_assert_int_eq(ghm_test_pixel(back, 37, 28), 90);
+    ck_assert_int_eq(ghm_test_pixel(back, 0, 0), 90);
+    ck_assert_int_eq(ghm_test_pixel(back, 20, 20), 90);
     ghm_image_free(&back);
     ghm_image_free(&grey);
 
@@ -275,7 +265,7 @@ START_TEST(test_png_grey_low_depths)
                      .bit_depth = bits, .rows = row, .stride = sizeof row};
         GhmImage *img = png_round("grey_low.png", &p);
         for (int i = 0; i < levels; i++)
-            ck_assert_int_eq(pixel(img, i, 0), i * 255 / (levels - 1));
+            ck_assert_int_eq(ghm_test_pixel(img, i, 0), i * 255 / (levels - 1));
         ghm_image_free(&img);
     }
 }
@@ -293,26 +283,23 @@ START_TEST(test_png_grey_16)
                  .rows = row, .stride = sizeof row};
     GhmImage *img = png_round("grey16.png", &p);
     for (int i = 0; i < 5; i++)
-        ck_assert_int_le(abs(pixel(img, i, 0) - (int)lround(v[i] * 255.0 / 65535.0)), 1);
-    ck_assert_int_eq(pixel(img, 1, 0), 255);
-    ck_assert_int_eq(pixel(img, 0, 0), 0);
+        ck_assert_int_le(abs(ghm_test_pixel(img, i, 0) - (int)lround(v[i] * 255.0 / 65535.0)), 1);
+    ck_assert_int_eq(ghm_test_pixel(img, 1, 0), 255);
+    ck_assert_int_eq(ghm_test_pixel(img, 0, 0), 0);
     ghm_image_free(&img);
 }
 END_TEST
 
-static const int colours[][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {10, 200, 50},
-                                 {255, 255, 255}, {0, 0, 0}, {123, 45, 67}};
-enum { NCOLOURS = sizeof colours / sizeof colours[0] };
 
 START_TEST(test_png_rgb_8_and_16)
 {
-    uint8_t row8[NCOLOURS * 3], row16[NCOLOURS * 6];
-    for (int i = 0; i < NCOLOURS; i++)
+    uint8_t row8[GHM_TEST_NCOLOURS * 3], row16[GHM_TEST_NCOLOURS * 6];
+    for (int i = 0; i < GHM_TEST_NCOLOURS; i++)
         for (int c = 0; c < 3; c++) {
-            row8[3 * i + c] = (uint8_t)colours[i][c];
-            row16[6 * i + 2 * c] = row16[6 * i + 2 * c + 1] = (uint8_t)colours[i][c];
+            row8[3 * i + c] = (uint8_t)ghm_test_colours[i][c];
+            row16[6 * i + 2 * c] = row16[6 * i + 2 * c + 1] = (uint8_t)ghm_test_colours[i][c];
         }
-    GhmTestPng p8 = {.width = NCOLOURS, .height = 1, .color_type = PNG_COLOR_TYPE_RGB,
+    GhmTestPng p8 = {.width = GHM_TEST_NCOLOURS, .height = 1, .color_type = PNG_COLOR_TYPE_RGB,
                   .bit_depth = 8, .rows = row8, .stride = sizeof row8};
     GhmTestPng p16 = p8;
     p16.bit_depth = 16;
@@ -320,12 +307,13 @@ START_TEST(test_png_rgb_8_and_16)
     p16.stride = sizeof row16;
     GhmImage *a = png_round("rgb8.png", &p8);
     GhmImage *b = png_round("rgb16.png", &p16);
-    for (int i = 0; i < NCOLOURS; i++) {
-        int want = luma(colours[i][0], colours[i][1], colours[i][2]);
-        ck_assert_int_le(abs(pixel(a, i, 0) - want), 1);
-        ck_assert_int_le(abs(pixel(b, i, 0) - want), 1);
+    for (int i = 0; i < GHM_TEST_NCOLOURS; i++) {
+        const int *rgb = ghm_test_colours[i];
+        int want = ghm_test_luma(rgb[0], rgb[1], rgb[2]);
+        ck_assert_int_le(abs(ghm_test_pixel(a, i, 0) - want), 1);
+        ck_assert_int_le(abs(ghm_test_pixel(b, i, 0) - want), 1);
     }
-    ck_assert_int_eq(pixel(b, 4, 0), 255);
+    ck_assert_int_eq(ghm_test_pixel(b, 4, 0), 255);
     ghm_image_free(&a);
     ghm_image_free(&b);
 }
@@ -341,9 +329,9 @@ START_TEST(test_png_alpha)
         row_ga[2 * i + 1] = (uint8_t)ga[i][1];
         for (int c = 0; c < 2; c++)
             row_ga16[4 * i + 2 * c] = row_ga16[4 * i + 2 * c + 1] = (uint8_t)ga[i][c];
-        row_rgba[4 * i] = (uint8_t)colours[i][0];
-        row_rgba[4 * i + 1] = (uint8_t)colours[i][1];
-        row_rgba[4 * i + 2] = (uint8_t)colours[i][2];
+        row_rgba[4 * i] = (uint8_t)ghm_test_colours[i][0];
+        row_rgba[4 * i + 1] = (uint8_t)ghm_test_colours[i][1];
+        row_rgba[4 * i + 2] = (uint8_t)ghm_test_colours[i][2];
         row_rgba[4 * i + 3] = (uint8_t)ga[i][1];
     }
     GhmTestPng p = {.width = 4, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY_ALPHA,
@@ -358,13 +346,14 @@ START_TEST(test_png_alpha)
     GhmImage *c = png_round("rgba8.png", &q);
     for (int i = 0; i < 4; i++) {
         double a = ga[i][1] / 255.0;
-        ck_assert_int_le(abs(pixel(g, i, 0) - (int)lround(ga[i][0] * a)), 1);
-        ck_assert_int_le(abs(pixel(g16, i, 0) - (int)lround(ga[i][0] * a)), 1);
-        int l = luma(colours[i][0], colours[i][1], colours[i][2]);
-        ck_assert_int_le(abs(pixel(c, i, 0) - (int)lround(l * a)), 1);
+        ck_assert_int_le(abs(ghm_test_pixel(g, i, 0) - (int)lround(ga[i][0] * a)), 1);
+        ck_assert_int_le(abs(ghm_test_pixel(g16, i, 0) - (int)lround(ga[i][0] * a)), 1);
+        const int *rgb = ghm_test_colours[i];
+        int l = ghm_test_luma(rgb[0], rgb[1], rgb[2]);
+        ck_assert_int_le(abs(ghm_test_pixel(c, i, 0) - (int)lround(l * a)), 1);
     }
-    ck_assert_int_eq(pixel(g, 0, 0), 200);
-    ck_assert_int_eq(pixel(g, 1, 0), 0);
+    ck_assert_int_eq(ghm_test_pixel(g, 0, 0), 200);
+    ck_assert_int_eq(ghm_test_pixel(g, 1, 0), 0);
     ghm_image_free(&g);
     ghm_image_free(&g16);
     ghm_image_free(&c);
@@ -375,7 +364,7 @@ END_TEST
  * the grey image the PNG loader makes of the same samples, and bad arguments are refused. */
 START_TEST(test_from_pixels)
 {
-    enum { W = NCOLOURS, H = 2, PAD = 5 };
+    enum { W = GHM_TEST_NCOLOURS, H = 2, PAD = 5 };
     static const int layout[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                   PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     for (int ch = 1; ch <= 4; ch++) {
@@ -385,7 +374,7 @@ START_TEST(test_from_pixels)
                 for (int c = 0; c < ch; c++) /* colour samples, then alpha 255, 0, 128, ... */
                     buf[y][x * ch + c] = (uint8_t)((ch == 2 || ch == 4) && c == ch - 1
                                                        ? (x * 127 + y * 64) % 256
-                                                       : colours[(x + y) % W][c]);
+                                                       : ghm_test_colours[(x + y) % W][c]);
         GhmTestPng p = {.width = W, .height = H, .color_type = layout[ch - 1], .bit_depth = 8,
                      .rows = &buf[0][0], .stride = sizeof buf[0]};
         GhmImage *want = png_round("pixels.png", &p), *got = NULL;
@@ -394,16 +383,16 @@ START_TEST(test_from_pixels)
         ck_assert_int_eq(got->height, H);
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++)
-                ck_assert_msg(pixel(got, x, y) == pixel(want, x, y),
-                              "channels %d (%d,%d): %d, PNG %d", ch, x, y, pixel(got, x, y),
-                              pixel(want, x, y));
+                ck_assert_msg(ghm_test_pixel(got, x, y) == ghm_test_pixel(want, x, y),
+                              "channels %d (%d,%d): %d, PNG %d", ch, x, y,
+                              ghm_test_pixel(got, x, y), ghm_test_pixel(want, x, y));
         ghm_image_free(&want);
         ghm_image_free(&got);
     }
     uint8_t rgb[3] = {255, 0, 0};
     GhmImage *img = NULL;
     ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 3, 3, &img), GHM_OK);
-    ck_assert_int_eq(pixel(img, 0, 0), 76); /* (299 * 255 + 500) / 1000 */
+    ck_assert_int_eq(ghm_test_pixel(img, 0, 0), 76); /* (299 * 255 + 500) / 1000 */
     ghm_image_free(&img);
     ck_assert_int_eq(ghm_image_from_pixels(NULL, 1, 1, 3, 3, &img), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_image_from_pixels(rgb, 1, 1, 5, 5, &img), GHM_ERR_INVALID);
@@ -420,20 +409,20 @@ END_TEST
 
 START_TEST(test_png_palette)
 {
-    png_color palette[NCOLOURS];
-    for (int i = 0; i < NCOLOURS; i++) {
-        palette[i].red = (png_byte)colours[i][0];
-        palette[i].green = (png_byte)colours[i][1];
-        palette[i].blue = (png_byte)colours[i][2];
+    png_color palette[GHM_TEST_NCOLOURS];
+    for (int i = 0; i < GHM_TEST_NCOLOURS; i++) {
+        palette[i].red = (png_byte)ghm_test_colours[i][0];
+        palette[i].green = (png_byte)ghm_test_colours[i][1];
+        palette[i].blue = (png_byte)ghm_test_colours[i][2];
     }
     static const int depths[] = {8, 4, 2, 1};
     for (int k = 0; k < 4; k++) {
         int bits = depths[k];
-        int n = bits >= 4 ? NCOLOURS : 1 << bits; /* indices the depth can hold */
-        int idx[NCOLOURS];
+        int n = bits >= 4 ? GHM_TEST_NCOLOURS : 1 << bits; /* indices the depth can hold */
+        int idx[GHM_TEST_NCOLOURS];
         for (int i = 0; i < n; i++)
             idx[i] = n - 1 - i;
-        uint8_t row[NCOLOURS];
+        uint8_t row[GHM_TEST_NCOLOURS];
         if (bits == 8)
             for (int i = 0; i < n; i++)
                 row[i] = (uint8_t)idx[i];
@@ -444,8 +433,8 @@ START_TEST(test_png_palette)
                      .palette = palette, .num_palette = n};
         GhmImage *img = png_round("palette.png", &p);
         for (int i = 0; i < n; i++) {
-            const int *c = colours[idx[i]];
-            ck_assert_int_le(abs(pixel(img, i, 0) - luma(c[0], c[1], c[2])), 1);
+            const int *c = ghm_test_colours[idx[i]];
+            ck_assert_int_le(abs(ghm_test_pixel(img, i, 0) - ghm_test_luma(c[0], c[1], c[2])), 1);
         }
         ghm_image_free(&img);
     }
@@ -462,16 +451,16 @@ START_TEST(test_png_transparency_chunks)
                  .rows = row_p, .stride = 2, .palette = palette, .num_palette = 2,
                  .trans = alpha, .num_trans = 2};
     GhmImage *a = png_round("trns_palette.png", &p);
-    ck_assert_int_eq(pixel(a, 0, 0), 255);
-    ck_assert_int_eq(pixel(a, 1, 0), 0);
+    ck_assert_int_eq(ghm_test_pixel(a, 0, 0), 255);
+    ck_assert_int_eq(ghm_test_pixel(a, 1, 0), 0);
     png_color_16 key = {.gray = 77};
     uint8_t row_g[3] = {77, 78, 255};
     GhmTestPng g = {.width = 3, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY, .bit_depth = 8,
                  .rows = row_g, .stride = 3, .trans_color = &key};
     GhmImage *b = png_round("trns_grey.png", &g);
-    ck_assert_int_eq(pixel(b, 0, 0), 0);
-    ck_assert_int_eq(pixel(b, 1, 0), 78);
-    ck_assert_int_eq(pixel(b, 2, 0), 255);
+    ck_assert_int_eq(ghm_test_pixel(b, 0, 0), 0);
+    ck_assert_int_eq(ghm_test_pixel(b, 1, 0), 78);
+    ck_assert_int_eq(ghm_test_pixel(b, 2, 0), 255);
     ghm_image_free(&a);
     ghm_image_free(&b);
 }
@@ -492,15 +481,15 @@ START_TEST(test_png_interlaced)
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             const uint8_t *c = rgb + (y * W + x) * 3;
-            ck_assert_int_eq(pixel(laced, x, y), pixel(flat, x, y));
-            ck_assert_int_le(abs(pixel(flat, x, y) - luma(c[0], c[1], c[2])), 1);
+            ck_assert_int_eq(ghm_test_pixel(laced, x, y), ghm_test_pixel(flat, x, y));
+            ck_assert_int_le(abs(ghm_test_pixel(flat, x, y) - ghm_test_luma(c[0], c[1], c[2])), 1);
         }
     p.color_type = PNG_COLOR_TYPE_GRAY;
     p.stride = W;
     GhmImage *grey = png_round("laced_grey.png", &p);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
-            ck_assert_int_eq(pixel(grey, x, y), rgb[y * W + x]);
+            ck_assert_int_eq(ghm_test_pixel(grey, x, y), rgb[y * W + x]);
     ghm_image_free(&flat);
     ghm_image_free(&laced);
     ghm_image_free(&grey);
@@ -513,14 +502,14 @@ START_TEST(test_one_pixel_images)
     GhmTestPng p = {.width = 1, .height = 1, .color_type = PNG_COLOR_TYPE_GRAY, .bit_depth = 8,
                  .rows = &v, .stride = 1};
     GhmImage *img = png_round("one.png", &p);
-    ck_assert_int_eq(pixel(img, 0, 0), 201);
+    ck_assert_int_eq(ghm_test_pixel(img, 0, 0), 201);
     ghm_image_free(&img);
     uint8_t *jpeg = NULL;
     size_t size = 0;
     ghm_test_encode_jpeg(&v, 1, 1, 1, JCS_GRAYSCALE, 0, &jpeg, &size);
     ck_assert_int_eq(ghm_image_decode(jpeg, size, &img, NULL, 0), GHM_OK);
     ck_assert_int_eq(img->width, 1);
-    ck_assert_int_le(abs(pixel(img, 0, 0) - 201), 1);
+    ck_assert_int_le(abs(ghm_test_pixel(img, 0, 0) - 201), 1);
     ghm_image_free(&img);
     free(jpeg);
 }

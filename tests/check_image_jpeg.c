@@ -3,7 +3,6 @@
  * image_writers.c) decode to the expected grey values, a photo's EXIF orientation turns the
  * decoded image as viewers show it, and CMYK is refused (damaged JPEGs: check_image_bad.c).
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +13,6 @@
 #include "image_writers.h"
 #include "test_support.h"
 
-static uint8_t pixel(const GhmImage *img, int x, int y)
-{
-    return img->pixels[(size_t)y * (size_t)img->stride + (size_t)x];
-}
-
-static int luma(int r, int g, int b)
-{
-    return (int)lround(0.299 * r + 0.587 * g + 0.114 * b);
-}
-
-/* Flat blocks of these colours, so that quality 100 keeps them nearly exact. */
-static const int colours[][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {10, 200, 50},
-                                 {255, 255, 255}, {0, 0, 0}, {123, 45, 67}};
-enum { NCOLOURS = sizeof colours / sizeof colours[0] };
-
 START_TEST(test_jpeg_grey_rgb_progressive)
 {
     enum { W = 48, H = 40 };
@@ -37,7 +21,7 @@ START_TEST(test_jpeg_grey_rgb_progressive)
         for (int x = 0; x < W; x++) {
             grey[y * W + x] = (uint8_t)(x * 4 + y);
             /* Flat 8x8-aligned colour blocks, so that quality 100 keeps them nearly exact. */
-            const int *c = colours[((y / 8) * (W / 8) + x / 8) % NCOLOURS];
+            const int *c = ghm_test_colours[((y / 8) * (W / 8) + x / 8) % GHM_TEST_NCOLOURS];
             for (int k = 0; k < 3; k++)
                 rgb[(y * W + x) * 3 + k] = (uint8_t)c[k];
         }
@@ -47,7 +31,7 @@ START_TEST(test_jpeg_grey_rgb_progressive)
     ghm_test_encode_jpeg(grey, W, H, 1, JCS_GRAYSCALE, 0, &data, &size);
     ck_assert_int_eq(ghm_image_decode(data, size, &img, NULL, 0), GHM_OK);
     for (int i = 0; i < W * H; i++)
-        ck_assert_int_le(abs(pixel(img, i % W, i / W) - grey[i]), 2);
+        ck_assert_int_le(abs(ghm_test_pixel(img, i % W, i / W) - grey[i]), 2);
     ghm_image_free(&img);
     free(data);
 
@@ -62,8 +46,8 @@ START_TEST(test_jpeg_grey_rgb_progressive)
         for (int x = 0; x < W; x++) {
             const uint8_t *c = rgb + (y * W + x) * 3;
             /* Chroma subsampling blurs colour at block edges; luma is kept at full size. */
-            ck_assert_int_le(abs(pixel(base, x, y) - luma(c[0], c[1], c[2])), 3);
-            ck_assert_int_eq(pixel(prog, x, y), pixel(base, x, y));
+            ck_assert_int_le(abs(ghm_test_pixel(base, x, y) - ghm_test_luma(c[0], c[1], c[2])), 3);
+            ck_assert_int_eq(ghm_test_pixel(prog, x, y), ghm_test_pixel(base, x, y));
         }
     ghm_image_free(&base);
     ghm_image_free(&prog);
@@ -142,8 +126,8 @@ START_TEST(test_jpeg_exif_orientation)
                     case 7: sx = W - 1 - y, sy = H - 1 - x; break;
                     case 8: sx = W - 1 - y, sy = x; break;
                     }
-                    ck_assert_msg(pixel(d, x, y) == pixel(s, sx, sy), "orientation %d (%s) at "
-                                  "(%d, %d)", o, big ? "MM" : "II", x, y);
+                    ck_assert_msg(ghm_test_pixel(d, x, y) == ghm_test_pixel(s, sx, sy),
+                                  "orientation %d (%s) at (%d, %d)", o, big ? "MM" : "II", x, y);
                 }
             ghm_image_free(&d);
             free(data);

@@ -1,10 +1,20 @@
 /* image_writers.c - see image_writers.h. */
 #include "image_writers.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdlib.h>
 
 #include "test_support.h"
+
+const int ghm_test_colours[GHM_TEST_NCOLOURS][3] = {
+    {255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {10, 200, 50}, {255, 255, 255}, {0, 0, 0},
+    {123, 45, 67}};
+
+int ghm_test_luma(int r, int g, int b)
+{
+    return (int)lround(0.299 * r + 0.587 * g + 0.114 * b);
+}
 
 void ghm_test_write_png(const char *path, const GhmTestPng *p)
 {

@@ -1,7 +1,8 @@
 /*
  * image_writers.h - PNG and JPEG files written for the image tests with libpng and libjpeg
- * themselves (check_image.c, check_image_bad.c): every colour type, bit depth and layout a
- * test needs, independent of the library's own writer.
+ * themselves (check_image.c, check_image_jpeg.c, check_image_bad.c): every colour type, bit
+ * depth and layout a test needs, independent of the library's own writer; and what those tests
+ * compare the decoded grey images with (a pixel, the luma of a colour, a set of colours).
  */
 #ifndef GHM_TEST_IMAGE_WRITERS_H
 #define GHM_TEST_IMAGE_WRITERS_H
@@ -12,6 +13,21 @@
 #include <stdio.h>
 
 #include <jpeglib.h>
+
+#include "ghm_image.h"
+
+/* The grey value at (x, y). */
+static inline uint8_t ghm_test_pixel(const GhmImage *img, int x, int y)
+{
+    return img->pixels[(size_t)y * (size_t)img->stride + (size_t)x];
+}
+
+/* BT.601 luma of an RGB colour, rounded: what the decoders make of it. */
+int ghm_test_luma(int r, int g, int b);
+
+/* Colours the tests write: primaries, white, black and two in between. */
+enum { GHM_TEST_NCOLOURS = 7 };
+extern const int ghm_test_colours[GHM_TEST_NCOLOURS][3];
 
 /* A PNG to write: its header fields, rows and optional palette and transparency. */
 typedef struct GhmTestPng {
