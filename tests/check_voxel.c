@@ -11,25 +11,8 @@
 #include "ghm_voxel.h"
 #include "ghm_voxel_edit.h"
 #include "test_support.h"
+#include "voxel_clouds.h"
 #include "voxel_internal.h"
-
-/* A Fibonacci sphere: n nearly uniform points of radius r around c, with outward normals. */
-static GhmPointCloud *sphere(size_t n, double r, double cx, double cy, double cz, int normals)
-{
-    GhmPointCloud *pc = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(n, normals, 0, &pc), GHM_OK);
-    const double golden = M_PI * (3.0 - sqrt(5.0));
-    for (size_t i = 0; i < n; i++) {
-        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
-        double u[3] = {rad * cos(phi), rad * sin(phi), z};
-        pc->xyz[3 * i] = (float)(cx + r * u[0]);
-        pc->xyz[3 * i + 1] = (float)(cy + r * u[1]);
-        pc->xyz[3 * i + 2] = (float)(cz + r * u[2]);
-        for (int k = 0; normals && k < 3; k++)
-            pc->normals[3 * i + (size_t)k] = (float)u[k];
-    }
-    return pc;
-}
 
 static GhmVoxelResult *run(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
                            int grid_n, GhmVoxelGrid *grid)
@@ -135,7 +118,8 @@ END_TEST
 START_TEST(test_empty_and_disjoint)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *empty = NULL, *s1 = sphere(4000, 1.0, 0, 0, 0, 1), *s2 = sphere(4000, 1.0, 5, 0, 0, 1);
+    GhmPointCloud *empty = NULL, *s1 = ghm_test_sphere(4000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *s2 = ghm_test_sphere(4000, 1.0, 5, 0, 0, 1);
     ck_assert_int_eq(ghm_pointcloud_create(0, 0, 0, &empty), GHM_OK);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, empty, s1, 32, &g);
@@ -167,7 +151,8 @@ END_TEST
 START_TEST(test_counts_and_output)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(20000, 1.0, 0, 0, 0, 1), *b = sphere(5000, 0.5, 0.8, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(20000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(5000, 0.5, 0.8, 0, 0, 1);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, a, b, 48, &g);
     for (int i = 0; i < 2; i++) {
@@ -248,7 +233,8 @@ static void check_crossing(const GhmVoxelResult *r, double band, double inside_f
 START_TEST(test_crossing_spheres)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(60000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(15000, 0.5, 0.8, 0, 0, 1);
     for (int grid = 32; grid <= 64; grid += 32) {
         GhmVoxelGrid g;
         GhmVoxelResult *r = run(ctx, a, b, grid, &g);
@@ -270,7 +256,8 @@ END_TEST
 START_TEST(test_crossing_spheres_estimated_normals)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 0), *b = sphere(15000, 0.5, 0.8, 0, 0, 0);
+    GhmPointCloud *a = ghm_test_sphere(60000, 1.0, 0, 0, 0, 0);
+    GhmPointCloud *b = ghm_test_sphere(15000, 0.5, 0.8, 0, 0, 0);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, a, b, 48, &g);
     ck_assert_int_eq(r->side[0].normals_estimated, 1);
@@ -300,7 +287,8 @@ START_TEST(test_inside_without_crossing)
 {
     /* B wholly inside A: nothing crosses, so the method has no seed and must say unknown */
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(20000, 1.0, 0, 0, 0, 1), *b = sphere(5000, 0.3, 0.2, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(20000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(5000, 0.3, 0.2, 0, 0, 1);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, a, b, 48, &g);
     for (int i = 0; i < 2; i++)
@@ -316,8 +304,9 @@ START_TEST(test_pose_moves_b)
 {
     /* B built at the origin and moved by the pose gives the labels of B built in place. */
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(40000, 1.0, 0, 0, 0, 1), *b0 = sphere(10000, 0.5, 0, 0, 0, 1);
-    GhmPointCloud *b1 = sphere(10000, 0.5, 0, 0.75, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(40000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b0 = ghm_test_sphere(10000, 0.5, 0, 0, 0, 1);
+    GhmPointCloud *b1 = ghm_test_sphere(10000, 0.5, 0, 0.75, 0, 1);
     /* a quarter turn about z keeps the sphere, the shift puts it at (0, 0.75, 0) */
     double pose[16] = {0, -1, 0, 0, 1, 0, 0, 0.75, 0, 0, 1, 0, 0, 0, 0, 1};
     GhmVoxelOptions opt = ghm_voxel_defaults();
@@ -374,7 +363,7 @@ START_TEST(test_real_cloud_through_sphere)
                 cen[k] = a->xyz[3 * i + k];
         }
     }
-    GhmPointCloud *b = sphere(20000, rad, cen[0], cen[1], cen[2], 1);
+    GhmPointCloud *b = ghm_test_sphere(20000, rad, cen[0], cen[1], cen[2], 1);
     for (int grid = 64; grid <= 128; grid += 64) {
         GhmVoxelGrid g;
         GhmVoxelResult *r = run(ctx, a, b, grid, &g);
@@ -410,7 +399,8 @@ END_TEST
 START_TEST(test_threads_agree)
 {
     /* big enough (over 16k voxels) for every parallel loop to run on both threads */
-    GhmPointCloud *a = sphere(80000, 1.0, 0, 0, 0, 0), *b = sphere(20000, 0.5, 0.8, 0.1, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(80000, 1.0, 0, 0, 0, 0);
+    GhmPointCloud *b = ghm_test_sphere(20000, 0.5, 0.8, 0.1, 0, 1);
     GhmVoxelResult *r[2] = {NULL, NULL};
     for (int t = 0; t < 2; t++) {
         GhmContextOptions o = ghm_context_defaults();
@@ -532,7 +522,8 @@ START_TEST(test_sparse_cloud_widens)
     /* about one point per voxel: 26-neighbours leave holes, so the neighbourhood widens and the
      * fill still reaches every voxel far from the crossing */
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(1200, 0.5, 0.8, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(60000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(1200, 0.5, 0.8, 0, 0, 1);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, a, b, 64, &g);
     ck_assert_int_eq(r->side[0].radius, 1);
@@ -543,8 +534,8 @@ START_TEST(test_sparse_cloud_widens)
     ghm_pointcloud_free(&a);
     ghm_pointcloud_free(&b);
     /* and the other way round: a sparse big sphere, a dense small one */
-    a = sphere(6000, 1.0, 0, 0, 0, 1);
-    b = sphere(20000, 0.5, 0.8, 0, 0, 1);
+    a = ghm_test_sphere(6000, 1.0, 0, 0, 0, 1);
+    b = ghm_test_sphere(20000, 0.5, 0.8, 0, 0, 1);
     r = run(ctx, a, b, 64, &g);
     ck_assert_int_ge(r->side[0].radius, 2);
     ck_assert_int_eq(r->side[1].radius, 1);
@@ -556,28 +547,6 @@ START_TEST(test_sparse_cloud_widens)
 }
 END_TEST
 
-/* Area-uniform random points on a sphere (Archimedes: z and the angle uniform), seeded: a scan
- * rather than a lattice, with the clumps and holes of random sampling. */
-static GhmPointCloud *random_sphere(size_t n, double r, double cx, uint64_t seed)
-{
-    GhmPointCloud *pc = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(n, 1, 0, &pc), GHM_OK);
-    for (size_t i = 0; i < n; i++) {
-        double q[2];
-        for (int k = 0; k < 2; k++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            q[k] = (double)(seed >> 11) * (1.0 / 9007199254740992.0);
-        }
-        double z = 2 * q[0] - 1, rad = sqrt(1 - z * z), phi = 2 * M_PI * q[1];
-        double u[3] = {rad * cos(phi), rad * sin(phi), z};
-        for (int k = 0; k < 3; k++) {
-            pc->xyz[3 * i + (size_t)k] = (float)((k ? 0 : cx) + r * u[k]);
-            pc->normals[3 * i + (size_t)k] = (float)u[k];
-        }
-    }
-    return pc;
-}
-
 START_TEST(test_thin_clouds_barrier)
 {
     /* under 2 points per voxel: dense enough for 26-neighbours, too thin for a barrier of
@@ -585,7 +554,8 @@ START_TEST(test_thin_clouds_barrier)
      * barrier 143 conflicts are left and 49 of A's far voxels wrong); it reaches one voxel
      * further instead, and every voxel away from the crossing is right */
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
-    GhmPointCloud *a = random_sphere(260000, 1.0, 0, 1), *b = random_sphere(65000, 0.5, 0.8, 2);
+    GhmPointCloud *a = ghm_test_random_sphere(260000, 1.0, 0, 1);
+    GhmPointCloud *b = ghm_test_random_sphere(65000, 0.5, 0.8, 2);
     GhmVoxelGrid g;
     GhmVoxelResult *r = run(ctx, a, b, 256, &g);
     double frac[2];
@@ -611,7 +581,7 @@ START_TEST(test_edit_refuses_what_memory_cannot_hold)
     o.backend = GHM_BACKEND_CPU;
     GhmContext *ctx = NULL;
     ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
-    GhmPointCloud *ball = sphere(20000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *ball = ghm_test_sphere(20000, 1.0, 0, 0, 0, 1);
     const GhmPointCloud *all[1] = {ball};
     GhmVoxelOptions opt = ghm_voxel_defaults();
     opt.grid = 48;

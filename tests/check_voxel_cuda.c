@@ -14,24 +14,8 @@
 #include "ghm_pointcloud.h"
 #include "ghm_voxel.h"
 #include "test_support.h"
+#include "voxel_clouds.h"
 #include "voxel_backend_internal.h"
-
-static GhmPointCloud *sphere(size_t n, double r, double cx, double cy, double cz, int normals)
-{
-    GhmPointCloud *pc = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(n, normals, 0, &pc), GHM_OK);
-    const double golden = M_PI * (3.0 - sqrt(5.0));
-    for (size_t i = 0; i < n; i++) {
-        double z = 1.0 - 2.0 * (i + 0.5) / n, rad = sqrt(1.0 - z * z), phi = golden * i;
-        double u[3] = {rad * cos(phi), rad * sin(phi), z};
-        pc->xyz[3 * i] = (float)(cx + r * u[0]);
-        pc->xyz[3 * i + 1] = (float)(cy + r * u[1]);
-        pc->xyz[3 * i + 2] = (float)(cz + r * u[2]);
-        for (int k = 0; normals && k < 3; k++)
-            pc->normals[3 * i + (size_t)k] = (float)u[k];
-    }
-    return pc;
-}
 
 static GhmPointCloud *load(const char *rel)
 {
@@ -147,7 +131,8 @@ END_TEST
 START_TEST(test_spheres)
 {
     GHM_REQUIRE_CUDA();
-    GhmPointCloud *a = sphere(60000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(60000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(15000, 0.5, 0.8, 0, 0, 1);
     for (int grid = 32; grid <= 128; grid *= 2) {
         GhmVoxelResult *r = compare(a, b, NULL, grid);
         ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
@@ -155,7 +140,7 @@ START_TEST(test_spheres)
         ghm_voxel_result_free(&r);
     }
     /* B built at the origin and moved (a quarter turn and a shift): normals turn too */
-    GhmPointCloud *b0 = sphere(15000, 0.5, 0, 0, 0, 1);
+    GhmPointCloud *b0 = ghm_test_sphere(15000, 0.5, 0, 0, 0, 1);
     double pose[16] = {0, -1, 0, 0.1, 1, 0, 0, 0.75, 0, 0, 1, 0.05, 0, 0, 0, 1};
     GhmVoxelResult *r = compare(a, b0, pose, 64);
     ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
@@ -163,7 +148,7 @@ START_TEST(test_spheres)
     ghm_pointcloud_free(&b0);
     ghm_pointcloud_free(&b);
     /* a sparse B: its neighbourhood widens and the barrier grows (rho > 0) */
-    b = sphere(1200, 0.5, 0.8, 0, 0, 1);
+    b = ghm_test_sphere(1200, 0.5, 0.8, 0, 0, 1);
     r = compare(a, b, NULL, 64);
     ck_assert_int_ge(r->side[1].radius, 2);
     ghm_voxel_result_free(&r);
@@ -211,15 +196,15 @@ START_TEST(test_no_normals)
     ghm_pointcloud_free(&a0);
     ghm_pointcloud_free(&b0);
     /* spheres: dense, and a sparse B whose neighbourhood widens (normals from the wider hood) */
-    a = sphere(60000, 1.0, 0, 0, 0, 0);
-    b = sphere(15000, 0.5, 0.8, 0, 0, 0);
+    a = ghm_test_sphere(60000, 1.0, 0, 0, 0, 0);
+    b = ghm_test_sphere(15000, 0.5, 0.8, 0, 0, 0);
     for (int grid = 32; grid <= 128; grid *= 2) {
         r = compare(a, b, NULL, grid);
         ck_assert_uint_gt(r->side[1].label_count[GHM_VOXEL_INSIDE], 0);
         ghm_voxel_result_free(&r);
     }
     ghm_pointcloud_free(&b);
-    b = sphere(1200, 0.5, 0.8, 0, 0, 0);
+    b = ghm_test_sphere(1200, 0.5, 0.8, 0, 0, 0);
     r = compare(a, b, NULL, 64);
     ck_assert_int_ge(r->side[1].radius, 2);
     ghm_voxel_result_free(&r);
@@ -242,7 +227,7 @@ END_TEST
 START_TEST(test_degenerate)
 {
     GHM_REQUIRE_CUDA();
-    GhmPointCloud *empty = NULL, *one = NULL, *s1 = sphere(4000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *empty = NULL, *one = NULL, *s1 = ghm_test_sphere(4000, 1.0, 0, 0, 0, 1);
     ck_assert_int_eq(ghm_pointcloud_create(0, 0, 0, &empty), GHM_OK);
     ck_assert_int_eq(ghm_pointcloud_create(1, 1, 0, &one), GHM_OK);
     one->normals[2] = 1.0f;
@@ -259,7 +244,7 @@ START_TEST(test_degenerate)
     r = compare(one, s1, NULL, 64);
     ghm_voxel_result_free(&r);
     /* B partly outside A's grid: points outside are ignored on both backends */
-    GhmPointCloud *far = sphere(4000, 1.0, 1.5, 0, 0, 1);
+    GhmPointCloud *far = ghm_test_sphere(4000, 1.0, 1.5, 0, 0, 1);
     GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
     GhmVoxelOptions opt = ghm_voxel_defaults();
     opt.grid = 40;
@@ -291,11 +276,13 @@ END_TEST
 START_TEST(test_table_edges)
 {
     GHM_REQUIRE_CUDA();
-    GhmPointCloud *a = sphere(30000, 1.0, 0, 0, 0, 1), *b = sphere(15000, 0.5, 0.8, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(30000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(15000, 0.5, 0.8, 0, 0, 1);
     GhmVoxelResult *r = compare(a, b, NULL, 1024);
     ck_assert_int_ge(r->side[0].radius, 2); /* sparse at this grid: widened */
     ghm_voxel_result_free(&r);
-    GhmPointCloud *off = sphere(8000, 1.0, 1.5, 0, 0, 1), *away = sphere(500, 0.2, 9, 9, 9, 1);
+    GhmPointCloud *off = ghm_test_sphere(8000, 1.0, 1.5, 0, 0, 1);
+    GhmPointCloud *away = ghm_test_sphere(500, 0.2, 9, 9, 9, 1);
     GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
     GhmVoxelOptions opt = ghm_voxel_defaults();
     opt.grid = 48;
@@ -367,19 +354,20 @@ START_TEST(test_sweep)
 {
     GHM_REQUIRE_CUDA();
     /* B moves out of the sphere step by step: the voxel counts change between steps */
-    GhmPointCloud *a = sphere(80000, 1.0, 0, 0, 0, 1), *b = sphere(40000, 0.6, 0.9, 0.2, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(80000, 1.0, 0, 0, 0, 1);
+    GhmPointCloud *b = ghm_test_sphere(40000, 0.6, 0.9, 0.2, 0, 1);
     sweep_vs_cpu(a, b, 128, 5, 7.0);
     sweep_vs_cpu(a, b, 200, 3, 20.0);
     ghm_pointcloud_free(&b);
     /* a sparse B: the sweep's steps widen its neighbourhood */
-    b = sphere(1500, 0.5, 0.8, 0, 0, 1);
+    b = ghm_test_sphere(1500, 0.5, 0.8, 0, 0, 1);
     sweep_vs_cpu(a, b, 64, 3, 10.0);
     /* without normals: estimated on the device every step */
     GhmPointCloud *a1 = strip(a), *b1 = strip(b);
     sweep_vs_cpu(a1, b1, 64, 3, 10.0);
     ghm_pointcloud_free(&b1);
     ghm_pointcloud_free(&b);
-    b = sphere(40000, 0.6, 0.9, 0.2, 0, 0);
+    b = ghm_test_sphere(40000, 0.6, 0.9, 0.2, 0, 0);
     sweep_vs_cpu(a1, b, 128, 4, 7.0);
     ghm_pointcloud_free(&a1);
     ghm_pointcloud_free(&a);

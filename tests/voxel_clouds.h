@@ -1,0 +1,23 @@
+/*
+ * voxel_clouds.h - spheres for the voxel suites (check_voxel.c, check_voxel_normals.c,
+ * check_voxel_cuda.c): surfaces whose inside is known exactly, sampled with exact outward
+ * normals.
+ */
+#ifndef GHM_TEST_VOXEL_CLOUDS_H
+#define GHM_TEST_VOXEL_CLOUDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghm_pointcloud.h"
+
+/* A Fibonacci sphere: n nearly uniform points of radius r around c, with outward normals when
+ * normals is 1 (none when 0). */
+GhmPointCloud *ghm_test_sphere(size_t n, double r, double cx, double cy, double cz, int normals);
+
+/* Area-uniform random points on a sphere of radius r around (cx, 0, 0) (Archimedes: z and the
+ * angle uniform), seeded, with outward normals: a scan rather than a lattice, with the clumps
+ * and holes of random sampling. */
+GhmPointCloud *ghm_test_random_sphere(size_t n, double r, double cx, uint64_t seed);
+
+#endif /* GHM_TEST_VOXEL_CLOUDS_H */
