@@ -32,7 +32,7 @@ static const struct option long_options[] = {
 typedef struct VoxelArgs {
     GhmCommonOptions common;
     GhmVoxelOptions vox;
-    GhmVoxelCliOutputs out;
+    GhmVoxelCliChoices out;
     int sweep;
     int have_matrix, have_rotate, have_translate;
     double matrix[16], rotate[3], translate[3];
@@ -51,7 +51,11 @@ static void print_help(void)
           "other cloud's surface (seeded next to the intersection from the other cloud's normals,\n"
           "then flood-filled), or unknown (not reached). Clouds without normals get normals\n"
           "estimated per voxel (PCA of the 27-voxel neighbourhood, oriented outward by\n"
-          "propagation), and the output says \"estimated\".\n"
+          "propagation), and the output says \"estimated\". Normals from a file are checked:\n"
+          "where they point inward (toward the middle at the cloud's extremes) or either way\n"
+          "(neighbouring voxels' normals opposed), the other cloud's labels follow them, and a\n"
+          "warning says so (\"normals_check\" in the JSON: consistent, inward, mixed, or\n"
+          "unchecked when the cloud spans too few voxels to tell).\n"
           "\n"
           "Options:\n"
           GHM_VOXEL_GRID_HELP
@@ -290,7 +294,14 @@ static void interpolate(const double m[16], const double centre[3], double t, do
 
 /* --- output ------------------------------------------------------------------------------- */
 
-static json_t *side_json(const GhmVoxelSide *s, const char *path)
+/* The verdict's name in the JSON output ("normals_check"), or NULL for estimated normals. */
+static const char *verdict_name(const GhmVoxelSide *s, GhmVoxelNormalsVerdict v)
+{
+    static const char *const names[4] = {"consistent", "inward", "mixed", "unchecked"};
+    return s->normals_estimated ? NULL : names[v];
+}
+
+static json_t *side_json(const GhmVoxelSide *s, const char *path, GhmVoxelNormalsVerdict v)
 {
     json_t *o = json_object();
     json_object_set_new(o, "file", ghm_json_string_lossy(path));
@@ -300,13 +311,15 @@ static json_t *side_json(const GhmVoxelSide *s, const char *path)
     for (int l = 0; l < 4; l++)
         json_object_set_new(o, names[l], json_integer((json_int_t)s->label_count[l]));
     json_object_set_new(o, "normals", json_string(s->normals_estimated ? "estimated" : "file"));
+    if (verdict_name(s, v))
+        json_object_set_new(o, "normals_check", json_string(verdict_name(s, v)));
     json_object_set_new(o, "seeds", json_integer((json_int_t)s->seeds));
     json_object_set_new(o, "conflicts", json_integer((json_int_t)s->conflicts));
     return o;
 }
 
 static int print_json(const VoxelArgs *a, const GhmVoxelResult *r, const char *backend,
-                      int step, double t, double read_ms)
+                      const GhmVoxelNormalsVerdict verdict[2], int step, double t, double read_ms)
 {
     json_t *o = json_object(), *g = json_object(), *tm = json_object();
     const GhmVoxelGrid *gr = &r->grid;
@@ -318,8 +331,8 @@ static int print_json(const VoxelArgs *a, const GhmVoxelResult *r, const char *b
     json_object_set_new(g, "voxel_size", json_real(gr->voxel_size));
     json_object_set_new(g, "dims", json_pack("[iii]", gr->dims[0], gr->dims[1], gr->dims[2]));
     json_object_set_new(o, "grid", g);
-    json_object_set_new(o, "A", side_json(&r->side[0], a->path[0]));
-    json_object_set_new(o, "B", side_json(&r->side[1], a->path[1]));
+    json_object_set_new(o, "A", side_json(&r->side[0], a->path[0], verdict[0]));
+    json_object_set_new(o, "B", side_json(&r->side[1], a->path[1], verdict[1]));
     json_object_set_new(o, "backend", json_string(backend));
     json_object_set_new(o, "rounds", json_integer(r->rounds));
     json_object_set_new(tm, "read", json_real(read_ms));
@@ -376,21 +389,37 @@ static int write_outputs(const VoxelArgs *a, const GhmVoxelResult *r)
     return ghm_voxel_cli_write_preview(r, &a->out);
 }
 
+/* Checks each cloud's file normals (ghm_voxel_normals_check) on the first step's result and
+ * warns where they would make the other cloud's labels wrong. The verdicts hold for every step:
+ * a rigid motion keeps a surface's orientation. */
+static void check_normals(const VoxelArgs *a, const GhmVoxelResult *r,
+                          GhmVoxelNormalsVerdict verdict[2])
+{
+    for (int i = 0; i < 2; i++) {
+        GhmVoxelNormalsCheck c = {.verdict = GHM_VOXEL_NORMALS_CONSISTENT};
+        if (!r->side[i].normals_estimated)
+            ghm_voxel_normals_check(&r->grid, &r->side[i], &c);
+        verdict[i] = c.verdict;
+        const char *other = i ? "A" : "B";
+        if (c.verdict == GHM_VOXEL_NORMALS_INWARD)
+            ghm_cli_warn(a->path[i], "its normals point inward (toward the middle at %d of the "
+                         "26 voxels farthest out), so %s's labels take its outside for its "
+                         "inside: flip them, or use --normals estimate", c.extremes_in, other);
+        else if (c.verdict == GHM_VOXEL_NORMALS_MIXED)
+            ghm_cli_warn(a->path[i], "its normals point either way (%.0f %% of neighbouring "
+                         "voxels' normals are opposed, as when normals are estimated without an "
+                         "orientation), so %s's labels are unreliable: orient them, or use "
+                         "--normals estimate", 100 * c.disagree, other);
+    }
+}
+
 /* --- the command -------------------------------------------------------------------------- */
 
 static int load_clouds(const VoxelArgs *a, GhmPointCloud *pc[2])
 {
-    char why[512];
-    for (int i = 0; i < 2; i++) {
-        if (ghm_pointcloud_load(a->path[i], &pc[i], why, sizeof why) < 0) {
-            ghm_cli_error(a->path[i], "%s", why);
+    for (int i = 0; i < 2; i++)
+        if (ghm_voxel_cli_load(a->path[i], &a->out, &pc[i]) < 0)
             return -1;
-        }
-        if (pc[i]->n == 0) {
-            ghm_cli_error(a->path[i], "no points");
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -429,6 +458,7 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     }
     /* one step: ghm_voxel_intersect; a sweep keeps the clouds and buffers from step to step */
     GhmVoxelSweep *sw = NULL;
+    GhmVoxelNormalsVerdict verdict[2];
     if (steps > 1 && (ret = ghm_voxel_sweep_create(ctx, pc[0], pc[1], &grid, &a->vox, &sw)) < 0)
         ghm_cli_error("voxel", "%s", ghm_strerror(ret));
     for (int k = 0; k < steps && ret == GHM_OK; k++) {
@@ -444,8 +474,10 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
             ghm_cli_error("voxel", "step %d: %s", k, ghm_strerror(ret));
             break;
         }
+        if (k == 0)
+            check_normals(a, r, verdict);
         if (!a->common.quiet && a->common.json)
-            print_json(a, r, ghm_context_backend_name(ctx), k, t, read_ms);
+            print_json(a, r, ghm_context_backend_name(ctx), verdict, k, t, read_ms);
         else if (!a->common.quiet)
             print_text(a, r, k, t, read_ms);
         if (k == steps - 1 && write_outputs(a, r) < 0)

@@ -39,7 +39,7 @@ typedef struct EditStep {
 typedef struct EditArgs {
     GhmCommonOptions common;
     GhmVoxelOptions vox;
-    GhmVoxelCliOutputs out;
+    GhmVoxelCliChoices out;
     EditStep *steps;
     int nsteps;
     const char *base;
@@ -83,6 +83,8 @@ static void print_help(void)
           "\n"
           "A cloud that encloses nothing at the grid (a plane, an open patch, normals that\n"
           "point nowhere) is an error: try a coarser --grid, or give the file its normals.\n"
+          "So are normals that point inward or either way (they would cut and fill the wrong\n"
+          "voxels): flip or orient them, or use --normals estimate.\n"
           "Exit status: 0 success, 2 error (one line on stderr names the file and the problem;\n"
           "no output file is written then).\n",
           stdout);
@@ -137,17 +139,10 @@ static int parse_args(int argc, char **argv, EditArgs *a)
 
 static int load_clouds(EditArgs *a)
 {
-    char why[512];
     for (int i = 0; i < a->nsteps; i++) {
         EditStep *s = &a->steps[i];
-        if (ghm_pointcloud_load(s->path, &s->pc, why, sizeof why) < 0) {
-            ghm_cli_error(s->path, "%s", why);
+        if (ghm_voxel_cli_load(s->path, &a->out, &s->pc) < 0)
             return -1;
-        }
-        if (s->pc->n == 0) {
-            ghm_cli_error(s->path, "no points");
-            return -1;
-        }
     }
     return 0;
 }

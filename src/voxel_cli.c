@@ -8,7 +8,7 @@
 
 #include "ghm_image.h"
 
-int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliOutputs *out, int id, const char *arg)
+int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliChoices *out, int id, const char *arg)
 {
     long v = 0;
     switch (id) {
@@ -45,12 +45,35 @@ int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliOutputs *out, int id, 
             return -1;
         vox->max_rounds = (int)v;
         return 1;
+    case GHM_VOXEL_OPT_NORMALS:
+        if (strcmp(arg, "file") != 0 && strcmp(arg, "estimate") != 0) {
+            ghm_cli_error("--normals", "'%s' is not one of file, estimate", arg);
+            return -1;
+        }
+        out->estimate_normals = arg[0] == 'e';
+        return 1;
     default:
         return 0;
     }
 }
 
-int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliOutputs *out)
+int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointCloud **out)
+{
+    char why[512];
+    if (ghm_pointcloud_load(path, out, why, sizeof why) < 0) {
+        ghm_cli_error(path, "%s", why);
+        return -1;
+    }
+    if ((*out)->n == 0) {
+        ghm_cli_error(path, "no points");
+        return -1;
+    }
+    if (ch->estimate_normals)
+        ghm_pointcloud_drop_normals(*out);
+    return 0;
+}
+
+int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliChoices *out)
 {
     if (!out->preview)
         return 0;

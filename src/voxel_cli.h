@@ -1,6 +1,7 @@
 /*
  * voxel_cli.h - what `voxel` (cmd_voxel.c) and `voxel edit` (cmd_voxel_edit.c) share: the grid
- * and label options, the output options, their help lines, and the preview.
+ * and label options, the output options, --normals, their help lines, reading the clouds, and
+ * the preview.
  *
  * A command's long options start with GHM_COMMON_LONG_OPTIONS and GHM_VOXEL_LONG_OPTIONS, its own
  * option ids with GHM_VOXEL_OPT_FIRST_OWN; it hands each option to ghm_cli_common_option, then to
@@ -21,6 +22,7 @@ enum {
     GHM_VOXEL_OPT_T_IN,
     GHM_VOXEL_OPT_T_OUT,
     GHM_VOXEL_OPT_ROUNDS,
+    GHM_VOXEL_OPT_NORMALS,
     GHM_VOXEL_OPT_FIRST_OWN
 };
 
@@ -33,7 +35,8 @@ enum {
         {"preview-axis", required_argument, NULL, GHM_VOXEL_OPT_PREVIEW_AXIS},               \
         {"t-in", required_argument, NULL, GHM_VOXEL_OPT_T_IN},                               \
         {"t-out", required_argument, NULL, GHM_VOXEL_OPT_T_OUT},                             \
-        {"rounds", required_argument, NULL, GHM_VOXEL_OPT_ROUNDS}
+        {"rounds", required_argument, NULL, GHM_VOXEL_OPT_ROUNDS},                           \
+        {"normals", required_argument, NULL, GHM_VOXEL_OPT_NORMALS}
 
 /* The help lines of the grid options (each command adds -o and --preview in its own words). */
 #define GHM_VOXEL_GRID_HELP                                                                  \
@@ -41,22 +44,31 @@ enum {
     "  --voxel-size S      voxel edge length instead of --grid (at most 1024 voxels per axis)\n"
 #define GHM_VOXEL_LABEL_HELP                                                                 \
     "  --t-out T, --t-in T seed thresholds on the step . normal product (0.2, 0.2)\n"        \
-    "  --rounds N          fills at most, dropping conflicting seeds in between (4)\n"
+    "  --rounds N          fills at most, dropping conflicting seeds in between (4)\n"     \
+    "  --normals file|estimate  each cloud's normals from its file (the default; normals\n"  \
+    "                      that point inward, or either way, are reported), or estimated\n"  \
+    "                      as for clouds without normals\n"
 #define GHM_VOXEL_PREVIEW_AXIS_HELP                                                          \
     "  --preview-axis x|y|z  view along this axis from its positive side (z)\n"
 
-typedef struct GhmVoxelCliOutputs {
+/* What the shared options choose besides the library's GhmVoxelOptions. */
+typedef struct GhmVoxelCliChoices {
     const char *output, *preview; /* -o, --preview, or NULL */
     int ascii, axis;              /* axis 0 x, 1 y, 2 z (the default) */
-} GhmVoxelCliOutputs;
+    int estimate_normals;         /* --normals estimate: the files' normals are dropped */
+} GhmVoxelCliChoices;
 
 /* Applies one shared option to vox and out: 1 when id was one, 0 when it was not, -1 after
  * printing an error line for a bad value. */
-int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliOutputs *out, int id, const char *arg);
+int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliChoices *out, int id, const char *arg);
+
+/* Reads the cloud at path into *out (dropping its normals with --normals estimate); prints one
+ * error line and returns -1 when it cannot be read or has no points. */
+int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointCloud **out);
 
 /* Renders r along out->axis and writes it to out->preview (atomically); nothing without
  * --preview. Prints one error line and returns -1 on failure. */
-int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliOutputs *out);
+int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliChoices *out);
 
 /* After a grid fit (ghm_voxel_grid_fit or _clouds) that returned ret with why: prints its error
  * line against --grid or --voxel-size and returns -1, or returns 0 when ret is GHM_OK. */

@@ -129,6 +129,44 @@ test_voxel_no_normals_estimated() {
     [ "$(json_get "$TMP/out" 'j["B"]["normals"]')" = file ] || fail "$(cat "$TMP/out")"
 }
 
+# turned_normals EVERY IN OUT: the ascii PLY IN with every EVERY-th point's normal turned around
+# (1: all of them, inward) written to OUT.
+turned_normals() {
+    awk -v every="$1" 'h && n-- > 0 { k++; if (k % every == 0) $4 = -$4; if (k % every == 0) $5 = -$5
+                                      if (k % every == 0) $6 = -$6 }
+                       /^element vertex/ { n = $3 } { print } /^end_header/ { h = 1 }' "$2" >"$3"
+}
+
+# Normals that point inward or either way make the other cloud's labels wrong: a warning naming
+# the file, "normals_check" in the JSON; --normals estimate sets it right.
+test_voxel_normals_checked() {
+    turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"
+    turned_normals 2 "$VOXEL_B" "$TMP/mixed.ply"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$VOXEL_B"
+    [ ! -s "$TMP/err" ] || fail "a warning for good normals: $(cat "$TMP/err")"
+    [ "$(json_get "$TMP/out" 'j["A"]["normals_check"], j["B"]["normals_check"]')" = \
+        "consistent consistent" ] || fail "$(cat "$TMP/out")"
+    local want
+    want=$(json_get "$TMP/out" 'j["A"]["inside"]')
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$VOXEL_A" "$TMP/inward.ply"
+    expect_one_error_line "inward.ply: its normals point inward"
+    [ "$(json_get "$TMP/out" 'j["B"]["normals_check"]')" = inward ] || fail "$(cat "$TMP/out")"
+    [ "$(json_get "$TMP/out" 'j["A"]["inside"]')" -gt "$((want * 2))" ] ||
+        fail "A's inside with B's inward normals (B's outside taken as inside): $(cat "$TMP/out")"
+    run_cmd 0 voxel --backend cpu --json --grid 64 "$TMP/mixed.ply" "$VOXEL_A"
+    expect_one_error_line "mixed.ply: its normals point either way"
+    [ "$(json_get "$TMP/out" 'j["A"]["normals_check"]')" = mixed ] || fail "$(cat "$TMP/out")"
+    # estimated, the kitten's inside is found again: every A voxel labelled as with the file's
+    run_cmd 0 voxel --backend cpu --json --grid 64 --normals estimate "$VOXEL_A" "$TMP/inward.ply"
+    [ ! -s "$TMP/err" ] || fail "$(cat "$TMP/err")"
+    [ "$(json_get "$TMP/out" 'j["B"]["normals"], "normals_check" in j["B"]')" = \
+        "estimated False" ] || fail "$(cat "$TMP/out")"
+    [ "$(json_get "$TMP/out" 'j["A"]["inside"]')" -gt "$((want * 9 / 10))" ] ||
+        fail "A's inside with B's normals estimated: $(cat "$TMP/out") against $want"
+    run_cmd 2 voxel --normals flipped "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line "--normals: 'flipped' is not one of file, estimate"
+}
+
 test_voxel_bad_options() {
     run_cmd 2 voxel --grid 0 "$VOXEL_A" "$VOXEL_B"
     expect_one_error_line --grid
@@ -298,6 +336,13 @@ test_voxel_edit_bad_input() {
     for j in range(40): print(i / 40, j / 40, 0.5, 0, 0, 1)' >"$TMP/plane.xyz"
     voxel_edit_bad "$TMP/plane.xyz" "has no inside at this grid"
     rm -f "$TMP/plane.xyz"
+    # normals inward or either way give no inside to edit with; estimated, they do
+    turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"
+    voxel_edit_bad "$TMP/inward.ply" "its normals point inward"
+    turned_normals 2 "$VOXEL_B" "$TMP/mixed.ply"
+    voxel_edit_bad "$TMP/mixed.ply" "its normals point either way"
+    run_cmd 0 voxel edit --backend cpu --normals estimate "$VOXEL_A" --subtract "$TMP/inward.ply"
+    rm -f "$TMP/inward.ply" "$TMP/mixed.ply"
     run_cmd 2 voxel edit "$VOXEL_A" "$VOXEL_B"
     grep -q "one BASE" "$TMP/err" || fail "$(cat "$TMP/err")"
     run_cmd 2 voxel edit --add "$VOXEL_A"

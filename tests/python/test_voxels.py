@@ -2,6 +2,7 @@
 and with the library's own voxel centres, and bad input raises clear errors."""
 
 import ctypes
+import warnings
 
 import numpy as np
 import pytest
@@ -90,3 +91,23 @@ def test_bad_input(clouds, data):
         gm.voxel_intersect(*clouds, grid=0, **CPU)
     with pytest.raises(gm.GeohashError, match=r"voxel size -1 is not a finite size"):
         gm.voxel_intersect(*clouds, voxel_size=-1, **CPU)
+
+
+def test_normals_checked(clouds):
+    """Normals turned inward (or either way) are reported in the counts and by a
+    NormalsWarning: the other cloud's labels follow them. Normals given right give neither."""
+    (pa, na), (pb, nb) = read_ply(clouds[0]), read_ply(clouds[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        good = gm.voxel_intersect(pa, pb, normals_a=na, normals_b=nb, grid=64, **CPU)
+    assert good.counts["A"]["normals_check"] == good.counts["B"]["normals_check"] == "consistent"
+    with pytest.warns(gm.NormalsWarning, match="B's normals point inward"):
+        bad = gm.voxel_intersect(pa, pb, normals_a=na, normals_b=-nb, grid=64, **CPU)
+    assert bad.counts["B"]["normals_check"] == "inward"
+    assert bad.counts["A"]["inside"] > 2 * good.counts["A"]["inside"]
+    signs = np.where(np.arange(len(na)) % 2 == 0, 1, -1).astype(np.float32)[:, None]
+    with pytest.warns(gm.NormalsWarning, match="A's normals point either way"):
+        mixed = gm.voxel_intersect(pa, pb, normals_a=na * signs, normals_b=nb, grid=64, **CPU)
+    assert mixed.counts["A"]["normals_check"] == "mixed"
+    estimated = gm.voxel_intersect(pa, pb, normals_b=nb, grid=64, **CPU)
+    assert "normals_check" not in estimated.counts["A"]

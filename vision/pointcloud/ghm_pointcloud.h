@@ -67,6 +67,10 @@ GHM_API int ghm_pointcloud_load(const char *path, GhmPointCloud **out, char *why
 GHM_API int ghm_pointcloud_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
                                   size_t why_size);
 
+/* Frees the cloud's normals and sets them to NULL, so that a voxel pipeline estimates them
+ * (`voxel --normals estimate`); accepts NULL. */
+GHM_API void ghm_pointcloud_drop_normals(GhmPointCloud *pc);
+
 /* Frees the cloud and sets *pc to NULL; accepts NULL and a pointer to NULL. */
 GHM_API void ghm_pointcloud_free(GhmPointCloud **pc);
 

@@ -59,6 +59,14 @@ void ghm_pointcloud_free(GhmPointCloud **pc)
     *pc = NULL;
 }
 
+void ghm_pointcloud_drop_normals(GhmPointCloud *pc)
+{
+    if (!pc)
+        return;
+    free(pc->normals);
+    pc->normals = NULL;
+}
+
 void ghmi_normalise(float *normals, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

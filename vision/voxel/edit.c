@@ -215,6 +215,28 @@ static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPo
     return ret;
 }
 
+/* An edit's inside comes from the cloud's normals: file normals that point inward or either way
+ * (ghm_voxel_normals_check) would cut or fill the wrong voxels, so they are refused with why. */
+static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, char *why, size_t size)
+{
+    GhmVoxelNormalsCheck nc = {.verdict = GHM_VOXEL_NORMALS_CONSISTENT};
+    int ret = c->normals_estimated ? GHM_OK : ghm_voxel_normals_check(g, c, &nc);
+    if (ret < 0)
+        return ret;
+    if (nc.verdict == GHM_VOXEL_NORMALS_INWARD && why && size)
+        snprintf(why, size, "its normals point inward (toward the middle at %d of the 26 voxels "
+                 "farthest out), so its inside would be taken for its outside: flip them, or "
+                 "drop them to have them estimated (--normals estimate)", nc.extremes_in);
+    if (nc.verdict == GHM_VOXEL_NORMALS_MIXED && why && size)
+        snprintf(why, size, "its normals point either way (%.0f %% of neighbouring voxels' "
+                 "normals are opposed, as when normals are estimated without an orientation), "
+                 "so it has no reliable inside: orient them, or drop them to have them "
+                 "estimated (--normals estimate)", 100 * nc.disagree);
+    return nc.verdict == GHM_VOXEL_NORMALS_INWARD || nc.verdict == GHM_VOXEL_NORMALS_MIXED
+               ? GHM_ERR_INVALID
+               : GHM_OK;
+}
+
 /* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.
  * *probe_ms: the time until the probe was made. */
 static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **out,
@@ -229,6 +251,8 @@ static int classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **o
         say(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;
     }
+    if (ret == GHM_OK)
+        ret = check_normals(&e->grid, &alone->side[1], why, why_size);
     if (ret == GHM_OK)
         ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, &probe, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);

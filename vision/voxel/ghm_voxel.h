@@ -176,6 +176,43 @@ GHM_API int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose,
 GHM_API double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw);
 GHM_API void ghm_voxel_sweep_free(GhmVoxelSweep **sw);
 
+/* --- the normals' orientation (normals_check.c) ------------------------------------------ */
+
+/* The labels take a surface's inside from its normals. Normals that point inward, or either way
+ * from point to point (estimated without an orientation), give wrong labels and nothing else
+ * shows it; this looks at a side's mean normals for either:
+ * - unchecked: fewer than 200 pairs of face-neighbour voxels (both with a normal), too few to
+ *   tell (a cloud a few voxels across in the grid);
+ * - mixed: more than 30 % of those pairs have normals pointing opposite ways (a consistently
+ *   oriented surface has a few percent, where the two sides of a thin part meet; random signs
+ *   give half);
+ * - inward: of the 26 voxels that lie farthest along the 26 step directions, where a closed
+ *   surface's outward normal points along the direction, at least 13 have normals pointing
+ *   against it and they outnumber those pointing along it 3 to 1 (an open patch, whose rim's
+ *   normals lie across the directions, is not called inward).
+ * A surface scanned from inside (a room) has inward normals by right: the verdict says what the
+ * labels will take as inside, not that the file is wrong. */
+typedef enum GhmVoxelNormalsVerdict {
+    GHM_VOXEL_NORMALS_CONSISTENT = 0, /* neither fault found */
+    GHM_VOXEL_NORMALS_INWARD = 1,
+    GHM_VOXEL_NORMALS_MIXED = 2,
+    GHM_VOXEL_NORMALS_UNCHECKED = 3
+} GhmVoxelNormalsVerdict;
+
+typedef struct GhmVoxelNormalsCheck {
+    GhmVoxelNormalsVerdict verdict;
+    size_t pairs;     /* face-neighbour pairs with both normals */
+    double disagree;  /* the share of them pointing opposite ways, 0..1 */
+    int extremes_out; /* extremes (of 26) whose normal points along their direction */
+    int extremes_in;  /* ... against it (the rest have none, or one across it); both 0 when
+                         unchecked */
+} GhmVoxelNormalsCheck;
+
+/* Checks side s of a result on grid g (its keys and normals; any side, file or estimated
+ * normals). Two passes over the voxels. GHM_ERR_INVALID for bad arguments. */
+GHM_API int ghm_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s,
+                                    GhmVoxelNormalsCheck *out);
+
 /* The centre of the voxel with this key. */
 GHM_API void ghm_voxel_centre(const GhmVoxelGrid *grid, uint32_t key, double centre[3]);
 

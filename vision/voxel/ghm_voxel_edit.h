@@ -106,7 +106,8 @@ GHM_API int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid,
 
 /* Edits the set with one cloud (see above); step (may be NULL) receives what it did. The cloud
  * must have points; clouds without normals get them estimated (ghm_voxel.h). GHM_ERR_INVALID with
- * why: the cloud has no inside at this grid, or its points fall outside the grid; the set is
+ * why: the cloud has no inside at this grid, its normals point inward or either way
+ * (ghm_voxel_normals_check), or its points fall outside the grid; the set is
  * unchanged then. GHM_ERR_NOMEM or a backend's error: the set stays a valid set but may be
  * partly edited. why (may be NULL) receives one line on every failure. */
 GHM_API int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud *pc,

@@ -26,7 +26,7 @@ from ._lib import NOT_FOUND, Context, GeohashError, lib as _cdll
 from .matching import (FrameResult, Matcher, MatchResult, have_ffmpeg, load_image, match,
                        match_video)
 from .tables import Index, Map, Multimap, Set
-from .voxels import LABELS, VoxelResult, voxel_intersect
+from .voxels import LABELS, NormalsWarning, VoxelResult, voxel_intersect
 
 __version__ = _cdll.ghm_version().decode()
 
@@ -37,5 +37,5 @@ def cuda_device_count():
 
 
 __all__ = ["LABELS", "NOT_FOUND", "Context", "FrameResult", "GeohashError", "Index", "Map",
-           "MatchResult", "Matcher", "Multimap", "Set", "VoxelResult", "cuda_device_count",
-           "have_ffmpeg", "load_image", "match", "match_video", "voxel_intersect", "__version__"]
+           "MatchResult", "Matcher", "Multimap", "NormalsWarning", "Set", "VoxelResult",
+           "cuda_device_count", "have_ffmpeg", "load_image", "match", "match_video", "voxel_intersect", "__version__"]

@@ -131,6 +131,13 @@ class VoxelSide(ctypes.Structure):
                 ("radius", _int)]
 
 
+class VoxelNormalsCheck(ctypes.Structure):
+    """GhmVoxelNormalsCheck (ghm_voxel.h)."""
+
+    _fields_ = [("verdict", _int), ("pairs", _size), ("disagree", ctypes.c_double),
+                ("extremes_out", _int), ("extremes_in", _int)]
+
+
 class VoxelResult(ctypes.Structure):
     """GhmVoxelResult (ghm_voxel.h), read in a result the library allocated."""
 
@@ -189,6 +196,8 @@ _PROTOS = [
      ctypes.POINTER(ctypes.POINTER(VoxelResult))),
     ("ghm_voxel_centre", None, ctypes.POINTER(VoxelGrid), ctypes.c_uint32, ctypes.c_double * 3),
     ("ghm_voxel_result_free", None, ctypes.POINTER(ctypes.POINTER(VoxelResult))),
+    ("ghm_voxel_normals_check", _int, ctypes.POINTER(_VoxelGridExact), ctypes.POINTER(VoxelSide),
+     ctypes.POINTER(VoxelNormalsCheck)),
     ("ghm_map_defaults", MapOptions),
     ("ghm_map_create", _int, _p, ctypes.POINTER(MapOptions), _pp),
     ("ghm_map_scheme_from_name", _int, _str),

@@ -8,6 +8,7 @@ surface, or unknown.
 
 import ctypes
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,11 @@ from . import _lib
 from ._lib import lib
 
 LABELS = ("outside", "inside", "intersection", "unknown")  # label values 0, 1, 2, 3
+NORMALS_VERDICTS = ("consistent", "inward", "mixed", "unchecked")  # GhmVoxelNormalsVerdict
+
+
+class NormalsWarning(UserWarning):
+    """A cloud's normals point inward or either way: the other cloud's labels follow them."""
 
 
 @dataclass(frozen=True)
@@ -23,8 +29,11 @@ class VoxelResult:
     """One voxel per row, A's then B's, each cloud's in ascending key order: centres (V, 3)
     float64, cloud (V,) uint8 (0 = A, 1 = B), labels (V,) uint8 (0 outside, 1 inside,
     2 intersection, 3 unknown: LABELS[i] names them), points (V,) uint32 points per voxel.
-    counts["A"] and counts["B"]: points, voxels, each label's voxel count, and "normals"
-    ("file" or "estimated"). The grid: origin (corner of voxel (0, 0, 0)), voxel_size, dims."""
+    counts["A"] and counts["B"]: points, voxels, each label's voxel count, "normals" ("file" or
+    "estimated") and, for normals given, "normals_check": "consistent", "inward", "mixed"
+    (pointing either way) or "unchecked" (too few voxels to tell); inward or mixed normals make
+    the other cloud's labels wrong, and a NormalsWarning says so. The grid: origin (corner of
+    voxel (0, 0, 0)), voxel_size, dims."""
 
     centres: np.ndarray
     cloud: np.ndarray
@@ -78,7 +87,26 @@ class _Cloud:
         lib.ghm_pointcloud_free(ctypes.byref(self.ptr))
 
 
-def _side(side, grid):
+def _normals_check(side, grid, name):
+    """The verdict on a side's file normals (ghm_voxel_normals_check); warns on a fault."""
+    check = _lib.VoxelNormalsCheck()
+    _lib.check(lib.ghm_voxel_normals_check(ctypes.byref(grid), ctypes.byref(side),
+                                           ctypes.byref(check)), "normals check")
+    verdict = NORMALS_VERDICTS[check.verdict]
+    other = "B" if name == "A" else "A"
+    if verdict == "inward":
+        warnings.warn("%s's normals point inward (toward the middle at %d of the 26 voxels "
+                      "farthest out): %s's labels take %s's outside for its inside"
+                      % (name, check.extremes_in, other, name), NormalsWarning, stacklevel=3)
+    elif verdict == "mixed":
+        warnings.warn("%s's normals point either way (%.0f %% of neighbouring voxels' normals "
+                      "opposed): %s's labels are unreliable; orient them, or pass no normals "
+                      "to have them estimated" % (name, 100 * check.disagree, other),
+                      NormalsWarning, stacklevel=3)
+    return verdict
+
+
+def _side(side, grid, name):
     """One cloud's voxels: centres, labels, points per voxel, and its counts."""
     k = side.voxels
     keys = np.ctypeslib.as_array(side.keys, (k,)).astype(np.int64) if k else np.zeros(0, np.int64)
@@ -89,7 +117,9 @@ def _side(side, grid):
     points = np.ctypeslib.as_array(side.counts, (k,)).copy() if k else np.zeros(0, np.uint32)
     counts = {"points": int(side.points), "voxels": int(k),
               "normals": "estimated" if side.normals_estimated else "file"}
-    counts.update({name: int(side.label_count[i]) for i, name in enumerate(LABELS)})
+    counts.update({label: int(side.label_count[i]) for i, label in enumerate(LABELS)})
+    if not side.normals_estimated:
+        counts["normals_check"] = _normals_check(side, grid, name)
     return centres, labels, points, counts
 
 
@@ -115,7 +145,7 @@ def voxel_intersect(points_a, points_b, normals_a=None, normals_b=None, grid=128
                    "voxel intersection")
     try:
         r = res.contents
-        sides = [_side(r.side[i], r.grid) for i in range(2)]
+        sides = [_side(r.side[i], r.grid, "AB"[i]) for i in range(2)]
     finally:
         lib.ghm_voxel_result_free(ctypes.byref(res))
     return VoxelResult(
