@@ -199,6 +199,64 @@ START_TEST(test_reader_thread_same_frames)
 END_TEST
 
 /* Stopping after a few frames, with the decoder blocked on a full queue, ends the thread. */
+/* Stored pixel (sx, sy) of a w x h stored frame shown at (x, y), for the display matrices the
+ * files below carry (players' and FFmpeg's reading; written out here, not taken from the
+ * library): rot90 turns the stored frame a quarter counterclockwise, rot270 clockwise (a
+ * phone's portrait video), mirror swaps left and right. */
+static void shown_from(const char *kind, int w, int h, int x, int y, int *sx, int *sy)
+{
+    if (strcmp(kind, "rot90") == 0)
+        *sx = w - 1 - y, *sy = x;
+    else if (strcmp(kind, "rot270") == 0)
+        *sx = y, *sy = h - 1 - x;
+    else
+        *sx = w - 1 - x, *sy = y;
+}
+
+/* A stream with a display matrix gives its frames turned as they are shown: every frame of the
+ * turned and mirrored copies of megamind_gop12.mp4 (the same packets) against the plain file's
+ * frame, pixel for pixel, and the sizes the info gives. */
+START_TEST(test_display_matrix_turns_frames)
+{
+    static const char *const kinds[3] = {"rot90", "rot270", "mirror"};
+    for (int k = 0; k < 3; k++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "video/megamind_gop12_%s.mp4", kinds[k]);
+        GhmVideo *plain = open_ffmpeg_video("video/megamind_gop12.mp4"), *shown = NULL;
+        if (!plain)
+            return;
+        shown = open_ffmpeg_video(rel);
+        const GhmVideoInfo *pi = ghm_video_info(plain), *si = ghm_video_info(shown);
+        int turned = k < 2;
+        ck_assert_int_eq(si->width, turned ? pi->height : pi->width);
+        ck_assert_int_eq(si->height, turned ? pi->width : pi->height);
+        GhmVideoFrame a, b;
+        char why[256];
+        int frames = 0;
+        while (ghm_video_read(plain, &a, why, sizeof why) == GHM_VIDEO_FRAME) {
+            ck_assert_int_eq(ghm_video_read(shown, &b, why, sizeof why), GHM_VIDEO_FRAME);
+            ck_assert_int_eq(b.image->width, si->width);
+            ck_assert_int_eq(b.image->height, si->height);
+            for (int y = 0; y < b.image->height; y++)
+                for (int x = 0; x < b.image->width; x++) {
+                    int sx, sy;
+                    shown_from(kinds[k], a.image->width, a.image->height, x, y, &sx, &sy);
+                    ck_assert_msg(b.image->pixels[(size_t)y * b.image->stride + x] ==
+                                      a.image->pixels[(size_t)sy * a.image->stride + sx],
+                                  "%s frame %d (%d, %d)", rel, frames, x, y);
+                }
+            ghm_image_free(&a.image);
+            ghm_image_free(&b.image);
+            frames++;
+        }
+        ck_assert_int_gt(frames, 10);
+        ck_assert_int_eq(ghm_video_read(shown, &b, why, sizeof why), GHM_VIDEO_END);
+        ghm_video_free(&plain);
+        ghm_video_free(&shown);
+    }
+}
+END_TEST
+
 START_TEST(test_reader_stop_early)
 {
     GhmVideo *v = open_ffmpeg_video(MEGAMIND);
@@ -430,6 +488,7 @@ static Suite *video_suite(void)
     tcase_add_test(decode, test_synthetic_pts_match_truth);
     tcase_add_test(decode, test_reader_thread_same_frames);
     tcase_add_test(decode, test_reader_stop_early);
+    tcase_add_test(decode, test_display_matrix_turns_frames);
     tcase_add_test(decode, test_queue_semantics);
     suite_add_tcase(s, decode);
     TCase *bad = tcase_create("bad");

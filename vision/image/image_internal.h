@@ -23,6 +23,12 @@ int ghmi_image_check_size(uint64_t width, uint64_t height, char *why, size_t why
  * took to read a frame from a Y4M file on the 2 x H100 host (2026-11-28, docs/BENCHMARKS.md). */
 int ghmi_image_create_unset(int width, int height, GhmImage **out);
 
+/* Replaces *img by the image shown for EXIF orientation o (image_orient.c): 1 (or a value
+ * outside 1..8) keeps it; 2 mirrored, 3 turned 180 degrees, 4 flipped, 5 transposed, 6 to be
+ * turned 90 degrees clockwise, 7 transversed, 8 to be turned 90 degrees counterclockwise.
+ * GHM_ERR_NOMEM leaves *img as it was. */
+int ghmi_image_orient(int o, GhmImage **img);
+
 /* ITU-R BT.601 luma, rounded: the weights libjpeg uses for YCbCr and OpenCV for RGB2GRAY. */
 static inline uint8_t ghmi_luma(unsigned r, unsigned g, unsigned b)
 {

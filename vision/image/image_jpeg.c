@@ -172,41 +172,6 @@ static int marker_orientation(const struct jpeg_decompress_struct *cinfo)
     return 1;
 }
 
-/* The stored pixel shown at (x, y) of the displayed image, for orientation o (the EXIF
- * definitions: 2 mirrored, 3 turned 180 degrees, 4 flipped, 5 transposed, 6 to be turned 90
- * degrees clockwise, 7 transversed, 8 to be turned 90 degrees counterclockwise). */
-static void stored_at(int o, int w, int h, int x, int y, int *sx, int *sy)
-{
-    static const int swap[9] = {0, 0, 0, 0, 0, 1, 1, 1, 1};
-    int u = swap[o] ? y : x, v = swap[o] ? x : y; /* in the stored image's axes */
-    int mirror_u = o == 2 || o == 3 || o == 7 || o == 8;
-    int mirror_v = o == 3 || o == 4 || o == 6 || o == 7;
-    *sx = mirror_u ? w - 1 - u : u;
-    *sy = mirror_v ? h - 1 - v : v;
-}
-
-/* Replaces *img by its displayed form for orientation o (1: kept). */
-static int apply_orientation(int o, GhmImage **img)
-{
-    if (o == 1)
-        return GHM_OK;
-    const GhmImage *s = *img;
-    int turned = o >= 5;
-    GhmImage *d = NULL;
-    int ret = ghm_image_create(turned ? s->height : s->width, turned ? s->width : s->height, &d);
-    if (ret < 0)
-        return ret;
-    for (int y = 0; y < d->height; y++)
-        for (int x = 0; x < d->width; x++) {
-            int sx, sy;
-            stored_at(o, s->width, s->height, x, y, &sx, &sy);
-            d->pixels[(size_t)y * d->stride + x] = s->pixels[(size_t)sy * s->stride + sx];
-        }
-    ghm_image_free(img);
-    *img = d;
-    return GHM_OK;
-}
-
 /* --- decoding ----------------------------------------------------------------------------- */
 
 /* Chooses grey output, or refuses colour spaces we cannot turn into a brightness. */
@@ -260,7 +225,7 @@ static int decode_with_libjpeg(JpegDecoder *d, const uint8_t *data, size_t size,
     }
     /* Reading to EOI catches a file cut after its last scan. */
     jpeg_finish_decompress(&d->cinfo);
-    return apply_orientation(orientation, &d->img);
+    return ghmi_image_orient(orientation, &d->img);
 }
 
 static void describe_failure(const JpegFailure *f, int ret, char *why, size_t why_size)

@@ -279,8 +279,9 @@ static void fill_info(GhmVideo *v, const GhmiAv *av)
 {
     const AVStream *st = av->fmt->streams[av->stream];
     GhmVideoInfo *info = &v->info;
-    info->width = st->codecpar->width;
-    info->height = st->codecpar->height;
+    int turned = av->grey.orientation >= 5; /* shown a quarter turn from how it is stored */
+    info->width = turned ? st->codecpar->height : st->codecpar->width;
+    info->height = turned ? st->codecpar->width : st->codecpar->height;
     AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
     info->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
     info->frames = st->nb_frames > 0 ? st->nb_frames : -1;
@@ -351,6 +352,7 @@ static int open_av(const char *path, GhmVideo *v, char *why, size_t n)
     /* Containers give a variable-rate stream an average rate unlike its base rate. */
     av->cfr = st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0 &&
               av_cmp_q(st->avg_frame_rate, st->r_frame_rate) == 0;
+    av->grey.orientation = ghmi_display_orientation(st);
     fill_info(v, av);
     return GHM_OK;
 }

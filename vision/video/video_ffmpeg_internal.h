@@ -24,13 +24,21 @@ typedef struct GhmiGrey {
     int width, height, format, full;
     int direct;      /* frames of this format take the luma plane through map */
     GhmiByteMap map;
+    int orientation; /* the stream's, as ghmi_display_orientation gives it (0: kept) */
 } GhmiGrey;
 
 /* Converts a decoded frame to a new full-range grey image in *out (BT.601 luma; limited-range
- * 16-235 becomes 0-255). GHM_ERR_UNSUPPORTED (a pixel format libswscale cannot take),
- * GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM (the image), GHM_ERR_EXTERNAL, each with why. */
+ * 16-235 becomes 0-255), turned as g->orientation says. GHM_ERR_UNSUPPORTED (a pixel format
+ * libswscale cannot take), GHM_ERR_TOO_LARGE or GHM_ERR_NOMEM (the image), GHM_ERR_EXTERNAL,
+ * each with why. */
 int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char *why,
                          size_t why_size);
+
+/* How a stream's frames are shown, as an EXIF orientation code (1..8; ghmi_image_orient): from
+ * its display matrix (a phone's portrait video is stored landscape with a matrix that turns it
+ * a quarter turn clockwise: 6), read as players and FFmpeg's own tool read it. 1 without a
+ * matrix, or for one that is not a quarter turn or a mirror of one (kept as stored). */
+int ghmi_display_orientation(const AVStream *st);
 
 /* Frees the libswscale context and zeroes *g. */
 void ghmi_grey_release(GhmiGrey *g);

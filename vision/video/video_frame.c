@@ -8,9 +8,15 @@
  * (asked of it once, on a small frame of every value) maps the plane (GhmiByteMap,
  * video_internal.h). On the H200 machine FFmpeg alone decodes 1080p H.264 at ~1400 frames a
  * second on 16 threads (0.7 ms a frame), so the reader's own share per frame counts.
+ *
+ * A stream with a display matrix (phones store portrait video landscape and say so) is turned
+ * into the form players show (ghmi_display_orientation), as a JPEG's EXIF orientation is, so that
+ * a frame's transform is in the coordinates of the frame a user sees, as FFmpeg's tool and
+ * OpenCV give it.
  */
 #if GHM_HAVE_FFMPEG
 #include <libavutil/pixdesc.h>
+#include <math.h>
 #include <string.h>
 
 #include "ffmpeg_libs_internal.h"
@@ -104,6 +110,43 @@ static int prepare(GhmiGrey *g, const AVFrame *frame, char *why, size_t n)
     return GHM_OK;
 }
 
+/* The matrix (ISO/IEC 14496-12's tkhd: 16.16 fixed point a b u / c d v / x y w) maps a stored
+ * point (x, y) to the shown (a x + c y + x0, b x + d y + y0); FFmpeg's tool turns frames so.
+ * Each quarter turn or mirror has one code: a and d alone are a mirror of the axes (or none), b
+ * and c alone a transposition with mirrors. */
+static int orientation_of(const int32_t m[9])
+{
+    double a = m[0], b = m[1], c = m[3], d = m[4];
+    double diag = fabs(a) + fabs(d), off = fabs(b) + fabs(c);
+    if (diag > 64 * off && a != 0 && d != 0) {
+        static const int by_signs[2][2] = {{1, 4}, {2, 3}}; /* [a < 0][d < 0] */
+        return by_signs[a < 0][d < 0];
+    }
+    if (off > 64 * diag && b != 0 && c != 0) {
+        static const int by_signs[2][2] = {{5, 6}, {8, 7}}; /* [b < 0][c < 0] */
+        return by_signs[b < 0][c < 0];
+    }
+    return 1;
+}
+
+int ghmi_display_orientation(const AVStream *st)
+{
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    const AVPacketSideData *sd = st->codecpar->coded_side_data;
+    int n = st->codecpar->nb_coded_side_data;
+#else /* FFmpeg before 6.1: the stream's own list (deprecated since, removed in 7.0) */
+    const AVPacketSideData *sd = st->side_data;
+    int n = st->nb_side_data;
+#endif
+    for (int i = 0; i < n; i++)
+        if (sd[i].type == AV_PKT_DATA_DISPLAYMATRIX && sd[i].size >= 9 * sizeof(int32_t)) {
+            int32_t m[9];
+            memcpy(m, sd[i].data, sizeof m);
+            return orientation_of(m);
+        }
+    return 1;
+}
+
 int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char *why,
                          size_t n)
 {
@@ -120,16 +163,22 @@ int ghmi_grey_from_frame(GhmiGrey *g, const AVFrame *frame, GhmImage **out, char
     if (g->direct) {
         ghmi_byte_map_plane(&g->map, frame->data[0], frame->linesize[0], img->pixels,
                             img->stride, frame->width, frame->height);
-        *out = img;
-        return GHM_OK;
+    } else {
+        uint8_t *dst[4] = {img->pixels, NULL, NULL, NULL};
+        int dst_stride[4] = {img->stride, 0, 0, 0};
+        if (ghmi_ff.sws_scale(g->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
+                              frame->height, dst, dst_stride) != frame->height) {
+            ghm_image_free(&img);
+            ghmi_why(why, n, "libswscale failed on a %dx%d frame", frame->width,
+                     frame->height);
+            return GHM_ERR_EXTERNAL;
+        }
     }
-    uint8_t *dst[4] = {img->pixels, NULL, NULL, NULL};
-    int dst_stride[4] = {img->stride, 0, 0, 0};
-    if (ghmi_ff.sws_scale(g->sws, (const uint8_t *const *)frame->data, frame->linesize, 0,
-                          frame->height, dst, dst_stride) != frame->height) {
+    if ((ret = ghmi_image_orient(g->orientation, &img)) < 0) {
         ghm_image_free(&img);
-        ghmi_why(why, n, "libswscale failed on a %dx%d frame", frame->width, frame->height);
-        return GHM_ERR_EXTERNAL;
+        ghmi_why(why, n, "cannot turn a %dx%d frame: %s", frame->width, frame->height,
+                 ghm_strerror(ret));
+        return ret;
     }
     *out = img;
     return GHM_OK;
