@@ -4,6 +4,10 @@
  * both come here as an EXIF orientation code.
  */
 #include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "image_internal.h"
 
@@ -33,8 +37,31 @@ static StoredAt stored_at(int o, int w, int h)
 }
 
 /* Tiles of the shown image, so that a turn's reads down the stored columns stay in lines
- * the cache holds (a 1080p frame read column by column misses on every pixel). */
-enum { TILE = 64 };
+ * the cache holds (a 1080p frame read column by column misses on every pixel); rows of tiles of
+ * a megapixel or more on up to 4 threads, as the video readers' grey tables (video_internal.h):
+ * a video's frames are turned on its reader's thread, the path that caps a run's frames a
+ * second (a 1080p quarter turn: 1.4 ms on one core of the 2-core development machine, 0.85 on
+ * both). */
+enum { TILE = 64, MOST_THREADS = 4, PARALLEL_PIXELS = 1 << 20 };
+
+static void copy_tile_row(const GhmImage *s, GhmImage *d, StoredAt m, int ty)
+{
+    const ptrdiff_t stride = (ptrdiff_t)s->stride;
+    const ptrdiff_t step_x = m.xx + m.yx * stride, step_y = m.xy + m.yy * stride;
+    const uint8_t *origin = s->pixels + m.x0 + m.y0 * stride;
+    for (int tx = 0; tx < d->width; tx += TILE)
+        for (int y = ty; y < ty + TILE && y < d->height; y++) {
+            const uint8_t *src = origin + tx * step_x + y * step_y;
+            uint8_t *dst = d->pixels + (size_t)y * d->stride;
+            int end = tx + TILE < d->width ? tx + TILE : d->width;
+            if (step_x == 1) {
+                memcpy(dst + tx, src, (size_t)(end - tx));
+                continue;
+            }
+            for (int x = tx; x < end; x++, src += step_x)
+                dst[x] = *src;
+        }
+}
 
 int ghmi_image_orient(int o, GhmImage **img)
 {
@@ -48,16 +75,14 @@ int ghmi_image_orient(int o, GhmImage **img)
     if (ret < 0)
         return ret;
     StoredAt m = stored_at(o, s->width, s->height);
-    const ptrdiff_t stride = (ptrdiff_t)s->stride;
-    const ptrdiff_t step_x = m.xx + m.yx * stride, step_y = m.xy + m.yy * stride;
+    int threads = 1;
+#ifdef _OPENMP
+    if ((size_t)d->width * (size_t)d->height >= PARALLEL_PIXELS)
+        threads = omp_get_max_threads() < MOST_THREADS ? omp_get_max_threads() : MOST_THREADS;
+#endif
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
     for (int ty = 0; ty < d->height; ty += TILE)
-        for (int tx = 0; tx < d->width; tx += TILE)
-            for (int y = ty; y < ty + TILE && y < d->height; y++) {
-                const uint8_t *src = s->pixels + m.x0 + m.y0 * stride + tx * step_x + y * step_y;
-                uint8_t *dst = d->pixels + (size_t)y * d->stride;
-                for (int x = tx; x < tx + TILE && x < d->width; x++, src += step_x)
-                    dst[x] = *src;
-            }
+        copy_tile_row(s, d, m, ty);
     ghm_image_free(img);
     *img = d;
     return GHM_OK;
