@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "ghm_error.h"
@@ -80,13 +81,29 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-/* 1 when path is a regular file whose first bytes say PNG or JPEG. A file that cannot be read
- * is left out too: it would not be one of the directory's images anyway, and reading the rest
- * is what the user asked for. */
-static int is_image(const char *path)
+/* Whether a name ends as pictures' names do (PNG, JPEG, and the formats cameras and phones write
+ * that this program does not read: HEIC, WebP, ...), in any case. */
+static int named_like_an_image(const char *name)
+{
+    static const char *const ext[] = {"png", "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "avif",
+                                      "webp", "tif", "tiff", "bmp", "gif", "dng"};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof ext / sizeof *ext; i++)
+        if (strcasecmp(dot + 1, ext[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the directory entry `name` at path is one of the directory's images: a regular file
+ * whose first bytes say PNG or JPEG, or one named like a picture whatever it holds (a phone's
+ * HEIC photo, a file that cannot be read, a link to nothing), so that its query gets its error
+ * line instead of being left out without a word. Other files (notes, sidecars) are left out. */
+static int is_image(const char *path, const char *name)
 {
     struct stat st;
     GhmFileKind kind = GHM_FILE_UNKNOWN;
+    if (named_like_an_image(name))
+        return stat(path, &st) != 0 || !S_ISDIR(st.st_mode);
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     if (ghm_file_sniff_path(path, &kind, NULL, 0) < 0)
@@ -107,7 +124,7 @@ static int add_images(GhmQueryList *l, size_t *cap, DIR *d, const char *dir)
             int ret = GHM_OK;
             if (!path)
                 return GHM_ERR_NOMEM;
-            if (!is_image(path))
+            if (!is_image(path, e->d_name))
                 free(path);
             else if ((ret = append(l, cap, path, GHM_QUERY_IMAGE, NULL)) < 0)
                 return ret;

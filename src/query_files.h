@@ -1,7 +1,8 @@
 /*
  * query_files.h - the files the QUERY (or --search REFERENCE) arguments stand for, in order: a
- * directory stands for its PNG and JPEG images (by content, not name), sorted by name, not
- * descending into subdirectories; anything else stands for itself. Each file is classified
+ * directory stands for its PNG and JPEG images (by content, whatever their names) and the files
+ * named like pictures (.heic, .webp, .jpg ...: each then gets the image loader's error line),
+ * sorted by name, not descending into subdirectories; anything else stands for itself. Each file is classified
  * once, as an image or a video, so that the runs of images (query_source.h) and the video mode
  * agree on which entries are whose.
  */

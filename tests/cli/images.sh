@@ -190,6 +190,22 @@ PY
     grep -q "dev_00_query.png: found" "$TMP/out" || fail "the query after it: $(cat "$TMP/out")"
 }
 
+# Files named like pictures that are not PNG or JPEG (a phone's HEIC photo) or cannot be read
+# (a link to nothing) are not left out of a directory without a word: each gets its error line,
+# the others are answered, exit 2 at the end.
+test_multi_directory_unreadable_pictures() {
+    mkdir -p "$TMP/q" || fail "mkdir"
+    cp "$DATA/pairs/dev_00_query.png" "$TMP/q/a.png"
+    printf 'ftypheic' >"$TMP/q/IMG_0001.HEIC"
+    ln -s "$TMP/nowhere.jpg" "$TMP/q/b.jpg"
+    printf 'not an image\n' >"$TMP/q/notes.txt"
+    run_cmd 2 --backend cpu "$DATA/images/butterfly.jpg" "$TMP/q"
+    [ "$(wc -l <"$TMP/err")" -eq 2 ] || fail "expected 2 error lines: $(cat "$TMP/err")"
+    grep -q "IMG_0001.HEIC: not a PNG or JPEG image" "$TMP/err" || fail "$(cat "$TMP/err")"
+    grep -q "b.jpg: cannot open" "$TMP/err" || fail "$(cat "$TMP/err")"
+    grep -q "a.png: found" "$TMP/out" || fail "$(cat "$TMP/out")"
+}
+
 # A bad file among good ones: its one error line, every other query still answered, exit 2
 # at the end (even though some were found).
 test_multi_bad_file_among_good() {

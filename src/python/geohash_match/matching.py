@@ -67,7 +67,10 @@ class _Image:
 
     def _from_array(self, a):
         if a.dtype != np.uint8:
-            raise TypeError("image arrays must be uint8, not %s" % a.dtype)
+            # guessing a scale (floats in [0, 1] or [0, 255], 16-bit data) would hide a mistake
+            raise TypeError("image arrays must be uint8 (0-255), not %s: convert first, e.g. "
+                            "(a * 255).round().astype(np.uint8) for floats in [0, 1], "
+                            "(a >> 8).astype(np.uint8) for 16-bit" % a.dtype)
         if a.ndim == 2:
             a = a[:, :, None]
         if a.ndim != 3 or not 1 <= a.shape[2] <= 4:
