@@ -86,6 +86,13 @@ test_match_save_load_ref() {
     run_cmd 0 --backend cpu --json --load-ref "$TMP/ref.ghm" "$DATA/pairs/dev_03_query.jpg"
     json_field "$TMP/out" 'j["transform"]["matrix"]' >"$TMP/loaded"
     cmp -s "$TMP/direct" "$TMP/loaded" || fail "matrices differ: $(cat "$TMP/direct") vs $(cat "$TMP/loaded")"
+    [ ! -s "$TMP/err" ] || fail "$(cat "$TMP/err")"
+    # a reference-side option cannot change a saved reference: a warning says it is ignored
+    run_cmd 0 --backend cpu --json --load-ref "$TMP/ref.ghm" --corners 500 \
+        "$DATA/pairs/dev_03_query.jpg"
+    expect_one_error_line "warning: --corners: has no effect with --load-ref"
+    json_field "$TMP/out" 'j["transform"]["matrix"]' >"$TMP/loaded"
+    cmp -s "$TMP/direct" "$TMP/loaded" || fail "--corners changed a saved reference's answer"
 }
 
 test_match_damaged_ref() {
