@@ -164,6 +164,9 @@ int ghm_video_print_damaged(const GhmVideoRun *run, const GhmQueuedFrame *item)
 void ghm_video_print_summary(const GhmVideoRun *run, const GhmVideoStats *s)
 {
     const GhmCommonOptions *c = run->common;
+    if (!c->quiet && s->frames == 0 && s->damaged == 0 && run->video->start > 0)
+        ghm_cli_warn(run->subject, "no frame at or after --start %ld: the video ends before it",
+                     run->video->start);
     if (c->quiet || (c->json && !c->verbose && !isatty(2)))
         return;
     double wall = ghm_video_now_s() - s->t0;

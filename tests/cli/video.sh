@@ -117,6 +117,14 @@ test_video_text_output() {
     grep -q '^summary: 3 frames, 3 found' "$TMP/out" || fail "no summary: $(cat "$TMP/out")"
 }
 
+# --start past the last frame: no frame to match (exit 1), and a warning says why.
+test_video_start_past_the_end() {
+    need_ffmpeg_build
+    run_cmd 1 --backend cpu --json --start 5000 "$DATA/$MEGA_REF" "$DATA/$MEGA"
+    [ ! -s "$TMP/out" ] || fail "lines for no frame: $(cat "$TMP/out")"
+    expect_one_error_line "no frame at or after --start 5000"
+}
+
 # --swap: the frame is the reference, the image the query (same picture here: the identity).
 test_video_swap() {
     need_ffmpeg_build
