@@ -190,8 +190,10 @@ GHM_API void ghm_voxel_sweep_free(GhmVoxelSweep **sw);
  *   surface's outward normal points along the direction, at least 13 have normals pointing
  *   against it and they outnumber those pointing along it 3 to 1 (an open patch, whose rim's
  *   normals lie across the directions, is not called inward).
- * A surface scanned from inside (a room) has inward normals by right: the verdict says what the
- * labels will take as inside, not that the file is wrong. */
+ * A sparse cloud (radius > 1) is judged on cells of radius^3 voxels, each with its voxels' summed
+ * normals, since its voxels are seldom face neighbours. A surface scanned from inside (a room)
+ * has inward normals by right: the verdict says what the labels will take as inside, not that
+ * the file is wrong. */
 typedef enum GhmVoxelNormalsVerdict {
     GHM_VOXEL_NORMALS_CONSISTENT = 0, /* neither fault found */
     GHM_VOXEL_NORMALS_INWARD = 1,
