@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 GhmCommonOptions ghm_cli_common_defaults(void)
 {
@@ -267,4 +268,20 @@ void ghm_cli_print_help(FILE *f)
         "Exit status: 0 found (or success), 1 no match, 2 error (one line on stderr names the file\n"
         "and the problem).\n",
         f);
+}
+
+int ghm_cli_output_not_input(const char *option, const char *output, const char *const *inputs,
+                             int n)
+{
+    struct stat out, in;
+    if (!output || stat(output, &out) != 0 || !S_ISREG(out.st_mode))
+        return 0; /* a new file, or a device or pipe written in place */
+    for (int i = 0; i < n; i++)
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
+            in.st_ino == out.st_ino) {
+            ghm_cli_error(option, "'%s' is the input %s: refusing to write over it", output,
+                          inputs[i]);
+            return -1;
+        }
+    return 0;
 }

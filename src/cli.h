@@ -84,6 +84,14 @@ void ghm_cli_warn(const char *subject, const char *fmt, ...) __attribute__((form
 int ghm_cli_parse_long(const char *name, const char *arg, long min, long max, long *out);
 int ghm_cli_parse_double(const char *name, const char *arg, double min, double max, double *out);
 
+/* Refuses to write an output over one of the inputs (ffmpeg's rule): when output (the value of
+ * option, may be NULL) names the same regular file as one of the n inputs (NULL entries and
+ * files that do not exist are passed over), prints "<option>: '<output>' is the input <input>:
+ * ..." and returns -1; else 0. A typo that names the cloud or the photo just read would
+ * otherwise replace it with the result. */
+int ghm_cli_output_not_input(const char *option, const char *output, const char *const *inputs,
+                             int n);
+
 /* Creates the context for the common options, printing one error line on failure (e.g. CUDA
  * asked for where no device is). Returns GHM_OK or the error. */
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out);

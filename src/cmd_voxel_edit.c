@@ -95,6 +95,23 @@ static void add_step(EditArgs *a, GhmVoxelEditOp op, const char *path)
     a->steps[a->nsteps++] = (EditStep){.op = op, .path = path};
 }
 
+/* 1 when neither -o nor --preview names one of the clouds (ghm_cli_output_not_input), else
+ * -1 after its error line. */
+static int outputs_not_inputs(const EditArgs *a)
+{
+    const char **in = malloc((size_t)a->nsteps * sizeof *in);
+    if (!in) {
+        ghm_cli_error("voxel edit", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < a->nsteps; i++)
+        in[i] = a->steps[i].path;
+    int ok = ghm_cli_output_not_input("-o", a->out.output, in, a->nsteps) == 0 &&
+             ghm_cli_output_not_input("--preview", a->out.preview, in, a->nsteps) == 0;
+    free(in);
+    return ok ? 1 : -1;
+}
+
 /* Returns 1 to go on, 0 when --help or --version was answered, -1 on an error (printed). */
 static int parse_args(int argc, char **argv, EditArgs *a)
 {
@@ -132,7 +149,7 @@ static int parse_args(int argc, char **argv, EditArgs *a)
         return -1;
     }
     a->steps[0] = (EditStep){.op = GHM_VOXEL_EDIT_ADD, .path = argv[optind]};
-    return 1;
+    return outputs_not_inputs(a);
 }
 
 /* --- running ------------------------------------------------------------------------------ */

@@ -195,6 +195,27 @@ static int positionals(int n, char **args, GhmMatchOptions *o)
     return 0;
 }
 
+/* Neither --overlay nor --save-ref may name one of the files read (ghm_cli_output_not_input):
+ * REFERENCE, --load-ref, --search's QUERY and every QUERY (or REFERENCE) named. */
+static int outputs_not_inputs(const GhmMatchOptions *o)
+{
+    int n = 3 + o->n_queries;
+    const char **in = malloc((size_t)n * sizeof *in);
+    if (!in) {
+        ghm_cli_error(NULL, "out of memory");
+        return -1;
+    }
+    in[0] = o->reference, in[1] = o->load_ref, in[2] = o->search;
+    for (int i = 0; i < o->n_queries; i++)
+        in[3 + i] = o->queries[i];
+    int ret = ghm_cli_output_not_input("--overlay", o->overlay, in, n) < 0 ||
+                      ghm_cli_output_not_input("--save-ref", o->save_ref, in, n) < 0
+                  ? -1
+                  : 0;
+    free(in);
+    return ret;
+}
+
 static int parse_options(int argc, char **argv, GhmMatchOptions *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -231,7 +252,9 @@ static int parse_options(int argc, char **argv, GhmMatchOptions *opt)
                       opt->params.geo.min_dist);
         return -1;
     }
-    return positionals(argc - optind, argv + optind, opt);
+    if (positionals(argc - optind, argv + optind, opt) < 0)
+        return -1;
+    return outputs_not_inputs(opt);
 }
 
 int ghm_match_parse_options(int argc, char **argv, GhmMatchOptions *opt)

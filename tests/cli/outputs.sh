@@ -111,3 +111,27 @@ test_output_devices_and_full_stdout() {
         expect_one_error_line "standard output"
     done
 }
+
+# An output that names an input (a typo, a completion too far) is refused before any work, and
+# the input is left as it was; a link to the input counts as the input. A new file is written.
+test_output_over_an_input_refused() {
+    cp "$DATA/pointclouds/kitten.ply" "$TMP/k.ply"
+    cp "$DATA/images/box_in_scene.png" "$TMP/s.png"
+    ln -s "$TMP/s.png" "$TMP/link.png"
+    local vox=(voxel --backend cpu --grid 32)
+    run_cmd 2 "${vox[@]}" -o "$TMP/k.ply" "$DATA/pointclouds/bunny.ply" "$TMP/k.ply"
+    expect_one_error_line "-o: '$TMP/k.ply' is the input"
+    run_cmd 2 "${vox[@]}" --preview "$TMP/k.ply" "$TMP/k.ply" "$DATA/pointclouds/bunny.ply"
+    expect_one_error_line "--preview"
+    run_cmd 2 voxel edit --backend cpu --grid 32 -o "$TMP/k.ply" "$DATA/pointclouds/bunny.ply" \
+        --subtract "$TMP/k.ply"
+    expect_one_error_line "is the input"
+    cmp -s "$TMP/k.ply" "$DATA/pointclouds/kitten.ply" || fail "the cloud was written over"
+    run_cmd 2 --backend cpu --overlay "$TMP/link.png" "$TMP/s.png" "$DATA/images/box.png"
+    expect_one_error_line "--overlay: '$TMP/link.png' is the input $TMP/s.png"
+    run_cmd 2 --backend cpu --save-ref "$TMP/s.png" "$TMP/s.png" "$DATA/images/box.png"
+    expect_one_error_line "--save-ref"
+    cmp -s "$TMP/s.png" "$DATA/images/box_in_scene.png" || fail "the reference was written over"
+    run_cmd 0 --backend cpu --overlay "$TMP/o.png" "$TMP/s.png" "$DATA/images/box.png"
+    [ -s "$TMP/o.png" ] || fail "no overlay written"
+}
