@@ -214,7 +214,7 @@ static int check_header(Header *h, char *why, size_t n)
         h->colour = "420jpeg"; /* the format's default */
     if (chroma_size(h->colour, h->width, h->height) < 0) {
         ghmi_why(why, n, "YUV4MPEG2 colour space C%.40s is not supported (only 8-bit 420, 422, 444, "
-                    "mono)", h->colour);
+                    "mono: have ffmpeg write 8-bit, with -pix_fmt yuv420p)", h->colour);
         return GHM_ERR_UNSUPPORTED;
     }
     return GHM_OK;
