@@ -423,6 +423,7 @@ static int load_clouds(const VoxelArgs *a, GhmPointCloud *pc[2])
     for (int i = 0; i < 2; i++)
         if (ghm_voxel_cli_load(a->path[i], &a->out, &pc[i]) < 0)
             return -1;
+    ghm_voxel_cli_warn_units(a->path[0], pc[0], a->path[1], pc[1]);
     return 0;
 }
 

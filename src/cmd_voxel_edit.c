@@ -160,6 +160,8 @@ static int load_clouds(EditArgs *a)
         EditStep *s = &a->steps[i];
         if (ghm_voxel_cli_load(s->path, &a->out, &s->pc) < 0)
             return -1;
+        if (i > 0)
+            ghm_voxel_cli_warn_units(a->steps[0].path, a->steps[0].pc, s->path, s->pc);
     }
     return 0;
 }

@@ -3,6 +3,7 @@
  */
 #include "voxel_cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,31 @@ int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointC
     if (ch->estimate_normals)
         ghm_pointcloud_drop_normals(*out);
     return 0;
+}
+
+/* The diagonal of the cloud's bounding box (0 for one point). */
+static double diagonal(const GhmPointCloud *pc)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < pc->n; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], pc->xyz[3 * i + (size_t)k]);
+            hi[k] = fmax(hi[k], pc->xyz[3 * i + (size_t)k]);
+        }
+    return pc->n ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                        (hi[2] - lo[2]) * (hi[2] - lo[2]))
+                 : 0.0;
+}
+
+void ghm_voxel_cli_warn_units(const char *first_path, const GhmPointCloud *first,
+                              const char *path, const GhmPointCloud *pc)
+{
+    enum { RATIO = 50 };
+    double a = diagonal(first), b = diagonal(pc);
+    if (a > 0 && b > 0 && (a >= RATIO * b || b >= RATIO * a))
+        ghm_cli_warn(path, "it is %.0f times %s than %s (bounding-box diagonals %g and %g): are "
+                     "they in the same units? The smaller covers few voxels of the grid",
+                     a > b ? a / b : b / a, a > b ? "smaller" : "larger", first_path, b, a);
 }
 
 int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliChoices *out)

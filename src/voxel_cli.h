@@ -66,6 +66,13 @@ int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliChoices *out, int id, 
  * error line and returns -1 when it cannot be read or has no points. */
 int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointCloud **out);
 
+/* Warns when the cloud at path is 50 or more times smaller or larger than the first cloud
+ * (first_path: A, or an edit's BASE), by the diagonals of their bounding boxes: clouds compared
+ * voxel by voxel are of one size, so that is nearly always two units (metres and millimetres),
+ * and the smaller would fall in a few voxels of the grid with labels that mean nothing. */
+void ghm_voxel_cli_warn_units(const char *first_path, const GhmPointCloud *first,
+                              const char *path, const GhmPointCloud *pc);
+
 /* Renders r along out->axis and writes it to out->preview (atomically); nothing without
  * --preview. Prints one error line and returns -1 on failure. */
 int ghm_voxel_cli_write_preview(const GhmVoxelResult *r, const GhmVoxelCliChoices *out);

@@ -167,6 +167,23 @@ test_voxel_normals_checked() {
     expect_one_error_line "--normals: 'flipped' is not one of file, estimate"
 }
 
+# Two clouds in different units (the parasaurolophus in millimetres, the bunny in metres): a
+# warning naming the smaller; clouds of one size get none.
+test_voxel_units_warning() {
+    run_cmd 0 voxel --backend cpu --grid 32 "$DATA/pointclouds/parasaurolophus_6700.ply" "$VOXEL_A"
+    expect_one_error_line "bunny.ply: it is 227 times smaller than"
+    grep -q "same units" "$TMP/err" || fail "$(cat "$TMP/err")"
+    run_cmd 0 voxel --backend cpu --grid 32 "$VOXEL_A" "$VOXEL_B"
+    [ ! -s "$TMP/err" ] || fail "a warning for clouds of one size: $(cat "$TMP/err")"
+    awk '/^element vertex/ { n = $3 } h && n-- > 0 { $1 *= 1000; $2 *= 1000; $3 *= 1000 } { print }
+         /^end_header/ { h = 1 }' "$VOXEL_B" >"$TMP/kitten_mm.ply"
+    # the base then falls in one voxel of the edit's grid: the warning says why it has no inside
+    run_cmd 2 voxel edit --backend cpu --grid 32 "$VOXEL_B" --add "$TMP/kitten_mm.ply"
+    grep -q "warning: .*kitten_mm.ply: it is 1000 times larger than" "$TMP/err" ||
+        fail "$(cat "$TMP/err")"
+    grep -q "kitten.ply: has no inside at this grid" "$TMP/err" || fail "$(cat "$TMP/err")"
+}
+
 test_voxel_bad_options() {
     run_cmd 2 voxel --grid 0 "$VOXEL_A" "$VOXEL_B"
     expect_one_error_line --grid
