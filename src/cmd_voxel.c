@@ -199,12 +199,8 @@ static void mat_euler(const double deg[3], double m[16])
 
 static void bbox_centre(const GhmPointCloud *pc, double c[3])
 {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < pc->n; i++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], pc->xyz[3 * i + (size_t)k]);
-            hi[k] = fmax(hi[k], pc->xyz[3 * i + (size_t)k]);
-        }
+    double lo[3], hi[3];
+    ghm_pointcloud_bounds(pc, lo, hi);
     for (int k = 0; k < 3; k++)
         c[k] = pc->n ? 0.5 * (lo[k] + hi[k]) : 0.0;
 }

@@ -77,12 +77,8 @@ int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointC
 /* The diagonal of the cloud's bounding box (0 for one point). */
 static double diagonal(const GhmPointCloud *pc)
 {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < pc->n; i++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], pc->xyz[3 * i + (size_t)k]);
-            hi[k] = fmax(hi[k], pc->xyz[3 * i + (size_t)k]);
-        }
+    double lo[3], hi[3];
+    ghm_pointcloud_bounds(pc, lo, hi);
     return pc->n ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                         (hi[2] - lo[2]) * (hi[2] - lo[2]))
                  : 0.0;

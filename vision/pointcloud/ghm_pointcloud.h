@@ -67,6 +67,10 @@ GHM_API int ghm_pointcloud_load(const char *path, GhmPointCloud **out, char *why
 GHM_API int ghm_pointcloud_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char *why,
                                   size_t why_size);
 
+/* The cloud's bounding box: lo[k] and hi[k] the smallest and largest coordinate k of its points
+ * (lo = +inf, hi = -inf for no points). */
+GHM_API void ghm_pointcloud_bounds(const GhmPointCloud *pc, double lo[3], double hi[3]);
+
 /* Frees the cloud's normals and sets them to NULL, so that a voxel pipeline estimates them
  * (`voxel --normals estimate`); accepts NULL. */
 GHM_API void ghm_pointcloud_drop_normals(GhmPointCloud *pc);

@@ -59,6 +59,17 @@ void ghm_pointcloud_free(GhmPointCloud **pc)
     *pc = NULL;
 }
 
+void ghm_pointcloud_bounds(const GhmPointCloud *pc, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++)
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (size_t i = 0; i < pc->n; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], pc->xyz[3 * i + (size_t)k]);
+            hi[k] = fmax(hi[k], pc->xyz[3 * i + (size_t)k]);
+        }
+}
+
 void ghm_pointcloud_drop_normals(GhmPointCloud *pc)
 {
     if (!pc)
