@@ -1,0 +1,249 @@
+/*
+ * edit_probe.c - the labels of a voxel edit (ghm_voxel_edit.h): the voxel pipeline (on whatever
+ * backend the context has) runs on the cloud alone (its voxels and the neighbourhood radius the
+ * pipeline picks for it), then on the probe of the voxels that may lie inside it against the
+ * cloud, which labels them; and the checks that the cloud has an inside to edit with.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edit_internal.h"
+#include "ghm_map.h"
+#include "voxel_backend_internal.h"
+#include "voxel_internal.h"
+#include "why_internal.h"
+
+/* --- the probe ---------------------------------------------------------------------------- */
+
+/* Per grid row (y, z) the first and last x of the cloud's voxels, both widened by d in x, y and
+ * z (a square max filter over the rows); lo > hi where a row has none. */
+static int row_spans(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int32_t **lo_out,
+                     int32_t **hi_out)
+{
+    const int nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    size_t rows = (size_t)ny * (size_t)nz;
+    int32_t *lo = malloc(rows * sizeof *lo), *hi = malloc(rows * sizeof *hi);
+    int32_t *tl = malloc(rows * sizeof *tl), *th = malloc(rows * sizeof *th);
+    if (!lo || !hi || !tl || !th) {
+        free(lo), free(hi), free(tl), free(th);
+        return GHM_ERR_NOMEM;
+    }
+    for (size_t r = 0; r < rows; r++)
+        lo[r] = INT32_MAX, hi[r] = INT32_MIN;
+    for (size_t v = 0; v < c->voxels; v++) {
+        uint32_t key = c->keys[v], r = key / (uint32_t)nx;
+        int32_t x = (int32_t)(key % (uint32_t)nx);
+        lo[r] = x - d < lo[r] ? x - d : lo[r];
+        hi[r] = x + d > hi[r] ? x + d : hi[r];
+    }
+    /* the widening over rows, along y then along z */
+    for (int pass = 0; pass < 2 && d > 0; pass++) {
+        memcpy(tl, lo, rows * sizeof *lo);
+        memcpy(th, hi, rows * sizeof *hi);
+        for (int z = 0; z < nz; z++)
+            for (int y = 0; y < ny; y++) {
+                int at = pass ? z : y, n = pass ? nz : ny;
+                size_t r = (size_t)y + (size_t)ny * (size_t)z;
+                for (int k = at - d > 0 ? at - d : 0; k <= at + d && k < n; k++) {
+                    size_t q = pass ? (size_t)y + (size_t)ny * (size_t)k
+                                    : (size_t)k + (size_t)ny * (size_t)z;
+                    lo[r] = tl[q] < lo[r] ? tl[q] : lo[r];
+                    hi[r] = th[q] > hi[r] ? th[q] : hi[r];
+                }
+            }
+    }
+    free(tl), free(th);
+    for (size_t r = 0; r < rows; r++)
+        if (lo[r] <= hi[r]) {
+            lo[r] = lo[r] < 0 ? 0 : lo[r];
+            hi[r] = hi[r] >= nx ? nx - 1 : hi[r];
+        }
+    *lo_out = lo;
+    *hi_out = hi;
+    return GHM_OK;
+}
+
+/* The probe's points of each row, row r's first at start[r]: the voxel centres as
+ * ghm_voxel_centre computes them (the same doubles, so the same floats), y and z once a row. */
+static void probe_points(const GhmVoxelGrid *g, const int32_t *lo, const int32_t *hi,
+                         const size_t *start, int threads, GhmPointCloud *pc)
+{
+    const size_t ny = (size_t)g->dims[1], rows = ny * (size_t)g->dims[2];
+    const double s = g->voxel_size;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+    for (size_t r = 0; r < rows; r++) {
+        if (lo[r] > hi[r])
+            continue;
+        const float cy = (float)(g->origin[1] + ((double)(r % ny) + 0.5) * s);
+        const float cz = (float)(g->origin[2] + ((double)(r / ny) + 0.5) * s);
+        float *p = pc->xyz + 3 * start[r];
+        for (int32_t x = lo[r]; x <= hi[r]; x++, p += 3) {
+            p[0] = (float)(g->origin[0] + ((double)x + 0.5) * s);
+            p[1] = cy;
+            p[2] = cz;
+        }
+    }
+}
+
+static size_t memory_limit; /* tests: ghmi_voxel_edit_memory_limit */
+
+void ghmi_voxel_edit_memory_limit(size_t bytes) { memory_limit = bytes; }
+
+/* Host memory the system can give now (Linux's MemAvailable), or 0 when unknown. */
+static size_t memory_available(void)
+{
+    if (memory_limit)
+        return memory_limit;
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (size_t)kb * 1024;
+}
+
+/* Whether classifying n probe voxels fits in host memory. A solid's voxels grow with the cube
+ * of the grid (21.7 M inside the bunny at 512, 3.1 M at 256), and past the memory the kernel
+ * kills the process minutes in, with no word: so refuse at once, saying why. Host bytes per
+ * probe voxel at the peak of an apply, measured on the CPU backend (the bunny at 256 and 512:
+ * 250-260; the pipeline keeps 26 neighbour ids a voxel); a device backend keeps only the probe's
+ * points and the results on the host (about 50 bytes, counted as 96). */
+static int probe_fits(size_t n, int on_device, char *why, size_t why_size)
+{
+    size_t need = n * (on_device ? 96 : 256), have = memory_available();
+    if (have == 0 || need <= have)
+        return GHM_OK;
+    if (why && why_size)
+        snprintf(why, why_size, "at this grid the voxels in and around it would be %.1f M, "
+                 "needing about %.1f GB of memory where %.1f GB are free: use a coarser grid",
+                 n / 1e6, need / 1e9, have / 1e9);
+    return GHM_ERR_TOO_LARGE;
+}
+
+/* The probe: a cloud of one point per voxel centre over the spans, with zero normals (so none
+ * are estimated for it: its labels use only the cloud's normals; ghm_pointcloud_create zeroes
+ * them). Ascending keys. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
+static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPointCloud **out,
+                      char *why, size_t why_size)
+{
+    const GhmVoxelGrid *g = &e->grid;
+    int32_t *lo = NULL, *hi = NULL;
+    int ret = row_spans(g, c, d, &lo, &hi);
+    if (ret < 0)
+        return ret;
+    size_t rows = (size_t)g->dims[1] * (size_t)g->dims[2], n = 0;
+    size_t *start = malloc((rows + 1) * sizeof *start);
+    if (!start)
+        ret = GHM_ERR_NOMEM;
+    for (size_t r = 0; start && r < rows; r++) {
+        start[r] = n;
+        n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
+    }
+    GhmPointCloud *pc = NULL;
+    if (ret == GHM_OK)
+        ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
+    if (ret == GHM_OK && (ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
+        probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), pc);
+        *out = pc;
+    }
+    free(start);
+    free(lo);
+    free(hi);
+    return ret;
+}
+
+/* An edit's inside comes from the cloud's normals: file normals that point inward or either way
+ * (ghm_voxel_normals_check) would cut or fill the wrong voxels, so they are refused with why. */
+static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, char *why, size_t size)
+{
+    GhmVoxelNormalsCheck nc = {.verdict = GHM_VOXEL_NORMALS_CONSISTENT};
+    int ret = c->normals_estimated ? GHM_OK : ghm_voxel_normals_check(g, c, &nc);
+    if (ret < 0)
+        return ret;
+    if (nc.verdict == GHM_VOXEL_NORMALS_INWARD && why && size)
+        snprintf(why, size, "its normals point inward (toward the middle at %d of the 26 voxels "
+                 "farthest out), so its inside would be taken for its outside: flip them, or "
+                 "drop them to have them estimated (--normals estimate)", nc.extremes_in);
+    if (nc.verdict == GHM_VOXEL_NORMALS_MIXED && why && size)
+        snprintf(why, size, "its normals point either way (%.0f %% of neighbouring voxels' "
+                 "normals are opposed, as when normals are estimated without an orientation), "
+                 "so it has no reliable inside: orient them, or drop them to have them "
+                 "estimated (--normals estimate)", 100 * nc.disagree);
+    return nc.verdict == GHM_VOXEL_NORMALS_INWARD || nc.verdict == GHM_VOXEL_NORMALS_MIXED
+               ? GHM_ERR_INVALID
+               : GHM_OK;
+}
+
+/* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.
+ * *probe_ms: the time until the probe was made. */
+int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **out,
+                       double *probe_ms, char *why, size_t why_size)
+{
+    double t0 = ghm_now();
+    GhmPointCloud none = {0};
+    GhmVoxelResult *alone = NULL;
+    GhmPointCloud *probe = NULL;
+    int ret = ghm_voxel_intersect(e->ctx, &none, pc, NULL, &e->grid, &e->opt, &alone);
+    if (ret == GHM_OK && alone->side[1].voxels == 0) {
+        ghmi_why(why, why_size, "no point lies inside the grid");
+        ret = GHM_ERR_INVALID;
+    }
+    if (ret == GHM_OK)
+        ret = check_normals(&e->grid, &alone->side[1], why, why_size);
+    if (ret == GHM_OK)
+        ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, &probe, why, why_size);
+    *probe_ms = 1e3 * (ghm_now() - t0);
+    if (ret == GHM_OK)
+        ret = ghm_voxel_intersect(e->ctx, probe, pc, NULL, &e->grid, &e->opt, out);
+    /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
+     * centres apart (a grid far from the origin for its voxel size) */
+    if (ret == GHM_OK && (*out)->side[0].voxels != probe->n) {
+        ghmi_why(why, why_size, "the voxel centres are not representable in float coordinates "
+                                "this far from the origin: use a coarser grid");
+        ghm_voxel_result_free(out);
+        ret = GHM_ERR_UNSUPPORTED;
+    }
+    if (ret < 0 && why && why_size && !why[0]) /* a failure that said nothing of its own */
+        ghmi_why(why, why_size, "%s", ghm_strerror(ret));
+    ghm_pointcloud_free(&probe);
+    ghm_voxel_result_free(&alone);
+    return ret;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the cloud encloses something: an inside voxel of the probe with no voxel of the cloud
+ * within rho = radius - 1 (the pipeline's barrier, where a sparse cloud's neighbours are labelled
+ * by the side of its nearby plane, ghm_voxel.h: a plane has an "inside" there). Such a voxel got
+ * its label from the fill. Stops at the first; a search of the cloud's ascending keys. */
+int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
+                       int radius)
+{
+    if (radius <= 1)
+        return p->label_count[GHM_VOXEL_INSIDE] > 0; /* no barrier beyond the cloud's voxels */
+    GhmiHood h;
+    ghmi_hood_make(radius - 1, &h);
+    for (size_t v = 0; v < p->voxels; v++) {
+        if (p->labels[v] != GHM_VOXEL_INSIDE)
+            continue;
+        int64_t xyz[3];
+        ghmi_voxel_coords(g, p->keys[v], xyz);
+        int near = 0;
+        for (int k = 0; k < h.n && !near; k++) {
+            uint32_t key = ghmi_voxel_step_key(g, xyz, h.step[k], 1);
+            near = key != GHM_NOT_FOUND &&
+                   bsearch(&key, c->keys, c->voxels, sizeof key, cmp_u32) != NULL;
+        }
+        if (!near)
+            return 1;
+    }
+    return 0;
+}
