@@ -46,16 +46,16 @@ static void print_help(void)
           "       geohash-match voxel edit --help)\n"
           "\n"
           "Voxel Boolean intersection of two point clouds (PLY ascii or binary, XYZ text; the\n"
-          "format is recognised by content). Both are voxelized on one grid; every occupied\n"
-          "voxel of each cloud is labelled intersection (occupied by both), inside or outside the\n"
-          "other cloud's surface (seeded next to the intersection from the other cloud's normals,\n"
-          "then flood-filled), or unknown (not reached). Clouds without normals get normals\n"
-          "estimated per voxel (PCA of the 27-voxel neighbourhood, oriented outward by\n"
-          "propagation), and the output says \"estimated\". Normals from a file are checked:\n"
-          "where they point inward (toward the middle at the cloud's extremes) or either way\n"
-          "(neighbouring voxels' normals opposed), the other cloud's labels follow them, and a\n"
-          "warning says so (\"normals_check\" in the JSON: consistent, inward, mixed, or\n"
-          "unchecked when the cloud spans too few voxels to tell).\n"
+          "format is recognised by content; A or B may be - for standard input). Both are\n"
+          "voxelized on one grid; every occupied voxel of each cloud is labelled intersection\n"
+          "(occupied by both), inside or outside the other cloud's surface (seeded next to the\n"
+          "intersection from the other cloud's normals, then flood-filled), or unknown (not\n"
+          "reached). Clouds without normals get normals estimated per voxel (PCA of the 27-voxel\n"
+          "neighbourhood, oriented outward by propagation), and the output says \"estimated\".\n"
+          "Normals from a file are checked: where they point inward (toward the middle at the\n"
+          "cloud's extremes) or either way (neighbouring voxels' normals opposed), the other\n"
+          "cloud's labels follow them, and a warning says so (\"normals_check\" in the JSON:\n"
+          "consistent, inward, mixed, or unchecked when the cloud spans too few voxels to tell).\n"
           "\n"
           "Options:\n"
           GHM_VOXEL_GRID_HELP
@@ -147,6 +147,10 @@ static int parse_args(int argc, char **argv, VoxelArgs *a)
         ghm_cli_error("voxel", argc - optind < 2 ? "missing point clouds: give A and B"
                                                  : "too many arguments: give A and B only");
         ghm_cli_usage_hint("voxel");
+        return -1;
+    }
+    if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0) {
+        ghm_cli_error("voxel", "only one of A and B can be read from standard input (-)");
         return -1;
     }
     if (a->have_matrix && (a->have_rotate || a->have_translate)) {

@@ -52,10 +52,11 @@ static void print_help(void)
           "\n"
           "Builds a solid voxel set from the closed point cloud BASE (its surface voxels and\n"
           "the voxels inside it), then edits it with each further cloud in the order given, on\n"
-          "one grid that holds every cloud (PLY ascii or binary, XYZ text; normals are\n"
-          "estimated where a file has none). Inside and outside come from the voxel mode's\n"
-          "labels (seeds from the cloud's normals next to its surface, then a flood fill), so a\n"
-          "cloud must be a closed surface at the grid's resolution.\n"
+          "one grid that holds every cloud (PLY ascii or binary, XYZ text, one of them may be\n"
+          "- for standard input; normals are estimated where a file has none). Inside and\n"
+          "outside come from the voxel mode's labels (seeds from the cloud's normals next to\n"
+          "its surface, then a flood fill), so a cloud must be a closed surface at the grid's\n"
+          "resolution.\n"
           "  --add X             X's voxels and the voxels inside X join the set (a union)\n"
           "  --subtract Y        the set's voxels inside Y leave it; its voxels on Y's surface\n"
           "                      stay, as the cut that closes the hole (a difference)\n"
@@ -95,17 +96,23 @@ static void add_step(EditArgs *a, GhmVoxelEditOp op, const char *path)
     a->steps[a->nsteps++] = (EditStep){.op = op, .path = path};
 }
 
-/* 1 when neither -o nor --preview names one of the clouds (ghm_cli_output_not_input), else
- * -1 after its error line. */
+/* 1 when neither -o nor --preview names one of the clouds (ghm_cli_output_not_input) and at
+ * most one cloud is standard input, else -1 after its error line. */
 static int outputs_not_inputs(const EditArgs *a)
 {
     const char **in = malloc((size_t)a->nsteps * sizeof *in);
+    int from_stdin = 0;
     if (!in) {
         ghm_cli_error("voxel edit", "out of memory");
         return -1;
     }
     for (int i = 0; i < a->nsteps; i++)
-        in[i] = a->steps[i].path;
+        in[i] = a->steps[i].path, from_stdin += strcmp(in[i], "-") == 0;
+    if (from_stdin > 1) {
+        ghm_cli_error("voxel edit", "only one cloud can be read from standard input (-)");
+        free(in);
+        return -1;
+    }
     int ok = ghm_cli_output_not_input("-o", a->out.output, in, a->nsteps) == 0 &&
              ghm_cli_output_not_input("--preview", a->out.preview, in, a->nsteps) == 0;
     free(in);

@@ -61,12 +61,14 @@ int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliChoices *out, int id, 
 int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointCloud **out)
 {
     char why[512];
-    if (ghm_pointcloud_load(path, out, why, sizeof why) < 0) {
-        ghm_cli_error(path, "%s", why);
+    int stdin_ = strcmp(path, "-") == 0; /* a pipe from a converter: read as a file */
+    const char *name = stdin_ ? "standard input" : path;
+    if (ghm_pointcloud_load(stdin_ ? "/dev/stdin" : path, out, why, sizeof why) < 0) {
+        ghm_cli_error(name, "%s", why);
         return -1;
     }
     if ((*out)->n == 0) {
-        ghm_cli_error(path, "no points");
+        ghm_cli_error(name, "no points");
         return -1;
     }
     if (ch->estimate_normals)

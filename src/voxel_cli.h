@@ -62,8 +62,8 @@ typedef struct GhmVoxelCliChoices {
  * printing an error line for a bad value. */
 int ghm_voxel_cli_option(GhmVoxelOptions *vox, GhmVoxelCliChoices *out, int id, const char *arg);
 
-/* Reads the cloud at path into *out (dropping its normals with --normals estimate); prints one
- * error line and returns -1 when it cannot be read or has no points. */
+/* Reads the cloud at path ("-": standard input) into *out (dropping its normals with --normals
+ * estimate); prints one error line and returns -1 when it cannot be read or has no points. */
 int ghm_voxel_cli_load(const char *path, const GhmVoxelCliChoices *ch, GhmPointCloud **out);
 
 /* Warns when the cloud at path is 50 or more times smaller or larger than the first cloud

@@ -184,6 +184,25 @@ test_voxel_units_warning() {
     grep -q "kitten.ply: has no inside at this grid" "$TMP/err" || fail "$(cat "$TMP/err")"
 }
 
+# A cloud piped in as - (a converter's output): the same answer as the file; one - at most.
+test_voxel_cloud_from_stdin() {
+    run_cmd 0 voxel --backend cpu --json --grid 32 "$VOXEL_A" "$VOXEL_B"
+    json_get "$TMP/out" 'j["B"]' | sed 's/.file.: [^,]*,//' >"$TMP/want"
+    cat "$VOXEL_B" | "$BIN" voxel --backend cpu --json --grid 32 "$VOXEL_A" - >"$TMP/out" ||
+        fail "voxel A - failed"
+    json_get "$TMP/out" 'j["B"]' | sed 's/.file.: [^,]*,//' >"$TMP/got"
+    cmp -s "$TMP/want" "$TMP/got" || fail "B from - differs: $(cat "$TMP/got") vs $(cat "$TMP/want")"
+    run_cmd 2 voxel --backend cpu - - </dev/null
+    expect_one_error_line "only one of A and B"
+    printf 'not a cloud\n' | "$BIN" voxel --backend cpu - "$VOXEL_A" >"$TMP/out" 2>"$TMP/err" &&
+        fail "a bad cloud on standard input was read"
+    expect_one_error_line "standard input: line 1"
+    cat "$VOXEL_B" | "$BIN" voxel edit --backend cpu --grid 32 "$VOXEL_A" --subtract - \
+        >"$TMP/out" 2>"$TMP/err" || fail "voxel edit ... --subtract - failed: $(cat "$TMP/err")"
+    run_cmd 2 voxel edit --backend cpu "$VOXEL_A" --add - --subtract - </dev/null
+    expect_one_error_line "only one cloud can be read from standard input"
+}
+
 test_voxel_bad_options() {
     run_cmd 2 voxel --grid 0 "$VOXEL_A" "$VOXEL_B"
     expect_one_error_line --grid
