@@ -270,6 +270,20 @@ void ghm_cli_print_help(FILE *f)
         f);
 }
 
+static int first_stdout_errno; /* ghm_cli_note_stdout_error */
+
+void ghm_cli_note_stdout_error(int err)
+{
+    if (!first_stdout_errno)
+        first_stdout_errno = err;
+}
+
+void ghm_cli_stdout_error(int err)
+{
+    err = err ? err : first_stdout_errno;
+    ghm_cli_error("standard output", "%s", err ? strerror(err) : "write error");
+}
+
 int ghm_cli_output_not_input(const char *option, const char *output, const char *const *inputs,
                              int n)
 {

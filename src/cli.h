@@ -84,6 +84,16 @@ void ghm_cli_warn(const char *subject, const char *fmt, ...) __attribute__((form
 int ghm_cli_parse_long(const char *name, const char *arg, long min, long max, long *out);
 int ghm_cli_parse_double(const char *name, const char *arg, double min, double max, double *out);
 
+/* Prints "geohash-match: standard output: <strerror(err)>": a result that could not be written
+ * (a full disk, a closed pipe). err 0: the reason ghm_cli_note_stdout_error kept, if any, else
+ * "write error". */
+void ghm_cli_stdout_error(int err);
+
+/* Keeps the reason (an errno) of the first failed write to standard output, for a later
+ * ghm_cli_stdout_error(0): a caller that only learns of the failure from ferror() at the end
+ * (the check in main) has lost errno by then. */
+void ghm_cli_note_stdout_error(int err);
+
 /* Refuses to write an output over one of the inputs (ffmpeg's rule): when output (the value of
  * option, may be NULL) names the same regular file as one of the n inputs (NULL entries and
  * files that do not exist are passed over), prints "<option>: '<output>' is the input <input>:

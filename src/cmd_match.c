@@ -12,6 +12,7 @@
  * that cannot be read gets its error line and the run goes on. Exit status: 2 when any query
  * (or the reference) failed, else 0 when any was found, else 1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,12 +41,15 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         json_object_set_new(obj, "query",
                             ghm_match_side_json(o->query, query->width, query->height));
         json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(ctx)));
-        int bad = ghm_json_print(stdout, obj) < 0;
+        errno = 0;
+        int bad = ghm_json_print(stdout, obj) < 0, err = errno; /* the write's reason */
         json_decref(obj);
+        errno = err;
         return bad ? GHM_ERR_IO : GHM_OK;
     }
     if (o->common.quiet)
         return GHM_OK;
+    errno = 0;
     if (o->one_line)
         return ghm_match_print_line(stdout, res, o->query) < 0 ? GHM_ERR_IO : GHM_OK;
     ghm_match_print_text(stdout, res, o->query, query->width, query->height);
@@ -72,7 +76,10 @@ static int report_match(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         ghm_match_write_overlay(o->overlay, ref, m, res, query->width, query->height) < 0)
         return GHM_EXIT_ERROR;
     if ((ret = print_result(o, ctx, m, res, query)) < 0) {
-        ghm_cli_error(NULL, "cannot write the result: %s", ghm_strerror(ret));
+        if (ret == GHM_ERR_IO)
+            ghm_cli_stdout_error(errno);
+        else
+            ghm_cli_error(NULL, "cannot write the result: %s", ghm_strerror(ret));
         return GHM_EXIT_ERROR;
     }
     return res->found ? GHM_EXIT_FOUND : GHM_EXIT_NOT_FOUND;
@@ -176,6 +183,8 @@ static size_t match_images(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
             one = report_match(o, ctx, m, ref, build_ms, mf.ret, &mf.res, mf.item.frame.image);
         *status = fold_status(*status, one);
         ghm_image_free(&mf.item.frame.image);
+        if (ferror(stdout))
+            break; /* its one error line is out; the rest would only repeat it */
     }
     ghm_video_match_stop(&vm);
     return qs.end;
@@ -192,7 +201,7 @@ static int match_queries(GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *m,
     if (!o->one_line)
         return ghm_cmd_video(o, &o->video, ctx, m, ref);
     int status = GHM_EXIT_NOT_FOUND;
-    for (size_t i = 0; i < list->n;) {
+    for (size_t i = 0; i < list->n && !ferror(stdout);) {
         if (list->entries[i].kind == GHM_QUERY_VIDEO) {
             o->query = list->entries[i++].path;
             status = fold_status(status, ghm_cmd_video(o, &o->video, ctx, m, ref));

@@ -6,6 +6,7 @@
  * are in, ranked: found ones first, each group by confidence, ties in command-line order. A
  * reference that cannot be read gets its error line and the search goes on (exit 2 at the end).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,8 +120,9 @@ static int print_hit(const Search *s, const Hit *h, size_t rank)
     json_object_set_new(obj, "query",
                         ghm_match_side_json(o->search, s->query->width, s->query->height));
     json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(s->ctx)));
-    int ret = ghm_json_print(stdout, obj);
+    int ret = ghm_json_print(stdout, obj), err = errno; /* the write's reason */
     json_decref(obj);
+    errno = err;
     return ret;
 }
 
@@ -151,8 +153,9 @@ static int report(Search *s)
     qsort(s->hits, s->n, sizeof *s->hits, by_rank);
     for (size_t i = 0; i < s->n; i++) {
         found |= s->hits[i].res.found;
+        errno = 0;
         if (!s->o->common.quiet && print_hit(s, &s->hits[i], i + 1) < 0) {
-            ghm_cli_error(NULL, "cannot write the result");
+            ghm_cli_stdout_error(errno);
             return GHM_EXIT_ERROR;
         }
     }

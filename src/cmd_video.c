@@ -23,6 +23,7 @@
 #include "cmd_video.h"
 
 #include <limits.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -186,10 +187,11 @@ static int handle_item(const GhmVideoRun *run, const GhmMatchedFrame *mf, GhmVid
         s->worst_frame = item->frame.index;
     }
     if (!c->quiet) {
-        int out = ghm_video_print_frame(run, &item->frame, res);
+        errno = 0;
+        int out = ghm_video_print_frame(run, &item->frame, res), err = errno;
         if (out < 0) {
             ghm_video_progress_clear(p);
-            ghm_cli_error(NULL, "cannot write to standard output");
+            ghm_cli_stdout_error(err);
             return -1;
         }
     }
@@ -481,9 +483,10 @@ static int join_parts(Part *parts, int n, FILE *out, GhmVideoStats *s)
     for (int g = 0; g < n; g++) {
         if (parts[g].started)
             pthread_join(parts[g].thread, NULL);
+        errno = 0;
         if (g > 0 && !failed && parts[g].len > 0 &&
             fwrite(parts[g].text, 1, parts[g].len, out) != parts[g].len) {
-            ghm_cli_error(NULL, "cannot write to standard output");
+            ghm_cli_stdout_error(errno);
             parts[g].status = GHM_EXIT_ERROR;
         }
         failed |= parts[g].status == GHM_EXIT_ERROR;

@@ -465,7 +465,7 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     GhmVoxelNormalsVerdict verdict[2];
     if (steps > 1 && (ret = ghm_voxel_sweep_create(ctx, pc[0], pc[1], &grid, &a->vox, &sw)) < 0)
         ghm_cli_error("voxel", "%s", ghm_strerror(ret));
-    for (int k = 0; k < steps && ret == GHM_OK; k++) {
+    for (int k = 0; k < steps && ret == GHM_OK && !ferror(stdout); k++) { /* lost lines: stop */
         GhmVoxelResult *own = NULL;
         const GhmVoxelResult *r = NULL;
         double t = steps == 1 ? 1.0 : (double)k / (steps - 1);

@@ -1,6 +1,7 @@
 /* json_out.c - see json_out.h. */
 #include "json_out.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +80,11 @@ int ghm_json_write_file(const char *path, json_t *obj)
 
 int ghm_json_print(FILE *f, const json_t *obj)
 {
-    if (json_dumpf(obj, f, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) == EOF)
-        return -1;
-    return fflush(f) == 0 ? 0 : -1;
+    errno = 0;
+    if (json_dumpf(obj, f, JSON_COMPACT | JSON_REAL_PRECISION(10)) == 0 && fputc('\n', f) != EOF &&
+        fflush(f) == 0)
+        return 0;
+    if (f == stdout) /* callers that go on (a sweep's lines) leave the report to main */
+        ghm_cli_note_stdout_error(errno);
+    return -1;
 }

@@ -71,7 +71,7 @@ static int run_command(int argc, char **argv)
 /* Results that never reached standard output (a full disk, a file system gone) make the run
  * fail, as GNU tools' close_stdout does: a script must not take a lost answer for "not found"
  * or for success. A run that failed already has said why in its one line (the commands that
- * check their own writes say "cannot write the result"). */
+ * check their own writes say so as this does: ghm_cli_stdout_error). */
 static int check_stdout(int status)
 {
     errno = 0;
@@ -79,8 +79,7 @@ static int check_stdout(int status)
         return status;
     if (status == GHM_EXIT_ERROR)
         return status;
-    fprintf(stderr, "geohash-match: standard output: %s\n",
-            errno ? strerror(errno) : "write error");
+    ghm_cli_stdout_error(errno);
     return GHM_EXIT_ERROR;
 }
 

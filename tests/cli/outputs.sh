@@ -102,13 +102,17 @@ test_output_devices_and_full_stdout() {
     grep -q "No space left on device" "$TMP/err" || fail "no reason given: $(cat "$TMP/err")"
     [ -c /dev/full ] || fail "/dev/full is no longer a device"
     local cmd
+    local pair="$DATA/images/butterfly.jpg $DATA/pairs/dev_00_query.png"
     for cmd in "voxel --backend cpu --grid 32 $clouds" "voxel --json --backend cpu --grid 32 $clouds" \
-        "--backend cpu $DATA/images/butterfly.jpg $DATA/pairs/dev_00_query.png" "--help"; do
+        "--backend cpu $pair" "--help" "--json --backend cpu $pair" \
+        "--json --backend cpu $pair $DATA/pairs/dev_03_query.jpg" \
+        "--json --backend cpu --search $DATA/pairs/dev_00_query.png $DATA/images/butterfly.jpg"; do
         # shellcheck disable=SC2086
         "$BIN" $cmd >/dev/full 2>"$TMP/err"
         local got=$?
         [ "$got" -eq 2 ] || fail "'$cmd' > /dev/full exited $got, expected 2"
-        expect_one_error_line "standard output"
+        # one line, with the reason: the run stops at the first result it cannot write
+        expect_one_error_line "standard output: No space left on device"
     done
 }
 
