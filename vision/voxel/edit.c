@@ -131,7 +131,6 @@ static int changes_apply(GhmVoxelEdit *e, Changes *c)
     return ret;
 }
 
-/* The cloud's voxels, found in the set: items (zeros where absent) in *found. */
 /* The set's items at the n tagged keys, in a new array *found (zeros where absent). An empty
  * set (an edit's BASE) is not asked: zeroed memory is its answer, without sending the keys to
  * the device and the items back. */
@@ -242,11 +241,12 @@ static void add_chunk(const GhmVoxelSide *c, const uint32_t *found, const uint32
     uint32_t scratch[ITEM_WORDS];
     size_t ce = write ? ck->cloud_erase[k] : 0, ie = write ? ck->inside_erase[k] : 0;
     size_t in = write ? ck->inside_new[k] : 0;
-    for (size_t v = chunk_at(c->voxels, k); write && v < chunk_at(c->voxels, k + 1); v++)
-        if (add_cloud_item(c, v, found + v * ITEM_WORDS, ch->insert + v * ITEM_WORDS))
-            ch->erase[ce++] = c->keys[v] | KEY_TAG;
-    for (size_t v = chunk_at(c->voxels, k); !write && v < chunk_at(c->voxels, k + 1); v++)
-        ce += found[v * ITEM_WORDS + W_KEY] != 0;
+    for (size_t v = chunk_at(c->voxels, k); v < chunk_at(c->voxels, k + 1); v++) {
+        int merged = found[v * ITEM_WORDS + W_KEY] != 0;
+        if (write && add_cloud_item(c, v, found + v * ITEM_WORDS, ch->insert + v * ITEM_WORDS))
+            ch->erase[ce] = c->keys[v] | KEY_TAG;
+        ce += merged;
+    }
     for (size_t i = chunk_at(ni, k); i < chunk_at(ni, k + 1); i++) {
         uint32_t *item = write ? ch->insert + in * ITEM_WORDS : scratch;
         int got = add_inside_item(inside[i], in_found + i * ITEM_WORDS, item);
