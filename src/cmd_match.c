@@ -93,6 +93,15 @@ static int match_decoded(const GhmMatchOptions *o, GhmContext *ctx, GhmMatcher *
     GhmMatchResult res;
     int ret = ghm_matcher_match(m, query, &res);
     int status = report_match(o, ctx, m, ref, build_ms, ret, &res, query);
+    int w, h;
+    ghm_matcher_size(m, &w, &h);
+    /* the picture looked for comes second: one not found that is larger each way and twice the
+     * area suggests the order was swapped (the video mode has --swap for a logo in frames) */
+    if (status == GHM_EXIT_NOT_FOUND && !o->common.quiet && query->width > w &&
+        query->height > h && (double)query->width * query->height >= 2.0 * w * h)
+        ghm_cli_warn(o->query, "not found, and larger (%dx%d) than the reference (%dx%d): QUERY "
+                     "is looked for inside REFERENCE; give them the other way round to find "
+                     "the smaller picture in the larger", query->width, query->height, w, h);
     ghm_image_free(&query);
     return status;
 }

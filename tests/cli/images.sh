@@ -77,6 +77,20 @@ test_match_help() {
     done
 }
 
+# The arguments swapped (the scene as QUERY): no match, and a warning saying the order; none when
+# the order is right, nor for a query not found that is not clearly larger (butterfly.jpg,
+# 493x356, in rubberwhale1.png, 584x388: the other way round, 1.3 times its area).
+test_match_swapped_arguments_hint() {
+    run_cmd 1 --backend cpu "$DATA/images/box.png" "$DATA/images/box_in_scene.png"
+    expect_one_error_line "give them the other way round"
+    run_cmd 0 --backend cpu "$DATA/images/box_in_scene.png" "$DATA/images/box.png"
+    [ ! -s "$TMP/err" ] || fail "$(cat "$TMP/err")"
+    run_cmd 1 --backend cpu "$DATA/images/rubberwhale1.png" "$DATA/images/box.png"
+    [ ! -s "$TMP/err" ] || fail "$(cat "$TMP/err")"
+    run_cmd 1 --backend cpu "$DATA/images/butterfly.jpg" "$DATA/images/rubberwhale1.png"
+    [ ! -s "$TMP/err" ] || fail "$(cat "$TMP/err")"
+}
+
 test_match_save_load_ref() {
     run_cmd 0 --backend cpu --save-ref "$TMP/ref.ghm" "$DATA/images/butterfly.jpg"
     [ -s "$TMP/ref.ghm" ] || fail "no reference file written"
