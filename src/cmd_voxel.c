@@ -403,16 +403,14 @@ static void check_normals(const VoxelArgs *a, const GhmVoxelResult *r,
         if (!r->side[i].normals_estimated)
             ghm_voxel_normals_check(&r->grid, &r->side[i], &c);
         verdict[i] = c.verdict;
-        const char *other = i ? "A" : "B";
-        if (c.verdict == GHM_VOXEL_NORMALS_INWARD)
-            ghm_cli_warn(a->path[i], "its normals point inward (toward the middle at %d of the "
-                         "26 voxels farthest out), so %s's labels take its outside for its "
-                         "inside: flip them, or use --normals estimate", c.extremes_in, other);
-        else if (c.verdict == GHM_VOXEL_NORMALS_MIXED)
-            ghm_cli_warn(a->path[i], "its normals point either way (%.0f %% of neighbouring "
-                         "voxels' normals are opposed, as when normals are estimated without an "
-                         "orientation), so %s's labels are unreliable: orient them, or use "
-                         "--normals estimate", 100 * c.disagree, other);
+        char fault[256];
+        if (ghm_voxel_normals_fault(&c, fault, sizeof fault))
+            ghm_cli_warn(a->path[i], "%s, so %s's labels %s: %s, or use --normals estimate",
+                         fault, i ? "A" : "B",
+                         c.verdict == GHM_VOXEL_NORMALS_INWARD
+                             ? "take its outside for its inside"
+                             : "are unreliable",
+                         c.verdict == GHM_VOXEL_NORMALS_INWARD ? "flip them" : "orient them");
     }
 }
 

@@ -162,20 +162,15 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, char *why
 {
     GhmVoxelNormalsCheck nc = {.verdict = GHM_VOXEL_NORMALS_CONSISTENT};
     int ret = c->normals_estimated ? GHM_OK : ghm_voxel_normals_check(g, c, &nc);
-    if (ret < 0)
+    char fault[256];
+    if (ret < 0 || !ghm_voxel_normals_fault(&nc, fault, sizeof fault))
         return ret;
-    if (nc.verdict == GHM_VOXEL_NORMALS_INWARD && why && size)
-        snprintf(why, size, "its normals point inward (toward the middle at %d of the 26 voxels "
-                 "farthest out), so its inside would be taken for its outside: flip them, or "
-                 "drop them to have them estimated (--normals estimate)", nc.extremes_in);
-    if (nc.verdict == GHM_VOXEL_NORMALS_MIXED && why && size)
-        snprintf(why, size, "its normals point either way (%.0f %% of neighbouring voxels' "
-                 "normals are opposed, as when normals are estimated without an orientation), "
-                 "so it has no reliable inside: orient them, or drop them to have them "
-                 "estimated (--normals estimate)", 100 * nc.disagree);
-    return nc.verdict == GHM_VOXEL_NORMALS_INWARD || nc.verdict == GHM_VOXEL_NORMALS_MIXED
-               ? GHM_ERR_INVALID
-               : GHM_OK;
+    int inward = nc.verdict == GHM_VOXEL_NORMALS_INWARD;
+    ghmi_why(why, size, "%s, so %s: %s, or drop them to have them estimated (--normals estimate)",
+             fault,
+             inward ? "its inside would be taken for its outside" : "it has no reliable inside",
+             inward ? "flip them" : "orient them");
+    return GHM_ERR_INVALID;
 }
 
 /* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.

@@ -215,6 +215,11 @@ typedef struct GhmVoxelNormalsCheck {
 GHM_API int ghm_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s,
                                     GhmVoxelNormalsCheck *out);
 
+/* Writes what is wrong with the normals c judged, as the start of a message ("its normals point
+ * inward (toward the middle at 26 of the 26 voxels farthest out)", or "... point either way
+ * (...)"), into out; returns 1 for those two verdicts, 0 (out empty) for the others. */
+GHM_API int ghm_voxel_normals_fault(const GhmVoxelNormalsCheck *c, char *out, size_t size);
+
 /* The centre of the voxel with this key. */
 GHM_API void ghm_voxel_centre(const GhmVoxelGrid *grid, uint32_t key, double centre[3]);
 

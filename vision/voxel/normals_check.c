@@ -17,6 +17,7 @@
  *   split evenly.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ghm_voxel.h"
@@ -192,4 +193,20 @@ int ghm_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s,
     free(cs.keys);
     free(cs.normals);
     return ret;
+}
+
+int ghm_voxel_normals_fault(const GhmVoxelNormalsCheck *c, char *out, size_t size)
+{
+    int inward = c->verdict == GHM_VOXEL_NORMALS_INWARD;
+    int mixed = c->verdict == GHM_VOXEL_NORMALS_MIXED;
+    if (size && inward)
+        snprintf(out, size, "its normals point inward (toward the middle at %d of the 26 voxels "
+                 "farthest out)", c->extremes_in);
+    else if (size && mixed)
+        snprintf(out, size, "its normals point either way (%.0f %% of neighbouring voxels' "
+                 "normals are opposed, as when normals are estimated without an orientation)",
+                 100 * c->disagree);
+    else if (size)
+        out[0] = '\0';
+    return inward || mixed;
 }
