@@ -284,18 +284,13 @@ void ghm_cli_stdout_error(int err)
     ghm_cli_error("standard output", "%s", err ? strerror(err) : "write error");
 }
 
-int ghm_cli_output_not_input(const char *option, const char *output, const char *const *inputs,
-                             int n)
+int ghm_cli_output_not_input(const char *option, const char *output, const char *input)
 {
     struct stat out, in;
-    if (!output || stat(output, &out) != 0 || !S_ISREG(out.st_mode))
+    if (!output || !input || stat(output, &out) != 0 || !S_ISREG(out.st_mode))
         return 0; /* a new file, or a device or pipe written in place */
-    for (int i = 0; i < n; i++)
-        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
-            in.st_ino == out.st_ino) {
-            ghm_cli_error(option, "'%s' is the input %s: refusing to write over it", output,
-                          inputs[i]);
-            return -1;
-        }
-    return 0;
+    if (stat(input, &in) != 0 || in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+        return 0;
+    ghm_cli_error(option, "'%s' is the input %s: refusing to write over it", output, input);
+    return -1;
 }

@@ -94,13 +94,12 @@ void ghm_cli_stdout_error(int err);
  * (the check in main) has lost errno by then. */
 void ghm_cli_note_stdout_error(int err);
 
-/* Refuses to write an output over one of the inputs (ffmpeg's rule): when output (the value of
- * option, may be NULL) names the same regular file as one of the n inputs (NULL entries and
- * files that do not exist are passed over), prints "<option>: '<output>' is the input <input>:
- * ..." and returns -1; else 0. A typo that names the cloud or the photo just read would
- * otherwise replace it with the result. */
-int ghm_cli_output_not_input(const char *option, const char *output, const char *const *inputs,
-                             int n);
+/* Refuses to write an output over an input (ffmpeg's rule): when output (the value of option,
+ * may be NULL) names the same regular file as input (may be NULL; one that does not exist is
+ * passed over), prints "<option>: '<output>' is the input <input>: ..." and returns -1; else
+ * 0. A typo that names the cloud or the photo just read would otherwise replace it with the
+ * result. */
+int ghm_cli_output_not_input(const char *option, const char *output, const char *input);
 
 /* Creates the context for the common options, printing one error line on failure (e.g. CUDA
  * asked for where no device is). Returns GHM_OK or the error. */

@@ -159,9 +159,10 @@ static int parse_args(int argc, char **argv, VoxelArgs *a)
     }
     a->path[0] = argv[optind];
     a->path[1] = argv[optind + 1];
-    if (ghm_cli_output_not_input("-o", a->out.output, a->path, 2) < 0 ||
-        ghm_cli_output_not_input("--preview", a->out.preview, a->path, 2) < 0)
-        return -1;
+    for (int i = 0; i < 2; i++)
+        if (ghm_cli_output_not_input("-o", a->out.output, a->path[i]) < 0 ||
+            ghm_cli_output_not_input("--preview", a->out.preview, a->path[i]) < 0)
+            return -1;
     return 1;
 }
 

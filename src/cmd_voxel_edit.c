@@ -100,26 +100,21 @@ static void add_step(EditArgs *a, GhmVoxelEditOp op, const char *path)
  * most one cloud is standard input, else -1 after its error line. */
 static int outputs_not_inputs(const EditArgs *a)
 {
-    const char **in = malloc((size_t)a->nsteps * sizeof *in);
     int from_stdin = 0;
-    if (!in) {
-        ghm_cli_error("voxel edit", "out of memory");
-        return -1;
+    for (int i = 0; i < a->nsteps; i++) {
+        const char *in = a->steps[i].path;
+        from_stdin += strcmp(in, "-") == 0;
+        if (ghm_cli_output_not_input("-o", a->out.output, in) < 0 ||
+            ghm_cli_output_not_input("--preview", a->out.preview, in) < 0)
+            return -1;
     }
-    for (int i = 0; i < a->nsteps; i++)
-        in[i] = a->steps[i].path, from_stdin += strcmp(in[i], "-") == 0;
     if (from_stdin > 1) {
         ghm_cli_error("voxel edit", "only one cloud can be read from standard input (-)");
-        free(in);
         return -1;
     }
-    int ok = ghm_cli_output_not_input("-o", a->out.output, in, a->nsteps) == 0 &&
-             ghm_cli_output_not_input("--preview", a->out.preview, in, a->nsteps) == 0;
-    free(in);
-    return ok ? 1 : -1;
+    return 1;
 }
 
-/* Returns 1 to go on, 0 when --help or --version was answered, -1 on an error (printed). */
 static int parse_args(int argc, char **argv, EditArgs *a)
 {
     int id;

@@ -199,21 +199,14 @@ static int positionals(int n, char **args, GhmMatchOptions *o)
  * REFERENCE, --load-ref, --search's QUERY and every QUERY (or REFERENCE) named. */
 static int outputs_not_inputs(const GhmMatchOptions *o)
 {
-    int n = 3 + o->n_queries;
-    const char **in = malloc((size_t)n * sizeof *in);
-    if (!in) {
-        ghm_cli_error(NULL, "out of memory");
-        return -1;
+    const char *named[3] = {o->reference, o->load_ref, o->search};
+    for (int i = 0; i < 3 + o->n_queries; i++) {
+        const char *in = i < 3 ? named[i] : o->queries[i - 3];
+        if (ghm_cli_output_not_input("--overlay", o->overlay, in) < 0 ||
+            ghm_cli_output_not_input("--save-ref", o->save_ref, in) < 0)
+            return -1;
     }
-    in[0] = o->reference, in[1] = o->load_ref, in[2] = o->search;
-    for (int i = 0; i < o->n_queries; i++)
-        in[3 + i] = o->queries[i];
-    int ret = ghm_cli_output_not_input("--overlay", o->overlay, in, n) < 0 ||
-                      ghm_cli_output_not_input("--save-ref", o->save_ref, in, n) < 0
-                  ? -1
-                  : 0;
-    free(in);
-    return ret;
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, GhmMatchOptions *opt)
