@@ -80,11 +80,9 @@ static int match_option(GhmMatchOptions *o, int id, const char *arg)
     GhmMatchParams *p = &o->params;
     long v = 0;
     double d = 0.0;
-    static const char *const ref_side[] = {"--max-points", "--corners", "--basis-prob",
-                                           "--min-dist", "--max-dist", "--quant",
-                                           "--angle-bins"};
-    if (id >= OPT_MAX_POINTS && id <= OPT_ANGLE_BINS)
-        o->ref_option = ref_side[id - OPT_MAX_POINTS];
+    for (const struct option *op = long_options; op->name; op++)
+        if (op->val == id && id >= OPT_MAX_POINTS && id <= OPT_ANGLE_BINS)
+            o->ref_option = op->name; /* the reference-side options, in the table's order */
     switch (id) {
     case OPT_OVERLAY: o->overlay = arg; return 1;
     case OPT_SAVE_REF: o->save_ref = arg; return 1;
@@ -280,8 +278,9 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
         if ((ret = ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why)) < 0)
             ghm_cli_error(opt->load_ref, "%s", why);
         else if (opt->ref_option)
-            ghm_cli_warn(opt->ref_option, "has no effect with --load-ref: the saved reference "
-                         "keeps the value it was built with (build it again to change it)");
+            ghm_cli_warn(NULL, "--%s: has no effect with --load-ref: the saved reference "
+                         "keeps the value it was built with (build it again to change it)",
+                         opt->ref_option);
     } else if ((ret = ghm_matcher_create(ctx, ref_img, &opt->params, out)) < 0) {
         if (ret == GHM_ERR_TOO_LARGE)
             ghm_cli_error(opt->reference, "%dx%d is larger than image matching takes "

@@ -20,8 +20,8 @@ typedef struct GhmMatchOptions {
     const char *overlay;   /* --overlay FILE.png, or NULL */
     const char *save_ref;  /* --save-ref FILE, or NULL */
     const char *load_ref;  /* --load-ref FILE, or NULL */
-    const char *ref_option; /* the last reference-side option given (a saved reference keeps
-                               its own), or NULL */
+    const char *ref_option; /* the last reference-side option given, without its "--" (a saved
+                               reference keeps its own), or NULL */
     const char *reference; /* REFERENCE (NULL when --load-ref is given without it) */
     const char *query;     /* the query at hand: QUERY, or each of QUERY... in turn (NULL when
                               only --save-ref is asked for) */
