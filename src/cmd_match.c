@@ -41,10 +41,8 @@ static int print_result(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         json_object_set_new(obj, "query",
                             ghm_match_side_json(o->query, query->width, query->height));
         json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(ctx)));
-        errno = 0;
-        int bad = ghm_json_print(stdout, obj) < 0, err = errno; /* the write's reason */
+        int bad = ghm_json_print(stdout, obj) < 0; /* it keeps the reason for the caller */
         json_decref(obj);
-        errno = err;
         return bad ? GHM_ERR_IO : GHM_OK;
     }
     if (o->common.quiet)
@@ -77,7 +75,7 @@ static int report_match(const GhmMatchOptions *o, GhmContext *ctx, const GhmMatc
         return GHM_EXIT_ERROR;
     if ((ret = print_result(o, ctx, m, res, query)) < 0) {
         if (ret == GHM_ERR_IO)
-            ghm_cli_stdout_error(errno);
+            ghm_cli_stdout_error(o->common.json ? 0 : errno); /* 0: ghm_json_print's reason */
         else
             ghm_cli_error(NULL, "cannot write the result: %s", ghm_strerror(ret));
         return GHM_EXIT_ERROR;

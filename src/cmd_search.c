@@ -120,9 +120,8 @@ static int print_hit(const Search *s, const Hit *h, size_t rank)
     json_object_set_new(obj, "query",
                         ghm_match_side_json(o->search, s->query->width, s->query->height));
     json_object_set_new(obj, "backend", json_string(ghm_context_backend_name(s->ctx)));
-    int ret = ghm_json_print(stdout, obj), err = errno; /* the write's reason */
+    int ret = ghm_json_print(stdout, obj); /* it keeps the reason for the caller */
     json_decref(obj);
-    errno = err;
     return ret;
 }
 
@@ -155,7 +154,7 @@ static int report(Search *s)
         found |= s->hits[i].res.found;
         errno = 0;
         if (!s->o->common.quiet && print_hit(s, &s->hits[i], i + 1) < 0) {
-            ghm_cli_stdout_error(errno);
+            ghm_cli_stdout_error(s->o->common.json ? 0 : errno); /* 0: ghm_json_print's */
             return GHM_EXIT_ERROR;
         }
     }
