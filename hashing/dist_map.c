@@ -45,7 +45,6 @@
 #include <string.h>
 
 #include "dist_map_internal.h"
-#include "hash_family.h"
 #include "log_internal.h"
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
@@ -153,77 +152,6 @@ static int for_each_part(Call *call, Step step)
             ret = task[p].ret;
     }
     return ret;
-}
-
-int ghm_dist_map_create(GhmContext *const *ctx, int parts, const GhmMapOptions *opt,
-                        GhmDistMap **out)
-{
-    if (!out)
-        return GHM_ERR_INVALID;
-    *out = NULL;
-    if (!ctx || !opt || parts < 1 || parts > MAX_PARTS)
-        return GHM_ERR_INVALID;
-    for (int p = 0; p < parts; p++) {
-        if (!ctx[p] || ctx[p]->backend != ctx[0]->backend)
-            return GHM_ERR_INVALID;
-        for (int q = 0; q < p; q++)
-            if (ctx[q] == ctx[p])
-                return GHM_ERR_INVALID;
-    }
-    if (!ctx[0]->backend->dist)
-        return GHM_ERR_UNSUPPORTED;
-    GhmDistMap *m = calloc(1, sizeof *m);
-    if (!m)
-        return GHM_ERR_NOMEM;
-    m->parts = parts;
-    m->ops = ctx[0]->backend->dist;
-    if (m->ops->connect)
-        m->ops->connect(ctx, parts);
-    m->c = ghmi_dist_consts(ctx[0]->seed, parts);
-    int ret = GHM_OK;
-    for (int p = 0; p < parts && ret == GHM_OK; p++) {
-        m->ctx[p] = ctx[p];
-        ret = ghm_map_create(ctx[p], opt, &m->map[p]);
-        if (ret == GHM_OK && parts > 1 && m->ops->side_open)
-            ret = m->ops->side_open(ctx[p], &m->side[p]);
-    }
-    if (ret < 0) {
-        ghm_dist_map_free(&m);
-        return ret;
-    }
-    *out = m;
-    return GHM_OK;
-}
-
-void ghm_dist_map_free(GhmDistMap **m)
-{
-    if (!m || !*m)
-        return;
-    if ((*m)->ranked)
-        ghmi_dist_ranked_free(*m);
-    for (int p = 0; p < (*m)->parts; p++) {
-        if ((*m)->side[p])
-            (*m)->ops->side_close((*m)->ctx[p], (*m)->side[p]);
-        ghm_map_free(&(*m)->map[p]);
-    }
-    free(*m);
-    *m = NULL;
-}
-
-size_t ghm_dist_map_part_size(const GhmDistMap *m, int p)
-{
-    GhmMapStats st;
-    if (!m || p < 0 || p >= m->parts || ghm_map_stats(m->map[p], &st) < 0)
-        return 0;
-    return st.size;
-}
-
-size_t ghm_dist_map_size(const GhmDistMap *m)
-{
-    size_t total = 0;
-    for (int p = 0; m && p < m->parts; p++)
-        total += ghm_dist_map_part_size(m, p);
-    return total;
 }
 
 /* ------------------------------------------------------------------------- the steps */
