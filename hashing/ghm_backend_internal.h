@@ -33,6 +33,9 @@ typedef struct GhmMapOps {
     /* find on backend arrays, queued on the context's stream without waiting (the answers are
      * there for the context's later work); NULL: find, which waits (ghmi_map_find_queued). */
     int (*find_queued)(const void *impl, const uint32_t *keys, size_t n, uint32_t *out);
+    /* ghmi_map_build_after on backend arrays; NULL: the wait, then build. */
+    int (*build_after)(void *impl, const uint32_t *keys, const uint32_t *values, size_t ready,
+                       size_t n, int (*wait)(void *arg), void *arg);
 } GhmMapOps;
 
 typedef struct GhmSetOps {
@@ -191,6 +194,14 @@ typedef struct GhmDistOps {
  * without waiting where the backend can (CUDA): the answers are there for the context's later
  * work; the CPU's find is done on return. */
 int ghmi_map_find_queued(const GhmMap *map, const uint32_t *keys, size_t n, uint32_t *out);
+
+/* ghm_map_build on backend arrays of which only the first `ready` pairs are there yet: where
+ * the backend can (the CUDA cuckoo map) those are inserted first, then wait(arg) queues the
+ * context's wait for the rest (it may also have to wait on the host), then the rest go in; so a
+ * part of GhmDistMap inserts its own piece while the others cross the link. Elsewhere wait(arg),
+ * then the build. The same map as ghm_map_build of all n pairs gives. */
+int ghmi_map_build_after(GhmMap *map, const uint32_t *keys, const uint32_t *values, size_t ready,
+                         size_t n, int (*wait)(void *arg), void *arg);
 
 /* Every rank's word in all[rank] (the same word sent to every rank: what the ranked map's votes
  * and checks need); GHM_ERR_IO when the exchange failed (hashing/dist_map_ranks.c). */

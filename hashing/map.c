@@ -139,6 +139,17 @@ int ghmi_map_find_queued(const GhmMap *map, const uint32_t *keys, size_t n, uint
     return map->ops->find_queued(map->impl, keys, n, out);
 }
 
+int ghmi_map_build_after(GhmMap *map, const uint32_t *keys, const uint32_t *values, size_t ready,
+                         size_t n, int (*wait)(void *arg), void *arg)
+{
+    if (!map || ready > n || (n && (!keys || !values)))
+        return GHM_ERR_INVALID;
+    if (map->ops->build_after)
+        return map->ops->build_after(map->impl, keys, values, ready, n, wait, arg);
+    int ret = wait(arg);
+    return ret < 0 ? ret : map->ops->build(map->impl, keys, values, n);
+}
+
 int ghm_map_stats(const GhmMap *map, GhmMapStats *out)
 {
     if (!map || !out)

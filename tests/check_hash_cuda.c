@@ -1,8 +1,9 @@
 /* check_hash_cuda.c - the CUDA backend's GhmMap against the CPU backend's, every scheme: tables
  * built on both from the same inputs (sizes 0..10^6, duplicates, extreme keys, load factors,
- * host and device arrays, grouped inserts) must give the same answers; plus the failure path,
- * 100 seeds at load 0.95, Robin Hood's stash and the two-level table's buckets. The other
- * structures: check_tables_cuda.c. GHM_TEST_SMALL=1 caps sizes at 10^4 (for compute-sanitizer). */
+ * host and device arrays, grouped inserts, pairs that arrive after a wait) must give the same
+ * answers; plus the failure path, 100 seeds at load 0.95, Robin Hood's stash and the two-level
+ * table's buckets. The other structures: check_tables_cuda.c. GHM_TEST_SMALL=1 caps sizes at
+ * 10^4 (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,79 @@ START_TEST(test_map_grouped)
         check_regions(b.gpu, &opt, &in);
     }
     free_input(&in);
+    backends_free(&b);
+}
+END_TEST
+
+/* The rest of a ghmi_map_build_after's pairs, uploaded by its wait: so the map can only be right
+ * if nothing read them before the wait. */
+typedef struct LateUpload {
+    GhmContext *gpu;
+    uint32_t *dk, *dv;
+    const Input *in;
+    size_t ready;
+    int waits;
+} LateUpload;
+
+static int upload_rest(void *arg)
+{
+    LateUpload *u = arg;
+    size_t rest = u->in->n - u->ready;
+    u->waits++;
+    int ret = ghm_buffer_upload(u->gpu, u->dk + u->ready, u->in->keys + u->ready, rest * 4);
+    return ret < 0 ? ret : ghm_buffer_upload(u->gpu, u->dv + u->ready, u->in->values + u->ready,
+                                             rest * 4);
+}
+
+/* ghmi_map_build_after (a GhmDistMap part's build: its own piece first, the others after a
+ * wait) gives the CPU map's answers and size, whatever is ready first, grouped or not,
+ * duplicates across the two pieces (the smallest value kept) and the extreme keys included. */
+START_TEST(test_map_build_after)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(6);
+    const size_t sizes[] = {1000, 200000};
+    for (int grouped = 0; grouped < 2; grouped++)
+        for (int i = 0; i < 2; i++) {
+            size_t n = cap_size(sizes[i]);
+            Input in = make_input(n, n / 2 + 7, 60 + i);
+            GhmMapOptions opt = map_options(GHM_MAP_BUCKETED, 0.9, 0);
+            GhmMap *mc = NULL, *mg = NULL;
+            uint32_t *want = xmalloc(in.nq * 4), *got = xmalloc(in.nq * 4);
+            ck_assert_int_eq(ghm_map_create(b.cpu, &opt, &mc), GHM_OK);
+            ck_assert_int_eq(ghm_map_build(mc, in.keys, in.values, in.n), GHM_OK);
+            ck_assert_int_eq(ghm_map_find(mc, in.queries, in.nq, want), GHM_OK);
+            ck_assert_int_eq(ghm_map_create(b.gpu, &opt, &mg), GHM_OK);
+            ghmi_map_group_tune(grouped, 4096);
+            const size_t ready[] = {0, n / 3, n};
+            for (int r = 0; r < 3; r++) {
+                uint32_t *garbage = xmalloc(n * 4);
+                memset(garbage, 0x5A, n * 4);
+                LateUpload u = {b.gpu, to_device(b.gpu, garbage, n), to_device(b.gpu, garbage, n),
+                                &in, ready[r], 0};
+                ck_assert_int_eq(ghm_buffer_upload(b.gpu, u.dk, in.keys, ready[r] * 4), GHM_OK);
+                ck_assert_int_eq(ghm_buffer_upload(b.gpu, u.dv, in.values, ready[r] * 4), GHM_OK);
+                ck_assert_int_eq(ghmi_map_build_after(mg, u.dk, u.dv, ready[r], n, upload_rest, &u),
+                                 GHM_OK);
+                ck_assert_int_eq(u.waits, 1);
+                memset(got, 0xA5, in.nq * 4);
+                ck_assert_int_eq(ghm_map_find(mg, in.queries, in.nq, got), GHM_OK);
+                assert_same(want, got, in.nq, "map built after a wait");
+                GhmMapStats sc, sg;
+                ck_assert_int_eq(ghm_map_stats(mc, &sc), GHM_OK);
+                ck_assert_int_eq(ghm_map_stats(mg, &sg), GHM_OK);
+                ck_assert_uint_eq(sc.size, sg.size);
+                ghm_buffer_free(b.gpu, (void **)&u.dk);
+                ghm_buffer_free(b.gpu, (void **)&u.dv);
+                free(garbage);
+            }
+            ghmi_map_group_tune(0, 0);
+            ghm_map_free(&mc);
+            ghm_map_free(&mg);
+            free(want);
+            free(got);
+            free_input(&in);
+        }
     backends_free(&b);
 }
 END_TEST
@@ -524,6 +598,7 @@ static Suite *hash_cuda_suite(void)
     tcase_add_test(tc, test_map_sizes);
     tcase_add_test(tc, test_map_duplicates);
     tcase_add_test(tc, test_map_grouped);
+    tcase_add_test(tc, test_map_build_after);
     tcase_add_test(tc, test_map_extreme_keys);
     tcase_add_test(tc, test_map_loads);
     tcase_add_test(tc, test_map_build_failed);

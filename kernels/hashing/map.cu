@@ -197,11 +197,53 @@ static int clear_table(CudaMap *m, size_t capacity, int marks)
     return ret;
 }
 
-/* Queues attempt `attempt` for the pairs (their number *count on the device, at most n, or n)
- * and publishes its reference. */
+/* Pairs that are not all there when an attempt starts (ghmi_map_build_after): those before
+ * `ready` are, the others once wait(arg) has queued the stream's wait for them. */
+typedef struct LatePairs {
+    size_t ready;
+    int (*wait)(void *arg);
+    void *arg;
+} LatePairs;
+
+/* Queues the grouping and the insert of a's pairs. */
+static int insert_range(CudaMap *m, GhmiMapAttempt *a, cudaStream_t s)
+{
+    void *grouping = NULL;
+    int ret = ghmi_map_group_launch(m->ctx, a, &grouping);
+    if (ret >= 0)
+        ret = ghmi_map_insert_launch(a, s);
+    ghmi_device_free(m->ctx, grouping);
+    return ret;
+}
+
+/* Queues the insert of the attempt's pairs; with late pairs, the ready ones, the wait, then the
+ * others (their values given, so a pair's value is not its place in the input). */
+static int insert_pairs(CudaMap *m, GhmiMapAttempt *a, const LatePairs *late, cudaStream_t s)
+{
+    if (!late || late->ready == a->n || late->ready == 0) {
+        int ret = late ? late->wait(late->arg) : GHM_OK;
+        return ret < 0 ? ret : insert_range(m, a, s);
+    }
+    GhmiMapAttempt first = *a, rest = *a;
+    first.n = late->ready;
+    first.more_follow = 1;
+    rest.keys += late->ready;
+    rest.values += late->ready;
+    rest.n -= late->ready;
+    rest.rng_seed = ghmi_hash_mix(a->rng_seed, 1, 0); /* the rest's places restart at 0 */
+    int ret = insert_range(m, &first, s);
+    if (ret >= 0)
+        ret = late->wait(late->arg);
+    if (ret >= 0) /* the grouped insert's warps take pairs from this cursor */
+        ret = GHM_CUDA(cudaMemsetAsync(&m->meta->cursor, 0, sizeof m->meta->cursor, s));
+    return ret < 0 ? ret : insert_range(m, &rest, s);
+}
+
+/* Queues attempt `attempt` for the pairs (their number *count on the device, at most n, or n;
+ * late: see LatePairs, or NULL) and publishes its reference. */
 static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *values,
                          const uint32_t *count, size_t n, int unique, int attempt,
-                         unsigned int *failed)
+                         unsigned int *failed, const LatePairs *late)
 {
     GhmiMapAttempt a;
     memset(&a, 0, sizeof a);
@@ -230,13 +272,9 @@ static int queue_attempt(CudaMap *m, const uint32_t *keys, const uint32_t *value
     a.max_iter = max_chain(m, n);
     a.rng_seed = (uint32_t)ghmi_mix64(a.ref.hc.a[0] ^ (uint64_t)a.ref.hc.b[0] << 32);
     cudaStream_t s = ghm_cuda_stream(m->ctx);
-    void *grouping = NULL;
     ret = clear_table(m, capacity, !unique);
     if (ret >= 0)
-        ret = ghmi_map_group_launch(m->ctx, &a, &grouping);
-    if (ret >= 0)
-        ret = ghmi_map_insert_launch(&a, s);
-    ghmi_device_free(m->ctx, grouping);
+        ret = insert_pairs(m, &a, late, s);
     if (ret >= 0 && !unique)
         ret = ghmi_map_dedup_launch(&a, capacity, s);
     m->ref = a.ref;
@@ -287,7 +325,22 @@ int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values
 {
     int ret = GHM_ERR_BUILD_FAILED;
     for (int attempt = 0; attempt <= m->max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
-        if ((ret = queue_attempt(m, keys, values, NULL, n, unique, attempt, NULL)) >= 0)
+        if ((ret = queue_attempt(m, keys, values, NULL, n, unique, attempt, NULL, NULL)) >= 0)
+            ret = ghmi_cuda_map_settle(m);
+    return ret;
+}
+
+/* The first attempt takes the pairs as they come; a failed one is rebuilt over all of them. */
+static int map_build_after(void *impl, const uint32_t *keys, const uint32_t *values, size_t ready,
+                           size_t n, int (*wait)(void *arg), void *arg)
+{
+    CudaMap *m = (CudaMap *)impl;
+    LatePairs late = {ready, wait, arg};
+    int ret = queue_attempt(m, keys, values, NULL, n, 0, 0, NULL, &late);
+    if (ret >= 0)
+        ret = ghmi_cuda_map_settle(m);
+    for (int attempt = 1; attempt <= m->max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
+        if ((ret = queue_attempt(m, keys, values, NULL, n, 0, attempt, NULL, NULL)) >= 0)
             ret = ghmi_cuda_map_settle(m);
     return ret;
 }
@@ -298,7 +351,7 @@ int ghmi_cuda_map_build_queued(CudaMap *m, const uint32_t *keys, const uint32_t 
 {
     if (attempt < 0 || (n && (!keys || !count)))
         return GHM_ERR_INVALID;
-    return queue_attempt(m, keys, values, count, n, unique, attempt, failed);
+    return queue_attempt(m, keys, values, count, n, unique, attempt, failed, NULL);
 }
 
 /* ---- the op table ---------------------------------------------------------------------------- */
@@ -382,4 +435,5 @@ extern "C" const GhmMapOps ghm_cuda_map_ops = {
     /* .stats = */ map_stats,
     /* .destroy = */ map_destroy,
     /* .find_queued = */ map_find_queued,
+    /* .build_after = */ map_build_after,
 };

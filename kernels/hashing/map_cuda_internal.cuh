@@ -58,6 +58,8 @@ typedef struct GhmiMapAttempt {
     size_t n;
     uint32_t max_iter;             /* eviction steps before the stash */
     uint32_t rng_seed;             /* BUCKETED: eviction choices */
+    int more_follow;               /* BUCKETED: another insert of this attempt follows, so the
+                                    * stash's fix-up waits for the last (map.cu insert_pairs) */
     const GhmContext *ctx;         /* its device sizes the grids that loop */
 } GhmiMapAttempt;
 

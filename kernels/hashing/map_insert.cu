@@ -85,13 +85,13 @@ static __device__ __forceinline__ int failed_yet(uint32_t it, const MapMeta *met
     return (it & 15) == 15 && *(const volatile unsigned int *)&meta->failed;
 }
 
-/* The pairs to insert: the device count of a queued build (at most n), else n. Thread 0 records
- * it for the host's count of distinct keys. */
+/* The pairs to insert: the device count of a queued build (at most n), else n. Thread 0 adds
+ * it to the host's count of distinct keys (an attempt may insert its pairs in two launches). */
 static __device__ __forceinline__ size_t pairs_of(const uint32_t *count, size_t n, MapMeta *meta)
 {
     size_t m = ghmi_attempt_pairs(count, n);
     if (blockIdx.x == 0 && threadIdx.x == 0)
-        meta->inputs = (unsigned int)m;
+        atomicAdd(&meta->inputs, (unsigned int)m);
     return m;
 }
 
@@ -507,7 +507,7 @@ static int insert_bucketed(const GhmiMapAttempt *a, cudaStream_t s)
             a->ref, a->slots, a->stash, a->marks, a->keys, a->values, a->count, a->n,
             a->max_iter, a->rng_seed, a->meta, a->failed);
     }
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 || a->more_follow)
         return ret;
     stash_fixup_kernel<B><<<1, 128, 0, s>>>(a->ref, a->slots, a->stash, a->marks, a->meta);
     return GHM_CUDA_LAUNCH();
