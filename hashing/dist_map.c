@@ -20,14 +20,23 @@
  * joined its side stream and waited for its own (steps 5 and 7 wait), so no copy reads an
  * array that is gone.
  *
- * Where every context may write every other's memory (GhmDistOps.reach: the CPU's host memory,
- * GPUs whose pools grant each other access) a call is direct: step 3 writes each piece straight
- * into its part's receive arrays and a part's finds write their answers straight into the
- * shard's, so steps 4 and 6 copy nothing. The pieces still cross the link once, as the split's
- * stores, but no copy waits for the split to end, and a part's own piece is not copied at all.
- * A context's stream waits for the others' marks three times: for their allocations before it
- * splits into their arrays, for their splits before it builds or probes what they wrote, and
- * for their probes before it puts the answers in order.
+ * Where every context may write every other's memory (GhmDistOps.reach: the CPU's host memory, GPUs
+ * whose pools grant each other access) a call other than an overlapped build (below) is direct:
+ * step 3 writes each piece straight into its part's receive arrays and a part's finds write their
+ * answers straight into the shard's, so steps 4 and 6 copy nothing. The pieces still cross the link
+ * once, as the split's stores, but no copy waits for the split to end, and a part's own piece is
+ * not copied at all. A context's stream waits for the others' marks three times: for their
+ * allocations before it splits into their arrays, for their splits before it builds or probes what
+ * they wrote, and for their probes before it puts the answers in order.
+ *
+ * A build over side streams (CUDA, several parts) is overlapped instead: each shard's split puts
+ * its own part's piece first in that part's receive arrays and the others in its send arrays,
+ * the copy engines carry those on the parts' side streams, and each part's map inserts its own
+ * piece meanwhile (ghmi_map_build_after), the rest once its side stream's copies are in. On two
+ * H200s the link's 1.4 ms so hide under the insert: 1.58x -> 1.70x one GPU's build
+ * (docs/BENCHMARKS.md). A direct split keeps the SMs waiting on its stores to the other GPU
+ * before the insert can start, and a direct split on a few blocks an SM beside the insert
+ * (tried) was bound by those few SMs.
  *
  * A find over two parts that can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA
  * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part
@@ -75,6 +84,8 @@ typedef struct Call {
     uint32_t *back[MAX_PARTS], *answers[MAX_PARTS];
     uint32_t *recv_keys[MAX_PARTS], *recv_values[MAX_PARTS], *recv_out[MAX_PARTS];
     int direct; /* splits write into the parts' memory, parts write answers into the shards' */
+    int overlapped; /* a build whose parts insert their own pieces while the others' copies
+                     * run on their side streams */
     char timings[256]; /* "step ms, ..." for the verbose log */
 } Call;
 
@@ -187,17 +198,18 @@ static int step_count(Call *call, int p)
 }
 
 /* A find's own piece stays where the split put it (find_own probes it there), so a part
- * receives only the other shards' pieces; a build's part receives every piece, its own too,
- * for one build over them all. */
+ * receives only the other shards' pieces; a build's part receives every piece, its own first
+ * (an overlapped build inserts it while the others arrive), for one build over them all. */
 static void make_plan(Plan *pl, int parts, int find)
 {
     for (int q = 0; q < parts; q++) {
-        pl->received[q] = 0;
-        for (int p = 0; p < parts; p++) {
-            pl->offset[p][q] = pl->received[q];
-            if (!(find && p == q))
+        pl->received[q] = find ? 0 : pl->count[q][q];
+        pl->offset[q][q] = 0;
+        for (int p = 0; p < parts; p++)
+            if (p != q) {
+                pl->offset[p][q] = pl->received[q];
                 pl->received[q] += pl->count[p][q];
-        }
+            }
     }
     for (int p = 0; p < parts; p++) {
         size_t at = 0;
@@ -296,6 +308,10 @@ static void split_dest(const Call *call, int p, GhmiDistDest *d)
     int find = call->out != NULL;
     ghmi_dist_dest_local(d, call->m->parts, pl->start[p], call->send_keys[p],
                          find ? NULL : call->send_values[p]);
+    if (call->overlapped) { /* its own piece first in its receive arrays (make_plan) */
+        d->keys[p] = call->recv_keys[p];
+        d->values[p] = call->recv_values[p];
+    }
     for (int q = 0; q < call->m->parts && call->direct; q++)
         if (pl->count[p][q] && !(find && q == p)) {
             d->keys[q] = call->recv_keys[q] + pl->offset[p][q];
@@ -339,7 +355,7 @@ static int step_send(Call *call, int q)
     int ret = call->direct ? wait_for_others(m, q) : GHM_OK;
     for (int p = 0; p < m->parts && ret == GHM_OK && !call->direct; p++) {
         size_t k = pl->count[p][q], from = pl->start[p][q], to = pl->offset[p][q];
-        if (k == 0 || (call->out && p == q))
+        if (k == 0 || (p == q && (call->out || call->overlapped)))
             continue;
         ret = copy_in(m, q, call->recv_keys[q] + to, p, call->send_keys[p] + from, k * 4);
         if (ret == GHM_OK && !call->out)
@@ -350,11 +366,31 @@ static int step_send(Call *call, int q)
     return ret;
 }
 
+typedef struct SideOf {
+    const GhmDistMap *m;
+    int q;
+} SideOf;
+
+static int join_side_of(void *arg)
+{
+    const SideOf *o = arg;
+    return join_side(o->m, o->q);
+}
+
+/* Part q's build over every piece; an overlapped one inserts q's own piece (first in the
+ * receive arrays) while the others' copies run on its side stream, then the rest. */
 static int step_build(Call *call, int q)
 {
-    int ret = join_side(call->m, q);
-    return ret == GHM_OK ? ghm_map_build(call->m->map[q], call->recv_keys[q],
-                                         call->recv_values[q], call->plan->received[q])
+    GhmDistMap *m = call->m;
+    if (call->overlapped) {
+        SideOf side = {m, q};
+        return ghmi_map_build_after(m->map[q], call->recv_keys[q], call->recv_values[q],
+                                    call->plan->count[q][q], call->plan->received[q],
+                                    join_side_of, &side);
+    }
+    int ret = join_side(m, q);
+    return ret == GHM_OK ? ghm_map_build(m->map[q], call->recv_keys[q], call->recv_values[q],
+                                         call->plan->received[q])
                          : ret;
 }
 
@@ -440,7 +476,9 @@ static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
         call->values[p] = n[p] && values ? values[p] : NULL;
         call->n[p] = n[p];
     }
-    call->direct = !force_copies && m->ops->reach && m->ops->reach(m->ctx, m->parts);
+    call->overlapped = !out && m->side[0];
+    call->direct = !call->overlapped && !force_copies && m->ops->reach &&
+                   m->ops->reach(m->ctx, m->parts);
     call->plan = calloc(1, sizeof *call->plan);
     return call->plan ? GHM_OK : GHM_ERR_NOMEM;
 }

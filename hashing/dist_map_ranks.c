@@ -328,6 +328,10 @@ static int begin_call(RankCall *c, const GhmDistMap *m, const uint32_t *keys,
     return agree(m, ret);
 }
 
+/* The part's build waits for the whole exchange: inserting its own piece while NCCL's kernels
+ * carry the others (as one process's parts do beside their copy engines, dist_map.c) made the
+ * two ranks' build slower on two H200s (24.6-24.7 -> 23.9-24.2 G keys/s), the insert and
+ * NCCL's kernels sharing the SMs. */
 int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
                            size_t n)
 {
