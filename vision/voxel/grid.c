@@ -4,7 +4,9 @@
  * here, and it calls nothing else of it.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "voxel_internal.h"
 
@@ -69,6 +71,37 @@ static void bbox_add(double lo[3], double hi[3], const double p[3])
         lo[k] = p[k] < lo[k] ? p[k] : lo[k];
         hi[k] = p[k] > hi[k] ? p[k] : hi[k];
     }
+}
+
+/* The box of cloud c's points moved by pose m (NULL: as they are), added to [lo, hi]. Large
+ * clouds on the OpenMP threads (a sweep's fit moves B to every step's pose: 40 steps of 2M
+ * points took 0.23 s on one thread, 0.16 on two), over contiguous chunks whose boxes are combined in the chunks'
+ * order with bbox_add's strict comparisons: the one-thread loop's box to the bit, down to which
+ * of 0.0 and -0.0 it keeps. */
+static void add_moved(const GhmPointCloud *c, const double *m, double lo[3], double hi[3])
+{
+    enum { MAX_CHUNKS = 64, CHUNK_LEAST = 1 << 16 };
+    double clo[MAX_CHUNKS][3], chi[MAX_CHUNKS][3];
+    int chunks = omp_get_max_threads();
+    chunks = chunks < MAX_CHUNKS ? chunks : MAX_CHUNKS;
+    chunks = c->n / CHUNK_LEAST < (size_t)chunks ? (int)(c->n / CHUNK_LEAST) : chunks;
+    chunks = chunks < 1 ? 1 : chunks;
+#pragma omp parallel for num_threads(chunks) if (chunks > 1)
+    for (int t = 0; t < chunks; t++) {
+        double p[3], l[3] = {INFINITY, INFINITY, INFINITY};
+        double h[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = c->n * t / chunks; i < c->n * (t + 1) / chunks; i++) {
+            ghmi_voxel_apply_pose(m, c->xyz + 3 * i, p);
+            bbox_add(l, h, p);
+        }
+        memcpy(clo[t], l, sizeof l); /* once: the chunks' boxes share cache lines */
+        memcpy(chi[t], h, sizeof h);
+    }
+    for (int t = 0; t < chunks; t++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = clo[t][k] < lo[k] ? clo[t][k] : lo[k];
+            hi[k] = chi[t][k] > hi[k] ? chi[t][k] : hi[k];
+        }
 }
 
 /* Whether the half-open axis [lo, lo + d s) holds hi, both by the arithmetic that voxelizes
@@ -150,16 +183,9 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
         ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    double p[3];
-    for (size_t i = 0; i < a->n; i++) {
-        ghmi_voxel_apply_pose(NULL, a->xyz + 3 * i, p);
-        bbox_add(lo, hi, p);
-    }
+    add_moved(a, NULL, lo, hi);
     for (int k = 0; k < (nposes ? nposes : 1); k++)
-        for (size_t i = 0; i < b->n; i++) {
-            ghmi_voxel_apply_pose(nposes ? poses + 16 * k : NULL, b->xyz + 3 * i, p);
-            bbox_add(lo, hi, p);
-        }
+        add_moved(b, nposes ? poses + 16 * k : NULL, lo, hi);
     return fit_box(lo, hi, a->n + b->n == 0, opt, out, why, why_size);
 }
 
@@ -170,15 +196,11 @@ int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
     if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    double p[3];
     size_t points = 0;
     for (int c = 0; c < n; c++) {
         if (!clouds[c])
             return bad_fit(opt, why, why_size);
-        for (size_t i = 0; i < clouds[c]->n; i++) {
-            ghmi_voxel_apply_pose(NULL, clouds[c]->xyz + 3 * i, p);
-            bbox_add(lo, hi, p);
-        }
+        add_moved(clouds[c], NULL, lo, hi);
         points += clouds[c]->n;
     }
     return fit_box(lo, hi, points == 0, opt, out, why, why_size);
