@@ -159,6 +159,40 @@ int ghm_cli_common_option(GhmCommonOptions *opt, int id, const char *arg)
     }
 }
 
+int ghm_cli_parse_gpus(const char *arg, int most, int *out)
+{
+    long v;
+    if (strcmp(arg, "all") == 0) {
+        *out = GHM_CLI_ALL_GPUS;
+        return 0;
+    }
+    if (ghm_cli_parse_long("--gpus", arg, 1, most, &v) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int ghm_cli_resolve_gpus(int asked, const GhmContext *ctx)
+{
+    int cuda = ghm_context_backend(ctx) == GHM_BACKEND_CUDA;
+    int have = cuda ? ghm_cuda_device_count() : 0;
+    if (asked == GHM_CLI_ALL_GPUS)
+        return have > 1 ? have : 1;
+    if (asked <= 1)
+        return 1;
+    if (!cuda) {
+        ghm_cli_error("--gpus", "%d needs the CUDA backend (this run uses the CPU%s)", asked,
+                      ghm_cuda_available() ? "" : ": no usable CUDA device");
+        return -1;
+    }
+    if (ghm_context_device(ctx) + asked > have) {
+        ghm_cli_error("--gpus", "%d: this machine has %d CUDA device%s", asked, have,
+                      have == 1 ? "" : "s");
+        return -1;
+    }
+    return asked;
+}
+
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
 {
     GhmContextOptions co = ghm_context_defaults();

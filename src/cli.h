@@ -101,6 +101,18 @@ void ghm_cli_note_stdout_error(int err);
  * result. */
 int ghm_cli_output_not_input(const char *option, const char *output, const char *input);
 
+/* --gpus all: every CUDA device there is (none: as without the option). */
+#define GHM_CLI_ALL_GPUS (-1)
+
+/* Parses --gpus's value ("all": GHM_CLI_ALL_GPUS, or 1..most) into *out; prints one error line
+ * and returns -1 for anything else. */
+int ghm_cli_parse_gpus(const char *arg, int most, int *out);
+
+/* The devices `asked` (a --gpus value; 0: one) means in ctx: 1 without the option, every device
+ * for GHM_CLI_ALL_GPUS, else asked; -1 after an error line where ctx is not a CUDA context or
+ * there are not that many devices from ctx's on. */
+int ghm_cli_resolve_gpus(int asked, const GhmContext *ctx);
+
 /* Creates the context for the common options, printing one error line on failure (e.g. CUDA
  * asked for where no device is). Returns GHM_OK or the error. */
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out);

@@ -72,16 +72,8 @@ int ghm_video_cli_option(GhmVideoOptions *opt, int id, const char *arg)
         opt->jobs = (int)v;
         return 1;
     }
-    case GHM_OPT_VIDEO_GPUS: {
-        long v;
-        if (strcmp(arg, "all") == 0)
-            opt->gpus = GHM_VIDEO_ALL_GPUS;
-        else if (ghm_cli_parse_long("--gpus", arg, 1, GHM_VIDEO_MATCH_MAX_JOBS, &v) < 0)
-            return -1;
-        else
-            opt->gpus = (int)v;
-        return 1;
-    }
+    case GHM_OPT_VIDEO_GPUS:
+        return ghm_cli_parse_gpus(arg, GHM_VIDEO_MATCH_MAX_JOBS, &opt->gpus) < 0 ? -1 : 1;
     case GHM_OPT_VIDEO_DECODE:
         if (strcmp(arg, "cpu") != 0 && strcmp(arg, "gpu") != 0) {
             ghm_cli_error("--decode", "'%s': expected cpu or gpu", arg);
@@ -202,28 +194,13 @@ static int handle_item(const GhmVideoRun *run, const GhmMatchedFrame *mf, GhmVid
 /* The number of devices --gpus asks for in ctx (1 without it); -1 after an error line. */
 static int resolve_gpus(const GhmVideoOptions *o, const GhmContext *ctx)
 {
-    int cuda = ghm_context_backend(ctx) == GHM_BACKEND_CUDA;
-    int have = cuda ? ghm_cuda_device_count() : 0;
-    if (o->gpus == GHM_VIDEO_ALL_GPUS)
-        return have > 1 ? have : 1;
-    if (o->gpus <= 1)
-        return 1;
-    if (!cuda) {
-        ghm_cli_error("--gpus", "%d needs the CUDA backend (this run uses the CPU%s)", o->gpus,
-                      ghm_cuda_available() ? "" : ": no usable CUDA device");
-        return -1;
-    }
-    if (ghm_context_device(ctx) + o->gpus > have) {
-        ghm_cli_error("--gpus", "%d: this machine has %d CUDA device%s", o->gpus, have,
-                      have == 1 ? "" : "s");
-        return -1;
-    }
-    if (o->jobs && o->jobs < o->gpus) {
+    int gpus = ghm_cli_resolve_gpus(o->gpus, ctx);
+    if (gpus > 1 && o->jobs && o->jobs < o->gpus) {
         ghm_cli_error("--jobs", "%d is fewer than --gpus %d: each device needs a worker",
                       o->jobs, o->gpus);
         return -1;
     }
-    return o->gpus;
+    return gpus;
 }
 
 static int check_options(const GhmMatchOptions *opt, const GhmVideoOptions *o,

@@ -9,6 +9,7 @@
  * One grid, fitted around every pose, serves all steps; the tables are rebuilt per step (a
  * GhmVoxelSweep: on a device the clouds are uploaded once).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,13 @@
 #include "json_out.h"
 #include "voxel_cli.h"
 
-enum { OPT_TRANSFORM_B = GHM_VOXEL_OPT_FIRST_OWN, OPT_ROTATE_B, OPT_TRANSLATE_B, OPT_SWEEP };
+enum {
+    OPT_TRANSFORM_B = GHM_VOXEL_OPT_FIRST_OWN,
+    OPT_ROTATE_B,
+    OPT_TRANSLATE_B,
+    OPT_SWEEP,
+    OPT_GPUS
+};
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
@@ -27,6 +34,7 @@ static const struct option long_options[] = {
     {"rotate-b", required_argument, NULL, OPT_ROTATE_B},
     {"translate-b", required_argument, NULL, OPT_TRANSLATE_B},
     {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"gpus", required_argument, NULL, OPT_GPUS},
     {NULL, 0, NULL, 0}};
 
 typedef struct VoxelArgs {
@@ -34,6 +42,7 @@ typedef struct VoxelArgs {
     GhmVoxelOptions vox;
     GhmVoxelCliChoices out;
     int sweep;
+    int gpus; /* --gpus: CUDA devices a sweep's steps are dealt to (0: one) */
     int have_matrix, have_rotate, have_translate;
     double matrix[16], rotate[3], translate[3];
     const char *path[2];
@@ -71,6 +80,8 @@ static void print_help(void)
           "  --translate-b X,Y,Z then move B by this vector\n"
           "  --sweep K           K steps from B as it is to the pose above (one line per step, JSON\n"
           "                      Lines with --json); -o and --preview show the last step\n"
+          "  --gpus N|all        deal the sweep's steps to N CUDA devices, one whole step on\n"
+          "                      each at a time (the same lines, in step order, as on one)\n"
           GHM_VOXEL_LABEL_HELP
           "  --backend, --json, --quiet, --seed, --threads, --verbose, --help as everywhere\n"
           "\n"
@@ -117,6 +128,8 @@ static int parse_own_option(VoxelArgs *a, int id, const char *arg)
             return -1;
         a->sweep = (int)v;
         return 0;
+    case OPT_GPUS:
+        return ghm_cli_parse_gpus(arg, 64, &a->gpus);
     default:
         ghm_cli_usage_hint("voxel");
         return -1;
@@ -444,10 +457,74 @@ static double *make_poses(const VoxelArgs *a, const GhmPointCloud *b, int steps)
     return poses;
 }
 
+/* What a step's result goes to: the normals check (the first step), its line, and the outputs
+ * (the last step). */
+typedef struct Emit {
+    const VoxelArgs *a;
+    GhmContext *ctx;
+    int steps;
+    double read_ms;
+    GhmVoxelNormalsVerdict verdict[2];
+} Emit;
+
+static int emit_step(void *user, int k, const GhmVoxelResult *r)
+{
+    Emit *e = user;
+    const VoxelArgs *a = e->a;
+    double t = e->steps == 1 ? 1.0 : (double)k / (e->steps - 1);
+    if (k == 0)
+        check_normals(a, r, e->verdict);
+    if (!a->common.quiet && a->common.json)
+        print_json(a, r, ghm_context_backend_name(e->ctx), e->verdict, k, t, e->read_ms);
+    else if (!a->common.quiet)
+        print_text(a, r, k, t, e->read_ms);
+    if (ferror(stdout)) { /* lost lines: stop */
+        ghm_cli_stdout_error(a->common.json ? 0 : errno); /* 0: ghm_json_print's reason */
+        return GHM_ERR_IO;
+    }
+    return k == e->steps - 1 && write_outputs(a, r) < 0 ? GHM_ERR_IO : GHM_OK;
+}
+
+/* The steps on ctx's device: one ghm_voxel_intersect, or a sweep that keeps the clouds and
+ * buffers from step to step. */
+static int run_here(Emit *e, GhmPointCloud *pc[2], const double *poses, const GhmVoxelGrid *grid)
+{
+    const VoxelArgs *a = e->a;
+    GhmVoxelSweep *sw = NULL;
+    int ret = GHM_OK;
+    if (e->steps > 1 &&
+        (ret = ghm_voxel_sweep_create(e->ctx, pc[0], pc[1], grid, &a->vox, &sw)) < 0)
+        ghm_cli_error("voxel", "%s", ghm_strerror(ret));
+    for (int k = 0; k < e->steps && ret == GHM_OK; k++) {
+        GhmVoxelResult *own = NULL;
+        const GhmVoxelResult *r = NULL;
+        const double *pose = poses ? poses + 16 * k : NULL;
+        if (sw)
+            ret = ghm_voxel_sweep_step(sw, pose, &r);
+        else if ((ret = ghm_voxel_intersect(e->ctx, pc[0], pc[1], pose, grid, &a->vox,
+                                            &own)) == 0)
+            r = own;
+        if (ret < 0)
+            ghm_cli_error("voxel", "step %d: %s", k, ghm_strerror(ret));
+        else
+            ret = emit_step(e, k, r);
+        ghm_voxel_result_free(&own);
+    }
+    ghm_voxel_sweep_free(&sw);
+    return ret;
+}
+
 static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *ctx)
 {
     int moved = a->have_matrix || a->have_rotate || a->have_translate;
     int steps = a->sweep > 0 ? a->sweep : 1;
+    int gpus = ghm_cli_resolve_gpus(a->gpus, ctx);
+    if (gpus < 0)
+        return GHM_EXIT_ERROR;
+    if (gpus > 1 && steps == 1) {
+        ghm_cli_warn("--gpus", "one step runs on one device; --gpus deals a --sweep's steps");
+        gpus = 1;
+    }
     double *poses = moved ? make_poses(a, pc[1], steps) : NULL;
     char why[512];
     GhmVoxelGrid grid;
@@ -459,35 +536,13 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
         free(poses);
         return GHM_EXIT_ERROR;
     }
-    /* one step: ghm_voxel_intersect; a sweep keeps the clouds and buffers from step to step */
-    GhmVoxelSweep *sw = NULL;
-    GhmVoxelNormalsVerdict verdict[2];
-    if (steps > 1 && (ret = ghm_voxel_sweep_create(ctx, pc[0], pc[1], &grid, &a->vox, &sw)) < 0)
-        ghm_cli_error("voxel", "%s", ghm_strerror(ret));
-    for (int k = 0; k < steps && ret == GHM_OK && !ferror(stdout); k++) { /* lost lines: stop */
-        GhmVoxelResult *own = NULL;
-        const GhmVoxelResult *r = NULL;
-        double t = steps == 1 ? 1.0 : (double)k / (steps - 1);
-        const double *pose = poses ? poses + 16 * k : NULL;
-        if (sw)
-            ret = ghm_voxel_sweep_step(sw, pose, &r);
-        else if ((ret = ghm_voxel_intersect(ctx, pc[0], pc[1], pose, &grid, &a->vox, &own)) == 0)
-            r = own;
-        if (ret < 0) {
-            ghm_cli_error("voxel", "step %d: %s", k, ghm_strerror(ret));
-            break;
-        }
-        if (k == 0)
-            check_normals(a, r, verdict);
-        if (!a->common.quiet && a->common.json)
-            print_json(a, r, ghm_context_backend_name(ctx), verdict, k, t, read_ms);
-        else if (!a->common.quiet)
-            print_text(a, r, k, t, read_ms);
-        if (k == steps - 1 && write_outputs(a, r) < 0)
-            ret = GHM_ERR_IO;
-        ghm_voxel_result_free(&own);
+    Emit e = {.a = a, .ctx = ctx, .steps = steps, .read_ms = read_ms};
+    if (gpus > 1) {
+        GhmVoxelSweepRun sweep = {pc[0], pc[1], poses, steps, &grid, &a->vox};
+        ret = ghm_voxel_sweep_on_gpus(&a->common, ctx, gpus, &sweep, emit_step, &e);
+    } else {
+        ret = run_here(&e, pc, poses, &grid);
     }
-    ghm_voxel_sweep_free(&sw);
     free(poses);
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 }

@@ -38,12 +38,10 @@ typedef struct GhmVideoOptions {
     long step;  /* every step-th frame from start (default 1) */
     int swap;   /* frames are the references, the image the query */
     int jobs;   /* frames matched at once, by as many workers; 0 = ghm_video_match_default_jobs */
-    int gpus;   /* CUDA devices the workers are dealt across; 0 = one, GHM_VIDEO_ALL_GPUS */
+    int gpus;   /* CUDA devices the workers are dealt across; 0 = one, GHM_CLI_ALL_GPUS */
     int decode_gpu; /* --decode gpu: frames decoded by the GPUs' video engines (NVDEC) */
 } GhmVideoOptions;
 
-/* --gpus all: every CUDA device there is (none: as without the option). */
-#define GHM_VIDEO_ALL_GPUS (-1)
 
 GhmVideoOptions ghm_video_cli_defaults(void);
 

@@ -90,4 +90,23 @@ void ghm_voxel_cli_pick_auto_backend(GhmCommonOptions *common, const GhmVoxelOpt
 /* `voxel edit BASE [--add X] [--subtract Y] [--intersect Z] ...` (cmd_voxel_edit.c). */
 int ghm_cmd_voxel_edit(int argc, char **argv);
 
+/* One sweep: `steps` steps of B at poses (16 doubles a step, or NULL: as it is) against A. */
+typedef struct GhmVoxelSweepRun {
+    const GhmPointCloud *a, *b;
+    const double *poses;
+    int steps;
+    const GhmVoxelGrid *grid;
+    const GhmVoxelOptions *opt;
+} GhmVoxelSweepRun;
+
+/* What the caller does with step k's result, in step order; < 0 stops the sweep (its status). */
+typedef int (*GhmVoxelStepSink)(void *user, int k, const GhmVoxelResult *r);
+
+/* `voxel --sweep --gpus N` (voxel_sweep_gpus.c): the steps of run dealt to gpus CUDA devices
+ * from ctx's on (ctx itself for the first, contexts of common's threads and ctx's seed for the
+ * others), each step whole on one device, handed to sink in step order. The first failure's
+ * status (its error line printed), or the sink's. */
+int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int gpus,
+                            const GhmVoxelSweepRun *run, GhmVoxelStepSink sink, void *user);
+
 #endif /* GHM_VOXEL_CLI_H */

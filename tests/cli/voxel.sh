@@ -235,6 +235,41 @@ PY
     [ -s "$TMP/last.ply" ] || fail "no output of the last step"
 }
 
+# --gpus: a bad value, or several devices without CUDA, is one line and exit 2; "all" without
+# a device runs as without the option.
+test_voxel_gpus_bad() {
+    run_cmd 2 voxel --gpus 0 --sweep 3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --gpus
+    run_cmd 2 voxel --gpus two --sweep 3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line --gpus
+    run_cmd 2 voxel --backend cpu --gpus 2 --sweep 3 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line "needs the CUDA backend"
+    run_cmd 0 voxel --backend cpu --gpus all --grid 32 --sweep 2 "$VOXEL_A" "$VOXEL_B"
+    [ ! -s "$TMP/err" ] || fail "--gpus all on the CPU: $(cat "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "expected 2 lines: $(cat "$TMP/out")"
+}
+
+# --gpus 2 deals a sweep's steps to two devices: the lines (timings aside) and the last step's
+# PLY are one device's; one step warns and runs on one device.
+test_voxel_sweep_gpus_same_output() {
+    need_cuda_devices 2
+    local sweep=(--grid 96 --sweep 7 --rotate-b 0,0,40 --translate-b 0.1,0,0) g
+    for g in 1 2; do
+        run_cmd 0 voxel --backend cuda --json --gpus $g -o "$TMP/last.$g.ply" "${sweep[@]}" \
+            "$VOXEL_A" "$VOXEL_B"
+        strip_timings "$TMP/out" >"$TMP/lines.$g"
+        run_cmd 0 voxel --backend cuda --gpus $g "${sweep[@]}" "$VOXEL_A" "$VOXEL_B"
+        sed -E 's/ \| [0-9.]+ ms$//' "$TMP/out" >"$TMP/text.$g"
+    done
+    [ "$(wc -l <"$TMP/lines.2")" -eq 7 ] || fail "expected 7 lines: $(cat "$TMP/lines.2")"
+    cmp -s "$TMP/lines.1" "$TMP/lines.2" ||
+        fail "--gpus 1 and 2 differ: $(diff "$TMP/lines.1" "$TMP/lines.2" | head -c 600)"
+    cmp -s "$TMP/text.1" "$TMP/text.2" || fail "text: $(diff "$TMP/text.1" "$TMP/text.2")"
+    cmp -s "$TMP/last.1.ply" "$TMP/last.2.ply" || fail "the last step's PLY differs"
+    run_cmd 0 voxel --backend cuda --gpus 2 --grid 32 "$VOXEL_A" "$VOXEL_B"
+    expect_one_error_line "one step runs on one device"
+}
+
 test_voxel_preview() {
     run_cmd 0 voxel --backend cpu --quiet --grid 64 --preview "$TMP/view.png" --preview-axis x \
         "$VOXEL_A" "$VOXEL_B"
