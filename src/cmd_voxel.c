@@ -521,10 +521,9 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     int gpus = ghm_cli_resolve_gpus(a->gpus, ctx);
     if (gpus < 0)
         return GHM_EXIT_ERROR;
-    if (gpus > 1 && steps == 1) {
+    if (gpus > 1 && steps == 1)
         ghm_cli_warn("--gpus", "one step runs on one device; --gpus deals a --sweep's steps");
-        gpus = 1;
-    }
+    gpus = gpus < steps ? gpus : steps; /* a device without a step would only take a copy */
     double *poses = moved ? make_poses(a, pc[1], steps) : NULL;
     char why[512];
     GhmVoxelGrid grid;
