@@ -32,10 +32,7 @@ struct Dealer {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int stop, n, steps;
-    const GhmPointCloud *a, *b;
-    const double *poses;
-    const GhmVoxelGrid *grid;
-    const GhmVoxelOptions *opt;
+    const GhmVoxelSweepRun *run;
     Worker *w;
 };
 
@@ -67,12 +64,13 @@ static void *run_steps(void *arg)
 {
     Worker *w = arg;
     Dealer *d = w->d;
+    const GhmVoxelSweepRun *run = d->run;
     GhmVoxelSweep *sw = NULL;
-    int ret = ghm_voxel_sweep_create(w->ctx, d->a, d->b, d->grid, d->opt, &sw);
+    int ret = ghm_voxel_sweep_create(w->ctx, run->a, run->b, run->grid, run->opt, &sw);
     for (int k = w->first; k < d->steps && may_run(w, k); k += d->n) {
         const GhmVoxelResult *r = NULL;
         if (ret == GHM_OK)
-            ret = ghm_voxel_sweep_step(sw, d->poses ? d->poses + 16 * (size_t)k : NULL, &r);
+            ret = ghm_voxel_sweep_step(sw, run->poses ? run->poses + 16 * (size_t)k : NULL, &r);
         hand_over(w, k, ret, r);
         if (ret < 0)
             break;
@@ -154,8 +152,7 @@ static int start_workers(Dealer *d, const GhmCommonOptions *common, GhmContext *
 int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int gpus,
                             const GhmVoxelSweepRun *run, GhmVoxelStepSink sink, void *user)
 {
-    Dealer d = {.n = gpus, .steps = run->steps, .a = run->a, .b = run->b, .poses = run->poses,
-                .grid = run->grid, .opt = run->opt};
+    Dealer d = {.n = gpus, .steps = run->steps, .run = run};
     if (!(d.w = calloc((size_t)gpus, sizeof *d.w)))
         return GHM_ERR_NOMEM;
     pthread_mutex_init(&d.lock, NULL);
