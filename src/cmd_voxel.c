@@ -17,6 +17,7 @@
 
 #include "ghm_pointcloud.h"
 #include "json_out.h"
+#include "ranks.h"
 #include "voxel_cli.h"
 
 enum {
@@ -81,7 +82,9 @@ static void print_help(void)
           "  --sweep K           K steps from B as it is to the pose above (one line per step, JSON\n"
           "                      Lines with --json); -o and --preview show the last step\n"
           "  --gpus N|all        deal the sweep's steps to N CUDA devices, one whole step on\n"
-          "                      each at a time (the same lines, in step order, as on one)\n"
+          "                      each at a time (the same lines, in step order, as on one);\n"
+          "                      under mpirun each rank takes a range of the steps, rank 0\n"
+          "                      prints them all in order (the clouds must be files)\n"
           GHM_VOXEL_LABEL_HELP
           "  --backend, --json, --quiet, --seed, --threads, --verbose, --help as everywhere\n"
           "\n"
@@ -148,12 +151,9 @@ static int parse_args(int argc, char **argv, VoxelArgs *a)
         if (used < 0 || (used == 0 && parse_own_option(a, id, optarg) < 0))
             return -1;
     }
-    if (a->common.help) {
-        print_help();
-        return 0;
-    }
-    if (a->common.version) {
-        ghm_cli_print_version(stdout);
+    if (a->common.help || a->common.version) { /* once, by rank 0, under MPI */
+        if (!ghm_cli_quiet())
+            a->common.help ? print_help() : ghm_cli_print_version(stdout);
         return 0;
     }
     if (argc - optind != 2) {
@@ -335,8 +335,9 @@ static json_t *side_json(const GhmVoxelSide *s, const char *path, GhmVoxelNormal
     return o;
 }
 
-static int print_json(const VoxelArgs *a, const GhmVoxelResult *r, const char *backend,
-                      const GhmVoxelNormalsVerdict verdict[2], int step, double t, double read_ms)
+static int print_json(FILE *out, const VoxelArgs *a, const GhmVoxelResult *r,
+                      const char *backend, const GhmVoxelNormalsVerdict verdict[2], int step,
+                      double t, double read_ms)
 {
     json_t *o = json_object(), *g = json_object(), *tm = json_object();
     const GhmVoxelGrid *gr = &r->grid;
@@ -359,41 +360,43 @@ static int print_json(const VoxelArgs *a, const GhmVoxelResult *r, const char *b
     json_object_set_new(tm, "fill", json_real(r->time.fill_ms));
     json_object_set_new(tm, "step", json_real(r->time.total_ms));
     json_object_set_new(o, "timings_ms", tm);
-    int ret = ghm_json_print(stdout, o);
+    int ret = ghm_json_print(out, o);
     json_decref(o);
     return ret;
 }
 
-static void print_side(const char *name, const char *path, const GhmVoxelSide *s)
+static void print_side(FILE *out, const char *name, const char *path, const GhmVoxelSide *s)
 {
-    printf("%s %s: %zu points, %zu voxels: %zu outside, %zu inside, %zu intersection, "
-           "%zu unknown (normals %s)\n",
-           name, path, s->points, s->voxels, s->label_count[GHM_VOXEL_OUTSIDE],
-           s->label_count[GHM_VOXEL_INSIDE], s->label_count[GHM_VOXEL_INTERSECTION],
-           s->label_count[GHM_VOXEL_UNKNOWN], s->normals_estimated ? "estimated" : "from file");
+    fprintf(out, "%s %s: %zu points, %zu voxels: %zu outside, %zu inside, %zu intersection, "
+            "%zu unknown (normals %s)\n",
+            name, path, s->points, s->voxels, s->label_count[GHM_VOXEL_OUTSIDE],
+            s->label_count[GHM_VOXEL_INSIDE], s->label_count[GHM_VOXEL_INTERSECTION],
+            s->label_count[GHM_VOXEL_UNKNOWN], s->normals_estimated ? "estimated" : "from file");
 }
 
-static void print_text(const VoxelArgs *a, const GhmVoxelResult *r, int step, double t,
-                       double read_ms)
+static void print_text(FILE *out, const VoxelArgs *a, const GhmVoxelResult *r, int step,
+                       double t, double read_ms)
 {
     const GhmVoxelGrid *g = &r->grid;
     const GhmVoxelSide *A = &r->side[0], *B = &r->side[1];
     if (a->sweep > 0) {
-        printf("step %d t=%.3f: A %zu out %zu in %zu x %zu unknown | B %zu out %zu in %zu x "
-               "%zu unknown | %.1f ms\n",
-               step, t, A->label_count[0], A->label_count[1], A->label_count[2],
-               A->label_count[3], B->label_count[0], B->label_count[1], B->label_count[2],
-               B->label_count[3], r->time.total_ms);
+        fprintf(out,
+                "step %d t=%.3f: A %zu out %zu in %zu x %zu unknown | B %zu out %zu in %zu x "
+                "%zu unknown | %.1f ms\n",
+                step, t, A->label_count[0], A->label_count[1], A->label_count[2],
+                A->label_count[3], B->label_count[0], B->label_count[1], B->label_count[2],
+                B->label_count[3], r->time.total_ms);
         return;
     }
-    printf("grid %d x %d x %d voxels of %g at (%g, %g, %g)\n", g->dims[0], g->dims[1], g->dims[2],
-           g->voxel_size, g->origin[0], g->origin[1], g->origin[2]);
-    print_side("A", a->path[0], A);
-    print_side("B", a->path[1], B);
-    printf("step %.1f ms (voxelize %.1f, look-ups %.1f, classify %.1f, fill %.1f in %d round%s); "
-           "read %.1f ms\n",
-           r->time.total_ms, r->time.voxelize_ms, r->time.lookup_ms, r->time.classify_ms,
-           r->time.fill_ms, r->rounds, r->rounds == 1 ? "" : "s", read_ms);
+    fprintf(out, "grid %d x %d x %d voxels of %g at (%g, %g, %g)\n", g->dims[0], g->dims[1],
+            g->dims[2], g->voxel_size, g->origin[0], g->origin[1], g->origin[2]);
+    print_side(out, "A", a->path[0], A);
+    print_side(out, "B", a->path[1], B);
+    fprintf(out,
+            "step %.1f ms (voxelize %.1f, look-ups %.1f, classify %.1f, fill %.1f in %d round%s); "
+            "read %.1f ms\n",
+            r->time.total_ms, r->time.voxelize_ms, r->time.lookup_ms, r->time.classify_ms,
+            r->time.fill_ms, r->rounds, r->rounds == 1 ? "" : "s", read_ms);
 }
 
 static int write_outputs(const VoxelArgs *a, const GhmVoxelResult *r)
@@ -457,13 +460,15 @@ static double *make_poses(const VoxelArgs *a, const GhmPointCloud *b, int steps)
     return poses;
 }
 
-/* What a step's result goes to: the normals check (the first step), its line, and the outputs
- * (the last step). */
+/* What a step's result goes to: the normals check (the first step of the run), its line on
+ * out, and the outputs (the sweep's last step). */
 typedef struct Emit {
     const VoxelArgs *a;
     GhmContext *ctx;
-    int steps;
+    FILE *out;
+    int steps; /* the sweep's, whatever share of them this process runs */
     double read_ms;
+    int checked; /* verdict holds the normals check */
     GhmVoxelNormalsVerdict verdict[2];
 } Emit;
 
@@ -472,36 +477,37 @@ static int emit_step(void *user, int k, const GhmVoxelResult *r)
     Emit *e = user;
     const VoxelArgs *a = e->a;
     double t = e->steps == 1 ? 1.0 : (double)k / (e->steps - 1);
-    if (k == 0)
+    if (!e->checked)
         check_normals(a, r, e->verdict);
+    e->checked = 1;
     if (!a->common.quiet && a->common.json)
-        print_json(a, r, ghm_context_backend_name(e->ctx), e->verdict, k, t, e->read_ms);
+        print_json(e->out, a, r, ghm_context_backend_name(e->ctx), e->verdict, k, t, e->read_ms);
     else if (!a->common.quiet)
-        print_text(a, r, k, t, e->read_ms);
-    if (ferror(stdout)) { /* lost lines: stop */
+        print_text(e->out, a, r, k, t, e->read_ms);
+    if (ferror(e->out)) { /* lost lines: stop */
         ghm_cli_stdout_error(a->common.json ? 0 : errno); /* 0: ghm_json_print's reason */
         return GHM_ERR_IO;
     }
     return k == e->steps - 1 && write_outputs(a, r) < 0 ? GHM_ERR_IO : GHM_OK;
 }
 
-/* The steps on ctx's device: one ghm_voxel_intersect, or a sweep that keeps the clouds and
- * buffers from step to step. */
-static int run_here(Emit *e, GhmPointCloud *pc[2], const double *poses, const GhmVoxelGrid *grid)
+/* The run's steps on ctx's device: one ghm_voxel_intersect, or a sweep that keeps the clouds
+ * and buffers from step to step. */
+static int run_here(Emit *e, const GhmVoxelSweepRun *run)
 {
     const VoxelArgs *a = e->a;
     GhmVoxelSweep *sw = NULL;
     int ret = GHM_OK;
     if (e->steps > 1 &&
-        (ret = ghm_voxel_sweep_create(e->ctx, pc[0], pc[1], grid, &a->vox, &sw)) < 0)
+        (ret = ghm_voxel_sweep_create(e->ctx, run->a, run->b, run->grid, run->opt, &sw)) < 0)
         ghm_cli_error("voxel", "%s", ghm_strerror(ret));
-    for (int k = 0; k < e->steps && ret == GHM_OK; k++) {
+    for (int k = run->first; k < run->first + run->count && ret == GHM_OK; k++) {
         GhmVoxelResult *own = NULL;
         const GhmVoxelResult *r = NULL;
-        const double *pose = poses ? poses + 16 * k : NULL;
+        const double *pose = ghm_voxel_sweep_pose(run, k);
         if (sw)
             ret = ghm_voxel_sweep_step(sw, pose, &r);
-        else if ((ret = ghm_voxel_intersect(e->ctx, pc[0], pc[1], pose, grid, &a->vox,
+        else if ((ret = ghm_voxel_intersect(e->ctx, run->a, run->b, pose, run->grid, &a->vox,
                                             &own)) == 0)
             r = own;
         if (ret < 0)
@@ -514,16 +520,53 @@ static int run_here(Emit *e, GhmPointCloud *pc[2], const double *poses, const Gh
     return ret;
 }
 
-static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *ctx)
+/* --- a sweep over MPI ranks --------------------------------------------------------------- */
+
+/* Under an MPI launcher a sweep is cut into one consecutive range of steps per rank, each rank
+ * reading the clouds (so neither may come from standard input) and fitting the same grid; rank 0
+ * prints its lines, then the others' in rank order: the lines of one process. */
+static int split_over_ranks(const VoxelArgs *a)
+{
+    return ghm_ranks_size() > 1 && a->sweep > 1 && strcmp(a->path[0], "-") != 0 &&
+           strcmp(a->path[1], "-") != 0;
+}
+
+/* A rank past the first checks the normals on the sweep's first step too (rank 0 alone warns),
+ * so that its lines carry the verdict of one process's run. */
+static int check_first_step(Emit *e, const GhmVoxelSweepRun *run)
+{
+    GhmVoxelResult *r = NULL;
+    int ret = GHM_OK;
+    if (run->a->normals || run->b->normals)
+        ret = ghm_voxel_intersect(e->ctx, run->a, run->b, ghm_voxel_sweep_pose(run, 0),
+                                  run->grid, run->opt, &r);
+    if (ret < 0) {
+        ghm_cli_error("voxel", "step 0: %s", ghm_strerror(ret));
+        return ret;
+    }
+    ghm_cli_options_quiet(1);
+    if (r)
+        check_normals(e->a, r, e->verdict);
+    ghm_cli_options_quiet(0);
+    e->checked = 1;
+    ghm_voxel_result_free(&r);
+    return GHM_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *ctx, FILE *out)
 {
     int moved = a->have_matrix || a->have_rotate || a->have_translate;
     int steps = a->sweep > 0 ? a->sweep : 1;
+    ghm_cli_options_quiet(split_over_ranks(a)); /* every rank fits the same grid: rank 0 speaks */
     int gpus = ghm_cli_resolve_gpus(a->gpus, ctx);
-    if (gpus < 0)
+    if (gpus < 0) {
+        ghm_cli_options_quiet(0);
         return GHM_EXIT_ERROR;
+    }
     if (gpus > 1 && steps == 1)
         ghm_cli_warn("--gpus", "one step runs on one device; --gpus deals a --sweep's steps");
-    gpus = gpus < steps ? gpus : steps; /* a device without a step would only take a copy */
     double *poses = moved ? make_poses(a, pc[1], steps) : NULL;
     char why[512];
     GhmVoxelGrid grid;
@@ -531,45 +574,74 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     if (ret == GHM_OK)
         ret = ghm_voxel_grid_fit(pc[0], pc[1], poses, moved ? steps : 0, &a->vox, &grid, why,
                                  sizeof why);
-    if (ghm_voxel_cli_grid_error(&a->vox, ret, why) < 0) {
+    int grid_error = ghm_voxel_cli_grid_error(&a->vox, ret, why) < 0;
+    ghm_cli_options_quiet(0);
+    if (grid_error) {
         free(poses);
         return GHM_EXIT_ERROR;
     }
-    Emit e = {.a = a, .ctx = ctx, .steps = steps, .read_ms = read_ms};
-    if (gpus > 1) {
-        GhmVoxelSweepRun sweep = {pc[0], pc[1], poses, steps, &grid, &a->vox};
-        ret = ghm_voxel_sweep_on_gpus(&a->common, ctx, gpus, &sweep, emit_step, &e);
-    } else {
-        ret = run_here(&e, pc, poses, &grid);
+    GhmVoxelSweepRun sweep = {pc[0], pc[1], poses, 0, steps, &grid, &a->vox};
+    if (split_over_ranks(a)) {
+        int64_t rank = ghm_ranks_rank(), ranks = ghm_ranks_size();
+        sweep.first = (int)(steps * rank / ranks);
+        sweep.count = (int)(steps * (rank + 1) / ranks) - sweep.first;
     }
+    gpus = gpus < sweep.count ? gpus : sweep.count; /* a device without a step: only a copy */
+    Emit e = {.a = a, .ctx = ctx, .out = out, .steps = steps, .read_ms = read_ms};
+    if (sweep.count > 0 && sweep.first > 0)
+        ret = check_first_step(&e, &sweep);
+    if (ret == GHM_OK && sweep.count > 0)
+        ret = gpus > 1 ? ghm_voxel_sweep_on_gpus(&a->common, ctx, gpus, &sweep, emit_step, &e)
+                       : run_here(&e, &sweep);
     free(poses);
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 }
 
-int ghm_cmd_voxel(int argc, char **argv)
+/* Reads the clouds, starts the backend and runs; under MPI ranks (split) every rank does, its
+ * lines (ranks past the first) kept in memory until rank 0 prints them after its own. */
+static int read_and_run(VoxelArgs *a, int split)
 {
-    if (argc >= 2 && strcmp(argv[1], "edit") == 0) {
-        ghm_cli_name_command(argv + 1, "voxel edit");
-        return ghm_cmd_voxel_edit(argc - 1, argv + 1);
-    }
-    VoxelArgs a = {.common = ghm_cli_common_defaults(), .vox = ghm_voxel_defaults(),
-                   .out = {.axis = 2}};
-    int go = parse_args(argc, argv, &a);
-    if (go <= 0)
-        return go == 0 ? GHM_EXIT_FOUND : GHM_EXIT_ERROR;
-    ghm_voxel_cli_pick_auto_backend(&a.common, &a.vox, a.sweep);
-    ghm_context_prestart(a.common.backend); /* overlaps reading the clouds */
+    ghm_voxel_cli_pick_auto_backend(&a->common, &a->vox, a->sweep);
+    ghm_context_prestart(a->common.backend); /* overlaps reading the clouds */
     GhmPointCloud *pc[2] = {NULL, NULL};
     GhmContext *ctx = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = split && ghm_ranks_rank() > 0 ? open_memstream(&text, &len) : stdout;
     int status = GHM_EXIT_ERROR;
     double t0 = ghm_now();
-    if (load_clouds(&a, pc) == 0) {
-        double read_ms = 1e3 * (ghm_now() - t0);
-        if (ghm_cli_context(&a.common, &ctx) == GHM_OK)
-            status = run(&a, pc, read_ms, ctx);
-    }
+    ghm_cli_options_quiet(split); /* every rank reads the same clouds: rank 0 speaks */
+    int loaded = load_clouds(a, pc) == 0;
+    ghm_cli_options_quiet(0);
+    if (!out)
+        ghm_cli_error(NULL, "out of memory");
+    else if (loaded && ghm_cli_context(&a->common, &ctx) == GHM_OK)
+        status = run(a, pc, 1e3 * (ghm_now() - t0), ctx, out);
+    if (out && out != stdout && fclose(out) != 0)
+        status = GHM_EXIT_ERROR;
+    if (split && ghm_ranks_gather_text(text, len, ghm_ranks_rank() == 0 ? stdout : NULL) < 0)
+        status = GHM_EXIT_ERROR;
+    free(text);
     ghm_context_free(&ctx);
     ghm_pointcloud_free(&pc[0]);
     ghm_pointcloud_free(&pc[1]);
     return status;
+}
+
+int ghm_cmd_voxel(int argc, char **argv)
+{
+    int rank = ghm_ranks_rank();
+    if (argc >= 2 && strcmp(argv[1], "edit") == 0) { /* an edit is rank 0's alone */
+        ghm_cli_name_command(argv + 1, "voxel edit");
+        return rank > 0 ? GHM_EXIT_SKIPPED : ghm_cmd_voxel_edit(argc - 1, argv + 1);
+    }
+    VoxelArgs a = {.common = ghm_cli_common_defaults(), .vox = ghm_voxel_defaults(),
+                   .out = {.axis = 2}};
+    ghm_cli_options_quiet(1); /* every MPI rank parses the same arguments: rank 0 speaks */
+    int go = parse_args(argc, argv, &a);
+    ghm_cli_options_quiet(0);
+    int split = go > 0 && split_over_ranks(&a);
+    if (go <= 0 || (rank > 0 && !split)) /* a run that is not a sweep is rank 0's alone */
+        return go < 0 ? GHM_EXIT_ERROR : rank > 0 ? GHM_EXIT_SKIPPED : GHM_EXIT_FOUND;
+    return read_and_run(&a, split);
 }

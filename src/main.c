@@ -50,11 +50,12 @@ static void log_to_stderr(void *user, GhmLogLevel level, const char *message)
 
 static int run_command(int argc, char **argv)
 {
-    /* voxel and bench runs are rank 0's alone, but for the benchmark of the split map */
+    /* bench runs are rank 0's alone, but for the benchmark of the split map; voxel runs too,
+     * but for sweeps (cmd_voxel.c decides) */
     int other_rank = ghm_ranks_rank() > 0;
     if (argc >= 2 && strcmp(argv[1], "voxel") == 0) {
         ghm_cli_name_command(argv + 1, "voxel");
-        return other_rank ? GHM_EXIT_SKIPPED : ghm_cmd_voxel(argc - 1, argv + 1);
+        return ghm_cmd_voxel(argc - 1, argv + 1);
     }
     if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
         int every_rank = argc >= 3 && strcmp(argv[2], "distmap") == 0;

@@ -7,9 +7,10 @@
  * compiled in.
  *
  * What is split: the frames of one video file (ranges of the selected frames, one per rank;
- * cmd_video.c), and the keys of `bench distmap` (a map with one part per rank). Any other run
- * (images, several queries, a video on standard input, voxel, other benchmarks) is rank 0's
- * alone; the other ranks take no part and exit with rank 0's status.
+ * cmd_video.c), the steps of a voxel sweep (ranges of steps; cmd_voxel.c), and the keys of
+ * `bench distmap` (a map with one part per rank). Any other run (images, several queries, a
+ * video on standard input, one voxel step, a voxel edit, other benchmarks) is rank 0's alone;
+ * the other ranks take no part and exit with rank 0's status.
  */
 #ifndef GHM_RANKS_H
 #define GHM_RANKS_H

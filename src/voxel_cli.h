@@ -90,14 +90,21 @@ void ghm_voxel_cli_pick_auto_backend(GhmCommonOptions *common, const GhmVoxelOpt
 /* `voxel edit BASE [--add X] [--subtract Y] [--intersect Z] ...` (cmd_voxel_edit.c). */
 int ghm_cmd_voxel_edit(int argc, char **argv);
 
-/* One sweep: `steps` steps of B at poses (16 doubles a step, or NULL: as it is) against A. */
+/* Steps first .. first + count - 1 of a sweep of B at poses (16 doubles a step, all the sweep's;
+ * NULL: B as it is) against A. */
 typedef struct GhmVoxelSweepRun {
     const GhmPointCloud *a, *b;
     const double *poses;
-    int steps;
+    int first, count;
     const GhmVoxelGrid *grid;
     const GhmVoxelOptions *opt;
 } GhmVoxelSweepRun;
+
+/* Step k's pose, or NULL. */
+static inline const double *ghm_voxel_sweep_pose(const GhmVoxelSweepRun *run, int k)
+{
+    return run->poses ? run->poses + 16 * (size_t)k : NULL;
+}
 
 /* What the caller does with step k's result, in step order; < 0 stops the sweep (its status). */
 typedef int (*GhmVoxelStepSink)(void *user, int k, const GhmVoxelResult *r);

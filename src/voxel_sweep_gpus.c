@@ -1,6 +1,6 @@
 /*
- * voxel_sweep_gpus.c - `voxel --sweep K --gpus N`: a sweep's steps dealt to N CUDA devices, step
- * k to the (k mod N)-th, each device with a GhmVoxelSweep of its own (the clouds uploaded to
+ * voxel_sweep_gpus.c - `voxel --sweep K --gpus N`: a sweep's steps (or an MPI rank's range of
+ * them) dealt to N CUDA devices, the i-th to the (i mod N)-th, each device with a GhmVoxelSweep of its own (the clouds uploaded to
  * each) run by a thread of its own, the results handed to the caller in step order. A device
  * starts its next step once the caller is done with its last result (the sweep's result lives
  * in its buffers), so N steps are in flight.
@@ -70,7 +70,7 @@ static void *run_steps(void *arg)
     for (int k = w->first; k < d->steps && may_run(w, k); k += d->n) {
         const GhmVoxelResult *r = NULL;
         if (ret == GHM_OK)
-            ret = ghm_voxel_sweep_step(sw, run->poses ? run->poses + 16 * (size_t)k : NULL, &r);
+            ret = ghm_voxel_sweep_step(sw, ghm_voxel_sweep_pose(run, run->first + k), &r);
         hand_over(w, k, ret, r);
         if (ret < 0)
             break;
@@ -152,7 +152,7 @@ static int start_workers(Dealer *d, const GhmCommonOptions *common, GhmContext *
 int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int gpus,
                             const GhmVoxelSweepRun *run, GhmVoxelStepSink sink, void *user)
 {
-    Dealer d = {.n = gpus, .steps = run->steps, .run = run};
+    Dealer d = {.n = gpus, .steps = run->count, .run = run};
     if (!(d.w = calloc((size_t)gpus, sizeof *d.w)))
         return GHM_ERR_NOMEM;
     pthread_mutex_init(&d.lock, NULL);
@@ -161,10 +161,10 @@ int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int
     for (int k = 0; k < d.steps && ret == GHM_OK; k++) {
         const GhmVoxelResult *r = NULL;
         if ((ret = wait_for_step(&d, k, &r)) < 0)
-            ghm_cli_error("voxel", "step %d (CUDA device %d): %s", k,
+            ghm_cli_error("voxel", "step %d (CUDA device %d): %s", run->first + k,
                           ghm_context_device(d.w[k % gpus].ctx), ghm_strerror(ret));
         else
-            ret = sink(user, k, r);
+            ret = sink(user, run->first + k, r);
         step_taken(&d, k);
     }
     stop_all(&d);

@@ -270,6 +270,42 @@ test_voxel_sweep_gpus_same_output() {
     expect_one_error_line "one step runs on one device"
 }
 
+# Under mpirun a sweep is cut into ranges of steps, one per rank: rank 0 prints every line in
+# step order, the lines (timings aside) and the last step's PLY are one process's, a warning
+# about a cloud (the inward normals carried into every line's JSON) is said once; a one-step run
+# and an edit stay rank 0's alone, and a missing cloud is one line.
+test_voxel_sweep_mpi_ranks() {
+    local sweep=(--backend cpu --grid 48 --sweep 7 --rotate-b 0,0,40 --translate-b 0.1,0,0) f
+    turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"
+    for f in json text; do
+        local as=(); [ $f = json ] && as=(--json)
+        run_cmd 0 voxel "${as[@]}" "${sweep[@]}" -o "$TMP/one.ply" "$VOXEL_A" "$TMP/inward.ply"
+        strip_timings "$TMP/out" | sed -E 's/ \| [0-9.]+ ms$//' >"$TMP/one"
+        cp "$TMP/err" "$TMP/one.err"
+        mpirun_cmd 3 voxel "${as[@]}" "${sweep[@]}" -o "$TMP/three.ply" "$VOXEL_A" \
+            "$TMP/inward.ply" || fail "3 ranks, $f: $(head -c 600 "$TMP/err")"
+        strip_timings "$TMP/out" | sed -E 's/ \| [0-9.]+ ms$//' >"$TMP/three"
+        [ "$(wc -l <"$TMP/three")" -eq 7 ] || fail "$f: $(cat "$TMP/three")"
+        cmp -s "$TMP/one" "$TMP/three" || fail "$f: $(diff "$TMP/one" "$TMP/three" | head -c 600)"
+        cmp -s "$TMP/one.ply" "$TMP/three.ply" || fail "$f: the last step's PLY differs"
+        expect_one_error_line "inward.ply: its normals point inward"
+        cmp -s "$TMP/one.err" "$TMP/err" || fail "$f: said $(cat "$TMP/err")"
+    done
+    mpirun_cmd 2 voxel --json "${sweep[@]}" "$VOXEL_A" "$TMP/inward.ply" || fail "2 ranks"
+    [ "$(grep -c '"normals_check":"inward"' "$TMP/out")" -eq 7 ] ||
+        fail "the verdict is not in every line: $(cat "$TMP/out")"
+    mpirun_cmd 2 voxel --json --backend cpu --grid 32 "$VOXEL_A" "$VOXEL_B" ||
+        fail "one step, 2 ranks: $(head -c 600 "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "one step printed $(wc -l <"$TMP/out") lines"
+    mpirun_cmd 2 voxel edit --json --backend cpu --grid 32 "$VOXEL_A" --subtract "$VOXEL_B" ||
+        fail "an edit, 2 ranks: $(head -c 600 "$TMP/err")"
+    [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q '"op":"subtract"' "$TMP/out" ||
+        fail "an edit printed: $(cat "$TMP/out")"
+    mpirun_cmd 2 voxel --backend cpu --sweep 3 "$VOXEL_A" "$TMP/no_such.ply"
+    [ "$?" -eq 2 ] || fail "a missing cloud under 2 ranks did not exit 2"
+    [ "$(grep -c 'no_such.ply' "$TMP/err")" -eq 1 ] || fail "said: $(cat "$TMP/err")"
+}
+
 test_voxel_preview() {
     run_cmd 0 voxel --backend cpu --quiet --grid 64 --preview "$TMP/view.png" --preview-axis x \
         "$VOXEL_A" "$VOXEL_B"
