@@ -476,6 +476,42 @@ START_TEST(test_binary_truncations)
 }
 END_TEST
 
+/* Large binary clouds, which the reader copies on several threads: the same values back, with
+ * normals only (the float path) and with colours too (the converting path), and of two bad
+ * values the first one named. */
+START_TEST(test_large_binary)
+{
+    ghm_test_tmpdir_make();
+    char why[256];
+    for (int rgb = 0; rgb <= 1; rgb++) {
+        GhmPointCloud *pc = NULL, *back = NULL;
+        ck_assert_int_eq(ghm_pointcloud_create(300000, 1, rgb, &pc), GHM_OK);
+        for (size_t i = 0; i < pc->n * 3; i++) {
+            pc->xyz[i] = (float)cos((double)i) * 50.0f;
+            pc->normals[i] = i % 3 == 0 ? 1.0f : 0.0f; /* unit, as the reader keeps them */
+            if (rgb)
+                pc->rgb[i] = (uint8_t)(i * 13);
+        }
+        ck_assert_int_eq(ghm_pointcloud_save_ply(pc, ghm_test_tmp("big.ply"), 0, why, sizeof why),
+                         GHM_OK);
+        back = load_expect(ghm_test_tmp("big.ply"), GHM_OK, why, sizeof why);
+        ck_assert_uint_eq(back->n, pc->n);
+        ck_assert_mem_eq(back->xyz, pc->xyz, pc->n * 3 * sizeof(float));
+        ck_assert_mem_eq(back->normals, pc->normals, pc->n * 3 * sizeof(float));
+        if (rgb)
+            ck_assert_mem_eq(back->rgb, pc->rgb, pc->n * 3);
+        ghm_pointcloud_free(&back);
+        pc->xyz[3 * 280000 + 2] = NAN; /* the later of two, on another thread's records */
+        pc->normals[3 * 250001 + 1] = INFINITY;
+        ck_assert_int_eq(ghm_pointcloud_save_ply(pc, ghm_test_tmp("big.ply"), 0, why, sizeof why),
+                         GHM_OK);
+        expect_bad(ghm_test_tmp("big.ply"), GHM_ERR_FORMAT, "vertex 250001: ny is infinite");
+        ghm_pointcloud_free(&pc);
+    }
+    ghm_test_tmpdir_remove();
+}
+END_TEST
+
 START_TEST(test_binary_lies)
 {
     ghm_test_tmpdir_make();
@@ -573,6 +609,7 @@ static Suite *pointcloud_suite(void)
     tcase_add_test(ply, test_mixed_layouts);
     tcase_add_test(ply, test_write_round_trip);
     tcase_add_test(ply, test_empty_vertex_element);
+    tcase_add_test(ply, test_large_binary);
     suite_add_tcase(s, ply);
     TCase *xyz = tcase_create("xyz");
     tcase_add_test(xyz, test_xyz_three_columns);
