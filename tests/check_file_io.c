@@ -65,6 +65,32 @@ START_TEST(test_read_whole_file)
 }
 END_TEST
 
+/* A file above 32 MB is read in pieces on several threads: every byte in its place, the size
+ * exact, at the cap and one byte under it. */
+START_TEST(test_read_large_file)
+{
+    size_t n = ((size_t)40 << 20) + 12345;
+    uint8_t *bytes = malloc(n);
+    ck_assert_ptr_nonnull(bytes);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        bytes[i] = (uint8_t)(x >> 24);
+    }
+    put_file(ghm_test_tmp("large.bin"), bytes, n);
+    expect_content(ghm_test_tmp("large.bin"), bytes, n);
+    GhmFileData d;
+    char why[256] = "";
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("large.bin"), n, 0, &d, why, sizeof why), GHM_OK);
+    ck_assert_uint_eq(d.size, n);
+    ck_assert_int_eq(memcmp(d.data, bytes, n), 0);
+    ghm_file_data_free(&d);
+    ck_assert_int_eq(ghm_file_read(ghm_test_tmp("large.bin"), n - 1, 0, &d, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
+    free(bytes);
+}
+END_TEST
+
 START_TEST(test_read_refuses_over_cap)
 {
     uint8_t bytes[100] = {1};
@@ -551,6 +577,7 @@ static Suite *file_io_suite(void)
     TCase *read = tcase_create("read");
     tcase_add_checked_fixture(read, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(read, test_read_whole_file);
+    tcase_add_test(read, test_read_large_file);
     tcase_add_test(read, test_read_refuses_over_cap);
     tcase_add_test(read, test_read_stream_over_cap);
     tcase_add_test(read, test_read_errors);
