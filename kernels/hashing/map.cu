@@ -320,14 +320,21 @@ int ghmi_cuda_map_settle(CudaMap *m)
     return GHM_OK;
 }
 
-int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
-                        int unique)
+/* Attempts from `from` on, each settled, until one succeeds or max_rebuilds is passed. */
+static int build_attempts(CudaMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
+                          int unique, int from)
 {
     int ret = GHM_ERR_BUILD_FAILED;
-    for (int attempt = 0; attempt <= m->max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
+    for (int attempt = from; attempt <= m->max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
         if ((ret = queue_attempt(m, keys, values, NULL, n, unique, attempt, NULL, NULL)) >= 0)
             ret = ghmi_cuda_map_settle(m);
     return ret;
+}
+
+int ghmi_cuda_map_build(CudaMap *m, const uint32_t *keys, const uint32_t *values, size_t n,
+                        int unique)
+{
+    return build_attempts(m, keys, values, n, unique, 0);
 }
 
 /* The first attempt takes the pairs as they come; a failed one is rebuilt over all of them. */
@@ -339,10 +346,7 @@ static int map_build_after(void *impl, const uint32_t *keys, const uint32_t *val
     int ret = queue_attempt(m, keys, values, NULL, n, 0, 0, NULL, &late);
     if (ret >= 0)
         ret = ghmi_cuda_map_settle(m);
-    for (int attempt = 1; attempt <= m->max_rebuilds && ret == GHM_ERR_BUILD_FAILED; attempt++)
-        if ((ret = queue_attempt(m, keys, values, NULL, n, 0, attempt, NULL, NULL)) >= 0)
-            ret = ghmi_cuda_map_settle(m);
-    return ret;
+    return ret == GHM_ERR_BUILD_FAILED ? build_attempts(m, keys, values, n, 0, 1) : ret;
 }
 
 int ghmi_cuda_map_build_queued(CudaMap *m, const uint32_t *keys, const uint32_t *values,
