@@ -356,6 +356,61 @@ START_TEST(test_xyz_bad)
 }
 END_TEST
 
+/* Writes an XYZ file of `points` lines of "x y z nx ny nz" (point i at (i, i / 2, -i), normal
+ * (0, 0, 1)), a comment every 1000 lines and a blank line every 777; then `tail` (may be ""). Line
+ * `odd_line` (counted from 1; 0: none) is `odd` instead of its point. */
+static void write_big_xyz(const char *path, int points, int odd_line, const char *odd,
+                          const char *tail)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    int line = 0;
+    for (int i = 0; i < points; i++) {
+        if (i % 1000 == 0 && ++line)
+            fprintf(f, "# part %d\n", i / 1000);
+        if (i % 777 == 0 && ++line)
+            fputs("\n", f);
+        if (++line == odd_line)
+            fprintf(f, "%s\n", odd);
+        else
+            fprintf(f, "%d %.1f %d 0 0 1\n", i, i / 2.0, -i);
+    }
+    fputs(tail, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Large XYZ files are parsed in stretches on several threads: every point in its place and, in
+ * a bad file, the message of the first bad line, numbered through the whole file. */
+START_TEST(test_xyz_large)
+{
+    ghm_test_tmpdir_make();
+    char why[256];
+    const char *path = ghm_test_tmp("big.xyz");
+    int points = 400000; /* about 10 MB: above the size read in stretches */
+    write_big_xyz(path, points, 0, "", "");
+    GhmPointCloud *pc = load_expect(path, GHM_OK, why, sizeof why);
+    ck_assert_uint_eq(pc->n, (size_t)points);
+    for (int i = 0; i < points; i++) {
+        ck_assert_float_eq(pc->xyz[3 * i], (float)i);
+        ck_assert_float_eq(pc->xyz[3 * i + 1], (float)(i / 2.0));
+        ck_assert_float_eq(pc->normals[3 * i + 2], 1.0f);
+    }
+    ghm_pointcloud_free(&pc);
+    /* lines: 400000 points, 400 comments, 515 blank lines; 300000 lies in a later stretch */
+    write_big_xyz(path, points, 300000, "1 2 x 0 0 1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 300000: 'x' is not a number");
+    write_big_xyz(path, points, 300000, "1 2 3", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 300000: 3 numbers where the lines before have 6");
+    write_big_xyz(path, points, 300000, "1 2 3 0 inf 1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 300000: a normal component is infinite");
+    write_big_xyz(path, points, 300000, "1 2 3 0.2 0.5 0.1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 300000's has length");
+    write_big_xyz(path, points, 0, "", "1 2 3\n"); /* the last stretch disagrees */
+    expect_bad(path, GHM_ERR_FORMAT, "3 numbers where the lines before have 6");
+    ghm_test_tmpdir_remove();
+}
+END_TEST
+
 /* --- bad ---------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_samples)
@@ -615,6 +670,7 @@ static Suite *pointcloud_suite(void)
     tcase_add_test(xyz, test_xyz_three_columns);
     tcase_add_test(xyz, test_xyz_six_columns);
     tcase_add_test(xyz, test_xyz_bad);
+    tcase_add_test(xyz, test_xyz_large);
     tcase_add_test(xyz, test_decimal_comma_locale);
     suite_add_tcase(s, xyz);
     TCase *bad = tcase_create("bad");
