@@ -3,6 +3,7 @@
  * vertices) and on bad inputs (data/bad and damaged copies made here). */
 #include <locale.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "ghm_pointcloud.h"
+#include "pointcloud_internal.h"
 #include "test_support.h"
 
 static void write_bytes(const char *path, const void *data, size_t n)
@@ -386,27 +388,34 @@ START_TEST(test_xyz_large)
     ghm_test_tmpdir_make();
     char why[256];
     const char *path = ghm_test_tmp("big.xyz");
-    int points = 400000; /* about 10 MB: above the size read in stretches */
+    int points = 20000; /* about 0.4 MB, read in stretches from 4 KB on */
+    ghmi_xyz_tune(4096);
     write_big_xyz(path, points, 0, "", "");
-    GhmPointCloud *pc = load_expect(path, GHM_OK, why, sizeof why);
-    ck_assert_uint_eq(pc->n, (size_t)points);
-    for (int i = 0; i < points; i++) {
-        ck_assert_float_eq(pc->xyz[3 * i], (float)i);
-        ck_assert_float_eq(pc->xyz[3 * i + 1], (float)(i / 2.0));
-        ck_assert_float_eq(pc->normals[3 * i + 2], 1.0f);
+    int threads = omp_get_max_threads();
+    for (int t = 1; t <= 9; t += 4) { /* 1, 5 and 9 stretches, whatever the machine's cores */
+        omp_set_num_threads(t);
+        GhmPointCloud *pc = load_expect(path, GHM_OK, why, sizeof why);
+        ck_assert_uint_eq(pc->n, (size_t)points);
+        for (int i = 0; i < points; i++) {
+            ck_assert_float_eq(pc->xyz[3 * i], (float)i);
+            ck_assert_float_eq(pc->xyz[3 * i + 1], (float)(i / 2.0));
+            ck_assert_float_eq(pc->normals[3 * i + 2], 1.0f);
+        }
+        ghm_pointcloud_free(&pc);
     }
-    ghm_pointcloud_free(&pc);
-    /* lines: 400000 points, 400 comments, 515 blank lines; 300000 lies in a later stretch */
-    write_big_xyz(path, points, 300000, "1 2 x 0 0 1", "");
-    expect_bad(path, GHM_ERR_FORMAT, "line 300000: 'x' is not a number");
-    write_big_xyz(path, points, 300000, "1 2 3", "");
-    expect_bad(path, GHM_ERR_FORMAT, "line 300000: 3 numbers where the lines before have 6");
-    write_big_xyz(path, points, 300000, "1 2 3 0 inf 1", "");
-    expect_bad(path, GHM_ERR_FORMAT, "line 300000: a normal component is infinite");
-    write_big_xyz(path, points, 300000, "1 2 3 0.2 0.5 0.1", "");
-    expect_bad(path, GHM_ERR_FORMAT, "line 300000's has length");
+    omp_set_num_threads(threads);
+    /* lines: 20000 points, 20 comments, 26 blank lines; 15000 lies in a later stretch */
+    write_big_xyz(path, points, 15000, "1 2 x 0 0 1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 15000: 'x' is not a number");
+    write_big_xyz(path, points, 15000, "1 2 3", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 15000: 3 numbers where the lines before have 6");
+    write_big_xyz(path, points, 15000, "1 2 3 0 inf 1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 15000: a normal component is infinite");
+    write_big_xyz(path, points, 15000, "1 2 3 0.2 0.5 0.1", "");
+    expect_bad(path, GHM_ERR_FORMAT, "line 15000's has length");
     write_big_xyz(path, points, 0, "", "1 2 3\n"); /* the last stretch disagrees */
     expect_bad(path, GHM_ERR_FORMAT, "3 numbers where the lines before have 6");
+    ghmi_xyz_tune(0);
     ghm_test_tmpdir_remove();
 }
 END_TEST

@@ -39,6 +39,10 @@ int ghmi_pc_refuse_other_formats(const uint8_t *data, size_t size, char *why, si
 locale_t ghmi_pc_c_locale_enter(void);
 void ghmi_pc_c_locale_leave(locale_t previous);
 
+/* Tests: XYZ files of `bytes` or more are parsed in stretches on the threads (0: the default,
+ * 8 MB), so that small files exercise it. */
+void ghmi_xyz_tune(size_t bytes);
+
 /* Normalises n (nx, ny, nz) triples in place; zero vectors stay zero. */
 void ghmi_normalise(float *normals, size_t n);
 

@@ -200,9 +200,13 @@ static int finish(GhmPointCloud *pc, size_t n, int cols, const ColourClues *clue
 }
 
 /* Files from this size are parsed in stretches on the OpenMP threads (2M points, 111 MB:
- * 1.1 s on one thread of the 2-core machine, strtod half of it). */
+ * 1.5-1.8 s on one thread of the 2-core machine, strtod half of it); tests lower it. */
 #define PARALLEL_BYTES ((size_t)8 << 20)
 #define MAX_STRETCHES 64
+
+static size_t parallel_bytes = PARALLEL_BYTES;
+
+void ghmi_xyz_tune(size_t bytes) { parallel_bytes = bytes ? bytes : PARALLEL_BYTES; }
 
 /* The file cut into up to `count` stretches of whole lines, each given its place in pc (a point
  * a line at most, the newlines counted on the threads); returns how many, *lines the file's. */
@@ -222,13 +226,14 @@ static int cut(const uint8_t *data, size_t size, int count, Stretch *st, size_t 
     for (int t = 0; t < made; t++)
         for (size_t i = st[t].from; i < st[t].to; i++)
             st[t].lines += data[i] == '\n';
+    /* every stretch but the last ends with its last line's newline */
     size_t at = 0;
     for (int t = 0; t < made; t++) {
         st[t].at = at;
-        at += st[t].lines + 1; /* a last line without its newline */
+        at += st[t].lines + (t == made - 1);
         st[t].lines = 0;
     }
-    *lines = at > 0 ? at - (size_t)made + 1 : 1;
+    *lines = made ? at : 1;
     return made;
 }
 
@@ -278,7 +283,7 @@ int ghmi_xyz_decode(const uint8_t *data, size_t size, GhmPointCloud **out, char 
     int threads = omp_get_max_threads();
     threads = threads < MAX_STRETCHES ? threads : MAX_STRETCHES;
     size_t lines = 1;
-    int count = cut(data, size, size >= PARALLEL_BYTES ? threads : 1, st, &lines);
+    int count = cut(data, size, size >= parallel_bytes ? threads : 1, st, &lines);
     GhmPointCloud *pc = NULL;
     /* Allocated for every line being a point, then n set to the points found. */
     size_t cap = lines < GHM_POINTCLOUD_MAX_POINTS ? lines : GHM_POINTCLOUD_MAX_POINTS;
