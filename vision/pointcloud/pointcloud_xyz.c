@@ -120,14 +120,13 @@ static void colour_clues(const double *nv, int line, ColourClues *c)
  * (at most one point a line): its points, the columns of its first point line and its colour
  * clues, lines counted from its first. A parallel read gives each thread one and passes no
  * why: the first irregular line (a word that is not a number, a count other than the first
- * line's or not 3 or 6, a value not finite) then only marks it, and the file is read again in
- * one stretch, which names that line. */
+ * line's or not 3 or 6, a value not finite) then only stops it (GHM_ERR_FORMAT, no message), and
+ * the file is read again in one stretch, which names that line. */
 typedef struct Stretch {
     size_t from, to; /* bytes: whole lines */
     size_t at;       /* its first point's place in pc */
     size_t lines, n; /* lines begun in it, points found */
     int cols;        /* of its first point line; 0 before it */
-    int irregular;
     ColourClues clues;
 } Stretch;
 
@@ -138,7 +137,6 @@ static int parse_stretch(const uint8_t *data, Stretch *st, GhmPointCloud *pc, ch
     char bad[40];
     int line = 0, ret = GHM_ERR_FORMAT;
     size_t pos = st->from;
-    st->irregular = 1; /* until the last line is read */
     while (pos < st->to) {
         line++;
         int k = xyz_line(data, st->to, &pos, v, bad, sizeof bad);
@@ -172,7 +170,6 @@ static int parse_stretch(const uint8_t *data, Stretch *st, GhmPointCloud *pc, ch
             colour_clues(v + 3, line, &st->clues);
     }
     st->lines = (size_t)line;
-    st->irregular = 0;
     return GHM_OK;
 }
 
