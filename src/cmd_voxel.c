@@ -591,7 +591,7 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     if (sweep.count > 0 && sweep.first > 0)
         ret = check_first_step(&e, &sweep);
     if (ret == GHM_OK && sweep.count > 0)
-        ret = gpus > 1 ? ghm_voxel_sweep_on_gpus(&a->common, ctx, gpus, &sweep, emit_step, &e)
+        ret = gpus > 1 ? ghm_voxel_sweep_on_gpus(ctx, gpus, &sweep, emit_step, &e)
                        : run_here(&e, &sweep);
     free(poses);
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;

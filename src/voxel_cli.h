@@ -110,10 +110,10 @@ static inline const double *ghm_voxel_sweep_pose(const GhmVoxelSweepRun *run, in
 typedef int (*GhmVoxelStepSink)(void *user, int k, const GhmVoxelResult *r);
 
 /* `voxel --sweep --gpus N` (voxel_sweep_gpus.c): the steps of run dealt to gpus CUDA devices
- * from ctx's on (ctx itself for the first, contexts of common's threads and ctx's seed for the
- * others), each step whole on one device, handed to sink in step order. The first failure's
- * status (its error line printed), or the sink's. */
-int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int gpus,
-                            const GhmVoxelSweepRun *run, GhmVoxelStepSink sink, void *user);
+ * from ctx's on (ctx itself for the first, contexts like it for the others), each step whole on
+ * one device, handed to sink in step order. The first failure's status (its error line
+ * printed), or the sink's. */
+int ghm_voxel_sweep_on_gpus(GhmContext *ctx, int gpus, const GhmVoxelSweepRun *run,
+                            GhmVoxelStepSink sink, void *user);
 
 #endif /* GHM_VOXEL_CLI_H */

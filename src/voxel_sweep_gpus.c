@@ -1,9 +1,9 @@
 /*
  * voxel_sweep_gpus.c - `voxel --sweep K --gpus N`: a sweep's steps (or an MPI rank's range of
- * them) dealt to N CUDA devices, the i-th to the (i mod N)-th, each device with a GhmVoxelSweep of its own (the clouds uploaded to
- * each) run by a thread of its own, the results handed to the caller in step order. A device
- * starts its next step once the caller is done with its last result (the sweep's result lives
- * in its buffers), so N steps are in flight.
+ * them) dealt to N CUDA devices, the i-th to the (i mod N)-th, each device with a GhmVoxelSweep
+ * of its own (the clouds uploaded to each) run by a thread of its own, the results handed to
+ * the caller in step order. A device starts its next step once the caller is done with its
+ * last result (the sweep's result lives in its buffers), so N steps are in flight.
  *
  * Each step is the whole step on one device, so every step's labels are one device's: this
  * makes a sweep faster, not one step (cutting the grid across devices, which issue 16 also asks
@@ -113,25 +113,20 @@ static void stop_all(Dealer *d)
             pthread_join(d->w[g].thread, NULL);
 }
 
-/* A context on device ctx's + g, with ctx's threads, seed and verbosity. */
-static int context_on(const GhmCommonOptions *common, const GhmContext *ctx, int g,
-                      GhmContext **out)
+/* A context like ctx (ghm_context_options) on device ctx's + g. */
+static int context_on(const GhmContext *ctx, int g, GhmContext **out)
 {
-    GhmContextOptions co = ghm_context_defaults();
-    co.backend = GHM_BACKEND_CUDA;
-    co.device = ghm_context_device(ctx) + g;
-    co.threads = common->threads;
-    co.seed = ghm_context_seed(ctx);
-    co.verbose = common->verbose ? 2 : 0;
+    GhmContextOptions co = ghm_context_options(ctx);
+    co.device += g;
     return ghm_context_create(&co, out);
 }
 
-static int start_workers(Dealer *d, const GhmCommonOptions *common, GhmContext *ctx)
+static int start_workers(Dealer *d, GhmContext *ctx)
 {
     for (int g = 0; g < d->n; g++) {
         Worker *w = &d->w[g];
         *w = (Worker){.d = d, .first = g, .ctx = ctx, .done = g - d->n, .taken = g - d->n};
-        int ret = g ? context_on(common, ctx, g, &w->owned) : GHM_OK;
+        int ret = g ? context_on(ctx, g, &w->owned) : GHM_OK;
         if (ret < 0) {
             ghm_cli_error("--gpus", "cannot start CUDA device %d: %s",
                           ghm_context_device(ctx) + g, ghm_strerror(ret));
@@ -149,15 +144,15 @@ static int start_workers(Dealer *d, const GhmCommonOptions *common, GhmContext *
     return GHM_OK;
 }
 
-int ghm_voxel_sweep_on_gpus(const GhmCommonOptions *common, GhmContext *ctx, int gpus,
-                            const GhmVoxelSweepRun *run, GhmVoxelStepSink sink, void *user)
+int ghm_voxel_sweep_on_gpus(GhmContext *ctx, int gpus, const GhmVoxelSweepRun *run,
+                            GhmVoxelStepSink sink, void *user)
 {
     Dealer d = {.n = gpus, .steps = run->count, .run = run};
     if (!(d.w = calloc((size_t)gpus, sizeof *d.w)))
         return GHM_ERR_NOMEM;
     pthread_mutex_init(&d.lock, NULL);
     pthread_cond_init(&d.changed, NULL);
-    int ret = start_workers(&d, common, ctx);
+    int ret = start_workers(&d, ctx);
     for (int k = 0; k < d.steps && ret == GHM_OK; k++) {
         const GhmVoxelResult *r = NULL;
         if ((ret = wait_for_step(&d, k, &r)) < 0)
