@@ -53,6 +53,9 @@ void ghm_voxel_edit_free(GhmVoxelEdit **e)
     if (!e || !*e)
         return;
     ghm_dynmap_free(&(*e)->set);
+    ghm_voxel_sweep_free(&(*e)->alone);
+    ghm_voxel_sweep_free(&(*e)->against);
+    ghmi_edit_probe_free(*e);
     free(*e);
     *e = NULL;
 }
@@ -402,7 +405,7 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
         return GHM_ERR_INVALID;
     }
     double t0 = ghm_now();
-    GhmVoxelResult *r = NULL;
+    const GhmVoxelResult *r = NULL;
     int ret = ghmi_edit_classify(e, pc, &r, &st.probe_ms, why, why_size);
     double t1 = ghm_now();
     if (ret == GHM_OK) {
@@ -428,7 +431,6 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
     st.classify_ms = 1e3 * (t1 - t0);
     st.edit_ms = 1e3 * (ghm_now() - t1);
     st.total_ms = st.classify_ms + st.edit_ms;
-    ghm_voxel_result_free(&r);
     if (step)
         *step = st;
     return ret;

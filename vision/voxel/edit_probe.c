@@ -124,11 +124,50 @@ static int probe_fits(size_t n, int on_device, char *why, size_t why_size)
     return GHM_ERR_TOO_LARGE;
 }
 
-/* The probe: a cloud of one point per voxel centre over the spans, with zero normals (so none
- * are estimated for it: its labels use only the cloud's normals; ghm_pointcloud_create zeroes
- * them). Ascending keys. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
-static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPointCloud **out,
-                      char *why, size_t why_size)
+void ghmi_edit_probe_free(GhmVoxelEdit *e)
+{
+    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+    if (ops)
+        ops->host_free(e->ctx, e->probe_block);
+    else
+        free(e->probe_block);
+    e->probe_block = NULL;
+    e->probe_cap = 0;
+    e->probe = (GhmPointCloud){0};
+}
+
+/* e->probe holding n points: grown (a quarter beyond) when it has fewer. Its normals stay zero
+ * (zeroed when the block is made, never written), so none are estimated for the probe. */
+static int probe_room(GhmVoxelEdit *e, size_t n)
+{
+    if (n > GHM_POINTCLOUD_MAX_POINTS)
+        return GHM_ERR_TOO_LARGE;
+    if (!e->probe_block || e->probe_cap < n) {
+        ghmi_edit_probe_free(e);
+        const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+        size_t cap = n + n / 4, bytes = (6 * cap + 1) * sizeof(float);
+        int ret = GHM_OK;
+        if (ops)
+            ret = ops->host_alloc(e->ctx, bytes, &e->probe_block);
+        else if (!(e->probe_block = malloc(bytes)))
+            ret = GHM_ERR_NOMEM;
+        if (ret < 0) {
+            e->probe_block = NULL;
+            return ret;
+        }
+        e->probe.xyz = e->probe_block;
+        e->probe.normals = e->probe.xyz + 3 * cap;
+        memset(e->probe.normals, 0, 3 * cap * sizeof(float));
+        e->probe_cap = cap;
+    }
+    e->probe.n = n;
+    return GHM_OK;
+}
+
+/* The probe, in e->probe: a cloud of one point per voxel centre over the spans, with zero
+ * normals (so none are estimated for it: its labels use only the cloud's normals). Ascending
+ * keys. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
+static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, size_t why_size)
 {
     const GhmVoxelGrid *g = &e->grid;
     int32_t *lo = NULL, *hi = NULL;
@@ -143,13 +182,10 @@ static int make_probe(const GhmVoxelEdit *e, const GhmVoxelSide *c, int d, GhmPo
         start[r] = n;
         n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
     }
-    GhmPointCloud *pc = NULL;
     if (ret == GHM_OK)
         ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
-    if (ret == GHM_OK && (ret = ghm_pointcloud_create(n, 1, 0, &pc)) == GHM_OK) {
-        probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), pc);
-        *out = pc;
-    }
+    if (ret == GHM_OK && (ret = probe_room(e, n)) == GHM_OK)
+        probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), &e->probe);
     free(start);
     free(lo);
     free(hi);
@@ -173,16 +209,24 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, char *why
     return GHM_ERR_INVALID;
 }
 
+/* One pipeline run of a over b on *sw (made at the first, rebound after); *out is its view. */
+static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
+               const GhmPointCloud *b, const GhmVoxelResult **out)
+{
+    int ret = *sw ? ghmi_voxel_sweep_rebind(*sw, a, b)
+                  : ghm_voxel_sweep_create(e->ctx, a, b, &e->grid, &e->opt, sw);
+    return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
+}
+
 /* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.
  * *probe_ms: the time until the probe was made. */
-int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult **out,
+int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
                        double *probe_ms, char *why, size_t why_size)
 {
     double t0 = ghm_now();
-    GhmPointCloud none = {0};
-    GhmVoxelResult *alone = NULL;
-    GhmPointCloud *probe = NULL;
-    int ret = ghm_voxel_intersect(e->ctx, &none, pc, NULL, &e->grid, &e->opt, &alone);
+    const GhmVoxelResult *alone = NULL;
+    *out = NULL;
+    int ret = run(e, &e->alone, &e->none, pc, &alone);
     if (ret == GHM_OK && alone->side[1].voxels == 0) {
         ghmi_why(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;
@@ -190,22 +234,20 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, GhmVoxelResult 
     if (ret == GHM_OK)
         ret = check_normals(&e->grid, &alone->side[1], why, why_size);
     if (ret == GHM_OK)
-        ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, &probe, why, why_size);
+        ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);
     if (ret == GHM_OK)
-        ret = ghm_voxel_intersect(e->ctx, probe, pc, NULL, &e->grid, &e->opt, out);
+        ret = run(e, &e->against, &e->probe, pc, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
      * centres apart (a grid far from the origin for its voxel size) */
-    if (ret == GHM_OK && (*out)->side[0].voxels != probe->n) {
+    if (ret == GHM_OK && (*out)->side[0].voxels != e->probe.n) {
         ghmi_why(why, why_size, "the voxel centres are not representable in float coordinates "
                                 "this far from the origin: use a coarser grid");
-        ghm_voxel_result_free(out);
+        *out = NULL;
         ret = GHM_ERR_UNSUPPORTED;
     }
     if (ret < 0 && why && why_size && !why[0]) /* a failure that said nothing of its own */
         ghmi_why(why, why_size, "%s", ghm_strerror(ret));
-    ghm_pointcloud_free(&probe);
-    ghm_voxel_result_free(&alone);
     return ret;
 }
 

@@ -4,8 +4,9 @@
  * download of keys, counts, normals and labels.
  *
  * A state (GhmiVoxelDevice) uploads the two clouds once and keeps its buffers from step to step:
- * the points at creation, voxel arrays and the result staging grown when a step has more voxels
- * than any before, and the voxel table: a hashing/ GhmMultimap of the points' sort keys
+ * the points at creation (or at a rebind to other clouds, which keeps everything else), voxel
+ * arrays and the result staging grown when a step has more voxels than any before, and the
+ * voxel table: a hashing/ GhmMultimap of the points' sort keys
  * (voxel_backend_internal.h), which keeps its own arrays (the keys op writes the points' keys
  * straight into them). A step waits for the device twice:
  *  1. after the keys and the table (sort, run heads, map: built queued, sized by the points):
@@ -52,7 +53,7 @@ struct GhmiVoxelDevice {
     size_t n[2], n_all;
     size_t inside[2], K[2]; /* this step's points inside the grid and voxels, per cloud */
     int pinned;
-    float *xyz, *pnormals;  /* points: xyz and normals of A then B */
+    Block xyz, pnormals;    /* points: xyz and normals of A then B (float) */
     GhmMultimap *table;     /* sort key -> point indices; its runs are the voxels */
     GhmVoxelInfo *info;     /* device */
     GhmVoxelInfo *info_h;   /* page-locked */
@@ -96,7 +97,7 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
         return;
     GhmiVoxelDevice *d = *pd;
     const GhmVoxelOps *ops = d->ops;
-    void *dev[] = {d->xyz, d->pnormals, d->info, d->ctl, d->octl, d->work.p, d->out.p};
+    void *dev[] = {d->xyz.p, d->pnormals.p, d->info, d->ctl, d->octl, d->work.p, d->out.p};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         ops->release(d->ctx, dev[i]);
     ghm_multimap_free(&d->table);
@@ -107,6 +108,36 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
     ghm_context_sync(d->ctx);
     free(d);
     *pd = NULL;
+}
+
+int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
+                             const GhmPointCloud *b)
+{
+    if (!d || !a || !b)
+        return GHM_ERR_INVALID;
+    if (a->n + b->n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    const GhmVoxelOps *ops = d->ops;
+    d->pc[0] = a, d->pc[1] = b;
+    d->n[0] = a->n, d->n[1] = b->n;
+    d->n_all = a->n + b->n;
+    d->estimate[0] = a->n > 0 && !a->normals;
+    d->estimate[1] = b->n > 0 && !b->normals;
+    size_t bytes = 3 * d->n_all * sizeof(float);
+    int ret = grow(d, &d->xyz, bytes);
+    if (ret == GHM_OK)
+        ret = grow(d, &d->pnormals, bytes);
+    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
+        size_t at = 3 * (i ? d->n[0] : 0), len = 3 * d->n[i] * sizeof(float);
+        ret = ops->upload(d->ctx, (float *)d->xyz.p + at, d->pc[i]->xyz, len);
+        if (ret == GHM_OK && d->n[i] && d->pc[i]->normals)
+            ret = ops->upload(d->ctx, (float *)d->pnormals.p + at, d->pc[i]->normals, len);
+    }
+    if (ret == GHM_OK)
+        ret = ghm_context_sync(d->ctx);
+    if (ret < 0) /* no step may read the clouds half uploaded */
+        d->pc[0] = d->pc[1] = NULL;
+    return ret;
 }
 
 int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
@@ -122,18 +153,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
         return GHM_ERR_NOMEM;
     d->ctx = ctx;
     d->ops = ops;
-    d->pc[0] = a, d->pc[1] = b;
-    d->n[0] = a->n, d->n[1] = b->n;
-    d->n_all = a->n + b->n;
     d->pinned = pinned;
-    d->estimate[0] = a->n > 0 && !a->normals;
-    d->estimate[1] = b->n > 0 && !b->normals;
-    size_t n = d->n_all, bytes = 3 * n * sizeof(float);
-    int ret = ops->scratch(ctx, bytes, (void **)&d->xyz);
-    if (ret == GHM_OK)
-        ret = ops->scratch(ctx, bytes, (void **)&d->pnormals);
-    if (ret == GHM_OK)
-        ret = ghm_multimap_create(ctx, TABLE_LOAD, &d->table);
+    int ret = ghm_multimap_create(ctx, TABLE_LOAD, &d->table);
     if (ret == GHM_OK)
         ret = ops->scratch(ctx, sizeof *d->info, (void **)&d->info);
     if (ret == GHM_OK)
@@ -144,15 +165,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
         ret = ops->host_alloc(ctx, sizeof *d->info_h, (void **)&d->info_h);
     if (ret == GHM_OK)
         ret = ops->timer_create(ctx, TIMER_MARKS, &d->timer);
-    /* the points, once */
-    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
-        size_t at = 3 * (i ? d->n[0] : 0), len = 3 * d->n[i] * sizeof(float);
-        ret = ops->upload(ctx, d->xyz + at, d->pc[i]->xyz, len);
-        if (ret == GHM_OK && d->n[i] && d->pc[i]->normals)
-            ret = ops->upload(ctx, d->pnormals + at, d->pc[i]->normals, len);
-    }
     if (ret == GHM_OK)
-        ret = ghm_context_sync(ctx);
+        ret = ghmi_voxel_device_rebind(d, a, b);
     if (ret < 0) {
         ghmi_voxel_device_free(&d);
         return ret;
@@ -357,7 +371,7 @@ static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmV
             return GHM_ERR_BUILD_FAILED;
         ret = ops->memset(ctx, d->info, 0, offsetof(GhmVoxelInfo, label_count));
         if (ret == GHM_OK)
-            ret = ops->keys(ctx, d->table, d->xyz, d->n[0], d->n[1], pose, g, d->info);
+            ret = ops->keys(ctx, d->table, d->xyz.p, d->n[0], d->n[1], pose, g, d->info);
         if (ret == GHM_OK)
             ret = ops->table(ctx, d->table, n, g->key_bits, attempt, d->info);
         if (ret == GHM_OK)
@@ -433,7 +447,7 @@ static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
 int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
                            const GhmVoxelOptions *opt, GhmVoxelResult *r)
 {
-    if (!d || !grid || !opt || !r)
+    if (!d || !d->pc[0] || !grid || !opt || !r) /* no clouds: a failed rebind */
         return GHM_ERR_INVALID;
     const GhmVoxelOps *ops = d->ops;
     GhmContext *ctx = d->ctx;
@@ -458,7 +472,8 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     if (ret == GHM_OK)
         ret = size_arrays(d, &L, K, first);
     if (ret == GHM_OK)
-        ret = ops->build(ctx, d->table, runs, first[1], d->xyz, d->pnormals, &pose, &g, &L.pair);
+        ret = ops->build(ctx, d->table, runs, first[1], d->xyz.p, d->pnormals.p, &pose, &g,
+                         &L.pair);
     if (ret == GHM_OK)
         ret = ops->timer_mark(ctx, d->timer, 1);
     const int both[2] = {1, 1};

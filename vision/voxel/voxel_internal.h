@@ -117,6 +117,13 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
                              const GhmPointCloud *a, const GhmPointCloud *b, int pinned,
                              GhmiVoxelDevice **out);
 
+/* Binds the state to two other clouds (uploaded now; the same rules as create's), keeping its
+ * table, blocks and staging for the steps that follow: what a caller that runs one step on
+ * each of many pairs of clouds (a voxel edit's applies) keeps from pair to pair. On failure
+ * the state has no clouds: a step refuses it (GHM_ERR_INVALID) until a rebind succeeds. */
+int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
+                             const GhmPointCloud *b);
+
 /* One step (ghm_voxel_intersect's): fills r->side[], r->rounds and r->time (r->grid already
  * set). On failure r may hold some arrays (pinned = 0), which ghm_voxel_result_free() releases. */
 int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
@@ -124,6 +131,11 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
 
 /* Frees the state (waiting for its work) and sets *d to NULL; accepts NULL. */
 void ghmi_voxel_device_free(GhmiVoxelDevice **d);
+
+/* Binds a sweep to two other clouds (a rebind of its device state, or the CPU path's clouds),
+ * keeping what its steps reuse; the last step's result is gone. On failure the sweep's steps
+ * fail until a rebind succeeds. */
+int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a, const GhmPointCloud *b);
 
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */
