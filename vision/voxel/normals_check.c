@@ -77,34 +77,38 @@ static void neighbour_pairs(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t
 }
 
 /* For each of the 26 step directions d, the voxel farthest along d (the first key on a tie)
- * votes by the sign of its normal along d. One pass keeps the 26 leaders. */
+ * votes by the sign of its normal along d. One pass keeps the leaders of 13 directions and of
+ * their opposites (the largest and the smallest reach along each; 26 comparisons a voxel either
+ * way, but half the reaches). */
 static void extreme_votes(const GhmVoxelGrid *g, const GhmVoxelSide *s, int *out, int *in)
 {
-    int dir[26][3], m = 0;
-    for (int d = 0; d < 27; d++)
-        if (d != 13) /* (0, 0, 0) */
-            dir[m][0] = d % 3 - 1, dir[m][1] = d / 3 % 3 - 1, dir[m][2] = d / 9 - 1, m++;
-    size_t best[26] = {0};
-    int64_t reach[26];
-    for (int d = 0; d < 26; d++)
-        reach[d] = INT64_MIN;
+    int dir[13][3];
+    for (int d = 0; d < 13; d++) /* the steps before (0, 0, 0) in voxelize order: -x first */
+        dir[d][0] = d % 3 - 1, dir[d][1] = d / 3 % 3 - 1, dir[d][2] = d / 9 - 1;
+    size_t hi_at[13] = {0}, lo_at[13] = {0};
+    int64_t hi[13], lo[13];
+    for (int d = 0; d < 13; d++)
+        hi[d] = INT64_MIN, lo[d] = INT64_MAX;
     for (size_t v = 0; v < s->voxels; v++) {
         int64_t xyz[3];
         ghmi_voxel_coords(g, s->keys[v], xyz);
-        for (int d = 0; d < 26; d++) {
+        for (int d = 0; d < 13; d++) {
             int64_t r = dir[d][0] * xyz[0] + dir[d][1] * xyz[1] + dir[d][2] * xyz[2];
-            if (r > reach[d])
-                reach[d] = r, best[d] = v;
+            if (r > hi[d])
+                hi[d] = r, hi_at[d] = v;
+            if (r < lo[d])
+                lo[d] = r, lo_at[d] = v;
         }
     }
     *out = *in = 0;
-    for (int d = 0; d < 26; d++) {
-        const float *n = s->normals + 3 * best[d];
-        double along = dir[d][0] * (double)n[0] + dir[d][1] * (double)n[1] +
-                       dir[d][2] * (double)n[2];
-        *out += along > 0;
-        *in += along < 0;
-    }
+    for (int d = 0; d < 13; d++)
+        for (int sign = 1; sign >= -1; sign -= 2) {
+            const float *n = s->normals + 3 * (sign > 0 ? hi_at[d] : lo_at[d]);
+            double along = sign * (dir[d][0] * (double)n[0] + dir[d][1] * (double)n[1] +
+                                   dir[d][2] * (double)n[2]);
+            *out += along > 0;
+            *in += along < 0;
+        }
 }
 
 /* A sparse cloud (radius > 1: about one point a voxel) has few face neighbours, so its voxels
