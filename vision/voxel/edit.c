@@ -55,12 +55,48 @@ void ghm_voxel_edit_free(GhmVoxelEdit **e)
     ghm_dynmap_free(&(*e)->set);
     ghm_voxel_sweep_free(&(*e)->alone);
     ghm_voxel_sweep_free(&(*e)->against);
-    ghmi_edit_probe_free(*e);
+    ghmi_edit_bufs_free(*e);
     free(*e);
     *e = NULL;
 }
 
 size_t ghm_voxel_edit_size(const GhmVoxelEdit *e) { return e ? ghm_dynmap_size(e->set) : 0; }
+
+/* --- the apply's arrays ------------------------------------------------------------------- */
+
+static void buf_release(GhmVoxelEdit *e, EditBuf which)
+{
+    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+    if (ops)
+        ops->host_free(e->ctx, e->buf[which]);
+    else
+        free(e->buf[which]);
+    e->buf[which] = NULL;
+    e->buf_cap[which] = 0;
+}
+
+void *ghmi_edit_buf(GhmVoxelEdit *e, EditBuf which, size_t bytes)
+{
+    if (e->buf[which] && e->buf_cap[which] >= bytes)
+        return e->buf[which];
+    buf_release(e, which);
+    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+    size_t cap = bytes + bytes / 4 + 64;
+    void *p = NULL;
+    if (ops ? ops->host_alloc(e->ctx, cap, &p) < 0 : !(p = malloc(cap)))
+        return NULL;
+    memset(p, 0, cap);
+    e->buf[which] = p;
+    e->buf_cap[which] = cap;
+    return p;
+}
+
+void ghmi_edit_bufs_free(GhmVoxelEdit *e)
+{
+    for (int i = 0; i < EDIT_BUFS; i++)
+        buf_release(e, (EditBuf)i);
+    e->probe = (GhmPointCloud){0};
+}
 
 /* --- items -------------------------------------------------------------------------------- */
 
@@ -83,19 +119,19 @@ static void cloud_item(const GhmVoxelSide *c, size_t v, int flip, uint8_t label,
     make_item(c->keys[v], c->counts[v], sum, label, item);
 }
 
-/* Keys with the tag, as the set's find and erase take them. */
-static uint32_t *tagged(const uint32_t *keys, size_t n)
+/* Keys with the tag, as the set's find and erase take them, in the keys array. */
+static uint32_t *tagged(GhmVoxelEdit *e, const uint32_t *keys, size_t n)
 {
-    uint32_t *t = malloc((n + 1) * sizeof *t);
+    uint32_t *t = ghmi_edit_buf(e, EDIT_BUF_KEYS, n * sizeof *t);
     for (size_t i = 0; t && i < n; i++)
         t[i] = keys[i] | KEY_TAG;
     return t;
 }
 
-/* The probe's voxels with label l. */
-static uint32_t *probe_keys(const GhmVoxelSide *p, uint8_t l, size_t *n)
+/* The probe's voxels with label l (tagged), in the inside array. */
+static uint32_t *probe_keys(GhmVoxelEdit *e, const GhmVoxelSide *p, uint8_t l, size_t *n)
 {
-    uint32_t *k = malloc((p->label_count[l] + 1) * sizeof *k);
+    uint32_t *k = ghmi_edit_buf(e, EDIT_BUF_INSIDE, p->label_count[l] * sizeof *k);
     size_t m = 0;
     for (size_t v = 0; k && v < p->voxels; v++)
         if (p->labels[v] == l)
@@ -110,50 +146,42 @@ typedef struct Changes {
     size_t n_erase, n_insert;
 } Changes;
 
-static int changes_alloc(Changes *c, size_t erase, size_t insert)
+static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t insert)
 {
-    c->erase = malloc((erase + 1) * sizeof *c->erase);
-    c->insert = malloc((insert * ITEM_WORDS + 1) * sizeof *c->insert);
+    c->erase = ghmi_edit_buf(e, EDIT_BUF_ERASE, erase * sizeof *c->erase);
+    c->insert = ghmi_edit_buf(e, EDIT_BUF_INSERT, insert * ITEM_WORDS * sizeof *c->insert);
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-static void changes_free(Changes *c)
-{
-    free(c->erase);
-    free(c->insert);
-    memset(c, 0, sizeof *c);
-}
-
 /* Erases first, so that a voxel erased and inserted again gets its new payload. */
-static int changes_apply(GhmVoxelEdit *e, Changes *c)
+static int changes_apply(GhmVoxelEdit *e, const Changes *c)
 {
     int ret = ghm_dynmap_erase(e->set, c->erase, c->n_erase, NULL);
     if (ret == GHM_OK)
         ret = ghm_dynmap_insert(e->set, c->insert, c->n_insert, NULL, NULL);
-    changes_free(c);
     return ret;
 }
 
-/* The set's items at the n tagged keys, in a new array *found (zeros where absent). An empty
- * set (an edit's BASE) is not asked: zeroed memory is its answer, without sending the keys to
- * the device and the items back. */
-static int find_items(GhmVoxelEdit *e, const uint32_t *keys, size_t n, uint32_t **found)
+/* The set's items at the n tagged keys, in the array `which` (zeros where absent). An empty
+ * set (an edit's BASE) is not asked: zeroes are its answer, without sending the keys to the
+ * device and the items back. */
+static int find_items(GhmVoxelEdit *e, const uint32_t *keys, size_t n, EditBuf which,
+                      uint32_t **found)
 {
-    if (ghm_dynmap_size(e->set) == 0) {
-        *found = calloc(n * ITEM_WORDS + 1, sizeof **found);
-        return *found ? GHM_OK : GHM_ERR_NOMEM;
-    }
-    *found = malloc((n * ITEM_WORDS + 1) * sizeof **found);
-    return *found ? ghm_dynmap_find(e->set, keys, n, NULL, *found) : GHM_ERR_NOMEM;
+    size_t bytes = n * ITEM_WORDS * sizeof **found;
+    if (!(*found = ghmi_edit_buf(e, which, bytes)))
+        return GHM_ERR_NOMEM;
+    if (ghm_dynmap_size(e->set) > 0)
+        return ghm_dynmap_find(e->set, keys, n, NULL, *found);
+    memset(*found, 0, bytes);
+    return GHM_OK;
 }
 
 /* The cloud's voxels, found in the set: items (zeros where absent) in *found. */
 static int find_cloud(GhmVoxelEdit *e, const GhmVoxelSide *c, uint32_t **found)
 {
-    uint32_t *keys = tagged(c->keys, c->voxels);
-    int ret = keys ? find_items(e, keys, c->voxels, found) : GHM_ERR_NOMEM;
-    free(keys);
-    return ret;
+    uint32_t *keys = tagged(e, c->keys, c->voxels);
+    return keys ? find_items(e, keys, c->voxels, EDIT_BUF_FOUND, found) : GHM_ERR_NOMEM;
 }
 
 /* The set's voxels at the cloud's voxels become cut (subtract, intersect). */
@@ -285,22 +313,18 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     size_t ni = 0;
-    uint32_t *found = NULL, *in_found = NULL, *inside = probe_keys(&r->side[0], GHM_VOXEL_INSIDE,
-                                                                    &ni);
+    uint32_t *found = NULL, *in_found = NULL;
+    uint32_t *inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
     Changes ch = {0};
     int ret = inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
-        ret = find_items(e, inside, ni, &in_found);
+        ret = find_items(e, inside, ni, EDIT_BUF_IN_FOUND, &in_found);
     if (ret == GHM_OK)
-        ret = changes_alloc(&ch, c->voxels + ni, c->voxels + ni);
+        ret = changes_alloc(e, &ch, c->voxels + ni, c->voxels + ni);
     if (ret == GHM_OK) {
         add_changes(r, found, inside, ni, in_found, ghm_context_threads(e->ctx), &ch, st);
         ret = changes_apply(e, &ch);
     }
-    changes_free(&ch);
-    free(inside);
-    free(found);
-    free(in_found);
     return ret;
 }
 
@@ -308,20 +332,17 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
 {
     const GhmVoxelSide *c = &r->side[1];
     size_t ni = 0;
-    uint32_t *found = NULL, *inside = probe_keys(&r->side[0], GHM_VOXEL_INSIDE, &ni);
+    uint32_t *found = NULL, *inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
     Changes ch = {0};
     int ret = inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
-        ret = changes_alloc(&ch, ni + c->voxels, c->voxels);
+        ret = changes_alloc(e, &ch, ni + c->voxels, c->voxels);
     if (ret == GHM_OK) {
         memcpy(ch.erase, inside, ni * sizeof *inside); /* absent keys are ignored */
         ch.n_erase = ni;
         cut_at_cloud(c, found, 1, &ch, st);
         ret = changes_apply(e, &ch);
     }
-    changes_free(&ch);
-    free(inside);
-    free(found);
     return ret;
 }
 
@@ -331,7 +352,8 @@ static int probe_labels(GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *
 {
     GhmMapOptions mopt = ghm_map_defaults();
     GhmMap *map = NULL;
-    uint32_t *lab = malloc((p->voxels + 1) * sizeof *lab), *keys = malloc((n + 1) * sizeof *keys);
+    uint32_t *lab = ghmi_edit_buf(e, EDIT_BUF_PROBE_LAB, p->voxels * sizeof *lab);
+    uint32_t *keys = ghmi_edit_buf(e, EDIT_BUF_KEYS, n * sizeof *keys);
     int ret = lab && keys ? ghm_map_create(e->ctx, &mopt, &map) : GHM_ERR_NOMEM;
     for (size_t v = 0; ret == GHM_OK && v < p->voxels; v++)
         lab[v] = p->labels[v];
@@ -342,8 +364,6 @@ static int probe_labels(GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *
     if (ret == GHM_OK)
         ret = ghm_map_find(map, keys, n, out);
     ghm_map_free(&map);
-    free(lab);
-    free(keys);
     return ret;
 }
 
@@ -351,8 +371,8 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
 {
     const GhmVoxelSide *c = &r->side[1];
     size_t n = ghm_dynmap_size(e->set);
-    uint32_t *items = malloc((n * ITEM_WORDS + 1) * sizeof *items);
-    uint32_t *lab = malloc((n + 1) * sizeof *lab), *found = NULL;
+    uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
+    uint32_t *lab = ghmi_edit_buf(e, EDIT_BUF_LABELS, n * sizeof *lab), *found = NULL;
     Changes ch = {0};
     int ret = items && lab ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
@@ -360,7 +380,7 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
     if (ret == GHM_OK)
         ret = find_cloud(e, c, &found);
     if (ret == GHM_OK)
-        ret = changes_alloc(&ch, n + c->voxels, c->voxels);
+        ret = changes_alloc(e, &ch, n + c->voxels, c->voxels);
     if (ret == GHM_OK) {
         for (size_t i = 0; i < n; i++)
             if (lab[i] != GHM_VOXEL_INSIDE && lab[i] != GHM_VOXEL_INTERSECTION)
@@ -368,10 +388,6 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
         cut_at_cloud(c, found, 0, &ch, st);
         ret = changes_apply(e, &ch);
     }
-    changes_free(&ch);
-    free(items);
-    free(lab);
-    free(found);
     return ret;
 }
 

@@ -8,6 +8,21 @@
 #include "ghm_dynmap.h"
 #include "ghm_voxel_edit.h"
 
+/* An apply's host arrays (ghmi_edit_buf), one per use. */
+typedef enum EditBuf {
+    EDIT_BUF_PROBE,    /* the probe's points and (zero) normals */
+    EDIT_BUF_INSIDE,   /* the probe's inside keys */
+    EDIT_BUF_KEYS,     /* keys sent to the set or a map */
+    EDIT_BUF_FOUND,    /* the set's items at the cloud's voxels */
+    EDIT_BUF_IN_FOUND, /* the set's items at the inside voxels */
+    EDIT_BUF_ITEMS,    /* the whole set's items */
+    EDIT_BUF_LABELS,   /* labels of the set's voxels */
+    EDIT_BUF_PROBE_LAB,/* the probe's labels, widened to 32 bits */
+    EDIT_BUF_ERASE,    /* a batch's erases */
+    EDIT_BUF_INSERT,   /* a batch's inserts */
+    EDIT_BUFS
+} EditBuf;
+
 struct GhmVoxelEdit {
     GhmContext *ctx;
     GhmVoxelGrid grid;
@@ -19,14 +34,20 @@ struct GhmVoxelEdit {
      * the last apply's (gone after it): every run rebinds first. */
     GhmVoxelSweep *alone, *against;
     GhmPointCloud none;    /* the empty cloud the first run pairs the cloud with */
-    GhmPointCloud probe;   /* the probe's points (arrays in probe_block), kept from apply to
-                            * apply; page-locked on a device backend, so uploads are DMA */
-    void *probe_block;
-    size_t probe_cap;      /* points probe_block holds */
+    GhmPointCloud probe;   /* the probe's points, in buf[EDIT_BUF_PROBE] */
+    void *buf[EDIT_BUFS];  /* see ghmi_edit_buf */
+    size_t buf_cap[EDIT_BUFS];
 };
 
-/* Frees e's probe (edit_probe.c); e stays valid. */
-void ghmi_edit_probe_free(GhmVoxelEdit *e);
+/* Array `which` of e with room for `bytes` (NULL: out of memory; the others stay). Kept from
+ * apply to apply and grown a quarter beyond the need, never shrunk: page-locked on a device
+ * backend, so the set's and the pipeline's uploads and downloads are DMA, and past the first
+ * applies no array is faulted in again (fresh arrays took half of an intersect's edit, H200,
+ * 2026-11-29). Zeroed when (re)made, not when reused. */
+void *ghmi_edit_buf(GhmVoxelEdit *e, EditBuf which, size_t bytes);
+
+/* Frees e's arrays; e stays valid. */
+void ghmi_edit_bufs_free(GhmVoxelEdit *e);
 
 /* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc;
  * *out belongs to e and holds until the next classify or the free. *probe_ms: the time until

@@ -124,42 +124,17 @@ static int probe_fits(size_t n, int on_device, char *why, size_t why_size)
     return GHM_ERR_TOO_LARGE;
 }
 
-void ghmi_edit_probe_free(GhmVoxelEdit *e)
-{
-    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
-    if (ops)
-        ops->host_free(e->ctx, e->probe_block);
-    else
-        free(e->probe_block);
-    e->probe_block = NULL;
-    e->probe_cap = 0;
-    e->probe = (GhmPointCloud){0};
-}
-
-/* e->probe holding n points: grown (a quarter beyond) when it has fewer. Its normals stay zero
- * (zeroed when the block is made, never written), so none are estimated for the probe. */
+/* e->probe holding n points in its array: xyz, then the normals, zero (the array is zeroed
+ * when made and the normals never written), so none are estimated for the probe. */
 static int probe_room(GhmVoxelEdit *e, size_t n)
 {
     if (n > GHM_POINTCLOUD_MAX_POINTS)
         return GHM_ERR_TOO_LARGE;
-    if (!e->probe_block || e->probe_cap < n) {
-        ghmi_edit_probe_free(e);
-        const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
-        size_t cap = n + n / 4, bytes = (6 * cap + 1) * sizeof(float);
-        int ret = GHM_OK;
-        if (ops)
-            ret = ops->host_alloc(e->ctx, bytes, &e->probe_block);
-        else if (!(e->probe_block = malloc(bytes)))
-            ret = GHM_ERR_NOMEM;
-        if (ret < 0) {
-            e->probe_block = NULL;
-            return ret;
-        }
-        e->probe.xyz = e->probe_block;
-        e->probe.normals = e->probe.xyz + 3 * cap;
-        memset(e->probe.normals, 0, 3 * cap * sizeof(float));
-        e->probe_cap = cap;
-    }
+    float *p = ghmi_edit_buf(e, EDIT_BUF_PROBE, 6 * n * sizeof(float));
+    if (!p)
+        return GHM_ERR_NOMEM;
+    e->probe.xyz = p; /* the normals after room for all the points the array can hold */
+    e->probe.normals = p + 3 * (e->buf_cap[EDIT_BUF_PROBE] / (6 * sizeof(float)));
     e->probe.n = n;
     return GHM_OK;
 }
