@@ -64,37 +64,26 @@ size_t ghm_voxel_edit_size(const GhmVoxelEdit *e) { return e ? ghm_dynmap_size(e
 
 /* --- the apply's arrays ------------------------------------------------------------------- */
 
-static void buf_release(GhmVoxelEdit *e, EditBuf which)
-{
-    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
-    if (ops)
-        ops->host_free(e->ctx, e->buf[which]);
-    else
-        free(e->buf[which]);
-    e->buf[which] = NULL;
-    e->buf_cap[which] = 0;
-}
-
 void *ghmi_edit_buf(GhmVoxelEdit *e, EditBuf which, size_t bytes)
 {
     if (e->buf[which] && e->buf_cap[which] >= bytes)
         return e->buf[which];
-    buf_release(e, which);
-    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+    free(e->buf[which]);
+    e->buf_cap[which] = 0;
     size_t cap = bytes + bytes / 4 + 64;
-    void *p = NULL;
-    if (ops ? ops->host_alloc(e->ctx, cap, &p) < 0 : !(p = malloc(cap)))
+    if (!(e->buf[which] = calloc(1, cap)))
         return NULL;
-    memset(p, 0, cap);
-    e->buf[which] = p;
     e->buf_cap[which] = cap;
-    return p;
+    return e->buf[which];
 }
 
 void ghmi_edit_bufs_free(GhmVoxelEdit *e)
 {
-    for (int i = 0; i < EDIT_BUFS; i++)
-        buf_release(e, (EditBuf)i);
+    for (int i = 0; i < EDIT_BUFS; i++) {
+        free(e->buf[i]);
+        e->buf[i] = NULL;
+        e->buf_cap[i] = 0;
+    }
     e->probe = (GhmPointCloud){0};
 }
 

@@ -40,10 +40,11 @@ struct GhmVoxelEdit {
 };
 
 /* Array `which` of e with room for `bytes` (NULL: out of memory; the others stay). Kept from
- * apply to apply and grown a quarter beyond the need, never shrunk: page-locked on a device
- * backend, so the set's and the pipeline's uploads and downloads are DMA, and past the first
- * applies no array is faulted in again (fresh arrays took half of an intersect's edit, H200,
- * 2026-11-29). Zeroed when (re)made, not when reused. */
+ * apply to apply and grown a quarter beyond the need, never shrunk: past the first applies no
+ * array is faulted in again (fresh arrays of a few MB each took much of an edit's host time,
+ * H200, 2026-11-29). Page-locked arrays were tried and not kept: pinning them cost the first
+ * apply more (50-90 ms) than the faster copies saved in five (docs/BENCHMARKS.md). Zeroed when
+ * (re)made, not when reused. */
 void *ghmi_edit_buf(GhmVoxelEdit *e, EditBuf which, size_t bytes);
 
 /* Frees e's arrays; e stays valid. */
