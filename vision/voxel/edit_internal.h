@@ -17,7 +17,9 @@ typedef enum EditBuf {
     EDIT_BUF_IN_FOUND, /* the set's items at the inside voxels */
     EDIT_BUF_ITEMS,    /* the whole set's items */
     EDIT_BUF_LABELS,   /* labels of the set's voxels */
-    EDIT_BUF_PROBE_LAB,/* the probe's labels, widened to 32 bits */
+    EDIT_BUF_SPAN_LO,  /* the probe's rows: first x, last x, first voxel */
+    EDIT_BUF_SPAN_HI,
+    EDIT_BUF_SPAN_START,
     EDIT_BUF_ERASE,    /* a batch's erases */
     EDIT_BUF_INSERT,   /* a batch's inserts */
     EDIT_BUFS
@@ -57,6 +59,11 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e);
  * coordinates cannot hold apart. */
 int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
                        double *probe_ms, char *why, size_t why_size);
+
+/* The probe voxel at key (its index in the probe's side, whose keys are every voxel of its rows'
+ * spans in ascending order: the row's first voxel plus the offset in its span, no table), or
+ * GHM_NOT_FOUND outside the probe. The probe of the last classify that succeeded. */
+uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key);
 
 /* Whether the cloud c encloses something at the grid: an inside voxel of the probe p beyond the
  * pipeline's barrier (see edit_probe.c). */

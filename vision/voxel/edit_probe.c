@@ -17,16 +17,17 @@
 /* --- the probe ---------------------------------------------------------------------------- */
 
 /* Per grid row (y, z) the first and last x of the cloud's voxels, both widened by d in x, y and
- * z (a square max filter over the rows); lo > hi where a row has none. */
-static int row_spans(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int32_t **lo_out,
-                     int32_t **hi_out)
+ * z (a square max filter over the rows), into e's span arrays; lo > hi where a row has none. */
+static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
 {
+    const GhmVoxelGrid *g = &e->grid;
     const int nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
     size_t rows = (size_t)ny * (size_t)nz;
-    int32_t *lo = malloc(rows * sizeof *lo), *hi = malloc(rows * sizeof *hi);
+    int32_t *lo = ghmi_edit_buf(e, EDIT_BUF_SPAN_LO, rows * sizeof *lo);
+    int32_t *hi = ghmi_edit_buf(e, EDIT_BUF_SPAN_HI, rows * sizeof *hi);
     int32_t *tl = malloc(rows * sizeof *tl), *th = malloc(rows * sizeof *th);
     if (!lo || !hi || !tl || !th) {
-        free(lo), free(hi), free(tl), free(th);
+        free(tl), free(th);
         return GHM_ERR_NOMEM;
     }
     for (size_t r = 0; r < rows; r++)
@@ -59,8 +60,6 @@ static int row_spans(const GhmVoxelGrid *g, const GhmVoxelSide *c, int d, int32_
             lo[r] = lo[r] < 0 ? 0 : lo[r];
             hi[r] = hi[r] >= nx ? nx - 1 : hi[r];
         }
-    *lo_out = lo;
-    *hi_out = hi;
     return GHM_OK;
 }
 
@@ -145,26 +144,33 @@ static int probe_room(GhmVoxelEdit *e, size_t n)
 static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, size_t why_size)
 {
     const GhmVoxelGrid *g = &e->grid;
-    int32_t *lo = NULL, *hi = NULL;
-    int ret = row_spans(g, c, d, &lo, &hi);
+    int ret = row_spans(e, c, d);
     if (ret < 0)
         return ret;
+    const int32_t *lo = e->buf[EDIT_BUF_SPAN_LO], *hi = e->buf[EDIT_BUF_SPAN_HI];
     size_t rows = (size_t)g->dims[1] * (size_t)g->dims[2], n = 0;
-    size_t *start = malloc((rows + 1) * sizeof *start);
+    size_t *start = ghmi_edit_buf(e, EDIT_BUF_SPAN_START, rows * sizeof *start);
     if (!start)
-        ret = GHM_ERR_NOMEM;
-    for (size_t r = 0; start && r < rows; r++) {
+        return GHM_ERR_NOMEM;
+    for (size_t r = 0; r < rows; r++) {
         start[r] = n;
         n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
     }
-    if (ret == GHM_OK)
-        ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
+    ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
     if (ret == GHM_OK && (ret = probe_room(e, n)) == GHM_OK)
         probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), &e->probe);
-    free(start);
-    free(lo);
-    free(hi);
     return ret;
+}
+
+uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key)
+{
+    const uint32_t nx = (uint32_t)e->grid.dims[0], r = key / nx;
+    const int32_t x = (int32_t)(key - r * nx);
+    const int32_t *lo = e->buf[EDIT_BUF_SPAN_LO], *hi = e->buf[EDIT_BUF_SPAN_HI];
+    const size_t *start = e->buf[EDIT_BUF_SPAN_START];
+    if (x < lo[r] || x > hi[r]) /* lo > hi: a row without probe voxels */
+        return GHM_NOT_FOUND;
+    return (uint32_t)(start[r] + (size_t)(x - lo[r]));
 }
 
 /* An edit's inside comes from the cloud's normals: file normals that point inward or either way
