@@ -152,18 +152,25 @@ static int changes_apply(GhmVoxelEdit *e, const Changes *c)
 }
 
 /* The set's items at the n tagged keys, in the array `which` (zeros where absent). An empty
- * set (an edit's BASE) is not asked: zeroes are its answer, without sending the keys to the
- * device and the items back. */
+ * set (an edit's BASE) is not asked, and *found is NULL: nothing is there (readers take it
+ * through item_at), without the keys sent to the device, the items back or an array of zeros
+ * written (20 of a BASE's 40 set milliseconds for its 1.3 M inside voxels, H200). */
 static int find_items(GhmVoxelEdit *e, const uint32_t *keys, size_t n, EditBuf which,
                       uint32_t **found)
 {
-    size_t bytes = n * ITEM_WORDS * sizeof **found;
-    if (!(*found = ghmi_edit_buf(e, which, bytes)))
+    *found = NULL;
+    if (ghm_dynmap_size(e->set) == 0)
+        return GHM_OK;
+    if (!(*found = ghmi_edit_buf(e, which, n * ITEM_WORDS * sizeof **found)))
         return GHM_ERR_NOMEM;
-    if (ghm_dynmap_size(e->set) > 0)
-        return ghm_dynmap_find(e->set, keys, n, NULL, *found);
-    memset(*found, 0, bytes);
-    return GHM_OK;
+    return ghm_dynmap_find(e->set, keys, n, NULL, *found);
+}
+
+/* Item i of what find_items found: zeros (absent) when nothing was. */
+static const uint32_t *item_at(const uint32_t *found, size_t i)
+{
+    static const uint32_t absent[ITEM_WORDS];
+    return found ? found + i * ITEM_WORDS : absent;
 }
 
 /* The cloud's voxels, found in the set: items (zeros where absent) in *found. */
@@ -178,7 +185,7 @@ static void cut_at_cloud(const GhmVoxelSide *c, const uint32_t *found, int flip,
                          GhmVoxelEditStep *st)
 {
     for (size_t v = 0; v < c->voxels; v++) {
-        if (!found[v * ITEM_WORDS + W_KEY])
+        if (!item_at(found, v)[W_KEY])
             continue;
         ch->erase[ch->n_erase++] = c->keys[v] | KEY_TAG;
         cloud_item(c, v, flip, GHM_VOXEL_EDIT_CUT, ch->insert + ch->n_insert++ * ITEM_WORDS);
@@ -262,14 +269,14 @@ static void add_chunk(const GhmVoxelSide *c, const uint32_t *found, const uint32
     size_t ce = write ? ck->cloud_erase[k] : 0, ie = write ? ck->inside_erase[k] : 0;
     size_t in = write ? ck->inside_new[k] : 0;
     for (size_t v = chunk_at(c->voxels, k); v < chunk_at(c->voxels, k + 1); v++) {
-        int merged = found[v * ITEM_WORDS + W_KEY] != 0;
-        if (write && add_cloud_item(c, v, found + v * ITEM_WORDS, ch->insert + v * ITEM_WORDS))
+        int merged = item_at(found, v)[W_KEY] != 0;
+        if (write && add_cloud_item(c, v, item_at(found, v), ch->insert + v * ITEM_WORDS))
             ch->erase[ce] = c->keys[v] | KEY_TAG;
         ce += merged;
     }
     for (size_t i = chunk_at(ni, k); i < chunk_at(ni, k + 1); i++) {
         uint32_t *item = write ? ch->insert + in * ITEM_WORDS : scratch;
-        int got = add_inside_item(inside[i], in_found + i * ITEM_WORDS, item);
+        int got = add_inside_item(inside[i], item_at(in_found, i), item);
         if (got == 2 && write)
             ch->erase[ie] = inside[i];
         ie += got == 2;
