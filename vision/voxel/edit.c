@@ -230,28 +230,29 @@ static int add_inside_item(uint32_t key, const uint32_t *old, uint32_t *item)
     return 2;
 }
 
-/* add's work comes in chunks over the context's threads, each chunk counted, then written after
- * the chunks before it: the batches are those one pass in order makes (a million inside voxels
- * of a BASE took 22 ms on one thread of the 2-core machine). */
-enum { ADD_CHUNKS = 64 };
+/* add's and intersect's work over many voxels comes in chunks over the context's threads, each
+ * chunk counted, then written after the chunks before it: the batches are those one pass in
+ * order makes (a million inside voxels of a BASE took 22 ms on one thread of the 2-core machine;
+ * intersect's 1.4 M set voxels 11-15 ms on one thread of the H200 machine). */
+enum { CHUNKS = 64 };
 
 /* Per chunk: its count of each kind of change, then (exclusive_scan) where its first goes. */
 typedef struct AddChunks {
-    size_t cloud_erase[ADD_CHUNKS];  /* erases of merged cloud voxels (first in the batch) */
-    size_t inside_erase[ADD_CHUNKS]; /* erases of relabelled inside voxels (after those) */
-    size_t inside_new[ADD_CHUNKS];   /* inside items (after the cloud's items, one a voxel) */
+    size_t cloud_erase[CHUNKS];  /* erases of merged cloud voxels (first in the batch) */
+    size_t inside_erase[CHUNKS]; /* erases of relabelled inside voxels (after those) */
+    size_t inside_new[CHUNKS];   /* inside items (after the cloud's items, one a voxel) */
 } AddChunks;
 
-/* Chunk k of [0, n): [n k / ADD_CHUNKS, n (k + 1) / ADD_CHUNKS). */
+/* Chunk k of [0, n): [n k / CHUNKS, n (k + 1) / CHUNKS). */
 static size_t chunk_at(size_t n, int k)
 {
-    return n / ADD_CHUNKS * (size_t)k + n % ADD_CHUNKS * (size_t)k / ADD_CHUNKS;
+    return n / CHUNKS * (size_t)k + n % CHUNKS * (size_t)k / CHUNKS;
 }
 
 /* Counts to starts, the first at `first`; returns the end. */
 static size_t exclusive_scan(size_t *count, size_t first)
 {
-    for (int k = 0; k < ADD_CHUNKS; k++) {
+    for (int k = 0; k < CHUNKS; k++) {
         size_t n = count[k];
         count[k] = first;
         first += n;
@@ -294,13 +295,13 @@ static void add_changes(const GhmVoxelResult *r, const uint32_t *found, const ui
     const GhmVoxelSide *c = &r->side[1];
     AddChunks ck;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < ADD_CHUNKS; k++)
+    for (int k = 0; k < CHUNKS; k++)
         add_chunk(c, found, inside, ni, in_found, k, 0, &ck, ch);
     size_t cloud_erases = exclusive_scan(ck.cloud_erase, 0);
     ch->n_erase = exclusive_scan(ck.inside_erase, cloud_erases);
     ch->n_insert = exclusive_scan(ck.inside_new, c->voxels);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < ADD_CHUNKS; k++)
+    for (int k = 0; k < CHUNKS; k++)
         add_chunk(c, found, inside, ni, in_found, k, 1, &ck, ch);
     st->relabelled += ch->n_erase;
 }
@@ -342,17 +343,49 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     return ret;
 }
 
-/* The probe's label of each of the set's n voxels (GHM_NOT_FOUND outside the probe), by the
- * probe's spans (ghmi_edit_probe_voxel). Until 2026-11-29 a GhmMap of the probe's keys: its
- * build and finds took 47 of an intersect's 120 set milliseconds on the 2-core machine. */
-static void probe_labels(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
-                         size_t n, uint32_t *out)
+/* Whether the set's voxel of item lies at an inside voxel or one of the cloud's voxels of the
+ * probe p (found by the probe's spans, ghmi_edit_probe_voxel), so that intersect keeps it. Until
+ * 2026-11-29 the labels came from a GhmMap of the probe's keys: its build and finds took 47 of
+ * an intersect's 120 set milliseconds on the 2-core machine. */
+static int kept(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *item)
 {
-#pragma omp parallel for num_threads(ghm_context_threads(e->ctx)) schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = ghmi_edit_probe_voxel(e, items[i * ITEM_WORDS + W_KEY] & ~KEY_TAG);
-        out[i] = v == GHM_NOT_FOUND ? GHM_NOT_FOUND : p->labels[v];
+    uint32_t v = ghmi_edit_probe_voxel(e, item[W_KEY] & ~KEY_TAG);
+    return v != GHM_NOT_FOUND &&
+           (p->labels[v] == GHM_VOXEL_INSIDE || p->labels[v] == GHM_VOXEL_INTERSECTION);
+}
+
+/* Chunk k of the set's n items: the tagged keys of those intersect erases, written from out
+ * on (when not NULL); returns how many. */
+static size_t erase_chunk(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
+                          size_t n, int k, uint32_t *out)
+{
+    size_t m = 0;
+    for (size_t i = chunk_at(n, k); i < chunk_at(n, k + 1); i++) {
+        const uint32_t *item = items + i * ITEM_WORDS;
+        if (kept(e, p, item))
+            continue;
+        if (out)
+            out[m] = item[W_KEY];
+        m++;
     }
+    return m;
+}
+
+/* The tagged keys of the set's n items that intersect erases, into erase in the items' order;
+ * returns how many. */
+static size_t outside_keys(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
+                           size_t n, uint32_t *erase)
+{
+    size_t at[CHUNKS];
+    int threads = ghm_context_threads(e->ctx);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int k = 0; k < CHUNKS; k++)
+        at[k] = erase_chunk(e, p, items, n, k, NULL);
+    size_t total = exclusive_scan(at, 0);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int k = 0; k < CHUNKS; k++)
+        erase_chunk(e, p, items, n, k, erase + at[k]);
+    return total;
 }
 
 static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
@@ -360,19 +393,15 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
     const GhmVoxelSide *c = &r->side[1];
     size_t n = ghm_dynmap_size(e->set);
     uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
-    uint32_t *lab = ghmi_edit_buf(e, EDIT_BUF_LABELS, n * sizeof *lab), *found = NULL;
+    uint32_t *found = NULL;
     Changes ch = {0};
-    int ret = items && lab ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
-    if (ret == GHM_OK) {
-        probe_labels(e, &r->side[0], items, n, lab);
+    int ret = items ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
         ret = find_cloud(e, c, &found);
-    }
     if (ret == GHM_OK)
         ret = changes_alloc(e, &ch, n + c->voxels, c->voxels);
     if (ret == GHM_OK) {
-        for (size_t i = 0; i < n; i++)
-            if (lab[i] != GHM_VOXEL_INSIDE && lab[i] != GHM_VOXEL_INTERSECTION)
-                ch.erase[ch.n_erase++] = items[i * ITEM_WORDS + W_KEY];
+        ch.n_erase = outside_keys(e, &r->side[0], items, n, ch.erase);
         cut_at_cloud(c, found, 0, &ch, st);
         ret = changes_apply(e, &ch);
     }

@@ -16,7 +16,6 @@ typedef enum EditBuf {
     EDIT_BUF_FOUND,    /* the set's items at the cloud's voxels */
     EDIT_BUF_IN_FOUND, /* the set's items at the inside voxels */
     EDIT_BUF_ITEMS,    /* the whole set's items */
-    EDIT_BUF_LABELS,   /* labels of the set's voxels */
     EDIT_BUF_SPAN_LO,  /* the probe's rows: first x, last x, first voxel */
     EDIT_BUF_SPAN_HI,
     EDIT_BUF_SPAN_START,
