@@ -154,7 +154,7 @@ static int changes_apply(GhmVoxelEdit *e, const Changes *c)
 /* The set's items at the n tagged keys, in the array `which` (zeros where absent). An empty
  * set (an edit's BASE) is not asked, and *found is NULL: nothing is there (readers take it
  * through item_at), without the keys sent to the device, the items back or an array of zeros
- * written (20 of a BASE's 40 set milliseconds for its 1.3 M inside voxels, H200). */
+ * written (20-22 of a BASE's 45-49 set milliseconds for its 1.3 M inside voxels, H200). */
 static int find_items(GhmVoxelEdit *e, const uint32_t *keys, size_t n, EditBuf which,
                       uint32_t **found)
 {

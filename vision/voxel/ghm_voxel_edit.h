@@ -109,7 +109,9 @@ GHM_API int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid,
  * why: the cloud has no inside at this grid, its normals point inward or either way
  * (ghm_voxel_normals_check), or its points fall outside the grid; the set is
  * unchanged then. GHM_ERR_NOMEM or a backend's error: the set stays a valid set but may be
- * partly edited. why (may be NULL) receives one line on every failure. */
+ * partly edited. why (may be NULL) receives one line on every failure. The set keeps the device
+ * state and host arrays of its largest apply for the next ones (about 100-150 bytes of host
+ * memory a probe voxel, kept until ghm_voxel_edit_free). */
 GHM_API int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud *pc,
                                  GhmVoxelEditStep *step, char *why, size_t why_size);
 

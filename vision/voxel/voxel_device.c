@@ -146,9 +146,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
 {
     if (!ctx || !ops || !a || !b || !out)
         return GHM_ERR_INVALID;
-    if (a->n + b->n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    GhmiVoxelDevice *d = calloc(1, sizeof *d);
+    GhmiVoxelDevice *d = calloc(1, sizeof *d); /* the clouds are checked by the rebind */
     if (!d)
         return GHM_ERR_NOMEM;
     d->ctx = ctx;
