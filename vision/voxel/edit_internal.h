@@ -19,6 +19,7 @@ typedef enum EditBuf {
     EDIT_BUF_SPAN_LO,  /* the probe's rows: first x, last x, first voxel */
     EDIT_BUF_SPAN_HI,
     EDIT_BUF_SPAN_START,
+    EDIT_BUF_SPAN_SCRATCH, /* the spans' widening: a copy of first and last x */
     EDIT_BUF_ERASE,    /* a batch's erases */
     EDIT_BUF_INSERT,   /* a batch's inserts */
     EDIT_BUFS

@@ -25,11 +25,10 @@ static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
     size_t rows = (size_t)ny * (size_t)nz;
     int32_t *lo = ghmi_edit_buf(e, EDIT_BUF_SPAN_LO, rows * sizeof *lo);
     int32_t *hi = ghmi_edit_buf(e, EDIT_BUF_SPAN_HI, rows * sizeof *hi);
-    int32_t *tl = malloc(rows * sizeof *tl), *th = malloc(rows * sizeof *th);
-    if (!lo || !hi || !tl || !th) {
-        free(tl), free(th);
+    int32_t *tl = ghmi_edit_buf(e, EDIT_BUF_SPAN_SCRATCH, 2 * rows * sizeof *tl);
+    if (!lo || !hi || !tl)
         return GHM_ERR_NOMEM;
-    }
+    int32_t *th = tl + rows;
     for (size_t r = 0; r < rows; r++)
         lo[r] = INT32_MAX, hi[r] = INT32_MIN;
     for (size_t v = 0; v < c->voxels; v++) {
@@ -54,7 +53,6 @@ static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
                 }
             }
     }
-    free(tl), free(th);
     for (size_t r = 0; r < rows; r++)
         if (lo[r] <= hi[r]) {
             lo[r] = lo[r] < 0 ? 0 : lo[r];
