@@ -10,6 +10,21 @@
 #include "ghm_voxel_edit.h"
 #include "test_support.h"
 #include "voxel_clouds.h"
+#include "voxel_internal.h"
+
+/* The check of side s on 1 thread (the public call) and on 3 (the edit's, in chunks): the same. */
+static GhmVoxelNormalsCheck check_side(const GhmVoxelGrid *g, const GhmVoxelSide *s)
+{
+    GhmVoxelNormalsCheck c, t;
+    ck_assert_int_eq(ghm_voxel_normals_check(g, s, &c), GHM_OK);
+    ck_assert_int_eq(ghmi_voxel_normals_check(g, s, 3, &t), GHM_OK);
+    ck_assert_int_eq(t.verdict, c.verdict);
+    ck_assert_uint_eq(t.pairs, c.pairs);
+    ck_assert(t.disagree == c.disagree);
+    ck_assert_int_eq(t.extremes_out, c.extremes_out);
+    ck_assert_int_eq(t.extremes_in, c.extremes_in);
+    return c;
+}
 
 /* The check of cloud pc's side, pc voxelized alone (the other cloud empty) at grid_n. */
 static GhmVoxelNormalsCheck check_cloud(const GhmPointCloud *pc, int grid_n)
@@ -24,8 +39,7 @@ static GhmVoxelNormalsCheck check_cloud(const GhmPointCloud *pc, int grid_n)
     ck_assert_int_eq(ghm_voxel_grid_fit(none, pc, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
     GhmVoxelResult *r = NULL;
     ck_assert_int_eq(ghm_voxel_intersect(ctx, none, pc, NULL, &g, &opt, &r), GHM_OK);
-    GhmVoxelNormalsCheck c;
-    ck_assert_int_eq(ghm_voxel_normals_check(&r->grid, &r->side[1], &c), GHM_OK);
+    GhmVoxelNormalsCheck c = check_side(&r->grid, &r->side[1]);
     ghm_voxel_result_free(&r);
     ghm_pointcloud_free(&none);
     ghm_context_free(&ctx);
@@ -79,6 +93,23 @@ START_TEST(test_sphere_orientations)
         ck_assert(c.disagree > 0.4 && c.disagree < 0.6);
         ghm_pointcloud_free(&pc);
     }
+}
+END_TEST
+
+/* Enough voxels (about 50 k) that the check runs in chunks on threads: the same verdicts. */
+START_TEST(test_sphere_on_threads)
+{
+    GhmPointCloud *pc = ghm_test_random_sphere(200000, 1.0, 0, 5);
+    const GhmVoxelNormalsVerdict want[3] = {GHM_VOXEL_NORMALS_CONSISTENT,
+                                            GHM_VOXEL_NORMALS_INWARD, GHM_VOXEL_NORMALS_MIXED};
+    for (int turn = 0; turn < 3; turn++) {
+        if (turn)
+            turn_normals(pc, turn - 1);
+        GhmVoxelNormalsCheck c = check_cloud(pc, 128);
+        ck_assert_int_eq(c.verdict, want[turn]);
+        ck_assert_uint_gt(c.pairs, 50000);
+    }
+    ghm_pointcloud_free(&pc);
 }
 END_TEST
 
@@ -157,6 +188,7 @@ static Suite *normals_suite(void)
     TCase *check = tcase_create("check");
     tcase_set_timeout(check, 120);
     tcase_add_test(check, test_sphere_orientations);
+    tcase_add_test(check, test_sphere_on_threads);
     tcase_add_test(check, test_open_patch_is_not_inward);
     tcase_add_test(check, test_small_cloud_unchecked);
     tcase_add_test(check, test_edit_refuses_faulty_normals);

@@ -173,10 +173,11 @@ uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key)
 
 /* An edit's inside comes from the cloud's normals: file normals that point inward or either way
  * (ghm_voxel_normals_check) would cut or fill the wrong voxels, so they are refused with why. */
-static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, char *why, size_t size)
+static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threads, char *why,
+                         size_t size)
 {
     GhmVoxelNormalsCheck nc = {.verdict = GHM_VOXEL_NORMALS_CONSISTENT};
-    int ret = c->normals_estimated ? GHM_OK : ghm_voxel_normals_check(g, c, &nc);
+    int ret = c->normals_estimated ? GHM_OK : ghmi_voxel_normals_check(g, c, threads, &nc);
     char fault[256];
     if (ret < 0 || !ghm_voxel_normals_fault(&nc, fault, sizeof fault))
         return ret;
@@ -211,7 +212,8 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
         ret = GHM_ERR_INVALID;
     }
     if (ret == GHM_OK)
-        ret = check_normals(&e->grid, &alone->side[1], why, why_size);
+        ret = check_normals(&e->grid, &alone->side[1], ghm_context_threads(e->ctx), why,
+                            why_size);
     if (ret == GHM_OK)
         ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);

@@ -44,17 +44,45 @@ static double dot3(const float *a, const float *b)
     return (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
 }
 
-/* Counts the face-neighbour pairs (+x, +y, +z) whose normals both exist and their
- * disagreements. The keys ascend, so each axis's neighbour is found by a cursor that only
- * moves forward: one pass. */
-static void neighbour_pairs(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t *pairs,
-                            size_t *disagree)
+/* Both passes run in chunks of the ascending voxels, one a thread at a time, their results
+ * merged in chunk order, so that they are the one pass's (the check took 2.5 ms of a 62 k-voxel
+ * edit's apply on one thread, 2026-11-29). */
+enum { CHUNKS = 64, PARALLEL_LEAST = 16384 }; /* fewer voxels: one thread */
+
+/* Chunk k of [0, n): [n k / CHUNKS, n (k + 1) / CHUNKS). */
+static size_t chunk_at(size_t n, int k)
+{
+    return n / CHUNKS * (size_t)k + n % CHUNKS * (size_t)k / CHUNKS;
+}
+
+/* The first index from `from` on whose key is not below want. */
+static size_t lower_bound(const uint32_t *keys, size_t from, size_t n, uint32_t want)
+{
+    while (from < n) {
+        size_t mid = from + (n - from) / 2;
+        if (keys[mid] < want)
+            from = mid + 1;
+        else
+            n = mid;
+    }
+    return from;
+}
+
+/* Voxels [lo, hi)'s face-neighbour pairs (+x, +y, +z) whose normals both exist, and their
+ * disagreements. The keys ascend, so each axis's neighbour is found by a cursor that only moves
+ * forward, started by a search. */
+static void pairs_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t lo, size_t hi,
+                     size_t *pairs, size_t *disagree)
 {
     const uint32_t nx = (uint32_t)g->dims[0], ny = (uint32_t)g->dims[1];
     const uint32_t step[3] = {1, nx, nx * ny};
-    size_t cursor[3] = {0, 0, 0};
+    size_t cursor[3];
     *pairs = *disagree = 0;
-    for (size_t v = 0; v < s->voxels; v++) {
+    if (lo >= hi)
+        return;
+    for (int a = 0; a < 3; a++)
+        cursor[a] = lower_bound(s->keys, lo, s->voxels, s->keys[lo] + step[a]);
+    for (size_t v = lo; v < hi; v++) {
         const float *nv = s->normals + 3 * v;
         int64_t xyz[3];
         ghmi_voxel_coords(g, s->keys[v], xyz);
@@ -76,34 +104,80 @@ static void neighbour_pairs(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t
     }
 }
 
-/* For each of the 26 step directions d, the voxel farthest along d (the first key on a tie)
- * votes by the sign of its normal along d. One pass keeps the leaders of 13 directions and of
- * their opposites (the largest and the smallest reach along each; 26 comparisons a voxel either
- * way, but half the reaches). */
-static void extreme_votes(const GhmVoxelGrid *g, const GhmVoxelSide *s, int *out, int *in)
+static void neighbour_pairs(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
+                            size_t *pairs, size_t *disagree)
+{
+    size_t p[CHUNKS], d[CHUNKS];
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (s->voxels >= PARALLEL_LEAST)
+    for (int k = 0; k < CHUNKS; k++)
+        pairs_of(g, s, chunk_at(s->voxels, k), chunk_at(s->voxels, k + 1), &p[k], &d[k]);
+    *pairs = *disagree = 0;
+    for (int k = 0; k < CHUNKS; k++)
+        *pairs += p[k], *disagree += d[k];
+}
+
+/* The 13 step directions before (0, 0, 0) in voxelize order (-x first); their opposites are the
+ * other 13. */
+static void half_directions(int dir[13][3])
+{
+    for (int d = 0; d < 13; d++)
+        dir[d][0] = d % 3 - 1, dir[d][1] = d / 3 % 3 - 1, dir[d][2] = d / 9 - 1;
+}
+
+/* The voxels reaching farthest along each of the 13 directions (hi) and against it (lo) among
+ * voxels [from, to), the first on a tie; reach INT64_MIN / MAX where there are none. */
+typedef struct Leaders {
+    int64_t hi[13], lo[13];
+    size_t hi_at[13], lo_at[13];
+} Leaders;
+
+static void leaders_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t from, size_t to,
+                       Leaders *L)
 {
     int dir[13][3];
-    for (int d = 0; d < 13; d++) /* the steps before (0, 0, 0) in voxelize order: -x first */
-        dir[d][0] = d % 3 - 1, dir[d][1] = d / 3 % 3 - 1, dir[d][2] = d / 9 - 1;
-    size_t hi_at[13] = {0}, lo_at[13] = {0};
-    int64_t hi[13], lo[13];
+    half_directions(dir);
     for (int d = 0; d < 13; d++)
-        hi[d] = INT64_MIN, lo[d] = INT64_MAX;
-    for (size_t v = 0; v < s->voxels; v++) {
+        L->hi[d] = INT64_MIN, L->lo[d] = INT64_MAX, L->hi_at[d] = L->lo_at[d] = 0;
+    for (size_t v = from; v < to; v++) {
         int64_t xyz[3];
         ghmi_voxel_coords(g, s->keys[v], xyz);
         for (int d = 0; d < 13; d++) {
             int64_t r = dir[d][0] * xyz[0] + dir[d][1] * xyz[1] + dir[d][2] * xyz[2];
-            if (r > hi[d])
-                hi[d] = r, hi_at[d] = v;
-            if (r < lo[d])
-                lo[d] = r, lo_at[d] = v;
+            if (r > L->hi[d])
+                L->hi[d] = r, L->hi_at[d] = v;
+            if (r < L->lo[d])
+                L->lo[d] = r, L->lo_at[d] = v;
         }
     }
+}
+
+/* For each of the 26 step directions d, the voxel farthest along d (the first key on a tie)
+ * votes by the sign of its normal along d. A pass keeps the leaders of 13 directions and of
+ * their opposites (the largest and the smallest reach along each); the chunks' leaders are
+ * merged in order, a later one winning only by a strictly larger reach. */
+static void extreme_votes(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads, int *out,
+                          int *in)
+{
+    Leaders part[CHUNKS], L;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (s->voxels >= PARALLEL_LEAST)
+    for (int k = 0; k < CHUNKS; k++)
+        leaders_of(g, s, chunk_at(s->voxels, k), chunk_at(s->voxels, k + 1), &part[k]);
+    L = part[0];
+    for (int k = 1; k < CHUNKS; k++)
+        for (int d = 0; d < 13; d++) {
+            if (part[k].hi[d] > L.hi[d])
+                L.hi[d] = part[k].hi[d], L.hi_at[d] = part[k].hi_at[d];
+            if (part[k].lo[d] < L.lo[d])
+                L.lo[d] = part[k].lo[d], L.lo_at[d] = part[k].lo_at[d];
+        }
+    int dir[13][3];
+    half_directions(dir);
     *out = *in = 0;
     for (int d = 0; d < 13; d++)
         for (int sign = 1; sign >= -1; sign -= 2) {
-            const float *n = s->normals + 3 * (sign > 0 ? hi_at[d] : lo_at[d]);
+            const float *n = s->normals + 3 * (sign > 0 ? L.hi_at[d] : L.lo_at[d]);
             double along = sign * (dir[d][0] * (double)n[0] + dir[d][1] * (double)n[1] +
                                    dir[d][2] * (double)n[2]);
             *out += along > 0;
@@ -162,15 +236,16 @@ static int coarse_side(const GhmVoxelGrid *g, const GhmVoxelSide *s, int f, GhmV
     return GHM_OK;
 }
 
-static void judge(const GhmVoxelGrid *g, const GhmVoxelSide *s, GhmVoxelNormalsCheck *out)
+static void judge(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
+                  GhmVoxelNormalsCheck *out)
 {
     size_t pairs, disagree;
-    neighbour_pairs(g, s, &pairs, &disagree);
+    neighbour_pairs(g, s, threads, &pairs, &disagree);
     out->pairs = pairs;
     out->disagree = pairs ? (double)disagree / (double)pairs : 0.0;
     if (pairs < LEAST_PAIRS)
         return;
-    extreme_votes(g, s, &out->extremes_out, &out->extremes_in);
+    extreme_votes(g, s, threads, &out->extremes_out, &out->extremes_in);
     out->verdict = GHM_VOXEL_NORMALS_CONSISTENT;
     if (out->disagree > MIXED_SHARE)
         out->verdict = GHM_VOXEL_NORMALS_MIXED;
@@ -179,24 +254,30 @@ static void judge(const GhmVoxelGrid *g, const GhmVoxelSide *s, GhmVoxelNormalsC
         out->verdict = GHM_VOXEL_NORMALS_INWARD;
 }
 
-int ghm_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s,
-                            GhmVoxelNormalsCheck *out)
+int ghmi_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
+                             GhmVoxelNormalsCheck *out)
 {
     if (!g || !s || !out || (s->voxels && (!s->keys || !s->normals)))
         return GHM_ERR_INVALID;
     *out = (GhmVoxelNormalsCheck){.verdict = GHM_VOXEL_NORMALS_UNCHECKED};
     if (s->radius <= 1) {
-        judge(g, s, out);
+        judge(g, s, threads, out);
         return GHM_OK;
     }
     GhmVoxelGrid cg;
     GhmVoxelSide cs;
     int ret = coarse_side(g, s, s->radius, &cg, &cs);
     if (ret == GHM_OK)
-        judge(&cg, &cs, out);
+        judge(&cg, &cs, threads, out);
     free(cs.keys);
     free(cs.normals);
     return ret;
+}
+
+int ghm_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s,
+                            GhmVoxelNormalsCheck *out)
+{
+    return ghmi_voxel_normals_check(g, s, 1, out);
 }
 
 int ghm_voxel_normals_fault(const GhmVoxelNormalsCheck *c, char *out, size_t size)

@@ -22,6 +22,10 @@ int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_siz
  * what the system reports. Not thread-safe: set before the edits that should see it. */
 void ghmi_voxel_edit_memory_limit(size_t bytes);
 
+/* ghm_voxel_normals_check on `threads` threads (the public one runs on one): the same verdict. */
+int ghmi_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
+                             GhmVoxelNormalsCheck *out);
+
 /* B's point p moved by the row-major 4x4 pose m (p as it is when m is NULL), in the order that
  * the device repeats: ((m0 p0 + m1 p1) + m2 p2) + m3 per row. */
 static inline void ghmi_voxel_apply_pose(const double *m, const float *p, double out[3])
@@ -60,8 +64,10 @@ static inline int ghmi_voxel_key_bits(const GhmVoxelGrid *g)
 
 static inline void ghmi_voxel_coords(const GhmVoxelGrid *g, uint32_t key, int64_t xyz[3])
 {
-    const int64_t nx = g->dims[0], ny = g->dims[1];
-    xyz[0] = key % nx, xyz[1] = (key / nx) % ny, xyz[2] = key / nx / ny;
+    /* 32-bit divisions (keys are below 2^30): 64-bit ones made this half of the normals
+     * check's time (2-core AMD EPYC, 2026-11-29) */
+    const uint32_t nx = (uint32_t)g->dims[0], ny = (uint32_t)g->dims[1], row = key / nx;
+    xyz[0] = key - row * nx, xyz[1] = row % ny, xyz[2] = row / ny;
 }
 
 /* The key of the voxel at xyz moved by step d (scaled by sign, 1 or -1), or 0xFFFFFFFF (never
