@@ -99,6 +99,29 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e)
     e->probe = (GhmPointCloud){0};
 }
 
+/* --- chunks ------------------------------------------------------------------------------- */
+
+/* The work over many voxels (the probe's inside keys, add's changes, intersect's erases) comes
+ * in chunks over the context's threads, each chunk counted, then written after the chunks before
+ * it: the arrays are those one pass in order makes (a million inside voxels of a BASE took 22 ms
+ * on one thread of the 2-core machine; intersect's 1.4 M set voxels 11-15 ms on one thread of
+ * the H200 machine). */
+enum { CHUNKS = 64 };
+
+/* Chunk k's first: ghmi_chunk_at. */
+static size_t chunk_at(size_t n, int k) { return ghmi_chunk_at(n, k, CHUNKS); }
+
+/* Counts to starts, the first at `first`; returns the end. */
+static size_t exclusive_scan(size_t *count, size_t first)
+{
+    for (int k = 0; k < CHUNKS; k++) {
+        size_t n = count[k];
+        count[k] = first;
+        first += n;
+    }
+    return first;
+}
+
 /* --- items -------------------------------------------------------------------------------- */
 
 static void make_item(uint32_t key, uint32_t count, const float sum[3], uint8_t label,
@@ -129,16 +152,37 @@ static uint32_t *tagged(GhmVoxelEdit *e, const uint32_t *keys, size_t n)
     return t;
 }
 
+/* Chunk k of the probe's voxels: how many have label l, their tagged keys written from out on
+ * (when not NULL). */
+static size_t label_chunk(const GhmVoxelSide *p, uint8_t l, int k, uint32_t *out)
+{
+    size_t m = 0;
+    for (size_t v = chunk_at(p->voxels, k); v < chunk_at(p->voxels, k + 1); v++)
+        if (p->labels[v] == l) {
+            if (out)
+                out[m] = p->keys[v] | KEY_TAG;
+            m++;
+        }
+    return m;
+}
+
 /* The probe's voxels with label l (tagged), in the inside array. */
 static uint32_t *probe_keys(GhmVoxelEdit *e, const GhmVoxelSide *p, uint8_t l, size_t *n)
 {
-    uint32_t *k = ghmi_edit_buf(e, EDIT_BUF_INSIDE, p->label_count[l] * sizeof *k);
-    size_t m = 0;
-    for (size_t v = 0; k && v < p->voxels; v++)
-        if (p->labels[v] == l)
-            k[m++] = p->keys[v] | KEY_TAG;
-    *n = m;
-    return k;
+    uint32_t *keys = ghmi_edit_buf(e, EDIT_BUF_INSIDE, p->label_count[l] * sizeof *keys);
+    size_t at[CHUNKS];
+    int threads = ghm_context_threads(e->ctx);
+    *n = 0;
+    if (!keys)
+        return NULL;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int k = 0; k < CHUNKS; k++)
+        at[k] = label_chunk(p, l, k, NULL);
+    *n = exclusive_scan(at, 0);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int k = 0; k < CHUNKS; k++)
+        label_chunk(p, l, k, keys + at[k]);
+    return keys;
 }
 
 /* One batch of changes: keys to erase first, then items to insert. */
@@ -242,35 +286,12 @@ static int add_inside_item(uint32_t key, const uint32_t *old, uint32_t *item)
     return 2;
 }
 
-/* add's and intersect's work over many voxels comes in chunks over the context's threads, each
- * chunk counted, then written after the chunks before it: the batches are those one pass in
- * order makes (a million inside voxels of a BASE took 22 ms on one thread of the 2-core machine;
- * intersect's 1.4 M set voxels 11-15 ms on one thread of the H200 machine). */
-enum { CHUNKS = 64 };
-
 /* Per chunk: its count of each kind of change, then (exclusive_scan) where its first goes. */
 typedef struct AddChunks {
     size_t cloud_erase[CHUNKS];  /* erases of merged cloud voxels (first in the batch) */
     size_t inside_erase[CHUNKS]; /* erases of relabelled inside voxels (after those) */
     size_t inside_new[CHUNKS];   /* inside items (after the cloud's items, one a voxel) */
 } AddChunks;
-
-/* Chunk k of [0, n): [n k / CHUNKS, n (k + 1) / CHUNKS). */
-static size_t chunk_at(size_t n, int k)
-{
-    return n / CHUNKS * (size_t)k + n % CHUNKS * (size_t)k / CHUNKS;
-}
-
-/* Counts to starts, the first at `first`; returns the end. */
-static size_t exclusive_scan(size_t *count, size_t first)
-{
-    for (int k = 0; k < CHUNKS; k++) {
-        size_t n = count[k];
-        count[k] = first;
-        first += n;
-    }
-    return first;
-}
 
 /* Chunk k of the cloud's and of the inside voxels: counts its changes into ck (write 0), or
  * writes them from the starts in ck (write 1). Each cloud voxel's item has its own place. */

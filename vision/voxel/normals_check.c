@@ -49,11 +49,8 @@ static double dot3(const float *a, const float *b)
  * edit's apply on one thread, 2026-11-29). */
 enum { CHUNKS = 64, PARALLEL_LEAST = 16384 }; /* fewer voxels: one thread */
 
-/* Chunk k of [0, n): [n k / CHUNKS, n (k + 1) / CHUNKS). */
-static size_t chunk_at(size_t n, int k)
-{
-    return n / CHUNKS * (size_t)k + n % CHUNKS * (size_t)k / CHUNKS;
-}
+/* Chunk k's first: ghmi_chunk_at. */
+static size_t chunk_at(size_t n, int k) { return ghmi_chunk_at(n, k, CHUNKS); }
 
 /* The first index from `from` on whose key is not below want. */
 static size_t lower_bound(const uint32_t *keys, size_t from, size_t n, uint32_t want)

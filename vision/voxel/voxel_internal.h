@@ -62,6 +62,13 @@ static inline int ghmi_voxel_key_bits(const GhmVoxelGrid *g)
     return bits;
 }
 
+/* Where chunk k of [0, n) cut in `chunks` nearly equal parts starts (k = chunks: n), for passes
+ * over voxels in chunks on threads whose results are merged in chunk order. */
+static inline size_t ghmi_chunk_at(size_t n, int k, int chunks)
+{
+    return n / (size_t)chunks * (size_t)k + n % (size_t)chunks * (size_t)k / (size_t)chunks;
+}
+
 static inline void ghmi_voxel_coords(const GhmVoxelGrid *g, uint32_t key, int64_t xyz[3])
 {
     /* 32-bit divisions (keys are below 2^30): 64-bit ones made this half of the normals
