@@ -7,6 +7,7 @@
 
 #include "ghm_dynmap.h"
 #include "ghm_voxel_edit.h"
+#include "voxel_internal.h"
 
 /* An apply's host arrays (ghmi_edit_buf), one per use. */
 typedef enum EditBuf {
@@ -36,7 +37,9 @@ struct GhmVoxelEdit {
      * the last apply's (gone after it): every run rebinds first. */
     GhmVoxelSweep *alone, *against;
     GhmPointCloud none;    /* the empty cloud the first run pairs the cloud with */
-    GhmPointCloud probe;   /* the probe's points, in buf[EDIT_BUF_PROBE] */
+    GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*] */
+    GhmPointCloud probe;   /* its points (CPU path: in buf[EDIT_BUF_PROBE]; a device makes
+                            * them from the rows, and only n is set) */
     void *buf[EDIT_BUFS];  /* see ghmi_edit_buf */
     size_t buf_cap[EDIT_BUFS];
 };

@@ -61,28 +61,6 @@ static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
     return GHM_OK;
 }
 
-/* The probe's points of each row, row r's first at start[r]: the voxel centres as
- * ghm_voxel_centre computes them (the same doubles, so the same floats), y and z once a row. */
-static void probe_points(const GhmVoxelGrid *g, const int32_t *lo, const int32_t *hi,
-                         const size_t *start, int threads, GhmPointCloud *pc)
-{
-    const size_t ny = (size_t)g->dims[1], rows = ny * (size_t)g->dims[2];
-    const double s = g->voxel_size;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
-    for (size_t r = 0; r < rows; r++) {
-        if (lo[r] > hi[r])
-            continue;
-        const float cy = (float)(g->origin[1] + ((double)(r % ny) + 0.5) * s);
-        const float cz = (float)(g->origin[2] + ((double)(r / ny) + 0.5) * s);
-        float *p = pc->xyz + 3 * start[r];
-        for (int32_t x = lo[r]; x <= hi[r]; x++, p += 3) {
-            p[0] = (float)(g->origin[0] + ((double)x + 0.5) * s);
-            p[1] = cy;
-            p[2] = cz;
-        }
-    }
-}
-
 static size_t memory_limit; /* tests: ghmi_voxel_edit_memory_limit */
 
 void ghmi_voxel_edit_memory_limit(size_t bytes) { memory_limit = bytes; }
@@ -121,12 +99,11 @@ static int probe_fits(size_t n, int on_device, char *why, size_t why_size)
     return GHM_ERR_TOO_LARGE;
 }
 
-/* e->probe holding n points in its array: xyz, then the normals, zero (the array is zeroed
- * when made and the normals never written), so none are estimated for the probe. */
+/* e->probe holding n points in its array (the CPU path's: a device makes them from the rows):
+ * xyz, then the normals, zero (the array is zeroed when made and the normals never written),
+ * so none are estimated for the probe. */
 static int probe_room(GhmVoxelEdit *e, size_t n)
 {
-    if (n > GHM_POINTCLOUD_MAX_POINTS)
-        return GHM_ERR_TOO_LARGE;
     float *p = ghmi_edit_buf(e, EDIT_BUF_PROBE, 6 * n * sizeof(float));
     if (!p)
         return GHM_ERR_NOMEM;
@@ -136,9 +113,10 @@ static int probe_room(GhmVoxelEdit *e, size_t n)
     return GHM_OK;
 }
 
-/* The probe, in e->probe: a cloud of one point per voxel centre over the spans, with zero
- * normals (so none are estimated for it: its labels use only the cloud's normals). Ascending
- * keys. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
+/* The probe, in e->rows and e->probe: a cloud of one point per voxel centre over the spans,
+ * with zero normals (so none are estimated for it: its labels use only the cloud's normals).
+ * Ascending keys. Its points are made here for the CPU path, on the device by a backend with
+ * voxel kernels. GHM_ERR_TOO_LARGE, with why, when it would not fit in memory. */
 static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, size_t why_size)
 {
     const GhmVoxelGrid *g = &e->grid;
@@ -154,9 +132,14 @@ static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, 
         start[r] = n;
         n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
     }
-    ret = probe_fits(n, ghmi_voxel_ops(e->ctx) != NULL, why, why_size);
-    if (ret == GHM_OK && (ret = probe_room(e, n)) == GHM_OK)
-        probe_points(g, lo, hi, start, ghm_context_threads(e->ctx), &e->probe);
+    const int on_device = ghmi_voxel_ops(e->ctx) != NULL;
+    if (n > GHM_POINTCLOUD_MAX_POINTS)
+        return GHM_ERR_TOO_LARGE;
+    ret = probe_fits(n, on_device, why, why_size);
+    e->rows = (GhmiVoxelRows){.grid = g, .lo = lo, .hi = hi, .start = start, .n = n};
+    e->probe = (GhmPointCloud){.n = n};
+    if (ret == GHM_OK && !on_device && (ret = probe_room(e, n)) == GHM_OK)
+        ghmi_voxel_rows_points(&e->rows, ghm_context_threads(e->ctx), e->probe.xyz);
     return ret;
 }
 
@@ -189,12 +172,14 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threa
     return GHM_ERR_INVALID;
 }
 
-/* One pipeline run of a over b on *sw (made at the first, rebound after); *out is its view. */
+/* One pipeline run of a (given as rows when a_rows is not NULL) over b on *sw (made at the
+ * first, with the empty cloud for a, then bound to the clouds); *out is its view. */
 static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
-               const GhmPointCloud *b, const GhmVoxelResult **out)
+               const GhmiVoxelRows *a_rows, const GhmPointCloud *b, const GhmVoxelResult **out)
 {
-    int ret = *sw ? ghmi_voxel_sweep_rebind(*sw, a, b)
-                  : ghm_voxel_sweep_create(e->ctx, a, b, &e->grid, &e->opt, sw);
+    int ret = *sw ? GHM_OK : ghm_voxel_sweep_create(e->ctx, &e->none, b, &e->grid, &e->opt, sw);
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_sweep_rebind(*sw, a, a_rows, b);
     return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
 }
 
@@ -206,7 +191,7 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     double t0 = ghm_now();
     const GhmVoxelResult *alone = NULL;
     *out = NULL;
-    int ret = run(e, &e->alone, &e->none, pc, &alone);
+    int ret = run(e, &e->alone, &e->none, NULL, pc, &alone);
     if (ret == GHM_OK && alone->side[1].voxels == 0) {
         ghmi_why(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;
@@ -218,7 +203,7 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
         ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);
     if (ret == GHM_OK)
-        ret = run(e, &e->against, &e->probe, pc, out);
+        ret = run(e, &e->against, &e->probe, &e->rows, pc, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
      * centres apart (a grid far from the origin for its voxel size) */
     if (ret == GHM_OK && (*out)->side[0].voxels != e->probe.n) {

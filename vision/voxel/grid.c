@@ -41,6 +41,27 @@ void ghm_voxel_centre(const GhmVoxelGrid *g, uint32_t key, double c[3])
     c[2] = g->origin[2] + (z + 0.5) * g->voxel_size;
 }
 
+void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz)
+{
+    const GhmVoxelGrid *g = rows->grid;
+    const size_t ny = (size_t)g->dims[1], nr = ny * (size_t)g->dims[2];
+    const double s = g->voxel_size;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+    for (size_t r = 0; r < nr; r++) {
+        if (rows->lo[r] > rows->hi[r])
+            continue;
+        /* ghm_voxel_centre's doubles, so the same floats; y and z once a row */
+        const float cy = (float)(g->origin[1] + ((double)(r % ny) + 0.5) * s);
+        const float cz = (float)(g->origin[2] + ((double)(r / ny) + 0.5) * s);
+        float *p = xyz + 3 * rows->start[r];
+        for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++, p += 3) {
+            p[0] = (float)(g->origin[0] + ((double)x + 0.5) * s);
+            p[1] = cy;
+            p[2] = cz;
+        }
+    }
+}
+
 /* --- grid --------------------------------------------------------------------------------- */
 
 int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_size)

@@ -189,14 +189,15 @@ int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxel
     return ret;
 }
 
-int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a, const GhmPointCloud *b)
+int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
+                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b)
 {
     if (!sw || !a || !b)
         return GHM_ERR_INVALID;
     sw->a = a;
     sw->b = b;
     ghm_voxel_result_free(&sw->cpu); /* the last step's, of the clouds before */
-    return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, b) : GHM_OK;
+    return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b) : GHM_OK;
 }
 
 double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw) { return sw ? sw->setup_ms : 0.0; }

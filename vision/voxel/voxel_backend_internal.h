@@ -162,6 +162,10 @@ typedef struct GhmVoxelOps {
     int (*timer_elapsed)(void *t, int i, int j, double *ms);
     void (*timer_free)(void *t);
 
+    /* The points of a cloud given by rows (GhmiVoxelRows, voxel_internal.h; lo, hi and start
+     * uploaded, nr = ny nz rows, n points): ghmi_voxel_rows_points' floats, into xyz. */
+    int (*rows)(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo, const int32_t *hi,
+                const uint64_t *start, size_t nr, size_t n, float *xyz);
     /* The input of the voxel table (a CUDA GhmMultimap), staged in its own buffers: for the
      * n = na + nb points of xyz (A's then B's; B moved by pose), key i = cloud << (key_bits + 1)
      * | (the voxel key of point i, or 1 << key_bits outside the grid), value i = i;

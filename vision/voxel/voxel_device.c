@@ -4,7 +4,8 @@
  * download of keys, counts, normals and labels.
  *
  * A state (GhmiVoxelDevice) uploads the two clouds once and keeps its buffers from step to step:
- * the points at creation (or at a rebind to other clouds, which keeps everything else), voxel
+ * the points at creation (or at a rebind to other clouds, which keeps everything else; a cloud
+ * given as rows, a voxel edit's probe, has its points made on the device from them), voxel
  * arrays and the result staging grown when a step has more voxels than any before, and the
  * voxel table: a hashing/ GhmMultimap of the points' sort keys
  * (voxel_backend_internal.h), which keeps its own arrays (the keys op writes the points' keys
@@ -59,7 +60,9 @@ struct GhmiVoxelDevice {
     GhmVoxelInfo *info_h;   /* page-locked */
     GhmVoxelFillControl *ctl;
     GhmVoxelOrientControl *octl;
-    int estimate[2];        /* cloud without normals (and with points): normals estimated */
+    int no_normals[2];      /* the cloud has no normals */
+    int estimate[2];        /* ... and has points: normals estimated */
+    Block rows;             /* A given as rows (ghmi_voxel_device_rebind): lo, hi, start */
     Block work;             /* voxel arrays and the table */
     Block out;              /* result arrays of both clouds, contiguous */
     void *stage;            /* page-locked copy of out (pinned) */
@@ -97,7 +100,8 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
         return;
     GhmiVoxelDevice *d = *pd;
     const GhmVoxelOps *ops = d->ops;
-    void *dev[] = {d->xyz.p, d->pnormals.p, d->info, d->ctl, d->octl, d->work.p, d->out.p};
+    void *dev[] = {d->xyz.p, d->pnormals.p, d->rows.p, d->info, d->ctl, d->octl, d->work.p,
+                   d->out.p};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         ops->release(d->ctx, dev[i]);
     ghm_multimap_free(&d->table);
@@ -110,10 +114,48 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **pd)
     *pd = NULL;
 }
 
-int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
-                             const GhmPointCloud *b)
+/* The grid as kernels see it. */
+static void grid_args(const GhmVoxelGrid *grid, GhmVoxelGridArgs *g)
 {
-    if (!d || !a || !b)
+    for (int k = 0; k < 3; k++) {
+        g->origin[k] = grid->origin[k];
+        g->dims[k] = grid->dims[k];
+    }
+    g->size = grid->voxel_size;
+    g->inv = 1.0 / grid->voxel_size;
+    g->key_bits = ghmi_voxel_key_bits(grid);
+}
+
+/* Cloud A's points (at the start of the points' blocks) made on the device from its rows, and
+ * its normals zeroed. */
+static int make_rows(GhmiVoxelDevice *d, const GhmiVoxelRows *rows)
+{
+    _Static_assert(sizeof(size_t) == sizeof(uint64_t), "row starts are uploaded as 64 bits");
+    const GhmVoxelOps *ops = d->ops;
+    size_t nr = (size_t)rows->grid->dims[1] * (size_t)rows->grid->dims[2];
+    size_t hi_at = up(nr * sizeof(int32_t)), start_at = 2 * hi_at;
+    int ret = grow(d, &d->rows, start_at + nr * sizeof(uint64_t));
+    char *base = d->rows.p;
+    if (ret == GHM_OK)
+        ret = ops->upload(d->ctx, base, rows->lo, nr * sizeof(int32_t));
+    if (ret == GHM_OK)
+        ret = ops->upload(d->ctx, base + hi_at, rows->hi, nr * sizeof(int32_t));
+    if (ret == GHM_OK)
+        ret = ops->upload(d->ctx, base + start_at, rows->start, nr * sizeof(uint64_t));
+    GhmVoxelGridArgs g;
+    grid_args(rows->grid, &g);
+    if (ret == GHM_OK)
+        ret = ops->rows(d->ctx, &g, (const int32_t *)base, (const int32_t *)(base + hi_at),
+                        (const uint64_t *)(base + start_at), nr, rows->n, d->xyz.p);
+    if (ret == GHM_OK)
+        ret = ops->memset(d->ctx, d->pnormals.p, 0, 3 * rows->n * sizeof(float));
+    return ret;
+}
+
+int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
+                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b)
+{
+    if (!d || !a || !b || (a_rows && a_rows->n != a->n))
         return GHM_ERR_INVALID;
     if (a->n + b->n > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
@@ -121,13 +163,17 @@ int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
     d->pc[0] = a, d->pc[1] = b;
     d->n[0] = a->n, d->n[1] = b->n;
     d->n_all = a->n + b->n;
-    d->estimate[0] = a->n > 0 && !a->normals;
-    d->estimate[1] = b->n > 0 && !b->normals;
+    d->no_normals[0] = !a_rows && !a->normals;
+    d->no_normals[1] = !b->normals;
+    for (int i = 0; i < 2; i++)
+        d->estimate[i] = d->n[i] > 0 && d->no_normals[i];
     size_t bytes = 3 * d->n_all * sizeof(float);
     int ret = grow(d, &d->xyz, bytes);
     if (ret == GHM_OK)
         ret = grow(d, &d->pnormals, bytes);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
+    if (ret == GHM_OK && a_rows)
+        ret = make_rows(d, a_rows);
+    for (int i = a_rows ? 1 : 0; i < 2 && ret == GHM_OK; i++) {
         size_t at = 3 * (i ? d->n[0] : 0), len = 3 * d->n[i] * sizeof(float);
         ret = ops->upload(d->ctx, (float *)d->xyz.p + at, d->pc[i]->xyz, len);
         if (ret == GHM_OK && d->n[i] && d->pc[i]->normals)
@@ -164,7 +210,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     if (ret == GHM_OK)
         ret = ops->timer_create(ctx, TIMER_MARKS, &d->timer);
     if (ret == GHM_OK)
-        ret = ghmi_voxel_device_rebind(d, a, b);
+        ret = ghmi_voxel_device_rebind(d, a, NULL, b);
     if (ret < 0) {
         ghmi_voxel_device_free(&d);
         return ret;
@@ -318,7 +364,7 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
         size_t K = s->K;
         out->points = d->n[c];
         out->voxels = K;
-        out->normals_estimated = d->pc[c]->normals == NULL; /* only empty clouds here */
+        out->normals_estimated = d->no_normals[c];
         out->radius = s->radius;
         out->seeds = (size_t)info->seeds[c];
         out->conflicts = (size_t)info->conflicts[c];
@@ -451,13 +497,7 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
     GhmContext *ctx = d->ctx;
     double t0 = ghm_now();
     GhmVoxelGridArgs g;
-    for (int k = 0; k < 3; k++) {
-        g.origin[k] = grid->origin[k];
-        g.dims[k] = grid->dims[k];
-    }
-    g.size = grid->voxel_size;
-    g.inv = 1.0 / grid->voxel_size;
-    g.key_bits = ghmi_voxel_key_bits(grid);
+    grid_args(grid, &g);
     GhmVoxelPose pose = {.present = b_pose != NULL};
     if (b_pose)
         memcpy(pose.m, b_pose, sizeof pose.m);

@@ -115,6 +115,20 @@ static inline int ghmi_voxel_barrier_reach(const int radius[2], const size_t ins
     return rho;
 }
 
+/* A cloud given by rows of a grid (a voxel edit's probe): a point at the centre of each voxel
+ * lo[r]..hi[r] of row r = y + ny z (none where lo[r] > hi[r]), row r's first being point
+ * start[r], n points in all, with zero normals. Host arrays of ny nz entries. */
+typedef struct GhmiVoxelRows {
+    const GhmVoxelGrid *grid;
+    const int32_t *lo, *hi;
+    const size_t *start;
+    size_t n;
+} GhmiVoxelRows;
+
+/* The rows' points into xyz (3 n floats) on `threads` threads: the centres as ghm_voxel_centre
+ * computes them, rounded to float (grid.c; a device makes the same ones, voxelize.cu). */
+void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz);
+
 /* The device path of the voxel pipeline (voxel_device.c), for a backend with device kernels
  * (ops, see voxel_backend_internal.h): the CPU path's stages with every array in backend memory and
  * the same results bit for bit. A state holds the two clouds on the device (uploaded once, by
@@ -132,10 +146,13 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
 
 /* Binds the state to two other clouds (uploaded now; the same rules as create's), keeping its
  * table, blocks and staging for the steps that follow: what a caller that runs one step on
- * each of many pairs of clouds (a voxel edit's applies) keeps from pair to pair. On failure
- * the state has no clouds: a step refuses it (GHM_ERR_INVALID) until a rebind succeeds. */
+ * each of many pairs of clouds (a voxel edit's applies) keeps from pair to pair. a_rows: NULL,
+ * or cloud a given as rows, whose points are then made on the device (a's arrays are not read;
+ * a->n must be a_rows->n; its normals are zero): a probe of a million voxels is 24 MB to upload
+ * but 1 MB of rows. On failure the state has no clouds: a step refuses it (GHM_ERR_INVALID)
+ * until a rebind succeeds. */
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
-                             const GhmPointCloud *b);
+                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
 
 /* One step (ghm_voxel_intersect's): fills r->side[], r->rounds and r->time (r->grid already
  * set). On failure r may hold some arrays (pinned = 0), which ghm_voxel_result_free() releases. */
@@ -146,9 +163,12 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
 void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 
 /* Binds a sweep to two other clouds (a rebind of its device state, or the CPU path's clouds),
- * keeping what its steps reuse; the last step's result is gone. On failure the sweep's steps
- * fail until a rebind succeeds. */
-int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a, const GhmPointCloud *b);
+ * keeping what its steps reuse; the last step's result is gone. a_rows: NULL, or cloud a given
+ * as rows: a device state makes its points from them (ghmi_voxel_device_rebind); the CPU path
+ * reads a's arrays, which the caller fills (ghmi_voxel_rows_points) when the context's backend
+ * has no voxel kernels. On failure the sweep's steps fail until a rebind succeeds. */
+int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
+                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
 
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */

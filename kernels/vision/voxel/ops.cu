@@ -128,6 +128,7 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .timer_mark = */ voxel_timer_mark,
     /* .timer_elapsed = */ voxel_timer_elapsed,
     /* .timer_free = */ voxel_timer_free,
+    /* .rows = */ ghm_cuda_voxel_rows,
     /* .keys = */ ghm_cuda_voxel_keys,
     /* .table = */ ghm_cuda_voxel_table,
     /* .build = */ ghm_cuda_voxel_build,

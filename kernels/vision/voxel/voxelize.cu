@@ -5,6 +5,8 @@
  * same launch (points A's then B's; voxel kernels take a GhmVoxelPair, blockIdx.y = cloud).
  *
  * Kernels (256 threads per block, one thread per point or voxel unless said otherwise):
+ *  rows_kernel        a warp per grid row: the points of a cloud given by rows (a voxel edit's
+ *                     probe), the centres of the row's voxels lo..hi rounded to float.
  *  keys_kernel        point -> sort key: cloud << (key_bits + 1) | voxel key (1 << key_bits
  *                     outside the grid), B moved by the pose; and its index: the pairs of the
  *                     voxel table, written into the multimap's own buffers (staging).
@@ -25,6 +27,27 @@
 #include "voxel_kernels.cuh"
 
 /* --- voxelize ----------------------------------------------------------------------------- */
+
+/* vision/voxel/grid.c's ghmi_voxel_rows_points: the same doubles (centre()'s), so the same
+ * floats; a warp writes its row's points, a lane every 32nd. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void rows_kernel(
+    GhmVoxelGridArgs g, const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
+    const uint64_t *__restrict__ start, uint32_t nr, float *__restrict__ xyz)
+{
+    uint32_t r = (blockIdx.x * VOXEL_THREADS + threadIdx.x) / 32, lane = threadIdx.x & 31;
+    if (r >= nr || lo[r] > hi[r])
+        return;
+    uint32_t ny = (uint32_t)g.dims[1];
+    float cy = __double2float_rn(__dadd_rn(g.origin[1], __dmul_rn((r % ny) + 0.5, g.size)));
+    float cz = __double2float_rn(__dadd_rn(g.origin[2], __dmul_rn((r / ny) + 0.5, g.size)));
+    float *row = xyz + 3 * start[r];
+    for (int32_t x = lo[r] + (int32_t)lane; x <= hi[r]; x += 32) {
+        float *p = row + 3 * (size_t)(x - lo[r]);
+        p[0] = __double2float_rn(__dadd_rn(g.origin[0], __dmul_rn((double)x + 0.5, g.size)));
+        p[1] = cy;
+        p[2] = cz;
+    }
+}
 
 static __global__ __launch_bounds__(VOXEL_THREADS) void keys_kernel(
     const float *__restrict__ xyz, uint32_t na, uint32_t n, GhmVoxelPose pose, GhmVoxelGridArgs g,
@@ -247,6 +270,21 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
 
 
 /* --- launchers ---------------------------------------------------------------------------- */
+
+extern "C" int ghm_cuda_voxel_rows(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
+                                   const int32_t *hi, const uint64_t *start, size_t nr, size_t n,
+                                   float *xyz)
+{
+    if (!ctx || !g || (nr && (!lo || !hi || !start)) || (n && !xyz))
+        return GHM_ERR_INVALID;
+    if (nr > 0x7FFFFFFFu / 32 || n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (nr == 0 || n == 0)
+        return GHM_OK;
+    rows_kernel<<<blocks_for(32 * nr), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        *g, lo, hi, start, (uint32_t)nr, xyz);
+    return GHM_CUDA_LAUNCH();
+}
 
 extern "C" int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz,
                                    size_t na, size_t nb, const GhmVoxelPose *pose,
