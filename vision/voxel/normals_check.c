@@ -101,19 +101,6 @@ static void pairs_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t lo, si
     }
 }
 
-static void neighbour_pairs(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
-                            size_t *pairs, size_t *disagree)
-{
-    size_t p[CHUNKS], d[CHUNKS];
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (s->voxels >= PARALLEL_LEAST)
-    for (int k = 0; k < CHUNKS; k++)
-        pairs_of(g, s, chunk_at(s->voxels, k), chunk_at(s->voxels, k + 1), &p[k], &d[k]);
-    *pairs = *disagree = 0;
-    for (int k = 0; k < CHUNKS; k++)
-        *pairs += p[k], *disagree += d[k];
-}
-
 /* The 13 step directions before (0, 0, 0) in voxelize order (-x first); their opposites are the
  * other 13. */
 static void half_directions(int dir[13][3])
@@ -150,18 +137,12 @@ static void leaders_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t from
 }
 
 /* For each of the 26 step directions d, the voxel farthest along d (the first key on a tie)
- * votes by the sign of its normal along d. A pass keeps the leaders of 13 directions and of
- * their opposites (the largest and the smallest reach along each); the chunks' leaders are
- * merged in order, a later one winning only by a strictly larger reach. */
-static void extreme_votes(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads, int *out,
-                          int *in)
+ * votes by the sign of its normal along d. The chunks' leaders of 13 directions and of their
+ * opposites (the largest and the smallest reach along each) are merged in order, a later one
+ * winning only by a strictly larger reach. */
+static void extreme_votes(const GhmVoxelSide *s, const Leaders *part, int *out, int *in)
 {
-    Leaders part[CHUNKS], L;
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (s->voxels >= PARALLEL_LEAST)
-    for (int k = 0; k < CHUNKS; k++)
-        leaders_of(g, s, chunk_at(s->voxels, k), chunk_at(s->voxels, k + 1), &part[k]);
-    L = part[0];
+    Leaders L = part[0];
     for (int k = 1; k < CHUNKS; k++)
         for (int d = 0; d < 13; d++) {
             if (part[k].hi[d] > L.hi[d])
@@ -236,13 +217,23 @@ static int coarse_side(const GhmVoxelGrid *g, const GhmVoxelSide *s, int f, GhmV
 static void judge(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
                   GhmVoxelNormalsCheck *out)
 {
-    size_t pairs, disagree;
-    neighbour_pairs(g, s, threads, &pairs, &disagree);
-    out->pairs = pairs;
-    out->disagree = pairs ? (double)disagree / (double)pairs : 0.0;
-    if (pairs < LEAST_PAIRS)
+    size_t pairs[CHUNKS], disagree[CHUNKS];
+    Leaders lead[CHUNKS];
+    /* both passes over a chunk in one parallel region: the team starts once */
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (s->voxels >= PARALLEL_LEAST)
+    for (int k = 0; k < CHUNKS; k++) {
+        size_t lo = chunk_at(s->voxels, k), hi = chunk_at(s->voxels, k + 1);
+        pairs_of(g, s, lo, hi, &pairs[k], &disagree[k]);
+        leaders_of(g, s, lo, hi, &lead[k]);
+    }
+    for (int k = 1; k < CHUNKS; k++)
+        pairs[0] += pairs[k], disagree[0] += disagree[k];
+    out->pairs = pairs[0];
+    out->disagree = pairs[0] ? (double)disagree[0] / (double)pairs[0] : 0.0;
+    if (pairs[0] < LEAST_PAIRS)
         return;
-    extreme_votes(g, s, threads, &out->extremes_out, &out->extremes_in);
+    extreme_votes(s, lead, &out->extremes_out, &out->extremes_in);
     out->verdict = GHM_VOXEL_NORMALS_CONSISTENT;
     if (out->disagree > MIXED_SHARE)
         out->verdict = GHM_VOXEL_NORMALS_MIXED;

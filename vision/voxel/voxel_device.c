@@ -62,7 +62,8 @@ struct GhmiVoxelDevice {
     GhmVoxelOrientControl *octl;
     int no_normals[2];      /* the cloud has no normals */
     int estimate[2];        /* ... and has points: normals estimated */
-    Block rows;             /* A given as rows (ghmi_voxel_device_rebind): lo, hi, start */
+    int a_rows;             /* A is given as rows (ghmi_voxel_device_rebind) */
+    Block rows;             /* ... its lo, hi and start */
     Block work;             /* voxel arrays and the table */
     Block out;              /* result arrays of both clouds, contiguous */
     void *stage;            /* page-locked copy of out (pinned) */
@@ -163,6 +164,7 @@ int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
     d->pc[0] = a, d->pc[1] = b;
     d->n[0] = a->n, d->n[1] = b->n;
     d->n_all = a->n + b->n;
+    d->a_rows = a_rows != NULL;
     d->no_normals[0] = !a_rows && !a->normals;
     d->no_normals[1] = !b->normals;
     for (int i = 0; i < 2; i++)
@@ -224,14 +226,15 @@ typedef struct Layout {
     GhmVoxelPair pair;
     GhmVoxelEstimate est; /* scratch of the normals op (clouds without normals) */
     size_t work_bytes, out_bytes;
-    size_t out_at[2][4]; /* offsets of keys, counts, normals, labels in out */
+    size_t out_at[2][4]; /* offsets of keys, counts, normals, labels in out (pinned) */
 } Layout;
 
 /* Lays out both clouds' arrays at radius 1 (base NULL: sizes only); estimate[c]: the cloud's
  * moments and the normals op's scratch too; first_run[c]: the table's run of the cloud's voxel
- * 0. */
+ * 0. A cloud given as rows (a_rows: A) has a point a voxel and zero normals: its counts and
+ * normals go with the voxel arrays, not downloaded (14 of a probe's 19 MB of results). */
 static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const size_t first_run[2],
-                    const int estimate[2])
+                    const int estimate[2], int a_rows)
 {
     size_t at = 0, ot = 0;
     for (int c = 0; c < 2; c++) {
@@ -240,9 +243,11 @@ static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const s
         s->K = (uint32_t)k;
         s->first_run = (uint32_t)first_run[c];
         s->radius = 1;
+        const int kept = c == 0 && a_rows;
         L->out_at[c][0] = ot, s->keys = carve(out, &ot, k * 4);
-        L->out_at[c][1] = ot, s->counts = carve(out, &ot, k * 4);
-        L->out_at[c][2] = ot, s->normals = carve(out, &ot, 3 * k * 4);
+        L->out_at[c][1] = ot, s->counts = kept ? carve(work, &at, k * 4) : carve(out, &ot, k * 4);
+        L->out_at[c][2] = ot, s->normals = kept ? carve(work, &at, 3 * k * 4)
+                                                : carve(out, &ot, 3 * k * 4);
         L->out_at[c][3] = ot, s->label = carve(out, &ot, k);
         s->nbr = carve(work, &at, 26 * k * 4);
         s->mask = carve(work, &at, k * 4);
@@ -371,11 +376,12 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
         for (int l = 0; l < 4; l++)
             out->label_count[l] = (size_t)info->label_count[c][l];
         rounds = (int)info->rounds[c] > rounds ? (int)info->rounds[c] : rounds;
+        const int kept = c == 0 && d->a_rows; /* no counts or normals downloaded (lay_out) */
         if (d->pinned) {
             char *base = d->stage;
             out->keys = (uint32_t *)(base + L->out_at[c][0]);
-            out->counts = (uint32_t *)(base + L->out_at[c][1]);
-            out->normals = (float *)(base + L->out_at[c][2]);
+            out->counts = kept ? NULL : (uint32_t *)(base + L->out_at[c][1]);
+            out->normals = kept ? NULL : (float *)(base + L->out_at[c][2]);
             out->labels = (uint8_t *)(base + L->out_at[c][3]);
             continue;
         }
@@ -385,14 +391,13 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
         out->labels = malloc(K + 1);
         if (!out->keys || !out->counts || !out->normals || !out->labels)
             return GHM_ERR_NOMEM;
-        const char *base = d->out.p;
-        int ret = d->ops->download(d->ctx, out->keys, base + L->out_at[c][0], K * 4);
+        int ret = d->ops->download(d->ctx, out->keys, s->keys, K * 4);
         if (ret == GHM_OK)
-            ret = d->ops->download(d->ctx, out->counts, base + L->out_at[c][1], K * 4);
+            ret = d->ops->download(d->ctx, out->counts, s->counts, K * 4);
         if (ret == GHM_OK)
-            ret = d->ops->download(d->ctx, out->normals, base + L->out_at[c][2], 3 * K * 4);
+            ret = d->ops->download(d->ctx, out->normals, s->normals, 3 * K * 4);
         if (ret == GHM_OK)
-            ret = d->ops->download(d->ctx, out->labels, base + L->out_at[c][3], K);
+            ret = d->ops->download(d->ctx, out->labels, s->label, K);
         if (ret < 0)
             return ret;
     }
@@ -448,7 +453,7 @@ static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmV
 static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const size_t first[2])
 {
     memset(L, 0, sizeof *L);
-    lay_out(L, NULL, NULL, K, first, d->estimate);
+    lay_out(L, NULL, NULL, K, first, d->estimate, d->a_rows);
     int ret = grow(d, &d->work, L->work_bytes);
     if (ret == GHM_OK)
         ret = grow(d, &d->out, L->out_bytes);
@@ -461,7 +466,7 @@ static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const s
             d->stage_cap = want;
     }
     if (ret == GHM_OK)
-        lay_out(L, d->work.p, d->out.p, K, first, d->estimate);
+        lay_out(L, d->work.p, d->out.p, K, first, d->estimate, d->a_rows);
     return ret;
 }
 

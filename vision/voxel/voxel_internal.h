@@ -149,7 +149,8 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
  * each of many pairs of clouds (a voxel edit's applies) keeps from pair to pair. a_rows: NULL,
  * or cloud a given as rows, whose points are then made on the device (a's arrays are not read;
  * a->n must be a_rows->n; its normals are zero): a probe of a million voxels is 24 MB to upload
- * but 1 MB of rows. On failure the state has no clouds: a step refuses it (GHM_ERR_INVALID)
+ * but 1 MB of rows. Its side of a step's result (pinned) then has keys and labels only (counts
+ * and normals NULL: a point a voxel, no normal). On failure the state has no clouds: a step refuses it (GHM_ERR_INVALID)
  * until a rebind succeeds. */
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
                              const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
@@ -164,7 +165,8 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 
 /* Binds a sweep to two other clouds (a rebind of its device state, or the CPU path's clouds),
  * keeping what its steps reuse; the last step's result is gone. a_rows: NULL, or cloud a given
- * as rows: a device state makes its points from them (ghmi_voxel_device_rebind); the CPU path
+ * as rows: a device state makes its points from them and gives its side keys and labels only
+ * (ghmi_voxel_device_rebind: read no other array of side 0); the CPU path
  * reads a's arrays, which the caller fills (ghmi_voxel_rows_points) when the context's backend
  * has no voxel kernels. On failure the sweep's steps fail until a rebind succeeds. */
 int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
