@@ -96,18 +96,6 @@ static __device__ __forceinline__ void push(uint32_t *queue, uint32_t base, uint
     queue[base + at + grp.thread_rank()] = v;
 }
 
-/* Offers u the state cand (a level and seed); appends u to the next level's queue when cand
- * reached it first. A state only falls, so one no larger than cand already stays: it is read
- * first and the atomic skipped (most neighbours of a level's voxel were reached a level or two
- * before; the read may be stale only toward a larger state, when the atomic decides). */
-static __device__ __forceinline__ void offer(unsigned long long *state, uint32_t u,
-                                             unsigned long long cand, uint32_t *queue,
-                                             uint32_t base, uint32_t *cnt)
-{
-    if (__ldcg(&state[u]) > cand && atomicMin(&state[u], cand) == STATE_NONE)
-        push(queue, base, cnt, u);
-}
-
 static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
 {
     return *(const volatile uint32_t *)p;
@@ -163,15 +151,19 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                     (unsigned long long)(level + 1) << 32 | (uint32_t)__ldcg(&s.state[v]);
                 if (s.radius == 1) {
                     const uint32_t m = __ldg(&s.mask[v]);
-                    if (lane < 26 && (m >> lane & 1u))
-                        offer(s.state, __ldg(&s.nbr[(size_t)lane * s.K + v]), cand, s.queue,
-                              base, cnt);
+                    if (lane < 26 && (m >> lane & 1u)) {
+                        uint32_t u = __ldg(&s.nbr[(size_t)lane * s.K + v]);
+                        if (atomicMin(&s.state[u], cand) == STATE_NONE)
+                            push(s.queue, base, cnt, u);
+                    }
                 } else {
                     const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
                     for (int k = (int)lane; k < nn; k += 32) {
                         uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
-                        if (u != GHM_NOT_FOUND && !s.barrier[u])
-                            offer(s.state, u, cand, s.queue, base, cnt);
+                        if (u == GHM_NOT_FOUND || s.barrier[u])
+                            continue;
+                        if (atomicMin(&s.state[u], cand) == STATE_NONE)
+                            push(s.queue, base, cnt, u);
                     }
                 }
             }
