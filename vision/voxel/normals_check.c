@@ -67,13 +67,14 @@ static size_t lower_bound(const uint32_t *keys, size_t from, size_t n, uint32_t 
 
 /* Voxels [lo, hi)'s face-neighbour pairs (+x, +y, +z) whose normals both exist, and their
  * disagreements. The keys ascend, so each axis's neighbour is found by a cursor that only moves
- * forward, started by a search. */
+ * forward, started by a search. Counted in locals and stored once: the chunks' counts share
+ * cache lines. */
 static void pairs_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t lo, size_t hi,
                      size_t *pairs, size_t *disagree)
 {
     const uint32_t nx = (uint32_t)g->dims[0], ny = (uint32_t)g->dims[1];
     const uint32_t step[3] = {1, nx, nx * ny};
-    size_t cursor[3];
+    size_t cursor[3], np = 0, nd = 0;
     *pairs = *disagree = 0;
     if (lo >= hi)
         return;
@@ -95,10 +96,11 @@ static void pairs_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t lo, si
             const float *nw = s->normals + 3 * *w;
             if (!has_normal(nv) || !has_normal(nw))
                 continue;
-            (*pairs)++;
-            *disagree += dot3(nv, nw) < 0;
+            np++;
+            nd += dot3(nv, nw) < 0;
         }
     }
+    *pairs = np, *disagree = nd;
 }
 
 /* The 13 step directions before (0, 0, 0) in voxelize order (-x first); their opposites are the
@@ -117,23 +119,25 @@ typedef struct Leaders {
 } Leaders;
 
 static void leaders_of(const GhmVoxelGrid *g, const GhmVoxelSide *s, size_t from, size_t to,
-                       Leaders *L)
+                       Leaders *out)
 {
     int dir[13][3];
     half_directions(dir);
+    Leaders L; /* a local, stored once (see pairs_of) */
     for (int d = 0; d < 13; d++)
-        L->hi[d] = INT64_MIN, L->lo[d] = INT64_MAX, L->hi_at[d] = L->lo_at[d] = 0;
+        L.hi[d] = INT64_MIN, L.lo[d] = INT64_MAX, L.hi_at[d] = L.lo_at[d] = 0;
     for (size_t v = from; v < to; v++) {
         int64_t xyz[3];
         ghmi_voxel_coords(g, s->keys[v], xyz);
         for (int d = 0; d < 13; d++) {
             int64_t r = dir[d][0] * xyz[0] + dir[d][1] * xyz[1] + dir[d][2] * xyz[2];
-            if (r > L->hi[d])
-                L->hi[d] = r, L->hi_at[d] = v;
-            if (r < L->lo[d])
-                L->lo[d] = r, L->lo_at[d] = v;
+            if (r > L.hi[d])
+                L.hi[d] = r, L.hi_at[d] = v;
+            if (r < L.lo[d])
+                L.lo[d] = r, L.lo_at[d] = v;
         }
     }
+    *out = L;
 }
 
 /* For each of the 26 step directions d, the voxel farthest along d (the first key on a tie)
