@@ -16,8 +16,14 @@
 #include "voxel_internal.h"
 #include "why_internal.h"
 
-enum { W_KEY = 0, W_COUNT = 1, W_NORMAL = 2, W_LABEL = 5, ITEM_WORDS = 6 };
-#define KEY_TAG 0x80000000u /* keys are below 2^30: the tag keeps word 0 non-zero */
+enum { /* the items' words (voxel_backend_internal.h, shared with the device's edit ops) */
+    W_KEY = GHMI_EDIT_W_KEY,
+    W_COUNT = GHMI_EDIT_W_COUNT,
+    W_NORMAL = GHMI_EDIT_W_NORMAL,
+    W_LABEL = GHMI_EDIT_W_LABEL,
+    ITEM_WORDS = GHMI_EDIT_WORDS
+};
+#define KEY_TAG GHMI_EDIT_TAG
 
 int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
                           GhmVoxelEdit **out)
@@ -56,6 +62,7 @@ void ghm_voxel_edit_free(GhmVoxelEdit **e)
     ghm_voxel_sweep_free(&(*e)->alone);
     ghm_voxel_sweep_free(&(*e)->against);
     ghmi_edit_bufs_free(*e);
+    ghmi_edit_dev_free(*e);
     free(*e);
     *e = NULL;
 }
@@ -185,12 +192,6 @@ static uint32_t *probe_keys(GhmVoxelEdit *e, const GhmVoxelSide *p, uint8_t l, s
     return keys;
 }
 
-/* One batch of changes: keys to erase first, then items to insert. */
-typedef struct Changes {
-    uint32_t *erase, *insert;
-    size_t n_erase, n_insert;
-} Changes;
-
 static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t insert)
 {
     c->erase = ghmi_edit_buf(e, EDIT_BUF_ERASE, erase * sizeof *c->erase);
@@ -198,12 +199,16 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* Erases first, so that a voxel erased and inserted again gets its new payload. */
-static int changes_apply(GhmVoxelEdit *e, const Changes *c)
+/* The batches a (host) and b (the device's, edit_device.c; NULL: none): every erase first, so
+ * that a voxel erased and inserted again gets its new payload; a's before b's. */
+static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
-    int ret = ghm_dynmap_erase(e->set, c->erase, c->n_erase, NULL);
-    if (ret == GHM_OK)
-        ret = ghm_dynmap_insert(e->set, c->insert, c->n_insert, NULL, NULL);
+    const Changes none = {0}, *c[2] = {a, b ? b : &none};
+    int ret = GHM_OK;
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = ghm_dynmap_erase(e->set, c[i]->erase, c[i]->n_erase, NULL);
+    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+        ret = ghm_dynmap_insert(e->set, c[i]->insert, c[i]->n_insert, NULL, NULL);
     return ret;
 }
 
@@ -339,21 +344,32 @@ static void add_changes(const GhmVoxelResult *r, const uint32_t *found, const ui
     st->relabelled += ch->n_erase;
 }
 
+/* add, subtract and intersect each make their changes to the cloud's own voxels here, on the
+ * host, and those of the many other voxels (the probe's inside voxels, the set's voxels outside)
+ * here too on the CPU path, on the device where the labels are (edit_device.c). Every find of
+ * the set comes before its first change. */
+
 static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
+    GhmiVoxelDeviceView v;
+    const int on_device = ghmi_edit_on_device(e, &v);
     size_t ni = 0;
-    uint32_t *found = NULL, *in_found = NULL;
-    uint32_t *inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
-    Changes ch = {0};
-    int ret = inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
+    uint32_t *found = NULL, *in_found = NULL, *inside = NULL;
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
+    int ret = find_cloud(e, c, &found);
+    if (ret == GHM_OK && on_device)
+        ret = ghmi_edit_inside_adds(e, &v, &r->side[0], &inner);
+    else if (ret == GHM_OK && !(inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni)))
+        ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = find_items(e, inside, ni, EDIT_BUF_IN_FOUND, &in_found);
     if (ret == GHM_OK)
         ret = changes_alloc(e, &ch, c->voxels + ni, c->voxels + ni);
     if (ret == GHM_OK) {
         add_changes(r, found, inside, ni, in_found, ghm_context_threads(e->ctx), &ch, st);
-        ret = changes_apply(e, &ch);
+        st->relabelled += inner.n_erase;
+        ret = changes_apply(e, &ch, &inner);
     }
     return ret;
 }
@@ -361,17 +377,23 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
+    GhmiVoxelDeviceView v;
+    const int on_device = ghmi_edit_on_device(e, &v);
     size_t ni = 0;
-    uint32_t *found = NULL, *inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
-    Changes ch = {0};
-    int ret = inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
+    uint32_t *found = NULL;
+    uint32_t *inside = on_device ? NULL : probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
+    Changes ch = {0}, inner = {0};
+    int ret = on_device || inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK && on_device)
+        ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
     if (ret == GHM_OK)
         ret = changes_alloc(e, &ch, ni + c->voxels, c->voxels);
     if (ret == GHM_OK) {
-        memcpy(ch.erase, inside, ni * sizeof *inside); /* absent keys are ignored */
+        if (ni) /* absent keys are ignored */
+            memcpy(ch.erase, inside, ni * sizeof *inside);
         ch.n_erase = ni;
         cut_at_cloud(c, found, 1, &ch, st);
-        ret = changes_apply(e, &ch);
+        ret = changes_apply(e, &ch, &inner);
     }
     return ret;
 }
@@ -424,19 +446,26 @@ static size_t outside_keys(const GhmVoxelEdit *e, const GhmVoxelSide *p, const u
 static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
-    size_t n = ghm_dynmap_size(e->set);
+    GhmiVoxelDeviceView v;
+    const int on_device = ghmi_edit_on_device(e, &v);
+    size_t n = on_device ? 0 : ghm_dynmap_size(e->set);
     uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
     uint32_t *found = NULL;
-    Changes ch = {0};
-    int ret = items ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
+    Changes ch = {0}, outer = {0}; /* the cloud's voxels and, on the CPU path, the erases; the
+                                    * erases on the device */
+    int ret = items ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK && !on_device)
+        ret = ghm_dynmap_items(e->set, items, NULL, n, &n);
     if (ret == GHM_OK)
         ret = find_cloud(e, c, &found);
+    if (ret == GHM_OK && on_device)
+        ret = ghmi_edit_outside_erases(e, &v, &outer);
     if (ret == GHM_OK)
         ret = changes_alloc(e, &ch, n + c->voxels, c->voxels);
     if (ret == GHM_OK) {
-        ch.n_erase = outside_keys(e, &r->side[0], items, n, ch.erase);
+        ch.n_erase = n ? outside_keys(e, &r->side[0], items, n, ch.erase) : 0;
         cut_at_cloud(c, found, 0, &ch, st);
-        ret = changes_apply(e, &ch);
+        ret = changes_apply(e, &ch, &outer);
     }
     return ret;
 }

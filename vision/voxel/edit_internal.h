@@ -26,6 +26,24 @@ typedef enum EditBuf {
     EDIT_BUFS
 } EditBuf;
 
+/* An apply's backend arrays when its labels are on a device (edit_device.c), one per use. */
+typedef enum EditDevBuf {
+    EDIT_DEV_KEYS,   /* the probe's inside keys */
+    EDIT_DEV_FOUND,  /* the set's items at them */
+    EDIT_DEV_ITEMS,  /* the whole set's items */
+    EDIT_DEV_ERASE,  /* a list of erases */
+    EDIT_DEV_INSERT, /* a list of inserts */
+    EDIT_DEV_COUNTS, /* the kernels' list lengths */
+    EDIT_DEV_BUFS
+} EditDevBuf;
+
+/* A batch of changes to the set: keys to erase first, then items to insert; host or backend
+ * arrays (the set takes either). */
+typedef struct Changes {
+    uint32_t *erase, *insert;
+    size_t n_erase, n_insert;
+} Changes;
+
 struct GhmVoxelEdit {
     GhmContext *ctx;
     GhmVoxelGrid grid;
@@ -42,6 +60,8 @@ struct GhmVoxelEdit {
                             * them from the rows, and only n is set) */
     void *buf[EDIT_BUFS];  /* see ghmi_edit_buf */
     size_t buf_cap[EDIT_BUFS];
+    void *dev[EDIT_DEV_BUFS]; /* see edit_device.c */
+    size_t dev_cap[EDIT_DEV_BUFS];
 };
 
 /* Array `which` of e with room for `bytes` (NULL: out of memory; the others stay). Kept from
@@ -72,5 +92,27 @@ uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key);
  * pipeline's barrier (see edit_probe.c). */
 int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
                        int radius);
+
+/* --- the set's big lists made on the device (edit_device.c) ------------------------------- */
+
+/* 1 when the last classify's labels are in device memory (a backend with voxel kernels), with
+ * their arrays in *v; 0 on the CPU path. */
+int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v);
+
+/* The probe's inside voxels (side p of the result, labels in v) as backend arrays: subtract's
+ * erases (*ch: erase only) or, with the set's items at them, add's changes (*ch: absent voxels
+ * inserted as interior, others relabelled interior: erased and inserted; edit.c's
+ * add_inside_item). Backend lists, valid until the next apply. */
+int ghmi_edit_inside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                            const GhmVoxelSide *p, Changes *ch);
+int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                          Changes *ch);
+
+/* intersect's erases: the set's voxels neither inside the probe nor on its cloud (edit.c's
+ * kept), from the set's items listed on the device; *ch: erase only. */
+int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch);
+
+/* Frees e's backend arrays. */
+void ghmi_edit_dev_free(GhmVoxelEdit *e);
 
 #endif /* GHM_EDIT_INTERNAL_H */

@@ -200,6 +200,13 @@ int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
     return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b) : GHM_OK;
 }
 
+int ghmi_voxel_sweep_device_view(const GhmVoxelSweep *sw, GhmiVoxelDeviceView *v)
+{
+    if (!sw || !v)
+        return GHM_ERR_INVALID;
+    return sw->dev ? ghmi_voxel_device_view(sw->dev, v) : GHM_ERR_UNSUPPORTED;
+}
+
 double ghm_voxel_sweep_setup_ms(const GhmVoxelSweep *sw) { return sw ? sw->setup_ms : 0.0; }
 
 void ghm_voxel_sweep_free(GhmVoxelSweep **sw)

@@ -209,7 +209,37 @@ typedef struct GhmVoxelOps {
      * orientation in the CPU's queue order (one cooperative launch for both clouds). */
     int (*normals)(GhmContext *ctx, const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
                    const int do_side[2], const GhmVoxelEstimate *e, GhmVoxelOrientControl *ctl);
+
+    /* A voxel edit's set (vision/voxel/edit.c) edited from device arrays: its items are
+     * GHMI_EDIT_WORDS words (the GHMI_EDIT_W_* layout), keys tagged with GHMI_EDIT_TAG. Each
+     * writes its lists in no set order, counts[] (device) incremented by their lengths. */
+    /* The tagged keys of the n voxels (keys, labels) with label `label`: into out, counts[0]. */
+    int (*edit_select)(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels, size_t n,
+                       int label, uint32_t *out, uint32_t *counts);
+    /* add's inside voxels: for the n tagged keys and the set's items at them (found; word 0
+     * zero where absent): an absent voxel becomes a new interior item, an interior one stays,
+     * any other is relabelled interior (its key erased, the item inserted again). Erases into
+     * erase (counts[0]), items into insert (counts[1]). */
+    int (*edit_add_inside)(GhmContext *ctx, const uint32_t *keys, const uint32_t *found, size_t n,
+                           uint32_t *erase, uint32_t *insert, uint32_t *counts);
+    /* intersect's erases: the tagged keys of the n items whose voxel is not in the probe's rows
+     * (lo, hi, start of the nx-wide grid's rows) or is there with a label (labels, the probe's
+     * voxels) other than inside or intersection: into out, counts[0]. */
+    int (*edit_outside)(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
+                        const int32_t *lo, const int32_t *hi, const uint64_t *start,
+                        const uint8_t *labels, uint32_t *out, uint32_t *counts);
 } GhmVoxelOps;
+
+/* A voxel edit's items (edit.c): key | GHMI_EDIT_TAG (keys are below 2^30: the tag keeps word 0
+ * non-zero), the point count, the normal sums (3 floats) and the label. */
+enum {
+    GHMI_EDIT_W_KEY = 0,
+    GHMI_EDIT_W_COUNT = 1,
+    GHMI_EDIT_W_NORMAL = 2,
+    GHMI_EDIT_W_LABEL = 5,
+    GHMI_EDIT_WORDS = 6
+};
+#define GHMI_EDIT_TAG 0x80000000u
 
 /* The context's voxel op table, or NULL when its backend runs the voxel stages on the CPU. */
 const GhmVoxelOps *ghmi_voxel_ops(const GhmContext *ctx);

@@ -64,6 +64,7 @@ struct GhmiVoxelDevice {
     int estimate[2];        /* ... and has points: normals estimated */
     int a_rows;             /* A is given as rows (ghmi_voxel_device_rebind) */
     Block rows;             /* ... its lo, hi and start */
+    GhmiVoxelDeviceView view; /* the last step's arrays; keys[0] NULL before a step */
     Block work;             /* voxel arrays and the table */
     Block out;              /* result arrays of both clouds, contiguous */
     void *stage;            /* page-locked copy of out (pinned) */
@@ -145,6 +146,9 @@ static int make_rows(GhmiVoxelDevice *d, const GhmiVoxelRows *rows)
         ret = ops->upload(d->ctx, base + start_at, rows->start, nr * sizeof(uint64_t));
     GhmVoxelGridArgs g;
     grid_args(rows->grid, &g);
+    d->view.lo = (const int32_t *)base;
+    d->view.hi = (const int32_t *)(base + hi_at);
+    d->view.start = (const uint64_t *)(base + start_at);
     if (ret == GHM_OK)
         ret = ops->rows(d->ctx, &g, (const int32_t *)base, (const int32_t *)(base + hi_at),
                         (const uint64_t *)(base + start_at), nr, rows->n, d->xyz.p);
@@ -161,6 +165,7 @@ int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
     if (a->n + b->n > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
     const GhmVoxelOps *ops = d->ops;
+    d->view = (GhmiVoxelDeviceView){0};
     d->pc[0] = a, d->pc[1] = b;
     d->n[0] = a->n, d->n[1] = b->n;
     d->n_all = a->n + b->n;
@@ -377,6 +382,8 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
             out->label_count[l] = (size_t)info->label_count[c][l];
         rounds = (int)info->rounds[c] > rounds ? (int)info->rounds[c] : rounds;
         const int kept = c == 0 && d->a_rows; /* no counts or normals downloaded (lay_out) */
+        d->view.keys[c] = s->keys;
+        d->view.labels[c] = s->label;
         if (d->pinned) {
             char *base = d->stage;
             out->keys = (uint32_t *)(base + L->out_at[c][0]);
@@ -493,11 +500,20 @@ static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
     return ret;
 }
 
+int ghmi_voxel_device_view(const GhmiVoxelDevice *d, GhmiVoxelDeviceView *v)
+{
+    if (!d || !v || !d->view.keys[0])
+        return GHM_ERR_INVALID;
+    *v = d->view;
+    return GHM_OK;
+}
+
 int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
                            const GhmVoxelOptions *opt, GhmVoxelResult *r)
 {
     if (!d || !d->pc[0] || !grid || !opt || !r) /* no clouds: a failed rebind */
         return GHM_ERR_INVALID;
+    d->view.keys[0] = d->view.keys[1] = NULL; /* until this step has results */
     const GhmVoxelOps *ops = d->ops;
     GhmContext *ctx = d->ctx;
     double t0 = ghm_now();

@@ -163,6 +163,17 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
 /* Frees the state (waiting for its work) and sets *d to NULL; accepts NULL. */
 void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 
+/* The device arrays of a state's last step, valid until its next step, rebind or free: per side
+ * its keys and labels (those of the result's side, K voxels), and, when A is given as rows, the
+ * rows' lo, hi and start (else NULL): what a voxel edit reads to change its set on the device. */
+typedef struct GhmiVoxelDeviceView {
+    const uint32_t *keys[2];
+    const uint8_t *labels[2];
+    const int32_t *lo, *hi;
+    const uint64_t *start;
+} GhmiVoxelDeviceView;
+int ghmi_voxel_device_view(const GhmiVoxelDevice *d, GhmiVoxelDeviceView *v);
+
 /* Binds a sweep to two other clouds (a rebind of its device state, or the CPU path's clouds),
  * keeping what its steps reuse; the last step's result is gone. a_rows: NULL, or cloud a given
  * as rows: a device state makes its points from them and gives its side keys and labels only
@@ -171,6 +182,10 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **d);
  * has no voxel kernels. On failure the sweep's steps fail until a rebind succeeds. */
 int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
+
+/* The device arrays of the sweep's last step (ghmi_voxel_device_view); GHM_ERR_UNSUPPORTED on
+ * the CPU path, GHM_ERR_INVALID before a step. */
+int ghmi_voxel_sweep_device_view(const GhmVoxelSweep *sw, GhmiVoxelDeviceView *v);
 
 /* Per-voxel moments of its points relative to the voxel centre: the sum of d = p - centre
  * (3 values) and of d d^T (xx, xy, xz, yy, yz, zz), 9 doubles per voxel. */

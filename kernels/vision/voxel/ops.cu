@@ -1,8 +1,8 @@
 /*
  * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps,
- * vision/voxel/voxel_backend_internal.h): the launchers of voxelize.cu, labels.cu and normals.cu,
- * a stream-ordered allocator, page-locked host memory, queued copies and event timers for the
- * host module, named by the module ghm_cuda_module_voxel at the end. vision/voxel/voxel_device.c finds them
+ * vision/voxel/voxel_backend_internal.h): the launchers of voxelize.cu, labels.cu, normals.cu and
+ * edit.cu, a stream-ordered allocator, page-locked host memory, queued copies and event timers
+ * for the host module, named by the module ghm_cuda_module_voxel at the end. vision/voxel/voxel_device.c finds them
  * through ghmi_voxel_ops(ctx); backends without the table keep the CPU path of vision/voxel/.
  */
 #include <stdlib.h>
@@ -137,6 +137,9 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .classify = */ ghm_cuda_voxel_classify,
     /* .fill = */ ghm_cuda_voxel_fill,
     /* .normals = */ ghm_cuda_voxel_normals,
+    /* .edit_select = */ ghm_cuda_voxel_edit_select,
+    /* .edit_add_inside = */ ghm_cuda_voxel_edit_add_inside,
+    /* .edit_outside = */ ghm_cuda_voxel_edit_outside,
 };
 
 /* The registry finds the table through this module (see GhmDeviceModule). */

@@ -1,7 +1,8 @@
 /*
  * voxel.h - the CUDA launchers of the voxel pipeline: voxelize.cu (keys, table, per-voxel sums,
- * neighbours, contact), labels.cu (classify, fill) and normals.cu (estimated normals), the device
- * twins of vision/voxel/voxelize.c, labels.c and normals.c. The host module is
+ * neighbours, contact), labels.cu (classify, fill), normals.cu (estimated normals) and edit.cu
+ * (a voxel edit's lists of changes), the device twins of vision/voxel/voxelize.c, labels.c,
+ * normals.c and edit.c. The host module is
  * vision/voxel/voxel_device.c, which reaches them through the backend's voxel op table
  * (vision/voxel/voxel_backend_internal.h, filled in kernels/vision/voxel/ops.cu).
  *
@@ -41,6 +42,13 @@ int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p,
 int ghm_cuda_voxel_normals(GhmContext *ctx, const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
                            const int do_side[2], const GhmVoxelEstimate *e,
                            GhmVoxelOrientControl *ctl);
+int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels,
+                               size_t n, int label, uint32_t *out, uint32_t *counts);
+int ghm_cuda_voxel_edit_add_inside(GhmContext *ctx, const uint32_t *keys, const uint32_t *found,
+                                   size_t n, uint32_t *erase, uint32_t *insert, uint32_t *counts);
+int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
+                                const int32_t *lo, const int32_t *hi, const uint64_t *start,
+                                const uint8_t *labels, uint32_t *out, uint32_t *counts);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,138 @@
+/*
+ * edit_device.c - a voxel edit's long lists of changes made where its labels are, on a device
+ * (ghm_voxel_edit.h; edit.c does the rest of an apply). With a backend that has voxel kernels a
+ * classify's labels stay in device memory (its sweep's state, ghmi_voxel_sweep_device_view), and
+ * the set, a GhmDynmap of the same context, takes device lists in place. So the lists of
+ * hundreds of thousands of voxels (subtract's and add's inside voxels, add's new items,
+ * intersect's erases) are made there by the backend's edit ops, not downloaded, listed on the
+ * host and uploaded again: that moved 20-40 MB across PCIe per add or intersect of a 160 k-point
+ * cloud at 256^3 and was most of its set's time (H200, 2026-11-29). The cloud's own voxels (tens
+ * of thousands, merged with the set's items) stay on the host path in edit.c.
+ *
+ * The lists come in no set order; the set an apply makes does not depend on the order of its
+ * erases or of its inserts (edit_internal.h's Changes are applied all erases first, and the
+ * inside voxels are apart from the cloud's), so the result is the host path's (the ctests
+ * compare the sets of the CPU and CUDA backends).
+ */
+#include "edit_internal.h"
+#include "ghm_dynmap.h"
+#include "voxel_backend_internal.h"
+
+/* Backend array `which` of e with room for `bytes`, grown a quarter beyond the need and never
+ * shrunk (as ghmi_edit_buf's host arrays); NULL when out of memory. */
+static void *dev_buf(GhmVoxelEdit *e, EditDevBuf which, size_t bytes)
+{
+    if (e->dev_cap[which] < bytes)
+        bytes += bytes / 4;
+    int ret = ghm_buffer_reserve(e->ctx, &e->dev[which], &e->dev_cap[which], bytes);
+    return ret == GHM_OK ? e->dev[which] : NULL;
+}
+
+void ghmi_edit_dev_free(GhmVoxelEdit *e)
+{
+    for (int i = 0; i < EDIT_DEV_BUFS; i++) {
+        ghm_buffer_free(e->ctx, &e->dev[i]);
+        e->dev_cap[i] = 0;
+    }
+}
+
+int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v)
+{
+    return e->against && ghmi_voxel_ops(e->ctx) &&
+           ghmi_voxel_sweep_device_view(e->against, v) == GHM_OK;
+}
+
+/* The two list lengths an op counts, zeroed before it. */
+static uint32_t *zeroed_counts(GhmVoxelEdit *e)
+{
+    uint32_t *counts = dev_buf(e, EDIT_DEV_COUNTS, 2 * sizeof *counts);
+    return counts && ghm_buffer_zero(e->ctx, counts, 2 * sizeof *counts) == GHM_OK ? counts : NULL;
+}
+
+/* The lengths the op wrote, each checked against the room its list had (a longer one would
+ * mean labels and their counts disagree: refused, the set untouched). */
+static int read_counts(GhmVoxelEdit *e, const uint32_t *counts, const size_t room[2],
+                       size_t out[2])
+{
+    uint32_t got[2];
+    int ret = ghm_buffer_download(e->ctx, got, counts, sizeof got);
+    for (int i = 0; i < 2 && ret == GHM_OK; i++) {
+        out[i] = got[i];
+        if (out[i] > room[i])
+            ret = GHM_ERR_INVALID;
+    }
+    return ret;
+}
+
+/* The probe's inside keys (tagged), in EDIT_DEV_KEYS; *n of them. */
+static int inside_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                       uint32_t **keys, size_t *n)
+{
+    const size_t room[2] = {p->label_count[GHM_VOXEL_INSIDE], 0};
+    size_t got[2] = {0, 0};
+    uint32_t *counts = zeroed_counts(e);
+    *keys = dev_buf(e, EDIT_DEV_KEYS, room[0] * sizeof **keys);
+    int ret = *keys && counts ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_ops(e->ctx)->edit_select(e->ctx, v->keys[0], v->labels[0], p->voxels,
+                                                  GHM_VOXEL_INSIDE, *keys, counts);
+    if (ret == GHM_OK)
+        ret = read_counts(e, counts, room, got);
+    *n = got[0];
+    return ret;
+}
+
+int ghmi_edit_inside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                            const GhmVoxelSide *p, Changes *ch)
+{
+    *ch = (Changes){0};
+    return inside_keys(e, v, p, &ch->erase, &ch->n_erase);
+}
+
+int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                          Changes *ch)
+{
+    const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t);
+    uint32_t *keys = NULL, *counts = NULL;
+    size_t n = 0, got[2] = {0, 0};
+    *ch = (Changes){0};
+    int ret = inside_keys(e, v, p, &keys, &n);
+    const size_t room[2] = {n, n};
+    uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, n * w) : NULL;
+    uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, n * sizeof *erase) : NULL;
+    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_INSERT, n * w) : NULL;
+    counts = insert ? zeroed_counts(e) : NULL;
+    if (ret == GHM_OK && !counts)
+        ret = GHM_ERR_NOMEM;
+    if (ret == GHM_OK) /* an empty set (a BASE) has nothing to find: all absent */
+        ret = ghm_dynmap_size(e->set) ? ghm_dynmap_find(e->set, keys, n, NULL, found)
+                                      : ghm_buffer_zero(e->ctx, found, n * w);
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_ops(e->ctx)->edit_add_inside(e->ctx, keys, found, n, erase, insert,
+                                                      counts);
+    if (ret == GHM_OK)
+        ret = read_counts(e, counts, room, got);
+    if (ret == GHM_OK)
+        *ch = (Changes){.erase = erase, .insert = insert, .n_erase = got[0], .n_insert = got[1]};
+    return ret;
+}
+
+int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch)
+{
+    size_t n = ghm_dynmap_size(e->set), got[2] = {0, 0};
+    *ch = (Changes){0};
+    const size_t room[2] = {n, 0};
+    uint32_t *items = dev_buf(e, EDIT_DEV_ITEMS, n * GHMI_EDIT_WORDS * sizeof *items);
+    uint32_t *erase = items ? dev_buf(e, EDIT_DEV_ERASE, n * sizeof *erase) : NULL;
+    uint32_t *counts = erase ? zeroed_counts(e) : NULL;
+    int ret = counts ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_ops(e->ctx)->edit_outside(e->ctx, items, n, e->grid.dims[0], v->lo,
+                                                   v->hi, v->start, v->labels[0], erase,
+                                                   counts);
+    if (ret == GHM_OK)
+        ret = read_counts(e, counts, room, got);
+    if (ret == GHM_OK)
+        *ch = (Changes){.erase = erase, .n_erase = got[0]};
+    return ret;
+}
