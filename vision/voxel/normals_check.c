@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cpu_sort_internal.h"
 #include "ghm_voxel.h"
 #include "voxel_internal.h"
 
@@ -169,53 +170,43 @@ static void extreme_votes(const GhmVoxelSide *s, const Leaders *part, int *out, 
 
 /* A sparse cloud (radius > 1: about one point a voxel) has few face neighbours, so its voxels
  * are gathered into cells of f x f x f voxels (f its radius), each with the sum of its voxels'
- * normals, and the test runs on the cells: a coarser grid, its keys ascending as a side's do. */
-typedef struct Cell {
-    uint32_t key;
-    float n[3];
-} Cell;
-
-static int cmp_cell(const void *a, const void *b)
-{
-    uint32_t x = ((const Cell *)a)->key, y = ((const Cell *)b)->key;
-    return (x > y) - (x < y);
-}
-
-static int coarse_side(const GhmVoxelGrid *g, const GhmVoxelSide *s, int f, GhmVoxelGrid *cg,
-                       GhmVoxelSide *cs)
+ * normals, and the test runs on the cells: a coarser grid, its keys ascending as a side's do.
+ * The voxels are sorted by cell with the hashing layer's stable radix sort, so a cell sums its
+ * voxels' normals in key order (a qsort here took 3-4 ms of a 33 k-voxel edit's apply, H200). */
+static int coarse_side(const GhmVoxelGrid *g, const GhmVoxelSide *s, int f, int threads,
+                       GhmVoxelGrid *cg, GhmVoxelSide *cs)
 {
     *cg = *g;
     for (int k = 0; k < 3; k++)
         cg->dims[k] = (g->dims[k] + f - 1) / f;
-    Cell *c = malloc((s->voxels + 1) * sizeof *c);
+    uint32_t *cell = malloc((s->voxels + 1) * sizeof *cell);
+    uint32_t *voxel = malloc((s->voxels + 1) * sizeof *voxel);
     *cs = (GhmVoxelSide){.keys = malloc((s->voxels + 1) * sizeof *cs->keys),
                          .normals = malloc((3 * s->voxels + 1) * sizeof *cs->normals)};
-    if (!c || !cs->keys || !cs->normals) {
-        free(c);
-        return GHM_ERR_NOMEM;
-    }
-    for (size_t v = 0; v < s->voxels; v++) {
+    int ret = cell && voxel && cs->keys && cs->normals ? GHM_OK : GHM_ERR_NOMEM;
+    for (size_t v = 0; ret == GHM_OK && v < s->voxels; v++) {
         int64_t xyz[3];
         ghmi_voxel_coords(g, s->keys[v], xyz);
-        c[v].key = (uint32_t)(xyz[0] / f + cg->dims[0] * (xyz[1] / f + cg->dims[1] * (xyz[2] / f)));
-        for (int k = 0; k < 3; k++)
-            c[v].n[k] = s->normals[3 * v + (size_t)k];
+        cell[v] = (uint32_t)(xyz[0] / f + cg->dims[0] * (xyz[1] / f + cg->dims[1] * (xyz[2] / f)));
+        voxel[v] = (uint32_t)v;
     }
-    qsort(c, s->voxels, sizeof *c, cmp_cell);
+    if (ret == GHM_OK)
+        ret = ghmi_cpu_sort_pairs(threads, cell, voxel, s->voxels);
     size_t m = 0;
-    for (size_t v = 0; v < s->voxels; v++) {
-        if (m == 0 || cs->keys[m - 1] != c[v].key) {
-            cs->keys[m] = c[v].key;
+    for (size_t i = 0; ret == GHM_OK && i < s->voxels; i++) {
+        if (m == 0 || cs->keys[m - 1] != cell[i]) {
+            cs->keys[m] = cell[i];
             for (int k = 0; k < 3; k++)
                 cs->normals[3 * m + (size_t)k] = 0.0f;
             m++;
         }
         for (int k = 0; k < 3; k++)
-            cs->normals[3 * (m - 1) + (size_t)k] += c[v].n[k];
+            cs->normals[3 * (m - 1) + (size_t)k] += s->normals[3 * (size_t)voxel[i] + (size_t)k];
     }
     cs->voxels = m;
-    free(c);
-    return GHM_OK;
+    free(cell);
+    free(voxel);
+    return ret;
 }
 
 static void judge(const GhmVoxelGrid *g, const GhmVoxelSide *s, int threads,
@@ -258,7 +249,7 @@ int ghmi_voxel_normals_check(const GhmVoxelGrid *g, const GhmVoxelSide *s, int t
     }
     GhmVoxelGrid cg;
     GhmVoxelSide cs;
-    int ret = coarse_side(g, s, s->radius, &cg, &cs);
+    int ret = coarse_side(g, s, s->radius, threads, &cg, &cs);
     if (ret == GHM_OK)
         judge(&cg, &cs, threads, out);
     free(cs.keys);
