@@ -104,6 +104,11 @@ typedef struct GhmVoxelSideArgs {
     uint8_t *drop;        /* K, zeroed by the host */
     unsigned long long *state; /* K: fill state, level << 32 | seed id */
     uint32_t *queue;      /* K: the fill's queue */
+    /* A cloud given as rows (voxel_internal.h's GhmiVoxelRows) whose K voxels are its points,
+     * one each, so that voxel start[r] + x - lo[r] is row r's voxel x: the neighbours op finds
+     * its neighbours by the rows, not by the table (NULL: by the table). */
+    const int32_t *rows_lo, *rows_hi;
+    const uint64_t *rows_start;
 } GhmVoxelSideArgs;
 
 typedef struct GhmVoxelPair {

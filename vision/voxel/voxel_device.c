@@ -530,6 +530,11 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
         ret = voxel_table(d, &g, &pose, K, first, &runs);
     if (ret == GHM_OK)
         ret = size_arrays(d, &L, K, first);
+    if (ret == GHM_OK && d->a_rows && K[0] == d->n[0]) { /* one voxel a row point: ids by rows */
+        L.pair.s[0].rows_lo = d->view.lo;
+        L.pair.s[0].rows_hi = d->view.hi;
+        L.pair.s[0].rows_start = d->view.start;
+    }
     if (ret == GHM_OK)
         ret = ops->build(ctx, d->table, runs, first[1], d->xyz.p, d->pnormals.p, &pose, &g,
                          &L.pair);
