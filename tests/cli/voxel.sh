@@ -450,6 +450,17 @@ test_voxel_edit_bad_input() {
     voxel_edit_bad "$TMP/mixed.ply" "its normals point either way"
     run_cmd 0 voxel edit --backend cpu --normals estimate "$VOXEL_A" --subtract "$TMP/inward.ply"
     rm -f "$TMP/inward.ply" "$TMP/mixed.ply"
+    # so far from the origin that float coordinates cannot hold the voxel centres apart
+    python3 -c 'import sys
+head, body = open(sys.argv[1]).read().split("end_header\n")
+print(head + "end_header")
+for line in body.split("\n")[:-1]:
+    v = line.split()
+    print(float(v[0]) + 1e5, *v[1:])' "$VOXEL_B" >"$TMP/far.ply"
+    run_cmd 2 voxel edit --backend cpu --grid 128 -o "$TMP/never.ply" "$TMP/far.ply"
+    expect_one_error_line "not representable in float coordinates"
+    [ ! -e "$TMP/never.ply" ] || fail "an output was written"
+    rm -f "$TMP/far.ply"
     run_cmd 2 voxel edit "$VOXEL_A" "$VOXEL_B"
     grep -q "one BASE" "$TMP/err" || fail "$(cat "$TMP/err")"
     run_cmd 2 voxel edit --add "$VOXEL_A"
