@@ -55,6 +55,8 @@ struct GhmVoxelEdit {
      * the last apply's (gone after it): every run rebinds first. */
     GhmVoxelSweep *alone, *against;
     GhmPointCloud none;    /* the empty cloud the first run pairs the cloud with */
+    GhmPointCloud held;    /* on a device: the apply's cloud as the first run's state holds it
+                            * there, which the second run copies instead of uploading it */
     GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*] */
     GhmPointCloud probe;   /* its points (CPU path: in buf[EDIT_BUF_PROBE]; a device makes
                             * them from the rows, and only n is set) */

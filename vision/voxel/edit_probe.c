@@ -222,6 +222,12 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     if (ret == GHM_OK)
         ret = make_probe(e, &alone->side[1], alone->side[1].radius - 1, why, why_size);
     *probe_ms = 1e3 * (ghm_now() - t0);
+    GhmiVoxelDeviceView v;
+    if (ret == GHM_OK && ghmi_voxel_sweep_device_view(e->alone, &v) == GHM_OK) {
+        e->held = (GhmPointCloud){.n = pc->n, .xyz = (float *)v.xyz[1],
+                                  .normals = (float *)v.normals[1]};
+        pc = &e->held;
+    }
     if (ret == GHM_OK)
         ret = run(e, &e->against, &e->probe, &e->rows, pc, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the

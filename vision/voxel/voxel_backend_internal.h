@@ -157,7 +157,8 @@ typedef struct GhmVoxelOps {
     /* Page-locked host memory (waits for the device before it frees). */
     int (*host_alloc)(GhmContext *ctx, size_t bytes, void **out);
     void (*host_free)(GhmContext *ctx, void *p);
-    /* Queued copies host -> device and device -> host (asynchronous for page-locked memory). */
+    /* Queued copies host -> device and device -> host (asynchronous for page-locked memory);
+     * upload copies from device memory too (a cloud another state holds on the device). */
     int (*upload)(GhmContext *ctx, void *dst, const void *host_src, size_t bytes);
     int (*download)(GhmContext *ctx, void *host_dst, const void *src, size_t bytes);
     /* Stage timers: n events; mark records event i on the stream; elapsed (after a wait) gives

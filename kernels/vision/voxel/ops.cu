@@ -48,7 +48,8 @@ static void voxel_host_free(GhmContext *ctx, void *p)
 
 static int voxel_upload(GhmContext *ctx, void *dst, const void *src, size_t bytes)
 {
-    return bytes ? GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+    /* the kind from the pointers (unified addressing): a source may be device memory */
+    return bytes ? GHM_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
                                             ghm_cuda_stream(ctx)))
                  : GHM_OK;
 }
