@@ -199,11 +199,11 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* The batches a (host) and b (the device's, edit_device.c; NULL: none): every erase first, so
- * that a voxel erased and inserted again gets its new payload; a's before b's. */
+/* The batches a (host arrays) and b (the device's lists, edit_device.c; empty on the CPU path):
+ * every erase first, so that a voxel erased and inserted again gets its new payload. */
 static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
-    const Changes none = {0}, *c[2] = {a, b ? b : &none};
+    const Changes *c[2] = {a, b};
     int ret = GHM_OK;
     for (int i = 0; i < 2 && ret == GHM_OK; i++)
         ret = ghm_dynmap_erase(e->set, c[i]->erase, c[i]->n_erase, NULL);
@@ -380,12 +380,13 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     GhmiVoxelDeviceView v;
     const int on_device = ghmi_edit_on_device(e, &v);
     size_t ni = 0;
-    uint32_t *found = NULL;
-    uint32_t *inside = on_device ? NULL : probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni);
-    Changes ch = {0}, inner = {0};
-    int ret = on_device || inside ? find_cloud(e, c, &found) : GHM_ERR_NOMEM;
+    uint32_t *found = NULL, *inside = NULL;
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
+    int ret = find_cloud(e, c, &found);
     if (ret == GHM_OK && on_device)
         ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
+    else if (ret == GHM_OK && !(inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni)))
+        ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = changes_alloc(e, &ch, ni + c->voxels, c->voxels);
     if (ret == GHM_OK) {

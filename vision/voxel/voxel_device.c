@@ -150,8 +150,7 @@ static int make_rows(GhmiVoxelDevice *d, const GhmiVoxelRows *rows)
     d->view.hi = (const int32_t *)(base + hi_at);
     d->view.start = (const uint64_t *)(base + start_at);
     if (ret == GHM_OK)
-        ret = ops->rows(d->ctx, &g, (const int32_t *)base, (const int32_t *)(base + hi_at),
-                        (const uint64_t *)(base + start_at), nr, rows->n, d->xyz.p);
+        ret = ops->rows(d->ctx, &g, d->view.lo, d->view.hi, d->view.start, nr, rows->n, d->xyz.p);
     if (ret == GHM_OK)
         ret = ops->memset(d->ctx, d->pnormals.p, 0, 3 * rows->n * sizeof(float));
     return ret;
