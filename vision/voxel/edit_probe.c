@@ -145,13 +145,7 @@ static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, 
 
 uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key)
 {
-    const uint32_t nx = (uint32_t)e->grid.dims[0], r = key / nx;
-    const int32_t x = (int32_t)(key - r * nx);
-    const int32_t *lo = e->buf[EDIT_BUF_SPAN_LO], *hi = e->buf[EDIT_BUF_SPAN_HI];
-    const size_t *start = e->buf[EDIT_BUF_SPAN_START];
-    if (x < lo[r] || x > hi[r]) /* lo > hi: a row without probe voxels */
-        return GHM_NOT_FOUND;
-    return (uint32_t)(start[r] + (size_t)(x - lo[r]));
+    return ghmi_voxel_rows_at(&e->rows, key);
 }
 
 /* An edit's inside comes from the cloud's normals: file normals that point inward or either way
@@ -170,26 +164,6 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threa
              inward ? "its inside would be taken for its outside" : "it has no reliable inside",
              inward ? "flip them" : "orient them");
     return GHM_ERR_INVALID;
-}
-
-/* Whether the probe's side p has the voxels its rows made, in order: each point in its own
- * voxel. The edit reads a probe voxel's label by its row (ghmi_edit_probe_voxel) and a device
- * finds its neighbours so (voxelize.cu's row_voxel); both hold only then. */
-static int probe_as_made(const GhmVoxelEdit *e, const GhmVoxelSide *p)
-{
-    const GhmiVoxelRows *rw = &e->rows;
-    const uint32_t nx = (uint32_t)e->grid.dims[0];
-    const size_t nr = (size_t)e->grid.dims[1] * (size_t)e->grid.dims[2];
-    if (p->voxels != rw->n)
-        return 0;
-    int same = 1;
-#pragma omp parallel for num_threads(ghm_context_threads(e->ctx)) schedule(static) \
-    reduction(&& : same)
-    for (size_t r = 0; r < nr; r++)
-        for (int32_t x = rw->lo[r]; x <= rw->hi[r]; x++)
-            same = same && p->keys[rw->start[r] + (size_t)(x - rw->lo[r])] ==
-                               (uint32_t)r * nx + (uint32_t)x;
-    return same;
 }
 
 /* One pipeline run of a (given as rows when a_rows is not NULL) over b on *sw (made at the
@@ -232,7 +206,12 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
         ret = run(e, &e->against, &e->probe, &e->rows, pc, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
      * centres apart (a grid far from the origin for its voxel size) */
-    if (ret == GHM_OK && !probe_as_made(e, &(*out)->side[0])) {
+    /* The edit reads a probe voxel's label by its row (ghmi_edit_probe_voxel) and a device finds
+     * its neighbours so (voxelize.cu's row_voxel): both hold only when every point is in its
+     * own voxel. */
+    if (ret == GHM_OK && !ghmi_voxel_rows_match(&e->rows, (*out)->side[0].keys,
+                                                (*out)->side[0].voxels,
+                                                ghm_context_threads(e->ctx))) {
         ghmi_why(why, why_size, "the voxel centres are not representable in float coordinates "
                                 "this far from the origin: use a coarser grid");
         *out = NULL;

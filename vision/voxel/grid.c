@@ -62,6 +62,23 @@ void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz)
     }
 }
 
+int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_t K,
+                          int threads)
+{
+    const GhmVoxelGrid *g = rows->grid;
+    const uint32_t nx = (uint32_t)g->dims[0];
+    const size_t nr = (size_t)g->dims[1] * (size_t)g->dims[2];
+    if (K != rows->n)
+        return 0;
+    int same = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(&& : same)
+    for (size_t r = 0; r < nr; r++)
+        for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++)
+            same = same && keys[rows->start[r] + (size_t)(x - rows->lo[r])] ==
+                               (uint32_t)r * nx + (uint32_t)x;
+    return same;
+}
+
 /* --- grid --------------------------------------------------------------------------------- */
 
 int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_size)

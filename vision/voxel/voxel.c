@@ -81,11 +81,11 @@ static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud 
     return ghmi_voxel_ops(ctx);
 }
 
-static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmPointCloud *b,
-                    const double *b_pose, const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
-                    GhmVoxelResult *r)
+static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmiVoxelRows *a_rows,
+                    const GhmPointCloud *b, const double *b_pose, const GhmVoxelGrid *grid,
+                    const GhmVoxelOptions *opt, GhmVoxelResult *r)
 {
-    GhmiSide s[2] = {{.pc = a, .n = a->n}, {.pc = b, .n = b->n}};
+    GhmiSide s[2] = {{.pc = a, .rows = a_rows, .n = a->n}, {.pc = b, .n = b->n}};
     int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), r);
     if (ret == GHM_OK) {
         hand_over(&s[0], &r->side[0]);
@@ -119,7 +119,7 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
         r->time.voxelize_ms += up;
         r->time.total_ms += up;
     } else {
-        ret = cpu_step(ctx, a, b, b_pose, grid, opt, r);
+        ret = cpu_step(ctx, a, NULL, b, b_pose, grid, opt, r);
     }
     if (ret == GHM_OK)
         *out = r;
@@ -133,6 +133,7 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
 struct GhmVoxelSweep {
     GhmContext *ctx;
     const GhmPointCloud *a, *b;
+    const GhmiVoxelRows *a_rows; /* A as rows (ghmi_voxel_sweep_rebind), or NULL */
     GhmVoxelGrid grid;
     GhmVoxelOptions opt;
     GhmiVoxelDevice *dev; /* the device path's state, or NULL for the CPU path */
@@ -181,7 +182,7 @@ int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxel
     if (!(sw->cpu = calloc(1, sizeof *sw->cpu)))
         return GHM_ERR_NOMEM;
     sw->cpu->grid = sw->grid;
-    ret = cpu_step(sw->ctx, sw->a, sw->b, b_pose, &sw->grid, &sw->opt, sw->cpu);
+    ret = cpu_step(sw->ctx, sw->a, sw->a_rows, sw->b, b_pose, &sw->grid, &sw->opt, sw->cpu);
     if (ret == GHM_OK)
         *out = sw->cpu;
     else
@@ -195,6 +196,7 @@ int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
     if (!sw || !a || !b)
         return GHM_ERR_INVALID;
     sw->a = a;
+    sw->a_rows = a_rows;
     sw->b = b;
     ghm_voxel_result_free(&sw->cpu); /* the last step's, of the clouds before */
     return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b) : GHM_OK;

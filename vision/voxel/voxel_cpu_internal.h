@@ -18,6 +18,8 @@
  * freed by ghmi_voxel_side_free (or handed over to the result). */
 typedef struct GhmiSide {
     const GhmPointCloud *pc;
+    const GhmiVoxelRows *rows; /* the cloud as rows (a voxel edit's probe), or NULL: when its
+                                * voxels are the rows' points, neighbours are found by them */
     GhmIndex *ix;
     size_t n, K, inside; /* points, occupied voxels, points inside the grid */
     uint32_t *pkey;     /* n: voxel key of each point, GHM_NOT_FOUND outside the grid */

@@ -129,6 +129,23 @@ typedef struct GhmiVoxelRows {
  * computes them, rounded to float (grid.c; a device makes the same ones, voxelize.cu). */
 void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz);
 
+/* Whether the K ascending voxel keys are the rows' points, one a voxel, in order (each point in
+ * its own voxel: float coordinates held the centres apart), on `threads` threads. */
+int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_t K,
+                          int threads);
+
+/* The point of the rows at voxel key (its row's first plus the offset in the row's span: the
+ * voxel's id when each point is in its own voxel), or 0xFFFFFFFF (GHM_NOT_FOUND) outside
+ * them (voxelize.cu's row_voxel on a device). */
+static inline uint32_t ghmi_voxel_rows_at(const GhmiVoxelRows *rows, uint32_t key)
+{
+    const uint32_t nx = (uint32_t)rows->grid->dims[0], r = key / nx;
+    const int32_t x = (int32_t)(key - r * nx);
+    if (x < rows->lo[r] || x > rows->hi[r]) /* lo > hi: a row without points */
+        return 0xFFFFFFFFu;
+    return (uint32_t)(rows->start[r] + (size_t)(x - rows->lo[r]));
+}
+
 /* The device path of the voxel pipeline (voxel_device.c), for a backend with device kernels
  * (ops, see voxel_backend_internal.h): the CPU path's stages with every array in backend memory and
  * the same results bit for bit. A state holds the two clouds on the device (uploaded once, by

@@ -168,11 +168,38 @@ static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g)
     return GHM_OK;
 }
 
-/* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query. */
+/* Neighbour ids of a cloud given as rows whose voxels are the rows' points: the rows' own
+ * numbering (ghmi_voxel_rows_at), where the index would take hood.n hashed look-ups a voxel (a
+ * voxel edit's probe of 0.9 M voxels: 23 M). */
+static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
+{
+    size_t K = s->K, nn = (size_t)s->hood.n;
+    const GhmiHood *h = &s->hood;
+#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
+    for (size_t v = 0; v < K; v++) {
+        int64_t xyz[3];
+        ghmi_voxel_coords(g, s->keys[v], xyz);
+        for (size_t k = 0; k < nn; k++) {
+            uint32_t key = ghmi_voxel_step_key(g, xyz, h->step[k], 1);
+            s->nbr[nn * v + k] =
+                key == GHM_NOT_FOUND ? GHM_NOT_FOUND : ghmi_voxel_rows_at(s->rows, key);
+        }
+    }
+}
+
+/* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query (or by the
+ * rows of a cloud given so). */
 static int neighbours(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
     size_t K = s->K, nn = (size_t)s->hood.n;
     free(s->nbr);
+    if (s->rows && ghmi_voxel_rows_match(s->rows, s->keys, K, threads)) {
+        s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
+        if (!s->nbr)
+            return GHM_ERR_NOMEM;
+        neighbours_by_rows(g, s, threads);
+        return GHM_OK;
+    }
     uint32_t *nkeys = malloc((nn * K + 1) * sizeof *nkeys);
     s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
     if (!nkeys || !s->nbr) {
