@@ -1,7 +1,8 @@
 /*
  * check_faults.c - every allocation of an operation fails in turn (fault_inject.h), CPU backend:
  * the trials of fault_trials.h (the build and find of each hashing structure, a dynamic table's
- * insert and erase, a reference build, an image query, a voxel step) and a video frame. Each trial k fails the operation's k-th allocation; the operation must
+ * insert and erase, a reference build, an image query, a voxel step, a voxel edit) and a video
+ * frame. Each trial k fails the operation's k-th allocation; the operation must
  * return an error (or succeed with the right answer where it can do without), leak nothing
  * (the heap holds what it held before the trial), and leave its objects valid: the structure
  * answers as before the call or as empty, and the same call without a fault then works.
@@ -79,6 +80,7 @@ WALK_TEST(test_dynmap_insert_erase, "dynmap insert, erase and gc", fault_dynmap_
 WALK_TEST(test_reference_build, "reference build", fault_ref_trial)
 WALK_TEST(test_image_query, "image query", fault_query_trial)
 WALK_TEST(test_voxel_step, "voxel step", fault_voxel_trial)
+WALK_TEST(test_voxel_edit, "voxel edit", fault_edit_trial)
 
 /* --- a video frame (YUV4MPEG2 from memory) ------------------------------------------------ */
 
@@ -181,6 +183,7 @@ static Suite *faults_suite(void)
     tcase_add_test(pipelines, test_reference_build);
     tcase_add_test(pipelines, test_image_query);
     tcase_add_test(pipelines, test_voxel_step);
+    tcase_add_test(pipelines, test_voxel_edit);
     tcase_add_test(pipelines, test_video_frame);
     suite_add_tcase(s, pipelines);
     return s;

@@ -3,8 +3,8 @@
  * allocation of an operation fails in turn, then every kernel launch
  * (kernels/hashing/device_memory.h's test hooks), over the trials of fault_trials.h: a map
  * build and find per scheme, a multimap build and retrieve, an index build, a set and a sorted
- * build, a dynamic table's insert, erase and collection, a reference build, an image query
- * and a voxel step. Trial k fails the operation's
+ * build, a dynamic table's insert, erase and collection, a reference build, an image query,
+ * a voxel step and a voxel edit. Trial k fails the operation's
  * k-th event; the operation must return the fault's error (GHM_ERR_NOMEM for an allocation,
  * GHM_ERR_CUDA for a launch) or succeed with the right answer, leak nothing (the allocator
  * holds as many allocations as before the trial) and leave its objects valid: the structure
@@ -144,6 +144,13 @@ START_TEST(test_voxel_step)
 }
 END_TEST
 
+START_TEST(test_voxel_edit)
+{
+    GHM_REQUIRE_CUDA();
+    walk_both("voxel edit", &fault_edit_trial);
+}
+END_TEST
+
 /* The carve of device_memory.h, without a device: phase 1 adds up aligned parts, phase 2 hands
  * out the same offsets; an overflowing total saturates. */
 START_TEST(test_carve)
@@ -210,6 +217,7 @@ static Suite *faults_cuda_suite(void)
     tcase_add_test(cuda, test_reference_build);
     tcase_add_test(cuda, test_image_query);
     tcase_add_test(cuda, test_voxel_step);
+    tcase_add_test(cuda, test_voxel_edit);
     suite_add_tcase(s, cuda);
     return s;
 }

@@ -18,6 +18,7 @@
 #include "ghm_set.h"
 #include "ghm_sorted.h"
 #include "ghm_voxel.h"
+#include "ghm_voxel_edit.h"
 #include "test_support.h"
 
 enum { NA = 3000, NB = 2000, PER_KEY = 4 };
@@ -634,6 +635,74 @@ static void voxel_teardown(void *p)
     free(s);
 }
 
+/* --- a voxel edit: the two spheres at 32^3, added, subtracted, added, intersected --------- */
+
+static size_t edit_expected[5]; /* the warm-up run's set: size, then its label counts */
+
+typedef struct EditState {
+    VoxelState v;  /* the clouds and the grid */
+    size_t got[5]; /* as edit_expected */
+} EditState;
+
+static void *edit_setup(void)
+{
+    EditState *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    VoxelState *v = voxel_setup();
+    s->v = *v;
+    free(v);
+    return s;
+}
+
+/* Every op, so that each kind of list (inside erases and adds, intersect's erases; on a device
+ * made there) meets a fault; a fresh edit each run, so a partly edited set is not carried on. */
+static int edit_run(void *p)
+{
+    EditState *s = p;
+    const GhmVoxelEditOp op[4] = {GHM_VOXEL_EDIT_ADD, GHM_VOXEL_EDIT_SUBTRACT,
+                                  GHM_VOXEL_EDIT_ADD, GHM_VOXEL_EDIT_INTERSECT};
+    const GhmPointCloud *pc[4] = {s->v.a, s->v.b, s->v.b, s->v.a};
+    GhmVoxelEdit *e = NULL;
+    GhmVoxelResult *r = NULL;
+    int ret = ghm_voxel_edit_create(fault_ctx, &s->v.grid, &s->v.opt, &e);
+    for (int i = 0; i < 4 && ret == GHM_OK; i++)
+        ret = ghm_voxel_edit_apply(e, op[i], pc[i], NULL, NULL, 0);
+    if (ret == GHM_OK)
+        ret = ghm_voxel_edit_result(e, &r);
+    if (ret == GHM_OK) {
+        s->got[0] = r->side[0].voxels;
+        for (int l = 0; l < 4; l++)
+            s->got[1 + l] = r->side[0].label_count[l];
+    }
+    ghm_voxel_result_free(&r);
+    ghm_voxel_edit_free(&e);
+    return ret;
+}
+
+static void edit_check(void *p, int ret)
+{
+    EditState *s = p;
+    if (ret != GHM_OK) {
+        ck_assert_int_eq(ret, fault_error);
+        ck_assert_int_eq(edit_run(s), GHM_OK);
+    }
+    ck_assert_uint_gt(s->got[0], 0);
+    int first = edit_expected[0] == 0; /* the warm-up run */
+    for (int i = 0; i < 5; i++) {
+        if (first)
+            edit_expected[i] = s->got[i];
+        ck_assert_uint_eq(s->got[i], edit_expected[i]);
+    }
+}
+
+static void edit_teardown(void *p)
+{
+    EditState *s = p;
+    ghm_pointcloud_free(&s->v.a);
+    ghm_pointcloud_free(&s->v.b);
+    free(s);
+}
+
 /* --- the trials ---------------------------------------------------------------------------- */
 
 const FaultTrial fault_map_trial = {map_setup, map_run, map_check, map_teardown};
@@ -646,9 +715,11 @@ const FaultTrial fault_dynmap_trial = {dyn_setup, dyn_run, dyn_check, dyn_teardo
 const FaultTrial fault_ref_trial = {ref_setup, ref_run, ref_check, match_teardown};
 const FaultTrial fault_query_trial = {query_setup, query_run, query_check, match_teardown};
 const FaultTrial fault_voxel_trial = {voxel_setup, voxel_run, voxel_check, voxel_teardown};
+const FaultTrial fault_edit_trial = {edit_setup, edit_run, edit_check, edit_teardown};
 
 void fault_trials_release(void)
 {
     ghm_image_free(&img);
     memset(voxel_expected, 0, sizeof voxel_expected);
+    memset(edit_expected, 0, sizeof edit_expected);
 }

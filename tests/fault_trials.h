@@ -35,6 +35,7 @@ extern const FaultTrial fault_dynmap_trial;  /* dynamic table: items inserted, a
 extern const FaultTrial fault_ref_trial;     /* a matcher's reference tables built */
 extern const FaultTrial fault_query_trial;   /* an image query against a built reference */
 extern const FaultTrial fault_voxel_trial;   /* a voxel step of two spheres at 32^3 */
+extern const FaultTrial fault_edit_trial;    /* a voxel edit by them: add, subtract, add, intersect */
 
 /* Frees what the trials cache between runs (the query image, the voxel step's label counts). */
 void fault_trials_release(void);

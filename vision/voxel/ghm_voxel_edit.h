@@ -99,8 +99,8 @@ typedef struct GhmVoxelEdit GhmVoxelEdit;
 
 /* Creates an empty set on grid (which must hold every cloud applied later: points outside it
  * are ignored). GHM_ERR_INVALID for bad arguments or options; GHM_ERR_UNSUPPORTED when ctx's
- * backend has no GhmDynmap (today: CUDA; use a CPU context); GHM_ERR_NOMEM. Keeps a pointer to
- * ctx. The caller frees *out with ghm_voxel_edit_free(). */
+ * backend has no GhmDynmap (the CPU and CUDA backends both have one); GHM_ERR_NOMEM. Keeps a
+ * pointer to ctx. The caller frees *out with ghm_voxel_edit_free(). */
 GHM_API int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid,
                                   const GhmVoxelOptions *opt, GhmVoxelEdit **out);
 
