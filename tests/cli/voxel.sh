@@ -424,6 +424,16 @@ test_voxel_edit_text_and_preview() {
 
 # voxel_edit_bad FILE NEEDLE: the bad cloud as BASE and as an edit: exit 2, one line naming the
 # file, no output written.
+# moved_cloud IN.ply DX OUT.ply: the ASCII PLY cloud IN moved by DX along x.
+moved_cloud() {
+    python3 -c 'import sys
+head, body = open(sys.argv[1]).read().split("end_header\n")
+print(head + "end_header")
+for line in body.split("\n")[:-1]:
+    v = line.split()
+    print(float(v[0]) + float(sys.argv[2]), *v[1:])' "$1" "$2" >"$3"
+}
+
 voxel_edit_bad() {
     run_cmd 2 voxel edit --backend cpu -o "$TMP/never.ply" "$1" --add "$VOXEL_B"
     expect_one_error_line "$(basename "$1")"
@@ -451,12 +461,7 @@ test_voxel_edit_bad_input() {
     run_cmd 0 voxel edit --backend cpu --normals estimate "$VOXEL_A" --subtract "$TMP/inward.ply"
     rm -f "$TMP/inward.ply" "$TMP/mixed.ply"
     # so far from the origin that float coordinates cannot hold the voxel centres apart
-    python3 -c 'import sys
-head, body = open(sys.argv[1]).read().split("end_header\n")
-print(head + "end_header")
-for line in body.split("\n")[:-1]:
-    v = line.split()
-    print(float(v[0]) + 1e5, *v[1:])' "$VOXEL_B" >"$TMP/far.ply"
+    moved_cloud "$VOXEL_B" 1e5 "$TMP/far.ply"
     run_cmd 2 voxel edit --backend cpu --grid 128 -o "$TMP/never.ply" "$TMP/far.ply"
     expect_one_error_line "not representable in float coordinates"
     [ ! -e "$TMP/never.ply" ] || fail "an output was written"
@@ -495,6 +500,14 @@ test_voxel_edit_cuda_same_set() {
         --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
     [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/out")"
     cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
+    # an intersect by a cloud apart from the set empties it; the next edits start from nothing
+    moved_cloud "$VOXEL_B" 1.5 "$TMP/apart.ply"
+    for backend in cpu cuda; do
+        run_cmd 0 voxel edit --backend $backend --grid 64 -o "$TMP/$backend.ply" "$TMP/apart.ply" \
+            --intersect "$VOXEL_B" --intersect "$VOXEL_A" --add "$VOXEL_A"
+    done
+    cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA sets differ after an empty set"
+    rm -f "$TMP/apart.ply"
 }
 
 # --backend auto on a coarse grid (one step or an edit) runs on the CPU; a fine grid or a sweep

@@ -19,7 +19,8 @@
 #include "voxel_backend_internal.h"
 
 /* Backend array `which` of e with room for `bytes`, grown a quarter beyond the need and never
- * shrunk (as ghmi_edit_buf's host arrays); NULL when out of memory. */
+ * shrunk (as ghmi_edit_buf's host arrays; ghm_buffer_reserve gives an empty list an array too);
+ * NULL when out of memory. */
 static void *dev_buf(GhmVoxelEdit *e, EditDevBuf which, size_t bytes)
 {
     if (e->dev_cap[which] < bytes)
