@@ -199,8 +199,10 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* The batches a (host arrays) and b (the device's lists, edit_device.c; empty on the CPU path):
- * every erase first, so that a voxel erased and inserted again gets its new payload. */
+/* The batches a (the cloud's voxels) and b (the many other voxels' list where it is kept apart:
+ * the device's, edit_device.c, or subtract's inside keys), host or backend arrays (the set takes
+ * either): every erase first, so that a voxel erased and inserted again gets its new
+ * payload. */
 static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
     const Changes *c[2] = {a, b};
@@ -379,20 +381,18 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
     const int on_device = ghmi_edit_on_device(e, &v);
-    size_t ni = 0;
-    uint32_t *found = NULL, *inside = NULL;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
+    uint32_t *found = NULL;
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels (absent ones are
+                                    * ignored by the erase), listed on the device or here */
     int ret = find_cloud(e, c, &found);
     if (ret == GHM_OK && on_device)
         ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
-    else if (ret == GHM_OK && !(inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni)))
+    else if (ret == GHM_OK &&
+             !(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
-        ret = changes_alloc(e, &ch, ni + c->voxels, c->voxels);
+        ret = changes_alloc(e, &ch, c->voxels, c->voxels);
     if (ret == GHM_OK) {
-        if (ni) /* absent keys are ignored */
-            memcpy(ch.erase, inside, ni * sizeof *inside);
-        ch.n_erase = ni;
         cut_at_cloud(c, found, 1, &ch, st);
         ret = changes_apply(e, &ch, &inner);
     }
@@ -400,12 +400,12 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
 }
 
 /* Whether the set's voxel of item lies at an inside voxel or one of the cloud's voxels of the
- * probe p (found by the probe's spans, ghmi_edit_probe_voxel), so that intersect keeps it. Until
+ * probe p (found by the probe's rows, ghmi_voxel_rows_at), so that intersect keeps it. Until
  * 2026-11-29 the labels came from a GhmMap of the probe's keys: its build and finds took 47 of
  * an intersect's 120 set milliseconds on the 2-core machine. */
 static int kept(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *item)
 {
-    uint32_t v = ghmi_edit_probe_voxel(e, item[W_KEY] & ~KEY_TAG);
+    uint32_t v = ghmi_voxel_rows_at(&e->rows, item[W_KEY] & ~KEY_TAG);
     return v != GHM_NOT_FOUND &&
            (p->labels[v] == GHM_VOXEL_INSIDE || p->labels[v] == GHM_VOXEL_INTERSECTION);
 }

@@ -57,7 +57,9 @@ struct GhmVoxelEdit {
     GhmPointCloud none;    /* the empty cloud the first run pairs the cloud with */
     GhmPointCloud held;    /* on a device: the apply's cloud as the first run's state holds it
                             * there, which the second run copies instead of uploading it */
-    GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*] */
+    GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*]; its voxel
+                            * at a key is ghmi_voxel_rows_at(&rows, key) once a classify has
+                            * checked the voxels are the rows' points */
     GhmPointCloud probe;   /* its points (CPU path: in buf[EDIT_BUF_PROBE]; a device makes
                             * them from the rows, and only n is set) */
     void *buf[EDIT_BUFS];  /* see ghmi_edit_buf */
@@ -84,11 +86,6 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e);
  * coordinates cannot hold apart. */
 int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
                        double *probe_ms, char *why, size_t why_size);
-
-/* The probe voxel at key (its index in the probe's side, whose keys are every voxel of its rows'
- * spans in ascending order: the row's first voxel plus the offset in its span, no table), or
- * GHM_NOT_FOUND outside the probe. The probe of the last classify that succeeded. */
-uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key);
 
 /* Whether the cloud c encloses something at the grid: an inside voxel of the probe p beyond the
  * pipeline's barrier (see edit_probe.c). */

@@ -143,11 +143,6 @@ static int make_probe(GhmVoxelEdit *e, const GhmVoxelSide *c, int d, char *why, 
     return ret;
 }
 
-uint32_t ghmi_edit_probe_voxel(const GhmVoxelEdit *e, uint32_t key)
-{
-    return ghmi_voxel_rows_at(&e->rows, key);
-}
-
 /* An edit's inside comes from the cloud's normals: file normals that point inward or either way
  * (ghm_voxel_normals_check) would cut or fill the wrong voxels, so they are refused with why. */
 static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threads, char *why,
@@ -206,7 +201,7 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
         ret = run(e, &e->against, &e->probe, &e->rows, pc, out);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
      * centres apart (a grid far from the origin for its voxel size) */
-    /* The edit reads a probe voxel's label by its row (ghmi_edit_probe_voxel) and a device finds
+    /* The edit reads a probe voxel's label by its row (ghmi_voxel_rows_at) and a device finds
      * its neighbours so (voxelize.cu's row_voxel): both hold only when every point is in its
      * own voxel. */
     if (ret == GHM_OK && !ghmi_voxel_rows_match(&e->rows, (*out)->side[0].keys,
