@@ -7,8 +7,9 @@
  *  classify_kernel    per voxel: barrier label, or ring flag and seed vote from its neighbours;
  *                     the fill mask (neighbours that are occupied and not barrier, radius 1).
  *  fill_kernel        every round of the fill for both clouds in one cooperative launch:
- *                     a level-synchronous breadth-first search (one warp per queued voxel, one
- *                     lane per neighbour; state = level << 32 | seed id lowered with atomicMin,
+ *                     a level-synchronous breadth-first search (a warp per queued voxel and a
+ *                     lane per neighbour, or for a volume's large levels a thread per voxel;
+ *                     state = level << 32 | seed id lowered with atomicMin,
  *                     so a voxel ends with the nearest seed, ties to the smallest id, whatever
  *                     the order of the atomics: labels.c's labels), then labels, the conflict
  *                     test, dropped seeds and the next round, with grid-wide barriers between
@@ -101,6 +102,85 @@ static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
     return *(const volatile uint32_t *)p;
 }
 
+/* One breadth-first level of a cloud: each queued voxel v (queue[start, end)) lowers the state
+ * of each fill neighbour u to cand = level + 1 << 32 | v's seed by an atomicMin; a u whose state
+ * was none is queued for the next level (at queue[end ...], counted in *cnt). */
+
+/* A warp per queued voxel, a lane per neighbour (up to 124 at radius 2; the fill mask's 26 at
+ * radius 1): what a level with no more voxels than warps, or any level at radius > 1, takes. */
+static __device__ void level_by_warps(const GhmVoxelSideArgs &s, uint32_t start, uint32_t end,
+                                      uint32_t level, uint32_t *cnt, uint32_t warp,
+                                      uint32_t nwarps, uint32_t lane)
+{
+    const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
+    for (uint32_t w = start + warp; w < end; w += nwarps) {
+        const uint32_t v = __ldcg(&s.queue[w]);
+        const unsigned long long cand =
+            (unsigned long long)(level + 1) << 32 | (uint32_t)__ldcg(&s.state[v]);
+        const uint32_t m = s.radius == 1 ? __ldg(&s.mask[v]) : 0;
+        for (int k = (int)lane; k < nn; k += 32) {
+            if (s.radius == 1 && !(m >> k & 1u))
+                continue;
+            uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
+            if (s.radius > 1 && (u == GHM_NOT_FOUND || s.barrier[u]))
+                continue;
+            if (atomicMin(&s.state[u], cand) == STATE_NONE)
+                push(s.queue, end, cnt, u);
+        }
+    }
+}
+
+/* At radius 1, a level of more voxels than warps: a thread per queued voxel, its (up to 26)
+ * atomics issued together and the neighbours they reached first queued after, one atomic per
+ * warp. By warps, each warp waited for its lanes' atomics before their pushes, voxel after voxel:
+ * a 0.9 M-voxel probe at 256^3 (27 levels of ~33 k voxels) filled in 1.8 ms on the H200, 1.26
+ * so. Lane l of warp w takes entry w + nwarps (l + 32 t) in turn t, so that the level's voxels
+ * are spread over all the warps; every lane of a warp takes the same turns, for the warp-wide
+ * scan. A surface's levels (a few hundred voxels) stay with the warps: a thread issuing 26
+ * loads and atomics one after another made them 1.6x slower (the voxel mode's fill of the bunny
+ * pair at 256^3: 0.80 -> 1.29 ms). */
+static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t start, uint32_t end,
+                                        uint32_t level, uint32_t *cnt, uint32_t warp,
+                                        uint32_t nwarps, uint32_t lane)
+{
+    const uint64_t n = end - start;
+    for (uint64_t turn = warp; turn < n; turn += 32 * (uint64_t)nwarps) {
+        const uint64_t i = turn + (uint64_t)nwarps * lane;
+        uint32_t fresh = 0, v = 0;
+        if (i < n) {
+            v = __ldcg(&s.queue[start + i]);
+            const unsigned long long cand =
+                (unsigned long long)(level + 1) << 32 | (uint32_t)__ldcg(&s.state[v]);
+            const uint32_t m = __ldg(&s.mask[v]);
+            /* loads, atomics and their tests in separate passes: a test in the branch of its
+             * atomic would wait for it before the next is issued */
+            uint32_t u[26];
+            unsigned long long was[26];
+#pragma unroll
+            for (int k = 0; k < 26; k++)
+                u[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + v]) : GHM_NOT_FOUND;
+#pragma unroll
+            for (int k = 0; k < 26; k++)
+                was[k] = u[k] != GHM_NOT_FOUND ? atomicMin(&s.state[u[k]], cand) : 0;
+#pragma unroll
+            for (int k = 0; k < 26; k++)
+                fresh |= (uint32_t)(was[k] == STATE_NONE) << k;
+        }
+        const uint32_t got = __popc(fresh);
+        uint32_t incl = got;
+        for (int off = 1; off < 32; off <<= 1) {
+            uint32_t t = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+            incl += lane >= (uint32_t)off ? t : 0;
+        }
+        uint32_t at = 0;
+        if (lane == 31 && incl)
+            at = atomicAdd(cnt, incl);
+        at = __shfl_sync(0xFFFFFFFFu, at, 31) + incl - got;
+        for (; fresh; fresh &= fresh - 1)
+            s.queue[end + at++] = __ldg(&s.nbr[(size_t)(__ffs(fresh) - 1) * s.K + v]);
+    }
+}
+
 /* labels.c's fill() for both clouds: per round, init (live seeds at level 0), the breadth-first
  * levels, labels, conflicts, and the decision (stop, or drop the conflicting seeds and go on).
  * Values written by other blocks are read with __ldcg (L2, never a stale L1 line) after the
@@ -108,7 +188,13 @@ static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
  * ctl->count[c][0..2]: level L appends to slot (L + 1) % 3 while thread 0 clears slot
  * (L + 2) % 3, which nobody reads during level L. The pair counters alternate by round parity
  * for the same reason. Every decision is taken from values all threads read after a barrier,
- * so all threads take the same path to every grid.sync(). */
+ * so all threads take the same path to every grid.sync(). VOLUME: a cloud is a volume (given as
+ * rows: the levels of its fill hold tens of thousands of voxels), whose large levels go by
+ * threads; compiled in only there: with the threads' code in its kernel the voxel mode's fill
+ * of two surfaces ran 10 % slower though its levels seldom took it (the same with the threads'
+ * threshold at 1, 4 or 16 x nwarps), 6 % in this one (H200, 2026-11-29: 0.81 -> 0.86 ms, the
+ * bunny pair at 256^3; docs/BENCHMARKS.md). */
+template <bool VOLUME>
 static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     const __grid_constant__ GhmVoxelPair p, int max_rounds, GhmVoxelFillControl *ctl,
     GhmVoxelInfo *info)
@@ -138,33 +224,21 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         for (int c = 0; c < 2; c++)
             end[c] = active[c] ? ld_volatile(&ctl->count[c][0]) : 0;
         for (uint32_t level = 0; start[0] < end[0] || start[1] < end[1]; level++) {
-            const uint32_t f0 = end[0] - start[0], f1 = end[1] - start[1], slot = (level + 1) % 3;
-            for (int c = 0; c < 2; c++)
-                levels[c] += end[c] > start[c];
-            for (uint32_t w = warp; w < f0 + f1; w += nwarps) {
-                const int c = w >= f0;
-                const GhmVoxelSideArgs &s = p.s[c];
-                const uint32_t base = c ? end[1] : end[0];
-                uint32_t *const cnt = c ? &ctl->count[1][slot] : &ctl->count[0][slot];
-                const uint32_t v = __ldcg(&s.queue[c ? start[1] + (w - f0) : start[0] + w]);
-                const unsigned long long cand =
-                    (unsigned long long)(level + 1) << 32 | (uint32_t)__ldcg(&s.state[v]);
-                if (s.radius == 1) {
-                    const uint32_t m = __ldg(&s.mask[v]);
-                    if (lane < 26 && (m >> lane & 1u)) {
-                        uint32_t u = __ldg(&s.nbr[(size_t)lane * s.K + v]);
-                        if (atomicMin(&s.state[u], cand) == STATE_NONE)
-                            push(s.queue, base, cnt, u);
-                    }
+            const uint32_t slot = (level + 1) % 3;
+            uint32_t dealt = 0; /* voxels dealt to warps so far: the next cloud's go on from them,
+                                 * so that two small levels run side by side */
+            for (int c = 0; c < 2; c++) {
+                const uint32_t n = end[c] - start[c];
+                if (n == 0)
+                    continue;
+                levels[c]++;
+                if (VOLUME && p.s[c].radius == 1 && n > nwarps) {
+                    level_by_threads(p.s[c], start[c], end[c], level, &ctl->count[c][slot], warp,
+                                     nwarps, lane);
                 } else {
-                    const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
-                    for (int k = (int)lane; k < nn; k += 32) {
-                        uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
-                        if (u == GHM_NOT_FOUND || s.barrier[u])
-                            continue;
-                        if (atomicMin(&s.state[u], cand) == STATE_NONE)
-                            push(s.queue, base, cnt, u);
-                    }
+                    level_by_warps(p.s[c], start[c], end[c], level, &ctl->count[c][slot],
+                                   (warp + nwarps - dealt) % nwarps, nwarps, lane);
+                    dealt = (dealt + n) % nwarps;
                 }
             }
             if (tid == 0)
@@ -300,12 +374,14 @@ extern "C" int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVox
     int ret = sm_count(ctx, &sms);
     uint64_t want = (uint64_t)sms * (total < 1000000 ? 1 : 2);
     uint64_t small = (total + VOXEL_THREADS - 1) / VOXEL_THREADS;
+    const void *kernel = p->s[0].rows_lo || p->s[1].rows_lo ? (const void *)fill_kernel<true>
+                                                            : (const void *)fill_kernel<false>;
     if (ret == GHM_OK)
-        ret = cooperative_blocks(ctx, (const void *)fill_kernel, want < small ? want : small, &nblocks);
+        ret = cooperative_blocks(ctx, kernel, want < small ? want : small, &nblocks);
     if (ret < 0)
         return ret;
     GhmVoxelPair pair = *p;
     void *args[] = {&pair, &max_rounds, &ctl, &info};
-    return GHM_CUDA(cudaLaunchCooperativeKernel((const void *)fill_kernel, nblocks, VOXEL_THREADS,
-                                                args, 0, ghm_cuda_stream(ctx)));
+    return GHM_CUDA(cudaLaunchCooperativeKernel(kernel, nblocks, VOXEL_THREADS, args, 0,
+                                                ghm_cuda_stream(ctx)));
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# s47 call 1: the fill's radius-1 levels by marks and pulls (no atomicMin on the states) against
+# old (b42309e); new2 = new with two blocks per SM from 200 k voxels. PLYs old/new/new2/CPU on
+# three sequences; the CUDA edit three rounds in turns; bench voxel in turns; a timing build of
+# new (prof.py); ctests; memcheck.
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+sed -i "s/ -Werror//" CMakeLists.txt
+mkdir -p /tmp/old /tmp/pt /tmp/n2 && tar -xf .dev/c47/old.tar -C /tmp/old && sed -i "s/ -Werror//" /tmp/old/CMakeLists.txt
+tar --exclude=./.dev --exclude=./data --exclude="./build*" -cf - . | tar -x -C /tmp/pt && python3 .dev/c47/prof.py /tmp/pt
+tar --exclude=./.dev --exclude=./data --exclude="./build*" -cf - . | tar -x -C /tmp/n2 && sed -i "s/total < 1000000 ? 1 : 2/total < 200000 ? 1 : 2/" /tmp/n2/kernels/vision/voxel/labels.cu && grep -c "total < 200000" /tmp/n2/kernels/vision/voxel/labels.cu
+B="bash scripts/device_build.sh .dev/debs"
+A="-DCMAKE_CUDA_ARCHITECTURES=90 -DGEOHASH_MPI=OFF"
+($B . /tmp/bn $A >"$OUT/build.log" 2>&1 || echo FAIL new) &
+($B /tmp/old /tmp/bo $A >"$OUT/build_old.log" 2>&1 || echo FAIL old) &
+($B /tmp/pt /tmp/bp $A >"$OUT/build_prof.log" 2>&1 || echo FAIL prof) &
+($B /tmp/n2 /tmp/b2 $A >"$OUT/build_n2.log" 2>&1 || echo FAIL n2) &
+wait
+python3 scripts/voxel_pair.py data/pointclouds/bunny_mesh.off --points 160000 /tmp/A.ply /tmp/B.ply > /dev/null 2>&1
+steps() { python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(" | ".join("%s %.1f (classify %.1f, edit %.1f)" % (s["op"], s["timings_ms"]["step"], s["timings_ms"]["classify"], s["timings_ms"]["edit"]) for s in j["steps"]))' "$1"; }
+bin() { case $1 in old) echo /tmp/bo/geohash-match;; new) echo /tmp/bn/geohash-match;; n2) echo /tmp/b2/geohash-match;; esac; }
+EDIT="voxel edit --backend cuda --json --grid 256 /tmp/A.ply --subtract /tmp/B.ply --add /tmp/B.ply --intersect data/pointclouds/bunny.ply --subtract /tmp/B.ply --add /tmp/B.ply --intersect data/pointclouds/bunny.ply"
+for seq in "--grid 256 /tmp/A.ply --subtract /tmp/B.ply --add /tmp/B.ply --intersect data/pointclouds/bunny.ply --subtract /tmp/B.ply --add /tmp/B.ply --intersect data/pointclouds/bunny.ply" \
+           "--grid 128 /tmp/A.ply --intersect /tmp/B.ply --add data/pointclouds/kitten.ply --subtract /tmp/B.ply" \
+           "--grid 200 data/pointclouds/bunny.ply --add /tmp/B.ply --intersect /tmp/A.ply --subtract data/pointclouds/bunny.ply --add /tmp/A.ply" \
+           "--grid 64 data/pointclouds/kitten.ply --subtract data/pointclouds/bunny.ply --add /tmp/A.ply"; do
+  for v in old new n2; do $(bin $v) voxel edit --backend cuda $seq -o /tmp/s_$v.ply > /dev/null; done
+  /tmp/bn/geohash-match voxel edit --backend cpu $seq -o /tmp/s_cpu.ply > /dev/null
+  cmp /tmp/s_old.ply /tmp/s_new.ply && cmp /tmp/s_old.ply /tmp/s_n2.ply && cmp /tmp/s_cpu.ply /tmp/s_new.ply && echo "same PLYs (old, new, n2 CUDA, new CPU): $seq" | tee -a $OUT/edit_ab.txt
+done
+# the voxel mode's PLY and labels, old and new
+for v in old new; do $(bin $v) voxel --backend cuda --grid 256 /tmp/A.ply /tmp/B.ply -o /tmp/vm_$v.ply --json > /tmp/vm_$v.json; done
+cmp /tmp/vm_old.ply /tmp/vm_new.ply && echo "voxel mode PLY same" | tee -a $OUT/edit_ab.txt
+for r in 1 2 3; do
+  order="old new n2"; [ $((r % 2)) = 0 ] && order="n2 new old"
+  for v in $order; do
+    $(bin $v) $EDIT -o /tmp/$v.ply > /tmp/${v}.json
+    echo "round $r $v: $(steps /tmp/${v}.json)"
+  done
+done | tee -a $OUT/edit_ab.txt | cut -c1-200
+for r in 1 2; do /tmp/bp/geohash-match $EDIT -o /tmp/p.ply 2>&1 >/dev/null | grep "PROF alone"; echo; done > $OUT/prof.txt
+for r in 1 2; do
+  for v in old new n2; do
+    echo "== round $r $v"; $(bin $v) bench voxel --backend cuda --grid 256 --reps 10 --points 160000,1280000
+  done
+done > $OUT/bench_voxel_ab.txt 2>&1
+cd /tmp/bn && timeout 200 ctest -j 8 -R 'voxel|edit|normals' -LE slow > $OUT/ctest.txt 2>&1; grep "tests passed\|Failed\|\*\*\*" $OUT/ctest.txt | head
+cd - > /dev/null
+timeout 120 compute-sanitizer --tool memcheck --leak-check no /tmp/bn/geohash-match voxel edit --backend cuda --grid 128 -o /tmp/m.ply /tmp/A.ply --subtract /tmp/B.ply --add /tmp/B.ply --intersect data/pointclouds/bunny.ply > $OUT/memcheck.txt 2>&1; tail -1 $OUT/memcheck.txt
+timeout 120 compute-sanitizer --tool racecheck /tmp/bn/geohash-match voxel --backend cuda --grid 128 /tmp/A.ply /tmp/B.ply > $OUT/racecheck.txt 2>&1; tail -1 $OUT/racecheck.txt
