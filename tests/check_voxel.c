@@ -573,6 +573,72 @@ START_TEST(test_thin_clouds_barrier)
 }
 END_TEST
 
+/* A cloud given as rows (a voxel edit's probe: one point a voxel centre over row spans, zero
+ * normals) gets from its rows what the plain cloud gets from its index: the same voxels, labels,
+ * counts and normals on both sides. */
+START_TEST(test_rows_cloud_as_plain_cloud)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *ball = ghm_test_sphere(20000, 0.5, 0, 0, 0, 1);
+    const GhmPointCloud *all[1] = {ball};
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 48;
+    GhmVoxelGrid g;
+    char why[256];
+    ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &g, why, sizeof why), GHM_OK);
+    /* spans: the voxels whose centre lies within 0.6 of the ball's centre, row by row */
+    const int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
+    size_t nr = (size_t)ny * (size_t)nz, n = 0;
+    int32_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
+    size_t *start = malloc(nr * sizeof *start);
+    ck_assert(lo && hi && start);
+    for (size_t r = 0; r < nr; r++) {
+        lo[r] = INT32_MAX, hi[r] = INT32_MIN;
+        for (int x = 0; x < nx; x++) {
+            double c[3];
+            ghm_voxel_centre(&g, (uint32_t)(r * (size_t)nx + (size_t)x), c);
+            if (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] < 0.36)
+                lo[r] = x < lo[r] ? x : lo[r], hi[r] = x;
+        }
+        start[r] = n;
+        n += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
+    }
+    GhmiVoxelRows rows = {.grid = &g, .lo = lo, .hi = hi, .start = start, .n = n};
+    GhmPointCloud *probe = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, 1, 0, &probe), GHM_OK);
+    ghmi_voxel_rows_points(&rows, 2, probe->xyz);
+    GhmVoxelSweep *sw[2] = {NULL, NULL};
+    const GhmVoxelResult *r[2];
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(ghm_voxel_sweep_create(ctx, probe, ball, &g, &opt, &sw[i]), GHM_OK);
+        if (i)
+            ck_assert_int_eq(ghmi_voxel_sweep_rebind(sw[i], probe, &rows, ball), GHM_OK);
+        ck_assert_int_eq(ghm_voxel_sweep_step(sw[i], NULL, &r[i]), GHM_OK);
+    }
+    ck_assert_uint_eq(r[1]->side[0].voxels, n);
+    ck_assert_uint_gt(r[1]->side[0].label_count[GHM_VOXEL_INSIDE], 1000);
+    ck_assert_uint_gt(r[1]->side[0].label_count[GHM_VOXEL_OUTSIDE], 1000);
+    for (int c = 0; c < 2; c++) {
+        const GhmVoxelSide *p = &r[0]->side[c], *q = &r[1]->side[c];
+        size_t K = p->voxels;
+        ck_assert_uint_eq(q->voxels, K);
+        ck_assert_mem_eq(p->keys, q->keys, K * 4);
+        ck_assert_mem_eq(p->labels, q->labels, K);
+        ck_assert_mem_eq(p->counts, q->counts, K * 4);
+        ck_assert_mem_eq(p->normals, q->normals, K * 12);
+        ck_assert_mem_eq(p->label_count, q->label_count, sizeof p->label_count);
+        ck_assert_uint_eq(p->seeds, q->seeds);
+        ck_assert_int_eq(p->radius, q->radius);
+    }
+    for (int i = 0; i < 2; i++)
+        ghm_voxel_sweep_free(&sw[i]);
+    ghm_pointcloud_free(&probe);
+    ghm_pointcloud_free(&ball);
+    free(lo), free(hi), free(start);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* An edit whose solid would not fit in memory is refused at once, saying why, the set as it
  * was (past the memory the kernel killed the process minutes in, with no word). */
 START_TEST(test_edit_refuses_what_memory_cannot_hold)
@@ -630,6 +696,7 @@ static Suite *voxel_suite(void)
     tcase_add_test(edge, test_grid_holds_every_point);
     tcase_add_test(edge, test_sparse_cloud_widens);
     tcase_add_test(edge, test_thin_clouds_barrier);
+    tcase_add_test(edge, test_rows_cloud_as_plain_cloud);
     tcase_add_test(edge, test_edit_refuses_what_memory_cannot_hold);
     suite_add_tcase(s, edge);
     return s;

@@ -18,8 +18,9 @@
  * freed by ghmi_voxel_side_free (or handed over to the result). */
 typedef struct GhmiSide {
     const GhmPointCloud *pc;
-    const GhmiVoxelRows *rows; /* the cloud as rows (a voxel edit's probe), or NULL: when its
-                                * voxels are the rows' points, neighbours are found by them */
+    const GhmiVoxelRows *rows; /* the cloud as rows (a voxel edit's probe), or NULL */
+    int by_rows;        /* its voxels are the rows' points, one each: voxel ids come from the
+                         * rows (ghmi_voxel_rows_at), and it has no index */
     GhmIndex *ix;
     size_t n, K, inside; /* points, occupied voxels, points inside the grid */
     uint32_t *pkey;     /* n: voxel key of each point, GHM_NOT_FOUND outside the grid */
@@ -43,8 +44,9 @@ typedef struct GhmiSide {
 /* Frees the arrays and the index and zeroes *s. */
 void ghmi_voxel_side_free(GhmiSide *s);
 
-/* Keys of the points (B's moved by pose), the cloud's GhmIndex, the voxels' keys, counts, normals
- * (from the cloud) or moments (when it has none). */
+/* Keys of the points (B's moved by pose), the cloud's GhmIndex (none for a cloud given as rows
+ * whose points are its voxels: by_rows), the voxels' keys, counts, normals (from the cloud) or
+ * moments (when it has none). */
 int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const GhmVoxelGrid *g,
                         int threads);
 

@@ -111,6 +111,35 @@ static int build_index(GhmContext *ctx, GhmiSide *s, size_t outside)
     return ghm_buffer_download(ctx, s->keys, dev_keys, s->K * sizeof *s->keys);
 }
 
+/* A cloud given as rows whose every point is in the rows' voxel of its rank (a voxel edit's
+ * probe, one point a voxel centre, unless float centres merge far from the origin): its voxels
+ * are its points, in their order, so the index's sort and look-ups are not needed. */
+static int voxels_of_rows(GhmiSide *s, int threads)
+{
+    size_t n = s->n;
+    s->K = n;
+    s->by_rows = 1;
+    s->keys = malloc((n + 1) * sizeof *s->keys);
+    if (!s->keys)
+        return GHM_ERR_NOMEM;
+    memcpy(s->keys, s->pkey, n * sizeof *s->keys);
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        s->pid[i] = (uint32_t)i;
+    return GHM_OK;
+}
+
+/* The ids in s of n keys (GHM_NOT_FOUND for none): by its rows, or by its index. */
+static int ids_in(const GhmiSide *s, const uint32_t *keys, size_t n, int threads, uint32_t *ids)
+{
+    if (!s->by_rows)
+        return ghm_index_ids(s->ix, keys, n, ids);
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++)
+        ids[i] = keys[i] == GHM_NOT_FOUND ? GHM_NOT_FOUND : ghmi_voxel_rows_at(s->rows, keys[i]);
+    return GHM_OK;
+}
+
 /* Per-voxel point counts, normal sums (in fixed point, GHMI_VOXEL_FIX_SCALE: integer sums are
  * exact, so a device summing with atomics in any order gets the same normals) and, for
  * estimation, moments; serial, since it is one streaming pass and scattered double additions of
@@ -168,9 +197,8 @@ static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g)
     return GHM_OK;
 }
 
-/* Neighbour ids of a cloud given as rows whose voxels are the rows' points: the rows' own
- * numbering (ghmi_voxel_rows_at), where the index would take hood.n hashed look-ups a voxel (a
- * voxel edit's probe of 0.9 M voxels: 23 M). */
+/* Neighbour ids of a cloud by_rows: the rows' own numbering (ghmi_voxel_rows_at), where the
+ * index would take hood.n hashed look-ups a voxel (a voxel edit's probe of 0.9 M voxels: 23 M). */
 static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
     size_t K = s->K, nn = (size_t)s->hood.n;
@@ -188,12 +216,12 @@ static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 }
 
 /* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query (or by the
- * rows of a cloud given so). */
+ * rows). */
 static int neighbours(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
     size_t K = s->K, nn = (size_t)s->hood.n;
     free(s->nbr);
-    if (s->rows && ghmi_voxel_rows_match(s->rows, s->keys, K, threads)) {
+    if (s->by_rows) {
         s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
         if (!s->nbr)
             return GHM_ERR_NOMEM;
@@ -308,7 +336,7 @@ static int contact_forward(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o
             for (size_t i = 0; i < m * K; i++)
                 ids[i] = GHM_NOT_FOUND;
         else if (K > 0)
-            ret = ghm_index_ids(o->ix, q, m * K, ids);
+            ret = ids_in(o, q, m * K, threads, ids);
     }
     if (ret == GHM_OK) {
 #pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
@@ -348,7 +376,7 @@ static int contact_reverse(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o
             q[i] = k ? ghmi_voxel_step_key(g, xyz, h->step[k - 1], -1) : o->keys[u];
         }
         if (n > 0)
-            ret = ghm_index_ids(s->ix, q, n, ids);
+            ret = ids_in(s, q, n, threads, ids);
     }
     for (size_t i = 0; ret == GHM_OK && i < n; i++)
         if (ids[i] != GHM_NOT_FOUND)
@@ -405,7 +433,9 @@ int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const 
     size_t outside = 0;
     int ret = compute_keys(s, pose, g, threads, &outside);
     s->inside = s->n - outside;
-    if (ret == GHM_OK)
+    if (ret == GHM_OK && s->rows && ghmi_voxel_rows_match(s->rows, s->pkey, s->n, threads))
+        ret = voxels_of_rows(s, threads);
+    else if (ret == GHM_OK)
         ret = build_index(ctx, s, outside);
     if (ret == GHM_OK)
         ret = accumulate(s, pose, g);
