@@ -197,20 +197,35 @@ static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g)
     return GHM_OK;
 }
 
-/* Neighbour ids of a cloud by_rows: the rows' own numbering (ghmi_voxel_rows_at), where the
- * index would take hood.n hashed look-ups a voxel (a voxel edit's probe of 0.9 M voxels: 23 M). */
+/* Neighbour ids of a cloud by_rows, row by row: a neighbour's row is the row plus (dy, dz), its
+ * id the neighbour row's first plus x + dx - its lo, or none outside its span; no index look-up
+ * (a voxel edit's probe of 0.9 M voxels: 23 M hashed look-ups) and no key divided into
+ * coordinates (half the time of a look-up by ghmi_voxel_rows_at on 2 cores). */
 static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
-    size_t K = s->K, nn = (size_t)s->hood.n;
-    const GhmiHood *h = &s->hood;
-#pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
-    for (size_t v = 0; v < K; v++) {
-        int64_t xyz[3];
-        ghmi_voxel_coords(g, s->keys[v], xyz);
-        for (size_t k = 0; k < nn; k++) {
-            uint32_t key = ghmi_voxel_step_key(g, xyz, h->step[k], 1);
-            s->nbr[nn * v + k] =
-                key == GHM_NOT_FOUND ? GHM_NOT_FOUND : ghmi_voxel_rows_at(s->rows, key);
+    const GhmiVoxelRows *rows = s->rows;
+    const int ny = g->dims[1], nz = g->dims[2], nn = s->hood.n;
+    const size_t nr = (size_t)ny * (size_t)nz;
+    const int (*step)[3] = s->hood.step;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (s->K > GHMI_PARALLEL_MIN)
+    for (size_t r = 0; r < nr; r++) {
+        if (rows->lo[r] > rows->hi[r])
+            continue;
+        const int y = (int)(r % (size_t)ny), z = (int)(r / (size_t)ny);
+        int64_t near[GHMI_MAX_HOOD]; /* the row of step k, or -1 outside the grid */
+        for (int k = 0; k < nn; k++) {
+            int yy = y + step[k][1], zz = z + step[k][2];
+            near[k] = yy >= 0 && yy < ny && zz >= 0 && zz < nz ? yy + (int64_t)ny * zz : -1;
+        }
+        for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++) {
+            uint32_t *out = s->nbr + (size_t)nn * (rows->start[r] + (size_t)(x - rows->lo[r]));
+            for (int k = 0; k < nn; k++) {
+                const int64_t q = near[k];
+                const int32_t xx = x + step[k][0];
+                out[k] = q >= 0 && xx >= rows->lo[q] && xx <= rows->hi[q]
+                             ? (uint32_t)(rows->start[q] + (size_t)(xx - rows->lo[q]))
+                             : GHM_NOT_FOUND;
+            }
         }
     }
 }
