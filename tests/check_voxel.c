@@ -406,8 +406,7 @@ START_TEST(test_threads_agree)
         GhmContextOptions o = ghm_context_defaults();
         o.backend = GHM_BACKEND_CPU;
         o.threads = t + 1;
-        GhmContext *ctx = NULL;
-        ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
+        GhmContext *ctx = ghm_test_context_opt(o);
         ck_assert_int_eq(ghm_context_threads(ctx), t + 1);
         GhmVoxelGrid g;
         r[t] = run(ctx, a, b, 96, &g);
@@ -630,8 +629,7 @@ START_TEST(test_rows_cloud_as_plain_cloud)
         ck_assert_uint_eq(p->seeds, q->seeds);
         ck_assert_int_eq(p->radius, q->radius);
     }
-    for (int i = 0; i < 2; i++)
-        ghm_voxel_sweep_free(&sw[i]);
+    ghm_voxel_sweep_free(&sw[0]), ghm_voxel_sweep_free(&sw[1]);
     ghm_pointcloud_free(&probe);
     ghm_pointcloud_free(&ball);
     free(lo), free(hi), free(start);
@@ -643,10 +641,7 @@ END_TEST
  * was (past the memory the kernel killed the process minutes in, with no word). */
 START_TEST(test_edit_refuses_what_memory_cannot_hold)
 {
-    GhmContextOptions o = ghm_context_defaults();
-    o.backend = GHM_BACKEND_CPU;
-    GhmContext *ctx = NULL;
-    ck_assert_int_eq(ghm_context_create(&o, &ctx), GHM_OK);
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
     GhmPointCloud *ball = ghm_test_sphere(20000, 1.0, 0, 0, 0, 1);
     const GhmPointCloud *all[1] = {ball};
     GhmVoxelOptions opt = ghm_voxel_defaults();
