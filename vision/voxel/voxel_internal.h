@@ -134,16 +134,21 @@ void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz);
 int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_t K,
                           int threads);
 
-/* The point of the rows at voxel key (its row's first plus the offset in the row's span: the
- * voxel's id when each point is in its own voxel), or 0xFFFFFFFF (GHM_NOT_FOUND) outside
- * them (voxelize.cu's row_voxel on a device). */
-static inline uint32_t ghmi_voxel_rows_at(const GhmiVoxelRows *rows, uint32_t key)
+/* The point of row r of the rows at x (the row's first plus the offset in its span: the voxel's
+ * id when each point is in its own voxel), or 0xFFFFFFFF (GHM_NOT_FOUND) outside the span. */
+static inline uint32_t ghmi_voxel_rows_in(const GhmiVoxelRows *rows, size_t r, int32_t x)
 {
-    const uint32_t nx = (uint32_t)rows->grid->dims[0], r = key / nx;
-    const int32_t x = (int32_t)(key - r * nx);
     if (x < rows->lo[r] || x > rows->hi[r]) /* lo > hi: a row without points */
         return 0xFFFFFFFFu;
     return (uint32_t)(rows->start[r] + (size_t)(x - rows->lo[r]));
+}
+
+/* The point of the rows at voxel key, or 0xFFFFFFFF outside them (voxelize.cu's row_voxel on a
+ * device). */
+static inline uint32_t ghmi_voxel_rows_at(const GhmiVoxelRows *rows, uint32_t key)
+{
+    const uint32_t nx = (uint32_t)rows->grid->dims[0], r = key / nx;
+    return ghmi_voxel_rows_in(rows, r, (int32_t)(key - r * nx));
 }
 
 /* The device path of the voxel pipeline (voxel_device.c), for a backend with device kernels

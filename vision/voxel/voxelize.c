@@ -224,13 +224,9 @@ static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
         }
         for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++) {
             uint32_t *out = s->nbr + (size_t)nn * (rows->start[r] + (size_t)(x - rows->lo[r]));
-            for (int k = 0; k < nn; k++) {
-                const int64_t q = near[k];
-                const int32_t xx = x + step[k][0];
-                out[k] = q >= 0 && xx >= rows->lo[q] && xx <= rows->hi[q]
-                             ? (uint32_t)(rows->start[q] + (size_t)(xx - rows->lo[q]))
-                             : GHM_NOT_FOUND;
-            }
+            for (int k = 0; k < nn; k++)
+                out[k] = near[k] < 0 ? GHM_NOT_FOUND
+                                     : ghmi_voxel_rows_in(rows, (size_t)near[k], x + step[k][0]);
         }
     }
 }
