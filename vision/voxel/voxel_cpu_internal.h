@@ -24,7 +24,7 @@ typedef struct GhmiSide {
     GhmIndex *ix;
     size_t n, K, inside; /* points, occupied voxels, points inside the grid */
     uint32_t *pkey;     /* n: voxel key of each point, GHM_NOT_FOUND outside the grid */
-    uint32_t *pid;      /* n: voxel id of each point */
+    uint32_t *pid;      /* n: voxel id of each point (not filled by_rows: point i is voxel i) */
     uint32_t *keys;     /* K ascending */
     uint32_t *counts;   /* K */
     float *normals;     /* 3K */

@@ -113,8 +113,9 @@ static int build_index(GhmContext *ctx, GhmiSide *s, size_t outside)
 
 /* A cloud given as rows whose every point is in the rows' voxel of its rank (a voxel edit's
  * probe, one point a voxel centre, unless float centres merge far from the origin): its voxels
- * are its points, in their order, so the index's sort and look-ups are not needed. */
-static int voxels_of_rows(GhmiSide *s, int threads)
+ * are its points, in their order (point i is voxel i: pid is not filled), so the index's sort
+ * and look-ups are not needed. */
+static int voxels_of_rows(GhmiSide *s)
 {
     size_t n = s->n;
     s->K = n;
@@ -123,9 +124,6 @@ static int voxels_of_rows(GhmiSide *s, int threads)
     if (!s->keys)
         return GHM_ERR_NOMEM;
     memcpy(s->keys, s->pkey, n * sizeof *s->keys);
-#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-        s->pid[i] = (uint32_t)i;
     return GHM_OK;
 }
 
@@ -163,7 +161,7 @@ static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g, in
     const int apart = s->by_rows && s->n > GHMI_PARALLEL_MIN; /* no two points share a voxel */
 #pragma omp parallel for num_threads(threads) schedule(static) if (apart)
     for (size_t i = 0; i < s->n; i++) {
-        uint32_t v = s->pid[i];
+        uint32_t v = s->by_rows ? (uint32_t)i : s->pid[i];
         if (v == GHM_NOT_FOUND)
             continue;
         s->counts[v]++;
@@ -450,7 +448,7 @@ int ghmi_voxel_voxelize(GhmContext *ctx, GhmiSide *s, const double *pose, const 
     int ret = compute_keys(s, pose, g, threads, &outside);
     s->inside = s->n - outside;
     if (ret == GHM_OK && s->rows && ghmi_voxel_rows_match(s->rows, s->pkey, s->n, threads))
-        ret = voxels_of_rows(s, threads);
+        ret = voxels_of_rows(s);
     else if (ret == GHM_OK)
         ret = build_index(ctx, s, outside);
     if (ret == GHM_OK)
