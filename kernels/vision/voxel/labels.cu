@@ -7,9 +7,9 @@
  *  classify_kernel    per voxel: barrier label, or ring flag and seed vote from its neighbours;
  *                     the fill mask (neighbours that are occupied and not barrier, radius 1).
  *  fill_kernel        every round of the fill for both clouds in one cooperative launch:
- *                     a level-synchronous breadth-first search (a warp per queued voxel and a
- *                     lane per neighbour, or for a volume's large levels a thread per voxel;
- *                     state = level << 32 | seed id lowered with atomicMin,
+ *                     a level-synchronous breadth-first search (a thread per queued voxel at
+ *                     radius 1, a warp at larger radii, a lane per neighbour there; state =
+ *                     level << 32 | seed id lowered with atomicMin,
  *                     so a voxel ends with the nearest seed, ties to the smallest id, whatever
  *                     the order of the atomics: labels.c's labels), then labels, the conflict
  *                     test, dropped seeds and the next round, with grid-wide barriers between
@@ -107,25 +107,37 @@ static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
  * was none is queued for the next level (at queue[end ...], counted in *cnt). */
 
 /* A warp per queued voxel, a lane per neighbour (up to 124 at radius 2; the fill mask's 26 at
- * radius 1): what a level with no more voxels than warps, or any level at radius > 1, takes. */
-static __device__ void level_by_warps(const GhmVoxelSideArgs &s, uint32_t start, uint32_t end,
-                                      uint32_t level, uint32_t *cnt, uint32_t warp,
-                                      uint32_t nwarps, uint32_t lane)
+ * radius 1), over the first f[c] voxels of each cloud's level, numbered together (cloud 0's
+ * then cloud 1's), so that two small levels run side by side. */
+static __device__ void level_by_warps(const GhmVoxelPair &p, const uint32_t (&start)[2],
+                                      const uint32_t (&end)[2], const uint32_t (&f)[2],
+                                      uint32_t level, uint32_t slot, GhmVoxelFillControl *ctl,
+                                      uint32_t warp, uint32_t nwarps, uint32_t lane)
 {
-    const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
-    for (uint32_t w = start + warp; w < end; w += nwarps) {
-        const uint32_t v = __ldcg(&s.queue[w]);
+    for (uint32_t w = warp; w < f[0] + f[1]; w += nwarps) {
+        const int c = w >= f[0];
+        const GhmVoxelSideArgs &s = p.s[c];
+        const uint32_t base = c ? end[1] : end[0];
+        uint32_t *const cnt = c ? &ctl->count[1][slot] : &ctl->count[0][slot];
+        const uint32_t v = __ldcg(&s.queue[c ? start[1] + (w - f[0]) : start[0] + w]);
         const unsigned long long cand =
             (unsigned long long)(level + 1) << 32 | (uint32_t)__ldcg(&s.state[v]);
-        const uint32_t m = s.radius == 1 ? __ldg(&s.mask[v]) : 0;
-        for (int k = (int)lane; k < nn; k += 32) {
-            if (s.radius == 1 && !(m >> k & 1u))
-                continue;
-            uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
-            if (s.radius > 1 && (u == GHM_NOT_FOUND || s.barrier[u]))
-                continue;
-            if (atomicMin(&s.state[u], cand) == STATE_NONE)
-                push(s.queue, end, cnt, u);
+        if (s.radius == 1) {
+            const uint32_t m = __ldg(&s.mask[v]);
+            if (lane < 26 && (m >> lane & 1u)) {
+                uint32_t u = __ldg(&s.nbr[(size_t)lane * s.K + v]);
+                if (atomicMin(&s.state[u], cand) == STATE_NONE)
+                    push(s.queue, base, cnt, u);
+            }
+        } else {
+            const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
+            for (int k = (int)lane; k < nn; k += 32) {
+                uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
+                if (u == GHM_NOT_FOUND || s.barrier[u])
+                    continue;
+                if (atomicMin(&s.state[u], cand) == STATE_NONE)
+                    push(s.queue, base, cnt, u);
+            }
         }
     }
 }
@@ -190,10 +202,8 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
  * for the same reason. Every decision is taken from values all threads read after a barrier,
  * so all threads take the same path to every grid.sync(). VOLUME: a cloud is a volume (given as
  * rows: the levels of its fill hold tens of thousands of voxels), whose large levels go by
- * threads; compiled in only there: with the threads' code in its kernel the voxel mode's fill
- * of two surfaces ran 10 % slower though its levels seldom took it (the same with the threads'
- * threshold at 1, 4 or 16 x nwarps), 6 % in this one (H200, 2026-11-29: 0.81 -> 0.86 ms, the
- * bunny pair at 256^3; docs/BENCHMARKS.md). */
+ * threads; compiled in only there, since the voxel mode's fills of surfaces ran 10 % slower with
+ * the threads' code in the kernel though they never took it (H200, 2026-11-29). */
 template <bool VOLUME>
 static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     const __grid_constant__ GhmVoxelPair p, int max_rounds, GhmVoxelFillControl *ctl,
@@ -225,22 +235,17 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
             end[c] = active[c] ? ld_volatile(&ctl->count[c][0]) : 0;
         for (uint32_t level = 0; start[0] < end[0] || start[1] < end[1]; level++) {
             const uint32_t slot = (level + 1) % 3;
-            uint32_t dealt = 0; /* voxels dealt to warps so far: the next cloud's go on from them,
-                                 * so that two small levels run side by side */
+            uint32_t f[2];
             for (int c = 0; c < 2; c++) {
-                const uint32_t n = end[c] - start[c];
-                if (n == 0)
-                    continue;
-                levels[c]++;
-                if (VOLUME && p.s[c].radius == 1 && n > nwarps) {
+                f[c] = end[c] - start[c];
+                levels[c] += f[c] > 0;
+                if (VOLUME && p.s[c].radius == 1 && f[c] > nwarps) {
                     level_by_threads(p.s[c], start[c], end[c], level, &ctl->count[c][slot], warp,
                                      nwarps, lane);
-                } else {
-                    level_by_warps(p.s[c], start[c], end[c], level, &ctl->count[c][slot],
-                                   (warp + nwarps - dealt) % nwarps, nwarps, lane);
-                    dealt = (dealt + n) % nwarps;
+                    f[c] = 0;
                 }
             }
+            level_by_warps(p, start, end, f, level, slot, ctl, warp, nwarps, lane);
             if (tid == 0)
                 ctl->count[0][(level + 2) % 3] = ctl->count[1][(level + 2) % 3] = 0;
             grid.sync();
