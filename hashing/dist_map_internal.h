@@ -17,6 +17,7 @@ struct GhmDistMap {
     int ranked;                         /* one part, this rank's (dist_map_ranks.c) */
     GhmDistRanks ranks;
     void *link;                         /* the ranks' device channel (GhmDistOps.rank_link) */
+    void *window;                       /* the ranks' mapped windows (GhmDistOps.window_open) */
     void *side[GHM_DIST_MAP_MAX_PARTS]; /* each part's side stream (GhmDistOps.side_open) or
                                            NULL (one part, or a backend without them) */
 };

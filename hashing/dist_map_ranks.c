@@ -7,6 +7,13 @@
  * by part; exchange the pieces (NCCL on CUDA where built, else host memory); build or find on
  * what arrived; for a find, exchange the answers back and put them in the queries' order.
  *
+ * Two ranks on GPUs of one machine map each other's windows (CUDA IPC, GhmDistOps.window_*)
+ * and run the calls as one process does: a find probes the other rank's keys where they lie
+ * (no split, no exchange, no unsplit), a build's copy engines carry the pieces into the other
+ * rank's window while each part inserts its own. On two H200s at 2^28 keys the ranks' build
+ * went from 0.90-0.92x of one process's `--gpus 2` to 1.01-1.03x, their finds from 0.82-0.89x
+ * (present keys) and 0.66x (absent) to 0.91-0.93x (docs/BENCHMARKS.md).
+ *
  * No rank may stop while another waits for it in an exchange, so every step that can fail on
  * one rank alone (an allocation, a copy, a build) is followed by a vote (agree): each rank
  * sends its status to every other, and all go on or all stop with the lowest rank's error.
@@ -95,6 +102,23 @@ static int connect_ranks(GhmDistMap *m)
     return GHM_OK;
 }
 
+/* Windows where the backend has them and there are two ranks: probing every window's keys, a
+ * rank reads all the ranks' keys, which past two parts costs more than the all-to-all saves
+ * (measured in one process, dist_map.c's can_find_in_place). Where any rank cannot map the
+ * others' memory, every rank goes without. */
+static int open_windows(GhmDistMap *m)
+{
+    if (!m->ops->window_open || m->ranks.ranks != 2)
+        return GHM_OK;
+    int ret = m->ops->window_open(m->ctx[0], &m->ranks, &m->window);
+    if (ret == GHM_ERR_IO)
+        return ret;
+    if (ret < 0)
+        ghmi_log(GHM_LOG_INFO, "dist map: the ranks cannot map each other's memory (%s); "
+                 "finds exchange their keys", ghm_strerror(ret));
+    return GHM_OK;
+}
+
 int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,
                                const GhmMapOptions *opt, GhmDistMap **out)
 {
@@ -119,6 +143,8 @@ int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,
         ret = share_consts(m, ctx);
     if (ret == GHM_OK)
         ret = connect_ranks(m);
+    if (ret == GHM_OK)
+        ret = open_windows(m);
     if (ret < 0) {
         ghm_dist_map_free(&m);
         return ret;
@@ -129,12 +155,17 @@ int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,
 
 void ghmi_dist_ranked_free(GhmDistMap *m)
 {
+    if (m->window)
+        m->ops->window_close(m->ctx[0], m->window);
+    m->window = NULL;
     if (m->link)
         m->ops->rank_unlink(m->ctx[0], m->link);
     m->link = NULL;
 }
 
 int ghm_dist_map_uses_nccl(const GhmDistMap *m) { return m && m->link != NULL; }
+
+int ghm_dist_map_uses_ipc(const GhmDistMap *m) { return m && m->window != NULL; }
 
 /* ------------------------------------------------------------------------- one bulk call */
 
@@ -331,27 +362,20 @@ static int begin_call(RankCall *c, const GhmDistMap *m, const uint32_t *keys,
 /* The part's build waits for the whole exchange: inserting its own piece while NCCL's kernels
  * carry the others (as one process's parts do beside their copy engines, dist_map.c) made the
  * two ranks' build slower on two H200s (24.6-24.7 -> 23.9-24.2 G keys/s), the insert and
- * NCCL's kernels sharing the SMs. */
-int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
-                           size_t n)
+ * NCCL's kernels sharing the SMs. The windows' copy engines do not (build_in_windows). */
+static int build_by_exchanges(RankCall *c)
 {
-    RankCall c;
-    int ret = begin_call(&c, m, keys, values, n, 0, NULL);
-    if (ret < 0) /* nothing started: the map is unchanged */
-        return ret;
-    ret = plan_call(&c, 0);
+    const GhmDistMap *m = c->m;
+    int ret = plan_call(c, 0);
     if (ret == GHM_OK)
-        ret = alloc_call(&c, NULL);
+        ret = alloc_call(c, NULL);
     if (ret == GHM_OK)
-        ret = split_and_send(&c, 0);
+        ret = split_and_send(c, 0);
     if (ret == GHM_OK)
-        ret = agree(m, join(&c));
+        ret = agree(m, join(c));
     if (ret == GHM_OK)
-        ret = agree(m, ghm_map_build(m->map[0], c.recv_keys, c.recv_values, c.received));
-    ret = end_call(&c, ret);
-    if (ret < 0) /* no part keeps what it had, none what it may have built */
-        (void)ghm_map_build(m->map[0], NULL, NULL, 0);
-    return ret;
+        ret = agree(m, ghm_map_build(m->map[0], c->recv_keys, c->recv_values, c->received));
+    return end_call(c, ret);
 }
 
 /* The answers that came back, in the queries' order, in out. */
@@ -400,12 +424,121 @@ static int find_around_exchanges(RankCall *c)
     return ret;
 }
 
+/* ------------------------------------------------------------- through the ranks' windows */
+
+/* The end of a call through the windows: this context's work waits for every rank's copies
+ * first, so that none still reads an array that end_call frees (a call may fail before its
+ * own wait). */
+static int end_in_windows(RankCall *c, int ret)
+{
+    int joined = c->m->ops->window_join(c->ctx, c->m->window);
+    return end_call(c, ret < 0 ? ret : joined);
+}
+
+static int wait_for_windows(void *arg)
+{
+    RankCall *c = arg;
+    return c->m->ops->window_join(c->ctx, c->m->window);
+}
+
+/* Where this rank's piece lands in each other rank's window (to[q]): a window holds its own
+ * rank's piece first (inserted while the others arrive), then the others' in rank order. */
+static int landing_places(const RankCall *c, uint64_t *to)
+{
+    const GhmDistRanks *r = &c->m->ranks;
+    uint64_t at[MAX_PARTS];
+    for (int p = 0; p < c->ranks; p++)
+        at[p] = c->count[r->rank] + c->recv_at[p];
+    return r->all_to_all(r->user, at, to) < 0 ? GHM_ERR_IO : GHM_OK;
+}
+
+/* A build as one process's overlapped build (dist_map.c): this rank's split puts its own piece
+ * first in its window and the others in its send arrays, the copy engines carry those into the
+ * other ranks' windows, and the part inserts its own piece meanwhile, the rest once every
+ * rank's copies are in. The vote after the copies are queued is the barrier that lets the
+ * parts wait for the others' marks. */
+static int build_in_windows(RankCall *c)
+{
+    const GhmDistMap *m = c->m;
+    const GhmDistOps *ops = m->ops;
+    int self = m->ranks.rank;
+    uint64_t to[MAX_PARTS];
+    uint32_t *keys = NULL, *values = NULL;
+    int ret = plan_call(c, 0);
+    if (ret == GHM_OK)
+        ret = landing_places(c, to);
+    if (ret == GHM_OK)
+        ret = ops->window_reserve(c->ctx, m->window, &m->ranks, c->received, &keys, &values);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
+    if (ret == GHM_OK)
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_values);
+    if (ret == GHM_OK && c->n) {
+        GhmiDistDest dest;
+        ghmi_dist_dest_local(&dest, c->ranks, c->start, c->send_keys, c->send_values);
+        dest.keys[self] = keys;
+        dest.values[self] = values;
+        ret = ops->split(c->ctx, c->keys, c->values, c->n, m->c, &dest, NULL);
+    }
+    if ((ret = agree(m, ret)) == GHM_OK)
+        ret = agree(m, ops->window_send(c->ctx, m->window, c->send_keys, c->send_values,
+                                        c->send_n, c->start, to));
+    if (ret == GHM_OK)
+        ret = agree(m, ghmi_map_build_after(m->map[0], keys, values, c->count[self],
+                                            c->received, wait_for_windows, c));
+    return end_in_windows(c, ret);
+}
+
+/* A find in the ranks' windows: the keys copied into this rank's window, every rank's part of
+ * every window probed where it lies, the answers copied out. The votes between the steps are
+ * also the barriers that let a rank wait for the others' marks. */
+static int find_in_windows(RankCall *c, uint32_t *out)
+{
+    const GhmDistMap *m = c->m;
+    const GhmDistOps *ops = m->ops;
+    void *w = m->window;
+    uint32_t *keys, *answers;
+    int ret = agree(m, ops->window_reserve(c->ctx, w, &m->ranks, c->n, &keys, &answers));
+    if (ret == GHM_OK)
+        ret = agree(m, ops->window_fill(c->ctx, w, c->keys));
+    if (ret == GHM_OK)
+        ret = agree(m, ops->window_probe(c->ctx, w, m->map[0], m->c));
+    if (ret == GHM_OK)
+        ret = ops->window_answers(c->ctx, w, out);
+    return end_in_windows(c, ret);
+}
+
+/* Where the map's scheme cannot probe in place, every rank (the same scheme) takes the
+ * exchanges. */
+static int can_find_in_windows(const GhmDistMap *m)
+{
+    const uint32_t *no_keys[1] = {NULL};
+    uint32_t *no_out[1] = {NULL};
+    size_t none[1] = {0};
+    return m->window && m->ops->in_place_ok(m->ctx, m->map, 1, no_keys, no_out, none);
+}
+
+int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *values,
+                           size_t n)
+{
+    RankCall c;
+    int ret = begin_call(&c, m, keys, values, n, 0, NULL);
+    if (ret < 0) /* nothing started: the map is unchanged */
+        return ret;
+    ret = m->window ? build_in_windows(&c) : build_by_exchanges(&c);
+    if (ret < 0) /* no part keeps what it had, none what it may have built */
+        (void)ghm_map_build(m->map[0], NULL, NULL, 0);
+    return ret;
+}
+
 int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, uint32_t *out)
 {
     RankCall c;
     int ret = begin_call(&c, m, keys, NULL, n, 1, out);
     if (ret < 0)
         return ret;
+    if (can_find_in_windows(m))
+        return find_in_windows(&c, out);
     ret = plan_call(&c, 1);
     if (ret == GHM_OK)
         ret = alloc_call(&c, out);

@@ -115,6 +115,11 @@ GHM_API int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *rank
 /* 1 when a ranked map's device data goes through NCCL, else 0. */
 GHM_API int ghm_dist_map_uses_nccl(const GhmDistMap *m);
 
+/* 1 when a ranked map's ranks map each other's device memory (CUDA IPC: two ranks on GPUs of
+ * one machine), so that its calls run as one process's: a find probes the other rank's keys where
+ * they lie, a build copies the pieces straight into the other rank's memory; else 0. */
+GHM_API int ghm_dist_map_uses_ipc(const GhmDistMap *m);
+
 #ifdef __cplusplus
 }
 #endif

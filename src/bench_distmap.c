@@ -383,7 +383,9 @@ static int run_dist_map(Bench *b, Rates *r)
     }
     if (ret == GHM_OK && b->ranks > 1 && b->rank == 0)
         printf("split map over %d MPI ranks, device data through %s\n", b->ranks,
-               ghm_dist_map_uses_nccl(dm) ? "NCCL" : "host memory");
+               ghm_dist_map_uses_ipc(dm)    ? "CUDA IPC"
+               : ghm_dist_map_uses_nccl(dm) ? "NCCL"
+                                            : "host memory");
     ghm_dist_map_free(&dm);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the split map", ret) : GHM_OK;
 }

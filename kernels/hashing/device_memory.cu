@@ -27,9 +27,13 @@ static int fault_due(int kind)
     return 1;
 }
 
-/* Both allocators: `spare` memory that runs out is GHM_ERR_NOMEM without a log line. */
-static int take(GhmContext *ctx, size_t bytes, void **out, int spare)
+/* How an allocation is taken: from the pool, as spare (running out is GHM_ERR_NOMEM without a
+ * log line), or by cudaMalloc for other processes to map. */
+enum Take { POOLED, SPARE, EXPORTABLE };
+
+static int take(GhmContext *ctx, size_t bytes, void **out, enum Take how)
 {
+    int spare = how == SPARE;
     *out = NULL;
     if (bytes == 0)
         return GHM_OK;
@@ -39,7 +43,9 @@ static int take(GhmContext *ctx, size_t bytes, void **out, int spare)
                      bytes);
         return GHM_ERR_NOMEM;
     }
-    cudaError_t err = cudaMallocAsync(out, bytes, ghm_cuda_stream(ctx));
+    cudaStream_t stream = ghm_cuda_stream(ctx); /* makes ctx's device current */
+    cudaError_t err = how == EXPORTABLE ? cudaMalloc(out, bytes)
+                                        : cudaMallocAsync(out, bytes, stream);
     if (err == cudaErrorMemoryAllocation && spare) {
         cudaGetLastError(); /* a shortage is an answer here, not an error: clear it */
         *out = NULL;
@@ -56,12 +62,26 @@ static int take(GhmContext *ctx, size_t bytes, void **out, int spare)
 
 extern "C" int ghmi_device_alloc(GhmContext *ctx, size_t bytes, void **out)
 {
-    return take(ctx, bytes, out, 0);
+    return take(ctx, bytes, out, POOLED);
 }
 
 extern "C" int ghmi_device_alloc_spare(GhmContext *ctx, size_t bytes, void **out)
 {
-    return take(ctx, bytes, out, 1);
+    return take(ctx, bytes, out, SPARE);
+}
+
+extern "C" int ghmi_device_alloc_exportable(GhmContext *ctx, size_t bytes, void **out)
+{
+    return take(ctx, bytes, out, EXPORTABLE);
+}
+
+extern "C" void ghmi_device_free_exportable(GhmContext *ctx, void *p)
+{
+    if (!p)
+        return;
+    ghm_cuda_bind(ctx);
+    cudaFree(p); /* waits for the device: a failure is a broken context, as in ghmi_device_free */
+    __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
 }
 
 extern "C" void ghmi_device_free(GhmContext *ctx, void *p)

@@ -56,6 +56,12 @@ int ghmi_device_alloc(GhmContext *ctx, size_t bytes, void **out);
  * any allocation. */
 int ghmi_device_alloc_spare(GhmContext *ctx, size_t bytes, void **out);
 
+/* As ghmi_device_alloc, for memory that other processes map (cudaIpcGetMemHandle works on
+ * cudaMalloc's memory, not on the pool's): cudaMalloc, which waits for the device, so only for
+ * long-lived arrays. Freed with ghmi_device_free_exportable, which waits for the device too. */
+int ghmi_device_alloc_exportable(GhmContext *ctx, size_t bytes, void **out);
+void ghmi_device_free_exportable(GhmContext *ctx, void *p);
+
 /* Returns p to the pool behind the work queued on ctx's stream so far (the stream that last
  * used p, or one ordered after it); NULL is fine. */
 void ghmi_device_free(GhmContext *ctx, void *p);

@@ -21,7 +21,7 @@
  * staged by part in shared memory first, so every run leaves in whole lines.
  *
  * A find over two GPUs that reach each other's memory skips all of that:
- * dist_map_in_place.cu.
+ * dist_map_in_place.cu; over two ranks of one machine, dist_map_window.cu.
  */
 #include "hash_cuda_internal.cuh"
 
@@ -588,4 +588,7 @@ static int nccl_join(GhmContext *ctx, void *link)
 extern "C" const GhmDistOps ghm_cuda_dist_ops = {
     dist_count, dist_split, dist_way_back_words, dist_unsplit, dist_copy, ghmi_device_alloc,
     dist_connect, NCCL_OPS, side_open, side_close, side_mark, side_copy, side_join, side_wait,
-    ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place, ghmi_cuda_dist_reach};
+    ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place, ghmi_cuda_dist_reach,
+    ghmi_cuda_window_open, ghmi_cuda_window_close, ghmi_cuda_window_reserve,
+    ghmi_cuda_window_fill, ghmi_cuda_window_probe, ghmi_cuda_window_answers,
+    ghmi_cuda_window_send, ghmi_cuda_window_join};

@@ -260,6 +260,20 @@ int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int p
 int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
                                  uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
 
+/* GhmDistOps' window ops of the CUDA backend (dist_map_window.cu). */
+int ghmi_cuda_window_open(GhmContext *ctx, const GhmDistRanks *ranks, void **window);
+void ghmi_cuda_window_close(GhmContext *ctx, void *window);
+int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *ranks, size_t n,
+                             uint32_t **keys, uint32_t **second);
+int ghmi_cuda_window_fill(GhmContext *ctx, void *window, const uint32_t *keys);
+int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map,
+                                      GhmiDistConsts c);
+int ghmi_cuda_window_answers(GhmContext *ctx, void *window, uint32_t *out);
+int ghmi_cuda_window_send(GhmContext *ctx, void *window, const uint32_t *keys,
+                          const uint32_t *values, const size_t *n, const size_t *from,
+                          const uint64_t *to);
+int ghmi_cuda_window_join(GhmContext *ctx, void *window);
+
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);
 

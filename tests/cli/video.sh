@@ -613,6 +613,20 @@ PY
     grep -q -- "--parts: under mpirun every rank is one part" "$TMP/err" || fail "$(cat "$TMP/err")"
 }
 
+# bench distmap as 2 MPI ranks on two GPUs of this machine: builds and finds go through the
+# ranks' windows (each maps the other's by CUDA IPC) and every answer, present and absent, is
+# checked by the benchmark itself, at 2^14 and 2^20 keys.
+test_bench_distmap_mpi_cuda_ipc() {
+    need_cuda_devices 2
+    local log2
+    for log2 in 14 20; do
+        mpirun_cmd 2 bench distmap --backend cuda --log2 $log2 --reps 1 ||
+            fail "2 ranks, 2^$log2: $(head -c 600 "$TMP/err")"
+        grep -q "over 2 MPI ranks, device data through CUDA IPC" "$TMP/out" ||
+            fail "printed: $(cat "$TMP/out")"
+    done
+}
+
 # A truncated file and a damaged frame with several workers: the same lines, warnings, error
 # line and exit status as with one.
 test_video_jobs_bad_input() {

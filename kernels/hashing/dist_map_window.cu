@@ -1,0 +1,366 @@
+/*
+ * dist_map_window.cu - a ranked GhmDistMap's find in place between processes (GhmDistOps'
+ * window ops, in dist_map.cu's op table): the ranks of one machine map each other's staging
+ * arrays by CUDA IPC, so that a find over two ranks runs as one process's find in place
+ * (dist_map_in_place.cu) instead of NCCL's two all-to-alls.
+ *
+ * Each rank's window is one cudaMalloc'd array (the pool's memory cannot be exported): its
+ * queries' keys, then their answers; and two interprocess events, `filled` (the keys are in)
+ * and `probed` (this rank's probes of every window are done). A find: every rank copies its keys
+ * into its window and marks `filled` (on a side stream, while it probes its own keys); after a
+ * vote (the host barrier that makes every mark visible before any rank waits on it), every rank
+ * probes each other window, once its `filled` has passed, for its own part's keys, writing the
+ * answers there, and marks `probed`; after a second vote every rank waits for the others'
+ * `probed` and copies its answers out. Every call ends with each rank's stream drained and a
+ * vote, so a new call starts with every window idle.
+ *
+ * The records the ranks swap (through GhmDistRanks.all_to_all_v, the caller's host messages)
+ * carry each window's handles, size and a generation that changes when it grows; a rank maps
+ * a peer's window again only when its generation changed. IPC reaches other processes of the
+ * same machine only: ranks on other hosts, or threads of one process, get no window (every
+ * rank sees the same records, so every rank decides alike), and the ranks' NCCL or host path
+ * takes the find.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device_memory.h"
+#include "hash_cuda_internal.cuh"
+
+#define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
+
+/* What a rank tells the others, as 32-bit words. */
+struct Record {
+    int64_t status;      /* GHM_OK, or this rank's failure: every rank then fails alike */
+    uint64_t host, pid;  /* IPC maps only other processes of the same machine */
+    uint64_t n, cap;     /* this call's words; the window's room (cap keys, cap other words) */
+    uint64_t generation; /* the window array's; 0: none yet */
+    cudaIpcMemHandle_t array;
+    cudaIpcEventHandle_t filled, probed;
+};
+static_assert(sizeof(Record) % 4 == 0, "records travel as words");
+#define RECORD_WORDS (sizeof(Record) / 4)
+
+/* Another rank's window as this process maps it. */
+struct Peer {
+    uint64_t generation;     /* of the array mapped; 0: none */
+    uint32_t *keys, *second; /* the mapping: keys, then a find's answers or a build's values */
+    size_t cap;
+    size_t n;
+    cudaEvent_t filled, probed;
+};
+
+struct Window {
+    int rank, ranks;
+    uint32_t *array; /* keys [0, cap), then a find's answers or a build's values [cap, 2 cap) */
+    size_t cap, n;
+    uint64_t generation;
+    cudaEvent_t filled, probed;
+    cudaStream_t side;        /* the copies out of the caller's or the send arrays, beside the
+                                 context's work; `filled` marks their end */
+    cudaEvent_t before;       /* the context's work before them */
+    const uint32_t *own_keys; /* what this rank's own probe reads: the caller's keys where
+                                 they are on its device, else the window's */
+    Record mine;
+    Peer peer[MAX_PARTS];
+};
+
+/* The host's name folded to one word (FNV-1a). */
+static uint64_t host_identity(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    return h;
+}
+
+/* Every rank's record in all[rank]; GHM_ERR_IO when the exchange failed. */
+static int swap_records(const GhmDistRanks *r, const Record *mine, Record *all)
+{
+    uint32_t send[MAX_PARTS * RECORD_WORDS];
+    size_t n[MAX_PARTS], at[MAX_PARTS];
+    for (int q = 0; q < r->ranks; q++) {
+        memcpy(send + q * RECORD_WORDS, mine, sizeof *mine);
+        n[q] = RECORD_WORDS;
+        at[q] = q * RECORD_WORDS;
+    }
+    return r->all_to_all_v(r->user, send, n, at, (uint32_t *)all, n, at) < 0 ? GHM_ERR_IO
+                                                                           : GHM_OK;
+}
+
+/* The first failure among the records in rank order, else GHM_OK. */
+static int first_failure(const Record *all, int ranks)
+{
+    for (int q = 0; q < ranks; q++)
+        if (all[q].status < 0)
+            return (int)all[q].status;
+    return GHM_OK;
+}
+
+static void unmap_array(Peer *p)
+{
+    if (p->keys)
+        cudaIpcCloseMemHandle(p->keys);
+    p->keys = p->second = NULL;
+    p->generation = 0;
+}
+
+void ghmi_cuda_window_close(GhmContext *ctx, void *window)
+{
+    Window *w = (Window *)window;
+    if (!w)
+        return;
+    ghm_cuda_bind(ctx);
+    for (int q = 0; q < w->ranks; q++) {
+        Peer *p = &w->peer[q];
+        unmap_array(p);
+        if (p->filled)
+            cudaEventDestroy(p->filled);
+        if (p->probed)
+            cudaEventDestroy(p->probed);
+    }
+    cudaEvent_t own[] = {w->filled, w->probed, w->before};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i])
+            cudaEventDestroy(own[i]);
+    if (w->side)
+        cudaStreamDestroy(w->side);
+    ghmi_device_free_exportable(ctx, w->array);
+    cudaGetLastError(); /* what failed here leaves nothing to free */
+    free(w);
+}
+
+/* This rank's events, and its record's identity and event handles. */
+static int open_own(Window *w)
+{
+    unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
+    int ret = GHM_CUDA(cudaEventCreateWithFlags(&w->filled, flags));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&w->probed, flags));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaEventCreateWithFlags(&w->before, cudaEventDisableTiming));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaStreamCreateWithFlags(&w->side, cudaStreamNonBlocking));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaIpcGetEventHandle(&w->mine.filled, w->filled));
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaIpcGetEventHandle(&w->mine.probed, w->probed));
+    w->mine.host = host_identity();
+    w->mine.pid = (uint64_t)getpid();
+    return ret;
+}
+
+/* Whether every rank is another process of this machine (decided alike on every rank). */
+static int one_machine(const Record *all, int ranks)
+{
+    for (int q = 0; q < ranks; q++)
+        for (int p = 0; p < q; p++)
+            if (all[q].host != all[p].host || all[q].pid == all[p].pid)
+                return 0;
+    return 1;
+}
+
+int ghmi_cuda_window_open(GhmContext *ctx, const GhmDistRanks *ranks, void **window)
+{
+    *window = NULL;
+    Window *w = (Window *)calloc(1, sizeof *w);
+    int ret = w ? GHM_OK : GHM_ERR_NOMEM;
+    Record none = {}, all[MAX_PARTS];
+    Record *mine = w ? &w->mine : &none;
+    if (w) {
+        w->rank = ranks->rank;
+        w->ranks = ranks->ranks;
+        ghm_cuda_bind(ctx);
+        ret = open_own(w);
+    }
+    mine->status = ret;
+    if (swap_records(ranks, mine, all) < 0)
+        ret = GHM_ERR_IO;
+    else if ((ret = first_failure(all, ranks->ranks)) == GHM_OK && !one_machine(all, ranks->ranks))
+        ret = GHM_ERR_UNSUPPORTED;
+    for (int q = 0; q < ranks->ranks && ret == GHM_OK; q++)
+        if (q != ranks->rank) {
+            ret = GHM_CUDA(cudaIpcOpenEventHandle(&w->peer[q].filled, all[q].filled));
+            if (ret == GHM_OK)
+                ret = GHM_CUDA(cudaIpcOpenEventHandle(&w->peer[q].probed, all[q].probed));
+        }
+    if (ret < 0) {
+        ghmi_cuda_window_close(ctx, w);
+        return ret;
+    }
+    *window = w;
+    return GHM_OK;
+}
+
+/* Room in a window is taken in steps of this many words: the second half then starts on a
+ * whole line (at a room of a build's pieces, an odd number, the finds' answers were written
+ * across lines: 42 -> 40 G keys/s on two H200s), and a find of about as many keys as the build
+ * received (a shard's n against its part's share) fits without a new array. */
+#define ROOM_STEP 65536
+
+/* Room for n keys and n other words in this rank's window: a new array (a new generation) when
+ * the old one is too small. */
+static int make_room(GhmContext *ctx, Window *w, size_t n)
+{
+    if (n <= w->cap)
+        return GHM_OK;
+    if (n > SIZE_MAX / 8 - ROOM_STEP)
+        return GHM_ERR_TOO_LARGE;
+    n = (n + ROOM_STEP - 1) / ROOM_STEP * ROOM_STEP;
+    ghmi_device_free_exportable(ctx, w->array);
+    w->array = NULL;
+    w->cap = 0;
+    w->mine.generation = 0;
+    int ret = ghmi_device_alloc_exportable(ctx, 2 * n * 4, (void **)&w->array);
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaIpcGetMemHandle(&w->mine.array, w->array));
+    if (ret == GHM_OK) {
+        w->cap = n;
+        w->mine.generation = ++w->generation;
+    }
+    return ret;
+}
+
+/* The peer's window as its record describes it, mapped again when its generation changed. */
+static int map_peer(Peer *p, const Record *r)
+{
+    p->n = (size_t)r->n;
+    if (r->generation == p->generation)
+        return GHM_OK;
+    unmap_array(p);
+    if (!r->generation)
+        return GHM_OK;
+    void *base = NULL;
+    int ret = GHM_CUDA(cudaIpcOpenMemHandle(&base, r->array, cudaIpcMemLazyEnablePeerAccess));
+    if (ret < 0)
+        return ret;
+    p->keys = (uint32_t *)base;
+    p->second = p->keys + r->cap;
+    p->cap = (size_t)r->cap;
+    p->generation = r->generation;
+    return GHM_OK;
+}
+
+int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *ranks, size_t n,
+                             uint32_t **keys, uint32_t **second)
+{
+    Window *w = (Window *)window;
+    Record all[MAX_PARTS];
+    ghm_cuda_bind(ctx);
+    w->mine.status = make_room(ctx, w, n);
+    w->mine.n = n;
+    w->mine.cap = w->cap;
+    w->n = n;
+    if (swap_records(ranks, &w->mine, all) < 0)
+        return GHM_ERR_IO;
+    int ret = first_failure(all, w->ranks);
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++)
+        if (q != w->rank)
+            ret = map_peer(&w->peer[q], &all[q]);
+    *keys = w->array;
+    *second = w->array + w->cap;
+    return ret;
+}
+
+/* The side stream's copies follow the context's work so far. */
+static int side_after_stream(Window *w, cudaStream_t s)
+{
+    int ret = GHM_CUDA(cudaEventRecord(w->before, s));
+    return ret == GHM_OK ? GHM_CUDA(cudaStreamWaitEvent(w->side, w->before, 0)) : ret;
+}
+
+/* Whether a kernel on device dev reads p where it is: dev's own memory, or managed. */
+static int on_device(const void *p, int dev)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeManaged || (a.type == cudaMemoryTypeDevice && a.device == dev);
+}
+
+/* The copy runs on the side stream, so that the probe of this rank's own keys (from the
+ * caller's array, where it is on the device) runs beside it: on two H200s at 2^28 keys the
+ * copy is about a twentieth of the find. */
+int ghmi_cuda_window_fill(GhmContext *ctx, void *window, const uint32_t *keys)
+{
+    Window *w = (Window *)window;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    w->own_keys = w->n && on_device(keys, ghm_cuda_device(ctx)) ? keys : w->array;
+    int ret = side_after_stream(w, s);
+    if (ret == GHM_OK && w->n)
+        ret = GHM_CUDA(cudaMemcpyAsync(w->array, keys, w->n * 4, cudaMemcpyDefault, w->side));
+    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->filled, w->side)) : ret;
+}
+
+int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map,
+                                      GhmiDistConsts c)
+{
+    Window *w = (Window *)window;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    uint32_t part = (uint32_t)w->rank;
+    int ret = w->own_keys == w->array ? GHM_CUDA(cudaStreamWaitEvent(s, w->filled, 0)) : GHM_OK;
+    if (ret == GHM_OK)
+        ret = ghmi_cuda_dist_find_in_place(ctx, map, c, part, w->own_keys, w->n,
+                                           w->array + w->cap);
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++) {
+        Peer *p = &w->peer[q];
+        if (q == w->rank || !p->n)
+            continue;
+        ret = GHM_CUDA(cudaStreamWaitEvent(s, p->filled, 0));
+        if (ret == GHM_OK)
+            ret = ghmi_cuda_dist_find_in_place(ctx, map, c, part, p->keys, p->n, p->second);
+    }
+    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->probed, s)) : ret;
+}
+
+int ghmi_cuda_window_answers(GhmContext *ctx, void *window, uint32_t *out)
+{
+    Window *w = (Window *)window;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_OK;
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++)
+        if (q != w->rank)
+            ret = GHM_CUDA(cudaStreamWaitEvent(s, w->peer[q].probed, 0));
+    if (ret == GHM_OK && w->n)
+        ret = GHM_CUDA(
+            cudaMemcpyAsync(out, w->array + w->cap, w->n * 4, cudaMemcpyDefault, s));
+    return ret;
+}
+
+int ghmi_cuda_window_send(GhmContext *ctx, void *window, const uint32_t *keys,
+                          const uint32_t *values, const size_t *n, const size_t *from,
+                          const uint64_t *to)
+{
+    Window *w = (Window *)window;
+    int ret = side_after_stream(w, ghm_cuda_stream(ctx));
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++) {
+        Peer *p = &w->peer[q];
+        if (q == w->rank || !n[q])
+            continue;
+        if (to[q] > p->cap || n[q] > p->cap - to[q]) /* the ranks' plans disagree */
+            return GHM_ERR_INVALID;
+        size_t bytes = n[q] * 4;
+        ret = GHM_CUDA(cudaMemcpyAsync(p->keys + to[q], keys + from[q], bytes,
+                                       cudaMemcpyDefault, w->side));
+        if (ret == GHM_OK)
+            ret = GHM_CUDA(cudaMemcpyAsync(p->second + to[q], values + from[q], bytes,
+                                           cudaMemcpyDefault, w->side));
+    }
+    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->filled, w->side)) : ret;
+}
+
+int ghmi_cuda_window_join(GhmContext *ctx, void *window)
+{
+    Window *w = (Window *)window;
+    cudaStream_t s = ghm_cuda_stream(ctx);
+    int ret = GHM_CUDA(cudaStreamWaitEvent(s, w->filled, 0));
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++)
+        if (q != w->rank)
+            ret = GHM_CUDA(cudaStreamWaitEvent(s, w->peer[q].filled, 0));
+    return ret;
+}
