@@ -17,6 +17,7 @@
 
 #if GHM_HAVE_MPI
 #include <mpi.h>
+#include <omp.h>
 
 static int joined, size = 1, rank, local_rank;
 
@@ -24,6 +25,20 @@ static int joined, size = 1, rank, local_rank;
 static int launched_by_mpi(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+/* Ranks on one machine share its cores: each takes its share as the default of its OpenMP
+ * threads (reading and parsing clouds, the grid fit, the CPU backend), unless the user set
+ * OMP_NUM_THREADS (--threads still sets a context's). With every rank taking every core, the
+ * threads of two ranks contended for the machine: on 2 x H200 two ranks' 100-step sweep of
+ * 2 x 10M points ran at 0.62-0.67x of one process's --gpus 2, with a share each 0.73-0.82x
+ * (docs/BENCHMARKS.md). */
+static void share_cores(int local_size)
+{
+    if (local_size > 1 && !getenv("OMP_NUM_THREADS")) {
+        int share = omp_get_num_procs() / local_size;
+        omp_set_num_threads(share > 1 ? share : 1);
+    }
 }
 
 void ghm_ranks_init(int *argc, char ***argv)
@@ -34,11 +49,14 @@ void ghm_ranks_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm here;
+    int local_size = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &here) ==
         MPI_SUCCESS) {
         MPI_Comm_rank(here, &local_rank);
+        MPI_Comm_size(here, &local_size);
         MPI_Comm_free(&here);
     }
+    share_cores(local_size);
 }
 
 void ghm_ranks_finalize(void)

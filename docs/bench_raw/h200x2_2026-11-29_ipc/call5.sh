@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# s48 call 5 (2 x H200): the committed windows (5e80ba8): check_dist_map's CUDA case (the two
+# processes), its memcheck, the CLI case; then voxel sweeps as 2 MPI ranks against one process
+# --gpus 2 (issue 16's "ranks within 10 %" for voxel), lines compared.
+set -u
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+O=/tmp/ompi
+mkdir -p $O /tmp/mpibin && for f in .dev/ompi/*.deb; do dpkg -x "$f" $O; done
+ln -sf $O/usr/bin/mpirun.openmpi /tmp/mpibin/mpirun
+export OPAL_PREFIX=$O/usr PATH=/tmp/mpibin:$O/usr/bin:$PATH
+ML=$O/usr/lib/x86_64-linux-gnu
+export OMPI_MCA_mca_base_component_path=$ML/openmpi/lib/openmpi3
+export PMIX_MCA_mca_base_component_path=$ML/pmix2/lib/pmix PMIX_MCA_pcompress_base_silence_warning=1
+NC=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0])" 2>/dev/null)
+export LD_LIBRARY_PATH=$ML:$ML/openmpi/lib:$NC/lib:${LD_LIBRARY_PATH:-}
+F="-DCMAKE_CUDA_ARCHITECTURES=90 -DNCCL_ROOT=$NC -DGEOHASH_MPI=ON -DMPI_C_COMPILER=$O/usr/bin/mpicc.openmpi"
+sed -i "s/ -Werror//" CMakeLists.txt
+bash scripts/device_build.sh .dev/debs . /tmp/bn $F > $OUT/build_new.log 2>&1 &
+pn=$!
+python3 scripts/voxel_pair.py data/pointclouds/bunny_mesh.off --points 10000000 /tmp/a10m.ply /tmp/b10m.ply > /dev/null 2>&1 &
+python3 scripts/voxel_pair.py data/pointclouds/bunny_mesh.off --points 160000 /tmp/a160k.ply /tmp/b160k.ply > /dev/null 2>&1
+wait $pn || { tail -30 $OUT/build_new.log; exit 1; }
+el build
+MPI="mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none"
+{
+cd /tmp/bn
+CK_RUN_CASE=cuda timeout 200 ./check_dist_map 2>&1 | tail -2; el check_dist_map
+timeout 100 ctest -R 'bench_distmap|dist_map' 2>&1 | grep "tests passed\|Failed\|\*\*\*\|Not Run\|Skipped"; el ctest_dist
+CK_RUN_CASE=cuda timeout 250 compute-sanitizer --tool memcheck --report-api-errors no --leak-check no ./check_dist_map > /tmp/mcc.txt 2>&1; grep "ERROR SUMMARY\|Checks" /tmp/mcc.txt; head -40 /tmp/mcc.txt > $OUT/memcheck_check.txt
+cd - > /dev/null
+el memcheck
+} 2>&1 | tee $OUT/tests.txt
+wait
+cat > /tmp/tm.py <<'PY'
+import json, subprocess, sys, time
+out = sys.argv[1]
+t = time.time()
+r = subprocess.run(sys.argv[2:], stdout=open(out, "w"), stderr=subprocess.PIPE)
+wall = time.time() - t
+n = sum(1 for l in open(out) if l.startswith("{"))
+print(f"rc {r.returncode} wall {wall:.3f} s, {n} lines", r.stderr.decode()[-200:].replace("\n", " | "))
+PY
+strip() { sed -E 's/"timings_ms":\{[^}]*\},?//' "$1"; }
+{
+for case in "a10m 1024 100" "a160k 256 1000"; do
+  set -- $case; a=/tmp/$1.ply; b=/tmp/${1/a/b}.ply
+  for rep in 1 2 3; do
+    echo "$1 grid $2 sweep $3 --gpus 2, round $rep: $(python3 /tmp/tm.py /tmp/o.g /tmp/bn/geohash-match voxel --backend cuda --json --grid $2 --sweep $3 --rotate-b 0,0,30 --gpus 2 $a $b)"
+    echo "$1 grid $2 sweep $3 2 MPI ranks, round $rep: $(python3 /tmp/tm.py /tmp/o.r $MPI -n 2 /tmp/bn/geohash-match voxel --backend cuda --json --grid $2 --sweep $3 --rotate-b 0,0,30 $a $b)"
+    strip /tmp/o.g > /tmp/lg; strip /tmp/o.r > /tmp/lr
+    cmp -s /tmp/lg /tmp/lr && echo "  lines identical" || echo "  LINES DIFFER"
+  done
+done
+} 2>&1 | grep -v "pmix_mca_base\|dlopen error\|Perhaps a missing" > $OUT/sweep.txt
+el sweep; cat $OUT/sweep.txt
