@@ -569,23 +569,26 @@ static uint32_t *answers_of(const Call *call, int p)
     return call->answers[p] ? call->answers[p] : call->out[p];
 }
 
-/* Part q probes every shard's keys for those of its part, its own shard first (in its memory,
- * nothing to wait for), another's after that shard's marked work (its keys, its answer array). */
+/* Part q probes both shards' keys for those of its part in one pass, after the other shard's
+ * marked work (its keys, its answer array). */
 static int step_probe_in_place(Call *call, int q)
 {
     const GhmDistMap *m = call->m;
+    const uint32_t *keys[2];
+    size_t n[2];
+    uint32_t *out[2];
     int ret = GHM_OK;
-    for (int i = 0; i < m->parts && ret == GHM_OK; i++) {
-        int p = (q + i) % m->parts;
-        if (call->n[p] == 0)
-            continue;
+    for (int i = 0; i < 2 && ret == GHM_OK; i++) { /* two parts (can_find_in_place) */
+        int p = (q + i) % 2;
+        keys[i] = call->keys[p];
+        n[i] = call->n[p];
+        out[i] = answers_of(call, p);
         if (p != q)
             ret = m->ops->side_wait(m->ctx[q], m->side[p]);
-        if (ret == GHM_OK)
-            ret = m->ops->find_in_place(m->ctx[q], m->map[q], m->c, (uint32_t)q, call->keys[p],
-                                        call->n[p], answers_of(call, p));
     }
-    return ret;
+    return ret == GHM_OK ? m->ops->find_in_place(m->ctx[q], m->map[q], m->c, (uint32_t)q, 2,
+                                                 keys, n, out)
+                         : ret;
 }
 
 static int step_mark(Call *call, int q) { return mark(call->m, q); }

@@ -115,7 +115,7 @@ static int open_windows(GhmDistMap *m)
         return ret;
     if (ret < 0)
         ghmi_log(GHM_LOG_INFO, "dist map: the ranks cannot map each other's memory (%s); "
-                 "finds exchange their keys", ghm_strerror(ret));
+                 "builds and finds exchange their pieces", ghm_strerror(ret));
     return GHM_OK;
 }
 
@@ -453,10 +453,10 @@ static int landing_places(const RankCall *c, uint64_t *to)
 }
 
 /* A build as one process's overlapped build (dist_map.c): this rank's split puts its own piece
- * first in its window and the others in its send arrays, the copy engines carry those into the
- * other ranks' windows, and the part inserts its own piece meanwhile, the rest once every
- * rank's copies are in. The vote after the copies are queued is the barrier that lets the
- * parts wait for the others' marks. */
+ * first in its window and the others in its send arrays (room for those alone: c->start
+ * skips the own piece), the copy engines carry those into the other ranks' windows, and the
+ * part inserts its own piece meanwhile, the rest once every rank's copies are in. The vote
+ * after the copies are queued is the barrier that lets the parts wait for the others' marks. */
 static int build_in_windows(RankCall *c)
 {
     const GhmDistMap *m = c->m;
@@ -465,14 +465,15 @@ static int build_in_windows(RankCall *c)
     uint64_t to[MAX_PARTS];
     uint32_t *keys = NULL, *values = NULL;
     int ret = plan_call(c, 0);
+    size_t sent = offsets(c->send_n, c->ranks, c->start); /* the own piece's send_n is 0 */
     if (ret == GHM_OK)
         ret = landing_places(c, to);
     if (ret == GHM_OK)
         ret = ops->window_reserve(c->ctx, m->window, &m->ranks, c->received, &keys, &values);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
+        ret = ghmi_dist_alloc_u32(m, c->ctx, sent, &c->send_keys);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_values);
+        ret = ghmi_dist_alloc_u32(m, c->ctx, sent, &c->send_values);
     if (ret == GHM_OK && c->n) {
         GhmiDistDest dest;
         ghmi_dist_dest_local(&dest, c->ranks, c->start, c->send_keys, c->send_values);

@@ -177,11 +177,13 @@ typedef struct GhmDistOps {
      * NULL where the call makes its own copy), else 0. NULL: never. */
     int (*in_place_ok)(GhmContext *const *ctx, GhmMap *const *map, int parts,
                        const uint32_t *const *keys, uint32_t *const *out, const size_t *n);
-    /* Part `part`'s map probed on part_ctx's stream for the keys of a shard in another
-     * context's memory (the caller orders the shard's work before it: side_wait): out[i] is
-     * written for the keys whose part is `part` alone (the others' answers are theirs). */
+    /* Part `part`'s map probed on part_ctx's stream, in one pass, for the keys of `shards`
+     * shards (1 or 2; keys[s], n[s] words, in any context's memory: the caller orders their
+     * work before it, side_wait): out[s][i] is written for the keys whose part is `part` alone
+     * (the others' answers are theirs). */
     int (*find_in_place)(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
-                         uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
+                         uint32_t part, int shards, const uint32_t *const *keys,
+                         const size_t *n, uint32_t *const *out);
     /* 1 when the work of every context may write the temporaries (alloc) of every other one:
      * host memory, or devices whose pools grant each other access (NVLink or PCIe peer to
      * peer). Then a split writes each piece straight into its part's memory and a part writes

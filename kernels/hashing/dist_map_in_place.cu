@@ -18,17 +18,31 @@
 #include "hash_cuda_internal.cuh"
 #include "hash_refs.h"
 
-static __global__ __launch_bounds__(256) void owned_find_kernel(GhmMapRef ref,
-                                                                const uint32_t *__restrict__ keys,
-                                                                size_t n, GhmiDistConsts c,
-                                                                uint32_t part, uint32_t *out)
+/* Up to two shards' keys and answer arrays. */
+struct Shards {
+    const uint32_t *keys[2];
+    size_t n[2];
+    uint32_t *out[2];
+};
+
+/* Thread i takes key i of each shard: both loads are issued before either probe, so the keys
+ * read over the link (the other shard's) arrive while this part's probes wait on its own
+ * memory. Probing the shards one after the other, the link's 1.1 ms for 2^27 keys on two H200s
+ * came on top of the probes (docs/BENCHMARKS.md). */
+static __global__ __launch_bounds__(256) void owned_find_kernel(GhmMapRef ref, Shards s,
+                                                                GhmiDistConsts c, uint32_t part)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    uint32_t key = keys[i];
-    if (ghmi_dist_part(key, c) == part)
-        out[i] = ghm_map_ref_find(&ref, key);
+    uint32_t key[2];
+    bool have[2];
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+        if ((have[j] = i < s.n[j]))
+            key[j] = s.keys[j][i];
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+        if (have[j] && ghmi_dist_part(key[j], c) == part)
+            s.out[j][i] = ghm_map_ref_find(&ref, key[j]);
 }
 
 typedef CUresult (*PointerAttribute)(void *data, CUpointer_attribute what, CUdeviceptr ptr);
@@ -139,17 +153,28 @@ int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int p
 }
 
 int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
-                                 uint32_t part, const uint32_t *keys, size_t n, uint32_t *out)
+                                 uint32_t part, int shards, const uint32_t *const *keys,
+                                 const size_t *n, uint32_t *const *out)
 {
     GhmMapRef ref;
     int ret = ghm_cuda_map_ref(map, &ref);
-    if (ret < 0 || n == 0)
+    if (ret < 0)
         return ret;
-    size_t grid = (n + 255) / 256;
+    if (shards < 1 || shards > 2)
+        return GHM_ERR_INVALID;
+    Shards s = {};
+    size_t most = 0;
+    for (int j = 0; j < shards; j++) {
+        s.keys[j] = keys[j];
+        s.n[j] = n[j];
+        s.out[j] = out[j];
+        most = n[j] > most ? n[j] : most;
+    }
+    size_t grid = (most + 255) / 256;
+    if (grid == 0)
+        return GHM_OK;
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
-    ghm_cuda_bind(part_ctx);
-    owned_find_kernel<<<(unsigned)grid, 256, 0, ghm_cuda_stream(part_ctx)>>>(ref, keys, n, c,
-                                                                            part, out);
+    owned_find_kernel<<<(unsigned)grid, 256, 0, ghm_cuda_stream(part_ctx)>>>(ref, s, c, part);
     return GHM_CUDA_LAUNCH();
 }

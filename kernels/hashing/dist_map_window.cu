@@ -46,8 +46,7 @@ static_assert(sizeof(Record) % 4 == 0, "records travel as words");
 struct Peer {
     uint64_t generation;     /* of the array mapped; 0: none */
     uint32_t *keys, *second; /* the mapping: keys, then a find's answers or a build's values */
-    size_t cap;
-    size_t n;
+    size_t cap, n;           /* its room, and its keys in this call */
     cudaEvent_t filled, probed;
 };
 
@@ -297,24 +296,27 @@ int ghmi_cuda_window_fill(GhmContext *ctx, void *window, const uint32_t *keys)
     return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->filled, w->side)) : ret;
 }
 
-int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map,
-                                      GhmiDistConsts c)
+int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map, GhmiDistConsts c)
 {
     Window *w = (Window *)window;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    uint32_t part = (uint32_t)w->rank;
+    const uint32_t *keys[2] = {w->own_keys, NULL};
+    size_t n[2] = {w->n, 0};
+    uint32_t *out[2] = {w->array + w->cap, NULL};
+    int shards = 1;
     int ret = w->own_keys == w->array ? GHM_CUDA(cudaStreamWaitEvent(s, w->filled, 0)) : GHM_OK;
-    if (ret == GHM_OK)
-        ret = ghmi_cuda_dist_find_in_place(ctx, map, c, part, w->own_keys, w->n,
-                                           w->array + w->cap);
-    for (int q = 0; q < w->ranks && ret == GHM_OK; q++) {
+    for (int q = 0; q < w->ranks && ret == GHM_OK; q++) { /* two ranks (open_windows) */
         Peer *p = &w->peer[q];
         if (q == w->rank || !p->n)
             continue;
         ret = GHM_CUDA(cudaStreamWaitEvent(s, p->filled, 0));
-        if (ret == GHM_OK)
-            ret = ghmi_cuda_dist_find_in_place(ctx, map, c, part, p->keys, p->n, p->second);
+        keys[1] = p->keys;
+        n[1] = p->n;
+        out[1] = p->second;
+        shards = 2;
     }
+    if (ret == GHM_OK)
+        ret = ghmi_cuda_dist_find_in_place(ctx, map, c, (uint32_t)w->rank, shards, keys, n, out);
     return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->probed, s)) : ret;
 }
 

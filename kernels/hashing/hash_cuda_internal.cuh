@@ -258,7 +258,8 @@ int ghmi_cuda_dist_in_place_ok(GhmContext *const *ctx, GhmMap *const *map, int p
                                const uint32_t *const *keys, uint32_t *const *out,
                                const size_t *n);
 int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDistConsts c,
-                                 uint32_t part, const uint32_t *keys, size_t n, uint32_t *out);
+                                 uint32_t part, int shards, const uint32_t *const *keys,
+                                 const size_t *n, uint32_t *const *out);
 
 /* GhmDistOps' window ops of the CUDA backend (dist_map_window.cu). */
 int ghmi_cuda_window_open(GhmContext *ctx, const GhmDistRanks *ranks, void **window);
