@@ -7,12 +7,14 @@
  * Each rank's window is one cudaMalloc'd array (the pool's memory cannot be exported): its
  * queries' keys, then their answers; and two interprocess events, `filled` (the keys are in)
  * and `probed` (this rank's probes of every window are done). A find: every rank copies its keys
- * into its window and marks `filled` (on a side stream, while it probes its own keys); after a
- * vote (the host barrier that makes every mark visible before any rank waits on it), every rank
- * probes each other window, once its `filled` has passed, for its own part's keys, writing the
- * answers there, and marks `probed`; after a second vote every rank waits for the others'
- * `probed` and copies its answers out. Every call ends with each rank's stream drained and a
- * vote, so a new call starts with every window idle.
+ * into its window and marks `filled`; after a vote (the host barrier that makes every mark
+ * visible before any rank waits on it), every rank probes its own window and the other's, once
+ * its `filled` has passed, in one pass (dist_map_in_place.cu) for its own part's keys, writing
+ * the answers there, and marks `probed`; after a second vote every rank waits for the other's
+ * `probed` and copies its answers out. A build: every rank's copy engine carries its pieces into
+ * the other windows (on a side stream, beside the own piece's insert) and marks `filled`. Every
+ * call ends with each rank's stream drained and a vote, so a new call starts with every window
+ * idle.
  *
  * The records the ranks swap (through GhmDistRanks.all_to_all_v, the caller's host messages)
  * carry each window's handles, size and a generation that changes when it grows; a rank maps
@@ -56,11 +58,8 @@ struct Window {
     size_t cap, n;
     uint64_t generation;
     cudaEvent_t filled, probed;
-    cudaStream_t side;        /* the copies out of the caller's or the send arrays, beside the
-                                 context's work; `filled` marks their end */
-    cudaEvent_t before;       /* the context's work before them */
-    const uint32_t *own_keys; /* what this rank's own probe reads: the caller's keys where
-                                 they are on its device, else the window's */
+    cudaStream_t side;  /* a build's copies into the other windows, beside the context's work */
+    cudaEvent_t before; /* the context's work before them */
     Record mine;
     Peer peer[MAX_PARTS];
 };
@@ -264,47 +263,23 @@ int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *
     return ret;
 }
 
-/* The side stream's copies follow the context's work so far. */
-static int side_after_stream(Window *w, cudaStream_t s)
-{
-    int ret = GHM_CUDA(cudaEventRecord(w->before, s));
-    return ret == GHM_OK ? GHM_CUDA(cudaStreamWaitEvent(w->side, w->before, 0)) : ret;
-}
-
-/* Whether a kernel on device dev reads p where it is: dev's own memory, or managed. */
-static int on_device(const void *p, int dev)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return a.type == cudaMemoryTypeManaged || (a.type == cudaMemoryTypeDevice && a.device == dev);
-}
-
-/* The copy runs on the side stream, so that the probe of this rank's own keys (from the
- * caller's array, where it is on the device) runs beside it: on two H200s at 2^28 keys the
- * copy is about a twentieth of the find. */
 int ghmi_cuda_window_fill(GhmContext *ctx, void *window, const uint32_t *keys)
 {
     Window *w = (Window *)window;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    w->own_keys = w->n && on_device(keys, ghm_cuda_device(ctx)) ? keys : w->array;
-    int ret = side_after_stream(w, s);
-    if (ret == GHM_OK && w->n)
-        ret = GHM_CUDA(cudaMemcpyAsync(w->array, keys, w->n * 4, cudaMemcpyDefault, w->side));
-    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->filled, w->side)) : ret;
+    int ret = w->n ? GHM_CUDA(cudaMemcpyAsync(w->array, keys, w->n * 4, cudaMemcpyDefault, s))
+                   : GHM_OK;
+    return ret == GHM_OK ? GHM_CUDA(cudaEventRecord(w->filled, s)) : ret;
 }
 
 int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map, GhmiDistConsts c)
 {
     Window *w = (Window *)window;
     cudaStream_t s = ghm_cuda_stream(ctx);
-    const uint32_t *keys[2] = {w->own_keys, NULL};
+    const uint32_t *keys[2] = {w->array, NULL};
     size_t n[2] = {w->n, 0};
     uint32_t *out[2] = {w->array + w->cap, NULL};
-    int shards = 1;
-    int ret = w->own_keys == w->array ? GHM_CUDA(cudaStreamWaitEvent(s, w->filled, 0)) : GHM_OK;
+    int shards = 1, ret = GHM_OK;
     for (int q = 0; q < w->ranks && ret == GHM_OK; q++) { /* two ranks (open_windows) */
         Peer *p = &w->peer[q];
         if (q == w->rank || !p->n)
@@ -339,7 +314,9 @@ int ghmi_cuda_window_send(GhmContext *ctx, void *window, const uint32_t *keys,
                           const uint64_t *to)
 {
     Window *w = (Window *)window;
-    int ret = side_after_stream(w, ghm_cuda_stream(ctx));
+    int ret = GHM_CUDA(cudaEventRecord(w->before, ghm_cuda_stream(ctx))); /* after the split */
+    if (ret == GHM_OK)
+        ret = GHM_CUDA(cudaStreamWaitEvent(w->side, w->before, 0));
     for (int q = 0; q < w->ranks && ret == GHM_OK; q++) {
         Peer *p = &w->peer[q];
         if (q == w->rank || !n[q])
