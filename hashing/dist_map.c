@@ -40,8 +40,8 @@
  *
  * A find over two parts that can probe every shard where it lies (GhmDistOps.in_place_ok: CUDA
  * devices that reach each other's memory, cuckoo parts) skips steps 1-4, 6 and 7: every part
- * probes every shard's keys for those of its part and writes their answers in place
- * (find_in_place), and each shard's stream waits for every part's marked work before its
+ * probes both shards' keys, in one pass, for those of its part and writes their answers in
+ * place (find_in_place), and each shard's stream waits for every part's marked work before its
  * answers are downloaded or the call returns. The split's passes, the copies both ways and the
  * gather cost about a fifth of the find on two H100s; what is left is the probes and the keys
  * read over the link.

@@ -10,9 +10,10 @@
  * Two ranks on GPUs of one machine map each other's windows (CUDA IPC, GhmDistOps.window_*)
  * and run the calls as one process does: a find probes the other rank's keys where they lie
  * (no split, no exchange, no unsplit), a build's copy engines carry the pieces into the other
- * rank's window while each part inserts its own. On two H200s at 2^28 keys the ranks' build
- * went from 0.90-0.92x of one process's `--gpus 2` to 1.01-1.03x, their finds from 0.82-0.89x
- * (present keys) and 0.66x (absent) to 0.91-0.93x (docs/BENCHMARKS.md).
+ * rank's window while each part inserts its own. On two H200s at 2^28 keys (docs/BENCHMARKS.md)
+ * the ranks' build is 1.01-1.03x of one process's `--gpus 2` (through NCCL 0.90-0.92x) and their
+ * finds 0.88-0.91x (through NCCL 0.66-0.89x of a slower one-process find); what they pay beyond
+ * one process is the copy of their keys into the window and of the answers out.
  *
  * No rank may stop while another waits for it in an exchange, so every step that can fail on
  * one rank alone (an allocation, a copy, a build) is followed by a vote (agree): each rank

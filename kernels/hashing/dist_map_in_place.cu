@@ -1,16 +1,18 @@
 /*
  * dist_map_in_place.cu - a GhmDistMap find over two GPUs of one process that moves neither keys
  * nor answers (GhmDistOps.in_place_ok and find_in_place, in dist_map.cu's op table): whether
- * every array is reachable from every part's device, and the probe of a shard's keys in place;
- * and whether every device may write the others' temporaries (GhmDistOps.reach).
+ * every array is reachable from every part's device, and the probe of both shards' keys in
+ * place; and whether every device may write the others' temporaries (GhmDistOps.reach).
  *
  * In one process whose devices reach each other's memory (NVLink), the split, the copies both
  * ways and the unsplit of a find (about 2 ms of 7.6 at 2^28 keys on two H100s) are not needed:
  * each part probes every shard's keys where they are, skipping those of other parts, and writes
  * its answers into the shard's answer array directly. A device then reads all the keys (half
  * of them over the link, streamed: 4 bytes a key) and probes only its own, which is the work
- * that scales. WarpDrive's all-to-all remains the way between processes (the ranks' NCCL), and
- * between more than two GPUs, where each would read ever more of the keys over its links.
+ * that scales; both shards in one pass, so that the link's reads hide under the probes. Two
+ * ranks of one machine do the same through their windows (dist_map_window.cu); WarpDrive's
+ * all-to-all remains the way between machines (the ranks' NCCL), and between more than two
+ * GPUs, where each would read ever more of the keys over its links.
  */
 #include <cuda.h>
 #include <pthread.h>
