@@ -2,77 +2,23 @@
  * parts and any spread of the shards, on the CPU and on CUDA (every device, and one device
  * several times), with the pieces written straight into the parts' memory and copied there;
  * bad arguments leave the map as it was; a failed build leaves it empty. The ranked map (one
- * part per process) is run here with threads as its ranks, and on CUDA with two processes of
- * this program as its ranks (they map each other's memory: CUDA IPC). */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+ * part per process) is run here with threads as its ranks; check_dist_map_ranks.c runs it
+ * with processes. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "dist_map_cases.h"
 #include "dist_map_internal.h"
 #include "ghm_dist_map.h"
 #include "test_support.h"
-
-enum { N = 60000, MAX_P = 5 };
-
-/* n keys with duplicates, 0 and 0xFFFFFFFF among them; values distinct. */
-static void make_pairs(uint32_t *keys, uint32_t *values, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = i % 7 == 3 && i > 0 ? keys[i / 2] : rng_next(&seed);
-        values[i] = (uint32_t)(n - i) * 2654435761u;
-    }
-    keys[1] = 0;
-    keys[2] = 0xFFFFFFFFu;
-    keys[5] = 0xFFFFFFFFu;
-}
-
-/* Cuts [0, n) into `parts` shards of uneven sizes (the second one empty when there are more
- * than two): first[p] .. first[p] + len[p]. */
-static void cut(size_t n, int parts, size_t *first, size_t *len)
-{
-    size_t at = 0;
-    for (int p = 0; p < parts; p++) {
-        size_t want = p == parts - 1 ? n - at : (p == 1 && parts > 2) ? 0 : n / (size_t)(p + 2);
-        want = want > n - at ? n - at : want;
-        first[p] = at;
-        len[p] = want;
-        at += want;
-    }
-}
-
-/* The single map's answers for the queries in want (nq words), its size in *size. Without
- * Check's asserts: the ranks of test_ranked_cuda_processes run outside a test. */
-static int map_answers(GhmContext *ctx, const uint32_t *keys, const uint32_t *values, size_t n,
-                       const uint32_t *queries, size_t nq, uint32_t *want, size_t *size)
-{
-    GhmMap *m = NULL;
-    GhmMapOptions mo = ghm_map_defaults();
-    GhmMapStats st;
-    int ret = ghm_map_create(ctx, &mo, &m);
-    if (ret == GHM_OK)
-        ret = ghm_map_build(m, keys, values, n);
-    if (ret == GHM_OK)
-        ret = ghm_map_find(m, queries, nq, want);
-    if (ret == GHM_OK)
-        ret = ghm_map_stats(m, &st);
-    *size = ret == GHM_OK ? st.size : 0;
-    ghm_map_free(&m);
-    return ret;
-}
 
 static uint32_t *one_map_answers(GhmContext *ctx, const uint32_t *keys, const uint32_t *values,
                                  size_t n, const uint32_t *queries, size_t nq, size_t *size)
 {
     uint32_t *want = malloc(nq * sizeof *want);
     ck_assert_ptr_nonnull(want);
-    ck_assert_int_eq(map_answers(ctx, keys, values, n, queries, nq, want, size), GHM_OK);
+    ck_assert_int_eq(ghm_test_map_answers(ctx, keys, values, n, queries, nq, want, size), GHM_OK);
     return want;
 }
 
@@ -83,8 +29,8 @@ static void check_against(GhmContext *const *ctx, int parts, GhmMapScheme scheme
                           size_t nq, const uint32_t *want, size_t want_size)
 {
     size_t first[MAX_P], len[MAX_P], qfirst[MAX_P], qlen[MAX_P];
-    cut(N, parts, first, len);
-    cut(nq, parts, qfirst, qlen);
+    ghm_test_cut(N, parts, first, len);
+    ghm_test_cut(nq, parts, qfirst, qlen);
     for (int p = 0; p < parts / 2; p++) { /* the queries shard the other way round */
         size_t a = qlen[p];
         qlen[p] = qlen[parts - 1 - p];
@@ -116,23 +62,11 @@ static void check_against(GhmContext *const *ctx, int parts, GhmMapScheme scheme
     free(got);
 }
 
-typedef struct Pairs {
-    uint32_t keys[N], values[N], queries[2 * N];
-} Pairs;
-
-static void fill_case(Pairs *c, uint64_t seed)
-{
-    make_pairs(c->keys, c->values, N, seed);
-    memcpy(c->queries, c->keys, sizeof c->keys);
-    for (size_t i = 0; i < N; i++) /* mostly absent */
-        c->queries[N + i] = rng_next(&seed) | 1u;
-}
-
 static Pairs *make_case(uint64_t seed)
 {
     Pairs *c = malloc(sizeof *c);
     ck_assert_ptr_nonnull(c);
-    fill_case(c, seed);
+    ghm_test_fill_pairs(c, seed);
     return c;
 }
 
@@ -367,8 +301,8 @@ static void *rank_main(void *arg)
     GhmDistMap *dm = NULL;
     r->ret_create = ghm_dist_map_create_ranked(ctx, &dr, &mo, &dm);
     size_t first[MAX_P], len[MAX_P], qfirst[MAX_P], qlen[MAX_P];
-    cut(N, ranks, first, len);
-    cut(2 * N, ranks, qfirst, qlen);
+    ghm_test_cut(N, ranks, first, len);
+    ghm_test_cut(2 * N, ranks, qfirst, qlen);
     const uint32_t *k = r->c->keys + first[r->rank], *v = r->c->values + first[r->rank];
     const uint32_t *q = r->c->queries + qfirst[r->rank];
     uint32_t *got = malloc((qlen[r->rank] + 1) * sizeof *got);
@@ -477,215 +411,6 @@ START_TEST(test_ranked_bad_arguments)
 }
 END_TEST
 
-/* ------------------------------------------------------ ranks as processes (CUDA IPC) */
-
-/* Two ranks' host messages over a socket pair (non-blocking): each sends its bytes while it
- * reads the other's (poll), so that large messages cannot block both writers. 0, or -1. */
-static int swap_bytes(int fd, const void *out, size_t out_n, void *in, size_t in_n)
-{
-    const char *o = out;
-    char *i = in;
-    while (out_n || in_n) {
-        struct pollfd p = {fd, (short)((in_n ? POLLIN : 0) | (out_n ? POLLOUT : 0)), 0};
-        if (poll(&p, 1, 60000) <= 0)
-            return -1;
-        if ((p.revents & POLLOUT) && out_n) {
-            ssize_t k = write(fd, o, out_n);
-            if (k < 0 && errno != EINTR && errno != EAGAIN)
-                return -1;
-            o += k > 0 ? k : 0;
-            out_n -= k > 0 ? (size_t)k : 0;
-        }
-        if ((p.revents & (POLLIN | POLLHUP)) && in_n) {
-            ssize_t k = read(fd, i, in_n);
-            if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN))
-                return -1;
-            i += k > 0 ? k : 0;
-            in_n -= k > 0 ? (size_t)k : 0;
-        }
-    }
-    return 0;
-}
-
-typedef struct Link {
-    int rank, fd;
-} Link;
-
-static int link_all_to_all(void *user, const uint64_t *send, uint64_t *recv)
-{
-    Link *l = user;
-    recv[l->rank] = send[l->rank];
-    return swap_bytes(l->fd, &send[1 - l->rank], 8, &recv[1 - l->rank], 8);
-}
-
-static int link_all_to_all_v(void *user, const uint32_t *send, const size_t *send_n,
-                             const size_t *send_at, uint32_t *recv, const size_t *recv_n,
-                             const size_t *recv_at)
-{
-    Link *l = user;
-    int me = l->rank, peer = 1 - me;
-    uint64_t mine = send_n[peer], theirs = 0;
-    if (send_n[me] != recv_n[me] || swap_bytes(l->fd, &mine, 8, &theirs, 8) < 0 ||
-        theirs != recv_n[peer])
-        return -1;
-    memcpy(recv + recv_at[me], send + send_at[me], send_n[me] * 4);
-    return swap_bytes(l->fd, send + send_at[peer], send_n[peer] * 4, recv + recv_at[peer],
-                      recv_n[peer] * 4);
-}
-
-static int link_broadcast(void *user, void *buf, size_t bytes, int root)
-{
-    Link *l = user;
-    return l->rank == root ? swap_bytes(l->fd, buf, bytes, NULL, 0)
-                           : swap_bytes(l->fd, NULL, 0, buf, bytes);
-}
-
-#define CHILD_CHECK(cond)                                                                    \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "rank %d: line %d: %s\n", rank, __LINE__, #cond);                \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-/* Finds nq queries (host or, device != NULL, copies in ctx's memory) on this rank and
- * compares with want. */
-static int child_find(GhmContext *ctx, GhmDistMap *dm, const uint32_t *q, size_t nq,
-                      const uint32_t *want, int on_device)
-{
-    uint32_t *got = malloc((nq + 1) * 4);
-    void *dq = NULL, *dout = NULL;
-    const uint32_t *keys = q;
-    uint32_t *out = got;
-    int ret = got ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK && on_device && (ret = ghm_buffer_alloc(ctx, nq * 4, &dq)) == GHM_OK &&
-        (ret = ghm_buffer_upload(ctx, dq, q, nq * 4)) == GHM_OK)
-        ret = ghm_buffer_alloc(ctx, nq * 4, &dout);
-    if (on_device)
-        keys = dq, out = dout;
-    if (ret == GHM_OK)
-        ret = ghm_dist_map_find(dm, &keys, &nq, &out);
-    if (ret == GHM_OK && on_device)
-        ret = ghm_buffer_download(ctx, got, dout, nq * 4);
-    for (size_t i = 0; ret == GHM_OK && i < nq; i++)
-        if (got[i] != want[i])
-            ret = -1000;
-    ghm_buffer_free(ctx, &dq);
-    ghm_buffer_free(ctx, &dout);
-    free(got);
-    return ret;
-}
-
-/* A rank of test_ranked_processes (this program run again, GHM_TEST_RANK set): the calls of
- * rank_main, on CUDA through the windows, with finds of growing size (the windows grow and are
- * mapped again) from host and backend arrays. Exit 0 when every answer was right. */
-static int rank_child(int rank, int fd, GhmBackendKind backend)
-{
-    Link link = {rank, fd};
-    CHILD_CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
-    GhmDistRanks dr = {rank, 2, &link, link_all_to_all, link_all_to_all_v, link_broadcast};
-    GhmContextOptions co = ghm_context_defaults();
-    int cuda = backend == GHM_BACKEND_CUDA;
-    co.backend = backend;
-    co.device = cuda ? rank % ghm_cuda_device_count() : 0;
-    co.seed = 1000 + (uint64_t)rank;
-    GhmContext *ctx = NULL, *cpu = NULL;
-    CHILD_CHECK(ghm_context_create(&co, &ctx) == GHM_OK);
-    co.backend = GHM_BACKEND_CPU;
-    CHILD_CHECK(ghm_context_create(&co, &cpu) == GHM_OK);
-    enum { COPIES = 5 };
-    Pairs *c = malloc(sizeof *c);
-    uint32_t *queries = malloc(COPIES * 2 * N * 4), *want = malloc(COPIES * 2 * N * 4);
-    CHILD_CHECK(c && queries && want);
-    fill_case(c, 13);
-    for (int k = 0; k < COPIES; k++)
-        memcpy(queries + k * 2 * N, c->queries, 2 * N * 4);
-    size_t size = 0;
-    CHILD_CHECK(map_answers(cpu, c->keys, c->values, N, queries, COPIES * 2 * N, want, &size) ==
-                GHM_OK);
-    GhmMapOptions mo = ghm_map_defaults();
-    GhmDistMap *dm = NULL;
-    CHILD_CHECK(ghm_dist_map_create_ranked(ctx, &dr, &mo, &dm) == GHM_OK);
-    CHILD_CHECK(ghm_dist_map_uses_ipc(dm) == cuda);
-    size_t first[2], len[2];
-    cut(N, 2, first, len);
-    const uint32_t *k = c->keys + first[rank], *v = c->values + first[rank];
-    CHILD_CHECK(ghm_dist_map_build(dm, &k, &v, &len[rank]) == GHM_OK);
-    uint64_t mine[2], parts[2];
-    mine[0] = mine[1] = ghm_dist_map_part_size(dm, 0);
-    CHILD_CHECK(link_all_to_all(&link, mine, parts) == 0 && parts[0] + parts[1] == size);
-    const size_t counts[] = {2 * N, 2 * N * COPIES, 7, 2 * N * COPIES};
-    for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
-        size_t qfirst[2], qlen[2];
-        cut(counts[t], 2, qfirst, qlen);
-        CHILD_CHECK(child_find(ctx, dm, queries + qfirst[rank], qlen[rank], want + qfirst[rank],
-                               (int)(t % 2)) == GHM_OK);
-    }
-    uint32_t answer, *out = &answer;
-    const uint32_t *bad = rank == 1 ? NULL : queries; /* one rank's error is both ranks' */
-    size_t one = 1;
-    CHILD_CHECK(ghm_dist_map_find(dm, &bad, &one, &out) == GHM_ERR_INVALID);
-    CHILD_CHECK(child_find(ctx, dm, queries, 2 * N, want, 0) == GHM_OK);
-    ghm_dist_map_free(&dm);
-    mo.layout = GHM_MAP_THESIS; /* as rank_main: a build that fails in some part */
-    mo.hash_functions = 2;
-    mo.load_factor = 0.99;
-    mo.max_rebuilds = 0;
-    CHILD_CHECK(ghm_dist_map_create_ranked(ctx, &dr, &mo, &dm) == GHM_OK);
-    CHILD_CHECK(ghm_dist_map_build(dm, &k, &k, &len[rank]) == GHM_ERR_BUILD_FAILED);
-    CHILD_CHECK(ghm_dist_map_size(dm) == 0);
-    ghm_dist_map_free(&dm);
-    free(want);
-    free(queries);
-    free(c);
-    ghm_context_free(&cpu);
-    ghm_context_free(&ctx);
-    return 0;
-}
-
-/* Two processes of this program (run afresh, so that each starts its own CUDA) as the two
- * ranks of a map: on the CPU (the host messages of the test's socket pair), and on CUDA, on
- * two GPUs where there are two, else both on one. */
-static void check_processes(GhmBackendKind backend)
-{
-    int sv[2];
-    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    pid_t pid[2];
-    for (int r = 0; r < 2; r++) {
-        pid[r] = fork();
-        ck_assert_int_ge(pid[r], 0);
-        if (pid[r] == 0) {
-            char env[64];
-            close(sv[1 - r]);
-            snprintf(env, sizeof env, "%d,%d,%d", r, sv[r], (int)backend);
-            setenv("GHM_TEST_RANK", env, 1);
-            execl("/proc/self/exe", "check_dist_map", (char *)NULL);
-            _exit(127);
-        }
-    }
-    close(sv[0]);
-    close(sv[1]);
-    for (int r = 0; r < 2; r++) {
-        int status = 0;
-        ck_assert_int_eq(waitpid(pid[r], &status, 0), pid[r]);
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "rank %d: status %d", r,
-                      status);
-    }
-}
-
-START_TEST(test_ranked_cpu_processes)
-{
-    check_processes(GHM_BACKEND_CPU);
-}
-END_TEST
-
-START_TEST(test_ranked_cuda_processes)
-{
-    GHM_REQUIRE_CUDA();
-    check_processes(GHM_BACKEND_CUDA);
-}
-END_TEST
-
 static Suite *dist_map_suite(void)
 {
     Suite *s = suite_create("dist_map");
@@ -695,22 +420,13 @@ static Suite *dist_map_suite(void)
     tcase_add_test(core, test_bad_arguments_and_failure);
     tcase_add_test(core, test_ranked_cpu_match_one_map);
     tcase_add_test(core, test_ranked_bad_arguments);
-    tcase_add_test(core, test_ranked_cpu_processes);
     suite_add_tcase(s, core);
     TCase *cuda = tcase_create("cuda");
     tcase_set_timeout(cuda, 120);
     tcase_add_test(cuda, test_cuda_parts_match_one_map);
     tcase_add_test(cuda, test_ranked_cuda_match_one_map);
-    tcase_add_test(cuda, test_ranked_cuda_processes);
     suite_add_tcase(s, cuda);
     return s;
 }
 
-int main(void)
-{
-    int rank, fd, backend;
-    const char *child = getenv("GHM_TEST_RANK");
-    if (child && sscanf(child, "%d,%d,%d", &rank, &fd, &backend) == 3)
-        return rank_child(rank, fd, (GhmBackendKind)backend);
-    return ghm_test_main(dist_map_suite());
-}
+int main(void) { return ghm_test_main(dist_map_suite()); }
