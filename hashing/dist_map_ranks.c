@@ -112,11 +112,16 @@ static int open_windows(GhmDistMap *m)
     if (!m->ops->window_open || m->ranks.ranks != 2)
         return GHM_OK;
     int ret = m->ops->window_open(m->ctx[0], &m->ranks, &m->window);
-    if (ret == GHM_ERR_IO)
-        return ret;
-    if (ret < 0)
+    int all = agree(m, ret); /* a mapping may fail on one rank alone */
+    if (all == GHM_ERR_IO)
+        return all;
+    if (all < 0) {
+        if (m->window)
+            m->ops->window_close(m->ctx[0], m->window);
+        m->window = NULL;
         ghmi_log(GHM_LOG_INFO, "dist map: the ranks cannot map each other's memory (%s); "
-                 "builds and finds exchange their pieces", ghm_strerror(ret));
+                 "builds and finds exchange their pieces", ghm_strerror(all));
+    }
     return GHM_OK;
 }
 
