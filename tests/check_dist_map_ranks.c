@@ -66,7 +66,8 @@ static int link_all_to_all_v(void *user, const uint32_t *send, const size_t *sen
     if (send_n[me] != recv_n[me] || swap_bytes(l->fd, &mine, 8, &theirs, 8) < 0 ||
         theirs != recv_n[peer])
         return -1;
-    memcpy(recv + recv_at[me], send + send_at[me], send_n[me] * 4);
+    if (send_n[me])
+        memcpy(recv + recv_at[me], send + send_at[me], send_n[me] * 4);
     return swap_bytes(l->fd, send + send_at[peer], send_n[peer] * 4, recv + recv_at[peer],
                       recv_n[peer] * 4);
 }
