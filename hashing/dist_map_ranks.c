@@ -185,6 +185,7 @@ typedef struct RankCall {
     void *owned[2];                /* copies of a shard given in host memory */
     size_t count[MAX_PARTS], start[MAX_PARTS];       /* this shard's keys of each part */
     size_t send_n[MAX_PARTS];                        /* what it sends each rank */
+    size_t sent; /* the send arrays' words: all n for a find, the others' pieces for a build */
     size_t recv_n[MAX_PARTS], recv_at[MAX_PARTS];    /* what it receives from each rank */
     size_t received;
     uint32_t *way_back, *send_keys, *send_values, *back, *answers;
@@ -203,8 +204,9 @@ static size_t offsets(const size_t *n, int parts, size_t *at)
 
 /* The shard in backend memory and its count per part; then the vote, and every rank's counts
  * for this one. The piece for this rank's own part is never exchanged: a find probes it where
- * the split put it, and a build's split puts it straight into the receive arrays, after the
- * other ranks' pieces. */
+ * the split put it (in the send arrays, whose order the answers come back in), and a build's
+ * split puts it straight into the receive arrays, so a build's send arrays (c->start) hold the
+ * other pieces alone. */
 static int plan_call(RankCall *c, int find)
 {
     const GhmDistMap *m = c->m;
@@ -223,7 +225,7 @@ static int plan_call(RankCall *c, int find)
         return GHM_ERR_IO;
     for (int p = 0; p < c->ranks; p++)
         c->recv_n[p] = (size_t)recv[p];
-    offsets(c->count, c->ranks, c->start);
+    c->sent = offsets(find ? c->count : c->send_n, c->ranks, c->start);
     c->received = offsets(c->recv_n, c->ranks, c->recv_at);
     if (!find)
         c->received += c->count[self];
@@ -235,10 +237,10 @@ static int alloc_call(RankCall *c, uint32_t *out)
     const GhmDistMap *m = c->m;
     int find = out != NULL;
     size_t way_back_words = c->n ? m->ops->way_back_words(c->n, m->c.parts) : 0;
-    int ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_keys);
+    int ret = ghmi_dist_alloc_u32(m, c->ctx, c->sent, &c->send_keys);
     if (ret == GHM_OK)
         ret = find ? ghmi_dist_alloc_u32(m, c->ctx, way_back_words, &c->way_back)
-                   : ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->send_values);
+                   : ghmi_dist_alloc_u32(m, c->ctx, c->sent, &c->send_values);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, c->ctx, c->n, &c->back);
     if (ret == GHM_OK)
@@ -323,10 +325,10 @@ static int split_and_send(RankCall *c, int find)
     if ((ret = agree(m, ret)) < 0)
         return ret;
     ret = exchange(c, c->send_keys, c->send_n, c->start, c->recv_keys, c->recv_n, c->recv_at,
-                   c->n, c->received);
+                   c->sent, c->received);
     if (ret == GHM_OK && !find)
         ret = exchange(c, c->send_values, c->send_n, c->start, c->recv_values, c->recv_n,
-                       c->recv_at, c->n, c->received);
+                       c->recv_at, c->sent, c->received);
     return ret;
 }
 
@@ -459,10 +461,10 @@ static int landing_places(const RankCall *c, uint64_t *to)
 }
 
 /* A build as one process's overlapped build (dist_map.c): this rank's split puts its own piece
- * first in its window and the others in its send arrays (room for those alone: c->start
- * skips the own piece), the copy engines carry those into the other ranks' windows, and the
- * part inserts its own piece meanwhile, the rest once every rank's copies are in. The vote
- * after the copies are queued is the barrier that lets the parts wait for the others' marks. */
+ * first in its window and the others in its send arrays, the copy engines carry those into the
+ * other ranks' windows, and the part inserts its own piece meanwhile, the rest once every
+ * rank's copies are in. The vote after the copies are queued is the barrier that lets the
+ * parts wait for the others' marks. */
 static int build_in_windows(RankCall *c)
 {
     const GhmDistMap *m = c->m;
@@ -471,15 +473,14 @@ static int build_in_windows(RankCall *c)
     uint64_t to[MAX_PARTS];
     uint32_t *keys = NULL, *values = NULL;
     int ret = plan_call(c, 0);
-    size_t sent = offsets(c->send_n, c->ranks, c->start); /* the own piece's send_n is 0 */
     if (ret == GHM_OK)
         ret = landing_places(c, to);
     if (ret == GHM_OK)
         ret = ops->window_reserve(c->ctx, m->window, &m->ranks, c->received, &keys, &values);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, c->ctx, sent, &c->send_keys);
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->sent, &c->send_keys);
     if (ret == GHM_OK)
-        ret = ghmi_dist_alloc_u32(m, c->ctx, sent, &c->send_values);
+        ret = ghmi_dist_alloc_u32(m, c->ctx, c->sent, &c->send_values);
     if (ret == GHM_OK && c->n) {
         GhmiDistDest dest;
         ghmi_dist_dest_local(&dest, c->ranks, c->start, c->send_keys, c->send_values);
