@@ -86,9 +86,11 @@ GHM_API void ghm_dist_map_free(GhmDistMap **m);
  * empty. ghm_dist_map_size and ghm_dist_map_part_size(m, 0) answer for this rank's part alone.
  *
  * The library links no MPI: the caller gives it the host messages (geohash-match gives MPI's,
- * src/ranks.c). Device data goes through NCCL where the library was built with it (GEOHASH_NCCL)
- * and the contexts are CUDA on distinct GPUs, else through host memory and all_to_all_v; the
- * CPU backend's arrays go through all_to_all_v as they are. */
+ * src/ranks.c). Two CUDA ranks that are processes of one machine map each other's device
+ * memory (CUDA IPC: ghm_dist_map_uses_ipc) for builds and finds. Otherwise device data goes
+ * through NCCL where the library was built with it (GEOHASH_NCCL) and the contexts are CUDA on
+ * distinct GPUs, else through host memory and all_to_all_v; the CPU backend's arrays go through
+ * all_to_all_v as they are. */
 typedef struct GhmDistRanks {
     int rank, ranks; /* this process, and how many take part (1 .. GHM_DIST_MAP_MAX_PARTS) */
     void *user;      /* given back to each function */
