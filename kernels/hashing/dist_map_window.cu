@@ -200,7 +200,7 @@ int ghmi_cuda_window_open(GhmContext *ctx, const GhmDistRanks *ranks, void **win
 #define ROOM_STEP 65536
 
 /* Room for n keys and n other words in this rank's window: a new array (a new generation) when
- * the old one is too small. */
+ * the old one is too small. A window only grows; it is freed with the map. */
 static int make_room(GhmContext *ctx, Window *w, size_t n)
 {
     if (n <= w->cap)
