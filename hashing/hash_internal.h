@@ -1,7 +1,8 @@
 /*
  * hash_internal.h - what the hash structures of hashing/ share beyond the hash family
- * (hash_family.h, which the CUDA maps share too): the CPU bucket width, a key permutation for
- * tests and benchmarks, and the options of the map inside the set, multimap and index.
+ * (hash_family.h, which the CUDA maps share too): the CPU bucket width, a byte fingerprint, a key
+ * permutation for tests and benchmarks, and the options of the map inside the set, multimap and
+ * index.
  */
 #ifndef GHM_HASH_INTERNAL_H
 #define GHM_HASH_INTERNAL_H
@@ -19,6 +20,17 @@ extern "C" {
 #endif
 
 #define GHMI_BUCKET_SLOTS 8 /* CPU buckets: 8 slots of 8 bytes, one 64-byte cache line */
+
+/* FNV-1a over n bytes: a cheap fingerprint (a file's checksum, a GPU's or a host's identity),
+ * not a table hash. */
+static inline uint64_t ghmi_fnv1a64(const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
 
 /* A 32-bit permutation (multiply by an odd constant, xorshift, repeat): distinct counters give
  * distinct keys, which benchmarks and tests use to draw unique random keys from a seed. */

@@ -24,6 +24,7 @@
  * dist_map_in_place.cu; over two ranks of one machine, dist_map_window.cu.
  */
 #include "hash_cuda_internal.cuh"
+#include "hash_internal.h"
 
 #define DIST_THREADS 256
 #define WARPS (DIST_THREADS / 32)
@@ -503,9 +504,7 @@ static uint64_t gpu_identity(int device)
         cudaGetLastError();
         return 0;
     }
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < sizeof prop.uuid.bytes; i++)
-        h = (h ^ (unsigned char)prop.uuid.bytes[i]) * 0x100000001b3ull;
+    uint64_t h = ghmi_fnv1a64(prop.uuid.bytes, sizeof prop.uuid.bytes);
     return h ? h : 1;
 }
 

@@ -29,6 +29,7 @@
 
 #include "device_memory.h"
 #include "hash_cuda_internal.cuh"
+#include "hash_internal.h"
 
 #define MAX_PARTS GHM_DIST_MAP_MAX_PARTS
 
@@ -64,15 +65,12 @@ struct Window {
     Peer peer[MAX_PARTS];
 };
 
-/* The host's name folded to one word (FNV-1a). */
+/* The host's name folded to one word. */
 static uint64_t host_identity(void)
 {
     char name[256] = "";
     gethostname(name, sizeof name - 1);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return h;
+    return ghmi_fnv1a64(name, strlen(name));
 }
 
 /* Every rank's record in all[rank]; GHM_ERR_IO when the exchange failed. */

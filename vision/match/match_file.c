@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ghm_file_io.h"
+#include "hash_internal.h"
 #include "match_internal.h"
 #include "why_internal.h"
 
@@ -126,16 +127,6 @@ static double get_f64(Cur *c)
     return d;
 }
 
-static uint64_t fnv1a64(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 /* The parameters that shape the reference side, in a fixed order. */
 static void put_params(Buf *b, const GhmMatchParams *p)
 {
@@ -224,7 +215,7 @@ static void encode(const GhmMatcher *m, Buf *b)
     put_u32(b, REF_VERSION);
     put_u32(b, 0);
     put_u64(b, payload.n);
-    put_u64(b, payload.failed ? 0 : fnv1a64(payload.p, payload.n));
+    put_u64(b, payload.failed ? 0 : ghmi_fnv1a64(payload.p, payload.n));
     put(b, payload.p, payload.n);
     b->failed |= payload.failed;
     free(payload.p);
@@ -281,7 +272,7 @@ static int check_header(const uint8_t *data, size_t n, const uint8_t **payload, 
             n - HEADER_BYTES);
         return GHM_ERR_FORMAT;
     }
-    if (fnv1a64(data + HEADER_BYTES, (size_t)len) != sum) {
+    if (ghmi_fnv1a64(data + HEADER_BYTES, (size_t)len) != sum) {
         ghmi_why(why, why_size, "damaged reference file (checksum mismatch)");
         return GHM_ERR_FORMAT;
     }
