@@ -19,6 +19,7 @@
 #include "json_out.h"
 #include "ranks.h"
 #include "voxel_cli.h"
+#include "voxel_ranks.h"
 
 enum {
     OPT_TRANSFORM_B = GHM_VOXEL_OPT_FIRST_OWN,
@@ -433,12 +434,17 @@ static void check_normals(const VoxelArgs *a, const GhmVoxelResult *r,
 
 /* --- the command -------------------------------------------------------------------------- */
 
-static int load_clouds(const VoxelArgs *a, GhmPointCloud *pc[2])
+/* Under MPI ranks (split) each cloud is read by one rank, which speaks for it. */
+static int load_clouds(const VoxelArgs *a, int split, GhmPointCloud *pc[2])
 {
-    for (int i = 0; i < 2; i++)
+    if (split && ghm_voxel_ranks_load(a->path, &a->out, pc) < 0)
+        return -1;
+    for (int i = 0; i < 2 && !split; i++)
         if (ghm_voxel_cli_load(a->path[i], &a->out, &pc[i]) < 0)
             return -1;
+    ghm_cli_options_quiet(split); /* the same clouds on every rank: rank 0 speaks */
     ghm_voxel_cli_warn_units(a->path[0], pc[0], a->path[1], pc[1]);
+    ghm_cli_options_quiet(0);
     return 0;
 }
 
@@ -522,8 +528,8 @@ static int run_here(Emit *e, const GhmVoxelSweepRun *run)
 
 /* --- a sweep over MPI ranks --------------------------------------------------------------- */
 
-/* Under an MPI launcher a sweep is cut into one consecutive range of steps per rank, each rank
- * reading the clouds (so neither may come from standard input) and fitting the same grid; rank 0
+/* Under an MPI launcher a sweep is cut into one consecutive range of steps per rank; the ranks
+ * read the clouds (neither from standard input) and fit the grid together (voxel_ranks.c); rank 0
  * prints its lines, then the others' in rank order: the lines of one process. */
 static int split_over_ranks(const VoxelArgs *a)
 {
@@ -572,8 +578,10 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     GhmVoxelGrid grid;
     int ret = moved && !poses ? GHM_ERR_NOMEM : GHM_OK;
     if (ret == GHM_OK)
-        ret = ghm_voxel_grid_fit(pc[0], pc[1], poses, moved ? steps : 0, &a->vox, &grid, why,
-                                 sizeof why);
+        ret = split_over_ranks(a) ? ghm_voxel_ranks_fit(pc[0], pc[1], poses, moved ? steps : 0,
+                                                        &a->vox, &grid, why, sizeof why)
+                                  : ghm_voxel_grid_fit(pc[0], pc[1], poses, moved ? steps : 0,
+                                                       &a->vox, &grid, why, sizeof why);
     int grid_error = ghm_voxel_cli_grid_error(&a->vox, ret, why) < 0;
     ghm_cli_options_quiet(0);
     if (grid_error) {
@@ -610,9 +618,7 @@ static int read_and_run(VoxelArgs *a, int split)
     FILE *out = split && ghm_ranks_rank() > 0 ? open_memstream(&text, &len) : stdout;
     int status = GHM_EXIT_ERROR;
     double t0 = ghm_now();
-    ghm_cli_options_quiet(split); /* every rank reads the same clouds: rank 0 speaks */
-    int loaded = load_clouds(a, pc) == 0;
-    ghm_cli_options_quiet(0);
+    int loaded = load_clouds(a, split, pc) == 0;
     if (!out)
         ghm_cli_error(NULL, "out of memory");
     else if (loaded && ghm_cli_context(&a->common, &ctx) == GHM_OK)

@@ -123,6 +123,37 @@ void ghm_ranks_gather_doubles(const double *mine, int n, double *all)
     MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
+void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
+{
+    if (!joined || size == 1) {
+        for (int i = 0; i < n; i++)
+            all[i] = mine[i];
+        return;
+    }
+    MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
+}
+
+int ghm_ranks_all_ok(int ok)
+{
+    int all = 0;
+    if (!joined || size == 1)
+        return ok != 0;
+    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all;
+}
+
+int ghm_ranks_broadcast(void *buf, size_t bytes, int root)
+{
+    enum { BCAST_PIECE = 1 << 30 }; /* MPI counts are ints */
+    if (!joined || size == 1)
+        return 0;
+    for (size_t at = 0; at < bytes; at += BCAST_PIECE) {
+        size_t k = bytes - at < BCAST_PIECE ? bytes - at : BCAST_PIECE;
+        if (MPI_Bcast((char *)buf + at, (int)k, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
 /* MPI counts and displacements are ints: the words of one exchange must fit them, on every
  * rank (checked together, so that no rank waits for one that gave up). */
 static int fits_int(const size_t *n, const size_t *at)
@@ -165,10 +196,7 @@ static int dist_all_to_all_v(void *user, const uint32_t *send, const size_t *sen
 static int dist_broadcast(void *user, void *buf, size_t bytes, int root)
 {
     (void)user;
-    return bytes <= INT_MAX &&
-                   MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS
-               ? 0
-               : -1;
+    return ghm_ranks_broadcast(buf, bytes, root);
 }
 
 int ghm_ranks_dist(GhmDistRanks *out)
@@ -209,6 +237,17 @@ void ghm_ranks_gather_doubles(const double *mine, int n, double *all)
 {
     for (int i = 0; all && i < n; i++)
         all[i] = mine[i];
+}
+void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
+{
+    for (int i = 0; i < n; i++)
+        all[i] = mine[i];
+}
+int ghm_ranks_all_ok(int ok) { return ok != 0; }
+int ghm_ranks_broadcast(void *buf, size_t bytes, int root)
+{
+    (void)buf, (void)bytes, (void)root;
+    return 0;
 }
 static const int size = 1, rank = 0, local_rank = 0;
 

@@ -7,7 +7,8 @@
  * compiled in.
  *
  * What is split: the frames of one video file (ranges of the selected frames, one per rank;
- * cmd_video.c), the steps of a voxel sweep (ranges of steps; cmd_voxel.c), and the keys of
+ * cmd_video.c), the steps of a voxel sweep (ranges of steps, each cloud read by one rank and
+ * broadcast, the grid's fit over the poses dealt; cmd_voxel.c, voxel_ranks.c), and the keys of
  * `bench distmap` (a map with one part per rank). Any other run (images, several queries, a
  * video on standard input, one voxel step, a voxel edit, other benchmarks) is rank 0's alone;
  * the other ranks take no part and exit with rank 0's status.
@@ -52,6 +53,15 @@ void ghm_ranks_gather_doubles(const double *mine, int n, double *all);
 /* The ranks' host messages for a map split over them (ghm_dist_map_create_ranked): every rank
  * of the run takes part. 0, or -1 where this process is not one of several MPI ranks. */
 int ghm_ranks_dist(GhmDistRanks *out);
+
+/* Every rank receives every rank's n values into all[rank * n + i] (size * n values). */
+void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all);
+
+/* 1 on every rank when ok is nonzero on every rank, else 0 on every rank. */
+int ghm_ranks_all_ok(int ok);
+
+/* Rank root's bytes at buf to every rank's buf (in pieces: any size). 0, or -1. */
+int ghm_ranks_broadcast(void *buf, size_t bytes, int root);
 
 /* Waits until every rank has come here (a run's timed steps start together). */
 void ghm_ranks_barrier(void);

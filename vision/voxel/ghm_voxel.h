@@ -134,6 +134,27 @@ GHM_API int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, c
                                int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                                size_t why_size);
 
+/* The joint bounding box a grid is fitted around, for a fit spread over processes (a sweep's
+ * poses over MPI ranks): each adds its share of the clouds and poses in order, the boxes are
+ * joined in that order, and ghm_voxel_grid_fit_box then gives ghm_voxel_grid_fit's grid to the
+ * bit (equal coordinates keep the first seen, as one pass does). */
+typedef struct GhmVoxelBox {
+    double lo[3], hi[3]; /* +inf / -inf while empty */
+    size_t points;       /* points added (a cloud once per pose) */
+} GhmVoxelBox;
+
+GHM_API GhmVoxelBox ghm_voxel_box_empty(void);
+
+/* Adds cloud c's points moved by the row-major 4x4 pose (NULL: as they are). */
+GHM_API void ghm_voxel_box_add(GhmVoxelBox *box, const GhmPointCloud *c, const double *pose);
+
+/* Adds a box whose points came after box's (in the order of one pass). */
+GHM_API void ghm_voxel_box_join(GhmVoxelBox *box, const GhmVoxelBox *later);
+
+/* ghm_voxel_grid_fit's grid around a box (its codes; an empty box: one voxel of size 1). */
+GHM_API int ghm_voxel_grid_fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt,
+                                   GhmVoxelGrid *out, char *why, size_t why_size);
+
 /* The same grid around every point of n clouds (as they are): the one grid of a voxel edit
  * (ghm_voxel_edit.h). The same codes; n may be 0 (a grid of one voxel of size 1). */
 GHM_API int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,

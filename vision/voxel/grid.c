@@ -179,12 +179,15 @@ static void fit_dims(const double lo[3], const double hi[3], int size_given, dou
             d[k] += 1;
 }
 
-/* The grid around the box [lo, hi] (see ghm_voxel_grid_fit). */
-static int fit_box(double lo[3], double hi[3], int empty, const GhmVoxelOptions *opt,
-                   GhmVoxelGrid *out, char *why, size_t why_size)
+/* The grid around a box (see ghm_voxel_grid_fit). */
+static int fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelGrid *out,
+                   char *why, size_t why_size)
 {
-    if (empty)
-        lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0.0;
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = box->points ? box->lo[k] : 0.0;
+        hi[k] = box->points ? box->hi[k] : 0.0;
+    }
     double longest = 0;
     for (int k = 0; k < 3; k++)
         longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
@@ -213,6 +216,35 @@ static int bad_fit(const GhmVoxelOptions *o, char *why, size_t why_size)
     return GHM_ERR_INVALID;
 }
 
+GhmVoxelBox ghm_voxel_box_empty(void)
+{
+    GhmVoxelBox b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0};
+    return b;
+}
+
+void ghm_voxel_box_add(GhmVoxelBox *box, const GhmPointCloud *c, const double *pose)
+{
+    add_moved(c, pose, box->lo, box->hi);
+    box->points += c->n;
+}
+
+void ghm_voxel_box_join(GhmVoxelBox *box, const GhmVoxelBox *later)
+{
+    for (int k = 0; k < 3; k++) { /* bbox_add's strict comparisons: the earlier of equals */
+        box->lo[k] = later->lo[k] < box->lo[k] ? later->lo[k] : box->lo[k];
+        box->hi[k] = later->hi[k] > box->hi[k] ? later->hi[k] : box->hi[k];
+    }
+    box->points += later->points;
+}
+
+int ghm_voxel_grid_fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelGrid *out,
+                           char *why, size_t why_size)
+{
+    if (!box || !out || ghmi_voxel_check_options(opt, NULL, 0) < 0)
+        return bad_fit(opt, why, why_size);
+    return fit_box(box, opt, out, why, why_size);
+}
+
 int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
                        int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                        size_t why_size)
@@ -220,11 +252,11 @@ int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const dou
     if (!a || !b || !out || nposes < 0 || (nposes > 0 && !poses) ||
         ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    add_moved(a, NULL, lo, hi);
+    GhmVoxelBox box = ghm_voxel_box_empty();
+    ghm_voxel_box_add(&box, a, NULL);
     for (int k = 0; k < (nposes ? nposes : 1); k++)
-        add_moved(b, nposes ? poses + 16 * k : NULL, lo, hi);
-    return fit_box(lo, hi, a->n + b->n == 0, opt, out, why, why_size);
+        ghm_voxel_box_add(&box, b, nposes ? poses + 16 * k : NULL);
+    return fit_box(&box, opt, out, why, why_size);
 }
 
 int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
@@ -233,13 +265,11 @@ int ghm_voxel_grid_fit_clouds(const GhmPointCloud *const *clouds, int n,
 {
     if (!clouds || n < 0 || !out || ghmi_voxel_check_options(opt, NULL, 0) < 0)
         return bad_fit(opt, why, why_size);
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    size_t points = 0;
+    GhmVoxelBox box = ghm_voxel_box_empty();
     for (int c = 0; c < n; c++) {
         if (!clouds[c])
             return bad_fit(opt, why, why_size);
-        add_moved(clouds[c], NULL, lo, hi);
-        points += clouds[c]->n;
+        ghm_voxel_box_add(&box, clouds[c], NULL);
     }
-    return fit_box(lo, hi, points == 0, opt, out, why, why_size);
+    return fit_box(&box, opt, out, why, why_size);
 }
