@@ -1,4 +1,4 @@
-/* check_voxel.c - voxel Boolean intersection: grid fitting, voxelization and labels on clouds
+/* check_voxel.c - voxel Boolean intersection: voxelization and labels on clouds
  * whose answer is known exactly (analytic spheres sampled with exact normals), degenerate
  * clouds, and thread-count independence. */
 #include <math.h>
@@ -38,52 +38,6 @@ static void check_counts_add_up(const GhmVoxelSide *s)
 }
 
 /* --- core --------------------------------------------------------------------------------- */
-
-START_TEST(test_grid_fit)
-{
-    GhmPointCloud *a = NULL, *b = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(2, 0, 0, &a), GHM_OK);
-    ck_assert_int_eq(ghm_pointcloud_create(1, 0, 0, &b), GHM_OK);
-    float pa[6] = {0, 0, 0, 4, 1, 2}, pb[3] = {1, 2, -1};
-    memcpy(a->xyz, pa, sizeof pa);
-    memcpy(b->xyz, pb, sizeof pb);
-    GhmVoxelOptions opt = ghm_voxel_defaults();
-    ck_assert_int_eq(opt.grid, 128);
-    opt.grid = 8; /* joint box (0,0,-1)-(4,2,2): longest side 4, voxels of 0.5 */
-    GhmVoxelGrid g;
-    char why[256];
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
-    ck_assert_double_eq_tol(g.voxel_size, 0.5, 1e-12);
-    ck_assert_int_eq(g.dims[0], 8);
-    ck_assert_int_eq(g.dims[1], 4);
-    ck_assert_int_eq(g.dims[2], 6);
-    ck_assert_double_eq(g.origin[2], -1.0);
-    double c[3];
-    ghm_voxel_centre(&g, 1 + 8 * (2 + 4 * 3), c);
-    ck_assert_double_eq_tol(c[0], 0.75, 1e-12);
-    ck_assert_double_eq_tol(c[1], 1.25, 1e-12);
-    ck_assert_double_eq_tol(c[2], 0.75, 1e-12);
-    /* a pose moves B for the fit */
-    double pose[16] = {1, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, pose, 1, &opt, &g, why, sizeof why), GHM_OK);
-    ck_assert_double_eq_tol(g.voxel_size, 11.0 / 8, 1e-12);
-    /* too fine: refused with a reason, never allocated */
-    opt.voxel_size = 0.001;
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
-                     GHM_ERR_TOO_LARGE);
-    ck_assert_ptr_nonnull(strstr(why, "at most 1024"));
-    opt.voxel_size = 0;
-    opt.grid = 1025;
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
-                     GHM_ERR_INVALID);
-    opt = ghm_voxel_defaults();
-    opt.t_in = 1.5;
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
-                     GHM_ERR_INVALID);
-    ghm_pointcloud_free(&a);
-    ghm_pointcloud_free(&b);
-}
-END_TEST
 
 START_TEST(test_one_point)
 {
@@ -428,57 +382,6 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
-/* Every point of both clouds lies in the half-open box the grid reports, by a user's
- * arithmetic (origin + dims * size) and by the voxelizer's (floor((p - origin) / size)). */
-static void assert_grid_holds(const GhmVoxelGrid *g, const GhmPointCloud *pc)
-{
-    for (size_t i = 0; i < pc->n; i++)
-        for (int k = 0; k < 3; k++) {
-            double p = pc->xyz[3 * i + k];
-            ck_assert(p >= g->origin[k]);
-            ck_assert(p < g->origin[k] + g->dims[k] * g->voxel_size);
-            ck_assert(floor((p - g->origin[k]) * (1.0 / g->voxel_size)) < g->dims[k]);
-        }
-}
-
-START_TEST(test_grid_holds_every_point)
-{
-    GhmPointCloud *a = NULL, *b = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(500, 0, 0, &a), GHM_OK);
-    ck_assert_int_eq(ghm_pointcloud_create(500, 0, 0, &b), GHM_OK);
-    uint32_t state = 12345;
-    for (size_t i = 0; i < 3 * 500; i++) {
-        state = state * 1664525u + 1013904223u;
-        a->xyz[i] = -3.1f + 7.3f * (float)(state >> 8) / (float)(1u << 24);
-        state = state * 1664525u + 1013904223u;
-        b->xyz[i] = 0.7f + 2.9f * (float)(state >> 8) / (float)(1u << 24);
-    }
-    GhmVoxelOptions opt = ghm_voxel_defaults();
-    GhmVoxelGrid g;
-    char why[256];
-    for (int grid = 1; grid <= 300; grid += 7) {
-        opt.grid = grid;
-        ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
-        ck_assert_int_le(g.dims[0] > g.dims[1] ? (g.dims[0] > g.dims[2] ? g.dims[0] : g.dims[2])
-                                               : (g.dims[1] > g.dims[2] ? g.dims[1] : g.dims[2]),
-                         grid);
-        assert_grid_holds(&g, a);
-        assert_grid_holds(&g, b);
-    }
-    /* A size the user gives stays; a box of whole voxels gets one more on its far side. */
-    float unit[6] = {0, 0, 0, 1, 1, 1};
-    memcpy(a->xyz, unit, sizeof unit);
-    a->n = 2;
-    opt.voxel_size = 0.25;
-    ck_assert_int_eq(ghm_voxel_grid_fit(a, a, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
-    ck_assert_double_eq(g.voxel_size, 0.25);
-    ck_assert_int_eq(g.dims[0], 5);
-    assert_grid_holds(&g, a);
-    ghm_pointcloud_free(&a);
-    ghm_pointcloud_free(&b);
-}
-END_TEST
-
 START_TEST(test_grid_faces_and_outside_points)
 {
     GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
@@ -671,7 +574,6 @@ static Suite *voxel_suite(void)
 {
     Suite *s = suite_create("voxel");
     TCase *core = tcase_create("core");
-    tcase_add_test(core, test_grid_fit);
     tcase_add_test(core, test_one_point);
     tcase_add_test(core, test_empty_and_disjoint);
     tcase_add_test(core, test_counts_and_output);
@@ -688,7 +590,6 @@ static Suite *voxel_suite(void)
     tcase_set_timeout(edge, 120);
     tcase_add_test(edge, test_threads_agree);
     tcase_add_test(edge, test_grid_faces_and_outside_points);
-    tcase_add_test(edge, test_grid_holds_every_point);
     tcase_add_test(edge, test_sparse_cloud_widens);
     tcase_add_test(edge, test_thin_clouds_barrier);
     tcase_add_test(edge, test_rows_cloud_as_plain_cloud);
