@@ -434,17 +434,12 @@ static void check_normals(const VoxelArgs *a, const GhmVoxelResult *r,
 
 /* --- the command -------------------------------------------------------------------------- */
 
-/* Under MPI ranks (split) each cloud is read by one rank, which speaks for it. */
-static int load_clouds(const VoxelArgs *a, int split, GhmPointCloud *pc[2])
+static int load_clouds(const VoxelArgs *a, GhmPointCloud *pc[2])
 {
-    if (split && ghm_voxel_ranks_load(a->path, &a->out, pc) < 0)
-        return -1;
-    for (int i = 0; i < 2 && !split; i++)
+    for (int i = 0; i < 2; i++)
         if (ghm_voxel_cli_load(a->path[i], &a->out, &pc[i]) < 0)
             return -1;
-    ghm_cli_options_quiet(split); /* the same clouds on every rank: rank 0 speaks */
     ghm_voxel_cli_warn_units(a->path[0], pc[0], a->path[1], pc[1]);
-    ghm_cli_options_quiet(0);
     return 0;
 }
 
@@ -528,9 +523,10 @@ static int run_here(Emit *e, const GhmVoxelSweepRun *run)
 
 /* --- a sweep over MPI ranks --------------------------------------------------------------- */
 
-/* Under an MPI launcher a sweep is cut into one consecutive range of steps per rank; the ranks
- * read the clouds (neither from standard input) and fit the grid together (voxel_ranks.c); rank 0
- * prints its lines, then the others' in rank order: the lines of one process. */
+/* Under an MPI launcher a sweep is cut into one consecutive range of steps per rank, each rank
+ * reading the clouds (so neither may come from standard input), the ranks fitting the grid
+ * together (voxel_ranks.c); rank 0 prints its lines, then the others' in rank order: the lines
+ * of one process. */
 static int split_over_ranks(const VoxelArgs *a)
 {
     return ghm_ranks_size() > 1 && a->sweep > 1 && strcmp(a->path[0], "-") != 0 &&
@@ -618,7 +614,9 @@ static int read_and_run(VoxelArgs *a, int split)
     FILE *out = split && ghm_ranks_rank() > 0 ? open_memstream(&text, &len) : stdout;
     int status = GHM_EXIT_ERROR;
     double t0 = ghm_now();
-    int loaded = load_clouds(a, split, pc) == 0;
+    ghm_cli_options_quiet(split); /* every rank reads the same clouds: rank 0 speaks */
+    int loaded = load_clouds(a, pc) == 0;
+    ghm_cli_options_quiet(0);
     if (!out)
         ghm_cli_error(NULL, "out of memory");
     else if (loaded && ghm_cli_context(&a->common, &ctx) == GHM_OK)
