@@ -1,6 +1,6 @@
 /*
  * dist_map_create.c - a GhmDistMap's life (ghm_dist_map.h): its parts' maps and side streams
- * made and freed, and the pairs it holds. Its bulk calls are dist_map.c's (one process) and
+ * made and freed, the pairs it holds, and the arrays it hands out (ghm_dist_map_alloc_array). Its bulk calls are dist_map.c's (one process) and
  * dist_map_ranks.c's (one part per rank).
  */
 #include "ghm_dist_map.h"
@@ -81,4 +81,25 @@ size_t ghm_dist_map_size(const GhmDistMap *m)
     for (int p = 0; m && p < m->parts; p++)
         total += ghm_dist_map_part_size(m, p);
     return total;
+}
+
+int ghm_dist_map_alloc_array(GhmDistMap *m, int part, size_t bytes, void **out)
+{
+    if (out)
+        *out = NULL;
+    int status = !m || !out || part < 0 || part >= m->parts ? GHM_ERR_INVALID : GHM_OK;
+    if (m && m->ranked) /* every rank takes part, a bad call's rank too */
+        return ghmi_dist_ranked_alloc_array(m, status, bytes, out);
+    return status < 0 ? status : ghm_buffer_alloc(m->ctx[part], bytes, out);
+}
+
+void ghm_dist_map_free_array(GhmDistMap *m, int part, void **p)
+{
+    int bad = !m || !p || part < 0 || part >= m->parts;
+    if (m && m->ranked)
+        ghmi_dist_ranked_free_array(m, bad ? NULL : *p);
+    else if (!bad)
+        ghm_buffer_free(m->ctx[part], p);
+    if (p)
+        *p = NULL;
 }

@@ -45,4 +45,8 @@ int ghmi_dist_ranked_build(GhmDistMap *m, const uint32_t *keys, const uint32_t *
 int ghmi_dist_ranked_find(const GhmDistMap *m, const uint32_t *keys, size_t n, uint32_t *out);
 void ghmi_dist_ranked_free(GhmDistMap *m);
 
+/* A ranked map's arrays (ghm_dist_map_alloc_array; status: this rank's argument check). */
+int ghmi_dist_ranked_alloc_array(GhmDistMap *m, int status, size_t bytes, void **out);
+void ghmi_dist_ranked_free_array(GhmDistMap *m, void *p);
+
 #endif /* GHM_DIST_MAP_INTERNAL_H */

@@ -169,6 +169,27 @@ void ghmi_dist_ranked_free(GhmDistMap *m)
     m->link = NULL;
 }
 
+int ghmi_dist_ranked_alloc_array(GhmDistMap *m, int status, size_t bytes, void **out)
+{
+    if (m->window)
+        return m->ops->window_alloc_array(m->ctx[0], m->window, &m->ranks, status, bytes, out);
+    void *p = NULL;
+    int ret = agree(m, status < 0 ? status : ghm_buffer_alloc(m->ctx[0], bytes, &p));
+    if (ret < 0)
+        ghm_buffer_free(m->ctx[0], &p);
+    else
+        *out = p;
+    return ret;
+}
+
+void ghmi_dist_ranked_free_array(GhmDistMap *m, void *p)
+{
+    if (m->window)
+        (void)m->ops->window_free_array(m->ctx[0], m->window, &m->ranks, p);
+    else
+        ghm_buffer_free(m->ctx[0], &p);
+}
+
 int ghm_dist_map_uses_nccl(const GhmDistMap *m) { return m && m->link != NULL; }
 
 int ghm_dist_map_uses_ipc(const GhmDistMap *m) { return m && m->window != NULL; }
@@ -476,7 +497,8 @@ static int build_in_windows(RankCall *c)
     if (ret == GHM_OK)
         ret = landing_places(c, to);
     if (ret == GHM_OK)
-        ret = ops->window_reserve(c->ctx, m->window, &m->ranks, c->received, &keys, &values);
+        ret = ops->window_reserve(c->ctx, m->window, &m->ranks, c->received, NULL, NULL, &keys,
+                                  &values);
     if (ret == GHM_OK)
         ret = ghmi_dist_alloc_u32(m, c->ctx, c->sent, &c->send_keys);
     if (ret == GHM_OK)
@@ -506,7 +528,8 @@ static int find_in_windows(RankCall *c, uint32_t *out)
     const GhmDistOps *ops = m->ops;
     void *w = m->window;
     uint32_t *keys, *answers;
-    int ret = agree(m, ops->window_reserve(c->ctx, w, &m->ranks, c->n, &keys, &answers));
+    int ret = agree(m, ops->window_reserve(c->ctx, w, &m->ranks, c->n, c->keys, out, &keys,
+                                           &answers));
     if (ret == GHM_OK)
         ret = agree(m, ops->window_fill(c->ctx, w, c->keys));
     if (ret == GHM_OK)

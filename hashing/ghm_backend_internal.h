@@ -196,16 +196,21 @@ typedef struct GhmDistOps {
      * records through ranks and fails alike on every rank where they cannot map each other's
      * memory; *window is freed by window_close. window_reserve (every rank, with its own n)
      * makes room for n keys and n other words (a find's answers, a build's values), gives this
-     * rank's two arrays and maps every other window as it now is. A find: window_fill (this
+     * rank's two arrays and maps every other window as it now is; a find passes its keys and
+     * answer arrays (keys_in, out_in; a build NULL), which are used where they lie when they are
+     * in arrays of window_alloc_array. A find: window_fill (this
      * rank's keys in: host or ctx memory), a vote, window_probe (this rank's part's keys of
      * every window answered), a vote, window_answers (this rank's answers out: host or ctx
      * memory). A build: window_send (the pieces in ctx's send arrays, n[q] pairs from from[q],
      * copied into rank q's window at to[q], beside ctx's later work), a vote, then window_join
-     * (ctx's later work waits for every rank's copies; every call ends with it). NULL: none. */
+     * (ctx's later work waits for every rank's copies; every call ends with it).
+     * window_alloc_array and window_free_array (every rank together, each its own array or
+     * NULL) make and free ctx memory every rank maps (ghm_dist_map_alloc_array). NULL: none. */
     int (*window_open)(GhmContext *ctx, const GhmDistRanks *ranks, void **window);
     void (*window_close)(GhmContext *ctx, void *window);
     int (*window_reserve)(GhmContext *ctx, void *window, const GhmDistRanks *ranks, size_t n,
-                          uint32_t **keys, uint32_t **second);
+                          const uint32_t *keys_in, const uint32_t *out_in, uint32_t **keys,
+                          uint32_t **second);
     int (*window_fill)(GhmContext *ctx, void *window, const uint32_t *keys);
     int (*window_probe)(GhmContext *ctx, void *window, const GhmMap *map, GhmiDistConsts c);
     int (*window_answers)(GhmContext *ctx, void *window, uint32_t *out);
@@ -213,6 +218,9 @@ typedef struct GhmDistOps {
                        const uint32_t *values, const size_t *n, const size_t *from,
                        const uint64_t *to);
     int (*window_join)(GhmContext *ctx, void *window);
+    int (*window_alloc_array)(GhmContext *ctx, void *window, const GhmDistRanks *ranks,
+                              int status, size_t bytes, void **out);
+    int (*window_free_array)(GhmContext *ctx, void *window, const GhmDistRanks *ranks, void *p);
 } GhmDistOps;
 
 /* ghm_map_find on backend arrays (keys and out in ctx's memory), queued on the map's context

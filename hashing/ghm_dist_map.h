@@ -122,6 +122,18 @@ GHM_API int ghm_dist_map_uses_nccl(const GhmDistMap *m);
  * they lie, a build copies the pieces straight into the other rank's memory; else 0. */
 GHM_API int ghm_dist_map_uses_ipc(const GhmDistMap *m);
 
+/* An array of `bytes` in part p's context's memory (a ranked map: p = 0, this rank's) for a
+ * find's keys or answers, which a map whose ranks map each other's memory (ghm_dist_map_uses_ipc)
+ * then reads and writes where it lies: a find's keys, or answers, that lie in such an array are
+ * not copied through the map's own staging memory (a tenth of a find of 2^28 keys on two H200s).
+ * Other maps give plain context memory (ghm_buffer_alloc), which works as any array. On a ranked
+ * map every rank calls both functions together (each its own size, or its own array), as the
+ * map's other calls (an error on one rank is every rank's): where the ranks map each other's
+ * memory every rank maps every new array, and unmaps it before its owner frees it, and a rank
+ * holds at most 16 at once (GHM_ERR_TOO_LARGE). Arrays not freed are freed with the map. */
+GHM_API int ghm_dist_map_alloc_array(GhmDistMap *m, int p, size_t bytes, void **out);
+GHM_API void ghm_dist_map_free_array(GhmDistMap *m, int p, void **array);
+
 #ifdef __cplusplus
 }
 #endif

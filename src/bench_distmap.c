@@ -349,10 +349,49 @@ static int create_dist_map(Bench *b, GhmDistMap **dm)
     return ghm_dist_map_create(b->ctx, b->parts, &b->mo, dm);
 }
 
+/* The shards' keys, absent keys and answers moved into arrays of the map
+ * (ghm_dist_map_alloc_array), which ranks that map each other's memory probe and answer where
+ * they lie, as a user of such a map would. Every rank moves or none does. */
+static int move_to_map_arrays(Bench *b, GhmDistMap *dm)
+{
+    uint32_t **move[3] = {b->keys, b->absent, b->out};
+    void *a[3][MAX_P] = {{NULL}};
+    int ret = GHM_OK;
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < b->parts && ret == GHM_OK; p++)
+            ret = ghm_dist_map_alloc_array(dm, p, (b->len[p] ? b->len[p] : 1) * 4, &a[k][p]);
+    for (int k = 0; k < 2; k++) /* the answers need no copy */
+        for (int p = 0; p < b->parts && ret == GHM_OK; p++)
+            ret = ghm_buffer_copy(b->ctx[p], a[k][p], move[k][p], b->len[p] * 4);
+    ret = all_ranks(b, ret);
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < b->parts; p++) {
+            if (ret < 0) {
+                ghm_dist_map_free_array(dm, p, &a[k][p]);
+                continue;
+            }
+            ghm_buffer_free(b->ctx[p], (void **)&move[k][p]);
+            move[k][p] = a[k][p];
+        }
+    return ret;
+}
+
+/* Frees what move_to_map_arrays moved (every rank together). */
+static void free_map_arrays(Bench *b, GhmDistMap *dm)
+{
+    uint32_t **moved[3] = {b->keys, b->absent, b->out};
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < b->parts; p++)
+            ghm_dist_map_free_array(dm, p, (void **)&moved[k][p]);
+}
+
 static int run_dist_map(Bench *b, Rates *r)
 {
     GhmDistMap *dm = NULL;
     int ret = create_dist_map(b, &dm);
+    if (ret == GHM_OK)
+        ret = move_to_map_arrays(b, dm);
+    int moved = ret == GHM_OK;
     const uint32_t *const *keys = (const uint32_t *const *)b->keys;
     const uint32_t *const *values = (const uint32_t *const *)b->values;
     const uint32_t *const *absent = (const uint32_t *const *)b->absent;
@@ -386,6 +425,8 @@ static int run_dist_map(Bench *b, Rates *r)
                ghm_dist_map_uses_ipc(dm)    ? "CUDA IPC"
                : ghm_dist_map_uses_nccl(dm) ? "NCCL"
                                             : "host memory");
+    if (moved)
+        free_map_arrays(b, dm);
     ghm_dist_map_free(&dm);
     return ret == WRONG_ANSWERS ? ret : ret < 0 ? fail("the split map", ret) : GHM_OK;
 }

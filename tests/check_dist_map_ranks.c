@@ -1,8 +1,9 @@
 /* check_dist_map_ranks.c - the ranked GhmDistMap with processes as its ranks: this program run
  * twice more (GHM_TEST_RANK set), the two talking over a socket pair as GhmDistRanks; on the
  * CPU (host messages) and on CUDA, where the two map each other's memory (CUDA IPC windows) on
- * two GPUs, or both on one. Every answer is the single map's; one rank's error is both ranks'; a
- * failed build leaves both parts empty. */
+ * two GPUs, or both on one, probing keys and writing answers where they lie in the map's arrays.
+ * Every answer is the single map's; one rank's error is both ranks'; a failed build leaves both
+ * parts empty. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -87,37 +88,69 @@ static int link_broadcast(void *user, void *buf, size_t bytes, int root)
         }                                                                                    \
     } while (0)
 
-/* Finds nq queries (host or, device != NULL, copies in ctx's memory) on this rank and
- * compares with want. */
+/* Where a child's find takes its keys and puts its answers. */
+enum Arrays {
+    HOST,       /* host memory */
+    CONTEXT,    /* ghm_buffer_alloc */
+    MAP,        /* ghm_dist_map_alloc_array: probed and answered in place where ranks map them */
+    MAP_MIXED,  /* rank 0's keys and rank 1's answers in the map's arrays, the rest CONTEXT */
+    ARRAY_KINDS
+};
+
+/* Finds nq queries from arrays of the given kind on this rank and compares with want. */
 static int child_find(GhmContext *ctx, GhmDistMap *dm, const uint32_t *q, size_t nq,
-                      const uint32_t *want, int on_device)
+                      const uint32_t *want, enum Arrays kind, int rank)
 {
     uint32_t *got = malloc((nq + 1) * 4);
     void *dq = NULL, *dout = NULL;
-    const uint32_t *keys = q;
-    uint32_t *out = got;
+    int map_keys = kind == MAP || (kind == MAP_MIXED && rank == 0);
+    int map_out = kind == MAP || (kind == MAP_MIXED && rank == 1);
     int ret = got ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK && on_device && (ret = ghm_buffer_alloc(ctx, nq * 4, &dq)) == GHM_OK &&
-        (ret = ghm_buffer_upload(ctx, dq, q, nq * 4)) == GHM_OK)
-        ret = ghm_buffer_alloc(ctx, nq * 4, &dout);
-    if (on_device)
-        keys = dq, out = dout;
+    if (ret == GHM_OK && kind != HOST)
+        ret = map_keys ? ghm_dist_map_alloc_array(dm, 0, nq * 4, &dq)
+                       : ghm_buffer_alloc(ctx, nq * 4, &dq);
+    if (ret == GHM_OK && kind != HOST)
+        ret = map_out ? ghm_dist_map_alloc_array(dm, 0, nq * 4, &dout)
+                      : ghm_buffer_alloc(ctx, nq * 4, &dout);
+    if (ret == GHM_OK && kind != HOST)
+        ret = ghm_buffer_upload(ctx, dq, q, nq * 4);
+    const uint32_t *keys = kind == HOST ? q : dq;
+    uint32_t *out = kind == HOST ? got : dout;
     if (ret == GHM_OK)
         ret = ghm_dist_map_find(dm, &keys, &nq, &out);
-    if (ret == GHM_OK && on_device)
+    if (ret == GHM_OK && kind != HOST)
         ret = ghm_buffer_download(ctx, got, dout, nq * 4);
     for (size_t i = 0; ret == GHM_OK && i < nq; i++)
         if (got[i] != want[i])
             ret = -1000;
+    if (map_keys) /* every rank frees its map arrays together */
+        ghm_dist_map_free_array(dm, 0, &dq);
+    if (map_out)
+        ghm_dist_map_free_array(dm, 0, &dout);
     ghm_buffer_free(ctx, &dq);
     ghm_buffer_free(ctx, &dout);
     free(got);
     return ret;
 }
 
+/* The map's arrays: a bad call on one rank fails on both; past 16 at once an IPC map refuses
+ * (on both ranks), other maps give as many as asked; every array freed, the map still finds. */
+static void child_arrays(GhmDistMap *dm, int rank, int cuda)
+{
+    void *a[17] = {NULL}, *none = NULL;
+    CHILD_CHECK(ghm_dist_map_alloc_array(dm, rank, 64, &none) == GHM_ERR_INVALID && !none);
+    for (int i = 0; i < 17; i++)
+        CHILD_CHECK(ghm_dist_map_alloc_array(dm, 0, 64, &a[i]) ==
+                    (cuda && i == 16 ? GHM_ERR_TOO_LARGE : GHM_OK));
+    for (int i = 16; i >= 0; i--)
+        ghm_dist_map_free_array(dm, 0, &a[i]);
+    CHILD_CHECK(a[0] == NULL && a[15] == NULL);
+}
+
 /* A rank of check_processes (this program run again, GHM_TEST_RANK set): the calls of
- * check_dist_map.c's rank_main, on CUDA through the windows, with finds of growing size (the windows grow and are
- * mapped again) from host and backend arrays. Exit 0 when every answer was right. */
+ * check_dist_map.c's rank_main, on CUDA through the windows, with finds of growing size (the
+ * windows grow and are mapped again) from host, context and map arrays (each kind with each
+ * size). Exit 0 when every answer was right. */
 static int rank_child(int rank, int fd, GhmBackendKind backend)
 {
     Link link = {rank, fd};
@@ -153,18 +186,19 @@ static int rank_child(int rank, int fd, GhmBackendKind backend)
     uint64_t mine[2], parts[2];
     mine[0] = mine[1] = ghm_dist_map_part_size(dm, 0);
     CHILD_CHECK(link_all_to_all(&link, mine, parts) == 0 && parts[0] + parts[1] == size);
-    const size_t counts[] = {2 * N, 2 * N * COPIES, 7, 2 * N * COPIES};
-    for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
-        size_t qfirst[2], qlen[2];
-        ghm_test_cut(counts[t], 2, qfirst, qlen);
+    const size_t counts[] = {2 * N, 2 * N * COPIES, 7, 2 * N * COPIES, 2 * N, 2 * N * COPIES};
+    for (size_t t = 0; t < sizeof counts / sizeof counts[0] * ARRAY_KINDS; t++) {
+        size_t qfirst[2], qlen[2], count = counts[t % (sizeof counts / sizeof counts[0])];
+        ghm_test_cut(count, 2, qfirst, qlen);
         CHILD_CHECK(child_find(ctx, dm, queries + qfirst[rank], qlen[rank], want + qfirst[rank],
-                               (int)(t % 2)) == GHM_OK);
+                               (enum Arrays)(t % ARRAY_KINDS), rank) == GHM_OK);
     }
+    child_arrays(dm, rank, cuda);
     uint32_t answer, *out = &answer;
     const uint32_t *bad = rank == 1 ? NULL : queries; /* one rank's error is both ranks' */
     size_t one = 1;
     CHILD_CHECK(ghm_dist_map_find(dm, &bad, &one, &out) == GHM_ERR_INVALID);
-    CHILD_CHECK(child_find(ctx, dm, queries, 2 * N, want, 0) == GHM_OK);
+    CHILD_CHECK(child_find(ctx, dm, queries, 2 * N, want, MAP, rank) == GHM_OK);
     ghm_dist_map_free(&dm);
     mo.layout = GHM_MAP_THESIS; /* as rank_main: a build that fails in some part */
     mo.hash_functions = 2;

@@ -590,4 +590,5 @@ extern "C" const GhmDistOps ghm_cuda_dist_ops = {
     ghmi_cuda_dist_in_place_ok, ghmi_cuda_dist_find_in_place, ghmi_cuda_dist_reach,
     ghmi_cuda_window_open, ghmi_cuda_window_close, ghmi_cuda_window_reserve,
     ghmi_cuda_window_fill, ghmi_cuda_window_probe, ghmi_cuda_window_answers,
-    ghmi_cuda_window_send, ghmi_cuda_window_join};
+    ghmi_cuda_window_send, ghmi_cuda_window_join, ghmi_cuda_window_alloc_array,
+    ghmi_cuda_window_free_array};

@@ -265,7 +265,8 @@ int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDi
 int ghmi_cuda_window_open(GhmContext *ctx, const GhmDistRanks *ranks, void **window);
 void ghmi_cuda_window_close(GhmContext *ctx, void *window);
 int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *ranks, size_t n,
-                             uint32_t **keys, uint32_t **second);
+                             const uint32_t *keys_in, const uint32_t *out_in, uint32_t **keys,
+                             uint32_t **second);
 int ghmi_cuda_window_fill(GhmContext *ctx, void *window, const uint32_t *keys);
 int ghmi_cuda_window_probe(GhmContext *ctx, void *window, const GhmMap *map,
                                       GhmiDistConsts c);
@@ -274,6 +275,10 @@ int ghmi_cuda_window_send(GhmContext *ctx, void *window, const uint32_t *keys,
                           const uint32_t *values, const size_t *n, const size_t *from,
                           const uint64_t *to);
 int ghmi_cuda_window_join(GhmContext *ctx, void *window);
+int ghmi_cuda_window_alloc_array(GhmContext *ctx, void *window, const GhmDistRanks *ranks,
+                                 int status, size_t bytes, void **out);
+int ghmi_cuda_window_free_array(GhmContext *ctx, void *window, const GhmDistRanks *ranks,
+                                void *p);
 
 /* A multimap's device reference (multimap.cu); after a queued build, the pending one. */
 void ghmi_cuda_multimap_get_ref(const void *impl, GhmMultimapRef *out);
