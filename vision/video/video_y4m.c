@@ -355,12 +355,16 @@ int ghmi_y4m_read(GhmiY4m *y, int want, GhmImage **out, char *why, size_t why_si
         return ret;
     size_t luma = (size_t)y->width * (size_t)y->height;
     size_t got = 0;
-    if (img && img->stride == y->width) /* one read: stdio then reads straight into the frame */
-        got = read_bytes(y, img->pixels, luma);
-    for (int row = 0; row < y->height && got == (size_t)row * (size_t)y->width; row++)
-        got += read_bytes(y, img ? img->pixels + (size_t)row * (size_t)img->stride : NULL,
-                          (size_t)y->width);
-    if (got == luma)
+    /* One read where the rows are contiguous (stdio then reads straight into the frame), and one
+     * seek for a skipped frame's plane: a seek a row made a rank that starts at frame 2025 of a
+     * 1080p file seek 2.2 million times before its first frame (1.4 s on 2 x H200). */
+    if (!img || img->stride == y->width)
+        got = read_bytes(y, img ? img->pixels : NULL, luma);
+    else
+        for (int row = 0; row < y->height && got == (size_t)row * (size_t)y->width; row++)
+            got += read_bytes(y, img->pixels + (size_t)row * (size_t)img->stride,
+                              (size_t)y->width);
+    if (got == luma && y->chroma_bytes)
         got += read_bytes(y, NULL, y->chroma_bytes);
     if (got < luma + y->chroma_bytes) {
         ghm_image_free(&img);
