@@ -250,20 +250,6 @@ int ghm_ranks_all_ok(int ok)
     return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all;
 }
 
-int ghm_ranks_broadcast(void *buf, size_t bytes, int root)
-{
-    ranks_up();
-    enum { BCAST_PIECE = 1 << 30 }; /* MPI counts are ints */
-    if (!joined || size == 1)
-        return 0;
-    for (size_t at = 0; at < bytes; at += BCAST_PIECE) {
-        size_t k = bytes - at < BCAST_PIECE ? bytes - at : BCAST_PIECE;
-        if (MPI_Bcast((char *)buf + at, (int)k, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS)
-            return -1;
-    }
-    return 0;
-}
-
 /* MPI counts and displacements are ints: the words of one exchange must fit them, on every
  * rank (checked together, so that no rank waits for one that gave up). */
 static int fits_int(const size_t *n, const size_t *at)
@@ -303,10 +289,17 @@ static int dist_all_to_all_v(void *user, const uint32_t *send, const size_t *sen
                : -1;
 }
 
+/* In pieces: MPI counts are ints. */
 static int dist_broadcast(void *user, void *buf, size_t bytes, int root)
 {
+    enum { BCAST_PIECE = 1 << 30 };
     (void)user;
-    return ghm_ranks_broadcast(buf, bytes, root);
+    for (size_t at = 0; at < bytes; at += BCAST_PIECE) {
+        size_t k = bytes - at < BCAST_PIECE ? bytes - at : BCAST_PIECE;
+        if (MPI_Bcast((char *)buf + at, (int)k, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
 }
 
 int ghm_ranks_dist(GhmDistRanks *out)
@@ -356,11 +349,6 @@ void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
         all[i] = mine[i];
 }
 int ghm_ranks_all_ok(int ok) { return ok != 0; }
-int ghm_ranks_broadcast(void *buf, size_t bytes, int root)
-{
-    (void)buf, (void)bytes, (void)root;
-    return 0;
-}
 static const int size = 1, rank = 0, local_rank = 0;
 
 #endif

@@ -60,9 +60,6 @@ void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all);
 /* 1 on every rank when ok is nonzero on every rank, else 0 on every rank. */
 int ghm_ranks_all_ok(int ok);
 
-/* Rank root's bytes at buf to every rank's buf (in pieces: any size). 0, or -1. */
-int ghm_ranks_broadcast(void *buf, size_t bytes, int root);
-
 /* Waits until every rank has come here (a run's timed steps start together). */
 void ghm_ranks_barrier(void);
 
