@@ -1,7 +1,7 @@
 /*
  * dist_map_create.c - a GhmDistMap's life (ghm_dist_map.h): its parts' maps and side streams
- * made and freed, the pairs it holds, and the arrays it hands out (ghm_dist_map_alloc_array). Its bulk calls are dist_map.c's (one process) and
- * dist_map_ranks.c's (one part per rank).
+ * made and freed, the pairs it holds, and the arrays it hands out (ghm_dist_map_alloc_array).
+ * Its bulk calls are dist_map.c's (one process) and dist_map_ranks.c's (one part per rank).
  */
 #include "ghm_dist_map.h"
 

@@ -291,18 +291,20 @@ static Place place_of(const Window *w, const void *p, size_t bytes)
     return Place{0, 0};
 }
 
-/* The peer's memory at a place of its record (fallback: id 0, in its window). */
-static int peer_place(const Peer *p, Place at, void *fallback, void **out)
+/* The peer's memory for `bytes` at a place of its record (fallback: id 0, in its window). */
+static int peer_place(const Peer *p, Place at, size_t bytes, void *fallback, void **out)
 {
     *out = fallback;
     if (!at.id)
         return GHM_OK;
-    for (int a = 0; a < MAX_ARRAYS; a++)
-        if (p->arrays[a].id == at.id) {
-            *out = p->arrays[a].p + at.offset;
+    for (int a = 0; a < MAX_ARRAYS; a++) {
+        const Array *r = &p->arrays[a];
+        if (r->id == at.id && bytes <= r->bytes && at.offset <= r->bytes - bytes) {
+            *out = r->p + at.offset;
             return GHM_OK;
         }
-    return GHM_ERR_INVALID; /* an array this rank never mapped: the ranks' calls disagree */
+    }
+    return GHM_ERR_INVALID; /* not in an array this rank mapped: the ranks' calls disagree */
 }
 
 int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *ranks, size_t n,
@@ -329,9 +331,9 @@ int ghmi_cuda_window_reserve(GhmContext *ctx, void *window, const GhmDistRanks *
             continue;
         ret = map_peer(p, &all[q]);
         if (ret == GHM_OK)
-            ret = peer_place(p, all[q].keys, p->keys, &k);
+            ret = peer_place(p, all[q].keys, p->n * 4, p->keys, &k);
         if (ret == GHM_OK)
-            ret = peer_place(p, all[q].out, p->second, &o);
+            ret = peer_place(p, all[q].out, p->n * 4, p->second, &o);
         p->keys_at = (const uint32_t *)k;
         p->out_at = (uint32_t *)o;
     }
@@ -441,7 +443,7 @@ static Array *free_slot(Array *arrays)
     return NULL;
 }
 
-/* Maps every peer's new array (id) from the records; on failure unmaps what it mapped. */
+/* Maps every peer's new array (id) from the records (unmap_arrays undoes it). */
 static int map_arrays(Window *w, const ArrayRecord *all, uint64_t id)
 {
     int ret = GHM_OK;
@@ -498,8 +500,8 @@ int ghmi_cuda_window_alloc_array(GhmContext *ctx, void *window, const GhmDistRan
     if (ret == GHM_OK && (ret = first_failure(all, w->ranks)) == GHM_OK)
         ret = map_arrays(w, all, id);
     mine.status = ret; /* a mapping may fail on one rank alone */
-    if (ret != GHM_ERR_IO && swap_records(ranks, &mine, all) == GHM_OK)
-        ret = first_failure(all, w->ranks);
+    if (ret != GHM_ERR_IO)
+        ret = swap_records(ranks, &mine, all) < 0 ? GHM_ERR_IO : first_failure(all, w->ranks);
     if (ret < 0) { /* every rank unmaps before any frees (a vote between), as CUDA asks */
         unmap_arrays(w, id);
         if (ret != GHM_ERR_IO)
