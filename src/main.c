@@ -2,13 +2,15 @@
  * main.c - entry point: installs the process-wide handlers that belong to the program, not the
  * library (SIGINT and SIGTERM, FFmpeg's log callback), joins the MPI job when mpirun started
  * it (ranks.h), picks the sub-command from the first argument and turns its GHM_EXIT_* status
- * into the process exit status, the same on every rank. The only file that calls exit().
+ * into the process exit status, the same on every rank. The only file that calls exit(), but
+ * for ranks.c's stop of a process whose MPI cannot serve the run.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ghm_context.h"
@@ -84,8 +86,24 @@ static int check_stdout(int status)
     return GHM_EXIT_ERROR;
 }
 
+/* OpenMP's idle threads sleep at once instead of spinning, unless the user chose a policy.
+ * libgomp spins by default, and two processes on the same cores (two shells, xargs -P) then
+ * spend their time spinning for threads that the other process has descheduled: on a 2-core
+ * machine a CPU image pair took 1.1-1.3 s beside another instead of 0.05 s alone, 0.07 s with
+ * passive waits, which cost nothing measurable alone (docs/BENCHMARKS.md). The runtime reads
+ * the policy when it loads, before main, so the program runs itself again with it set; where
+ * that cannot be done it goes on as it is. */
+static void wait_passively(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") ||
+        setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
+        return;
+    execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv)
 {
+    wait_passively(argv);
     ghm_ranks_init(&argc, &argv);
     install_signal_handlers();
     ghm_log_set_callback(log_to_stderr, NULL);

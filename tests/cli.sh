@@ -37,6 +37,19 @@ test_version() {
     grep -qE '^geohash-match [0-9]+\.[0-9]+\.[0-9]+' "$TMP/out" || fail "bad version line: $(cat "$TMP/out")"
 }
 
+# OpenMP's idle threads sleep at once (GNU OpenMP's spin count 0) unless the user chose how they
+# wait: two processes on the same cores otherwise spin for each other's descheduled threads.
+test_openmp_waits_passively() {
+    spin_count() {
+        env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose "$@" "$BIN" --version \
+            2>&1 >/dev/null | sed -n "s/^ *GOMP_SPINCOUNT = '\([0-9]*\)'$/\1/p" | tail -1
+    }
+    [ -n "$(spin_count)" ] || exit 77 # not GNU's OpenMP runtime: no spin count to read
+    [ "$(spin_count)" = 0 ] || fail "OpenMP's threads spin $(spin_count) times before sleeping"
+    [ "$(spin_count env OMP_WAIT_POLICY=active)" != 0 ] || fail "the user's active policy lost"
+    [ "$(spin_count env GOMP_SPINCOUNT=1000)" = 1000 ] || fail "the user's spin count lost"
+}
+
 test_missing_arguments() {
     run_cmd 2
     grep -q 'missing' "$TMP/err" || fail "no 'missing' in: $(cat "$TMP/err")"
