@@ -26,8 +26,10 @@ load. --json prints one JSON object instead. Exit 0; 2 on bad input, a failing t
 
 On a machine that other processes keep busy, OpenMP's spinning waits (libgomp's default) made
 one geohash-match pair 5-10x slower on 2 cores (2026-11-24: 2.2 s against 0.40 s with
-OMP_WAIT_POLICY=passive and 0.46 s with `-- --threads 1`, load 7-10): the machine line reports
-the load, OMP_WAIT_POLICY and the tool options, so that runs are compared alike.
+OMP_WAIT_POLICY=passive and 0.46 s with `-- --threads 1`, load 7-10); since 2026-11-29
+geohash-match sets the passive policy for itself unless the environment chooses one. The
+machine line reports the load, OMP_WAIT_POLICY and the tool options, so that runs are compared
+alike.
 """
 import argparse
 import json
