@@ -230,6 +230,12 @@ void ghmi_dist_dest_local(GhmiDistDest *dest, int parts, const size_t *start, ui
     }
 }
 
+int ghmi_dist_overlap(const uint32_t *keys, size_t n_keys, const uint32_t *out, size_t n_out)
+{
+    uintptr_t k = (uintptr_t)keys, o = (uintptr_t)out;
+    return n_keys && n_out && keys && out && k < o + n_out * 4 && o < k + n_keys * 4;
+}
+
 int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out)
 {
     *out = NULL;
@@ -476,6 +482,10 @@ static int begin_call(Call *call, GhmDistMap *m, const uint32_t *const *keys,
         call->values[p] = n[p] && values ? values[p] : NULL;
         call->n[p] = n[p];
     }
+    for (int p = 0; out && p < m->parts; p++)
+        for (int q = 0; q < m->parts; q++)
+            if (ghmi_dist_overlap(call->keys[p], call->n[p], out[q], call->n[q]))
+                return GHM_ERR_INVALID;
     call->overlapped = !out && m->side[0];
     call->direct = !call->overlapped && !force_copies && m->ops->reach &&
                    m->ops->reach(m->ctx, m->parts);

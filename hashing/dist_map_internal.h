@@ -27,6 +27,11 @@ struct GhmDistMap {
 int ghmi_dist_shard_input(GhmContext *ctx, const uint32_t *src, size_t n, const uint32_t **dev,
                           void **owned);
 
+/* 1 when a find's answers out[0 .. n_out) would overlap keys[0 .. n_keys): the parts read a
+ * shard's keys where they lie while others write answers (the finds in place), so such a find
+ * is refused rather than answered from keys already overwritten. */
+int ghmi_dist_overlap(const uint32_t *keys, size_t n_keys, const uint32_t *out, size_t n_out);
+
 /* Backend memory for n words, left as it comes (GhmDistOps.alloc); n = 0: NULL. */
 int ghmi_dist_alloc_u32(const GhmDistMap *m, GhmContext *ctx, size_t n, uint32_t **out);
 

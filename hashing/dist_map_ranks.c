@@ -381,7 +381,8 @@ static int begin_call(RankCall *c, const GhmDistMap *m, const uint32_t *keys,
     c->values = n && !find ? values : NULL;
     c->n = n;
     int ret = GHM_OK;
-    if (n && (!keys || (!find && !values) || (find && !out)))
+    if (n && (!keys || (!find && !values) || (find && !out) ||
+              (find && ghmi_dist_overlap(keys, n, out, n))))
         ret = GHM_ERR_INVALID;
     else if (n >= GHM_NOT_FOUND)
         ret = GHM_ERR_TOO_LARGE;

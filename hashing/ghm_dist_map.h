@@ -63,7 +63,8 @@ GHM_API int ghm_dist_map_build(GhmDistMap *m, const uint32_t *const *keys,
                                const uint32_t *const *values, const size_t *n);
 
 /* For shard p's queries keys[p][0 .. n[p]) writes each value, or GHM_NOT_FOUND, to out[p][i]
- * (ctx[p]'s memory). */
+ * (ctx[p]'s memory). No answer array may overlap a key array (GHM_ERR_INVALID): the parts read
+ * every shard's keys where they lie while others write answers. */
 GHM_API int ghm_dist_map_find(const GhmDistMap *m, const uint32_t *const *keys, const size_t *n,
                               uint32_t *const *out);
 

@@ -130,6 +130,11 @@ START_TEST(test_bad_arguments_and_failure)
     ck_assert_int_eq(ghm_dist_map_build(dm, k, none, n), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_dist_map_build(dm, NULL, v, n), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_dist_map_find(dm, none, n, o), GHM_ERR_INVALID);
+    uint32_t *in_keys[2] = {keys, got + 2}; /* answers over a shard's own keys, or another's */
+    ck_assert_int_eq(ghm_dist_map_find(dm, k, n, in_keys), GHM_ERR_INVALID);
+    in_keys[0] = got;
+    in_keys[1] = keys + 1;
+    ck_assert_int_eq(ghm_dist_map_find(dm, k, n, in_keys), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_dist_map_find(dm, k, n, o), GHM_OK);
     CHECK_EACH(4, got[i] == vals[i]);
     ghm_dist_map_free(&dm);

@@ -198,6 +198,9 @@ static int rank_child(int rank, int fd, GhmBackendKind backend)
     const uint32_t *bad = rank == 1 ? NULL : queries; /* one rank's error is both ranks' */
     size_t one = 1;
     CHILD_CHECK(ghm_dist_map_find(dm, &bad, &one, &out) == GHM_ERR_INVALID);
+    uint32_t both[2] = {queries[0], queries[1]}, *answers_over_keys = rank == 0 ? both : &answer;
+    const uint32_t *keys_both = both;
+    CHILD_CHECK(ghm_dist_map_find(dm, &keys_both, &one, &answers_over_keys) == GHM_ERR_INVALID);
     CHILD_CHECK(child_find(ctx, dm, queries, 2 * N, want, MAP, rank) == GHM_OK);
     ghm_dist_map_free(&dm);
     mo.layout = GHM_MAP_THESIS; /* as rank_main: a build that fails in some part */
