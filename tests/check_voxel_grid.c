@@ -180,6 +180,11 @@ START_TEST(test_box_in_pieces)
                      GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_voxel_grid_fit_box(NULL, &opt, &joined, why, sizeof why),
                      GHM_ERR_INVALID);
+    ghm_voxel_box_add(NULL, a, NULL); /* NULL arguments change nothing */
+    ghm_voxel_box_add(&none, NULL, NULL);
+    ghm_voxel_box_join(&none, NULL);
+    ghm_voxel_box_join(NULL, &none);
+    ck_assert_uint_eq(none.points, 0);
     ghm_pointcloud_free(&a);
     ghm_pointcloud_free(&b);
 }

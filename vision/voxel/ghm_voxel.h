@@ -145,7 +145,8 @@ typedef struct GhmVoxelBox {
 
 GHM_API GhmVoxelBox ghm_voxel_box_empty(void);
 
-/* Adds cloud c's points moved by the row-major 4x4 pose (NULL: as they are). */
+/* Adds cloud c's points moved by the row-major 4x4 pose (NULL: as they are). NULL box or
+ * cloud: nothing (here and in ghm_voxel_box_join). */
 GHM_API void ghm_voxel_box_add(GhmVoxelBox *box, const GhmPointCloud *c, const double *pose);
 
 /* Adds a box whose points came after box's (in the order of one pass). */

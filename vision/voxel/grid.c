@@ -224,12 +224,16 @@ GhmVoxelBox ghm_voxel_box_empty(void)
 
 void ghm_voxel_box_add(GhmVoxelBox *box, const GhmPointCloud *c, const double *pose)
 {
+    if (!box || !c)
+        return;
     add_moved(c, pose, box->lo, box->hi);
     box->points += c->n;
 }
 
 void ghm_voxel_box_join(GhmVoxelBox *box, const GhmVoxelBox *later)
 {
+    if (!box || !later)
+        return;
     for (int k = 0; k < 3; k++) { /* bbox_add's strict comparisons: the earlier of equals */
         box->lo[k] = later->lo[k] < box->lo[k] ? later->lo[k] : box->lo[k];
         box->hi[k] = later->hi[k] > box->hi[k] ? later->hi[k] : box->hi[k];
