@@ -11,9 +11,10 @@
  * and run the calls as one process does: a find probes the other rank's keys where they lie
  * (no split, no exchange, no unsplit), a build's copy engines carry the pieces into the other
  * rank's window while each part inserts its own. On two H200s at 2^28 keys (docs/BENCHMARKS.md)
- * the ranks' build is 1.01-1.03x of one process's `--gpus 2` (through NCCL 0.90-0.92x) and their
- * finds 0.88-0.91x (through NCCL 0.66-0.89x of a slower one-process find); what they pay beyond
- * one process is the copy of their keys into the window and of the answers out.
+ * the ranks' build is 1.00-1.03x of one process's `--gpus 2` (through NCCL 0.90-0.92x) and their
+ * finds 1.00-1.01x where the keys and answers lie in the map's arrays (ghm_dist_map_alloc_array,
+ * probed and answered in place), 0.88-0.91x where they are copied through the window (through
+ * NCCL 0.66-0.89x of a slower one-process find).
  *
  * No rank may stop while another waits for it in an exchange, so every step that can fail on
  * one rank alone (an allocation, a copy, a build) is followed by a vote (agree): each rank
@@ -83,6 +84,26 @@ static int share_consts(GhmDistMap *m, GhmContext *ctx)
     return GHM_OK;
 }
 
+/* A way between the ranks (NCCL, the IPC windows) that this rank opened with status ret, kept
+ * only where every rank could open it (an opening may fail on one rank alone): else each rank
+ * closes its own, says why in the log, and the calls take the slower way. GHM_ERR_IO when the
+ * vote itself failed (the way is then freed with the map). */
+static int keep_if_every_rank(GhmDistMap *m, int ret, void **way,
+                              void (*close_way)(GhmContext *ctx, void *way), const char *failed,
+                              const char *instead)
+{
+    int all = agree(m, ret);
+    if (all == GHM_ERR_IO)
+        return all;
+    if (all < 0) {
+        if (*way)
+            close_way(m->ctx[0], *way);
+        *way = NULL;
+        ghmi_log(GHM_LOG_INFO, "dist map: %s (%s); %s", failed, ghm_strerror(all), instead);
+    }
+    return GHM_OK;
+}
+
 /* NCCL where the backend has it; where any rank cannot join (two ranks on one GPU, say),
  * every rank goes through host memory instead. */
 static int connect_ranks(GhmDistMap *m)
@@ -90,17 +111,9 @@ static int connect_ranks(GhmDistMap *m)
     if (!m->ops->rank_link || m->ranks.ranks == 1)
         return GHM_OK;
     int ret = m->ops->rank_link(m->ctx[0], &m->ranks, &m->link);
-    int all = agree(m, ret);
-    if (all == GHM_ERR_IO)
-        return all;
-    if (all < 0) {
-        if (m->link)
-            m->ops->rank_unlink(m->ctx[0], m->link);
-        m->link = NULL;
-        ghmi_log(GHM_LOG_INFO, "dist map: not every rank could join NCCL (%s); the data goes "
-                 "through host memory", ghm_strerror(all));
-    }
-    return GHM_OK;
+    return keep_if_every_rank(m, ret, &m->link, m->ops->rank_unlink,
+                              "not every rank could join NCCL",
+                              "the data goes through host memory");
 }
 
 /* Windows where the backend has them and there are two ranks: probing every window's keys, a
@@ -112,17 +125,9 @@ static int open_windows(GhmDistMap *m)
     if (!m->ops->window_open || m->ranks.ranks != 2)
         return GHM_OK;
     int ret = m->ops->window_open(m->ctx[0], &m->ranks, &m->window);
-    int all = agree(m, ret); /* a mapping may fail on one rank alone */
-    if (all == GHM_ERR_IO)
-        return all;
-    if (all < 0) {
-        if (m->window)
-            m->ops->window_close(m->ctx[0], m->window);
-        m->window = NULL;
-        ghmi_log(GHM_LOG_INFO, "dist map: the ranks cannot map each other's memory (%s); "
-                 "builds and finds exchange their pieces", ghm_strerror(all));
-    }
-    return GHM_OK;
+    return keep_if_every_rank(m, ret, &m->window, m->ops->window_close,
+                              "the ranks cannot map each other's memory",
+                              "builds and finds exchange their pieces");
 }
 
 int ghm_dist_map_create_ranked(GhmContext *ctx, const GhmDistRanks *ranks,

@@ -241,15 +241,6 @@ void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
     MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
 }
 
-int ghm_ranks_all_ok(int ok)
-{
-    ranks_up();
-    int all = 0;
-    if (!joined || size == 1)
-        return ok != 0;
-    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all;
-}
-
 /* MPI counts and displacements are ints: the words of one exchange must fit them, on every
  * rank (checked together, so that no rank waits for one that gave up). */
 static int fits_int(const size_t *n, const size_t *at)
@@ -348,7 +339,6 @@ void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
     for (int i = 0; i < n; i++)
         all[i] = mine[i];
 }
-int ghm_ranks_all_ok(int ok) { return ok != 0; }
 static const int size = 1, rank = 0, local_rank = 0;
 
 #endif

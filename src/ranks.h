@@ -57,9 +57,6 @@ int ghm_ranks_dist(GhmDistRanks *out);
 /* Every rank receives every rank's n values into all[rank * n + i] (size * n values). */
 void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all);
 
-/* 1 on every rank when ok is nonzero on every rank, else 0 on every rank. */
-int ghm_ranks_all_ok(int ok);
-
 /* Waits until every rank has come here (a run's timed steps start together). */
 void ghm_ranks_barrier(void);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cli.h"
 #include "ranks.h"
 
 int ghm_voxel_ranks_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
@@ -21,7 +22,8 @@ int ghm_voxel_ranks_fit(const GhmPointCloud *a, const GhmPointCloud *b, const do
 {
     int64_t ranks = ghm_ranks_size(), rank = ghm_ranks_rank(), count = nposes ? nposes : 1;
     double *all = malloc((size_t)ranks * 7 * sizeof *all);
-    if (!ghm_ranks_all_ok(all != NULL)) { /* each rank fits alone: the same grid, slower */
+    int all_have = ghm_ranks_agree(all ? GHM_EXIT_FOUND : GHM_EXIT_ERROR) != GHM_EXIT_ERROR;
+    if (!all_have) { /* each rank fits alone: the same grid, slower */
         free(all);
         return ghm_voxel_grid_fit(a, b, poses, nposes, opt, grid, why, why_size);
     }

@@ -177,6 +177,7 @@ int ghmi_cuda_dist_find_in_place(GhmContext *part_ctx, const GhmMap *map, GhmiDi
         return GHM_OK;
     if (grid > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
+    ghm_cuda_bind(part_ctx); /* the launch is on part_ctx's stream, whatever the caller bound */
     owned_find_kernel<<<(unsigned)grid, 256, 0, ghm_cuda_stream(part_ctx)>>>(ref, s, c, part);
     return GHM_CUDA_LAUNCH();
 }
