@@ -219,12 +219,38 @@ static int find_start(const void *map, GhmiLane *l, uint32_t *value)
     return 0;
 }
 
+/* Linear probing from a window's first slot (its home, or the window after): the window's eight
+ * slots compared at once, the first that holds the key or is empty decides; neither, and the
+ * walk goes on in the next window, the next pass. */
+static int find_window(const OpenMap *m, GhmiLane *l, uint32_t *value)
+{
+    const Slot *w = m->slots + l->pos;
+    unsigned hit = ghmi_key_mask(w, l->key), stop = hit | ghmi_key_mask(w, GHMI_EMPTY_KEY);
+    if (stop) {
+        unsigned s = (unsigned)__builtin_ctz(stop);
+        *value = hit >> s & 1u ? ghmi_slot_value(atomic_load_explicit(&w[s], memory_order_relaxed))
+                               : GHM_NOT_FOUND;
+        return 1;
+    }
+    l->probe += GHMI_SLOTS_PER_LINE;
+    if (l->probe >= m->t.max_probes) {
+        *value = GHM_NOT_FOUND;
+        return 1;
+    }
+    l->pos = l->pos + GHMI_SLOTS_PER_LINE < m->t.capacity ? l->pos + GHMI_SLOTS_PER_LINE : 0;
+    __builtin_prefetch(m->slots + l->pos);
+    return 0;
+}
+
 /* Walks the sequence until the key, an empty slot or the longest sequence of a stored key; a
  * probe in the line just read (linear probing's next slot, quadratic's first steps) goes on at
  * once, a probe in another line waits for the next pass. */
 static int find_step(const void *map, GhmiLane *l, uint32_t *value)
 {
     const OpenMap *m = map;
+    if (l->pos % GHMI_OPEN_WINDOW == 0 && l->pos + GHMI_OPEN_WINDOW <= m->t.capacity &&
+        m->t.scheme == GHM_MAP_LINEAR)
+        return find_window(m, l, value);
     for (;;) {
         uint64_t e = atomic_load_explicit(&m->slots[l->pos], memory_order_relaxed);
         if (ghmi_slot_key(e) == l->key) {

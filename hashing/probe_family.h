@@ -83,8 +83,22 @@ static inline int ghmi_open_table(uint32_t scheme, size_t n, double load, uint64
     return GHM_OK;
 }
 
+/* Linear probing's home is the first slot of a 64-byte window (8 slots) that the hash picks,
+ * not any slot: both finds compare a window's eight slots at once (the CUDA find's four 16-byte
+ * loads in open_find_linear, the CPU's SSE2 compares in map_open_cpu.c), and a key whose home
+ * starts its window is in that window unless the window overflowed, where a key hashed to its
+ * last slots spilled into the next one almost always. Departure from the thesis (chapter 3 probes
+ * slot by slot), as cuCollections' windows depart. Measured (docs/BENCHMARKS.md, 2026-11-28 and
+ * 2026-11-29): CUDA finds 7-8 % faster at every load (windows of 4 and 16 slower); the CPU's finds
+ * 1.2-2x faster at loads 0.5-0.9 once it compares windows whole (slot by slot from a window's
+ * first slot they were 20-30 % slower). Quadratic and double hashing keep slot homes: keys that
+ * share a home share their whole quadratic sequence. */
+#define GHMI_OPEN_WINDOW 8
+
 GHMI_HD uint32_t ghmi_open_home(const GhmiOpenTable *t, uint32_t key)
 {
+    if (t->scheme == GHM_MAP_LINEAR && t->capacity >= 2 * GHMI_OPEN_WINDOW)
+        return GHMI_OPEN_WINDOW * ghmi_hash_pair(key, t->a, t->b, t->capacity / GHMI_OPEN_WINDOW);
     return ghmi_hash_pair(key, t->a, t->b, t->capacity);
 }
 

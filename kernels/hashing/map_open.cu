@@ -74,8 +74,9 @@ static __global__ __launch_bounds__(256) void open_insert_kernel(
     ghmi_warp_raise(&meta->longest, probes); /* every lane reaches it: no early return above */
 }
 
-/* Slots in a window of linear probing's find (open_find_linear): 64 aligned bytes. */
-enum { OPEN_WINDOW = 8 };
+/* Slots in a window of linear probing's find (open_find_linear): 64 aligned bytes, the windows
+ * whose first slots are the homes (probe_family.h). */
+enum { OPEN_WINDOW = GHMI_OPEN_WINDOW };
 
 /* Linear probing's find, a window at a time: the aligned 64 bytes (half a line) that hold the
  * probe are read by four 16-byte loads issued together and compared in registers from the
