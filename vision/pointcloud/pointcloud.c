@@ -59,15 +59,24 @@ void ghm_pointcloud_free(GhmPointCloud **pc)
     *pc = NULL;
 }
 
+/* On the OpenMP threads for large clouds: a sweep's run takes the bounds of both clouds (the units
+ * check, B's centre) before any step, and fmin / fmax called point by point on one thread took
+ * 0.2 s for two clouds of 10M points on two cores. A NaN coordinate is passed over as fmin does. */
 void ghm_pointcloud_bounds(const GhmPointCloud *pc, double lo[3], double hi[3])
 {
-    for (int k = 0; k < 3; k++)
-        lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < pc->n; i++)
+    float l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const float *xyz = pc->xyz;
+    size_t n = pc->n;
+#pragma omp parallel for schedule(static) reduction(min : l[:3]) reduction(max : h[:3])        \
+    if (n >= 2 * GHMI_PC_PARALLEL_POINTS)
+    for (size_t i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], pc->xyz[3 * i + (size_t)k]);
-            hi[k] = fmax(hi[k], pc->xyz[3 * i + (size_t)k]);
+            float c = xyz[3 * i + (size_t)k];
+            l[k] = c < l[k] ? c : l[k];
+            h[k] = c > h[k] ? c : h[k];
         }
+    for (int k = 0; k < 3; k++)
+        lo[k] = l[k], hi[k] = h[k];
 }
 
 void ghm_pointcloud_drop_normals(GhmPointCloud *pc)
@@ -80,6 +89,7 @@ void ghm_pointcloud_drop_normals(GhmPointCloud *pc)
 
 void ghmi_normalise(float *normals, size_t n)
 {
+#pragma omp parallel for schedule(static) if (n >= 2 * GHMI_PC_PARALLEL_POINTS)
     for (size_t i = 0; i < n; i++) {
         float *v = normals + 3 * i;
         float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];

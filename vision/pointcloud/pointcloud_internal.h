@@ -12,6 +12,10 @@
 
 #include "ghm_pointcloud.h"
 
+/* Points a loop over a cloud hands each OpenMP thread at the least: below twice this, one thread
+ * does it all (starting a team costs more than it saves). */
+#define GHMI_PC_PARALLEL_POINTS 65536
+
 /* Formats one line into why (when not NULL) and returns status, so that error paths read
  * `return ghmi_pc_fail(why, why_size, GHM_ERR_FORMAT, "line %d: ...", line);`. */
 int ghmi_pc_fail(char *why, size_t why_size, int status, const char *fmt, ...)

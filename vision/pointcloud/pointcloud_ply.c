@@ -124,16 +124,13 @@ typedef struct Layout {
     size_t stride;
 } Layout;
 
-/* Records per thread at the least: below this one thread copies (starting a team costs more). */
-#define PARALLEL_RECORDS 65536
-
 /* The common layout: float fields in the host's byte order, copied without conversion, on the
  * OpenMP threads for large clouds (2M points with normals: 47 ms on one thread, 20-24 on two).
  * Returns non-zero when some value is not finite. */
 static int copy_float_records(const Layout *l, const uint8_t *base, GhmPointCloud *pc)
 {
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * PARALLEL_RECORDS)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
     for (size_t i = 0; i < pc->n; i++) {
         const uint8_t *rec = base + i * l->stride;
         for (int k = 0; k < l->nf; k++) {
@@ -154,7 +151,7 @@ static int copy_float_records(const Layout *l, const uint8_t *base, GhmPointClou
 static int convert_records(const Layout *l, const uint8_t *base, int swap, GhmPointCloud *pc)
 {
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * PARALLEL_RECORDS)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
     for (size_t i = 0; i < pc->n; i++) {
         const uint8_t *rec = base + i * l->stride;
         for (int k = 0; k < l->nf; k++) {
