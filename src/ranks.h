@@ -7,8 +7,8 @@
  * compiled in.
  *
  * What is split: the frames of one video file (ranges of the selected frames, one per rank;
- * cmd_video.c), the steps of a voxel sweep (ranges of steps, each cloud read by one rank and
- * broadcast, the grid's fit over the poses dealt; cmd_voxel.c, voxel_ranks.c), and the keys of
+ * cmd_video.c), the steps of a voxel sweep (ranges of steps, both clouds read by every rank,
+ * the grid's fit over the poses dealt; cmd_voxel.c, voxel_ranks.c), and the keys of
  * `bench distmap` (a map with one part per rank). Any other run (images, several queries, a
  * video on standard input, one voxel step, a voxel edit, other benchmarks) is rank 0's alone;
  * the other ranks take no part and exit with rank 0's status.
