@@ -492,6 +492,33 @@ static int emit_step(void *user, int k, const GhmVoxelResult *r)
     return k == e->steps - 1 && write_outputs(a, r) < 0 ? GHM_ERR_IO : GHM_OK;
 }
 
+/* A rank past the first checks the normals on the sweep's first step too (rank 0 alone warns),
+ * so that its lines carry the verdict of one process's run: one step more on the rank's own
+ * sweep sw when it has one (the clouds already on its device), else a step of its own. A run
+ * that starts at step 0 checks on that step, in emit_step. */
+static int check_first_step(Emit *e, const GhmVoxelSweepRun *run, GhmVoxelSweep *sw)
+{
+    if (run->first == 0 || !(run->a->normals || run->b->normals)) {
+        e->checked = run->first > 0;
+        return GHM_OK;
+    }
+    GhmVoxelResult *own = NULL;
+    const GhmVoxelResult *r = NULL;
+    const double *pose = ghm_voxel_sweep_pose(run, 0);
+    int ret = sw ? ghm_voxel_sweep_step(sw, pose, &r)
+                 : ghm_voxel_intersect(e->ctx, run->a, run->b, pose, run->grid, run->opt, &own);
+    if (ret < 0) {
+        ghm_cli_error("voxel", "step 0: %s", ghm_strerror(ret));
+        return ret;
+    }
+    ghm_cli_options_quiet(1);
+    check_normals(e->a, sw ? r : own, e->verdict);
+    ghm_cli_options_quiet(0);
+    e->checked = 1;
+    ghm_voxel_result_free(&own);
+    return GHM_OK;
+}
+
 /* The run's steps on ctx's device: one ghm_voxel_intersect, or a sweep that keeps the clouds
  * and buffers from step to step. */
 static int run_here(Emit *e, const GhmVoxelSweepRun *run)
@@ -502,6 +529,8 @@ static int run_here(Emit *e, const GhmVoxelSweepRun *run)
     if (e->steps > 1 &&
         (ret = ghm_voxel_sweep_create(e->ctx, run->a, run->b, run->grid, run->opt, &sw)) < 0)
         ghm_cli_error("voxel", "%s", ghm_strerror(ret));
+    if (ret == GHM_OK && !e->checked)
+        ret = check_first_step(e, run, sw);
     for (int k = run->first; k < run->first + run->count && ret == GHM_OK; k++) {
         GhmVoxelResult *own = NULL;
         const GhmVoxelResult *r = NULL;
@@ -533,27 +562,6 @@ static int split_over_ranks(const VoxelArgs *a)
            strcmp(a->path[1], "-") != 0;
 }
 
-/* A rank past the first checks the normals on the sweep's first step too (rank 0 alone warns),
- * so that its lines carry the verdict of one process's run. */
-static int check_first_step(Emit *e, const GhmVoxelSweepRun *run)
-{
-    GhmVoxelResult *r = NULL;
-    int ret = GHM_OK;
-    if (run->a->normals || run->b->normals)
-        ret = ghm_voxel_intersect(e->ctx, run->a, run->b, ghm_voxel_sweep_pose(run, 0),
-                                  run->grid, run->opt, &r);
-    if (ret < 0) {
-        ghm_cli_error("voxel", "step 0: %s", ghm_strerror(ret));
-        return ret;
-    }
-    ghm_cli_options_quiet(1);
-    if (r)
-        check_normals(e->a, r, e->verdict);
-    ghm_cli_options_quiet(0);
-    e->checked = 1;
-    ghm_voxel_result_free(&r);
-    return GHM_OK;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -592,11 +600,13 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     }
     gpus = gpus < sweep.count ? gpus : sweep.count; /* a device without a step: only a copy */
     Emit e = {.a = a, .ctx = ctx, .out = out, .steps = steps, .read_ms = read_ms};
-    if (sweep.count > 0 && sweep.first > 0)
-        ret = check_first_step(&e, &sweep);
-    if (ret == GHM_OK && sweep.count > 0)
-        ret = gpus > 1 ? ghm_voxel_sweep_on_gpus(ctx, gpus, &sweep, emit_step, &e)
-                       : run_here(&e, &sweep);
+    if (ret == GHM_OK && sweep.count > 0 && gpus > 1) {
+        ret = check_first_step(&e, &sweep, NULL);
+        if (ret == GHM_OK)
+            ret = ghm_voxel_sweep_on_gpus(ctx, gpus, &sweep, emit_step, &e);
+    } else if (ret == GHM_OK && sweep.count > 0) {
+        ret = run_here(&e, &sweep);
+    }
     free(poses);
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 }
