@@ -443,18 +443,6 @@ static int load_clouds(const VoxelArgs *a, GhmPointCloud *pc[2])
     return 0;
 }
 
-/* load_clouds for a sweep over ranks (voxel_ranks.c): each cloud read once a machine. */
-static int load_shared(const VoxelArgs *a, GhmPointCloud *pc[2], GhmVoxelRanksClouds **shared)
-{
-    const char *paths[2] = {a->path[0], a->path[1]};
-    if (ghm_voxel_ranks_load(paths, &a->out, pc, shared) < 0)
-        return -1;
-    ghm_cli_options_quiet(ghm_ranks_rank() > 0); /* rank 0 speaks */
-    ghm_voxel_cli_warn_units(a->path[0], pc[0], a->path[1], pc[1]);
-    ghm_cli_options_quiet(0);
-    return 0;
-}
-
 /* poses[16 * k] for step k of `steps` (the last one is the final pose). */
 static double *make_poses(const VoxelArgs *a, const GhmPointCloud *b, int steps)
 {
@@ -623,9 +611,8 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
     return ret < 0 ? GHM_EXIT_ERROR : GHM_EXIT_FOUND;
 }
 
-/* Reads the clouds, starts the backend and runs; under MPI ranks (split) every rank does (each
- * cloud read by one rank of a machine and shared), its lines (ranks past the first) kept in
- * memory until rank 0 prints them after its own. */
+/* Reads the clouds, starts the backend and runs; under MPI ranks (split) every rank does, its
+ * lines (ranks past the first) kept in memory until rank 0 prints them after its own. */
 static int read_and_run(VoxelArgs *a, int split)
 {
     ghm_voxel_cli_pick_auto_backend(&a->common, &a->vox, a->sweep);
@@ -637,8 +624,9 @@ static int read_and_run(VoxelArgs *a, int split)
     FILE *out = split && ghm_ranks_rank() > 0 ? open_memstream(&text, &len) : stdout;
     int status = GHM_EXIT_ERROR;
     double t0 = ghm_now();
-    GhmVoxelRanksClouds *shared = NULL; /* split: the clouds, read once a machine */
-    int loaded = split ? load_shared(a, pc, &shared) == 0 : load_clouds(a, pc) == 0;
+    ghm_cli_options_quiet(split); /* every rank reads the same clouds: rank 0 speaks */
+    int loaded = load_clouds(a, pc) == 0;
+    ghm_cli_options_quiet(0);
     if (!out)
         ghm_cli_error(NULL, "out of memory");
     else if (loaded && ghm_cli_context(&a->common, &ctx) == GHM_OK)
@@ -649,12 +637,8 @@ static int read_and_run(VoxelArgs *a, int split)
         status = GHM_EXIT_ERROR;
     free(text);
     ghm_context_free(&ctx);
-    if (split) {
-        ghm_voxel_ranks_clouds_free(&shared);
-    } else {
-        ghm_pointcloud_free(&pc[0]);
-        ghm_pointcloud_free(&pc[1]);
-    }
+    ghm_pointcloud_free(&pc[0]);
+    ghm_pointcloud_free(&pc[1]);
     return status;
 }
 

@@ -21,7 +21,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-static int joined, size = 1, rank, local_rank, local_size = 1;
+static int joined, size = 1, rank, local_rank;
 
 /* OpenMPI, MPICH / Hydra, PMIx-based launchers (Slurm's srun included) set one of these. */
 static int launched_by_mpi(void)
@@ -35,7 +35,7 @@ static int launched_by_mpi(void)
  * threads of two ranks contended for the machine: on 2 x H200 two ranks' 100-step sweep of
  * 2 x 10M points ran at 0.62-0.67x of one process's --gpus 2, with a share each 0.73-0.82x
  * (docs/BENCHMARKS.md). */
-static void share_cores(void)
+static void share_cores(int local_size)
 {
     if (local_size > 1 && !getenv("OMP_NUM_THREADS")) {
         int share = omp_get_num_procs() / local_size;
@@ -125,14 +125,14 @@ static int start_beside(void)
     int lr = env_number(local_rank_vars), ln = env_number(local_size_vars);
     if (r < 0 || n < 1 || r >= n || lr < 0 || ln < 1 || lr >= ln)
         return 0;
-    rank = r, size = n, local_rank = lr, local_size = ln;
+    rank = r, size = n, local_rank = lr;
     mpi_state = MPI_STARTING;
     if (pthread_create(&mpi_thread, NULL, mpi_main, NULL) != 0) {
-        mpi_state = MPI_NONE, rank = 0, size = 1, local_rank = 0, local_size = 1;
+        mpi_state = MPI_NONE, rank = 0, size = 1, local_rank = 0;
         return 0;
     }
     mpi_threaded = joined = 1;
-    share_cores();
+    share_cores(ln);
     return 1;
 }
 
@@ -144,13 +144,14 @@ void ghm_ranks_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm here;
+    int local_size = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &here) ==
         MPI_SUCCESS) {
         MPI_Comm_rank(here, &local_rank);
         MPI_Comm_size(here, &local_size);
         MPI_Comm_free(&here);
     }
-    share_cores();
+    share_cores(local_size);
 }
 
 void ghm_ranks_finalize(void)
@@ -308,83 +309,6 @@ void ghm_ranks_barrier(void)
         MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* --- memory the ranks of one machine share ------------------------------------------------ */
-
-struct GhmRanksShared {
-    MPI_Comm machine; /* the ranks of this machine */
-    MPI_Win win;
-    int parts;        /* ranks of this machine */
-};
-
-/* Every rank of the run, together: 1 where all of them say ok. */
-static int all_ok(int ok)
-{
-    int all = 0;
-    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && all;
-}
-
-GhmRanksShared *ghm_ranks_shared_create(size_t bytes, void **mine)
-{
-    ranks_up();
-    *mine = NULL;
-    if (!joined || size == 1)
-        return NULL;
-    GhmRanksShared s = {MPI_COMM_NULL, MPI_WIN_NULL, 0};
-    int ok = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-                                 &s.machine) == MPI_SUCCESS;
-    if (ok) { /* a machine short of memory says so instead of ending the run */
-        MPI_Comm_set_errhandler(s.machine, MPI_ERRORS_RETURN);
-        MPI_Comm_size(s.machine, &s.parts);
-    }
-    /* A window is made by every rank of the machine together, so a rank that cannot take part
-     * still calls with 0 bytes; the run then agrees that nothing is shared. */
-    ok = ok && bytes <= (size_t)LONG_MAX;
-    if (s.machine != MPI_COMM_NULL &&
-        MPI_Win_allocate_shared(ok ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, s.machine, mine,
-                                &s.win) != MPI_SUCCESS)
-        ok = 0, s.win = MPI_WIN_NULL;
-    GhmRanksShared *out = ok ? malloc(sizeof *out) : NULL;
-    if (all_ok(out != NULL)) {
-        *out = s;
-        return out;
-    }
-    free(out);
-    if (s.win != MPI_WIN_NULL)
-        MPI_Win_free(&s.win);
-    if (s.machine != MPI_COMM_NULL)
-        MPI_Comm_free(&s.machine);
-    *mine = NULL;
-    return NULL;
-}
-
-int ghm_ranks_shared_ready(GhmRanksShared *s)
-{
-    MPI_Win_fence(0, s->win); /* every rank's writes to its part are seen by the others */
-    return s->parts;
-}
-
-const void *ghm_ranks_shared_part(const GhmRanksShared *s, int part, size_t *bytes)
-{
-    MPI_Aint n = 0;
-    int unit = 0;
-    void *at = NULL;
-    if (part < 0 || part >= s->parts ||
-        MPI_Win_shared_query(s->win, part, &n, &unit, &at) != MPI_SUCCESS)
-        n = 0, at = NULL;
-    *bytes = (size_t)n;
-    return n ? at : NULL;
-}
-
-void ghm_ranks_shared_free(GhmRanksShared **s)
-{
-    if (!s || !*s)
-        return;
-    MPI_Win_free(&(*s)->win);
-    MPI_Comm_free(&(*s)->machine);
-    free(*s);
-    *s = NULL;
-}
-
 #else /* a build without MPI: one rank */
 
 int ghm_ranks_dist(GhmDistRanks *out)
@@ -415,26 +339,7 @@ void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all)
     for (int i = 0; i < n; i++)
         all[i] = mine[i];
 }
-static const int size = 1, rank = 0, local_rank = 0, local_size = 1;
-
-GhmRanksShared *ghm_ranks_shared_create(size_t bytes, void **mine)
-{
-    (void)bytes;
-    *mine = NULL;
-    return NULL;
-}
-int ghm_ranks_shared_ready(GhmRanksShared *s)
-{
-    (void)s;
-    return 0;
-}
-const void *ghm_ranks_shared_part(const GhmRanksShared *s, int part, size_t *bytes)
-{
-    (void)s, (void)part;
-    *bytes = 0;
-    return NULL;
-}
-void ghm_ranks_shared_free(GhmRanksShared **s) { (void)s; }
+static const int size = 1, rank = 0, local_rank = 0;
 
 #endif
 
@@ -442,4 +347,3 @@ int ghm_ranks_size(void) { return size; }
 int ghm_ranks_built_in(void) { return GHM_HAVE_MPI; }
 int ghm_ranks_rank(void) { return rank; }
 int ghm_ranks_local_rank(void) { return local_rank; }
-int ghm_ranks_local_size(void) { return local_size; }

@@ -57,21 +57,6 @@ int ghm_ranks_dist(GhmDistRanks *out);
 /* Every rank receives every rank's n values into all[rank * n + i] (size * n values). */
 void ghm_ranks_all_gather_doubles(const double *mine, int n, double *all);
 
-/* This machine's ranks (one process without MPI). */
-int ghm_ranks_local_size(void);
-
-/* Memory the ranks of one machine share (an MPI-3 shared window): each rank gives `bytes` of its
- * own (0 allowed) and *mine receives where its part lies; it writes there, then
- * ghm_ranks_shared_ready (which returns the machine's ranks) lets every rank read every part
- * (ghm_ranks_shared_part: part p is the machine's p-th rank's, with its size; NULL when empty).
- * Every rank of the run calls create, ready and free together. NULL (and *mine NULL) on every
- * rank when any rank could not take part (no MPI run, memory short): nothing is shared. */
-typedef struct GhmRanksShared GhmRanksShared;
-GhmRanksShared *ghm_ranks_shared_create(size_t bytes, void **mine);
-int ghm_ranks_shared_ready(GhmRanksShared *s);
-const void *ghm_ranks_shared_part(const GhmRanksShared *s, int part, size_t *bytes);
-void ghm_ranks_shared_free(GhmRanksShared **s); /* accepts NULL and a pointer to NULL */
-
 /* Waits until every rank has come here (a run's timed steps start together). */
 void ghm_ranks_barrier(void);
 
