@@ -6,7 +6,10 @@
  * The clouds are still read by every rank: one rank reading each and broadcasting it was slower
  * on 2 x H200 (2 x 10M points: rank 0 read and received in 0.85 s against 0.53 for both files
  * itself: OpenMPI's broadcast between the processes of one machine, copied through shared
- * memory, is slower than reading a file in the page cache; docs/BENCHMARKS.md).
+ * memory, is slower than reading a file in the page cache), and one rank reading each into an
+ * MPI-3 shared window that the machine's other ranks read in place gained nothing (one cloud
+ * read with half the cores and copied into fresh shared pages took what reading both took;
+ * docs/BENCHMARKS.md).
  */
 #include "voxel_ranks.h"
 
