@@ -219,6 +219,8 @@ static int find_start(const void *map, GhmiLane *l, uint32_t *value)
     return 0;
 }
 
+_Static_assert(GHMI_OPEN_WINDOW == GHMI_BUCKET_SLOTS, "ghmi_key_mask compares one window");
+
 /* Linear probing from a window's first slot (its home, or the window after): the window's eight
  * slots compared at once, the first that holds the key or is empty decides; neither, and the
  * walk goes on in the next window, the next pass. */
@@ -232,12 +234,12 @@ static int find_window(const OpenMap *m, GhmiLane *l, uint32_t *value)
                                : GHM_NOT_FOUND;
         return 1;
     }
-    l->probe += GHMI_SLOTS_PER_LINE;
+    l->probe += GHMI_OPEN_WINDOW;
     if (l->probe >= m->t.max_probes) {
         *value = GHM_NOT_FOUND;
         return 1;
     }
-    l->pos = l->pos + GHMI_SLOTS_PER_LINE < m->t.capacity ? l->pos + GHMI_SLOTS_PER_LINE : 0;
+    l->pos = l->pos + GHMI_OPEN_WINDOW < m->t.capacity ? l->pos + GHMI_OPEN_WINDOW : 0;
     __builtin_prefetch(m->slots + l->pos);
     return 0;
 }
@@ -248,8 +250,8 @@ static int find_window(const OpenMap *m, GhmiLane *l, uint32_t *value)
 static int find_step(const void *map, GhmiLane *l, uint32_t *value)
 {
     const OpenMap *m = map;
-    if (l->pos % GHMI_OPEN_WINDOW == 0 && l->pos + GHMI_OPEN_WINDOW <= m->t.capacity &&
-        m->t.scheme == GHM_MAP_LINEAR)
+    if (m->t.scheme == GHM_MAP_LINEAR && l->pos % GHMI_OPEN_WINDOW == 0 &&
+        l->pos + GHMI_OPEN_WINDOW <= m->t.capacity)
         return find_window(m, l, value);
     for (;;) {
         uint64_t e = atomic_load_explicit(&m->slots[l->pos], memory_order_relaxed);

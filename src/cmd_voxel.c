@@ -498,8 +498,10 @@ static int emit_step(void *user, int k, const GhmVoxelResult *r)
  * that starts at step 0 checks on that step, in emit_step. */
 static int check_first_step(Emit *e, const GhmVoxelSweepRun *run, GhmVoxelSweep *sw)
 {
-    if (run->first == 0 || !(run->a->normals || run->b->normals)) {
-        e->checked = run->first > 0;
+    if (run->first == 0)
+        return GHM_OK;
+    if (!run->a->normals && !run->b->normals) { /* nothing to check: the verdict stays as is */
+        e->checked = 1;
         return GHM_OK;
     }
     GhmVoxelResult *own = NULL;
@@ -561,7 +563,6 @@ static int split_over_ranks(const VoxelArgs *a)
     return ghm_ranks_size() > 1 && a->sweep > 1 && strcmp(a->path[0], "-") != 0 &&
            strcmp(a->path[1], "-") != 0;
 }
-
 
 /* ---------------------------------------------------------------------------------------- */
 

@@ -130,7 +130,8 @@ typedef struct Layout {
 static int copy_float_records(const Layout *l, const uint8_t *base, GhmPointCloud *pc)
 {
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
+#pragma omp parallel for schedule(static) reduction(| : bad)                                   \
+    if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
     for (size_t i = 0; i < pc->n; i++) {
         const uint8_t *rec = base + i * l->stride;
         for (int k = 0; k < l->nf; k++) {
@@ -151,7 +152,8 @@ static int copy_float_records(const Layout *l, const uint8_t *base, GhmPointClou
 static int convert_records(const Layout *l, const uint8_t *base, int swap, GhmPointCloud *pc)
 {
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
+#pragma omp parallel for schedule(static) reduction(| : bad)                                   \
+    if (pc->n >= 2 * GHMI_PC_PARALLEL_POINTS)
     for (size_t i = 0; i < pc->n; i++) {
         const uint8_t *rec = base + i * l->stride;
         for (int k = 0; k < l->nf; k++) {
