@@ -665,39 +665,6 @@ START_TEST(test_decimal_comma_locale)
 }
 END_TEST
 
-/* The bounds of a cloud large enough for the threads: each axis's extremes planted at points far
- * apart (first, last, the middle of a thread's share), against a plain loop; no points gives
- * +inf / -inf. */
-START_TEST(test_bounds)
-{
-    enum { N = 300001 };
-    GhmPointCloud *pc = NULL;
-    ck_assert_int_eq(ghm_pointcloud_create(N, 0, 0, &pc), GHM_OK);
-    for (size_t i = 0; i < 3 * (size_t)N; i++)
-        pc->xyz[i] = (float)((i * 2654435761u) % 1000u) * 0.001f - 0.5f;
-    pc->xyz[0] = -7.0f;                 /* x of the first point */
-    pc->xyz[3 * (N - 1) + 1] = 9.0f;    /* y of the last */
-    pc->xyz[3 * (N / 3) + 2] = -3.5f;   /* z of one in the middle */
-    pc->xyz[3 * (N / 2) + 2] = 4.25f;
-    double lo[3], hi[3];
-    ghm_pointcloud_bounds(pc, lo, hi);
-    for (int k = 0; k < 3; k++) {
-        float l = pc->xyz[k], h = pc->xyz[k];
-        for (size_t i = 1; i < N; i++) {
-            float c = pc->xyz[3 * i + (size_t)k];
-            l = c < l ? c : l;
-            h = c > h ? c : h;
-        }
-        ck_assert(lo[k] == l && hi[k] == h);
-    }
-    ck_assert(lo[0] == -7.0 && hi[1] == 9.0 && lo[2] == -3.5 && hi[2] == 4.25);
-    pc->n = 0;
-    ghm_pointcloud_bounds(pc, lo, hi);
-    ck_assert(isinf(lo[0]) && lo[0] > 0 && isinf(hi[2]) && hi[2] < 0);
-    ghm_pointcloud_free(&pc);
-}
-END_TEST
-
 static Suite *pointcloud_suite(void)
 {
     Suite *s = suite_create("pointcloud");
@@ -707,7 +674,6 @@ static Suite *pointcloud_suite(void)
     tcase_add_test(ply, test_write_round_trip);
     tcase_add_test(ply, test_empty_vertex_element);
     tcase_add_test(ply, test_large_binary);
-    tcase_add_test(ply, test_bounds);
     suite_add_tcase(s, ply);
     TCase *xyz = tcase_create("xyz");
     tcase_add_test(xyz, test_xyz_three_columns);
