@@ -63,14 +63,12 @@ static int force_copies; /* tests: ghmi_dist_map_force_copies */
 void ghmi_dist_map_force_copies(int on) { force_copies = on; }
 
 /* Who sends how many keys to whom: shard p sends count[p][q] keys to part q, from start[p][q]
- * in its send arrays (sent[p] words) to offset[p][q] in part q's receive arrays; part q
- * receives received[q]. */
+ * in its send arrays to offset[p][q] in part q's receive arrays; part q receives received[q]. */
 typedef struct Plan {
     size_t count[MAX_PARTS][MAX_PARTS];
     size_t start[MAX_PARTS][MAX_PARTS];
     size_t offset[MAX_PARTS][MAX_PARTS];
     size_t received[MAX_PARTS];
-    size_t sent[MAX_PARTS];
 } Plan;
 
 /* One bulk call: its arguments, plan and temporaries (each in the memory of the context that
@@ -201,10 +199,8 @@ static int step_count(Call *call, int p)
 
 /* A find's own piece stays where the split put it (find_own probes it there), so a part
  * receives only the other shards' pieces; a build's part receives every piece, its own first
- * (an overlapped build inserts it while the others arrive), for one build over them all. An
- * overlapped build's split puts the own piece straight into the receive arrays (split_dest), so
- * its send arrays hold the other pieces alone. */
-static void make_plan(Plan *pl, int parts, int find, int overlapped)
+ * (an overlapped build inserts it while the others arrive), for one build over them all. */
+static void make_plan(Plan *pl, int parts, int find)
 {
     for (int q = 0; q < parts; q++) {
         pl->received[q] = find ? 0 : pl->count[q][q];
@@ -218,10 +214,9 @@ static void make_plan(Plan *pl, int parts, int find, int overlapped)
     for (int p = 0; p < parts; p++) {
         size_t at = 0;
         for (int q = 0; q < parts; q++) {
-            pl->start[p][q] = overlapped && q == p ? 0 : at;
-            at += overlapped && q == p ? 0 : pl->count[p][q];
+            pl->start[p][q] = at;
+            at += pl->count[p][q];
         }
-        pl->sent[p] = at;
     }
 }
 
@@ -261,14 +256,14 @@ static int step_alloc(Call *call, int p)
 {
     const GhmDistMap *m = call->m;
     GhmContext *ctx = m->ctx[p];
-    size_t n = call->n[p], r = call->plan->received[p], sent = call->plan->sent[p];
+    size_t n = call->n[p], r = call->plan->received[p];
     int find = call->out != NULL, copies = !call->direct;
     size_t way_back_words = n ? m->ops->way_back_words(n, m->c.parts) : 0;
     int ret = GHM_OK;
     if (find || copies) /* a direct build's pieces go straight to the parts */
-        ret = ghmi_dist_alloc_u32(m, ctx, sent, &call->send_keys[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_keys[p]);
     if (ret == GHM_OK && !find && copies)
-        ret = ghmi_dist_alloc_u32(m, ctx, sent, &call->send_values[p]);
+        ret = ghmi_dist_alloc_u32(m, ctx, n, &call->send_values[p]);
     if (ret == GHM_OK && find)
         ret = ghmi_dist_alloc_u32(m, ctx, way_back_words, &call->way_back[p]);
     if (ret == GHM_OK && find)
@@ -504,7 +499,7 @@ static int plan_and_send(Call *call)
 {
     int ret = timed(call, step_count, "count", ON_THREADS);
     if (ret == GHM_OK) {
-        make_plan(call->plan, call->m->parts, call->out != NULL, call->overlapped);
+        make_plan(call->plan, call->m->parts, call->out != NULL);
         ret = timed(call, step_alloc, "alloc", IN_TURN);
     }
     if (ret == GHM_OK && call->direct) /* every wait queued before a split marks again */
