@@ -103,19 +103,21 @@ int ghmi_voxel_check_options(const GhmVoxelOptions *o, char *why, size_t why_siz
     return GHM_ERR_INVALID;
 }
 
-static void bbox_add(double lo[3], double hi[3], const double p[3])
+/* Adds the box [llo, lhi] of points that came after those of [lo, hi] (a point p: the box [p, p])
+ * by strict comparisons, so that the earlier of equal coordinates stays (0.0 or -0.0 alike). */
+static void bbox_join(double lo[3], double hi[3], const double llo[3], const double lhi[3])
 {
     for (int k = 0; k < 3; k++) {
-        lo[k] = p[k] < lo[k] ? p[k] : lo[k];
-        hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+        lo[k] = llo[k] < lo[k] ? llo[k] : lo[k];
+        hi[k] = lhi[k] > hi[k] ? lhi[k] : hi[k];
     }
 }
 
 /* The box of cloud c's points moved by pose m (NULL: as they are), added to [lo, hi]. Large
  * clouds on the OpenMP threads (a sweep's fit moves B to every step's pose: 40 steps of 2M
- * points took 0.23 s on one thread, 0.16 on two), over contiguous chunks whose boxes are combined in the chunks'
- * order with bbox_add's strict comparisons: the one-thread loop's box to the bit, down to which
- * of 0.0 and -0.0 it keeps. */
+ * points took 0.23 s on one thread, 0.16 on two), over contiguous chunks whose boxes are joined
+ * in the chunks' order: the one-thread loop's box to the bit, down to which of 0.0 and -0.0 it
+ * keeps. */
 static void add_moved(const GhmPointCloud *c, const double *m, double lo[3], double hi[3])
 {
     enum { MAX_CHUNKS = 64, CHUNK_LEAST = 1 << 16 };
@@ -130,16 +132,13 @@ static void add_moved(const GhmPointCloud *c, const double *m, double lo[3], dou
         double h[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (size_t i = c->n * t / chunks; i < c->n * (t + 1) / chunks; i++) {
             ghmi_voxel_apply_pose(m, c->xyz + 3 * i, p);
-            bbox_add(l, h, p);
+            bbox_join(l, h, p, p);
         }
         memcpy(clo[t], l, sizeof l); /* once: the chunks' boxes share cache lines */
         memcpy(chi[t], h, sizeof h);
     }
     for (int t = 0; t < chunks; t++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = clo[t][k] < lo[k] ? clo[t][k] : lo[k];
-            hi[k] = chi[t][k] > hi[k] ? chi[t][k] : hi[k];
-        }
+        bbox_join(lo, hi, clo[t], chi[t]);
 }
 
 /* Whether the half-open axis [lo, lo + d s) holds hi, both by the arithmetic that voxelizes
@@ -234,10 +233,7 @@ void ghm_voxel_box_join(GhmVoxelBox *box, const GhmVoxelBox *later)
 {
     if (!box || !later)
         return;
-    for (int k = 0; k < 3; k++) { /* bbox_add's strict comparisons: the earlier of equals */
-        box->lo[k] = later->lo[k] < box->lo[k] ? later->lo[k] : box->lo[k];
-        box->hi[k] = later->hi[k] > box->hi[k] ? later->hi[k] : box->hi[k];
-    }
+    bbox_join(box->lo, box->hi, later->lo, later->hi);
     box->points += later->points;
 }
 
