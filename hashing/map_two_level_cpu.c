@@ -289,9 +289,14 @@ static int two_level_build(void *impl, const uint32_t *keys, const uint32_t *val
     return GHM_OK;
 }
 
-/* A batch in two prefetched steps: the buckets' seeds (a small array, mostly in cache), then
- * each key's three slots together, so that a key's misses overlap with each other's and with the
- * batch's others instead of following one another (an absent key reads all three). */
+/* A batch in three prefetched steps: the buckets' seeds (a small array, mostly in cache), then
+ * each key's slots in sub-tables 0 and 1 together, then sub-table 2's for the keys in neither.
+ * Most keys are in the first two (at load 0.7, 41 % and most of the rest), so a present key reads
+ * about 2.2 lines instead of 3 while its misses still overlap with each other's and the batch's
+ * others; 2-core finds of 2^24 present keys 54-57 -> 62-65 M keys/s, absent ones (3 lines, the
+ * last one later) 57-60 -> 54-56 (docs/BENCHMARKS.md). Sub-table 0 alone first read fewer lines
+ * but measured slower: half the keys then wait for a second miss. */
+_Static_assert(GHMI_TL_TABLES == 3, "find_batch reads sub-tables 0 and 1, then 2");
 static void find_batch(const TwoLevelMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
 {
     const GhmiTwoLevelTable *t = &m->t;
@@ -303,25 +308,34 @@ static void find_batch(const TwoLevelMap *m, const uint32_t *keys, size_t cnt, u
     }
     for (size_t i = 0; i < cnt; i++) {
         uint32_t s = m->seeds[bucket[i]];
-        for (int j = 0; j < GHMI_TL_TABLES; j++) {
+        for (int j = 0; j < GHMI_TL_TABLES; j++)
             slot[i][j] = ghmi_tl_slot(t, j, bucket[i], ghmi_tl_pos(t, j, s, keys[i]));
-            __builtin_prefetch(m->slots + slot[i][j]);
-        }
+        __builtin_prefetch(m->slots + slot[i][0]);
+        __builtin_prefetch(m->slots + slot[i][1]);
     }
+    size_t late[GHMI_CPU_BATCH], nlate = 0;
     for (size_t i = 0; i < cnt; i++) {
         uint32_t k = keys[i], v = GHM_NOT_FOUND;
         if (k == GHMI_EMPTY_KEY) {
             v = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
         } else {
-            for (int j = 0; j < GHMI_TL_TABLES; j++) {
-                uint64_t e = m->slots[slot[i][j]];
-                if (ghmi_slot_key(e) == k) {
-                    v = ghmi_slot_value(e);
-                    break;
-                }
+            uint64_t e0 = m->slots[slot[i][0]], e1 = m->slots[slot[i][1]];
+            if (ghmi_slot_key(e0) == k)
+                v = ghmi_slot_value(e0);
+            else if (ghmi_slot_key(e1) == k)
+                v = ghmi_slot_value(e1);
+            else if (m->deepest > 2) {
+                __builtin_prefetch(m->slots + slot[i][2]);
+                late[nlate++] = i;
             }
         }
         out[i] = v;
+    }
+    for (size_t j = 0; j < nlate; j++) {
+        size_t i = late[j];
+        uint64_t e = m->slots[slot[i][2]];
+        if (ghmi_slot_key(e) == keys[i])
+            out[i] = ghmi_slot_value(e);
     }
 }
 
