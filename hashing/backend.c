@@ -103,32 +103,36 @@ static int prestart_running;
 
 #if GHM_HAVE_CUDA
 static int prestart_started;
+static int prestart_device; /* set before the thread starts */
 
 static void *prestart_main(void *unused)
 {
     (void)unused;
     if (ghm_cuda_available() && ghm_cuda_backend.warm)
-        ghm_cuda_backend.warm();
+        ghm_cuda_backend.warm(prestart_device);
     return NULL;
 }
 #endif
 
-void ghm_context_prestart(GhmBackendKind backend)
+void ghm_context_prestart_on(GhmBackendKind backend, int device)
 {
 #if GHM_HAVE_CUDA
-    if (backend == GHM_BACKEND_CPU)
+    if (backend == GHM_BACKEND_CPU || device < 0)
         return;
     pthread_mutex_lock(&prestart_lock);
     if (!prestart_started) {
         prestart_started = 1;
+        prestart_device = device;
         /* no thread (out of resources): the context starts CUDA itself, as without prestart */
         prestart_running = pthread_create(&prestart_thread, NULL, prestart_main, NULL) == 0;
     }
     pthread_mutex_unlock(&prestart_lock);
 #else
-    (void)backend;
+    (void)backend, (void)device;
 #endif
 }
+
+void ghm_context_prestart(GhmBackendKind backend) { ghm_context_prestart_on(backend, 0); }
 
 /* 1 when a start-up thread was running (and is finished now). */
 static int prestart_join(void)

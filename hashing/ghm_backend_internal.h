@@ -252,8 +252,9 @@ typedef struct GhmBackend {
     int (*init)(GhmContext *ctx, void **state);
     /* Starts what every context of the backend shares (CUDA: the driver, the device's primary
      * context, this build's kernels) so that init() finds it ready; errors are left for init()
-     * to meet and report. Runs on a thread of its own (ghm_context_prestart); may be NULL. */
-    void (*warm)(void);
+     * to meet and report, on device `device` modulo the backend's devices. Runs on a thread of
+     * its own (ghm_context_prestart_on); may be NULL. */
+    void (*warm)(int device);
     void (*shutdown)(void *state);
     void (*describe)(const GhmContext *ctx, char *buf, size_t size);
     int (*alloc)(GhmContext *ctx, size_t bytes, void **out); /* zeroed */

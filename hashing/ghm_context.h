@@ -66,6 +66,11 @@ GHM_API int ghm_context_create(const GhmContextOptions *opt, GhmContext **out);
  * CUDA. A program that may exit without creating a context calls ghm_context_prestart_wait
  * first (exiting while CUDA starts is not safe). */
 GHM_API void ghm_context_prestart(GhmBackendKind backend);
+/* The same on the device a later context will name, `device` modulo the number of devices
+ * (ghm_context_prestart starts device 0): a process that works on another device, as an MPI
+ * rank does, then makes one primary context instead of device 0's and its own one after the
+ * other. A negative device starts nothing. */
+GHM_API void ghm_context_prestart_on(GhmBackendKind backend, int device);
 /* Waits for a start-up begun by ghm_context_prestart, if one is running. */
 GHM_API void ghm_context_prestart_wait(void);
 /* Frees the context and sets *ctx to NULL; accepts NULL and a pointer to NULL. */

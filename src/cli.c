@@ -193,6 +193,12 @@ int ghm_cli_resolve_gpus(int asked, const GhmContext *ctx)
     return asked;
 }
 
+/* The device this process works on, before the modulo by the number of devices: its rank on
+ * its machine, when there are several ranks. */
+static int run_device(void) { return ghm_ranks_size() > 1 ? ghm_ranks_local_rank() : 0; }
+
+void ghm_cli_prestart(GhmBackendKind backend) { ghm_context_prestart_on(backend, run_device()); }
+
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
 {
     GhmContextOptions co = ghm_context_defaults();
@@ -200,9 +206,8 @@ int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
     co.threads = opt->threads;
     co.seed = opt->seed;
     co.verbose = opt->verbose ? 2 : 0;
-    /* Several ranks on one machine: each its own GPU, as far as they go round. */
-    if (ghm_ranks_size() > 1 && opt->backend != GHM_BACKEND_CPU && ghm_cuda_device_count() > 0)
-        co.device = ghm_ranks_local_rank() % ghm_cuda_device_count();
+    if (run_device() > 0 && opt->backend != GHM_BACKEND_CPU && ghm_cuda_device_count() > 0)
+        co.device = run_device() % ghm_cuda_device_count();
     int ret = ghm_context_create(&co, out);
     if (ret == GHM_ERR_NO_DEVICE)
         ghm_cli_error("--backend cuda", "%s (try --backend cpu)", ghm_cuda_unavailable_reason());

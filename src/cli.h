@@ -114,8 +114,12 @@ int ghm_cli_parse_gpus(const char *arg, int most, int *out);
 int ghm_cli_resolve_gpus(int asked, const GhmContext *ctx);
 
 /* Creates the context for the common options, printing one error line on failure (e.g. CUDA
- * asked for where no device is). Returns GHM_OK or the error. */
+ * asked for where no device is). Returns GHM_OK or the error. Several MPI ranks on one machine
+ * each take their own device, as far as the devices go round. */
 int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out);
+
+/* Starts CUDA ahead, on the device ghm_cli_context will name (ghm_context_prestart_on). */
+void ghm_cli_prestart(GhmBackendKind backend);
 
 /* --backend auto turned into the CPU for work where starting CUDA costs more than the work
  * (`what`, e.g. "one image pair"); says so under --verbose when a device is there. */

@@ -265,7 +265,7 @@ int ghm_cmd_match(int argc, char **argv)
     }
     pick_auto_backend(&o, video, &list);
     /* CUDA starts on its own thread while the images are decoded (main.c waits for it). */
-    ghm_context_prestart(o.common.backend);
+    ghm_cli_prestart(o.common.backend);
     GhmImage *ref = NULL, *query = NULL;
     GhmContext *ctx = NULL;
     GhmMatcher *m = NULL;

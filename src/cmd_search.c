@@ -168,7 +168,7 @@ int ghm_cmd_search(const GhmMatchOptions *opt)
     char why[512] = "";
     Search s = {.o = opt};
     GhmImage *query = NULL;
-    ghm_context_prestart(opt->common.backend); /* overlaps decoding the query */
+    ghm_cli_prestart(opt->common.backend); /* overlaps decoding the query */
     if (ghm_image_load(opt->search, &query, why, sizeof why) < 0) {
         ghm_cli_error(opt->search, "%s", why);
         return GHM_EXIT_ERROR;

@@ -617,7 +617,7 @@ static int run(VoxelArgs *a, GhmPointCloud *pc[2], double read_ms, GhmContext *c
 static int read_and_run(VoxelArgs *a, int split)
 {
     ghm_voxel_cli_pick_auto_backend(&a->common, &a->vox, a->sweep);
-    ghm_context_prestart(a->common.backend); /* overlaps reading the clouds */
+    ghm_cli_prestart(a->common.backend); /* overlaps reading the clouds */
     GhmPointCloud *pc[2] = {NULL, NULL};
     GhmContext *ctx = NULL;
     char *text = NULL;

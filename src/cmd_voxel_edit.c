@@ -332,7 +332,7 @@ int ghm_cmd_voxel_edit(int argc, char **argv)
         status = GHM_EXIT_FOUND;
     if (go > 0) {
         ghm_voxel_cli_pick_auto_backend(&a.common, &a.vox, 1);
-        ghm_context_prestart(a.common.backend); /* overlaps reading the clouds */
+        ghm_cli_prestart(a.common.backend); /* overlaps reading the clouds */
     }
     double t0 = ghm_now();
     if (go > 0 && load_clouds(&a) == 0)

@@ -122,9 +122,10 @@ static int cuda_init(GhmContext *ctx, void **state)
 /* Creating the primary context (driver start-up, the device's memory mapped) is most of a CUDA
  * process's start-up, about 0.2 s on the H100 machine: cudaFree(NULL) forces it, and loading the
  * probe kernel checks the module. An error here is met again, and reported, by cuda_init. */
-static void cuda_warm(void)
+static void cuda_warm(int device)
 {
-    if (cudaSetDevice(0) == cudaSuccess && cudaFree(NULL) == cudaSuccess)
+    int count = cuda_devices();
+    if (count > 0 && cudaSetDevice(device % count) == cudaSuccess && cudaFree(NULL) == cudaSuccess)
         (void)kernels_load();
     cudaGetLastError();
 }
