@@ -240,6 +240,24 @@ GHMI_HD uint32_t ghmi_mat_get(const uint32_t *mat, uint32_t home)
     return mat[home >> 3] >> ((home & 7) * 4) & 15u;
 }
 
+/* The Robin Hood rule, for a find in a built table (slots key << 32 | value): the probe of age
+ * `age` for `key` met another key, `resident`, at slot `pos`. A key that went past this slot
+ * met it with a word of age `age`, and the build's atomic max leaves a word at least as large
+ * there; so a resident younger than `age`, or as old with a smaller key, proves that `key` is
+ * not in the slots (the stash aside): 1, else 0. The resident's age is recomputed from its key
+ * (ages up to `oldest`, the table's largest); where several of its ages land on pos, the oldest
+ * counts, which can only miss a proof, never make a wrong one. Random keys at load 0.99: absent
+ * keys probe 2.6 slots instead of the max-age table's 3.1 (a host simulation, 2026-11-30). */
+GHMI_HD int ghmi_robin_passed_over(const GhmiRobinTable *t, uint32_t key, uint32_t age,
+                                   uint32_t resident, uint32_t pos, uint32_t oldest)
+{
+    uint32_t home = ghmi_robin_home(t, resident);
+    for (uint32_t j = oldest; j > age; j--)
+        if (ghmi_robin_probe(t, resident, home, j) == pos)
+            return 0;
+    return ghmi_robin_probe(t, resident, home, age) != pos || resident < key;
+}
+
 /* ---- chaining ----------------------------------------------------------------------------------
  * Chaining by radix sort (thesis chapter 4): the pairs sorted by bucket, each bucket's run stored
  * contiguously, starts[b] .. starts[b + 1] the run of bucket b (buckets + 1 entries, 32-bit).
