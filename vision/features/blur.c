@@ -52,10 +52,10 @@ static void convolve_row(const float *row, float *out, int w, const float *g, in
 void ghmi_convolve_sep(const float *src, float *tmp, float *dst, int w, int h, const float *g,
                        int r)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++)
         convolve_row(src + (size_t)y * w, tmp + (size_t)y * w, w, g, r);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         float *out = dst + (size_t)y * w;
         const float *mid = tmp + (size_t)y * w;

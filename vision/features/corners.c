@@ -57,7 +57,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
 {
     int w = e->width, h = e->height;
     size_t npix = (size_t)w * h;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (size_t i = 0; i < npix; i++) {
         s0[i] = e->gx[i] * e->gx[i];
         s1[i] = e->gy[i] * e->gy[i];
@@ -71,7 +71,7 @@ static void harris_response(const GhmEdges *e, const GhmCornerParams *p, float *
         ghmi_convolve_sep(s2, tmp, s2, w, h, g, r);
     }
     float k = (float)p->k;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (size_t i = 0; i < npix; i++) {
         float tr = s0[i] + s1[i];
         resp[i] = s0[i] * s1[i] - s2[i] * s2[i] - k * tr * tr;
@@ -117,7 +117,7 @@ static size_t local_maxima(const float *resp, int w, int h, int radius, float th
     size_t *count = calloc((size_t)h, sizeof *count);
     if (!count)
         return SIZE_MAX;
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) if (ghmi_parallel_image(w, h))
     for (int y = border; y < h - border; y++) {
         GhmCornerCand *row = cand + (size_t)(y - border) * per_row;
         size_t k = 0;
@@ -288,7 +288,7 @@ int ghm_corners_detect(const GhmEdges *e, const GhmCornerParams *p, GhmCorner **
     float *resp = buf;
     harris_response(e, p, resp, buf + npix, buf + 2 * npix, buf + 3 * npix, buf + 4 * npix);
     float maxr = 0.0f;
-#pragma omp parallel for reduction(max : maxr) schedule(static)
+#pragma omp parallel for reduction(max : maxr) schedule(static) if (ghmi_parallel_image(w, h))
     for (size_t i = 0; i < npix; i++)
         if (resp[i] > maxr)
             maxr = resp[i];

@@ -4,6 +4,7 @@
  * row. See ghm_distance.h.
  */
 #include "ghm_distance.h"
+#include "edges_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 static void column_pass(int w, int h, const int32_t *seeds, float *d, int32_t *row)
 {
     int blocks = (w + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int b = 0; b < blocks; b++) {
         int x0 = b * COLUMN_BLOCK, n = w - x0 < COLUMN_BLOCK ? w - x0 : COLUMN_BLOCK;
         int below[COLUMN_BLOCK]; /* the nearest seed at or below the current row, per column */
@@ -93,7 +94,7 @@ int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest,
     }
     column_pass(w, h, seeds, d, row);
     int failed = 0;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel reduction(| : failed) if (ghmi_parallel_image(w, h))
     {
         int *v = malloc((size_t)w * sizeof *v), *arg = malloc((size_t)w * sizeof *arg);
         float *z = malloc(((size_t)w + 1) * sizeof *z);

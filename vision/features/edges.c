@@ -47,7 +47,7 @@ static double image_noise_sigma(const GhmImage *img)
         return 0.0;
     /* Exact integer sums per row, added in a fixed order: the same value for any thread count. */
     int64_t total = 0;
-#pragma omp parallel for reduction(+ : total) schedule(static)
+#pragma omp parallel for reduction(+ : total) schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 1; y < h - 1; y++) {
         const uint8_t *a = img->pixels + (size_t)(y - 1) * img->stride;
         const uint8_t *b = a + img->stride, *c = b + img->stride;
@@ -63,7 +63,7 @@ static double image_noise_sigma(const GhmImage *img)
 }
 static void sobel(const float *f, float *gx, float *gy, int w, int h)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         const float *up = f + (size_t)ghmi_clampi(y - 1, 0, h - 1) * w;
         const float *mid = f + (size_t)y * w;
@@ -102,7 +102,7 @@ static inline float bilinear(const float *m, int w, int h, float x, float y)
 static void suppress(const float *mag, const float *gx, const float *gy, int w, int h,
                      float floor_mag, float *nms, float *off)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * w + x;
@@ -164,7 +164,7 @@ static float select_kth(float *v, size_t n, size_t k)
 static void row_starts(const float *nms, int w, int h, float thr, size_t *start)
 {
     start[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         const float *row = nms + (size_t)y * w;
         size_t n = 0;
@@ -189,7 +189,7 @@ static int choose_threshold(const float *nms, int w, int h, double quantile, flo
     float *v = malloc(n * sizeof *v);
     if (!v)
         return GHM_ERR_NOMEM;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         const float *row = nms + (size_t)y * w;
         size_t k = start[y];
@@ -219,7 +219,7 @@ static int compact_points(GhmEdges *e, const float *nms, const float *off, size_
     e->points = malloc((n ? n : 1) * sizeof *e->points);
     if (!e->points)
         return GHM_ERR_NOMEM;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
         size_t k = start[y];
         for (int x = 0; x < w; x++) {
@@ -248,7 +248,7 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
 {
     int w = img->width, h = img->height;
     size_t npix = (size_t)w * h;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
             a[(size_t)y * w + x] = img->pixels[(size_t)y * img->stride + x];
@@ -257,7 +257,7 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
     if (r > 0)
         ghmi_convolve_sep(a, b, a, w, h, g, r);
     sobel(a, e->gx, e->gy, w, h);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (size_t i = 0; i < npix; i++)
         b[i] = sqrtf(e->gx[i] * e->gx[i] + e->gy[i] * e->gy[i]);
     /* Rayleigh mean of the gradient magnitude of pure noise is sigma * sqrt(pi / 2). */

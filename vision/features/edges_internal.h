@@ -13,6 +13,18 @@
 #define GHMI_MAX_KERNEL_RADIUS 16
 _Static_assert(GHMI_MAX_KERNEL_RADIUS == GHM_EDGE_MAX_RADIUS, "device taps hold the CPU's");
 
+/* Images of fewer pixels than this run each stage on one thread. With OpenMP's idle threads
+ * asleep (src/main.c), waking the team costs tens of microseconds a stage, more than such an
+ * image's stage takes: a 151 x 142 query's edges took 1.9-2.4 ms on one thread and 3.6-4.2 ms
+ * on two (2-core machine, 2026-11-30). */
+#define GHMI_PARALLEL_PIXELS 65536
+
+/* Whether a stage over w x h pixels is worth the OpenMP team. */
+static inline int ghmi_parallel_image(int w, int h)
+{
+    return (size_t)w * (size_t)h >= GHMI_PARALLEL_PIXELS;
+}
+
 static inline int ghmi_clampi(int v, int lo, int hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
