@@ -131,11 +131,7 @@ static __global__ __launch_bounds__(256) void robin_finish_kernel(
 }
 
 /* The slot index holding key, or capacity when absent. `oldest` > 0: the table's largest age,
- * known once it is built, and a walk of the random sequence also ends by the Robin Hood rule
- * (probe_family.h): on an H200, 2^26 random keys, absent finds 9.9 -> 11.2 G keys/s at load
- * 0.99 and 13.7 -> 15.5 at 0.95, present ones unchanged. Not for the coherent sequence, where
- * recomputing a resident's age (a modulo, then its offsets age by age) made finds 2.4x slower
- * (5.87 -> 2.48 at 0.99) and the coherent image's 9x slower (docs/BENCHMARKS.md, 2026-11-30). */
+ * known once it is built, and a walk also ends by the Robin Hood rule (probe_family.h). */
 static __device__ __forceinline__ uint32_t robin_locate(const GhmiRobinTable &t,
                                                         const unsigned long long *slots,
                                                         const uint32_t *mat, uint32_t key,
@@ -150,7 +146,7 @@ static __device__ __forceinline__ uint32_t robin_locate(const GhmiRobinTable &t,
             return pos;
         if (e == GHMI_EMPTY_SLOT) /* a key never passes a slot that was ever empty */
             break;
-        if (oldest && !t.coherent && age < last &&
+        if (oldest && age < last &&
             ghmi_robin_passed_over(&t, key, age, ghmi_slot_key(e), pos, oldest))
             break;
     }
@@ -181,6 +177,13 @@ static __global__ __launch_bounds__(256) void robin_dups_kernel(
             atomicMin(&meta->stash[s], ghmi_pack(key, values[i]));
 }
 
+/* kRule: walks end by the Robin Hood rule too, for tables of the random sequence: on an H200,
+ * 2^26 random keys, absent finds 9.9 -> 11.2 G keys/s at load 0.99 and 13.7 -> 15.5 at 0.95,
+ * present ones unchanged. Not for the coherent sequence, where recomputing a resident's age (a
+ * modulo, then its offsets age by age) made finds 2.4x slower (5.87 -> 2.48 at 0.99) and the
+ * coherent image's 9x slower, and its instantiation with the rule compiled in but not taken
+ * 3.5 % slower (docs/BENCHMARKS.md, 2026-11-30). */
+template <bool kRule>
 static __global__ __launch_bounds__(256) void robin_find_kernel(
     GhmiRobinTable t, const unsigned long long *__restrict__ slots,
     const uint32_t *__restrict__ mat, const uint32_t *__restrict__ keys, size_t n,
@@ -193,7 +196,7 @@ static __global__ __launch_bounds__(256) void robin_find_kernel(
     uint32_t key = keys[i];
     uint32_t v = oob_value;
     if (key != GHMI_EMPTY_KEY) {
-        uint32_t pos = robin_locate(t, slots, mat, key, t.max_age);
+        uint32_t pos = robin_locate(t, slots, mat, key, kRule ? t.max_age : 0);
         v = pos < t.capacity ? ghmi_slot_value(__ldg(&slots[pos]))
             : stash_used     ? ghmi_rh_stash_value((const uint64_t *)meta->stash, stash_used, key)
                              : GHM_NOT_FOUND;
@@ -323,8 +326,9 @@ static void robin_find(const GhmiSchemeMap *b, const uint32_t *keys, size_t n, u
                        unsigned grid, cudaStream_t s)
 {
     const CudaRobinMap *m = (const CudaRobinMap *)b;
-    robin_find_kernel<<<grid, 256, 0, s>>>(m->t, m->slots, m->mat, keys, n, b->oob_value,
-                                           (const RobinMeta *)b->meta, m->stash_used, out);
+    (m->t.coherent ? robin_find_kernel<false> : robin_find_kernel<true>)<<<grid, 256, 0, s>>>(
+        m->t, m->slots, m->mat, keys, n, b->oob_value, (const RobinMeta *)b->meta, m->stash_used,
+        out);
 }
 
 static void robin_stats(const GhmiSchemeMap *b, GhmMapStats *out)
