@@ -6,7 +6,8 @@
  * atomicMax of age | key | index (the hardware has it since sm_35; the paper emulated it with
  * atomicCAS); then a kernel rewrites every slot in place to key | value and raises the home slot's
  * 4-bit entry of the max-age table, and a last one gives duplicated keys their smallest value.
- * A find reads the max-age entry of its home slot and probes at most that many slots, then, when
+ * A find reads the max-age entry of its home slot and probes at most that many slots (in a table
+ * of the random sequence it also stops at a younger resident: the Robin Hood rule), then, when
  * the stash holds keys that aged past 15 (probe_family.h), looks there.
  *
  * Waits: one per attempt (did the stash overflow, how many duplicates, the stash's words) and one
