@@ -14,7 +14,6 @@ enum { KEYS = 20000 };
 typedef struct Built {
     GhmiRobinTable t;
     uint64_t *slots; /* key << 32 | value (the key's index), GHMI_EMPTY_SLOT where empty */
-    uint8_t *age;    /* each slot's key's age (0 where empty) */
     uint8_t *mat;    /* per home: the largest age of the keys that start there */
     uint32_t oldest;
 } Built;
@@ -50,7 +49,6 @@ static size_t insert_all(Built *b, uint32_t n)
     for (uint32_t p = 0; p < b->t.capacity; p++) {
         uint32_t k = ghmi_rh_key(w[p]), a = ghmi_rh_age(w[p]);
         b->slots[p] = w[p] ? ghmi_pack(k, ghmi_rh_idx(w[p])) : GHMI_EMPTY_SLOT;
-        b->age[p] = (uint8_t)a;
         if (w[p]) {
             uint32_t home = ghmi_robin_home(&b->t, k);
             b->mat[home] = a > b->mat[home] ? (uint8_t)a : b->mat[home];
@@ -65,17 +63,15 @@ static void build(Built *b, int coherent, double load, uint32_t n)
 {
     ck_assert_int_eq(ghmi_robin_table(coherent, n, load, 7, 0, &b->t), GHM_OK);
     b->slots = malloc(b->t.capacity * sizeof *b->slots);
-    b->age = malloc(b->t.capacity);
     b->mat = calloc(b->t.capacity, 1);
     b->oldest = 0;
-    ck_assert(b->slots && b->age && b->mat);
+    ck_assert(b->slots && b->mat);
     ck_assert_uint_eq(insert_all(b, n), 0);
 }
 
 static void built_free(Built *b)
 {
     free(b->slots);
-    free(b->age);
     free(b->mat);
 }
 
