@@ -13,8 +13,9 @@
  *      pair's up to its own.
  *
  * A find hashes the key to its bucket, reads the bucket's two starts and scans its run, stopping
- * at the first code not below the key's. Loops run in batches of GHMI_CPU_BATCH keys: the starts
- * of the batch are prefetched together, then the runs, so that many misses are in flight per core.
+ * at the first code not below the key's, in three pipelined stages (cpu_find_pipe.h): the starts
+ * prefetched, then read and the run prefetched, then scanned, so that many misses are in flight
+ * per core.
  *
  * Nothing can fail but an allocation (or a table past 32-bit positions); either leaves the map
  * empty, with its memory released.
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_find_pipe.h"
 #include "cpu_sort_internal.h"
 #include "map_cpu_internal.h"
 #include "probe_family.h"
@@ -229,22 +231,27 @@ static uint32_t scan_run(const uint64_t *pairs, uint32_t lo, uint32_t hi, uint32
     return GHM_NOT_FOUND;
 }
 
-static void find_batch(const ChainMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
+/* The find's stages (cpu_find_pipe.h); w: code, bucket, run start, run end. */
+static void find_hash(const void *map, GhmiPipeKey *k)
 {
-    const GhmiChainTable *t = &m->t;
-    uint32_t code[GHMI_CPU_BATCH], bucket[GHMI_CPU_BATCH], lo[GHMI_CPU_BATCH], hi[GHMI_CPU_BATCH];
-    for (size_t i = 0; i < cnt; i++) {
-        code[i] = ghmi_chain_code(t, keys[i]);
-        bucket[i] = ghmi_chain_bucket(t, code[i]);
-        __builtin_prefetch(m->starts + bucket[i]);
-    }
-    for (size_t i = 0; i < cnt; i++) {
-        lo[i] = m->starts[bucket[i]];
-        hi[i] = m->starts[bucket[i] + 1];
-        __builtin_prefetch(m->pairs + lo[i]);
-    }
-    for (size_t i = 0; i < cnt; i++)
-        out[i] = scan_run(m->pairs, lo[i], hi[i], code[i]);
+    const ChainMap *m = map;
+    k->w[0] = ghmi_chain_code(&m->t, k->key);
+    k->w[1] = ghmi_chain_bucket(&m->t, k->w[0]);
+    __builtin_prefetch(m->starts + k->w[1]);
+}
+
+static void find_starts(const void *map, GhmiPipeKey *k)
+{
+    const ChainMap *m = map;
+    k->w[2] = m->starts[k->w[1]];
+    k->w[3] = m->starts[k->w[1] + 1];
+    __builtin_prefetch(m->pairs + k->w[2]);
+}
+
+static void find_run(const void *map, GhmiPipeKey *k)
+{
+    const ChainMap *m = map;
+    k->value = scan_run(m->pairs, k->w[2], k->w[3], k->w[0]);
 }
 
 static int chain_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
@@ -255,13 +262,8 @@ static int chain_find(const void *impl, const uint32_t *keys, size_t n, uint32_t
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
-    size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads_of(m)) if (n > 4096)
-    for (size_t bi = 0; bi < nbatch; bi++) {
-        size_t lo = bi * GHMI_CPU_BATCH;
-        size_t cnt = lo + GHMI_CPU_BATCH < n ? GHMI_CPU_BATCH : n - lo;
-        find_batch(m, keys + lo, cnt, out + lo);
-    }
+    GHMI_FIND_PIPE_PARALLEL(m, keys, n, out, threads_of(m), 3, find_hash, find_starts,
+                            find_run);
     return GHM_OK;
 }
 
