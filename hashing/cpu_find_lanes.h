@@ -21,8 +21,9 @@
  * accesses across keys changes.
  *
  * Where every key needs the same fixed lines (the bucketed layout's two buckets, chaining's starts
- * then run), a software pipeline of stages is faster still (cpu_find_pipe.h); two-level's batches
- * (map_two_level_cpu.c) stay, for the reason given there.
+ * then run, two-level's three slots), prefetching a whole batch stage by stage measured faster
+ * than lanes (their bookkeeping per key costs more than the drain between stages), so those maps
+ * keep their batches; chaining's stages run as a software pipeline (map_chain_cpu.c says why).
  */
 #ifndef GHM_CPU_FIND_LANES_H
 #define GHM_CPU_FIND_LANES_H
@@ -91,12 +92,11 @@ ghmi_find_lanes(const void *map, const uint32_t *keys, size_t n, uint32_t *out, 
     }
 }
 
-/* CALL, an expression of lo_ and cnt_, over [0, n) in GHMI_FIND_CHUNK-key work items on
- * `threads` OpenMP threads (one thread up to 4096 keys, where starting the team costs more than it
- * saves). A macro, not a function: the parallel region is outlined, and through a function's
- * parameters a find's stages would reach it as pointers called indirectly, where here they stay
- * names that inline. */
-#define GHMI_FIND_CHUNKS(n, threads, CALL)                                                      \
+/* The same over `threads` OpenMP threads, GHMI_FIND_CHUNK keys per work item (one thread up to
+ * 4096 keys, where starting the team costs more than it saves). A macro, not a function: the
+ * parallel region is outlined, and through a function's parameters start and step would reach
+ * it as pointers called indirectly, where here they stay names that inline. */
+#define GHMI_FIND_LANES_PARALLEL(map, keys, n, out, threads, start, step)                        \
     do {                                                                                         \
         size_t n_ = (n), nchunk_ = (n_ + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;                 \
         int threads_ = (threads);                                                                \
@@ -104,13 +104,8 @@ ghmi_find_lanes(const void *map, const uint32_t *keys, size_t n, uint32_t *out, 
         for (size_t c_ = 0; c_ < nchunk_; c_++) {                                                \
             size_t lo_ = c_ * GHMI_FIND_CHUNK;                                                   \
             size_t cnt_ = lo_ + GHMI_FIND_CHUNK < n_ ? GHMI_FIND_CHUNK : n_ - lo_;               \
-            CALL;                                                                                \
+            ghmi_find_lanes((map), (keys) + lo_, cnt_, (out) + lo_, start, step);                \
         }                                                                                        \
     } while (0)
-
-/* ghmi_find_lanes over `threads` OpenMP threads. */
-#define GHMI_FIND_LANES_PARALLEL(map, keys, n, out, threads, start, step)                        \
-    GHMI_FIND_CHUNKS(n, threads,                                                                 \
-                     ghmi_find_lanes((map), (keys) + lo_, cnt_, (out) + lo_, start, step))
 
 #endif /* GHM_CPU_FIND_LANES_H */

@@ -14,7 +14,6 @@
 #include <sys/mman.h>
 
 #include "cpu_find_lanes.h"
-#include "cpu_find_pipe.h"
 #include "map_cpu_internal.h"
 
 static int cpu_map_create(GhmContext *ctx, const GhmMapOptions *opt, void **impl)
@@ -225,25 +224,26 @@ static int thesis_step(const void *map, GhmiLane *l, uint32_t *value)
     return 0;
 }
 
-/* The bucketed layout's find in two stages (cpu_find_pipe.h): every candidate bucket's hash and
- * prefetch (a key's lines are fetched together), then the probes. w: the buckets. */
-_Static_assert(GHMI_MAX_HASH <= 6, "a pipelined key holds every bucket");
-static void bucketed_hash(const void *map, GhmiPipeKey *k)
+/* The bucketed layout's find, one batch: first all hashes and prefetches (every candidate bucket:
+ * a key's two lines are fetched together), then the probes, so that GHMI_CPU_BATCH keys' cache
+ * misses are in flight at once instead of one. */
+static void bucketed_batch(const CpuMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
 {
-    const CpuMap *m = map;
-    for (int j = 0; j < m->opt.hash_functions; j++) {
-        k->w[j] = ghmi_hash(&m->hc, j, k->key, m->range);
-        __builtin_prefetch(m->slots + (size_t)k->w[j] * GHMI_BUCKET_SLOTS);
+    uint32_t h[GHMI_CPU_BATCH][GHMI_MAX_HASH];
+    int nh = m->opt.hash_functions;
+    for (size_t i = 0; i < cnt; i++) {
+        for (int j = 0; j < nh; j++) {
+            h[i][j] = ghmi_hash(&m->hc, j, keys[i], m->range);
+            __builtin_prefetch(m->slots + (size_t)h[i][j] * GHMI_BUCKET_SLOTS);
+        }
     }
-}
-
-static void bucketed_probe(const void *map, GhmiPipeKey *k)
-{
-    const CpuMap *m = map;
-    if (k->key == GHMI_EMPTY_KEY)
-        k->value = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
-    else
-        k->value = bucketed_find(m, k->key, k->w);
+    for (size_t i = 0; i < cnt; i++) {
+        uint32_t k = keys[i];
+        if (k == GHMI_EMPTY_KEY)
+            out[i] = m->have_oob ? m->oob_value : GHM_NOT_FOUND;
+        else
+            out[i] = bucketed_find(m, k, h[i]);
+    }
 }
 
 static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32_t *out)
@@ -259,8 +259,13 @@ static int cpu_map_find(const void *impl, const uint32_t *keys, size_t n, uint32
                                  thesis_step);
         return GHM_OK;
     }
-    GHMI_FIND_PIPE_PARALLEL(m, keys, n, out, ghmi_cpu_threads(m), 2, bucketed_hash,
-                            bucketed_probe, NULL);
+    size_t nbatch = (n + GHMI_CPU_BATCH - 1) / GHMI_CPU_BATCH;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ghmi_cpu_threads(m)) if (n > 4096)
+    for (size_t bi = 0; bi < nbatch; bi++) {
+        size_t lo = bi * GHMI_CPU_BATCH;
+        size_t cnt = lo + GHMI_CPU_BATCH < n ? GHMI_CPU_BATCH : n - lo;
+        bucketed_batch(m, keys + lo, cnt, out + lo);
+    }
     return GHM_OK;
 }
 
