@@ -2,7 +2,7 @@
 """Plots the JSON of `geohash-match bench hash --json-out FILE` in the manner of the thesis's
 chapter 6 figures: rates vs input size, vs load factor, vs share of absent queries for every map
 scheme measured, the multimap and index rates, and the coherent-hashing paper's 2D experiment
-(row-major vs Morton queries, coherent vs random Robin Hood).
+(row-major, Morton and bit-reversal orders, coherent vs random Robin Hood).
 
 Usage: scripts/plot_hash.py hash.json [more.json ...] [-o OUTDIR]
 
@@ -189,18 +189,20 @@ def plot_index(runs, outdir):
 
 
 def plot_coherent(runs, outdir):
-    """The coherent-hashing paper's 2D experiment: find rate per scheme, row-major vs Morton."""
+    """The coherent-hashing paper's 2D experiment: find rate per scheme and key order."""
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    width = 0.8 / max(1, 2 * len(runs))
+    orders = ("row-major", "morton", "bit-reversal")
+    width = 0.8 / max(1, len(orders) * len(runs))
     for ci, data in enumerate(runs):
         rows = data.get("coherent", [])
         kinds = layouts_of(rows)
-        for oi, order in enumerate(("row-major", "morton")):
+        for oi, order in enumerate(orders):
             vals = [next((mrate(r["find_keys_per_s"]) for r in rows
                           if r["layout"] == k and r["order"] == order and not r["failed"]), 0)
                     for k in kinds]
-            xs = [i + (2 * ci + oi) * width for i in range(len(kinds))]
-            ax.bar(xs, vals, width, color=f"C{2 * ci + oi}", label=f"{order} ({label_of(data)})")
+            slot = len(orders) * ci + oi
+            xs = [i + slot * width for i in range(len(kinds))]
+            ax.bar(xs, vals, width, color=f"C{slot}", label=f"{order} ({label_of(data)})")
         ax.set_xticks(range(len(kinds)))
         ax.set_xticklabels(kinds, rotation=20)
     ax.set_ylabel("million queries / s")

@@ -10,8 +10,9 @@
  *   absent    at the largest N, load 0.8 (two-level 0.71): find rate vs the share of absent
  *             queries 0..100 % (every chosen scheme and the sorted baseline)
  *   coherent  the coherent-hashing paper's 2D experiment: the defined pixels of a sparse image
- *             of the largest N pixels as keys at load 0.99, every pixel queried in row-major
- *             and in Morton order (keys encoded in that order), for each chosen scheme
+ *             of the largest N pixels as keys at load 0.99, every pixel queried in the paper's
+ *             three orders (ghm_keys.h: row-major keys by row, Morton keys in Morton order,
+ *             bit-reversed Morton keys by row), for each chosen scheme
  *   sorted    the baseline at every N: build (sort) and binary-search find
  *   multimap  at the largest N pairs: multiplicity 1..64, build and retrieve (values/s;
  *             retrieve = ghm_multimap_retrieve of every distinct key: offsets and all its values
@@ -31,6 +32,7 @@
 #include "bench_hash_args.h"
 #include "cli.h"
 #include "ghm_index.h"
+#include "ghm_keys.h"
 #include "ghm_map.h"
 #include "ghm_multimap.h"
 #include "ghm_sorted.h"
@@ -370,12 +372,19 @@ static int bench_absent_share(Bench *b, const Kind *kinds, int nkinds, size_t n)
 
 /* ---- the coherent-hashing paper's 2D experiment ---- */
 
-static uint32_t morton2(uint32_t x, uint32_t y)
+/* The paper's three orders (section 4.2): keys by row, Morton keys queried in Morton order, and
+ * bit-reversed Morton keys queried by row (no coherence). */
+enum { ORDER_ROW_MAJOR, ORDER_MORTON, ORDER_BIT_REVERSAL, ORDERS };
+static const char *const order_names[ORDERS] = {"row-major", "morton", "bit-reversal"};
+
+static uint32_t pixel_key(uint32_t x, uint32_t y, uint32_t side, int order)
 {
-    uint32_t k = 0;
-    for (int bit = 0; bit < 16; bit++)
-        k |= (x >> bit & 1u) << (2 * bit) | (y >> bit & 1u) << (2 * bit + 1);
-    return k;
+    unsigned bits = side > 1 ? (unsigned)__builtin_ctz(side) : 1; /* side: a power of two */
+    if (order == ORDER_ROW_MAJOR)
+        return ghm_key2d_row_major(x, y, side);
+    if (order == ORDER_MORTON)
+        return ghm_key2d_morton(x, y);
+    return ghm_key2d_bit_reversal(x, y, bits);
 }
 
 /* Whether pixel (x, y) of the sparse image is defined: tiles of 64 x 64 pixels, a third of them
@@ -387,22 +396,23 @@ static int pixel_defined(uint32_t x, uint32_t y, uint32_t seed)
     return key_of(y * 65536u + x, seed ^ 0x5555u) % 32 == 0;
 }
 
-/* The defined pixels' keys (order 0 row-major, 1 Morton) into b->keys (count in *defined) and
- * every pixel's key, in that order, into b->queries. side * side <= b->cap. */
-static int make_image_keys(Bench *b, uint32_t side, int morton, size_t *defined)
+/* The defined pixels' keys in `order` into b->keys (count in *defined) and every pixel's key into
+ * b->queries, row by row, or for Morton keys in Morton order. side * side <= b->cap, side a power
+ * of two up to 2^16. */
+static int make_image_keys(Bench *b, uint32_t side, int order, size_t *defined)
 {
     uint32_t seed = (uint32_t)b->args->common.seed;
     size_t n = 0;
     for (uint32_t y = 0; y < side; y++)
         for (uint32_t x = 0; x < side; x++)
             if (pixel_defined(x, y, seed))
-                b->host[n++] = morton ? morton2(x, y) : y * side + x;
+                b->host[n++] = pixel_key(x, y, side, order);
     *defined = n;
     int ret = upload(b, b->keys, n);
     for (uint32_t y = 0; ret == GHM_OK && y < side; y++)
         for (uint32_t x = 0; x < side; x++)
-            b->host[(size_t)y * side + x] = morton ? morton2(x, y) : y * side + x;
-    if (ret == GHM_OK && morton) /* queries walk the image in Morton order too */
+            b->host[(size_t)y * side + x] = pixel_key(x, y, side, order);
+    if (ret == GHM_OK && order == ORDER_MORTON) /* queries walk the image in Morton order */
         for (size_t i = 0; i < (size_t)side * side; i++)
             b->host[i] = (uint32_t)i;
     return ret == GHM_OK ? upload(b, b->queries, (size_t)side * side) : ret;
@@ -414,7 +424,7 @@ static int bench_coherent(Bench *b, const Kind *kinds, int nkinds, size_t cap)
     while ((size_t)side * side * 4 <= cap && side < 65536)
         side *= 2;
     int ret = GHM_OK;
-    for (int order = 0; order < 2 && ret == GHM_OK; order++) {
+    for (int order = 0; order < ORDERS && ret == GHM_OK; order++) {
         size_t n = 0, q = (size_t)side * side;
         if ((ret = make_image_keys(b, side, order, &n)) < 0)
             break;
@@ -435,15 +445,15 @@ static int bench_coherent(Bench *b, const Kind *kinds, int nkinds, size_t cap)
                 ret = GHM_OK;
             if (ret < 0)
                 break;
-            printf("coherent  %-17s load %.2f  %ux%u %-9s %zu keys  insert %8.1f  find %8.1f M/s%s\n",
-                   kind_name(kinds[k]), opt.load_factor, side, side, order ? "morton" : "row-major",
+            printf("coherent  %-17s load %.2f  %ux%u %-12s %zu keys  insert %8.1f  find %8.1f M/s%s\n",
+                   kind_name(kinds[k]), opt.load_factor, side, side, order_names[order],
                    n, rate(n, t_build) / 1e6, rate(q, t_find) / 1e6,
                    failed ? "  (build failed)" : "");
             fflush(stdout);
             ret = add_row(b->coherent_rows,
                           json_pack("{s:s,s:f,s:i,s:s,s:I,s:I,s:b,s:f,s:f}", "layout",
                                     kind_name(kinds[k]), "load", opt.load_factor, "side",
-                                    (int)side, "order", order ? "morton" : "row-major", "keys",
+                                    (int)side, "order", order_names[order], "keys",
                                     (json_int_t)n, "queries", (json_int_t)q, "failed", failed,
                                     "insert_keys_per_s", rate(n, t_build), "find_keys_per_s",
                                     rate(q, t_find)));

@@ -146,8 +146,13 @@ PY
 
 test_bench_hash_quick() {
     run_cmd 0 bench hash --backend cpu --quick --json-out "$TMP/h.json"
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d' "$TMP/h.json" ||
-        fail "bad bench hash JSON"
+    python3 - "$TMP/h.json" <<'PY' || fail "bad bench hash JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+orders = {(r["layout"], r["order"]) for r in d["coherent"]}
+for layout in {r["layout"] for r in d["coherent"]}:  # the paper's three key orders each
+    assert {o for l, o in orders if l == layout} == {"row-major", "morton", "bit-reversal"}, orders
+PY
 }
 
 # bench tables checks every answer against a binary search itself (exit 2 on a wrong one).
