@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_find_lanes.h" /* GHMI_FIND_CHUNK */
 #include "cpu_sort_internal.h"
 #include "map_cpu_internal.h"
 #include "probe_family.h"
@@ -241,8 +242,7 @@ static uint32_t scan_run(const uint64_t *pairs, uint32_t lo, uint32_t hi, uint32
  * keeps its batches. */
 enum {
     PIPE = 12,
-    RING = 32,   /* a power of two above 2 PIPE: every key in flight */
-    CHUNK = 4096 /* keys a parallel work item: the pipeline's fill and drain stay rare */
+    RING = 32 /* a power of two above 2 PIPE: every key in flight */
 };
 
 static void find_chunk(const ChainMap *m, const uint32_t *keys, size_t cnt, uint32_t *out)
@@ -277,11 +277,13 @@ static int chain_find(const void *impl, const uint32_t *keys, size_t n, uint32_t
             out[i] = GHM_NOT_FOUND;
         return GHM_OK;
     }
-    size_t nchunk = (n + CHUNK - 1) / CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_of(m)) if (n > CHUNK)
+    /* work items of GHMI_FIND_CHUNK keys, as the pipelined finds of cpu_find_lanes.h: the
+     * pipeline's fill and drain stay rare */
+    size_t nchunk = (n + GHMI_FIND_CHUNK - 1) / GHMI_FIND_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_of(m)) if (n > GHMI_FIND_CHUNK)
     for (size_t c = 0; c < nchunk; c++) {
-        size_t lo = c * CHUNK;
-        find_chunk(m, keys + lo, lo + CHUNK < n ? CHUNK : n - lo, out + lo);
+        size_t lo = c * GHMI_FIND_CHUNK;
+        find_chunk(m, keys + lo, lo + GHMI_FIND_CHUNK < n ? GHMI_FIND_CHUNK : n - lo, out + lo);
     }
     return GHM_OK;
 }
