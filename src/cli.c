@@ -206,8 +206,11 @@ int ghm_cli_context(const GhmCommonOptions *opt, GhmContext **out)
     co.threads = opt->threads;
     co.seed = opt->seed;
     co.verbose = opt->verbose ? 2 : 0;
-    if (run_device() > 0 && opt->backend != GHM_BACKEND_CPU && ghm_cuda_device_count() > 0)
-        co.device = run_device() % ghm_cuda_device_count();
+    int device = run_device(), devices = 0;
+    if (device > 0 && opt->backend != GHM_BACKEND_CPU)
+        devices = ghm_cuda_device_count();
+    if (devices > 0)
+        co.device = device % devices;
     int ret = ghm_context_create(&co, out);
     if (ret == GHM_ERR_NO_DEVICE)
         ghm_cli_error("--backend cuda", "%s (try --backend cpu)", ghm_cuda_unavailable_reason());
