@@ -93,16 +93,37 @@ static int check_stdout(int status)
  * libgomp spins by default, and two processes on the same cores (two shells, xargs -P) then
  * spend their time spinning for threads that the other process has descheduled: on a 2-core
  * machine a CPU image pair took 1.1-1.3 s beside another instead of 0.05 s alone, 0.07 s with
- * passive waits, which cost nothing measurable alone (docs/BENCHMARKS.md). The runtime reads
- * the policy when it loads, before main, so the program runs itself again with it set; where
- * that cannot be done it goes on as it is. */
+ * passive waits, which cost nothing measurable alone (docs/BENCHMARKS.md). Returns 1 when it
+ * set the policy. */
+static int choose_passive_waits(void)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
+        return 0;
+    return setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+}
+
+#ifdef GHM_STATIC_OPENMP
+/* The runtime is linked into the program (CMakeLists.txt, GEOHASH_STATIC_OPENMP) and reads the
+ * policy in a constructor of default priority; this one runs before it, and after libc has set
+ * up the environment (a .preinit_array function's setenv is undone by libc's start-up). */
+__attribute__((constructor(101))) static void wait_passively_early(void)
+{
+    choose_passive_waits();
+}
+
 static void wait_passively(char **argv)
 {
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") ||
-        setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
-        return;
-    execv("/proc/self/exe", argv);
+    (void)argv;
 }
+#else
+/* The shared runtime reads the policy when it loads, before any of the program's code, so the
+ * program runs itself again with it set; where that cannot be done it goes on as it is. */
+static void wait_passively(char **argv)
+{
+    if (choose_passive_waits())
+        execv("/proc/self/exe", argv);
+}
+#endif
 
 /* Freed memory stays with the process for its next allocations. glibc maps each block from
  * 128 KiB (a threshold it raises as such blocks are freed) and unmaps it on free, so the next
