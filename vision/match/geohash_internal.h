@@ -14,6 +14,7 @@
 #include "ghm_geohash.h"
 #include "ghm_index.h"
 #include "ghm_multimap.h"
+#include "floor_clones_internal.h"
 #include "vision_backend_internal.h"
 
 #define TWO_PI 6.28318530717958647692
@@ -166,54 +167,8 @@ static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
  * (window + quant) (|dx| + |dy|) of the basis midpoint along each axis, and within a bucket's
  * half diagonal (0.71 cells, 0.75 with a margin for rounding) of its bucket's centre. Returns
  * the count. The device visits every point of the level: the same keys, in another order. */
-static inline size_t basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b,
-                                      const GhmiCodedGrid *g, const GhmGeoParams *p, int nbins,
-                                      uint64_t *seen, uint32_t *out)
-{
-    double dx = b->x - a->x, dy = b->y - a->y;
-    double len2 = dx * dx + dy * dy;
-    if (!(len2 > 0.0) || g->n == 0)
-        return 0;
-    double inv = 1.0 / len2, phi = atan2(dy, dx);
-    GhmGeoSigParams sp = ghmi_sig_params(p, nbins);
-    double ext = (p->window + p->quant) * (fabs(dx) + fabs(dy)) + 1.0;
-    double mx = a->x + 0.5 * dx, my = a->y + 0.5 * dy;
-    int bx0 = (int)floor((mx - ext - g->x0) / g->cell), bx1 = (int)floor((mx + ext - g->x0) / g->cell);
-    int by0 = (int)floor((my - ext - g->y0) / g->cell), by1 = (int)floor((my + ext - g->y0) / g->cell);
-    bx0 = bx0 < 0 ? 0 : bx0;
-    by0 = by0 < 0 ? 0 : by0;
-    bx1 = bx1 >= g->gw ? g->gw - 1 : bx1;
-    by1 = by1 >= g->gh ? g->gh - 1 : by1;
-    /* A bucket whose centre lies farther outside the window than half its diagonal holds no
-     * point of it: skipped without looking at its points. */
-    double lo = -p->window - 0.75 * g->cell * sqrt(inv), hi = p->window + p->quant - lo - p->window;
-    size_t k = 0;
-    for (int by = by0; by <= by1; by++) {
-        double cy = g->y0 + (by + 0.5) * g->cell - a->y;
-        for (int bx = bx0; bx <= bx1; bx++) {
-            double cx = g->x0 + (bx + 0.5) * g->cell - a->x;
-            double u = (cx * dx + cy * dy) * inv - 0.5, v = (cx * dy - cy * dx) * inv;
-            if (u < lo || u > hi || v < lo || v > hi)
-                continue;
-            for (uint32_t c = g->start[(size_t)by * g->gw + bx];
-                 c < g->start[(size_t)by * g->gw + bx + 1]; c++) {
-                uint32_t key, slot;
-                if (!signature(a, &g->pts[c], dx, dy, inv, phi, &sp, &key, &slot))
-                    continue;
-                uint64_t bit = 1ull << (slot & 63);
-                if (seen[slot >> 6] & bit)
-                    continue;
-                seen[slot >> 6] |= bit;
-                out[k++] = key;
-            }
-        }
-    }
-    for (size_t i = 0; i < k; i++) {
-        uint32_t slot = key_slot(out[i], p, nbins);
-        seen[slot >> 6] &= ~(1ull << (slot & 63));
-    }
-    return k;
-}
+size_t ghmi_basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b, const GhmiCodedGrid *g,
+                             const GhmGeoParams *p, int nbins, uint64_t *seen, uint32_t *out);
 
 /* --- geohash.c: shared by building and voting ---------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "floor_clones_internal.h"
 #include "ghm_distance.h"
 #include "ghm_similarity.h"
 #include "match_internal.h"
@@ -58,6 +59,7 @@ static inline int32_t land(const GhmMatcher *m, const GhmSimilarity *s, double c
 /* The backward direction: reference edge points inside the query's footprint (away from its
  * border, where the query has no edges) that a query edge explains, with radius in reference
  * pixels. */
+GHMI_FLOOR_CLONES
 static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double radius, Score *r)
 {
     GhmSimilarity inv;
@@ -96,6 +98,7 @@ static void score_backward(const GhmMatcher *m, const GhmSimilarity *s, double r
  * query outside cannot score high on the few that stay. Backward share = reference edge points
  * in the footprint explained by query edges. Confidence = their geometric mean: a query that
  * sits on dense texture explains its own edges (forward) but not the texture's (backward). */
+GHMI_FLOOR_CLONES
 static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *q, double radius,
                    int backward)
 {
@@ -115,6 +118,7 @@ static Score score(const GhmMatcher *m, const GhmSimilarity *s, const QueryPts *
 
 /* Iterated point-to-line least squares: correspondences are the nearest reference edge points
  * with a matching direction within a shrinking radius. Scratch arrays hold q->n entries. */
+GHMI_FLOOR_CLONES
 static void refine(const GhmMatcher *m, GhmSimilarity *s, const QueryPts *q, double (*src)[2],
                    double (*dst)[2], double (*nrm)[2])
 {

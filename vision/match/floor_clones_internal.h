@@ -1,0 +1,21 @@
+/*
+ * floor_clones_internal.h - GHMI_FLOOR_CLONES, for the CPU loops that round with floor().
+ *
+ * floor() is one instruction with SSE4.1 (roundsd) and a dozen without. x86-64's baseline
+ * lacks SSE4.1, so GCC builds a function marked GHMI_FLOOR_CLONES twice and the loader picks
+ * one by the CPU; the results are the same (floor is exact either way, and ISO C mode contracts
+ * no products into FMAs). Marked: the functions that place coded points in basis frames
+ * (geohash.c, a fifth of a one-shot CPU pair: the reference's tables 44.0 -> 41.3 ms on 2 cores)
+ * and those that land query points on reference edges (match_host.c: a query's verification
+ * 7.7 -> 6.3 ms), docs/BENCHMARKS.md.
+ */
+#ifndef GHM_FLOOR_CLONES_INTERNAL_H
+#define GHM_FLOOR_CLONES_INTERNAL_H
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define GHMI_FLOOR_CLONES __attribute__((target_clones("sse4.1", "default")))
+#else
+#define GHMI_FLOOR_CLONES
+#endif
+
+#endif /* GHM_FLOOR_CLONES_INTERNAL_H */
