@@ -5,9 +5,9 @@
  * lacks SSE4.1, so GCC builds a function marked GHMI_FLOOR_CLONES twice and the loader picks
  * one by the CPU; the results are the same (floor is exact either way, and ISO C mode contracts
  * no products into FMAs). Marked: the functions that place coded points in basis frames
- * (geohash.c, a fifth of a one-shot CPU pair: the reference's tables 44.0 -> 41.3 ms on 2 cores)
+ * (geohash.c, a fifth of a one-shot CPU pair: the reference's tables 43.7 -> 40.8 ms on 2 cores)
  * and those that land query points on reference edges (match_host.c: a query's verification
- * 7.7 -> 6.3 ms), docs/BENCHMARKS.md.
+ * 7.3 -> 5.9 ms), docs/BENCHMARKS.md.
  */
 #ifndef GHM_FLOOR_CLONES_INTERNAL_H
 #define GHM_FLOOR_CLONES_INTERNAL_H

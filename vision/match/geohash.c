@@ -418,7 +418,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
             const GhmGeoPoint *pa = &r->bpts[basis_keys[b] >> 16];
             const GhmGeoPoint *pb = &r->bpts[basis_keys[b] & 0xFFFF];
             size_t k = ghmi_basis_signatures(pa, pb, &r->grids[lev[b]], &r->p, r->nbins, st,
-                                        rr->keys + rr->n);
+                                             rr->keys + rr->n);
             owner[b] = (uint16_t)t;
             at[b] = rr->n;
             offs[b + 1] = k;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floor_clones_internal.h"
 #include "ghm_geohash.h"
 #include "ghm_index.h"
 #include "ghm_multimap.h"
-#include "floor_clones_internal.h"
 #include "vision_backend_internal.h"
 
 #define TWO_PI 6.28318530717958647692
@@ -160,17 +160,18 @@ static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
     return ((key & 0xFF) * (uint32_t)nbins + (key >> 8 & 0xFF)) * na + (key >> 16);
 }
 
+/* --- geohash.c: shared by building and voting ---------------------------------------------- */
+
 /* Writes the distinct signatures of the coded points of grid g in basis (a, b) to out (room
  * for g->n). seen is a zeroed bitmap over the key space (seen_words64 words), small enough to
  * stay in the first-level cache, and zeroed again on return. Only the buckets that the window
  * (plus one bin) can reach are visited: a point of the window lies within
  * (window + quant) (|dx| + |dy|) of the basis midpoint along each axis, and within a bucket's
  * half diagonal (0.71 cells, 0.75 with a margin for rounding) of its bucket's centre. Returns
- * the count. The device visits every point of the level: the same keys, in another order. */
+ * the count. The device visits every point of the level: the same keys, in another order.
+ * Built for SSE4.1 and for the baseline (GHMI_FLOOR_CLONES). */
 size_t ghmi_basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b, const GhmiCodedGrid *g,
                              const GhmGeoParams *p, int nbins, uint64_t *seen, uint32_t *out);
-
-/* --- geohash.c: shared by building and voting ---------------------------------------------- */
 
 /* Buckets coded points pts[0..n) into g (freed with ghmi_coded_grid_free). */
 int ghmi_coded_grid_build(const GhmGeoPoint *pts, size_t n, GhmiCodedGrid *g);

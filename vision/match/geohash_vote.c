@@ -218,8 +218,8 @@ static int query_signatures(GhmGeoVoter *v, const GhmGeoParams *p, const GhmGeoP
                 continue;
             }
             const GhmGeoPoint *pa = &bp[v->qbasis[b] >> 16], *pb = &bp[v->qbasis[b] & 0xFFFF];
-            counts[b] = (uint32_t)ghmi_basis_signatures(pa, pb, &v->grids[v->qlevel[b]], p, r->nbins,
-                                                   st, rr->keys + rr->n);
+            counts[b] = (uint32_t)ghmi_basis_signatures(pa, pb, &v->grids[v->qlevel[b]], p,
+                                                        r->nbins, st, rr->keys + rr->n);
             owner[b] = (uint32_t)t;
             at[b] = rr->n;
             rr->n += counts[b];
