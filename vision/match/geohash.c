@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floor_clones_internal.h"
 #include "ghm_map.h"
 #include "geohash_internal.h"
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "floor_clones_internal.h"
 #include "ghm_geohash.h"
 #include "ghm_index.h"
 #include "ghm_multimap.h"
@@ -169,7 +168,7 @@ static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
  * (window + quant) (|dx| + |dy|) of the basis midpoint along each axis, and within a bucket's
  * half diagonal (0.71 cells, 0.75 with a margin for rounding) of its bucket's centre. Returns
  * the count. The device visits every point of the level: the same keys, in another order.
- * Built for SSE4.1 and for the baseline (GHMI_FLOOR_CLONES). */
+ * Built for SSE4.1 and for the baseline (GHMI_FLOOR_CLONES, geohash.c). */
 size_t ghmi_basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b, const GhmiCodedGrid *g,
                              const GhmGeoParams *p, int nbins, uint64_t *seen, uint32_t *out);
 
