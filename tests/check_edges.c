@@ -111,6 +111,58 @@ START_TEST(test_grid_sample)
 }
 END_TEST
 
+/* Kept by the rule itself: no point of its cell is stronger, and none before it as strong. */
+static int kept_by_rule(const GhmEdgePoint *p, size_t n, size_t i, double cell)
+{
+    int cx = (int)((p[i].x + 0.5f) / cell), cy = (int)((p[i].y + 0.5f) / cell);
+    for (size_t j = 0; j < n; j++)
+        if (j != i && (int)((p[j].x + 0.5f) / cell) == cx &&
+            (int)((p[j].y + 0.5f) / cell) == cy &&
+            (p[j].strength > p[i].strength || (p[j].strength == p[i].strength && j < i)))
+            return 0;
+    return 1;
+}
+
+/* Many points, few strengths (ties), a few cells of many points: the kept indices are exactly
+ * the rule's, ascending, at several cell sizes; the capped search's answer is the sampling at
+ * its cell. */
+START_TEST(test_grid_sample_matches_rule)
+{
+    enum { N = 3000 };
+    GhmEdgePoint *pts = malloc(N * sizeof *pts);
+    uint32_t *idx = malloc(N * sizeof *idx), *again = malloc(N * sizeof *again);
+    ck_assert(pts && idx && again);
+    uint32_t r = 12345;
+    for (size_t i = 0; i < N; i++) {
+        r = r * 1664525u + 1013904223u;
+        pts[i].x = (float)(r >> 8 & 0xFFFF) / 65536.0f * 119.0f;
+        r = r * 1664525u + 1013904223u;
+        pts[i].y = (float)(r >> 8 & 0xFFFF) / 65536.0f * 79.0f;
+        pts[i].angle = 0.0f;
+        pts[i].strength = (float)(r >> 28); /* 16 values: many ties */
+    }
+    const double cells[3] = {1.0, 2.5, 7.0};
+    int wrong = 0;
+    for (int c = 0; c < 3; c++) {
+        size_t k = 0, at = 0;
+        ck_assert_int_eq(ghm_edges_grid_sample(pts, N, 120, 80, cells[c], idx, &k), GHM_OK);
+        for (size_t i = 0; i < N; i++)
+            if (kept_by_rule(pts, N, i, cells[c]))
+                wrong += at >= k || idx[at++] != i;
+        wrong += at != k;
+    }
+    ck_assert_int_eq(wrong, 0);
+    size_t k = 0, k2 = 0;
+    double cell = 0.0;
+    ck_assert_int_eq(ghm_edges_sample_capped(pts, N, 120, 80, 1.0, 500, idx, &k, &cell), GHM_OK);
+    ck_assert_uint_le(k, 500);
+    ck_assert_int_eq(ghm_edges_grid_sample(pts, N, 120, 80, cell, again, &k2), GHM_OK);
+    ck_assert_uint_eq(k, k2);
+    ck_assert_int_eq(memcmp(idx, again, k * sizeof *idx), 0);
+    free(pts), free(idx), free(again);
+}
+END_TEST
+
 /* A bright square: its four corners are the strongest Harris responses. */
 START_TEST(test_corners_of_square)
 {
@@ -236,6 +288,7 @@ static Suite *edges_suite(void)
     tcase_add_test(core, test_disc_contour);
     tcase_add_test(core, test_uniform_and_tiny_images);
     tcase_add_test(core, test_grid_sample);
+    tcase_add_test(core, test_grid_sample_matches_rule);
     tcase_add_test(core, test_corners_of_square);
     suite_add_tcase(s, core);
     TCase *geometry = tcase_create("geometry");

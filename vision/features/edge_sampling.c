@@ -4,44 +4,66 @@
  * (kernels/vision/features/features.cu samples).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "edges_internal.h"
+
+/* The grid of cell x cell pixels over a width x height picture: cw x ch cells. */
+static void grid_dims(int width, int height, double cell, int *cw, int *ch)
+{
+    *cw = (int)ceil(width / cell);
+    *ch = (int)ceil(height / cell);
+}
+
+/* That grid, with room for the strongest point of each of its cells (*best, the caller's). */
+static int grid_alloc(int width, int height, double cell, int *cw, int *ch, int32_t **best)
+{
+    grid_dims(width, height, cell, cw, ch);
+    size_t ncell = (size_t)*cw * (size_t)*ch;
+    if (ncell > UINT32_MAX) /* cells are numbered in 32 bits */
+        return GHM_ERR_TOO_LARGE;
+    *best = malloc((ncell ? ncell : 1) * sizeof **best);
+    return *best ? GHM_OK : GHM_ERR_NOMEM;
+}
+
+/* ghm_edges_grid_sample with the grid's array given (best: room for its cells). Each point's
+ * cell is kept in idx[i] while the strongest of every cell is found, then idx is compacted in
+ * place to the points that are their cell's strongest: one pass over the points instead of a
+ * pass over every cell (a 1080p query's verification grid at 1 px has 2 M cells for ~100 k
+ * points) and a mark array. idx[k] is written after idx[i >= k] was read. */
+static size_t sample_with(const GhmEdgePoint *pts, size_t n, int cw, int ch, double cell,
+                          int32_t *best, uint32_t *idx)
+{
+    memset(best, 0xFF, (size_t)cw * (size_t)ch * sizeof *best); /* -1: no point yet */
+    for (size_t i = 0; i < n; i++) {
+        int cx = ghmi_clampi((int)((pts[i].x + 0.5f) / cell), 0, cw - 1);
+        int cy = ghmi_clampi((int)((pts[i].y + 0.5f) / cell), 0, ch - 1);
+        uint32_t c = (uint32_t)cy * (uint32_t)cw + (uint32_t)cx;
+        int32_t b = best[c];
+        if (b < 0 || pts[i].strength > pts[b].strength)
+            best[c] = (int32_t)i;
+        idx[i] = c;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (best[idx[i]] == (int32_t)i)
+            idx[k++] = (uint32_t)i;
+    return k;
+}
 
 int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height, double cell,
                           uint32_t *idx, size_t *kept)
 {
     if ((!pts && n) || !idx || !kept || width < 1 || height < 1 || !(cell >= 1.0))
         return GHM_ERR_INVALID;
-    int cw = (int)ceil(width / cell), ch = (int)ceil(height / cell);
-    size_t ncell = (size_t)cw * ch;
-    int32_t *best = malloc((ncell ? ncell : 1) * sizeof *best);
-    if (!best)
-        return GHM_ERR_NOMEM;
-    for (size_t i = 0; i < ncell; i++)
-        best[i] = -1;
-    for (size_t i = 0; i < n; i++) {
-        int cx = ghmi_clampi((int)((pts[i].x + 0.5f) / cell), 0, cw - 1);
-        int cy = ghmi_clampi((int)((pts[i].y + 0.5f) / cell), 0, ch - 1);
-        int32_t *b = &best[(size_t)cy * cw + cx];
-        if (*b < 0 || pts[i].strength > pts[*b].strength)
-            *b = (int32_t)i;
-    }
-    /* Cells are visited in raster order but the indices must come out ascending. */
-    uint8_t *keep = calloc(n ? n : 1, 1);
-    if (!keep) {
-        free(best);
-        return GHM_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < ncell; i++)
-        if (best[i] >= 0)
-            keep[best[i]] = 1;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (keep[i])
-            idx[k++] = (uint32_t)i;
-    *kept = k;
-    free(keep);
+    int cw, ch;
+    int32_t *best = NULL;
+    int ret = grid_alloc(width, height, cell, &cw, &ch, &best);
+    if (ret < 0)
+        return ret;
+    *kept = sample_with(pts, n, cw, ch, cell, best, idx);
     free(best);
     return GHM_OK;
 }
@@ -50,16 +72,22 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
                             double min_cell, size_t max_points, uint32_t *idx, size_t *kept,
                             double *cell_used)
 {
-    if (!(min_cell >= 1.0) || max_points < 1)
+    if ((!pts && n) || !idx || !kept || width < 1 || height < 1 || !(min_cell >= 1.0) ||
+        max_points < 1)
         return GHM_ERR_INVALID;
+    int cw, ch;
+    int32_t *best = NULL; /* for the first grid: the cells only grow */
+    int ret = grid_alloc(width, height, min_cell, &cw, &ch, &best);
+    if (ret < 0)
+        return ret;
     GhmiCellSearch s = ghmi_cell_search_start(min_cell, max_points);
     for (int iter = 0; iter < GHMI_SAMPLE_TRIES; iter++) {
-        int ret = ghm_edges_grid_sample(pts, n, width, height, s.cell, idx, kept);
-        if (ret < 0)
-            return ret;
+        grid_dims(width, height, s.cell, &cw, &ch);
+        *kept = sample_with(pts, n, cw, ch, s.cell, best, idx);
         if (ghmi_cell_search_step(&s, *kept))
             break;
     }
+    free(best);
     if (cell_used)
         *cell_used = s.cell;
     return GHM_OK;
