@@ -79,7 +79,7 @@ static int check_file(const char *path, char *why, size_t n)
         return GHM_ERR_IO;
     }
     if (S_ISREG(st.st_mode) && st.st_size == 0) {
-        ghmi_why(why, n, "empty file (0 bytes), not a video");
+        ghmi_why(why, n, "empty file (0 bytes)"); /* an empty .png query comes here too */
         return GHM_ERR_FORMAT;
     }
     return GHM_OK;
