@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "geohash_internal.h"
 #include "ghm_geohash.h"
 #include "ghm_match.h"
 #include "ghm_similarity.h"
@@ -46,6 +47,78 @@ static void check_signature_entries(const GhmGeoRef *ref, const GhmGeoParams *gp
     free(k);
     ck_assert_int_eq(ghm_geo_ref_signatures(NULL, &k, &n), GHM_ERR_INVALID);
 }
+
+/* A basis's signatures by their definition, every coded point looked at one by one with the
+ * arithmetic (and order) that kernels/vision/match/geohash.cu repeats: the distinct keys of
+ * the points inside the window, appended. */
+static size_t signatures_by_definition(const GhmGeoPoint *a, const GhmGeoPoint *b,
+                                       const GhmGeoPoint *pts, size_t n, const GhmGeoParams *p,
+                                       int nbins, uint32_t *out)
+{
+    double dx = b->x - a->x, dy = b->y - a->y, inv = 1.0 / (dx * dx + dy * dy);
+    double phi = atan2(dy, dx);
+    GhmGeoSigParams sp = ghmi_sig_params(p, nbins);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double qx = pts[i].x - a->x, qy = pts[i].y - a->y;
+        double iu = floor(((qx * dx + qy * dy) * inv - 0.5 + sp.window) * sp.inv_quant);
+        double iv = floor(((qx * dy - qy * dx) * inv + sp.window) * sp.inv_quant);
+        if (iu < 0.0 || iu >= nbins || iv < 0.0 || iv >= nbins)
+            continue;
+        double rel = pts[i].angle - phi;
+        rel -= TWO_PI * floor(rel * sp.inv_two_pi);
+        uint32_t qa = (uint32_t)(rel * sp.angle_scale);
+        qa = qa < (uint32_t)p->angle_bins ? qa : 0;
+        uint32_t key = (uint32_t)iu | (uint32_t)iv << 8 | qa << 16;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = out[j] == key;
+        if (!seen)
+            out[k++] = key;
+    }
+    return k;
+}
+
+/* ghmi_basis_signatures, which visits only the buckets the window reaches and computes a run
+ * of points at once, gives exactly the keys of the definition, basis by basis (bases of every
+ * length and direction, points with every direction, a basis point among the coded ones). */
+START_TEST(test_basis_signatures_exact)
+{
+    enum { NC = 3000, NBASES = 300 };
+    GhmGeoPoint *pts = malloc(NC * sizeof *pts);
+    uint32_t *got = malloc(NC * sizeof *got), *want = malloc(NC * sizeof *want);
+    GhmGeoParams gp = ghm_geo_defaults();
+    int nbins = (int)ceil(2.0 * gp.window / gp.quant);
+    uint64_t *seen = calloc(seen_words64(&gp, nbins), sizeof *seen);
+    ck_assert(pts && got && want && seen);
+    uint64_t r = 7;
+    for (int i = 0; i < NC; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        pts[i] = (GhmGeoPoint){(float)((r >> 20) % 64000) / 200.0f,
+                               (float)((r >> 40) % 48000) / 200.0f,
+                               (float)((r >> 8) % 6283) / 1000.0f - 3.1415f};
+    }
+    GhmiCodedGrid g;
+    ck_assert_int_eq(ghmi_coded_grid_build(pts, NC, &g), GHM_OK);
+    size_t mismatched = 0, total = 0;
+    for (int t = 0; t < NBASES; t++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        const GhmGeoPoint *a = &pts[(r >> 16) % NC], *b = &pts[(r >> 40) % NC];
+        size_t k = ghmi_basis_signatures(a, b, &g, &gp, nbins, seen, got);
+        size_t m = a == b ? 0 : signatures_by_definition(a, b, pts, NC, &gp, nbins, want);
+        qsort(got, k, sizeof *got, cmp_u32);
+        qsort(want, m, sizeof *want, cmp_u32);
+        mismatched += k != m || memcmp(got, want, k * sizeof *got) != 0;
+        total += k;
+    }
+    ck_assert_uint_eq(mismatched, 0);
+    ck_assert_uint_gt(total, 10 * NBASES); /* the windows held points */
+    for (size_t w = 0; w < seen_words64(&gp, nbins); w++) /* left zeroed */
+        ck_assert_uint_eq(seen[w], 0);
+    ghmi_coded_grid_free(&g);
+    free(pts), free(got), free(want), free(seen);
+}
+END_TEST
 
 /* Random points, then the same points under a similarity: the best voted cell must pair each
  * query basis point with its own reference point. */
@@ -505,6 +578,7 @@ static Suite *geohash_suite(void)
     Suite *s = suite_create("geohash");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_signatures_invariant_under_similarity);
+    tcase_add_test(core, test_basis_signatures_exact);
     tcase_add_test(core, test_bad_parameters);
     suite_add_tcase(s, core);
     TCase *pairs = tcase_create("pairs");

@@ -115,44 +115,13 @@ static inline GhmGeoSigParams ghmi_sig_params(const GhmGeoParams *p, int nbins)
     return sp;
 }
 
-/* The signature of point c in the frame of basis (a, b); returns 0 when c lies outside the
- * window (tested axis by axis, most points fail the first). The key is packed as
- * u | v << 8 | angle << 16; *slot is its dense index in the key space (for de-duplication).
- * kernels/vision/match/geohash.cu repeats these operations in this order. */
-static inline int signature(const GhmGeoPoint *a, const GhmGeoPoint *c, double dx, double dy,
-                            double inv_len2, double phi, const GhmGeoSigParams *sp,
-                            uint32_t *key, uint32_t *slot)
-{
-    double qx = c->x - a->x, qy = c->y - a->y;
-    double u = (qx * dx + qy * dy) * inv_len2 - 0.5;
-    double iu = floor((u + sp->window) * sp->inv_quant);
-    if (iu < 0.0 || iu >= sp->nbins)
-        return 0;
-    double v = (qx * dy - qy * dx) * inv_len2;
-    double iv = floor((v + sp->window) * sp->inv_quant);
-    if (iv < 0.0 || iv >= sp->nbins)
-        return 0;
-    uint32_t qa = 0;
-    if (sp->angle_bins > 0) {
-        double rel = c->angle - phi;
-        rel -= TWO_PI * floor(rel * sp->inv_two_pi);
-        qa = (uint32_t)(rel * sp->angle_scale);
-        if (qa >= (uint32_t)sp->angle_bins)
-            qa = 0;
-    }
-    uint32_t ku = (uint32_t)iu, kv = (uint32_t)iv;
-    *key = ku | kv << 8 | qa << 16;
-    *slot = ((ku * (uint32_t)sp->nbins) + kv) * (uint32_t)(sp->angle_bins > 0 ? sp->angle_bins : 1) + qa;
-    return 1;
-}
-
 /* The words of a bitmap over the key space (one bit per signature slot). */
 static inline size_t seen_words64(const GhmGeoParams *p, int nbins)
 {
     return (key_space(p, nbins) + 63) / 64;
 }
 
-/* The dense slot of a packed key (as signature() computes it). */
+/* The dense slot of a packed key (as geohash.c's span_signatures computes it). */
 static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
 {
     uint32_t na = (uint32_t)(p->angle_bins > 0 ? p->angle_bins : 1);
