@@ -163,6 +163,46 @@ START_TEST(test_grid_sample_matches_rule)
 }
 END_TEST
 
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The threshold is the asked quantile of the maxima's strengths, at most half their 90 %
+ * quantile, at least the noise floor: with percentile 0 every maximum above the floor is a
+ * point, so their sorted strengths give the expected threshold for other percentiles, on
+ * either side of 0.9. */
+START_TEST(test_threshold_is_the_quantile)
+{
+    GhmImage *img = ghm_test_load_image("images/rubberwhale1.png");
+    GhmEdgeParams ep = ghm_edge_defaults();
+    GhmEdges *all = NULL, *e = NULL;
+    ep.percentile = 0.0;
+    ck_assert_int_eq(ghm_edges_detect(img, &ep, &all), GHM_OK);
+    size_t n = all->count;
+    ck_assert_uint_gt(n, 1000);
+    float *v = malloc(n * sizeof *v), floor_mag = all->threshold;
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = all->points[i].strength;
+    qsort(v, n, sizeof *v, cmp_float);
+    const double percentiles[3] = {0.35, 0.9, 0.97};
+    for (int t = 0; t < 3; t++) {
+        ep.percentile = percentiles[t];
+        ck_assert_int_eq(ghm_edges_detect(img, &ep, &e), GHM_OK);
+        float q = v[(size_t)(percentiles[t] * (double)(n - 1))];
+        float strong = 0.5f * v[(size_t)(0.9 * (double)(n - 1))];
+        float want = q > strong ? strong : q;
+        ck_assert_float_eq(e->threshold, want > floor_mag ? want : floor_mag);
+        ghm_edges_free(&e);
+    }
+    free(v);
+    ghm_edges_free(&all);
+    ghm_image_free(&img);
+}
+END_TEST
+
 /* A bright square: its four corners are the strongest Harris responses. */
 START_TEST(test_corners_of_square)
 {
@@ -289,6 +329,7 @@ static Suite *edges_suite(void)
     tcase_add_test(core, test_uniform_and_tiny_images);
     tcase_add_test(core, test_grid_sample);
     tcase_add_test(core, test_grid_sample_matches_rule);
+    tcase_add_test(core, test_threshold_is_the_quantile);
     tcase_add_test(core, test_corners_of_square);
     suite_add_tcase(s, core);
     TCase *geometry = tcase_create("geometry");
