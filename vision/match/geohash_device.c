@@ -8,7 +8,7 @@
 #include "geohash_internal.h"
 
 
-/* Basis (a, b) with what geohash.c's signatures derive from it, computed by the same
+/* Basis (a, b) with what geohash_signatures.c derives from it, computed by the same
  * expressions (d in float, then widened), so that the device's signatures are bit for bit the
  * CPU's. */
 static GhmGeoFrame basis_frame(const GhmGeoPoint *a, const GhmGeoPoint *b)

@@ -1,6 +1,7 @@
 /*
  * geohash_internal.h - the state of the geometric-hashing tables and voter, and the signature
- * arithmetic that building (geohash.c) and voting (geohash_vote.c, geohash_device.c) share.
+ * arithmetic that building (geohash.c, geohash_signatures.c) and voting (geohash_vote.c,
+ * geohash_device.c) share.
  * Not a public header.
  */
 #ifndef GHM_GEOHASH_INTERNAL_H
@@ -121,14 +122,14 @@ static inline size_t seen_words64(const GhmGeoParams *p, int nbins)
     return (key_space(p, nbins) + 63) / 64;
 }
 
-/* The dense slot of a packed key (as geohash.c's span_signatures computes it). */
+/* The dense slot of a packed key (as geohash_signatures.c's span_signatures computes it). */
 static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
 {
     uint32_t na = (uint32_t)(p->angle_bins > 0 ? p->angle_bins : 1);
     return ((key & 0xFF) * (uint32_t)nbins + (key >> 8 & 0xFF)) * na + (key >> 16);
 }
 
-/* --- geohash.c: shared by building and voting ---------------------------------------------- */
+/* --- geohash_signatures.c: shared by building and voting ----------------------------------- */
 
 /* Writes the distinct signatures of the coded points of grid g in basis (a, b) to out (room
  * for g->n). seen is a zeroed bitmap over the key space (seen_words64 words), small enough to
@@ -137,7 +138,7 @@ static inline uint32_t key_slot(uint32_t key, const GhmGeoParams *p, int nbins)
  * (window + quant) (|dx| + |dy|) of the basis midpoint along each axis, and within a bucket's
  * half diagonal (0.71 cells, 0.75 with a margin for rounding) of its bucket's centre. Returns
  * the count. The device visits every point of the level: the same keys, in another order.
- * Built for SSE4.1 and for the baseline (GHMI_FLOOR_CLONES, geohash.c). */
+ * Its arithmetic is built for SSE4.1 and for the baseline (GHMI_FLOOR_CLONES). */
 size_t ghmi_basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b, const GhmiCodedGrid *g,
                              const GhmGeoParams *p, int nbins, uint64_t *seen, uint32_t *out);
 

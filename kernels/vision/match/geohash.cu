@@ -37,8 +37,8 @@
 
 static_assert(GHM_GEO_ROW_BEST == 2, "best_kernel keeps exactly two cells per row");
 
-/* The signature of c in frame f, as vision/match/geohash.c's span_signatures(): 0 when c is
- * outside the window. */
+/* The signature of c in frame f, as vision/match/geohash_signatures.c's span_signatures(): 0
+ * when c is outside the window. */
 static __device__ __forceinline__ int signature(const GhmGeoFrame &f, const GhmGeoPoint &c,
                                                 const GhmGeoSigParams &sp, uint32_t *key,
                                                 uint32_t *slot)
