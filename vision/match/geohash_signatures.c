@@ -100,7 +100,7 @@ static void span_signatures(const Frame *f, const GhmGeoPoint *pts, uint32_t n, 
         rel -= TWO_PI * floor(rel * sp->inv_two_pi);
         double ra = rel * sp->angle_scale;
         int in = (iu >= 0.0) & (iu < nb) & (iv >= 0.0) & (iv < nb);
-        ra = (ra >= 0.0) & (ra < na) ? ra : 0.0;
+        ra = ((ra >= 0.0) & (ra < na)) ? ra : 0.0;
         iu = iu < 0.0 ? 0.0 : iu;
         iu = iu > top ? top : iu;
         iv = iv < 0.0 ? 0.0 : iv;
