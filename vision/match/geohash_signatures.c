@@ -65,16 +65,18 @@ int ghmi_coded_grid_build(const GhmGeoPoint *pts, size_t n, GhmiCodedGrid *g)
 
 enum { SPAN = 128, NO_KEY = 0xFFFFFFFFu };
 
-/* A basis (a, b) as its signatures need it: d = b - a, 1 / |d|^2, the direction of d. */
+/* A basis (a, b) as its signatures need it: d = b - a, 1 / |d|^2, the direction of d; the
+ * parameters, and their constants for the arithmetic (sp). */
 typedef struct Frame {
     const GhmGeoPoint *a;
     double dx, dy, inv, phi;
+    const GhmGeoParams *p;
+    int nbins;
     GhmGeoSigParams sp;
 } Frame;
 
 /* The signatures of coded points pts[0..n) (n <= SPAN) in frame f: key[i] packed as
- * u | v << 8 | angle << 16 and slot[i] its dense index in the key space (for de-duplication),
- * or key[i] = NO_KEY where the point lies outside the window. kernels/vision/match/geohash.cu
+ * u | v << 8 | angle << 16, or NO_KEY where the point lies outside the window. kernels/vision/match/geohash.cu
  * repeats these operations in this order. Every point takes every operation, without a branch,
  * so that the compiler computes two points at once in the SSE4.1 clone (floor() among them
  * only where floating-point operations may be taken not to trap: CMakeLists.txt builds this
@@ -82,12 +84,11 @@ typedef struct Frame {
  * cores. A point outside the window is clamped into the bins before its conversions, which
  * are then all in range. */
 GHMI_FLOOR_CLONES
-static void span_signatures(const Frame *f, const GhmGeoPoint *pts, uint32_t n, uint32_t *key,
-                            uint32_t *slot)
+static void span_signatures(const Frame *f, const GhmGeoPoint *pts, uint32_t n, uint32_t *key)
 {
     const GhmGeoSigParams *sp = &f->sp;
     const double nb = sp->nbins, top = nb - 1.0, dx = f->dx, dy = f->dy, inv = f->inv;
-    const uint32_t na = (uint32_t)(sp->angle_bins > 0 ? sp->angle_bins : 1);
+    const double na = sp->angle_bins > 0 ? sp->angle_bins : 1;
     const uint32_t angles = sp->angle_bins > 0 ? 0xFFFFFFFFu : 0; /* qa = 0 without angles */
     const float ax = f->a->x, ay = f->a->y;
     for (uint32_t i = 0; i < n; i++) {
@@ -108,7 +109,6 @@ static void span_signatures(const Frame *f, const GhmGeoPoint *pts, uint32_t n, 
         uint32_t ku = (uint32_t)(int32_t)iu, kv = (uint32_t)(int32_t)iv;
         uint32_t qa = (uint32_t)(int32_t)ra & angles;
         key[i] = in ? ku | kv << 8 | qa << 16 : NO_KEY;
-        slot[i] = (ku * (uint32_t)sp->nbins + kv) * na + qa;
     }
 }
 
@@ -116,15 +116,18 @@ static void span_signatures(const Frame *f, const GhmGeoPoint *pts, uint32_t n, 
 static size_t add_signatures(const Frame *f, const GhmGeoPoint *pts, size_t n, uint64_t *seen,
                              uint32_t *out, size_t k)
 {
-    uint32_t key[SPAN], slot[SPAN];
+    uint32_t key[SPAN];
     for (size_t c = 0; c < n; c += SPAN) {
         uint32_t m = n - c < SPAN ? (uint32_t)(n - c) : SPAN;
-        span_signatures(f, pts + c, m, key, slot);
+        span_signatures(f, pts + c, m, key);
         for (uint32_t i = 0; i < m; i++) {
-            uint64_t bit = 1ull << (slot[i] & 63);
-            if (key[i] == NO_KEY || (seen[slot[i] >> 6] & bit))
+            if (key[i] == NO_KEY)
                 continue;
-            seen[slot[i] >> 6] |= bit;
+            uint32_t slot = key_slot(key[i], f->p, f->nbins);
+            uint64_t bit = 1ull << (slot & 63);
+            if (seen[slot >> 6] & bit)
+                continue;
+            seen[slot >> 6] |= bit;
             out[k++] = key[i];
         }
     }
@@ -138,7 +141,7 @@ size_t ghmi_basis_signatures(const GhmGeoPoint *a, const GhmGeoPoint *b, const G
     double len2 = dx * dx + dy * dy;
     if (!(len2 > 0.0) || g->n == 0)
         return 0;
-    Frame f = {a, dx, dy, 1.0 / len2, atan2(dy, dx), ghmi_sig_params(p, nbins)};
+    Frame f = {a, dx, dy, 1.0 / len2, atan2(dy, dx), p, nbins, ghmi_sig_params(p, nbins)};
     double inv = f.inv, ext = (p->window + p->quant) * (fabs(dx) + fabs(dy)) + 1.0;
     double mx = a->x + 0.5 * dx, my = a->y + 0.5 * dy;
     int bx0 = (int)floor((mx - ext - g->x0) / g->cell);
