@@ -10,6 +10,13 @@
 
 #include "edges_internal.h"
 
+/* Whether the arguments both samplings take are usable. */
+static int args_ok(const GhmEdgePoint *pts, size_t n, int width, int height, const uint32_t *idx,
+                   const size_t *kept)
+{
+    return (pts || !n) && idx && kept && width >= 1 && height >= 1;
+}
+
 /* The grid of cell x cell pixels over a width x height picture: cw x ch cells. */
 static void grid_dims(int width, int height, double cell, int *cw, int *ch)
 {
@@ -56,7 +63,7 @@ static size_t sample_with(const GhmEdgePoint *pts, size_t n, int cw, int ch, dou
 int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height, double cell,
                           uint32_t *idx, size_t *kept)
 {
-    if ((!pts && n) || !idx || !kept || width < 1 || height < 1 || !(cell >= 1.0))
+    if (!args_ok(pts, n, width, height, idx, kept) || !(cell >= 1.0))
         return GHM_ERR_INVALID;
     int cw, ch;
     int32_t *best = NULL;
@@ -72,8 +79,7 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
                             double min_cell, size_t max_points, uint32_t *idx, size_t *kept,
                             double *cell_used)
 {
-    if ((!pts && n) || !idx || !kept || width < 1 || height < 1 || !(min_cell >= 1.0) ||
-        max_points < 1)
+    if (!args_ok(pts, n, width, height, idx, kept) || !(min_cell >= 1.0) || max_points < 1)
         return GHM_ERR_INVALID;
     int cw, ch;
     int32_t *best = NULL; /* for the first grid: the cells only grow */
