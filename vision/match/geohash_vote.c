@@ -282,7 +282,11 @@ static inline int beats(uint32_t votes, uint32_t id, uint32_t best_votes, uint32
     return votes > best_votes || (votes == best_votes && id < best_id);
 }
 
-/* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells. */
+/* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells. A signature's
+ * run of values (14 on average, a cache line) starts anywhere in the table's megabytes of
+ * values, and the row's increments wait on it: the runs VOTE_AHEAD signatures on are fetched
+ * while this one is counted. */
+#define VOTE_AHEAD 8
 static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
 {
     const GhmGeoRef *r = v->ref;
@@ -295,7 +299,10 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
         for (size_t b = 0; b < m; b++) {
             memset(row, 0, n * sizeof *row);
             uint32_t best[CAND_PER_ROW] = {0}, who[CAND_PER_ROW] = {0};
-            for (uint32_t s = v->offsets[b]; s < v->offsets[b + 1]; s++) {
+            const uint32_t end = v->offsets[b + 1];
+            for (uint32_t s = v->offsets[b]; s < end; s++) {
+                if (s + VOTE_AHEAD < end)
+                    __builtin_prefetch(r->values + v->first[s + VOTE_AHEAD]);
                 const uint32_t *vals = r->values + v->first[s];
                 for (uint32_t c = 0; c < v->count[s]; c++) {
                     uint32_t id = vals[c], votes = ++row[id];
