@@ -233,6 +233,7 @@ static json_t *step_json(const EditStep *s, int i)
     json_object_set_new(tm, "fill", json_real(d->labels.fill_ms));
     json_object_set_new(tm, "edit", json_real(d->edit_ms));
     json_object_set_new(tm, "step", json_real(d->total_ms));
+    json_object_set_new(tm, "upload", json_real(d->upload_ms));
     json_object_set_new(o, "timings_ms", tm);
     return o;
 }

@@ -396,6 +396,8 @@ prev = 0
 for x in steps:
     assert x["voxels"] == prev + x["added"] - x["erased"], x
     assert 0 < x["cloud_voxels"] <= x["probed"] and 0 < x["inside"] <= x["probed"], x
+    t = x["timings_ms"]
+    assert t["upload"] == 0 and 0 < t["classify"] <= t["step"], t  # the CPU uploads nothing
     prev = x["voxels"]
 assert steps[0]["voxels"] == steps[0]["cloud_voxels"] + steps[0]["inside"]
 assert steps[1]["erased"] > 0 and steps[1]["added"] == 0 and steps[1]["relabelled"] > 0
@@ -503,6 +505,9 @@ test_voxel_edit_cuda_same_set() {
     run_cmd 0 voxel edit --backend cuda --json --grid 48 -o "$TMP/g.ply" "$VOXEL_B" \
         --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
     [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/out")"
+    # every step sends its cloud up: part of its classify time
+    json_get "$TMP/out" 'all(0 < s["timings_ms"]["upload"] < s["timings_ms"]["classify"]
+        for s in j["steps"])' | grep -qx True || fail "upload times: $(cat "$TMP/out")"
     cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
     # an intersect by a cloud apart from the set empties it; the next edits start from nothing
     moved_cloud "$VOXEL_B" 1.5 "$TMP/apart.ply"

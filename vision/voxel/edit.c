@@ -502,7 +502,7 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
     }
     double t0 = ghm_now();
     const GhmVoxelResult *r = NULL;
-    int ret = ghmi_edit_classify(e, pc, &r, &st.probe_ms, why, why_size);
+    int ret = ghmi_edit_classify(e, pc, &r, &st.probe_ms, &st.upload_ms, why, why_size);
     double t1 = ghm_now();
     if (ret == GHM_OK) {
         st.labels = r->time;

@@ -162,25 +162,28 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threa
 }
 
 /* One pipeline run of a (given as rows when a_rows is not NULL) over b on *sw (made at the
- * first, with the empty cloud for a, then bound to the clouds); *out is its view. */
+ * first, with the empty cloud for a, then bound to the clouds: on a device that uploads them,
+ * timed into *bind_ms unless NULL); *out is its view. */
 static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
-               const GhmiVoxelRows *a_rows, const GhmPointCloud *b, const GhmVoxelResult **out)
+               const GhmiVoxelRows *a_rows, const GhmPointCloud *b, const GhmVoxelResult **out,
+               double *bind_ms)
 {
     int ret = *sw ? GHM_OK : ghm_voxel_sweep_create(e->ctx, &e->none, b, &e->grid, &e->opt, sw);
+    double t0 = ghm_now();
     if (ret == GHM_OK)
         ret = ghmi_voxel_sweep_rebind(*sw, a, a_rows, b);
+    if (bind_ms) /* without a device the bind only forgets the last step */
+        *bind_ms = ghmi_voxel_ops(e->ctx) ? 1e3 * (ghm_now() - t0) : 0.0;
     return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
 }
 
-/* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc.
- * *probe_ms: the time until the probe was made. */
 int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
-                       double *probe_ms, char *why, size_t why_size)
+                       double *probe_ms, double *upload_ms, char *why, size_t why_size)
 {
     double t0 = ghm_now();
     const GhmVoxelResult *alone = NULL;
     *out = NULL;
-    int ret = run(e, &e->alone, &e->none, NULL, pc, &alone);
+    int ret = run(e, &e->alone, &e->none, NULL, pc, &alone, upload_ms);
     if (ret == GHM_OK && alone->side[1].voxels == 0) {
         ghmi_why(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;
@@ -198,7 +201,7 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
         pc = &e->held;
     }
     if (ret == GHM_OK)
-        ret = run(e, &e->against, &e->probe, &e->rows, pc, out);
+        ret = run(e, &e->against, &e->probe, &e->rows, pc, out, NULL);
     /* a probe point voxelizes into its own voxel unless float coordinates cannot hold the
      * centres apart (a grid far from the origin for its voxel size) */
     /* The edit reads a probe voxel's label by its row (ghmi_voxel_rows_at) and a device finds

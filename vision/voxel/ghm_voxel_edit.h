@@ -93,6 +93,9 @@ typedef struct GhmVoxelEditStep {
      * then the pipeline's stages on the probe (labels, as ghm_voxel_intersect reports them). */
     double probe_ms;
     GhmVoxelTimings labels;
+    /* Of classify_ms: the cloud's points and normals sent to the device (0 on the CPU backend),
+     * so that total_ms - upload_ms is the step after its upload. */
+    double upload_ms;
 } GhmVoxelEditStep;
 
 typedef struct GhmVoxelEdit GhmVoxelEdit;
