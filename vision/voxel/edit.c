@@ -243,14 +243,25 @@ static int find_cloud(GhmVoxelEdit *e, const GhmVoxelSide *c, uint32_t **found)
     return keys ? find_items(e, keys, c->voxels, EDIT_BUF_FOUND, found) : GHM_ERR_NOMEM;
 }
 
-/* The set's voxels at the cloud's voxels become cut (subtract, intersect). */
-static void cut_at_cloud(const GhmVoxelSide *c, const uint32_t *found, int flip, Changes *ch,
+/* The set's voxels at the cloud's voxels become cut (subtract, intersect): erased now, those
+ * that were there flagged in *erased, to come back as the cut (cut_at_cloud). A cut item is
+ * made of the cloud's voxel alone, so the set's old items are not needed: erasing every cloud
+ * voxel saves finding them and sending their items back (1.5 MB for 62 k voxels, a third of a
+ * repeated subtract's set time on the H200 host). */
+static int erase_at_cloud(GhmVoxelEdit *e, const GhmVoxelSide *c, uint8_t **erased)
+{
+    uint32_t *keys = tagged(e, c->keys, c->voxels);
+    *erased = ghmi_edit_buf(e, EDIT_BUF_ERASED, c->voxels);
+    return keys && *erased ? ghm_dynmap_erase(e->set, keys, c->voxels, *erased) : GHM_ERR_NOMEM;
+}
+
+/* The cut items of the cloud's voxels that erase_at_cloud erased, into ch's inserts. */
+static void cut_at_cloud(const GhmVoxelSide *c, const uint8_t *erased, int flip, Changes *ch,
                          GhmVoxelEditStep *st)
 {
     for (size_t v = 0; v < c->voxels; v++) {
-        if (!item_at(found, v)[W_KEY])
+        if (!erased[v])
             continue;
-        ch->erase[ch->n_erase++] = c->keys[v] | KEY_TAG;
         cloud_item(c, v, flip, GHM_VOXEL_EDIT_CUT, ch->insert + ch->n_insert++ * ITEM_WORDS);
         st->relabelled++;
     }
@@ -381,19 +392,20 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
     const int on_device = ghmi_edit_on_device(e, &v);
-    uint32_t *found = NULL;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels (absent ones are
-                                    * ignored by the erase), listed on the device or here */
-    int ret = find_cloud(e, c, &found);
-    if (ret == GHM_OK && on_device)
+    uint8_t *erased = NULL;
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; the inside voxels (absent ones
+                                    * are ignored by the erase), listed on the device or here */
+    int ret = GHM_OK;
+    if (on_device)
         ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
-    else if (ret == GHM_OK &&
-             !(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
+    else if (!(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
-        ret = changes_alloc(e, &ch, c->voxels, c->voxels);
+        ret = erase_at_cloud(e, c, &erased);
+    if (ret == GHM_OK)
+        ret = changes_alloc(e, &ch, 0, c->voxels);
     if (ret == GHM_OK) {
-        cut_at_cloud(c, found, 1, &ch, st);
+        cut_at_cloud(c, erased, 1, &ch, st);
         ret = changes_apply(e, &ch, &inner);
     }
     return ret;
@@ -451,21 +463,23 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
     const int on_device = ghmi_edit_on_device(e, &v);
     size_t n = on_device ? 0 : ghm_dynmap_size(e->set);
     uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
-    uint32_t *found = NULL;
-    Changes ch = {0}, outer = {0}; /* the cloud's voxels and, on the CPU path, the erases; the
-                                    * erases on the device */
+    uint8_t *erased = NULL;
+    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and, on the CPU path, the erases;
+                                    * the erases on the device */
     int ret = items ? GHM_OK : GHM_ERR_NOMEM;
     if (ret == GHM_OK && !on_device)
         ret = ghm_dynmap_items(e->set, items, NULL, n, &n);
-    if (ret == GHM_OK)
-        ret = find_cloud(e, c, &found);
     if (ret == GHM_OK && on_device)
         ret = ghmi_edit_outside_erases(e, &v, &outer);
+    /* the outside lists are of the set before the cut: they never hold a cloud voxel (each is
+     * an intersection voxel of the probe, kept), so the cut may come first */
     if (ret == GHM_OK)
-        ret = changes_alloc(e, &ch, n + c->voxels, c->voxels);
+        ret = erase_at_cloud(e, c, &erased);
+    if (ret == GHM_OK)
+        ret = changes_alloc(e, &ch, n, c->voxels);
     if (ret == GHM_OK) {
         ch.n_erase = n ? outside_keys(e, &r->side[0], items, n, ch.erase) : 0;
-        cut_at_cloud(c, found, 0, &ch, st);
+        cut_at_cloud(c, erased, 0, &ch, st);
         ret = changes_apply(e, &ch, &outer);
     }
     return ret;

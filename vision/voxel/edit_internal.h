@@ -15,6 +15,7 @@ typedef enum EditBuf {
     EDIT_BUF_INSIDE,   /* the probe's inside keys */
     EDIT_BUF_KEYS,     /* keys sent to the set or a map */
     EDIT_BUF_FOUND,    /* the set's items at the cloud's voxels */
+    EDIT_BUF_ERASED,   /* which of the cloud's voxels the set held (erase_at_cloud) */
     EDIT_BUF_IN_FOUND, /* the set's items at the inside voxels */
     EDIT_BUF_ITEMS,    /* the whole set's items */
     EDIT_BUF_SPAN_LO,  /* the probe's rows: first x, last x, first voxel */
