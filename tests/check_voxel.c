@@ -540,6 +540,57 @@ START_TEST(test_rows_cloud_as_plain_cloud)
 }
 END_TEST
 
+/* Where the grid's extent says the centres fall in their own voxels (so ghmi_voxel_rows_match
+ * skips its comparison), they do: rows of grids reaching right to that extent, on either side
+ * of the origin and at several voxel sizes, voxelized as a plain cloud, give one voxel a point,
+ * the rows' own. 16 times farther out, where floats no longer hold them apart, the extent says
+ * so and the comparison finds it. */
+static void rows_at_extent(GhmContext *ctx, double s, double side, int axis, int far)
+{
+    const double reach = ldexp(s, far ? 25 : 21);
+    GhmVoxelGrid g = {.voxel_size = s, .dims = {40, 3, 3}};
+    for (int k = 0; k < 3; k++) /* the far corner (or the origin) at the extent */
+        g.origin[k] = k != axis ? 0.0 : side > 0 ? reach - g.dims[k] * s : -reach;
+    int32_t lo[9], hi[9];
+    size_t start[9], n = 0;
+    for (int r = 0; r < 9; r++) {
+        lo[r] = r % 4, hi[r] = 39 - r, start[r] = n;
+        n += (size_t)(hi[r] - lo[r] + 1);
+    }
+    GhmiVoxelRows rows = {.grid = &g, .lo = lo, .hi = hi, .start = start, .n = n};
+    GhmPointCloud *pts = NULL;
+    ck_assert_int_eq(ghm_pointcloud_create(n, 0, 0, &pts), GHM_OK);
+    ghmi_voxel_rows_points(&rows, 2, pts->xyz);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    GhmVoxelResult *r = NULL;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, pts, pts, NULL, &g, &opt, &r), GHM_OK);
+    const GhmVoxelSide *p = &r->side[0];
+    ck_assert_int_eq(ghmi_voxel_centres_in_own_voxels(&g), !far);
+    ck_assert_int_eq(ghmi_voxel_rows_match(&rows, p->keys, p->voxels, 2), !far);
+    if (!far) {
+        ck_assert_uint_eq(p->voxels, n);
+        for (size_t q = 0, v = 0; q < 9; q++)
+            for (int32_t x = lo[q]; x <= hi[q]; x++, v++)
+                ck_assert_uint_eq(p->keys[v], (uint32_t)(q * 40 + (size_t)x));
+    }
+    ghm_voxel_result_free(&r);
+    ghm_pointcloud_free(&pts);
+}
+
+START_TEST(test_rows_centres_in_own_voxels_at_the_bound)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    const double sizes[] = {1e-3, 0.37, 5.0};
+    for (int far = 0; far < 2; far++)
+        for (size_t i = 0; i < 3; i++)
+            for (int axis = 0; axis < 3; axis++) {
+                rows_at_extent(ctx, sizes[i], 1.0, axis, far);
+                rows_at_extent(ctx, sizes[i], -1.0, axis, far);
+            }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* An edit whose solid would not fit in memory is refused at once, saying why, the set as it
  * was (past the memory the kernel killed the process minutes in, with no word). */
 START_TEST(test_edit_refuses_what_memory_cannot_hold)
@@ -593,6 +644,7 @@ static Suite *voxel_suite(void)
     tcase_add_test(edge, test_sparse_cloud_widens);
     tcase_add_test(edge, test_thin_clouds_barrier);
     tcase_add_test(edge, test_rows_cloud_as_plain_cloud);
+    tcase_add_test(edge, test_rows_centres_in_own_voxels_at_the_bound);
     tcase_add_test(edge, test_edit_refuses_what_memory_cannot_hold);
     suite_add_tcase(s, edge);
     return s;

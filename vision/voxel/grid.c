@@ -62,6 +62,21 @@ void ghmi_voxel_rows_points(const GhmiVoxelRows *rows, int threads, float *xyz)
     }
 }
 
+/* The proof behind ghmi_voxel_centres_in_own_voxels: the rounding moves a centre c by at most
+ * 2^-24 |c| (half a float's ulp) and the voxelization's doubles (point_key) by some 2^-29 times
+ * less, so a centre half a voxel from the voxel's faces stays inside when 2^-24 M < s / 2, M the
+ * largest |coordinate| in the grid and s the voxel size; asked as M <= 2^21 s, four times
+ * within. */
+int ghmi_voxel_centres_in_own_voxels(const GhmVoxelGrid *g)
+{
+    double most = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double far = g->origin[k] + (double)g->dims[k] * g->voxel_size;
+        most = fmax(most, fmax(fabs(g->origin[k]), fabs(far)));
+    }
+    return most <= ldexp(g->voxel_size, 21);
+}
+
 int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_t K,
                           int threads)
 {
@@ -70,6 +85,8 @@ int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_
     const size_t nr = (size_t)g->dims[1] * (size_t)g->dims[2];
     if (K != rows->n)
         return 0;
+    if (ghmi_voxel_centres_in_own_voxels(g))
+        return 1;
     uint32_t differ = 0; /* a row's keys are its first key + 0, 1, ...: ORed differences, so
                           * that the loop vectorises (a && chain did not: 0.3-0.4 ms of a 0.9 M
                           * voxel probe on 16 threads, H200 host) */
