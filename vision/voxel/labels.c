@@ -29,18 +29,20 @@ static uint8_t barrier_label(const GhmVoxelGrid *g, const GhmiSide *s, size_t v)
 
 /* Seed votes of a voxel next to the barrier: for each barrier neighbour x, the step from the
  * other surface's plane point near x to this voxel, over the length of the step from x,
- * against the plane's normal; at an intersection that is the paper's unit step . normal. */
+ * against the plane's normal; at an intersection that is the paper's unit step . normal. The
+ * voxel's centre only once it has such a neighbour (most voxels of a probe have none). */
 static uint8_t seed_vote(const GhmVoxelGrid *g, const GhmiSide *s, size_t v, const double *len,
                          double t_out, double t_in, uint8_t *ring)
 {
     int in = 0, out = 0;
     const int nn = s->hood.n;
-    double c[3];
-    ghm_voxel_centre(g, s->keys[v], c);
+    double c[3] = {0, 0, 0};
     for (int k = 0; k < nn; k++) {
         uint32_t x = s->nbr[(size_t)nn * v + (size_t)k];
         if (x == GHM_NOT_FOUND || !s->barrier[x])
             continue;
+        if (!*ring)
+            ghm_voxel_centre(g, s->keys[v], c);
         *ring = 1;
         const float *pl = s->plane + 6 * (size_t)x;
         double dot = ((c[0] - pl[0]) * pl[3] + (c[1] - pl[1]) * pl[4] + (c[2] - pl[2]) * pl[5]) /

@@ -307,10 +307,13 @@ static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, co
 {
     static const int here[3] = {0, 0, 0};
     double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
-    ghm_voxel_centre(g, s->keys[v], c);
     float *pl = s->plane + 6 * v;
     int same = n > 0 && ks[0] == 0;
     s->cross[v] = same ? us[0] : GHM_NOT_FOUND;
+    s->barrier[v] = n > 0;
+    if (!n) /* most voxels (a probe's: 93 %): no plane, and no centre to compute */
+        return;
+    ghm_voxel_centre(g, s->keys[v], c);
     if (same)
         n = 1; /* an intersection: the paper's plane through this voxel */
     for (size_t i = 0; i < n; i++) {
@@ -320,9 +323,6 @@ static void contact_of(const GhmVoxelGrid *g, GhmiSide *s, const GhmiSide *o, co
             sum_n[a] += o->normals[3 * (size_t)us[i] + (size_t)a];
         }
     }
-    s->barrier[v] = n > 0;
-    if (!n)
-        return;
     double len = sqrt(sum_n[0] * sum_n[0] + sum_n[1] * sum_n[1] + sum_n[2] * sum_n[2]);
     for (int a = 0; a < 3; a++) {
         pl[a] = (float)(sum_c[a] / (double)n);

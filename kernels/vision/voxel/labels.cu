@@ -43,8 +43,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
     uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x, K = s.K;
     if (v >= K)
         return;
-    double c[3];
-    centre(g, s.keys[v], c);
+    double c[3] = {0, 0, 0}; /* the centre, once a plane needs it (labels.c's seed_vote) */
     uint8_t lab = LABEL_UNKNOWN, sd = GHMI_VOXEL_NO_SEED, rg = 0;
     uint32_t fill_mask = 0;
     const int r = s.radius;
@@ -52,6 +51,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
         if (s.cross[v] != GHM_NOT_FOUND) {
             lab = LABEL_INTERSECTION;
         } else {
+            centre(g, s.keys[v], c);
             double d = plane_dot(c, s.plane + 6 * (size_t)v);
             lab = d > 0 ? LABEL_OUTSIDE : d < 0 ? LABEL_INSIDE : LABEL_UNKNOWN;
         }
@@ -68,6 +68,8 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
                 fill_mask |= 1u << ((k - 1) & 31);
                 continue;
             }
+            if (!rg)
+                centre(g, s.keys[v], c);
             rg = 1;
             int d[3];
             cube_step(j, r, d);
