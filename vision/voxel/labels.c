@@ -135,15 +135,27 @@ static void expand(const GhmiSide *s, Fill *f, uint32_t v, uint32_t L, uint32_t 
     }
 }
 
-/* Level L's voxels, queue[lo, hi), expanded on the threads; their new voxels follow hi. */
+/* Level L's voxels, queue[lo, hi), expanded on the threads; their new voxels follow hi. The
+ * queue comes in breadth-first order, so each voxel's row of neighbour ids (hood.n ids, 104
+ * bytes at radius 1) is somewhere else in the table (93 MB for a 0.9 M-voxel probe): the row
+ * FILL_AHEAD voxels on is fetched while this one expands (its load was a third of the fill's
+ * samples). */
+enum { FILL_AHEAD = 8 };
+
 static void fill_level(const GhmiSide *s, Fill *f, size_t lo, size_t hi, uint32_t L, int threads)
 {
+    const size_t nn = (size_t)s->hood.n;
 #pragma omp parallel num_threads(threads) if (hi - lo > GHMI_PARALLEL_MIN / 16)
     {
         uint32_t out[FILL_ROOM];
         size_t n = 0;
 #pragma omp for schedule(dynamic, 256) nowait
         for (size_t i = lo; i < hi; i++) {
+            if (i + FILL_AHEAD < hi) {
+                const uint32_t *row = s->nbr + nn * f->queue[i + FILL_AHEAD];
+                __builtin_prefetch(row);
+                __builtin_prefetch(row + nn - 1);
+            }
             expand(s, f, f->queue[i], L, out, &n);
             if (n >= FILL_RUN) {
                 append(f, out, n);
