@@ -203,7 +203,10 @@ static int accumulate(GhmiSide *s, const double *pose, const GhmVoxelGrid *g, in
 /* Neighbour ids of a cloud by_rows, row by row: a neighbour's row is the row plus (dy, dz), its
  * id the neighbour row's first plus x + dx - its lo, or none outside its span; no index look-up
  * (a voxel edit's probe of 0.9 M voxels: 23 M hashed look-ups) and no key divided into
- * coordinates (a key by key look-up by ghmi_voxel_rows_at had twice the perf samples, 2 cores). */
+ * coordinates (a key by key look-up by ghmi_voxel_rows_at had twice the perf samples, 2 cores).
+ * Each step's span and first id are taken once a row, into locals: read from the rows' arrays
+ * for every voxel they were loaded again after each store of an id (the stores may alias
+ * them). */
 static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
     const GhmiVoxelRows *rows = s->rows;
@@ -215,16 +218,22 @@ static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
         if (rows->lo[r] > rows->hi[r])
             continue;
         const int y = (int)(r % (size_t)ny), z = (int)(r / (size_t)ny);
-        int64_t near[GHMI_MAX_HOOD]; /* the row of step k, or -1 outside the grid */
+        /* step k's neighbour of x is first[k] + x when lo[k] <= x <= hi[k] (x moved by its dx:
+         * lo, hi and first are shifted by it), none otherwise */
+        int32_t lo[GHMI_MAX_HOOD], hi[GHMI_MAX_HOOD];
+        int64_t first[GHMI_MAX_HOOD];
         for (int k = 0; k < nn; k++) {
-            int yy = y + step[k][1], zz = z + step[k][2];
-            near[k] = yy >= 0 && yy < ny && zz >= 0 && zz < nz ? yy + (int64_t)ny * zz : -1;
+            int yy = y + step[k][1], zz = z + step[k][2], dx = step[k][0];
+            size_t q = (size_t)yy + (size_t)ny * (size_t)zz;
+            int in = yy >= 0 && yy < ny && zz >= 0 && zz < nz && rows->lo[q] <= rows->hi[q];
+            lo[k] = in ? rows->lo[q] - dx : 1;
+            hi[k] = in ? rows->hi[q] - dx : 0;
+            first[k] = in ? (int64_t)rows->start[q] - rows->lo[q] + dx : 0;
         }
         for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++) {
             uint32_t *out = s->nbr + (size_t)nn * (rows->start[r] + (size_t)(x - rows->lo[r]));
             for (int k = 0; k < nn; k++)
-                out[k] = near[k] < 0 ? GHM_NOT_FOUND
-                                     : ghmi_voxel_rows_in(rows, (size_t)near[k], x + step[k][0]);
+                out[k] = x >= lo[k] && x <= hi[k] ? (uint32_t)(first[k] + x) : GHM_NOT_FOUND;
         }
     }
 }
