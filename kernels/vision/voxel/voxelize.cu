@@ -248,14 +248,14 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
     const uint32_t oK = p.s[other].K;
     const float *onormals = p.s[other].normals;
     uint32_t key = s.keys[v];
-    double c[3], sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
-    centre(g, key, c);
+    double c[3] = {0, 0, 0}, sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
     const uint32_t ofirst = p.s[other].first_run;
     uint32_t id0 = oK ? voxel_id(t, g, other, ofirst, key) : GHM_NOT_FOUND;
     id0 = id0 < oK ? id0 : GHM_NOT_FOUND;
     s.cross[v] = id0;
     int found = 0;
     if (id0 != GHM_NOT_FOUND) { /* an intersection: the paper's plane through this voxel */
+        centre(g, key, c);
         for (int a = 0; a < 3; a++) {
             sum_c[a] = __dadd_rn(0.0, __dadd_rn(c[a], 0.0));
             sum_n[a] = __dadd_rn(0.0, (double)onormals[3 * (size_t)id0 + a]);
@@ -272,6 +272,8 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
             uint32_t u = q == GHM_NOT_FOUND ? GHM_NOT_FOUND : voxel_id(t, g, other, ofirst, q);
             if (u >= oK)
                 continue;
+            if (!found) /* the centre once a plane needs it (voxelize.c's contact_of) */
+                centre(g, key, c);
             for (int a = 0; a < 3; a++) {
                 sum_c[a] = __dadd_rn(sum_c[a], __dadd_rn(c[a], __dmul_rn((double)d[a], g.size)));
                 sum_n[a] = __dadd_rn(sum_n[a], (double)onormals[3 * (size_t)u + a]);
