@@ -82,9 +82,10 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e);
 
 /* Classifies the probe of pc: *out's side[0] is the probe (labels against pc), side[1] pc;
  * *out belongs to e and holds until the next classify or the free. *probe_ms: the time until
- * the probe was made; *upload_ms: of that, pc's upload to the device (0 without one). On failure why (may be NULL) says why: no point in the grid, normals that
- * point inward or either way, a probe past the memory (GHM_ERR_TOO_LARGE), centres that float
- * coordinates cannot hold apart. */
+ * the probe was made; *upload_ms: of that, pc's upload to the device (0 without one). On
+ * failure why (may be NULL) says why: no point in the grid, normals that point inward or either
+ * way, a probe past the memory (GHM_ERR_TOO_LARGE), centres that float coordinates cannot hold
+ * apart. */
 int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
                        double *probe_ms, double *upload_ms, char *why, size_t why_size);
 

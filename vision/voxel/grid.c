@@ -87,19 +87,13 @@ int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_
         return 0;
     if (ghmi_voxel_centres_in_own_voxels(g))
         return 1;
-    uint32_t differ = 0; /* a row's keys are its first key + 0, 1, ...: ORed differences, so
-                          * that the loop vectorises (a && chain did not: 0.3-0.4 ms of a 0.9 M
-                          * voxel probe on 16 threads, H200 host) */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : differ)
-    for (size_t r = 0; r < nr; r++) {
-        if (rows->lo[r] > rows->hi[r])
-            continue;
-        const uint32_t *k = keys + rows->start[r], first = (uint32_t)r * nx + (uint32_t)rows->lo[r];
-        const uint32_t len = (uint32_t)(rows->hi[r] - rows->lo[r]) + 1;
-        for (uint32_t i = 0; i < len; i++)
-            differ |= k[i] ^ (first + i);
-    }
-    return differ == 0;
+    int same = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(&& : same)
+    for (size_t r = 0; r < nr; r++)
+        for (int32_t x = rows->lo[r]; x <= rows->hi[r]; x++)
+            same = same && keys[rows->start[r] + (size_t)(x - rows->lo[r])] ==
+                               (uint32_t)r * nx + (uint32_t)x;
+    return same;
 }
 
 /* --- grid --------------------------------------------------------------------------------- */
