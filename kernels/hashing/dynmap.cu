@@ -8,7 +8,8 @@
  *             not checked by the API layer);
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
- *             is its first occurrence (the paper's second table and leader rule);
+ *             is its first occurrence (the paper's second table and leader rule); one kernel
+ *             does steps 1 and 2;
  *          3. a thread looks each leader up; an absent one is new and, in the same walk, the
  *             thread has seen its list's first slab with an empty slot and its last slab. It
  *             claims the first empty slot from there by a compare-and-swap of the slot's head
@@ -47,54 +48,76 @@
 
 /* --- kernels ------------------------------------------------------------------------------- */
 
-static __global__ void hash_kernel(DynRef r, const uint32_t *rec, int stride, size_t n,
-                                   uint64_t *hash, int check)
+/* The batch's duplicate table (hashing/dynmap_cpu.c's find_leaders) holds entries
+ * fp << idx_bits | i + 1 (0: empty), fp being the top bits of record i's hash that the index
+ * leaves room for: a probe passes over another key's entry without reading that record but
+ * for one in 2^fp_bits (the index alone made every occupied slot on the way a random read of
+ * the other record's hash). */
+typedef struct LeaderTab {
+    uint32_t *tab;
+    size_t slots;
+    int idx_bits;
+} LeaderTab;
+
+/* idx_bits <= 31: a batch has fewer than 2^31 records (GHM_DYNMAP_MAX_BATCH). */
+static __device__ __forceinline__ uint32_t leader_index_mask(const LeaderTab &t)
+{
+    return (1u << t.idx_bits) - 1;
+}
+
+static __device__ __forceinline__ uint32_t leader_entry(const LeaderTab &t, uint64_t hash,
+                                                        size_t i)
+{
+    return (uint32_t)(hash >> (32 + t.idx_bits)) << t.idx_bits | (uint32_t)(i + 1);
+}
+
+/* Steps 1 and 2 in one pass: hash[i] = record i's hash (`check`: flag one whose first 8 bytes
+ * are zero: device arrays are not checked by the API layer), and pos[i] = the duplicate table's
+ * entry of its key, which ends holding the smallest index with that key. Keys are compared on
+ * the records themselves (read-only), not on hash[], which other threads are still writing. */
+static __global__ void hash_leader_kernel(DynRef r, const uint32_t *rec, int stride, size_t n,
+                                          int check, LeaderTab t, uint64_t *hash, uint32_t *pos)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     const uint32_t *x = rec + i * stride;
-    hash[i] = dyn_hash(r, x);
+    uint64_t h = dyn_hash(r, x);
+    __stcs(&hash[i], (unsigned long long)h); /* read by the next kernels, not by this one */
     if (check && x[0] == 0 && (r.w == 1 || x[1] == 0))
         atomicExch(&r.counters[DYN_C_BAD], 1ull);
-}
-
-/* The batch's duplicate table (hashing/dynmap_cpu.c's find_leaders): pos[i] = the entry of
- * record i's key, which ends holding the smallest index with that key, plus one. */
-static __global__ void leader_kernel(DynRef r, const uint32_t *rec, int stride, size_t n,
-                                     const uint64_t *hash, uint32_t *tab, size_t mask,
-                                     uint32_t *pos)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    size_t p = (size_t)hash[i] & mask;
+    const uint32_t mine = leader_entry(t, h, i), idx_mask = leader_index_mask(t);
+    size_t p = (size_t)(((h & 0xffffffffu) * t.slots) >> 32); /* multiply-shift to [0, slots) */
     for (;;) {
-        uint32_t cur = __ldcg(&tab[p]);
+        uint32_t cur = __ldcg(&t.tab[p]);
         if (cur == 0) {
-            if (atomicCAS(&tab[p], 0u, (uint32_t)i + 1) == 0)
+            if (atomicCAS(&t.tab[p], 0u, mine) == 0)
                 break;
             continue; /* someone won the slot: look at it again */
         }
-        size_t j = cur - 1;
-        bool same = hash[j] == hash[i];
+        if ((cur ^ mine) & ~idx_mask) { /* another key's fingerprint */
+            p = p + 1 == t.slots ? 0 : p + 1;
+            continue;
+        }
+        size_t j = (cur & idx_mask) - 1;
+        bool same = true;
         for (int k = 0; same && k < r.kw; k++)
-            same = rec[j * stride + k] == rec[i * stride + k];
+            same = __ldg(&rec[j * stride + k]) == __ldg(&x[k]);
         if (same) {
-            if (i < j && atomicCAS(&tab[p], cur, (uint32_t)i + 1) != cur)
+            if (i < j && atomicCAS(&t.tab[p], cur, mine) != cur)
                 continue;
             break;
         }
-        p = (p + 1) & mask;
+        p = p + 1 == t.slots ? 0 : p + 1;
     }
     pos[i] = (uint32_t)p;
 }
 
-static __global__ void leader_final_kernel(const uint32_t *tab, size_t n, uint32_t *pos)
+static __global__ void leader_final_kernel(LeaderTab t, size_t n, uint32_t *pos)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n)
-        pos[i] = tab[pos[i]] - 1;
+        pos[i] = (t.tab[pos[i]] & leader_index_mask(t)) - 1;
 }
 
 /* Claims the first empty slot of a list from the look-up's first slab with room on
@@ -393,6 +416,8 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
     return GHM_OK;
 }
 
+/* The duplicate table at a load of at most one half (n + n / 4 slots, a table a third the size,
+ * made the pass slower on an H200, 2026-11-30). */
 static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
 {
     s->tab_cap = 16;
@@ -403,9 +428,18 @@ static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
     s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
 }
 
+/* Bits that hold n + 1 (the duplicate table's indices plus one). */
+static int index_bits(size_t n)
+{
+    int bits = 1;
+    while (((size_t)1 << bits) <= n)
+        bits++;
+    return bits;
+}
+
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
-                            int check, void **block, Scratch *s)
+                              int check, void **block, Scratch *s)
 {
     GhmContext *ctx = d->ctx;
     cudaStream_t st = ghm_cuda_stream(ctx);
@@ -420,14 +454,12 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
         return ret;
     if ((ret = ghmi_dyn_reset_counters(d)) < 0)
         return ret;
-    hash_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, s->hash, check);
+    LeaderTab t = {s->tab, s->tab_cap, index_bits(n)};
+    hash_leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, check, t,
+                                                           s->hash, s->leader);
     if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;
-    leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, s->hash, s->tab,
-                                                       s->tab_cap - 1, s->leader);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
-        return ret;
-    leader_final_kernel<<<thread_grid(n), THREADS, 0, st>>>(s->tab, n, s->leader);
+    leader_final_kernel<<<thread_grid(n), THREADS, 0, st>>>(t, n, s->leader);
     return GHM_CUDA_LAUNCH();
 }
 
