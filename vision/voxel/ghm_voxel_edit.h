@@ -90,7 +90,8 @@ typedef struct GhmVoxelEditStep {
     double edit_ms;      /* finds, erases and inserts in the set */
     double total_ms;
     /* Where classify_ms goes: the cloud's own labels and the probe made from them (probe_ms),
-     * then the pipeline's stages on the probe (labels, as ghm_voxel_intersect reports them). */
+     * then the pipeline's stages on the probe (labels, as ghm_voxel_intersect reports them),
+     * beside which (on a device; before them on the CPU) the cloud's normals are checked. */
     double probe_ms;
     GhmVoxelTimings labels;
     /* Of classify_ms: the cloud's points and normals sent to the device (0 on the CPU backend),
