@@ -106,29 +106,6 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e)
     e->probe = (GhmPointCloud){0};
 }
 
-/* --- chunks ------------------------------------------------------------------------------- */
-
-/* The work over many voxels (the probe's inside keys, add's changes, intersect's erases) comes
- * in chunks over the context's threads, each chunk counted, then written after the chunks before
- * it: the arrays are those one pass in order makes (a million inside voxels of a BASE took 22 ms
- * on one thread of the 2-core machine; intersect's 1.4 M set voxels 11-15 ms on one thread of
- * the H200 machine). */
-enum { CHUNKS = 64 };
-
-/* Chunk k's first: ghmi_chunk_at. */
-static size_t chunk_at(size_t n, int k) { return ghmi_chunk_at(n, k, CHUNKS); }
-
-/* Counts to starts, the first at `first`; returns the end. */
-static size_t exclusive_scan(size_t *count, size_t first)
-{
-    for (int k = 0; k < CHUNKS; k++) {
-        size_t n = count[k];
-        count[k] = first;
-        first += n;
-    }
-    return first;
-}
-
 /* --- items -------------------------------------------------------------------------------- */
 
 static void make_item(uint32_t key, uint32_t count, const float sum[3], uint8_t label,
@@ -164,7 +141,7 @@ static uint32_t *tagged(GhmVoxelEdit *e, const uint32_t *keys, size_t n)
 static size_t label_chunk(const GhmVoxelSide *p, uint8_t l, int k, uint32_t *out)
 {
     size_t m = 0;
-    for (size_t v = chunk_at(p->voxels, k); v < chunk_at(p->voxels, k + 1); v++)
+    for (size_t v = ghmi_edit_chunk_at(p->voxels, k); v < ghmi_edit_chunk_at(p->voxels, k + 1); v++)
         if (p->labels[v] == l) {
             if (out)
                 out[m] = p->keys[v] | KEY_TAG;
@@ -177,17 +154,17 @@ static size_t label_chunk(const GhmVoxelSide *p, uint8_t l, int k, uint32_t *out
 static uint32_t *probe_keys(GhmVoxelEdit *e, const GhmVoxelSide *p, uint8_t l, size_t *n)
 {
     uint32_t *keys = ghmi_edit_buf(e, EDIT_BUF_INSIDE, p->label_count[l] * sizeof *keys);
-    size_t at[CHUNKS];
+    size_t at[GHMI_EDIT_CHUNKS];
     int threads = ghm_context_threads(e->ctx);
     *n = 0;
     if (!keys)
         return NULL;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         at[k] = label_chunk(p, l, k, NULL);
-    *n = exclusive_scan(at, 0);
+    *n = ghmi_edit_exclusive_scan(at, 0);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         label_chunk(p, l, k, keys + at[k]);
     return keys;
 }
@@ -306,9 +283,9 @@ static int add_inside_item(uint32_t key, const uint32_t *old, uint32_t *item)
 
 /* Per chunk: its count of each kind of change, then (exclusive_scan) where its first goes. */
 typedef struct AddChunks {
-    size_t cloud_erase[CHUNKS];  /* erases of merged cloud voxels (first in the batch) */
-    size_t inside_erase[CHUNKS]; /* erases of relabelled inside voxels (after those) */
-    size_t inside_new[CHUNKS];   /* inside items (after the cloud's items, one a voxel) */
+    size_t cloud_erase[GHMI_EDIT_CHUNKS];  /* erases of merged cloud voxels (first in the batch) */
+    size_t inside_erase[GHMI_EDIT_CHUNKS]; /* erases of relabelled inside voxels (after those) */
+    size_t inside_new[GHMI_EDIT_CHUNKS];   /* inside items (after the cloud's items, one a voxel) */
 } AddChunks;
 
 /* Chunk k of the cloud's and of the inside voxels: counts its changes into ck (write 0), or
@@ -320,13 +297,14 @@ static void add_chunk(const GhmVoxelSide *c, const uint32_t *found, const uint32
     uint32_t scratch[ITEM_WORDS];
     size_t ce = write ? ck->cloud_erase[k] : 0, ie = write ? ck->inside_erase[k] : 0;
     size_t in = write ? ck->inside_new[k] : 0;
-    for (size_t v = chunk_at(c->voxels, k); v < chunk_at(c->voxels, k + 1); v++) {
+    const size_t to = ghmi_edit_chunk_at(c->voxels, k + 1);
+    for (size_t v = ghmi_edit_chunk_at(c->voxels, k); v < to; v++) {
         int merged = item_at(found, v)[W_KEY] != 0;
         if (write && add_cloud_item(c, v, item_at(found, v), ch->insert + v * ITEM_WORDS))
             ch->erase[ce] = c->keys[v] | KEY_TAG;
         ce += merged;
     }
-    for (size_t i = chunk_at(ni, k); i < chunk_at(ni, k + 1); i++) {
+    for (size_t i = ghmi_edit_chunk_at(ni, k); i < ghmi_edit_chunk_at(ni, k + 1); i++) {
         uint32_t *item = write ? ch->insert + in * ITEM_WORDS : scratch;
         int got = add_inside_item(inside[i], item_at(in_found, i), item);
         if (got == 2 && write)
@@ -346,13 +324,13 @@ static void add_changes(const GhmVoxelResult *r, const uint32_t *found, const ui
     const GhmVoxelSide *c = &r->side[1];
     AddChunks ck;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         add_chunk(c, found, inside, ni, in_found, k, 0, &ck, ch);
-    size_t cloud_erases = exclusive_scan(ck.cloud_erase, 0);
-    ch->n_erase = exclusive_scan(ck.inside_erase, cloud_erases);
-    ch->n_insert = exclusive_scan(ck.inside_new, c->voxels);
+    size_t cloud_erases = ghmi_edit_exclusive_scan(ck.cloud_erase, 0);
+    ch->n_erase = ghmi_edit_exclusive_scan(ck.inside_erase, cloud_erases);
+    ch->n_insert = ghmi_edit_exclusive_scan(ck.inside_new, c->voxels);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         add_chunk(c, found, inside, ni, in_found, k, 1, &ck, ch);
     st->relabelled += ch->n_erase;
 }
@@ -428,7 +406,7 @@ static size_t erase_chunk(const GhmVoxelEdit *e, const GhmVoxelSide *p, const ui
                           size_t n, int k, uint32_t *out)
 {
     size_t m = 0;
-    for (size_t i = chunk_at(n, k); i < chunk_at(n, k + 1); i++) {
+    for (size_t i = ghmi_edit_chunk_at(n, k); i < ghmi_edit_chunk_at(n, k + 1); i++) {
         const uint32_t *item = items + i * ITEM_WORDS;
         if (kept(e, p, item))
             continue;
@@ -444,14 +422,14 @@ static size_t erase_chunk(const GhmVoxelEdit *e, const GhmVoxelSide *p, const ui
 static size_t outside_keys(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
                            size_t n, uint32_t *erase)
 {
-    size_t at[CHUNKS];
+    size_t at[GHMI_EDIT_CHUNKS];
     int threads = ghm_context_threads(e->ctx);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         at[k] = erase_chunk(e, p, items, n, k, NULL);
-    size_t total = exclusive_scan(at, 0);
+    size_t total = ghmi_edit_exclusive_scan(at, 0);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < CHUNKS; k++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
         erase_chunk(e, p, items, n, k, erase + at[k]);
     return total;
 }

@@ -17,10 +17,10 @@
 
 /* --- the probe ---------------------------------------------------------------------------- */
 
-/* The spans' passes go over chunks of rows or of voxels on the context's threads (they took
- * 0.2-0.3 ms of a 256^3 edit's step on one thread, H200 host, 2026-11-30); each row is written
- * by one chunk, so the spans are the one-thread passes'. */
-enum { SPAN_CHUNKS = 64, SPAN_PARALLEL_LEAST = 16384 }; /* fewer rows: one thread */
+/* The spans' passes go over the rows, or over chunks of the voxels, on the context's threads
+ * (they took 0.2-0.3 ms of a 256^3 edit's step on one thread, H200 host, 2026-11-30); each row
+ * is written by one chunk, so the spans are the one-thread passes'. */
+enum { SPAN_PARALLEL_LEAST = 16384 }; /* fewer rows: one thread */
 
 /* The first voxel from v on whose row is not voxel v - 1's (the keys ascend): chunks of voxels
  * that start there own their rows. */
@@ -79,9 +79,9 @@ static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
         for (size_t r = 0; r < rows; r++)
             lo[r] = INT32_MAX, hi[r] = INT32_MIN;
 #pragma omp for schedule(static)
-        for (int k = 0; k < SPAN_CHUNKS; k++) {
-            size_t n = c->voxels, from = ghmi_chunk_at(n, k, SPAN_CHUNKS);
-            size_t to = ghmi_chunk_at(n, k + 1, SPAN_CHUNKS);
+        for (int k = 0; k < GHMI_EDIT_CHUNKS; k++) {
+            size_t n = c->voxels, from = ghmi_edit_chunk_at(n, k);
+            size_t to = ghmi_edit_chunk_at(n, k + 1);
             spans_of_voxels(c->keys, row_boundary(c->keys, n, (uint32_t)nx, from),
                             row_boundary(c->keys, n, (uint32_t)nx, to), (uint32_t)nx, d, lo, hi);
         }
@@ -108,27 +108,21 @@ static int row_spans(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
 static size_t row_starts(const int32_t *lo, const int32_t *hi, size_t rows, int threads,
                          size_t *start)
 {
-    size_t count[SPAN_CHUNKS], n = 0;
+    size_t count[GHMI_EDIT_CHUNKS];
     threads = rows >= SPAN_PARALLEL_LEAST ? threads : 1;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < SPAN_CHUNKS; k++) {
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++) {
         size_t m = 0;
-        for (size_t r = ghmi_chunk_at(rows, k, SPAN_CHUNKS);
-             r < ghmi_chunk_at(rows, k + 1, SPAN_CHUNKS); r++) {
+        for (size_t r = ghmi_edit_chunk_at(rows, k); r < ghmi_edit_chunk_at(rows, k + 1); r++) {
             start[r] = m;
             m += lo[r] <= hi[r] ? (size_t)(hi[r] - lo[r] + 1) : 0;
         }
         count[k] = m;
     }
-    for (int k = 0; k < SPAN_CHUNKS; k++) {
-        size_t m = count[k];
-        count[k] = n;
-        n += m;
-    }
+    size_t n = ghmi_edit_exclusive_scan(count, 0);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < SPAN_CHUNKS; k++)
-        for (size_t r = ghmi_chunk_at(rows, k, SPAN_CHUNKS);
-             r < ghmi_chunk_at(rows, k + 1, SPAN_CHUNKS); r++)
+    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
+        for (size_t r = ghmi_edit_chunk_at(rows, k); r < ghmi_edit_chunk_at(rows, k + 1); r++)
             start[r] += count[k];
     return n;
 }
