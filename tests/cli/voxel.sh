@@ -517,6 +517,19 @@ test_voxel_edit_cuda_same_set() {
     done
     cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA sets differ after an empty set"
     rm -f "$TMP/apart.ply"
+    # inward normals: on a device the check runs beside the probe's run and still refuses the
+    # edit, with the CPU's line and nothing written
+    turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"
+    for backend in cpu cuda; do
+        run_cmd 2 voxel edit --backend $backend --grid 64 -o "$TMP/never.ply" "$VOXEL_A" \
+            --subtract "$TMP/inward.ply"
+        expect_one_error_line "its normals point inward"
+        [ ! -e "$TMP/never.ply" ] || fail "an output was written ($backend)"
+        cp "$TMP/err" "$TMP/err_$backend"
+    done
+    cmp -s "$TMP/err_cpu" "$TMP/err_cuda" ||
+        fail "the CPU and CUDA errors differ: $(cat "$TMP/err_cpu" "$TMP/err_cuda")"
+    rm -f "$TMP/inward.ply" "$TMP/err_cpu" "$TMP/err_cuda"
 }
 
 # --backend auto on a coarse grid (one step or an edit) runs on the CPU; a fine grid or a sweep
