@@ -60,6 +60,16 @@ static inline GhmMapOptions ghmi_inner_map_options(double load_factor)
     return opt;
 }
 
+/* The least l with 2^l >= n (0 for n <= 1), at most 63: the cuckoo maps' chain bounds and the
+ * dynamic table's index bits (both backends). */
+static inline int ghmi_ceil_log2(size_t n)
+{
+    int l = 0;
+    while (l < 63 && ((size_t)1 << l) < n)
+        l++;
+    return l;
+}
+
 /* Load factors accepted by the set, multimap and index: 0 (default) or (0, 0.99]. */
 static inline int ghmi_load_factor_ok(double load_factor)
 {

@@ -38,20 +38,12 @@ static void cpu_map_destroy(void *impl)
 
 /* ---- build ---- */
 
-static int ceil_log2(size_t n)
-{
-    int l = 0;
-    while (l < 63 && ((size_t)1 << l) < n)
-        l++;
-    return l;
-}
-
 /* Chain bound. The thesis uses 7 lg N for 4 functions at load 0.8; fuller tables and fewer
  * functions need longer chains before the stash is worth trying, so the bound grows as the free
  * share of the table shrinks (an empirical rule, like the thesis's own). */
 static int max_chain_for(const CpuMap *m, size_t n)
 {
-    double lg = ceil_log2(n) < 4 ? 4 : ceil_log2(n);
+    double lg = ghmi_ceil_log2(n) < 4 ? 4 : ghmi_ceil_log2(n);
     double free_share = 1.0 - m->opt.load_factor;
     double scale = free_share >= 0.2 ? 1.0 : 0.2 / (free_share > 0.01 ? free_share : 0.01);
     double base = m->opt.layout == GHM_MAP_BUCKETED ? 16.0 * lg : 7.0 * lg;

@@ -45,6 +45,7 @@
 #include <cuda/atomic>
 
 #include "dynmap_cuda_internal.cuh"
+#include "hash_internal.h"
 
 /* --- kernels ------------------------------------------------------------------------------- */
 
@@ -428,15 +429,6 @@ static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
     s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
 }
 
-/* Bits that hold n + 1 (the duplicate table's indices plus one). */
-static int index_bits(size_t n)
-{
-    int bits = 1;
-    while (((size_t)1 << bits) <= n)
-        bits++;
-    return bits;
-}
-
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
                               int check, void **block, Scratch *s)
@@ -454,7 +446,9 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
         return ret;
     if ((ret = ghmi_dyn_reset_counters(d)) < 0)
         return ret;
-    LeaderTab t = {s->tab, s->tab_cap, index_bits(n)};
+    /* bits that hold the indices plus one; n >= 1 (the API layer returns before an empty
+     * batch) */
+    LeaderTab t = {s->tab, s->tab_cap, ghmi_ceil_log2(n + 1)};
     hash_leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, check, t,
                                                            s->hash, s->leader);
     if ((ret = GHM_CUDA_LAUNCH()) < 0)

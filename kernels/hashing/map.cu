@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "map_cuda_internal.cuh"
+#include "hash_internal.h"
 
 static int normalize_options(const GhmMapOptions *in, GhmMapOptions *out)
 {
@@ -106,19 +107,11 @@ int ghmi_cuda_map_forget(CudaMap *m)
     return GHM_CUDA(cudaMemsetAsync(m->stash + GHMI_STASH_SIZE, 0xFF, 8, ghm_cuda_stream(m->ctx)));
 }
 
-static uint32_t ceil_log2(size_t n)
-{
-    uint32_t lg = 0;
-    while (((size_t)1 << lg) < n)
-        lg++;
-    return lg;
-}
-
 /* Longest eviction chain before the stash: 7 lg N at load 0.8 (thesis 6.1.1); chains grow
  * quickly toward the layout's limit, so tighter tables get more steps. */
 static uint32_t max_chain(const CudaMap *m, size_t n)
 {
-    uint32_t base = 7 * (ceil_log2(n) + 1);
+    uint32_t base = 7 * ((uint32_t)ghmi_ceil_log2(n) + 1);
     if (m->layout == GHM_MAP_BUCKETED)
         return base + 32;
     uint32_t factor = m->load <= 0.8 ? 1 : m->load <= 0.9 ? 4 : 16;
