@@ -195,6 +195,41 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
     }
 }
 
+/* find_conflicts() of a voxel v (not ring, not barrier, labelled l inside or outside) at radius
+ * 1: the pairs (v, u) with u a fill neighbour (v's mask: occupied, not barrier), not ring, and
+ * labelled the other of inside / outside; both seeds dropped, the pairs with u > v counted. Every
+ * neighbour's index loaded first, then their rings and labels, then the tests, so that a voxel's
+ * reads are in flight together. One neighbour after another, the test took half a millisecond
+ * of a 0.9 M-voxel probe's fill (globaltimer, H200, 2026-11-30); so, the fill with its download
+ * 1.25 -> 0.84 ms. */
+static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t v, uint8_t l)
+{
+    const uint32_t m = __ldg(&s.mask[v]);
+    uint32_t u[26];
+    uint8_t lu[26], rg[26];
+#pragma unroll
+    for (int k = 0; k < 26; k++)
+        u[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + v]) : GHM_NOT_FOUND;
+#pragma unroll
+    for (int k = 0; k < 26; k++) {
+        lu[k] = u[k] != GHM_NOT_FOUND ? __ldcg(&s.label[u[k]]) : l;
+        rg[k] = u[k] != GHM_NOT_FOUND ? __ldg(&s.ring[u[k]]) : 1;
+    }
+    uint32_t hit = 0;
+#pragma unroll
+    for (int k = 0; k < 26; k++)
+        hit |= (uint32_t)(!rg[k] && lu[k] != l &&
+                          (lu[k] == LABEL_INSIDE || lu[k] == LABEL_OUTSIDE)) << k;
+    unsigned pairs = 0;
+    for (; hit; hit &= hit - 1) {
+        uint32_t w = __ldg(&s.nbr[(size_t)(__ffs(hit) - 1) * s.K + v]);
+        s.drop[(uint32_t)__ldcg(&s.state[v])] = 1;
+        s.drop[(uint32_t)__ldcg(&s.state[w])] = 1;
+        pairs += w > v;
+    }
+    return pairs;
+}
+
 /* labels.c's fill() for both clouds: per round, init (live seeds at level 0), the breadth-first
  * levels, labels, conflicts, and the decision (stop, or drop the conflicting seeds and go on).
  * Values written by other blocks are read with __ldcg (L2, never a stale L1 line) after the
@@ -204,8 +239,9 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
  * for the same reason. Every decision is taken from values all threads read after a barrier,
  * so all threads take the same path to every grid.sync(). VOLUME: a cloud is a volume (given as
  * rows: the levels of its fill hold tens of thousands of voxels), whose large levels go by
- * threads; compiled in only there, since the voxel mode's fills of surfaces ran 10 % slower with
- * the threads' code in the kernel though they never took it (H200, 2026-11-29). */
+ * threads and whose conflict test reads a voxel's neighbours together; compiled in only there,
+ * since the voxel mode's fills of surfaces ran 10 % slower with the threads' code in the kernel
+ * though they never took it (H200, 2026-11-29). */
 template <bool VOLUME>
 static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     const __grid_constant__ GhmVoxelPair p, int max_rounds, GhmVoxelFillControl *ctl,
@@ -281,8 +317,11 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                 uint32_t v = tid + it * stride;
                 unsigned pairs = 0;
                 uint8_t l = v < K ? __ldcg(&s.label[v]) : (uint8_t)LABEL_UNKNOWN;
-                if (v < K && !s.ring[v] && !s.barrier[v] &&
-                    (l == LABEL_INSIDE || l == LABEL_OUTSIDE)) {
+                const bool tested = v < K && !s.ring[v] && !s.barrier[v] &&
+                                    (l == LABEL_INSIDE || l == LABEL_OUTSIDE);
+                if (tested && VOLUME && s.radius == 1) {
+                    pairs = conflicts_by_mask(s, v, l);
+                } else if (tested) {
                     for (int k = 0; k < nn; k++) {
                         uint32_t u = __ldg(&s.nbr[(size_t)k * K + v]);
                         if (u == GHM_NOT_FOUND || s.ring[u] || s.barrier[u])
