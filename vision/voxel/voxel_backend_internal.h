@@ -75,6 +75,7 @@ typedef struct GhmVoxelInfo {
     uint32_t runs_a;                            /* of which A's (with A's "outside" run) */
     uint32_t outside[2];                        /* points outside the grid per cloud */
     uint32_t table_failed;                      /* the table's build attempt failed */
+    uint32_t placed;                            /* B's voxels placed in A's rows (contact) */
     uint32_t hist[2][GHMI_VOXEL_HIST];          /* voxels with c occupied neighbours */
     unsigned long long label_count[2][4];
     unsigned long long seeds[2];                /* live seeds after the rounds */
@@ -196,9 +197,10 @@ typedef struct GhmVoxelOps {
      * caller). */
     int (*neighbours)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g,
                       const GhmVoxelPair *p, const int do_side[2], GhmVoxelInfo *info);
-    /* voxelize.c's contact() for both clouds with radius rho: cross, barrier and plane. */
+    /* voxelize.c's contact() for both clouds with radius rho: cross, barrier and plane (info:
+     * device scratch for a count). */
     int (*contact)(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g, int rho,
-                   const GhmVoxelPair *p);
+                   const GhmVoxelPair *p, GhmVoxelInfo *info);
     /* labels.c's classify(): barrier labels, ring, seeds (GHMI_VOXEL_NO_SEED for none) and the
      * fill masks. */
     int (*classify)(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,

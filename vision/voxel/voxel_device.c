@@ -300,7 +300,7 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
     const int radius[2] = {L->pair.s[0].radius, L->pair.s[1].radius};
     int rho = ghmi_voxel_barrier_reach(radius, d->inside, d->K);
     size_t tail = offsetof(GhmVoxelInfo, label_count);
-    int ret = ops->contact(ctx, d->table, g, rho, &L->pair);
+    int ret = ops->contact(ctx, d->table, g, rho, &L->pair, d->info);
     if (ret == GHM_OK && marks)
         ret = ops->timer_mark(ctx, d->timer, 2);
     if (ret == GHM_OK)

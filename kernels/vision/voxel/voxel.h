@@ -34,7 +34,7 @@ int ghm_cuda_voxel_neighbours(GhmContext *ctx, const GhmMultimap *table,
                               const GhmVoxelGridArgs *g, const GhmVoxelPair *p,
                               const int do_side[2], GhmVoxelInfo *info);
 int ghm_cuda_voxel_contact(GhmContext *ctx, const GhmMultimap *table, const GhmVoxelGridArgs *g,
-                           int rho, const GhmVoxelPair *p);
+                           int rho, const GhmVoxelPair *p, GhmVoxelInfo *info);
 int ghm_cuda_voxel_classify(GhmContext *ctx, const GhmVoxelGridArgs *g, double t_out, double t_in,
                             const GhmVoxelPair *p);
 int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVoxelPair *p,

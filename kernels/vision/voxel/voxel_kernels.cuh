@@ -85,16 +85,42 @@ static __device__ __forceinline__ void cube_step(int j, int r, int d[3])
     d[2] = j / (w * w) - r;
 }
 
-/* The key of the voxel at key + step, or GHM_NOT_FOUND outside the grid. */
-static __device__ __forceinline__ uint32_t step_key(const GhmVoxelGridArgs &g, uint32_t key,
+/* A voxel's grid coordinates: key = x + nx (y + ny z). Once a voxel, not once a neighbour: the
+ * three divisions cost more than a neighbour's look-up by rows (voxelize.cu's row_voxel). */
+static __device__ __forceinline__ void key_coords(const GhmVoxelGridArgs &g, uint32_t key,
+                                                  int c[3])
+{
+    uint32_t nx = (uint32_t)g.dims[0], ny = (uint32_t)g.dims[1];
+    c[0] = (int)(key % nx);
+    c[1] = (int)((key / nx) % ny);
+    c[2] = (int)(key / nx / ny);
+}
+
+/* Whether the voxel at coordinates c + d lies in the grid; if so, its coordinates in at. */
+static __device__ __forceinline__ bool step_coords(const GhmVoxelGridArgs &g, const int c[3],
+                                                   const int d[3], int at[3])
+{
+    bool in = true;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        at[k] = c[k] + d[k];
+        in = in && at[k] >= 0 && at[k] < g.dims[k];
+    }
+    return in;
+}
+
+static __device__ __forceinline__ uint32_t coords_key(const GhmVoxelGridArgs &g, const int at[3])
+{
+    return (uint32_t)at[0] +
+           (uint32_t)g.dims[0] * ((uint32_t)at[1] + (uint32_t)g.dims[1] * (uint32_t)at[2]);
+}
+
+/* The key of the voxel at coordinates c + d, or GHM_NOT_FOUND outside the grid. */
+static __device__ __forceinline__ uint32_t step_key(const GhmVoxelGridArgs &g, const int c[3],
                                                     const int d[3])
 {
-    int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
-    int x = (int)(key % (uint32_t)nx) + d[0], y = (int)((key / (uint32_t)nx) % (uint32_t)ny) + d[1],
-        z = (int)(key / (uint32_t)nx / (uint32_t)ny) + d[2];
-    if (x < 0 || x >= nx || y < 0 || y >= ny || z < 0 || z >= nz)
-        return GHM_NOT_FOUND;
-    return (uint32_t)x + (uint32_t)nx * ((uint32_t)y + (uint32_t)ny * (uint32_t)z);
+    int at[3];
+    return step_coords(g, c, d, at) ? coords_key(g, at) : GHM_NOT_FOUND;
 }
 
 /* (a0 - b0) n0 + (a1 - b1) n1 + (a2 - b2) n2, in labels.c's order, with float plane values. */
