@@ -173,9 +173,18 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
 #pragma unroll
             for (int k = 0; k < 26; k++)
                 u[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + v]) : GHM_NOT_FOUND;
+            /* Most of a voxel's neighbours were reached at this level or before (a state <=
+             * cand): the states are read first and the atomic issued only above cand. States
+             * only fall, so a skipped atomic would have changed nothing and its u was not
+             * none. The 0.9 M-voxel probe's fill 0.84 -> 0.73 ms with its download (H200);
+             * on the surfaces' levels, by warps, the read before the atomic made the voxel
+             * mode's fills 6 % slower, so they go straight to the atomic. */
 #pragma unroll
             for (int k = 0; k < 26; k++)
-                was[k] = u[k] != GHM_NOT_FOUND ? atomicMin(&s.state[u[k]], cand) : 0;
+                was[k] = u[k] != GHM_NOT_FOUND ? __ldcg(&s.state[u[k]]) : 0;
+#pragma unroll
+            for (int k = 0; k < 26; k++)
+                was[k] = was[k] > cand ? atomicMin(&s.state[u[k]], cand) : 0;
 #pragma unroll
             for (int k = 0; k < 26; k++)
                 fresh |= (uint32_t)(was[k] == STATE_NONE) << k;
