@@ -503,21 +503,38 @@ test_voxel_edit_threads_agree() {
     cmp -s "$TMP/t1.ply" "$TMP/t2.ply" || fail "1 and 2 threads differ at --grid 200"
 }
 
+# edits_agree ARGS...: voxel edit ARGS makes the same set and the same steps' counts on the CPU
+# and CUDA backends (their JSON left in $TMP/cpu.json and $TMP/cuda.json).
+edits_agree() {
+    for backend in cpu cuda; do
+        run_cmd 0 voxel edit --backend $backend --json -o "$TMP/$backend.ply" "$@"
+        mv "$TMP/out" "$TMP/$backend.json"
+    done
+    cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA sets differ: $*"
+    python3 -c 'import json, sys
+a, b = (json.load(open(f))["steps"] for f in sys.argv[1:])
+keys = ("probed", "inside", "unknown", "cloud_voxels", "radius", "added", "erased", "voxels")
+sys.exit(0 if [[s[k] for k in keys] for s in a] == [[s[k] for k in keys] for s in b] else 1)' \
+        "$TMP/cpu.json" "$TMP/cuda.json" || fail "the CPU and CUDA steps' counts differ: $*"
+}
+
 # The set lives in a GhmDynmap on the context's backend: on CUDA the same edit writes the same
 # set, byte for byte, as on the CPU. Needs a device.
 test_voxel_edit_cuda_same_set() {
     "$BIN" --version | grep -q cuda || exit 77
     "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
         exit 77 # no usable device here
-    run_cmd 0 voxel edit --backend cpu --grid 48 -o "$TMP/c.ply" "$VOXEL_B" \
-        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
-    run_cmd 0 voxel edit --backend cuda --json --grid 48 -o "$TMP/g.ply" "$VOXEL_B" \
-        --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
-    [ "$(json_get "$TMP/out" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/out")"
+    # the same sets and steps (each probe's rows made on the device there), with a dense cloud
+    # and with a sparse one (radius 2: the rows' spans widened)
+    edits_agree --grid 48 "$VOXEL_B" --subtract "$VOXEL_A" --add "$VOXEL_A" --intersect "$VOXEL_B"
+    [ "$(json_get "$TMP/cuda.json" 'j["backend"]')" = cuda ] || fail "$(cat "$TMP/cuda.json")"
     # every step sends its cloud up: part of its classify time
-    json_get "$TMP/out" 'all(0 < s["timings_ms"]["upload"] < s["timings_ms"]["classify"]
-        for s in j["steps"])' | grep -qx True || fail "upload times: $(cat "$TMP/out")"
-    cmp -s "$TMP/c.ply" "$TMP/g.ply" || fail "the CPU and CUDA sets differ"
+    json_get "$TMP/cuda.json" 'all(0 < s["timings_ms"]["upload"] < s["timings_ms"]["classify"]
+        for s in j["steps"])' | grep -qx True || fail "upload times: $(cat "$TMP/cuda.json")"
+    edits_agree --grid 128 "$VOXEL_A" --subtract "$VOXEL_B" --intersect "$VOXEL_B"
+    json_get "$TMP/cpu.json" '[s["radius"] for s in j["steps"]]' | grep -qx '\[1, 2, 2\]' ||
+        fail "radii: $(cat "$TMP/cpu.json")"
+    rm -f "$TMP/cpu.json" "$TMP/cuda.json" "$TMP/cpu.ply" "$TMP/cuda.ply"
     # an intersect by a cloud apart from the set empties it; the next edits start from nothing
     moved_cloud "$VOXEL_B" 1.5 "$TMP/apart.ply"
     for backend in cpu cuda; do

@@ -65,6 +65,26 @@ static int read_counts(GhmVoxelEdit *e, const uint32_t *counts, const size_t roo
     return ret;
 }
 
+int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d)
+{
+    const int *dims = e->grid.dims;
+    const size_t nr = (size_t)dims[1] * (size_t)dims[2], at = (nr * 4 + 255) / 256 * 256;
+    char *base = dev_buf(e, EDIT_DEV_SPANS, 2 * at + (nr + 1) * sizeof(uint64_t));
+    if (!base)
+        return GHM_ERR_NOMEM;
+    int32_t *lo = (int32_t *)base, *hi = (int32_t *)(base + at);
+    uint64_t *start = (uint64_t *)(base + 2 * at), n = 0;
+    int ret = ghmi_voxel_ops(e->ctx)->edit_spans(e->ctx, dims, keys, K, d, lo, hi, start,
+                                                 start + nr);
+    if (ret == GHM_OK)
+        ret = ghm_buffer_download(e->ctx, &n, start + nr, sizeof n);
+    if (ret == GHM_OK)
+        e->rows = (GhmiVoxelRows){.grid = &e->grid, .lo = lo, .hi = hi,
+                                  .start = (const size_t *)start, .n = (size_t)n,
+                                  .on_device = 1};
+    return ret;
+}
+
 /* The probe's inside keys (tagged), in EDIT_DEV_KEYS; *n of them. */
 static int inside_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
                        uint32_t **keys, size_t *n)

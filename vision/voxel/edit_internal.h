@@ -35,6 +35,7 @@ typedef enum EditDevBuf {
     EDIT_DEV_ERASE,  /* a list of erases */
     EDIT_DEV_INSERT, /* a list of inserts */
     EDIT_DEV_COUNTS, /* the kernels' list lengths */
+    EDIT_DEV_SPANS,  /* the probe's rows made there: lo, hi, start and their total */
     EDIT_DEV_BUFS
 } EditDevBuf;
 
@@ -58,8 +59,9 @@ struct GhmVoxelEdit {
     GhmPointCloud none;    /* the empty cloud the first run pairs the cloud with */
     GhmPointCloud held;    /* on a device: the apply's cloud as the first run's state holds it
                             * there, which the second run copies instead of uploading it */
-    GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*]; its voxel
-                            * at a key is ghmi_voxel_rows_at(&rows, key) once a classify has
+    GhmiVoxelRows rows;    /* the probe: rows of the grid, in buf[EDIT_BUF_SPAN_*] (or, made
+                            * on a device, dev[EDIT_DEV_SPANS]); on the host its voxel at a
+                            * key is ghmi_voxel_rows_at(&rows, key) once a classify has
                             * checked the voxels are the rows' points */
     GhmPointCloud probe;   /* its points (CPU path: in buf[EDIT_BUF_PROBE]; a device makes
                             * them from the rows, and only n is set) */
@@ -123,6 +125,10 @@ int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVo
 /* 1 when the last classify's labels are in device memory (a backend with voxel kernels), with
  * their arrays in *v; 0 on the CPU path. */
 int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v);
+
+/* The probe's rows (edit_probe.c's) made on the device from its cloud's K ascending voxel keys
+ * there, spans widened by d, into e->rows (on_device) and its n. */
+int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d);
 
 /* The probe's inside voxels (side p of the result, labels in v) as backend arrays: subtract's
  * erases (*ch: erase only) or, with the set's items at them, add's changes (*ch: absent voxels

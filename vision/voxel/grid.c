@@ -87,6 +87,8 @@ int ghmi_voxel_rows_match(const GhmiVoxelRows *rows, const uint32_t *keys, size_
         return 0;
     if (ghmi_voxel_centres_in_own_voxels(g))
         return 1;
+    if (rows->on_device) /* made there only where the extent proves it (edit_probe.c) */
+        return 0;
     int same = 1;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(&& : same)
     for (size_t r = 0; r < nr; r++)

@@ -236,6 +236,12 @@ typedef struct GhmVoxelOps {
     int (*edit_outside)(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
                         const int32_t *lo, const int32_t *hi, const uint64_t *start,
                         const uint8_t *labels, uint32_t *out, uint32_t *counts);
+    /* The probe's rows (edit_probe.c's row_spans and row_starts) from the K ascending voxel
+     * keys of its cloud on a grid of dims, spans widened by d: per row r of the dims[1]
+     * dims[2], lo[r] and hi[r] (lo > hi: none) and start[r], the voxels of the rows before;
+     * *total, all of them. Every array in device memory. */
+    int (*edit_spans)(GhmContext *ctx, const int dims[3], const uint32_t *keys, size_t K,
+                      int d, int32_t *lo, int32_t *hi, uint64_t *start, uint64_t *total);
 } GhmVoxelOps;
 
 /* A voxel edit's items (edit.c): key | GHMI_EDIT_TAG (keys are below 2^30: the tag keeps word 0

@@ -117,12 +117,15 @@ static inline int ghmi_voxel_barrier_reach(const int radius[2], const size_t ins
 
 /* A cloud given by rows of a grid (a voxel edit's probe): a point at the centre of each voxel
  * lo[r]..hi[r] of row r = y + ny z (none where lo[r] > hi[r]), row r's first being point
- * start[r], n points in all, with zero normals. Host arrays of ny nz entries. */
+ * start[r], n points in all, with zero normals. Arrays of ny nz entries: host arrays, or, when
+ * on_device, the device memory of the context a device state binds them in (which copies them
+ * there; nothing on the host reads them then). */
 typedef struct GhmiVoxelRows {
     const GhmVoxelGrid *grid;
     const int32_t *lo, *hi;
     const size_t *start;
     size_t n;
+    int on_device;
 } GhmiVoxelRows;
 
 /* The rows' points into xyz (3 n floats) on `threads` threads: the centres as ghm_voxel_centre

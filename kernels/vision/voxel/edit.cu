@@ -1,8 +1,10 @@
 /*
  * edit.cu - a voxel edit's set changes made on the GPU from the device arrays of its labels:
  * the device twins of vision/voxel/edit.c's probe_keys, add_inside_item and kept (the set
- * itself is a hashing/ GhmDynmap, edited in place by these lists). Reached through GhmVoxelOps
- * (edit_select, edit_add_inside, edit_outside; vision/voxel/voxel_backend_internal.h).
+ * itself is a hashing/ GhmDynmap, edited in place by these lists), and of edit_probe.c's
+ * row_spans and row_starts (the probe's rows, from its cloud's keys on the device). Reached
+ * through GhmVoxelOps (edit_select, edit_add_inside, edit_outside, edit_spans;
+ * vision/voxel/voxel_backend_internal.h).
  *
  * Kernels (256 threads per block, a thread per voxel or item): each appends what it finds to
  * its lists at places taken by one atomic per group of lanes, so a list's order is not the
@@ -10,7 +12,9 @@
  * (the inside voxels are apart from the cloud's, so no key is in two of an edit's lists).
  */
 #include <cooperative_groups.h>
+#include <cub/device/device_scan.cuh>
 
+#include "kernels/hashing/device_memory.h"
 #include "vision/voxel/ghm_voxel_edit.h"
 #include "voxel_kernels.cuh"
 
@@ -85,6 +89,72 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void outside_kernel(
         out[take(&counts[0])] = tagged;
 }
 
+/* --- the probe's rows (edit_probe.c's row_spans, row_starts) -------------------------------- */
+
+static __global__ __launch_bounds__(VOXEL_THREADS) void spans_init_kernel(int32_t *lo,
+                                                                          int32_t *hi,
+                                                                          uint32_t nr)
+{
+    uint32_t r = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (r < nr)
+        lo[r] = INT32_MAX, hi[r] = INT32_MIN;
+}
+
+/* spans_of_voxels: voxel v widens its row's span by d in x. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void spans_kernel(
+    const uint32_t *__restrict__ keys, uint32_t K, uint32_t nx, int d, int32_t *lo, int32_t *hi)
+{
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (v >= K)
+        return;
+    uint32_t r = keys[v] / nx;
+    int32_t x = (int32_t)(keys[v] - r * nx);
+    atomicMin(&lo[r], x - d);
+    atomicMax(&hi[r], x + d);
+}
+
+/* widen_slice for one row: the spans (tl, th) of the rows within d along y (pass 0) or z. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void widen_kernel(
+    int ny, int nz, int pass, int d, const int32_t *__restrict__ tl,
+    const int32_t *__restrict__ th, int32_t *lo, int32_t *hi)
+{
+    uint32_t r = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (r >= (uint32_t)ny * (uint32_t)nz)
+        return;
+    int y = (int)(r % (uint32_t)ny), z = (int)(r / (uint32_t)ny);
+    int at = pass ? z : y, n = pass ? nz : ny;
+    int32_t l = lo[r], h = hi[r];
+    for (int k = at - d > 0 ? at - d : 0; k <= at + d && k < n; k++) {
+        size_t q = pass ? (size_t)y + (size_t)ny * (size_t)k : (size_t)k + (size_t)ny * (size_t)z;
+        l = tl[q] < l ? tl[q] : l;
+        h = th[q] > h ? th[q] : h;
+    }
+    lo[r] = l, hi[r] = h;
+}
+
+/* The spans clamped to the grid, and their lengths (row_starts' terms). */
+static __global__ __launch_bounds__(VOXEL_THREADS) void clamp_kernel(int32_t nx, uint32_t nr,
+                                                                     int32_t *lo, int32_t *hi,
+                                                                     uint64_t *len)
+{
+    uint32_t r = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (r >= nr)
+        return;
+    int32_t l = lo[r], h = hi[r];
+    if (l <= h) {
+        l = l < 0 ? 0 : l;
+        h = h >= nx ? nx - 1 : h;
+        lo[r] = l, hi[r] = h;
+    }
+    len[r] = l <= h ? (uint64_t)(h - l + 1) : 0;
+}
+
+static __global__ void total_kernel(const uint64_t *start, const uint64_t *len, uint32_t nr,
+                                    uint64_t *total)
+{
+    *total = start[nr - 1] + len[nr - 1];
+}
+
 /* --- launchers ---------------------------------------------------------------------------- */
 
 extern "C" int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys,
@@ -131,4 +201,52 @@ extern "C" int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *item
     outside_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         items, (uint32_t)n, (uint32_t)nx, lo, hi, start, labels, out, counts);
     return GHM_CUDA_LAUNCH();
+}
+
+/* The spans' copies for the widening (2 nr), their lengths (nr) and the scan's temporary
+ * storage in one stream-ordered block, released once the work is queued. */
+extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
+                                         const uint32_t *keys, size_t K, int d, int32_t *lo,
+                                         int32_t *hi, uint64_t *start, uint64_t *total)
+{
+    if (!ctx || !dims || d < 0 || (K && !keys) || !lo || !hi || !start || !total)
+        return GHM_ERR_INVALID;
+    const uint64_t nr = (uint64_t)dims[1] * (uint64_t)dims[2];
+    if (K > 0x7FFFFFFFu || nr == 0 || nr > 0x7FFFFFFFu)
+        return nr == 0 ? GHM_ERR_INVALID : GHM_ERR_TOO_LARGE;
+    cudaStream_t st = ghm_cuda_stream(ctx);
+    size_t temp_bytes = 0, len_at = 2 * ((nr * 4 + 255) / 256 * 256);
+    int ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, (const uint64_t *)NULL,
+                                                     (uint64_t *)NULL, (int)nr, st));
+    void *block = NULL;
+    if (ret >= 0)
+        ret = ghmi_device_alloc(ctx, len_at + nr * 8 + temp_bytes, &block);
+    if (ret < 0)
+        return ret;
+    int32_t *tl = (int32_t *)block, *th = (int32_t *)((char *)block + len_at / 2);
+    uint64_t *len = (uint64_t *)((char *)block + len_at);
+    const unsigned rows = blocks_for(nr);
+    spans_init_kernel<<<rows, VOXEL_THREADS, 0, st>>>(lo, hi, (uint32_t)nr);
+    if (K)
+        spans_kernel<<<blocks_for(K), VOXEL_THREADS, 0, st>>>(keys, (uint32_t)K,
+                                                              (uint32_t)dims[0], d, lo, hi);
+    for (int pass = 0; pass < 2 && d > 0 && ret >= 0; pass++) {
+        ret = GHM_CUDA(cudaMemcpyAsync(tl, lo, nr * 4, cudaMemcpyDeviceToDevice, st));
+        if (ret >= 0)
+            ret = GHM_CUDA(cudaMemcpyAsync(th, hi, nr * 4, cudaMemcpyDeviceToDevice, st));
+        if (ret >= 0)
+            widen_kernel<<<rows, VOXEL_THREADS, 0, st>>>(dims[1], dims[2], pass, d, tl, th, lo,
+                                                         hi);
+    }
+    if (ret >= 0) {
+        clamp_kernel<<<rows, VOXEL_THREADS, 0, st>>>(dims[0], (uint32_t)nr, lo, hi, len);
+        ret = GHM_CUDA(cub::DeviceScan::ExclusiveSum((char *)len + nr * 8, temp_bytes,
+                                                     (const uint64_t *)len, start, (int)nr, st));
+    }
+    if (ret >= 0) {
+        total_kernel<<<1, 1, 0, st>>>(start, len, (uint32_t)nr, total);
+        ret = GHM_CUDA_LAUNCH();
+    }
+    ghmi_device_free(ctx, block);
+    return ret;
 }

@@ -141,6 +141,7 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .edit_select = */ ghm_cuda_voxel_edit_select,
     /* .edit_add_inside = */ ghm_cuda_voxel_edit_add_inside,
     /* .edit_outside = */ ghm_cuda_voxel_edit_outside,
+    /* .edit_spans = */ ghm_cuda_voxel_edit_spans,
 };
 
 /* The registry finds the table through this module (see GhmDeviceModule). */

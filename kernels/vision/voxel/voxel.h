@@ -46,6 +46,9 @@ int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys, const uint
                                size_t n, int label, uint32_t *out, uint32_t *counts);
 int ghm_cuda_voxel_edit_add_inside(GhmContext *ctx, const uint32_t *keys, const uint32_t *found,
                                    size_t n, uint32_t *erase, uint32_t *insert, uint32_t *counts);
+int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3], const uint32_t *keys,
+                              size_t K, int d, int32_t *lo, int32_t *hi, uint64_t *start,
+                              uint64_t *total);
 int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
                                 const int32_t *lo, const int32_t *hi, const uint64_t *start,
                                 const uint8_t *labels, uint32_t *out, uint32_t *counts);
