@@ -335,23 +335,29 @@ static void add_changes(const GhmVoxelResult *r, const uint32_t *found, const ui
     st->relabelled += ch->n_erase;
 }
 
-/* add, subtract and intersect each make their changes to the cloud's own voxels here, on the
- * host, and those of the many other voxels (the probe's inside voxels, the set's voxels outside)
- * here too on the CPU path, on the device where the labels are (edit_device.c). Every find of
- * the set comes before its first change. */
+/* add, subtract and intersect each make their changes to the cloud's own voxels and to the many
+ * other voxels (the probe's inside voxels, the set's voxels outside) here on the CPU path, and
+ * on the device where the labels are (edit_device.c). Every find of the set comes before its
+ * first change. */
 
 static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    const int on_device = ghmi_edit_on_device(e, &v);
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
+    int ret = GHM_OK;
+    if (ghmi_edit_on_device(e, &v)) { /* every find before the first change */
+        ret = ghmi_edit_cloud_adds(e, &v, c->voxels, &ch);
+        if (ret == GHM_OK)
+            ret = ghmi_edit_inside_adds(e, &v, &r->side[0], &inner);
+        if (ret == GHM_OK)
+            st->relabelled += ch.n_erase + inner.n_erase;
+        return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;
+    }
     size_t ni = 0;
     uint32_t *found = NULL, *in_found = NULL, *inside = NULL;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
-    int ret = find_cloud(e, c, &found);
-    if (ret == GHM_OK && on_device)
-        ret = ghmi_edit_inside_adds(e, &v, &r->side[0], &inner);
-    else if (ret == GHM_OK && !(inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni)))
+    ret = find_cloud(e, c, &found);
+    if (ret == GHM_OK && !(inside = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &ni)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = find_items(e, inside, ni, EDIT_BUF_IN_FOUND, &in_found);
@@ -359,7 +365,6 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
         ret = changes_alloc(e, &ch, c->voxels + ni, c->voxels + ni);
     if (ret == GHM_OK) {
         add_changes(r, found, inside, ni, in_found, ghm_context_threads(e->ctx), &ch, st);
-        st->relabelled += inner.n_erase;
         ret = changes_apply(e, &ch, &inner);
     }
     return ret;
@@ -369,14 +374,19 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    const int on_device = ghmi_edit_on_device(e, &v);
     uint8_t *erased = NULL;
     Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; the inside voxels (absent ones
                                     * are ignored by the erase), listed on the device or here */
     int ret = GHM_OK;
-    if (on_device)
+    if (ghmi_edit_on_device(e, &v)) {
         ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
-    else if (!(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
+        if (ret == GHM_OK)
+            ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 1, &ch);
+        if (ret == GHM_OK)
+            st->relabelled += ch.n_insert;
+        return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;
+    }
+    if (!(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = erase_at_cloud(e, c, &erased);
@@ -438,19 +448,23 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    const int on_device = ghmi_edit_on_device(e, &v);
-    size_t n = on_device ? 0 : ghm_dynmap_size(e->set);
-    uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
-    uint8_t *erased = NULL;
     Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and, on the CPU path, the erases;
                                     * the erases on the device */
-    int ret = items ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK && !on_device)
-        ret = ghm_dynmap_items(e->set, items, NULL, n, &n);
-    if (ret == GHM_OK && on_device)
-        ret = ghmi_edit_outside_erases(e, &v, &outer);
     /* the outside lists are of the set before the cut: they never hold a cloud voxel (each is
      * an intersection voxel of the probe, kept), so the cut may come first */
+    int ret = GHM_OK;
+    if (ghmi_edit_on_device(e, &v)) {
+        ret = ghmi_edit_outside_erases(e, &v, &outer);
+        if (ret == GHM_OK)
+            ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 0, &ch);
+        if (ret == GHM_OK)
+            st->relabelled += ch.n_insert;
+        return ret == GHM_OK ? changes_apply(e, &ch, &outer) : ret;
+    }
+    size_t n = ghm_dynmap_size(e->set);
+    uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
+    uint8_t *erased = NULL;
+    ret = items ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = erase_at_cloud(e, c, &erased);
     if (ret == GHM_OK)

@@ -1,13 +1,15 @@
 /*
- * edit_device.c - a voxel edit's long lists of changes made where its labels are, on a device
- * (ghm_voxel_edit.h; edit.c does the rest of an apply). With a backend that has voxel kernels a
+ * edit_device.c - a voxel edit's lists of changes made where its labels are, on a device
+ * (ghm_voxel_edit.h; edit.c does the rest of an apply), and its probe's rows. With a backend that has voxel kernels a
  * classify's labels stay in device memory (its sweep's state, ghmi_voxel_sweep_device_view), and
  * the set, a GhmDynmap of the same context, takes device lists in place. So the lists of
  * hundreds of thousands of voxels (subtract's and add's inside voxels, add's new items,
  * intersect's erases) are made there by the backend's edit ops, not downloaded, listed on the
  * host and uploaded again: that moved 20-40 MB across PCIe per add or intersect of a 160 k-point
  * cloud at 256^3 and was most of its set's time (H200, 2026-11-29). The cloud's own voxels (tens
- * of thousands, merged with the set's items) stay on the host path in edit.c.
+ * of thousands, merged with the set's items or cut) are listed there too, from the step's
+ * device arrays of them: on the host their items went down, were merged and went up again,
+ * 1.3-1.7 of an add's 2.4 set milliseconds (H200 host, 2026-11-30).
  *
  * The lists come in no set order; the set an apply makes does not depend on the order of its
  * erases or of its inserts (edit_internal.h's Changes are applied all erases first, and the
@@ -82,6 +84,64 @@ int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d
         e->rows = (GhmiVoxelRows){.grid = &e->grid, .lo = lo, .hi = hi,
                                   .start = (const size_t *)start, .n = (size_t)n,
                                   .on_device = 1};
+    return ret;
+}
+
+/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS. */
+static uint32_t *cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K)
+{
+    uint32_t *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, K * sizeof *keys);
+    return keys && ghmi_voxel_ops(e->ctx)->edit_tag(e->ctx, v->keys[1], K, keys) == GHM_OK
+               ? keys
+               : NULL;
+}
+
+int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, Changes *ch)
+{
+    const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t), room[2] = {K, K};
+    size_t got[2] = {0, 0};
+    *ch = (Changes){0};
+    uint32_t *keys = cloud_keys(e, v, K), *found = NULL;
+    uint32_t *erase = keys ? dev_buf(e, EDIT_DEV_CLOUD_ERASE, K * sizeof *erase) : NULL;
+    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_CLOUD_INSERT, K * w) : NULL;
+    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
+    int ret = counts ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK && ghm_dynmap_size(e->set)) { /* an empty set: nothing found (NULL) */
+        found = dev_buf(e, EDIT_DEV_CLOUD_FOUND, K * w);
+        ret = found ? ghm_dynmap_find(e->set, keys, K, NULL, found) : GHM_ERR_NOMEM;
+    }
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_ops(e->ctx)->edit_add_cloud(e->ctx, v->keys[1], v->counts[1],
+                                                     v->voxel_normals[1], found, K, erase,
+                                                     insert, counts);
+    if (ret == GHM_OK)
+        ret = read_counts(e, counts, room, got);
+    if (ret == GHM_OK)
+        *ch = (Changes){.erase = erase, .insert = insert, .n_erase = got[0], .n_insert = got[1]};
+    return ret;
+}
+
+int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
+                         Changes *ch)
+{
+    const size_t room[2] = {0, K};
+    size_t got[2] = {0, 0};
+    *ch = (Changes){0};
+    uint32_t *keys = cloud_keys(e, v, K);
+    uint8_t *erased = keys ? dev_buf(e, EDIT_DEV_ERASED, K) : NULL;
+    uint32_t *insert = erased ? dev_buf(e, EDIT_DEV_CLOUD_INSERT,
+                                        K * GHMI_EDIT_WORDS * sizeof *insert)
+                              : NULL;
+    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
+    int ret = counts ? ghm_dynmap_erase(e->set, keys, K, erased) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = ghmi_voxel_ops(e->ctx)->edit_cut_cloud(e->ctx, v->keys[1], v->counts[1],
+                                                     v->voxel_normals[1], erased, K, flip,
+                                                     insert, counts);
+    if (ret == GHM_OK)
+        ret = read_counts(e, counts, room, got);
+    if (ret == GHM_OK)
+        *ch = (Changes){.insert = insert, .n_insert = got[1]};
     return ret;
 }
 

@@ -36,6 +36,11 @@ typedef enum EditDevBuf {
     EDIT_DEV_INSERT, /* a list of inserts */
     EDIT_DEV_COUNTS, /* the kernels' list lengths */
     EDIT_DEV_SPANS,  /* the probe's rows made there: lo, hi, start and their total */
+    EDIT_DEV_CLOUD_KEYS,   /* the cloud's voxels' tagged keys */
+    EDIT_DEV_CLOUD_FOUND,  /* the set's items at them */
+    EDIT_DEV_CLOUD_ERASE,  /* the cloud's voxels' changes: erases, */
+    EDIT_DEV_CLOUD_INSERT, /* inserts */
+    EDIT_DEV_ERASED,       /* which of them an erase found */
     EDIT_DEV_BUFS
 } EditDevBuf;
 
@@ -129,6 +134,15 @@ int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v);
 /* The probe's rows (edit_probe.c's) made on the device from its cloud's K ascending voxel keys
  * there, spans widened by d, into e->rows (on_device) and its n. */
 int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d);
+
+/* The cloud's own voxels (side 1 of the result, K voxels, in v) as backend lists, as edit.c
+ * makes them on the host: add's (*ch: each one's item as surface, merged into the set's item
+ * there, whose key is erased first; every find before any change) or, erasing them from the
+ * set now, subtract's and intersect's cut (*ch: inserts of those that were there, as cut
+ * items, normals turned round when flip). Valid until the next apply. */
+int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, Changes *ch);
+int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
+                         Changes *ch);
 
 /* The probe's inside voxels (side p of the result, labels in v) as backend arrays: subtract's
  * erases (*ch: erase only) or, with the set's items at them, add's changes (*ch: absent voxels

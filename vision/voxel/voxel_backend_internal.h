@@ -242,6 +242,19 @@ typedef struct GhmVoxelOps {
      * *total, all of them. Every array in device memory. */
     int (*edit_spans)(GhmContext *ctx, const int dims[3], const uint32_t *keys, size_t K,
                       int d, int32_t *lo, int32_t *hi, uint64_t *start, uint64_t *total);
+    /* The cloud's own voxels (n: keys, point counts and unit mean normals, edit.c's
+     * cloud_item): edit_tag writes their tagged keys into out; edit_add_cloud lists each as a
+     * surface item merged into the set's item there (found: the set's items at the tagged keys,
+     * or NULL for none), merged ones' keys into erase (counts[0]), the items into insert
+     * (counts[1]); edit_cut_cloud lists those with erased[v] set as cut items, normals turned
+     * round when flip, into insert (counts[1]). */
+    int (*edit_tag)(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
+    int (*edit_add_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                          const float *normals, const uint32_t *found, size_t n, uint32_t *erase,
+                          uint32_t *insert, uint32_t *counts_out);
+    int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                          const float *normals, const uint8_t *erased, size_t n, int flip,
+                          uint32_t *insert, uint32_t *counts_out);
 } GhmVoxelOps;
 
 /* A voxel edit's items (edit.c): key | GHMI_EDIT_TAG (keys are below 2^30: the tag keeps word 0

@@ -383,6 +383,8 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
         const int kept = c == 0 && d->a_rows; /* no counts or normals downloaded (lay_out) */
         d->view.keys[c] = s->keys;
         d->view.labels[c] = s->label;
+        d->view.counts[c] = s->counts;
+        d->view.voxel_normals[c] = s->normals;
         const size_t first = 3 * (c ? d->n[0] : 0); /* the cloud's first point's floats */
         d->view.xyz[c] = (const float *)d->xyz.p + first;
         d->view.normals[c] = d->no_normals[c] ? NULL : (const float *)d->pnormals.p + first;

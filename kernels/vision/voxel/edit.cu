@@ -89,6 +89,79 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void outside_kernel(
         out[take(&counts[0])] = tagged;
 }
 
+/* --- the cloud's own voxels (edit.c's cloud_item, add_cloud_item, cut_at_cloud) ----------- */
+
+static __global__ __launch_bounds__(VOXEL_THREADS) void tag_kernel(
+    const uint32_t *__restrict__ keys, uint32_t n, uint32_t *__restrict__ out)
+{
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (v < n)
+        out[v] = keys[v] | GHMI_EDIT_TAG;
+}
+
+/* cloud_item: voxel v as an item of `label`, its normal sums sign x count x the unit mean
+ * normal, multiplied in the host's order without contraction. */
+static __device__ __forceinline__ void cloud_item(const uint32_t *keys, const uint32_t *counts,
+                                                  const float *normals, uint32_t v, float sign,
+                                                  uint32_t label, uint32_t (&item)[GHMI_EDIT_WORDS])
+{
+    const float s = __fmul_rn(sign, (float)counts[v]);
+    item[GHMI_EDIT_W_KEY] = keys[v] | GHMI_EDIT_TAG;
+    item[GHMI_EDIT_W_COUNT] = counts[v];
+    for (int k = 0; k < 3; k++)
+        item[GHMI_EDIT_W_NORMAL + k] = __float_as_uint(__fmul_rn(s, normals[3 * (size_t)v + k]));
+    item[GHMI_EDIT_W_LABEL] = label;
+}
+
+static __device__ __forceinline__ void put_item(uint32_t *list, uint32_t at,
+                                                const uint32_t (&item)[GHMI_EDIT_WORDS])
+{
+    for (int w = 0; w < GHMI_EDIT_WORDS; w++)
+        list[(size_t)GHMI_EDIT_WORDS * at + w] = item[w];
+}
+
+/* add_cloud_item: every voxel of the cloud as surface, merged into the set's item there (found;
+ * NULL: the set is empty) with its key erased first. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void add_cloud_kernel(
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ counts,
+    const float *__restrict__ normals, const uint32_t *__restrict__ found, uint32_t n,
+    uint32_t *__restrict__ erase, uint32_t *__restrict__ insert, uint32_t *cnt)
+{
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (v >= n)
+        return;
+    uint32_t item[GHMI_EDIT_WORDS];
+    cloud_item(keys, counts, normals, v, 1.0f, GHM_VOXEL_EDIT_SURFACE, item);
+    const uint32_t *old = found ? found + (size_t)GHMI_EDIT_WORDS * v : NULL;
+    if (old && old[GHMI_EDIT_W_KEY]) {
+        for (int k = 0; k < 3; k++) {
+            float sum = __fadd_rn(__uint_as_float(item[GHMI_EDIT_W_NORMAL + k]),
+                                  __uint_as_float(old[GHMI_EDIT_W_NORMAL + k]));
+            item[GHMI_EDIT_W_NORMAL + k] = __float_as_uint(sum);
+        }
+        item[GHMI_EDIT_W_COUNT] += old[GHMI_EDIT_W_COUNT];
+        if (old[GHMI_EDIT_W_LABEL] == GHM_VOXEL_EDIT_INTERIOR)
+            item[GHMI_EDIT_W_LABEL] = GHM_VOXEL_EDIT_INTERIOR;
+        erase[take(&cnt[0])] = item[GHMI_EDIT_W_KEY];
+    }
+    put_item(insert, take(&cnt[1]), item);
+}
+
+/* cut_at_cloud: the voxels the erase found in the set come back as cut, their normals turned
+ * round when flip (subtract). */
+static __global__ __launch_bounds__(VOXEL_THREADS) void cut_cloud_kernel(
+    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ counts,
+    const float *__restrict__ normals, const uint8_t *__restrict__ erased, uint32_t n, int flip,
+    uint32_t *__restrict__ insert, uint32_t *cnt)
+{
+    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (v >= n || !erased[v])
+        return;
+    uint32_t item[GHMI_EDIT_WORDS];
+    cloud_item(keys, counts, normals, v, flip ? -1.0f : 1.0f, GHM_VOXEL_EDIT_CUT, item);
+    put_item(insert, take(&cnt[1]), item);
+}
+
 /* --- the probe's rows (edit_probe.c's row_spans, row_starts) -------------------------------- */
 
 static __global__ __launch_bounds__(VOXEL_THREADS) void spans_init_kernel(int32_t *lo,
@@ -200,6 +273,51 @@ extern "C" int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *item
         return GHM_OK;
     outside_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         items, (uint32_t)n, (uint32_t)nx, lo, hi, start, labels, out, counts);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, size_t n,
+                                       uint32_t *out)
+{
+    if (!ctx || (n && (!keys || !out)))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (n == 0)
+        return GHM_OK;
+    tag_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(keys, (uint32_t)n, out);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_edit_add_cloud(GhmContext *ctx, const uint32_t *keys,
+                                             const uint32_t *counts, const float *normals,
+                                             const uint32_t *found, size_t n, uint32_t *erase,
+                                             uint32_t *insert, uint32_t *cnt)
+{
+    if (!ctx || !cnt || (n && (!keys || !counts || !normals || !erase || !insert)))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (n == 0)
+        return GHM_OK;
+    add_cloud_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        keys, counts, normals, found, (uint32_t)n, erase, insert, cnt);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys,
+                                             const uint32_t *counts, const float *normals,
+                                             const uint8_t *erased, size_t n, int flip,
+                                             uint32_t *insert, uint32_t *cnt)
+{
+    if (!ctx || !cnt || (n && (!keys || !counts || !normals || !erased || !insert)))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (n == 0)
+        return GHM_OK;
+    cut_cloud_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        keys, counts, normals, erased, (uint32_t)n, flip, insert, cnt);
     return GHM_CUDA_LAUNCH();
 }
 

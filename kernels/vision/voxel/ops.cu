@@ -142,6 +142,9 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .edit_add_inside = */ ghm_cuda_voxel_edit_add_inside,
     /* .edit_outside = */ ghm_cuda_voxel_edit_outside,
     /* .edit_spans = */ ghm_cuda_voxel_edit_spans,
+    /* .edit_tag = */ ghm_cuda_voxel_edit_tag,
+    /* .edit_add_cloud = */ ghm_cuda_voxel_edit_add_cloud,
+    /* .edit_cut_cloud = */ ghm_cuda_voxel_edit_cut_cloud,
 };
 
 /* The registry finds the table through this module (see GhmDeviceModule). */

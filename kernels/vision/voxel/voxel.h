@@ -46,6 +46,13 @@ int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys, const uint
                                size_t n, int label, uint32_t *out, uint32_t *counts);
 int ghm_cuda_voxel_edit_add_inside(GhmContext *ctx, const uint32_t *keys, const uint32_t *found,
                                    size_t n, uint32_t *erase, uint32_t *insert, uint32_t *counts);
+int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
+int ghm_cuda_voxel_edit_add_cloud(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                                  const float *normals, const uint32_t *found, size_t n,
+                                  uint32_t *erase, uint32_t *insert, uint32_t *cnt);
+int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                                  const float *normals, const uint8_t *erased, size_t n, int flip,
+                                  uint32_t *insert, uint32_t *cnt);
 int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3], const uint32_t *keys,
                               size_t K, int d, int32_t *lo, int32_t *hi, uint64_t *start,
                               uint64_t *total);
