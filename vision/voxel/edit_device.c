@@ -87,13 +87,12 @@ int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d
     return ret;
 }
 
-/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS. */
-static uint32_t *cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K)
+/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS: *keys. */
+static int cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, uint32_t **keys)
 {
-    uint32_t *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, K * sizeof *keys);
-    return keys && ghmi_voxel_ops(e->ctx)->edit_tag(e->ctx, v->keys[1], K, keys) == GHM_OK
-               ? keys
-               : NULL;
+    *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, K * sizeof **keys);
+    return *keys ? ghmi_voxel_ops(e->ctx)->edit_tag(e->ctx, v->keys[1], K, *keys)
+                 : GHM_ERR_NOMEM;
 }
 
 int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, Changes *ch)
@@ -101,11 +100,13 @@ int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
     const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t), room[2] = {K, K};
     size_t got[2] = {0, 0};
     *ch = (Changes){0};
-    uint32_t *keys = cloud_keys(e, v, K), *found = NULL;
-    uint32_t *erase = keys ? dev_buf(e, EDIT_DEV_CLOUD_ERASE, K * sizeof *erase) : NULL;
+    uint32_t *keys = NULL, *found = NULL;
+    int ret = cloud_keys(e, v, K, &keys);
+    uint32_t *erase = ret == GHM_OK ? dev_buf(e, EDIT_DEV_CLOUD_ERASE, K * sizeof *erase) : NULL;
     uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_CLOUD_INSERT, K * w) : NULL;
     uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    int ret = counts ? GHM_OK : GHM_ERR_NOMEM;
+    if (ret == GHM_OK && !counts)
+        ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK && ghm_dynmap_size(e->set)) { /* an empty set: nothing found (NULL) */
         found = dev_buf(e, EDIT_DEV_CLOUD_FOUND, K * w);
         ret = found ? ghm_dynmap_find(e->set, keys, K, NULL, found) : GHM_ERR_NOMEM;
@@ -127,13 +128,15 @@ int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
     const size_t room[2] = {0, K};
     size_t got[2] = {0, 0};
     *ch = (Changes){0};
-    uint32_t *keys = cloud_keys(e, v, K);
-    uint8_t *erased = keys ? dev_buf(e, EDIT_DEV_ERASED, K) : NULL;
+    uint32_t *keys = NULL;
+    int ret = cloud_keys(e, v, K, &keys);
+    uint8_t *erased = ret == GHM_OK ? dev_buf(e, EDIT_DEV_ERASED, K) : NULL;
     uint32_t *insert = erased ? dev_buf(e, EDIT_DEV_CLOUD_INSERT,
                                         K * GHMI_EDIT_WORDS * sizeof *insert)
                               : NULL;
     uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    int ret = counts ? ghm_dynmap_erase(e->set, keys, K, erased) : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = counts ? ghm_dynmap_erase(e->set, keys, K, erased) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = ghmi_voxel_ops(e->ctx)->edit_cut_cloud(e->ctx, v->keys[1], v->counts[1],
                                                      v->voxel_normals[1], erased, K, flip,
