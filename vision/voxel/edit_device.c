@@ -1,15 +1,15 @@
 /*
  * edit_device.c - a voxel edit's lists of changes made where its labels are, on a device
- * (ghm_voxel_edit.h; edit.c does the rest of an apply), and its probe's rows. With a backend that has voxel kernels a
- * classify's labels stay in device memory (its sweep's state, ghmi_voxel_sweep_device_view), and
- * the set, a GhmDynmap of the same context, takes device lists in place. So the lists of
- * hundreds of thousands of voxels (subtract's and add's inside voxels, add's new items,
- * intersect's erases) are made there by the backend's edit ops, not downloaded, listed on the
- * host and uploaded again: that moved 20-40 MB across PCIe per add or intersect of a 160 k-point
- * cloud at 256^3 and was most of its set's time (H200, 2026-11-29). The cloud's own voxels (tens
- * of thousands, merged with the set's items or cut) are listed there too, from the step's
- * device arrays of them: on the host their items went down, were merged and went up again,
- * 1.3-1.7 of an add's 2.4 set milliseconds (H200 host, 2026-11-30).
+ * (ghm_voxel_edit.h; edit.c does the rest of an apply), and its probe's rows. With a backend
+ * that has voxel kernels a classify's labels stay in device memory (its sweep's state,
+ * ghmi_voxel_sweep_device_view), and the set, a GhmDynmap of the same context, takes device
+ * lists in place. So the lists of hundreds of thousands of voxels (subtract's and add's inside
+ * voxels, add's new items, intersect's erases) are made there by the backend's edit ops, not
+ * downloaded, listed on the host and uploaded again: that moved 20-40 MB across PCIe per add or
+ * intersect of a 160 k-point cloud at 256^3 and was most of its set's time (H200, 2026-11-29).
+ * The cloud's own voxels (tens of thousands, merged with the set's items or cut) are listed
+ * there too, from the step's device arrays of them: on the host their items went down, were
+ * merged and went up again, 1.3-1.7 of an add's 2.4 set milliseconds (H200 host, 2026-11-30).
  *
  * The lists come in no set order; the set an apply makes does not depend on the order of its
  * erases or of its inserts (edit_internal.h's Changes are applied all erases first, and the

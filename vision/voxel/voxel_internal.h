@@ -197,8 +197,9 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **d);
 
 /* The device arrays of a state's last step, valid until its next step, rebind or free: per side
  * the cloud's points, its voxels' keys, labels, point counts and normals (those of the result's
- * side, K voxels; a side given as rows: counts 1, normals 0), and, when A is given as rows, the rows' lo, hi and start (else NULL): what a voxel edit reads to
- * change its set on the device, and to bind its cloud to its other state without an upload. */
+ * side, K voxels; a side given as rows: counts 1, normals 0), and, when A is given as rows, the
+ * rows' lo, hi and start (else NULL): what a voxel edit reads to change its set on the device,
+ * and to bind its cloud to its other state without an upload. */
 typedef struct GhmiVoxelDeviceView {
     const float *xyz[2], *normals[2]; /* each cloud's points as bound (normals NULL: none) */
     const uint32_t *keys[2];

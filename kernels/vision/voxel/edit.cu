@@ -1,10 +1,11 @@
 /*
  * edit.cu - a voxel edit's set changes made on the GPU from the device arrays of its labels:
- * the device twins of vision/voxel/edit.c's probe_keys, add_inside_item and kept (the set
- * itself is a hashing/ GhmDynmap, edited in place by these lists), and of edit_probe.c's
- * row_spans and row_starts (the probe's rows, from its cloud's keys on the device). Reached
- * through GhmVoxelOps (edit_select, edit_add_inside, edit_outside, edit_spans;
- * vision/voxel/voxel_backend_internal.h).
+ * the device twins of vision/voxel/edit.c's probe_keys, add_inside_item, kept, and of its
+ * cloud_item, add_cloud_item and cut_at_cloud for the cloud's own voxels (the set itself is a
+ * hashing/ GhmDynmap, edited in place by these lists), and of edit_probe.c's row_spans and
+ * row_starts (the probe's rows, from its cloud's keys on the device). Reached through
+ * GhmVoxelOps (edit_select, edit_add_inside, edit_outside, edit_tag, edit_add_cloud,
+ * edit_cut_cloud, edit_spans; vision/voxel/voxel_backend_internal.h).
  *
  * Kernels (256 threads per block, a thread per voxel or item): each appends what it finds to
  * its lists at places taken by one atomic per group of lanes, so a list's order is not the

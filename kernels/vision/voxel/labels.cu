@@ -432,7 +432,8 @@ extern "C" int ghm_cuda_voxel_fill(GhmContext *ctx, int max_rounds, const GhmVox
     int ret = sm_count(ctx, &sms);
     uint64_t want = (uint64_t)sms * (volume || total >= 1000000 ? 2 : 1);
     uint64_t small = (total + VOXEL_THREADS - 1) / VOXEL_THREADS;
-    const void *kernel = volume ? (const void *)fill_kernel<true> : (const void *)fill_kernel<false>;
+    const void *kernel =
+        volume ? (const void *)fill_kernel<true> : (const void *)fill_kernel<false>;
     if (ret == GHM_OK)
         ret = cooperative_blocks(ctx, kernel, want < small ? want : small, &nblocks);
     if (ret < 0)

@@ -307,10 +307,13 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
                 for (d[0] = -rho; d[0] <= rho; d[0]++) {
                     if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                         continue;
-                    uint32_t q = by_rows ? 0 : step_key(g, kc, d);
-                    uint32_t u = by_rows                ? cross_by_rows(s, v, k)
-                                 : q == GHM_NOT_FOUND ? GHM_NOT_FOUND
-                                                      : voxel_id(t, g, other, ofirst, q);
+                    uint32_t u = GHM_NOT_FOUND;
+                    if (by_rows) {
+                        u = cross_by_rows(s, v, k);
+                    } else {
+                        uint32_t q = step_key(g, kc, d);
+                        u = q == GHM_NOT_FOUND ? u : voxel_id(t, g, other, ofirst, q);
+                    }
                     k++;
                     if (u >= oK)
                         continue;
