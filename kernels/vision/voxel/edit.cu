@@ -31,6 +31,14 @@ static __device__ __forceinline__ uint32_t take(uint32_t *count)
     return grp.shfl(at, 0) + grp.thread_rank();
 }
 
+/* Item `item` as entry `at` of a list of items. */
+static __device__ __forceinline__ void put_item(uint32_t *list, uint32_t at,
+                                                const uint32_t (&item)[GHMI_EDIT_WORDS])
+{
+    for (int w = 0; w < GHMI_EDIT_WORDS; w++)
+        list[(size_t)GHMI_EDIT_WORDS * at + w] = item[w];
+}
+
 static __global__ __launch_bounds__(VOXEL_THREADS) void select_kernel(
     const uint32_t *__restrict__ keys, const uint8_t *__restrict__ labels, uint32_t n, int label,
     uint32_t *__restrict__ out, uint32_t *counts)
@@ -63,9 +71,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void add_inside_kernel(
         erase[take(&counts[0])] = keys[i];
     }
     item[GHMI_EDIT_W_LABEL] = GHM_VOXEL_EDIT_INTERIOR;
-    uint32_t *to = insert + (size_t)GHMI_EDIT_WORDS * take(&counts[1]);
-    for (int w = 0; w < GHMI_EDIT_WORDS; w++)
-        to[w] = item[w];
+    put_item(insert, take(&counts[1]), item);
 }
 
 /* edit.c's kept() turned round: the item's voxel is found in the probe by its row's span (the
@@ -112,13 +118,6 @@ static __device__ __forceinline__ void cloud_item(const uint32_t *keys, const ui
     for (int k = 0; k < 3; k++)
         item[GHMI_EDIT_W_NORMAL + k] = __float_as_uint(__fmul_rn(s, normals[3 * (size_t)v + k]));
     item[GHMI_EDIT_W_LABEL] = label;
-}
-
-static __device__ __forceinline__ void put_item(uint32_t *list, uint32_t at,
-                                                const uint32_t (&item)[GHMI_EDIT_WORDS])
-{
-    for (int w = 0; w < GHMI_EDIT_WORDS; w++)
-        list[(size_t)GHMI_EDIT_WORDS * at + w] = item[w];
 }
 
 /* add_cloud_item: every voxel of the cloud as surface, merged into the set's item there (found;
