@@ -514,7 +514,7 @@ START_TEST(test_rows_cloud_as_plain_cloud)
     for (int i = 0; i < 2; i++) {
         ck_assert_int_eq(ghm_voxel_sweep_create(ctx, probe, ball, &g, &opt, &sw[i]), GHM_OK);
         if (i)
-            ck_assert_int_eq(ghmi_voxel_sweep_rebind(sw[i], probe, &rows, ball), GHM_OK);
+            ck_assert_int_eq(ghmi_voxel_sweep_rebind(sw[i], probe, &rows, ball, 0), GHM_OK);
         ck_assert_int_eq(ghm_voxel_sweep_step(sw[i], NULL, &r[i]), GHM_OK);
     }
     ck_assert_uint_eq(r[1]->side[0].voxels, n);

@@ -242,16 +242,16 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threa
 }
 
 /* One pipeline run of a (given as rows when a_rows is not NULL) over b on *sw (made at the
- * first, with the empty cloud for a, then bound to the clouds: on a device that uploads them,
- * timed into *bind_ms unless NULL); *out is its view. */
+ * first, with the empty cloud for a, then bound to the clouds with flags, GHMI_VOXEL_*: on a
+ * device that uploads them, timed into *bind_ms unless NULL); *out is its view. */
 static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
-               const GhmiVoxelRows *a_rows, const GhmPointCloud *b, const GhmVoxelResult **out,
-               double *bind_ms)
+               const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags,
+               const GhmVoxelResult **out, double *bind_ms)
 {
     int ret = *sw ? GHM_OK : ghm_voxel_sweep_create(e->ctx, &e->none, b, &e->grid, &e->opt, sw);
     double t0 = ghm_now();
     if (ret == GHM_OK)
-        ret = ghmi_voxel_sweep_rebind(*sw, a, a_rows, b);
+        ret = ghmi_voxel_sweep_rebind(*sw, a, a_rows, b, flags);
     if (bind_ms) /* without a device the bind only forgets the last step */
         *bind_ms = ghmi_voxel_ops(e->ctx) ? 1e3 * (ghm_now() - t0) : 0.0;
     return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
@@ -262,6 +262,7 @@ static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
 typedef struct AgainstRun {
     GhmVoxelEdit *e;
     const GhmPointCloud *pc;
+    unsigned flags;
     const GhmVoxelResult *out;
     int ret;
 } AgainstRun;
@@ -269,7 +270,8 @@ typedef struct AgainstRun {
 static void *against_main(void *arg)
 {
     AgainstRun *a = arg;
-    a->ret = run(a->e, &a->e->against, &a->e->probe, &a->e->rows, a->pc, &a->out, NULL);
+    a->ret = run(a->e, &a->e->against, &a->e->probe, &a->e->rows, a->pc, a->flags, &a->out,
+                 NULL);
     return NULL;
 }
 
@@ -282,7 +284,12 @@ static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointC
                          int probe_ret, const GhmVoxelResult **out, char *why, size_t why_size)
 {
     const int threads = ghm_context_threads(e->ctx);
-    AgainstRun a = {e, pc, NULL, GHM_OK};
+    /* On a device the host reads the run's arrays only to check the probe's keys against rows
+     * made here, or where a sparse cloud's barrier makes the enclosure test look at voxels
+     * (ghmi_edit_encloses; the cloud's radius there is this one, its voxels being the same):
+     * else they stay there (5.8 MB not downloaded for a 160 k-point cloud at 256^3). */
+    unsigned flags = e->rows.on_device && c->radius <= 1 ? GHMI_VOXEL_ON_DEVICE : 0;
+    AgainstRun a = {e, pc, flags, NULL, GHM_OK};
     pthread_t thread;
     int beside = probe_ret == GHM_OK && ghmi_voxel_ops(e->ctx) && threads > 1 &&
                  !c->normals_estimated && pthread_create(&thread, NULL, against_main, &a) == 0;
@@ -304,7 +311,8 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     double t0 = ghm_now();
     const GhmVoxelResult *alone = NULL;
     *out = NULL;
-    int ret = run(e, &e->alone, &e->none, NULL, pc, &alone, upload_ms);
+    /* the cloud alone: only its voxels are read (its labels against nothing are of no use) */
+    int ret = run(e, &e->alone, &e->none, NULL, pc, GHMI_VOXEL_NO_LABELS, &alone, upload_ms);
     if (ret == GHM_OK && alone->side[1].voxels == 0) {
         ghmi_why(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;

@@ -12,6 +12,7 @@
 
 /* --- the step ----------------------------------------------------------------------------- */
 
+/* labels NULL: made without them (GHMI_VOXEL_NO_LABELS) */
 static void hand_over(GhmiSide *s, GhmVoxelSide *out)
 {
     out->points = s->n;
@@ -24,12 +25,13 @@ static void hand_over(GhmiSide *s, GhmVoxelSide *out)
     out->seeds = s->seeds;
     out->conflicts = s->conflicts;
     out->radius = s->hood.radius;
-    for (size_t v = 0; v < out->voxels; v++)
+    for (size_t v = 0; out->labels && v < out->voxels; v++)
         out->label_count[out->labels[v]]++;
 }
 
+/* labels 0: the stages up to the normals only (GHMI_VOXEL_NO_LABELS) */
 static int run_step(GhmContext *ctx, GhmiSide *s, const double *b_pose, const GhmVoxelGrid *g,
-                    const GhmVoxelOptions *opt, int threads, GhmVoxelResult *r)
+                    const GhmVoxelOptions *opt, int threads, int labels, GhmVoxelResult *r)
 {
     int ret = GHM_OK;
     double t[7];
@@ -45,13 +47,13 @@ static int run_step(GhmContext *ctx, GhmiSide *s, const double *b_pose, const Gh
             ret = ghmi_voxel_estimate_normals(g, s[i].K, s[i].keys, s[i].counts, s[i].moments,
                                               &s[i].hood, s[i].nbr, threads, s[i].normals);
     t[3] = ghm_now();
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+    for (int i = 0; i < 2 && ret == GHM_OK && labels; i++)
         ret = ghmi_voxel_contact(g, &s[i], &s[1 - i], threads);
     t[4] = ghm_now();
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+    for (int i = 0; i < 2 && ret == GHM_OK && labels; i++)
         ret = ghmi_voxel_classify(g, &s[i], opt, threads);
     t[5] = ghm_now();
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+    for (int i = 0; i < 2 && ret == GHM_OK && labels; i++)
         ret = ghmi_voxel_fill(&s[i], opt, threads, &r->rounds);
     t[6] = ghm_now();
     r->time.voxelize_ms = 1e3 * ((t[1] - t[0]) + (t[3] - t[2]));
@@ -83,10 +85,10 @@ static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud 
 
 static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmiVoxelRows *a_rows,
                     const GhmPointCloud *b, const double *b_pose, const GhmVoxelGrid *grid,
-                    const GhmVoxelOptions *opt, GhmVoxelResult *r)
+                    const GhmVoxelOptions *opt, int labels, GhmVoxelResult *r)
 {
     GhmiSide s[2] = {{.pc = a, .rows = a_rows, .n = a->n}, {.pc = b, .n = b->n}};
-    int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), r);
+    int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), labels, r);
     if (ret == GHM_OK) {
         hand_over(&s[0], &r->side[0]);
         hand_over(&s[1], &r->side[1]);
@@ -119,7 +121,7 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
         r->time.voxelize_ms += up;
         r->time.total_ms += up;
     } else {
-        ret = cpu_step(ctx, a, NULL, b, b_pose, grid, opt, r);
+        ret = cpu_step(ctx, a, NULL, b, b_pose, grid, opt, 1, r);
     }
     if (ret == GHM_OK)
         *out = r;
@@ -134,6 +136,7 @@ struct GhmVoxelSweep {
     GhmContext *ctx;
     const GhmPointCloud *a, *b;
     const GhmiVoxelRows *a_rows; /* A as rows (ghmi_voxel_sweep_rebind), or NULL */
+    unsigned flags;               /* GHMI_VOXEL_*, from the rebind */
     GhmVoxelGrid grid;
     GhmVoxelOptions opt;
     GhmiVoxelDevice *dev; /* the device path's state, or NULL for the CPU path */
@@ -182,7 +185,8 @@ int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxel
     if (!(sw->cpu = calloc(1, sizeof *sw->cpu)))
         return GHM_ERR_NOMEM;
     sw->cpu->grid = sw->grid;
-    ret = cpu_step(sw->ctx, sw->a, sw->a_rows, sw->b, b_pose, &sw->grid, &sw->opt, sw->cpu);
+    ret = cpu_step(sw->ctx, sw->a, sw->a_rows, sw->b, b_pose, &sw->grid, &sw->opt,
+                   !(sw->flags & GHMI_VOXEL_NO_LABELS), sw->cpu);
     if (ret == GHM_OK)
         *out = sw->cpu;
     else
@@ -191,15 +195,16 @@ int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxel
 }
 
 int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
-                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b)
+                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags)
 {
     if (!sw || !a || !b)
         return GHM_ERR_INVALID;
     sw->a = a;
     sw->a_rows = a_rows;
+    sw->flags = flags;
     sw->b = b;
     ghm_voxel_result_free(&sw->cpu); /* the last step's, of the clouds before */
-    return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b) : GHM_OK;
+    return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b, flags) : GHM_OK;
 }
 
 int ghmi_voxel_sweep_device_view(const GhmVoxelSweep *sw, GhmiVoxelDeviceView *v)

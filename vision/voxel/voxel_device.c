@@ -63,6 +63,7 @@ struct GhmiVoxelDevice {
     int no_normals[2];      /* the cloud has no normals */
     int estimate[2];        /* ... and has points: normals estimated */
     int a_rows;             /* A is given as rows (ghmi_voxel_device_rebind) */
+    unsigned flags;         /* GHMI_VOXEL_*, from the rebind */
     Block rows;             /* ... its lo, hi and start */
     GhmiVoxelDeviceView view; /* the last step's arrays; keys[0] NULL before a step */
     Block work;             /* voxel arrays and the table */
@@ -157,7 +158,7 @@ static int make_rows(GhmiVoxelDevice *d, const GhmiVoxelRows *rows)
 }
 
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
-                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b)
+                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags)
 {
     if (!d || !a || !b || (a_rows && a_rows->n != a->n))
         return GHM_ERR_INVALID;
@@ -169,6 +170,7 @@ int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
     d->n[0] = a->n, d->n[1] = b->n;
     d->n_all = a->n + b->n;
     d->a_rows = a_rows != NULL;
+    d->flags = flags;
     d->no_normals[0] = !a_rows && !a->normals;
     d->no_normals[1] = !b->normals;
     for (int i = 0; i < 2; i++)
@@ -216,7 +218,7 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
     if (ret == GHM_OK)
         ret = ops->timer_create(ctx, TIMER_MARKS, &d->timer);
     if (ret == GHM_OK)
-        ret = ghmi_voxel_device_rebind(d, a, NULL, b);
+        ret = ghmi_voxel_device_rebind(d, a, NULL, b, 0);
     if (ret < 0) {
         ghmi_voxel_device_free(&d);
         return ret;
@@ -291,31 +293,33 @@ static int median_of(const uint32_t *hist, int nn, size_t K)
     return nn;
 }
 
-/* The label stages from contact on: contact, classify, fill and the download of everything. */
+/* The label stages from contact on (contact, classify, fill; none with GHMI_VOXEL_NO_LABELS) and
+ * the download of everything (the counters only with GHMI_VOXEL_ON_DEVICE). */
 static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
                               const GhmVoxelOptions *opt, int marks)
 {
     const GhmVoxelOps *ops = d->ops;
     GhmContext *ctx = d->ctx;
     const int radius[2] = {L->pair.s[0].radius, L->pair.s[1].radius};
+    const int labels = !(d->flags & GHMI_VOXEL_NO_LABELS);
     int rho = ghmi_voxel_barrier_reach(radius, d->inside, d->K);
     size_t tail = offsetof(GhmVoxelInfo, label_count);
-    int ret = ops->contact(ctx, d->table, g, rho, &L->pair, d->info);
+    int ret = labels ? ops->contact(ctx, d->table, g, rho, &L->pair, d->info) : GHM_OK;
     if (ret == GHM_OK && marks)
         ret = ops->timer_mark(ctx, d->timer, 2);
-    if (ret == GHM_OK)
+    if (ret == GHM_OK && labels)
         ret = ops->classify(ctx, g, opt->t_out, opt->t_in, &L->pair);
     if (ret == GHM_OK && marks)
         ret = ops->timer_mark(ctx, d->timer, 3);
-    for (int c = 0; c < 2 && ret == GHM_OK; c++)
+    for (int c = 0; c < 2 && ret == GHM_OK && labels; c++)
         ret = ops->memset(ctx, L->pair.s[c].drop, 0, L->pair.s[c].K);
-    if (ret == GHM_OK)
+    if (ret == GHM_OK && labels)
         ret = ops->memset(ctx, d->ctl, 0, sizeof *d->ctl);
     if (ret == GHM_OK)
         ret = ops->memset(ctx, (char *)d->info + tail, 0, sizeof *d->info - tail);
-    if (ret == GHM_OK)
+    if (ret == GHM_OK && labels)
         ret = ops->fill(ctx, opt->max_rounds, &L->pair, d->ctl, d->info);
-    if (ret == GHM_OK && d->pinned)
+    if (ret == GHM_OK && d->pinned && !(d->flags & GHMI_VOXEL_ON_DEVICE))
         ret = ops->download(ctx, d->stage, d->out.p, L->out_bytes);
     if (ret == GHM_OK)
         ret = ops->download(ctx, d->info_h, d->info, sizeof *d->info);
@@ -382,18 +386,21 @@ static int hand_over(GhmiVoxelDevice *d, const Layout *L, GhmVoxelResult *r)
         rounds = (int)info->rounds[c] > rounds ? (int)info->rounds[c] : rounds;
         const int kept = c == 0 && d->a_rows; /* no counts or normals downloaded (lay_out) */
         d->view.keys[c] = s->keys;
-        d->view.labels[c] = s->label;
+        d->view.labels[c] = d->flags & GHMI_VOXEL_NO_LABELS ? NULL : s->label;
         d->view.counts[c] = s->counts;
         d->view.voxel_normals[c] = s->normals;
         const size_t first = 3 * (c ? d->n[0] : 0); /* the cloud's first point's floats */
         d->view.xyz[c] = (const float *)d->xyz.p + first;
         d->view.normals[c] = d->no_normals[c] ? NULL : (const float *)d->pnormals.p + first;
+        if (d->flags & GHMI_VOXEL_ON_DEVICE) /* the arrays stay in d->view */
+            continue;
         if (d->pinned) {
             char *base = d->stage;
             out->keys = (uint32_t *)(base + L->out_at[c][0]);
             out->counts = kept ? NULL : (uint32_t *)(base + L->out_at[c][1]);
             out->normals = kept ? NULL : (float *)(base + L->out_at[c][2]);
-            out->labels = (uint8_t *)(base + L->out_at[c][3]);
+            out->labels = d->flags & GHMI_VOXEL_NO_LABELS ? NULL
+                                                          : (uint8_t *)(base + L->out_at[c][3]);
             continue;
         }
         out->keys = malloc((K + 1) * sizeof *out->keys);

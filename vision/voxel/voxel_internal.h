@@ -176,16 +176,29 @@ int ghmi_voxel_device_create(GhmContext *ctx, const struct GhmVoxelOps *ops,
                              const GhmPointCloud *a, const GhmPointCloud *b, int pinned,
                              GhmiVoxelDevice **out);
 
+/* What the steps after a rebind make for their caller (flags; 0: everything, on the host).
+ * A voxel edit (edit_probe.c) runs its cloud alone only for the cloud's voxels, and on a device
+ * reads the probe's labels there. */
+enum {
+    /* each side's voxels, counts, normals and radius, no labels: contact, classify and fill
+     * are not run (labels NULL, label counts, seeds, conflicts and rounds 0) */
+    GHMI_VOXEL_NO_LABELS = 1,
+    /* a device state's result arrays stay in device memory (ghmi_voxel_device_view): the
+     * result's arrays are NULL, its counts and radii are there; no effect on the CPU path */
+    GHMI_VOXEL_ON_DEVICE = 2
+};
+
 /* Binds the state to two other clouds (uploaded now; the same rules as create's), keeping its
  * table, blocks and staging for the steps that follow: what a caller that runs one step on
  * each of many pairs of clouds (a voxel edit's applies) keeps from pair to pair. a_rows: NULL,
  * or cloud a given as rows, whose points are then made on the device (a's arrays are not read;
  * a->n must be a_rows->n; its normals are zero): a probe of a million voxels is 24 MB to upload
  * but 1 MB of rows. Its side of a step's result (pinned) then has keys and labels only (counts
- * and normals NULL: a point a voxel, no normal). On failure the state has no clouds: a step refuses it (GHM_ERR_INVALID)
- * until a rebind succeeds. */
+ * and normals NULL: a point a voxel, no normal). flags: GHMI_VOXEL_*, what the steps make. On
+ * failure the state has no clouds: a step refuses it (GHM_ERR_INVALID) until a rebind
+ * succeeds. */
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
-                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
+                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags);
 
 /* One step (ghm_voxel_intersect's): fills r->side[], r->rounds and r->time (r->grid already
  * set). On failure r may hold some arrays (pinned = 0), which ghm_voxel_result_free() releases. */
@@ -216,9 +229,10 @@ int ghmi_voxel_device_view(const GhmiVoxelDevice *d, GhmiVoxelDeviceView *v);
  * as rows: a device state makes its points from them and gives its side keys and labels only
  * (ghmi_voxel_device_rebind: read no other array of side 0); the CPU path
  * reads a's arrays, which the caller fills (ghmi_voxel_rows_points) when the context's backend
- * has no voxel kernels. On failure the sweep's steps fail until a rebind succeeds. */
+ * has no voxel kernels. flags: GHMI_VOXEL_*, what the steps make. On failure the sweep's steps
+ * fail until a rebind succeeds. */
 int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
-                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b);
+                            const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags);
 
 /* The device arrays of the sweep's last step (ghmi_voxel_device_view); GHM_ERR_UNSUPPORTED on
  * the CPU path, GHM_ERR_INVALID before a step. */
