@@ -543,6 +543,13 @@ test_voxel_edit_cuda_same_set() {
     done
     cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA sets differ after an empty set"
     rm -f "$TMP/apart.ply"
+    # far enough from the origin that the grid no longer proves each centre in its own voxel
+    # (6e4 > 2^21 voxel sizes), near enough that they are: the probe's rows made on the host and
+    # checked against its keys, and on a device the probe voxelized through the table
+    moved_cloud "$VOXEL_B" 60000 "$TMP/far_a.ply"
+    moved_cloud "$VOXEL_B" 60000.15 "$TMP/far_b.ply"
+    edits_agree --grid 48 "$TMP/far_a.ply" --subtract "$TMP/far_b.ply" --add "$TMP/far_b.ply"
+    rm -f "$TMP/far_a.ply" "$TMP/far_b.ply"
     # inward normals: on a device the check runs beside the probe's run and still refuses the
     # edit, with the CPU's line and nothing written
     turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"

@@ -107,7 +107,8 @@ typedef struct GhmVoxelSideArgs {
     uint32_t *queue;      /* K: the fill's queue */
     /* A cloud given as rows (voxel_internal.h's GhmiVoxelRows) whose K voxels are its points,
      * one each, so that voxel start[r] + x - lo[r] is row r's voxel x: the neighbours op finds
-     * its neighbours by the rows, not by the table (NULL: by the table). */
+     * its neighbours, and the contact op the other cloud its voxels, by the rows, not by the
+     * table (NULL: by the table). */
     const int32_t *rows_lo, *rows_hi;
     const uint64_t *rows_start;
 } GhmVoxelSideArgs;
@@ -173,6 +174,12 @@ typedef struct GhmVoxelOps {
      * uploaded, nr = ny nz rows, n points): ghmi_voxel_rows_points' floats, into xyz. */
     int (*rows)(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo, const int32_t *hi,
                 const uint64_t *start, size_t nr, size_t n, float *xyz);
+    /* The voxels of those points where each lies in its own voxel (ghmi_voxel_centres_in_own_
+     * voxels): what build makes of them (keys in the rows' order, counts 1, normals zero),
+     * without the points or the table. */
+    int (*row_voxels)(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
+                      const int32_t *hi, const uint64_t *start, size_t nr, size_t n,
+                      uint32_t *keys, uint32_t *counts, float *normals);
     /* The input of the voxel table (a CUDA GhmMultimap), staged in its own buffers: for the
      * n = na + nb points of xyz (A's then B's; B moved by pose), key i = cloud << (key_bits + 1)
      * | (the voxel key of point i, or 1 << key_bits outside the grid), value i = i;

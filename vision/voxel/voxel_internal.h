@@ -214,7 +214,8 @@ void ghmi_voxel_device_free(GhmiVoxelDevice **d);
  * rows' lo, hi and start (else NULL): what a voxel edit reads to change its set on the device,
  * and to bind its cloud to its other state without an upload. */
 typedef struct GhmiVoxelDeviceView {
-    const float *xyz[2], *normals[2]; /* each cloud's points as bound (normals NULL: none) */
+    const float *xyz[2], *normals[2]; /* each cloud's points as bound (normals NULL: none;
+                                       * both NULL for a side made from rows alone) */
     const uint32_t *keys[2];
     const uint8_t *labels[2];
     const uint32_t *counts[2];      /* the result side's per voxel: points, */

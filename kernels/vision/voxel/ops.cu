@@ -130,6 +130,7 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .timer_elapsed = */ voxel_timer_elapsed,
     /* .timer_free = */ voxel_timer_free,
     /* .rows = */ ghm_cuda_voxel_rows,
+    /* .row_voxels = */ ghm_cuda_voxel_row_voxels,
     /* .keys = */ ghm_cuda_voxel_keys,
     /* .table = */ ghm_cuda_voxel_table,
     /* .build = */ ghm_cuda_voxel_build,

@@ -22,6 +22,9 @@ extern "C" {
 
 int ghm_cuda_voxel_rows(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
                         const int32_t *hi, const uint64_t *start, size_t nr, size_t n, float *xyz);
+int ghm_cuda_voxel_row_voxels(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
+                              const int32_t *hi, const uint64_t *start, size_t nr, size_t n,
+                              uint32_t *keys, uint32_t *counts, float *normals);
 int ghm_cuda_voxel_keys(GhmContext *ctx, GhmMultimap *table, const float *xyz, size_t na,
                         size_t nb, const GhmVoxelPose *pose, const GhmVoxelGridArgs *g,
                         GhmVoxelInfo *info);

@@ -7,6 +7,8 @@
  * Kernels (256 threads per block, one thread per point or voxel unless said otherwise):
  *  rows_kernel        a warp per grid row: the points of a cloud given by rows (a voxel edit's
  *                     probe), the centres of the row's voxels lo..hi rounded to float.
+ *  row_voxels_kernel  the same rows' voxels (keys, a point each, no normal), where each point
+ *                     is its own voxel: such a cloud does not go through the voxel table.
  *  keys_kernel        point -> sort key: cloud << (key_bits + 1) | voxel key (1 << key_bits
  *                     outside the grid), B moved by the pose; and its index: the pairs of the
  *                     voxel table, written into the multimap's own buffers (staging).
@@ -47,6 +49,26 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void rows_kernel(
         p[0] = __double2float_rn(__dadd_rn(g.origin[0], __dmul_rn((double)x + 0.5, g.size)));
         p[1] = cy;
         p[2] = cz;
+    }
+}
+
+/* The voxels build_kernel makes of the points rows_kernel makes, where each point lies in its
+ * own voxel (the grid's extent proves it, voxel_device.c): the row's keys in order, a count of
+ * one, a zero normal (the points' normals are zero). */
+static __global__ __launch_bounds__(VOXEL_THREADS) void row_voxels_kernel(
+    GhmVoxelGridArgs g, const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
+    const uint64_t *__restrict__ start, uint32_t nr, uint32_t *__restrict__ keys,
+    uint32_t *__restrict__ counts, float *__restrict__ normals)
+{
+    uint32_t r = (blockIdx.x * VOXEL_THREADS + threadIdx.x) / 32, lane = threadIdx.x & 31;
+    if (r >= nr || lo[r] > hi[r])
+        return;
+    const uint32_t row_key = r * (uint32_t)g.dims[0];
+    for (int32_t x = lo[r] + (int32_t)lane; x <= hi[r]; x += 32) {
+        size_t v = start[r] + (size_t)(x - lo[r]);
+        keys[v] = row_key + (uint32_t)x;
+        counts[v] = 1;
+        normals[3 * v] = normals[3 * v + 1] = normals[3 * v + 2] = 0.0f;
     }
 }
 
@@ -283,12 +305,17 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
     const uint32_t oK = p.s[other].K;
     const float *onormals = p.s[other].normals;
     const bool by_rows = cloud == 0 && rows_cross && info->placed == oK;
+    /* B finds A's voxels by A's rows where it is given so (then A may not be in the table) */
+    const bool in_rows = cloud == 1 && p.s[0].rows_lo;
     uint32_t key = s.keys[v];
     int kc[3];
     key_coords(g, key, kc);
     double c[3] = {0, 0, 0}, sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
     const uint32_t ofirst = p.s[other].first_run;
-    uint32_t id0 = by_rows ? s.cross[v] : oK ? voxel_id(t, g, other, ofirst, key) : GHM_NOT_FOUND;
+    uint32_t id0 = by_rows   ? s.cross[v]
+                   : in_rows ? row_voxel(p.s[0], g, kc)
+                   : oK      ? voxel_id(t, g, other, ofirst, key)
+                             : GHM_NOT_FOUND;
     id0 = id0 < oK ? id0 : GHM_NOT_FOUND;
     if (!by_rows)
         s.cross[v] = id0;
@@ -308,8 +335,11 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
                     if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                         continue;
                     uint32_t u = GHM_NOT_FOUND;
+                    int at[3];
                     if (by_rows) {
                         u = cross_by_rows(s, v, k);
+                    } else if (in_rows) {
+                        u = step_coords(g, kc, d, at) ? row_voxel(p.s[0], g, at) : u;
                     } else {
                         uint32_t q = step_key(g, kc, d);
                         u = q == GHM_NOT_FOUND ? u : voxel_id(t, g, other, ofirst, q);
@@ -358,6 +388,22 @@ extern "C" int ghm_cuda_voxel_rows(GhmContext *ctx, const GhmVoxelGridArgs *g, c
         return GHM_OK;
     rows_kernel<<<blocks_for(32 * nr), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         *g, lo, hi, start, (uint32_t)nr, xyz);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_row_voxels(GhmContext *ctx, const GhmVoxelGridArgs *g,
+                                         const int32_t *lo, const int32_t *hi,
+                                         const uint64_t *start, size_t nr, size_t n,
+                                         uint32_t *keys, uint32_t *counts, float *normals)
+{
+    if (!ctx || !g || (nr && (!lo || !hi || !start)) || (n && (!keys || !counts || !normals)))
+        return GHM_ERR_INVALID;
+    if (nr > 0x7FFFFFFFu / 32 || n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (nr == 0 || n == 0)
+        return GHM_OK;
+    row_voxels_kernel<<<blocks_for(32 * nr), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        *g, lo, hi, start, (uint32_t)nr, keys, counts, normals);
     return GHM_CUDA_LAUNCH();
 }
 
