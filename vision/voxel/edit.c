@@ -376,12 +376,11 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     GhmiVoxelDeviceView v;
     uint8_t *erased = NULL;
     Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; the inside voxels (absent ones
-                                    * are ignored by the erase), listed on the device or here */
+                                    * are ignored by the erase: on a device erased with the
+                                    * cloud's voxels, in one batch) */
     int ret = GHM_OK;
     if (ghmi_edit_on_device(e, &v)) {
-        ret = ghmi_edit_inside_erases(e, &v, &r->side[0], &inner);
-        if (ret == GHM_OK)
-            ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 1, &ch);
+        ret = ghmi_edit_subtract_cuts(e, &v, &r->side[0], c->voxels, &ch);
         if (ret == GHM_OK)
             st->relabelled += ch.n_insert;
         return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;

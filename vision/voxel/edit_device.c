@@ -87,10 +87,12 @@ int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d
     return ret;
 }
 
-/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS: *keys. */
-static int cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, uint32_t **keys)
+/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS (*keys) with room
+ * for `more` after them. */
+static int cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, size_t more,
+                      uint32_t **keys)
 {
-    *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, K * sizeof **keys);
+    *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, (K + more) * sizeof **keys);
     return *keys ? ghmi_voxel_ops(e->ctx)->edit_tag(e->ctx, v->keys[1], K, *keys)
                  : GHM_ERR_NOMEM;
 }
@@ -101,7 +103,7 @@ int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
     size_t got[2] = {0, 0};
     *ch = (Changes){0};
     uint32_t *keys = NULL, *found = NULL;
-    int ret = cloud_keys(e, v, K, &keys);
+    int ret = cloud_keys(e, v, K, 0, &keys);
     uint32_t *erase = ret == GHM_OK ? dev_buf(e, EDIT_DEV_CLOUD_ERASE, K * sizeof *erase) : NULL;
     uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_CLOUD_INSERT, K * w) : NULL;
     uint32_t *counts = insert ? zeroed_counts(e) : NULL;
@@ -122,21 +124,19 @@ int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
     return ret;
 }
 
-int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
-                         Changes *ch)
+/* The cloud's K voxels' cut (*ch), their tagged keys first in keys: the set's voxels there
+ * erased now, with the `more` keys after them in the same batch (subtract's inside voxels). */
+static int cut_cloud(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const uint32_t *keys,
+                     size_t K, size_t more, int flip, Changes *ch)
 {
     const size_t room[2] = {0, K};
     size_t got[2] = {0, 0};
-    *ch = (Changes){0};
-    uint32_t *keys = NULL;
-    int ret = cloud_keys(e, v, K, &keys);
-    uint8_t *erased = ret == GHM_OK ? dev_buf(e, EDIT_DEV_ERASED, K) : NULL;
+    uint8_t *erased = dev_buf(e, EDIT_DEV_ERASED, K + more);
     uint32_t *insert = erased ? dev_buf(e, EDIT_DEV_CLOUD_INSERT,
                                         K * GHMI_EDIT_WORDS * sizeof *insert)
                               : NULL;
     uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    if (ret == GHM_OK)
-        ret = counts ? ghm_dynmap_erase(e->set, keys, K, erased) : GHM_ERR_NOMEM;
+    int ret = counts ? ghm_dynmap_erase(e->set, keys, K + more, erased) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = ghmi_voxel_ops(e->ctx)->edit_cut_cloud(e->ctx, v->keys[1], v->counts[1],
                                                      v->voxel_normals[1], erased, K, flip,
@@ -148,29 +148,42 @@ int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
     return ret;
 }
 
-/* The probe's inside keys (tagged), in EDIT_DEV_KEYS; *n of them. */
-static int inside_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
-                       uint32_t **keys, size_t *n)
+int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
+                         Changes *ch)
+{
+    uint32_t *keys = NULL;
+    *ch = (Changes){0};
+    int ret = cloud_keys(e, v, K, 0, &keys);
+    return ret == GHM_OK ? cut_cloud(e, v, keys, K, 0, flip, ch) : ret;
+}
+
+/* The probe's inside keys (tagged; side p, labels in v) into keys, *n of them. */
+static int select_inside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                         uint32_t *keys, size_t *n)
 {
     const size_t room[2] = {p->label_count[GHM_VOXEL_INSIDE], 0};
     size_t got[2] = {0, 0};
     uint32_t *counts = zeroed_counts(e);
-    *keys = dev_buf(e, EDIT_DEV_KEYS, room[0] * sizeof **keys);
-    int ret = *keys && counts ? GHM_OK : GHM_ERR_NOMEM;
-    if (ret == GHM_OK)
-        ret = ghmi_voxel_ops(e->ctx)->edit_select(e->ctx, v->keys[0], v->labels[0], p->voxels,
-                                                  GHM_VOXEL_INSIDE, *keys, counts);
+    int ret = counts ? ghmi_voxel_ops(e->ctx)->edit_select(e->ctx, v->keys[0], v->labels[0],
+                                                           p->voxels, GHM_VOXEL_INSIDE, keys,
+                                                           counts)
+                     : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = read_counts(e, counts, room, got);
     *n = got[0];
     return ret;
 }
 
-int ghmi_edit_inside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                            const GhmVoxelSide *p, Changes *ch)
+int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                            const GhmVoxelSide *p, size_t K, Changes *ch)
 {
+    uint32_t *keys = NULL;
+    size_t n = 0;
     *ch = (Changes){0};
-    return inside_keys(e, v, p, &ch->erase, &ch->n_erase);
+    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], &keys);
+    if (ret == GHM_OK)
+        ret = select_inside(e, v, p, keys + K, &n);
+    return ret == GHM_OK ? cut_cloud(e, v, keys, K, n, 1, ch) : ret;
 }
 
 int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
@@ -180,7 +193,8 @@ int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
     uint32_t *keys = NULL, *counts = NULL;
     size_t n = 0, got[2] = {0, 0};
     *ch = (Changes){0};
-    int ret = inside_keys(e, v, p, &keys, &n);
+    keys = dev_buf(e, EDIT_DEV_KEYS, p->label_count[GHM_VOXEL_INSIDE] * sizeof *keys);
+    int ret = keys ? select_inside(e, v, p, keys, &n) : GHM_ERR_NOMEM;
     const size_t room[2] = {n, n};
     uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, n * w) : NULL;
     uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, n * sizeof *erase) : NULL;

@@ -144,12 +144,16 @@ int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
 int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
                          Changes *ch);
 
-/* The probe's inside voxels (side p of the result, labels in v) as backend arrays: subtract's
- * erases (*ch: erase only) or, with the set's items at them, add's changes (*ch: absent voxels
- * inserted as interior, others relabelled interior: erased and inserted; edit.c's
- * add_inside_item). Backend lists, valid until the next apply. */
-int ghmi_edit_inside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                            const GhmVoxelSide *p, Changes *ch);
+/* subtract's cut (ghmi_edit_cloud_cuts' with flip), the probe's inside voxels (side p of the
+ * result, labels in v) erased in the same batch as the cloud's voxels (a batch fewer: one
+ * wait for the device and one erase's fixed cost). */
+int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                            const GhmVoxelSide *p, size_t K, Changes *ch);
+
+/* The probe's inside voxels (side p of the result, labels in v) with the set's items at them
+ * as add's changes (*ch: absent voxels inserted as interior, others relabelled interior:
+ * erased and inserted; edit.c's add_inside_item). Backend lists, valid until the next
+ * apply. */
 int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
                           Changes *ch);
 
