@@ -63,6 +63,7 @@ void ghm_voxel_edit_free(GhmVoxelEdit **e)
     ghm_voxel_sweep_free(&(*e)->against);
     ghmi_edit_bufs_free(*e);
     ghmi_edit_dev_free(*e);
+    ghmi_edit_worker_free(&(*e)->worker);
     free(*e);
     *e = NULL;
 }

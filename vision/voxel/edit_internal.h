@@ -51,6 +51,9 @@ typedef struct Changes {
     size_t n_erase, n_insert;
 } Changes;
 
+/* The edit's helper thread (edit_worker.c). */
+typedef struct GhmiEditWorker GhmiEditWorker;
+
 struct GhmVoxelEdit {
     GhmContext *ctx;
     GhmVoxelGrid grid;
@@ -74,6 +77,8 @@ struct GhmVoxelEdit {
     size_t buf_cap[EDIT_BUFS];
     void *dev[EDIT_DEV_BUFS]; /* see edit_device.c */
     size_t dev_cap[EDIT_DEV_BUFS];
+    GhmiEditWorker *worker;   /* made at the first apply that runs beside it; NULL before, or
+                               * where it could not be made (then the check runs first) */
 };
 
 /* The work over many voxels or rows (the probe's spans and inside keys, add's changes,
@@ -163,5 +168,18 @@ int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Chan
 
 /* Frees e's backend arrays. */
 void ghmi_edit_dev_free(GhmVoxelEdit *e);
+
+/* --- the helper thread (edit_worker.c) ---------------------------------------------------- */
+
+/* A thread that runs one job at a time beside the caller's, waiting between jobs.
+ * GHM_ERR_NOMEM when no thread could be made. */
+int ghmi_edit_worker_create(GhmiEditWorker **w);
+
+/* Starts job(arg) on the worker (its last job waited for); ghmi_edit_worker_wait waits for it. */
+void ghmi_edit_worker_start(GhmiEditWorker *w, void *(*job)(void *), void *arg);
+void ghmi_edit_worker_wait(GhmiEditWorker *w);
+
+/* Stops the thread (no job may be running) and frees it; *w NULL after; accepts NULL. */
+void ghmi_edit_worker_free(GhmiEditWorker **w);
 
 #endif /* GHM_EDIT_INTERNAL_H */

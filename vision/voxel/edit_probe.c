@@ -4,7 +4,6 @@
  * pipeline picks for it), then on the probe of the voxels that may lie inside it against the
  * cloud, which labels them; and the checks that the cloud has an inside to edit with.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +256,7 @@ static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
     return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
 }
 
-/* The cloud's normals check on a thread of its own (normals_check.c's passes on the context's
+/* The cloud's normals check on the edit's worker (normals_check.c's passes on the context's
  * threads but one), beside the probe's run on a device, whose thread mostly waits for it. */
 typedef struct NormalsCheck {
     const GhmVoxelGrid *grid;
@@ -277,11 +276,10 @@ static void *check_main(void *arg)
 
 /* The cloud's normals checked and, when the probe was made (probe_ret), the probe run against
  * the cloud: on a device the check runs beside the run (it took 0.3-0.5 ms of a 256^3 step's
- * host time on 16 threads, H200 host, 2026-11-30) on one thread fewer than the context's, on a
- * thread started for it, the run going on at once on this one (the other way round, the run
- * on a thread of its own, it ended 0.2 ms later, and the check, on a new thread, now takes
- * 0.85-1.07 ms of the run's 1.2: H200 host, 2026-11-30); on the CPU, whose run takes every
- * thread, before it. The error is the check's, else the probe's, else the run's. */
+ * host time on 16 threads, H200 host, 2026-11-30) on one thread fewer than the context's, on
+ * the edit's worker, the run going on at once on this thread (the other way round, the run on
+ * a thread started for it, it ended 0.2 ms later: H200 host, 2026-11-30); on the CPU, whose
+ * run takes every thread, or without a worker, before it. The error is the check's, else the probe's, else the run's. */
 static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointCloud *pc,
                          int probe_ret, const GhmVoxelResult **out, char *why, size_t why_size)
 {
@@ -292,10 +290,12 @@ static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointC
      * else they stay there (5.8 MB not downloaded for a 160 k-point cloud at 256^3). */
     unsigned flags = e->rows.on_device && c->radius <= 1 ? GHMI_VOXEL_ON_DEVICE : 0;
     NormalsCheck check = {&e->grid, c, threads - 1, why, why_size, GHM_OK};
-    pthread_t thread;
     int beside = probe_ret == GHM_OK && ghmi_voxel_ops(e->ctx) && threads > 1 &&
-                 !c->normals_estimated && pthread_create(&thread, NULL, check_main, &check) == 0;
-    if (!beside) {
+                 !c->normals_estimated &&
+                 (e->worker || ghmi_edit_worker_create(&e->worker) == GHM_OK);
+    if (beside) {
+        ghmi_edit_worker_start(e->worker, check_main, &check);
+    } else {
         check.threads = threads;
         check_main(&check);
     }
@@ -304,7 +304,7 @@ static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointC
                   ? run(e, &e->against, &e->probe, &e->rows, pc, flags, &r, NULL)
                   : GHM_OK;
     if (beside)
-        pthread_join(thread, NULL);
+        ghmi_edit_worker_wait(e->worker);
     ret = check.ret < 0 ? check.ret : probe_ret < 0 ? probe_ret : ret;
     if (ret == GHM_OK)
         *out = r;
