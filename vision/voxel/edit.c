@@ -345,14 +345,12 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels; the inside voxels on the device */
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels (on a device with the inside's) */
     int ret = GHM_OK;
-    if (ghmi_edit_on_device(e, &v)) { /* every find before the first change */
-        ret = ghmi_edit_cloud_adds(e, &v, c->voxels, &ch);
+    if (ghmi_edit_on_device(e, &v)) {
+        ret = ghmi_edit_add_changes(e, &v, &r->side[0], c->voxels, &ch);
         if (ret == GHM_OK)
-            ret = ghmi_edit_inside_adds(e, &v, &r->side[0], &inner);
-        if (ret == GHM_OK)
-            st->relabelled += ch.n_erase + inner.n_erase;
+            st->relabelled += ch.n_erase;
         return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;
     }
     size_t ni = 0;

@@ -97,33 +97,6 @@ static int cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, s
                  : GHM_ERR_NOMEM;
 }
 
-int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, Changes *ch)
-{
-    const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t), room[2] = {K, K};
-    size_t got[2] = {0, 0};
-    *ch = (Changes){0};
-    uint32_t *keys = NULL, *found = NULL;
-    int ret = cloud_keys(e, v, K, 0, &keys);
-    uint32_t *erase = ret == GHM_OK ? dev_buf(e, EDIT_DEV_CLOUD_ERASE, K * sizeof *erase) : NULL;
-    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_CLOUD_INSERT, K * w) : NULL;
-    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    if (ret == GHM_OK && !counts)
-        ret = GHM_ERR_NOMEM;
-    if (ret == GHM_OK && ghm_dynmap_size(e->set)) { /* an empty set: nothing found (NULL) */
-        found = dev_buf(e, EDIT_DEV_CLOUD_FOUND, K * w);
-        ret = found ? ghm_dynmap_find(e->set, keys, K, NULL, found) : GHM_ERR_NOMEM;
-    }
-    if (ret == GHM_OK)
-        ret = ghmi_voxel_ops(e->ctx)->edit_add_cloud(e->ctx, v->keys[1], v->counts[1],
-                                                     v->voxel_normals[1], found, K, erase,
-                                                     insert, counts);
-    if (ret == GHM_OK)
-        ret = read_counts(e, counts, room, got);
-    if (ret == GHM_OK)
-        *ch = (Changes){.erase = erase, .insert = insert, .n_erase = got[0], .n_insert = got[1]};
-    return ret;
-}
-
 /* The cloud's K voxels' cut (*ch), their tagged keys first in keys: the set's voxels there
  * erased now, with the `more` keys after them in the same batch (subtract's inside voxels). */
 static int cut_cloud(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const uint32_t *keys,
@@ -186,28 +159,33 @@ int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
     return ret == GHM_OK ? cut_cloud(e, v, keys, K, n, 1, ch) : ret;
 }
 
-int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
-                          Changes *ch)
+int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                          size_t K, Changes *ch)
 {
     const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t);
-    uint32_t *keys = NULL, *counts = NULL;
     size_t n = 0, got[2] = {0, 0};
+    uint32_t *keys = NULL;
     *ch = (Changes){0};
-    keys = dev_buf(e, EDIT_DEV_KEYS, p->label_count[GHM_VOXEL_INSIDE] * sizeof *keys);
-    int ret = keys ? select_inside(e, v, p, keys, &n) : GHM_ERR_NOMEM;
-    const size_t room[2] = {n, n};
-    uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, n * w) : NULL;
-    uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, n * sizeof *erase) : NULL;
-    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_INSERT, n * w) : NULL;
-    counts = insert ? zeroed_counts(e) : NULL;
+    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], &keys);
+    if (ret == GHM_OK)
+        ret = select_inside(e, v, p, keys + K, &n);
+    const size_t all = K + n, room[2] = {all, all};
+    uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, all * w) : NULL;
+    uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, all * sizeof *erase) : NULL;
+    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_INSERT, all * w) : NULL;
+    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
     if (ret == GHM_OK && !counts)
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK) /* an empty set (a BASE) has nothing to find: all absent */
-        ret = ghm_dynmap_size(e->set) ? ghm_dynmap_find(e->set, keys, n, NULL, found)
-                                      : ghm_buffer_zero(e->ctx, found, n * w);
+        ret = ghm_dynmap_size(e->set) ? ghm_dynmap_find(e->set, keys, all, NULL, found)
+                                      : ghm_buffer_zero(e->ctx, found, all * w);
+    const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
+    if (ret == GHM_OK) /* the cloud's items, then the inside's, appended to the same lists */
+        ret = ops->edit_add_cloud(e->ctx, v->keys[1], v->counts[1], v->voxel_normals[1], found,
+                                  K, erase, insert, counts);
     if (ret == GHM_OK)
-        ret = ghmi_voxel_ops(e->ctx)->edit_add_inside(e->ctx, keys, found, n, erase, insert,
-                                                      counts);
+        ret = ops->edit_add_inside(e->ctx, keys + K, found + K * GHMI_EDIT_WORDS, n, erase,
+                                   insert, counts);
     if (ret == GHM_OK)
         ret = read_counts(e, counts, room, got);
     if (ret == GHM_OK)

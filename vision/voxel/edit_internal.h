@@ -29,18 +29,16 @@ typedef enum EditBuf {
 
 /* An apply's backend arrays when its labels are on a device (edit_device.c), one per use. */
 typedef enum EditDevBuf {
-    EDIT_DEV_KEYS,   /* the probe's inside keys */
-    EDIT_DEV_FOUND,  /* the set's items at them */
+    EDIT_DEV_FOUND,  /* the set's items at the cloud's and the inside keys (add) */
     EDIT_DEV_ITEMS,  /* the whole set's items */
     EDIT_DEV_ERASE,  /* a list of erases */
     EDIT_DEV_INSERT, /* a list of inserts */
     EDIT_DEV_COUNTS, /* the kernels' list lengths */
     EDIT_DEV_SPANS,  /* the probe's rows made there: lo, hi, start and their total */
-    EDIT_DEV_CLOUD_KEYS,   /* the cloud's voxels' tagged keys */
-    EDIT_DEV_CLOUD_FOUND,  /* the set's items at them */
-    EDIT_DEV_CLOUD_ERASE,  /* the cloud's voxels' changes: erases, */
-    EDIT_DEV_CLOUD_INSERT, /* inserts */
-    EDIT_DEV_ERASED,       /* which of them an erase found */
+    EDIT_DEV_CLOUD_KEYS,   /* the cloud's voxels' tagged keys, then (add, subtract) the
+                            * probe's inside keys */
+    EDIT_DEV_CLOUD_INSERT, /* the cloud's voxels' cut items */
+    EDIT_DEV_ERASED,       /* which of the erased keys the set held */
     EDIT_DEV_BUFS
 } EditDevBuf;
 
@@ -141,11 +139,9 @@ int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v);
 int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d);
 
 /* The cloud's own voxels (side 1 of the result, K voxels, in v) as backend lists, as edit.c
- * makes them on the host: add's (*ch: each one's item as surface, merged into the set's item
- * there, whose key is erased first; every find before any change) or, erasing them from the
- * set now, subtract's and intersect's cut (*ch: inserts of those that were there, as cut
- * items, normals turned round when flip). Valid until the next apply. */
-int ghmi_edit_cloud_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, Changes *ch);
+ * makes them on the host, erasing them from the set now: subtract's and intersect's cut (*ch:
+ * inserts of those that were there, as cut items, normals turned round when flip). Valid
+ * until the next apply. */
 int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
                          Changes *ch);
 
@@ -155,12 +151,13 @@ int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
 int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
                             const GhmVoxelSide *p, size_t K, Changes *ch);
 
-/* The probe's inside voxels (side p of the result, labels in v) with the set's items at them
- * as add's changes (*ch: absent voxels inserted as interior, others relabelled interior:
- * erased and inserted; edit.c's add_inside_item). Backend lists, valid until the next
- * apply. */
-int ghmi_edit_inside_adds(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
-                          Changes *ch);
+/* add's changes as backend lists, as edit.c's add_changes makes them on the host, in one batch
+ * (*ch): the cloud's K voxels (side 1 of the result, in v) as surface items, merged into the
+ * set's items there (whose keys are erased first), and the probe's inside voxels (side p,
+ * labels in v) as interior items, those there with another label relabelled (erased and
+ * inserted); every find before any change. Valid until the next apply. */
+int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                          size_t K, Changes *ch);
 
 /* intersect's erases: the set's voxels neither inside the probe nor on its cloud (edit.c's
  * kept), from the set's items listed on the device; *ch: erase only. */
