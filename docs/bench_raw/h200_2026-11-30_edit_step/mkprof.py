@@ -42,8 +42,7 @@ ins('vision/voxel/voxel_device.c', [
 ])
 ins('vision/voxel/edit.c', [
  ('        ret = ghmi_edit_subtract_cuts(e, &v, &r->side[0], c->voxels, &ch);\n', '        ghmi_prof("sub subtract_cuts");\n', 'after'),
- ('        ret = ghmi_edit_cloud_adds(e, &v, c->voxels, &ch);\n', '        ghmi_prof("add cloud_adds");\n', 'after'),
- ('            ret = ghmi_edit_inside_adds(e, &v, &r->side[0], &inner);\n', '        ghmi_prof("add inside_adds");\n', 'after'),
+ ('        ret = ghmi_edit_add_changes(e, &v, &r->side[0], c->voxels, &ch);\n', '        ghmi_prof("add add_changes");\n', 'after'),
  ('        ret = ghmi_edit_outside_erases(e, &v, &outer);\n', '        ghmi_prof("int outside_erases");\n', 'after'),
  ('            ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 0, &ch);\n', '        ghmi_prof("int cloud_cuts");\n', 'after'),
  ('    for (int i = 0; i < 2 && ret == GHM_OK; i++)\n        ret = ghm_dynmap_insert(', '    ghmi_prof("apply erases");\n', 'before'),
