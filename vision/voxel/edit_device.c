@@ -147,15 +147,23 @@ static int select_inside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const Gh
     return ret;
 }
 
+/* The cloud's K voxels' tagged keys, then the probe's n inside keys, in one array (*keys):
+ * one batch for the set. */
+static int cloud_and_inside_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                                 const GhmVoxelSide *p, size_t K, uint32_t **keys, size_t *n)
+{
+    *n = 0;
+    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], keys);
+    return ret == GHM_OK ? select_inside(e, v, p, *keys + K, n) : ret;
+}
+
 int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
                             const GhmVoxelSide *p, size_t K, Changes *ch)
 {
     uint32_t *keys = NULL;
     size_t n = 0;
     *ch = (Changes){0};
-    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], &keys);
-    if (ret == GHM_OK)
-        ret = select_inside(e, v, p, keys + K, &n);
+    int ret = cloud_and_inside_keys(e, v, p, K, &keys, &n);
     return ret == GHM_OK ? cut_cloud(e, v, keys, K, n, 1, ch) : ret;
 }
 
@@ -166,9 +174,7 @@ int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
     size_t n = 0, got[2] = {0, 0};
     uint32_t *keys = NULL;
     *ch = (Changes){0};
-    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], &keys);
-    if (ret == GHM_OK)
-        ret = select_inside(e, v, p, keys + K, &n);
+    int ret = cloud_and_inside_keys(e, v, p, K, &keys, &n);
     const size_t all = K + n, room[2] = {all, all};
     uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, all * w) : NULL;
     uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, all * sizeof *erase) : NULL;

@@ -279,7 +279,8 @@ static void *check_main(void *arg)
  * host time on 16 threads, H200 host, 2026-11-30) on one thread fewer than the context's, on
  * the edit's worker, the run going on at once on this thread (the other way round, the run on
  * a thread started for it, it ended 0.2 ms later: H200 host, 2026-11-30); on the CPU, whose
- * run takes every thread, or without a worker, before it. The error is the check's, else the probe's, else the run's. */
+ * run takes every thread, or without a worker, before it. The error is the check's, else the
+ * probe's, else the run's. */
 static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointCloud *pc,
                          int probe_ret, const GhmVoxelResult **out, char *why, size_t why_size)
 {

@@ -252,7 +252,7 @@ typedef struct GhmVoxelOps {
     /* The cloud's own voxels (n: keys, point counts and unit mean normals, edit.c's
      * cloud_item): edit_tag writes their tagged keys into out; edit_add_cloud lists each as a
      * surface item merged into the set's item there (found: the set's items at the tagged keys,
-     * or NULL for none), merged ones' keys into erase (counts[0]), the items into insert
+     * zeros where absent), merged ones' keys into erase (counts[0]), the items into insert
      * (counts[1]); edit_cut_cloud lists those with erased[v] set as cut items, normals turned
      * round when flip, into insert (counts[1]). */
     int (*edit_tag)(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);

@@ -132,8 +132,8 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void add_cloud_kernel(
         return;
     uint32_t item[GHMI_EDIT_WORDS];
     cloud_item(keys, counts, normals, v, 1.0f, GHM_VOXEL_EDIT_SURFACE, item);
-    const uint32_t *old = found ? found + (size_t)GHMI_EDIT_WORDS * v : NULL;
-    if (old && old[GHMI_EDIT_W_KEY]) {
+    const uint32_t *old = found + (size_t)GHMI_EDIT_WORDS * v;
+    if (old[GHMI_EDIT_W_KEY]) {
         for (int k = 0; k < 3; k++) {
             float sum = __fadd_rn(__uint_as_float(item[GHMI_EDIT_W_NORMAL + k]),
                                   __uint_as_float(old[GHMI_EDIT_W_NORMAL + k]));
