@@ -540,6 +540,52 @@ START_TEST(test_rows_cloud_as_plain_cloud)
 }
 END_TEST
 
+/* A run made without labels (GHMI_VOXEL_NO_LABELS: a voxel edit's cloud alone) gives the
+ * voxels, counts, normals and radius of a full run of the same clouds, and no labels: a sparse
+ * cloud (widened to radius > 1), with and without normals. */
+START_TEST(test_run_without_labels)
+{
+    GhmContext *ctx = ghm_test_context(GHM_BACKEND_CPU);
+    GhmPointCloud *none = NULL, *sparse[2] = {ghm_test_sphere(3000, 0.5, 0, 0, 0, 1),
+                                              ghm_test_sphere(3000, 0.5, 0, 0, 0, 0)};
+    ck_assert_int_eq(ghm_pointcloud_create(0, 1, 0, &none), GHM_OK);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 64;
+    for (int c = 0; c < 2; c++) {
+        const GhmPointCloud *all[1] = {sparse[c]};
+        GhmVoxelGrid g;
+        char why[256];
+        ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &g, why, sizeof why), GHM_OK);
+        GhmVoxelSweep *sw[2] = {NULL, NULL};
+        const GhmVoxelResult *r[2];
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, sparse[c], &g, &opt, &sw[i]),
+                             GHM_OK);
+            ck_assert_int_eq(ghmi_voxel_sweep_rebind(sw[i], none, NULL, sparse[c],
+                                                     i ? GHMI_VOXEL_NO_LABELS : 0),
+                             GHM_OK);
+            ck_assert_int_eq(ghm_voxel_sweep_step(sw[i], NULL, &r[i]), GHM_OK);
+        }
+        const GhmVoxelSide *full = &r[0]->side[1], *bare = &r[1]->side[1];
+        size_t K = full->voxels;
+        ck_assert_int_gt(full->radius, 1);
+        ck_assert_ptr_nonnull(full->labels);
+        ck_assert_uint_eq(bare->voxels, K);
+        ck_assert_int_eq(bare->radius, full->radius);
+        ck_assert_mem_eq(bare->keys, full->keys, K * 4);
+        ck_assert_mem_eq(bare->counts, full->counts, K * 4);
+        ck_assert_mem_eq(bare->normals, full->normals, K * 12);
+        ck_assert_ptr_null(bare->labels);
+        for (int l = 0; l < 4; l++)
+            ck_assert_uint_eq(bare->label_count[l], 0);
+        ghm_voxel_sweep_free(&sw[0]), ghm_voxel_sweep_free(&sw[1]);
+    }
+    ghm_pointcloud_free(&sparse[0]), ghm_pointcloud_free(&sparse[1]);
+    ghm_pointcloud_free(&none);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 /* Where the grid's extent says the centres fall in their own voxels (so ghmi_voxel_rows_match
  * skips its comparison), they do: rows of grids reaching right to that extent, on either side
  * of the origin and at several voxel sizes, voxelized as a plain cloud, give one voxel a point,
@@ -644,6 +690,7 @@ static Suite *voxel_suite(void)
     tcase_add_test(edge, test_sparse_cloud_widens);
     tcase_add_test(edge, test_thin_clouds_barrier);
     tcase_add_test(edge, test_rows_cloud_as_plain_cloud);
+    tcase_add_test(edge, test_run_without_labels);
     tcase_add_test(edge, test_rows_centres_in_own_voxels_at_the_bound);
     tcase_add_test(edge, test_edit_refuses_what_memory_cannot_hold);
     suite_add_tcase(s, edge);

@@ -4,8 +4,8 @@
  * (bunny vs kitten, dense and sparse), crossing analytic spheres (with a pose, with a sparse
  * cloud that widens its neighbourhood and grows the barrier), clouds without normals (estimated
  * and oriented on the device), degenerate clouds, sweeps (the device state reused from step
- * to step) and the edges of the voxel table (30-bit keys, clouds partly or wholly outside the
- * grid). One TCase, "cuda"; without a device it skips. */
+ * to step), the edges of the voxel table (30-bit keys, clouds partly or wholly outside the
+ * grid) and a voxel edit's runs (without labels, results left on the device). One TCase, "cuda"; without a device it skips. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "test_support.h"
 #include "voxel_clouds.h"
 #include "voxel_backend_internal.h"
+#include "voxel_internal.h"
 
 static GhmPointCloud *load(const char *rel)
 {
@@ -375,6 +376,72 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/* One step of a sweep of (none, pc) on ctx, rebound with flags. */
+static const GhmVoxelResult *flagged_step(GhmContext *ctx, const GhmPointCloud *none,
+                                          const GhmPointCloud *pc, const GhmVoxelGrid *g,
+                                          const GhmVoxelOptions *opt, unsigned flags,
+                                          GhmVoxelSweep **sw)
+{
+    const GhmVoxelResult *r = NULL;
+    ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, pc, g, opt, sw), GHM_OK);
+    ck_assert_int_eq(ghmi_voxel_sweep_rebind(*sw, none, NULL, pc, flags), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_sweep_step(*sw, NULL, &r), GHM_OK);
+    return r;
+}
+
+/* The runs a voxel edit makes: without labels (its cloud alone) the CPU's voxels, counts,
+ * normals and radius and no labels; with the arrays left on the device
+ * (GHMI_VOXEL_ON_DEVICE) the CPU's counts and radius, no host arrays, and the device view in
+ * their place. A sparse cloud (radius > 1), with and without normals. */
+START_TEST(test_edit_runs)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *cpu = ghm_test_context(GHM_BACKEND_CPU), *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmPointCloud *none = NULL, *sparse[2] = {ghm_test_sphere(3000, 0.5, 0, 0, 0, 1),
+                                              ghm_test_sphere(3000, 0.5, 0, 0, 0, 0)};
+    ck_assert_int_eq(ghm_pointcloud_create(0, 1, 0, &none), GHM_OK);
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 64;
+    for (int c = 0; c < 2; c++) {
+        const GhmPointCloud *all[1] = {sparse[c]};
+        GhmVoxelGrid g;
+        char why[256];
+        ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &g, why, sizeof why), GHM_OK);
+        GhmVoxelSweep *sw[3] = {NULL, NULL, NULL};
+        const GhmVoxelResult *full = flagged_step(cpu, none, sparse[c], &g, &opt, 0, &sw[0]);
+        const GhmVoxelResult *bare =
+            flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_NO_LABELS, &sw[1]);
+        const GhmVoxelResult *kept =
+            flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_ON_DEVICE, &sw[2]);
+        const GhmVoxelSide *f = &full->side[1], *b = &bare->side[1], *k = &kept->side[1];
+        size_t K = f->voxels;
+        ck_assert_int_gt(f->radius, 1);
+        ck_assert_uint_eq(b->voxels, K);
+        ck_assert_int_eq(b->radius, f->radius);
+        ck_assert_mem_eq(b->keys, f->keys, K * 4);
+        ck_assert_mem_eq(b->counts, f->counts, K * 4);
+        ck_assert_mem_eq(b->normals, f->normals, K * 12);
+        ck_assert_ptr_null(b->labels);
+        for (int l = 0; l < 4; l++) {
+            ck_assert_uint_eq(b->label_count[l], 0);
+            ck_assert_uint_eq(k->label_count[l], f->label_count[l]);
+        }
+        ck_assert_uint_eq(k->voxels, K);
+        ck_assert_int_eq(k->radius, f->radius);
+        ck_assert(!k->keys && !k->counts && !k->normals && !k->labels);
+        GhmiVoxelDeviceView v;
+        ck_assert_int_eq(ghmi_voxel_sweep_device_view(sw[2], &v), GHM_OK);
+        ck_assert(v.keys[1] && v.labels[1] && v.counts[1] && v.voxel_normals[1]);
+        for (int i = 0; i < 3; i++)
+            ghm_voxel_sweep_free(&sw[i]);
+    }
+    ghm_pointcloud_free(&sparse[0]), ghm_pointcloud_free(&sparse[1]);
+    ghm_pointcloud_free(&none);
+    ghm_context_free(&gpu);
+    ghm_context_free(&cpu);
+}
+END_TEST
+
 static Suite *voxel_cuda_suite(void)
 {
     Suite *s = suite_create("voxel_cuda");
@@ -386,6 +453,7 @@ static Suite *voxel_cuda_suite(void)
     tcase_add_test(tc, test_degenerate);
     tcase_add_test(tc, test_sweep);
     tcase_add_test(tc, test_table_edges);
+    tcase_add_test(tc, test_edit_runs);
     suite_add_tcase(s, tc);
     return s;
 }
