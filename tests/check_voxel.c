@@ -552,20 +552,12 @@ START_TEST(test_run_without_labels)
     GhmVoxelOptions opt = ghm_voxel_defaults();
     opt.grid = 64;
     for (int c = 0; c < 2; c++) {
-        const GhmPointCloud *all[1] = {sparse[c]};
-        GhmVoxelGrid g;
-        char why[256];
-        ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &g, why, sizeof why), GHM_OK);
+        const GhmVoxelGrid g = ghm_test_grid_around(sparse[c], &opt);
         GhmVoxelSweep *sw[2] = {NULL, NULL};
         const GhmVoxelResult *r[2];
-        for (int i = 0; i < 2; i++) {
-            ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, sparse[c], &g, &opt, &sw[i]),
-                             GHM_OK);
-            ck_assert_int_eq(ghmi_voxel_sweep_rebind(sw[i], none, NULL, sparse[c],
-                                                     i ? GHMI_VOXEL_NO_LABELS : 0),
-                             GHM_OK);
-            ck_assert_int_eq(ghm_voxel_sweep_step(sw[i], NULL, &r[i]), GHM_OK);
-        }
+        for (int i = 0; i < 2; i++)
+            r[i] = ghm_test_flagged_step(ctx, none, sparse[c], &g, &opt,
+                                         i ? GHMI_VOXEL_NO_LABELS : 0, &sw[i]);
         const GhmVoxelSide *full = &r[0]->side[1], *bare = &r[1]->side[1];
         size_t K = full->voxels;
         ck_assert_int_gt(full->radius, 1);

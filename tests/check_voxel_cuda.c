@@ -376,19 +376,6 @@ START_TEST(test_sweep)
 }
 END_TEST
 
-/* One step of a sweep of (none, pc) on ctx, rebound with flags. */
-static const GhmVoxelResult *flagged_step(GhmContext *ctx, const GhmPointCloud *none,
-                                          const GhmPointCloud *pc, const GhmVoxelGrid *g,
-                                          const GhmVoxelOptions *opt, unsigned flags,
-                                          GhmVoxelSweep **sw)
-{
-    const GhmVoxelResult *r = NULL;
-    ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, pc, g, opt, sw), GHM_OK);
-    ck_assert_int_eq(ghmi_voxel_sweep_rebind(*sw, none, NULL, pc, flags), GHM_OK);
-    ck_assert_int_eq(ghm_voxel_sweep_step(*sw, NULL, &r), GHM_OK);
-    return r;
-}
-
 /* The runs a voxel edit makes: without labels (its cloud alone) the CPU's voxels, counts,
  * normals and radius and no labels; with the arrays left on the device
  * (GHMI_VOXEL_ON_DEVICE) the CPU's counts and radius, no host arrays, and the device view in
@@ -403,16 +390,14 @@ START_TEST(test_edit_runs)
     GhmVoxelOptions opt = ghm_voxel_defaults();
     opt.grid = 64;
     for (int c = 0; c < 2; c++) {
-        const GhmPointCloud *all[1] = {sparse[c]};
-        GhmVoxelGrid g;
-        char why[256];
-        ck_assert_int_eq(ghm_voxel_grid_fit_clouds(all, 1, &opt, &g, why, sizeof why), GHM_OK);
+        const GhmVoxelGrid g = ghm_test_grid_around(sparse[c], &opt);
         GhmVoxelSweep *sw[3] = {NULL, NULL, NULL};
-        const GhmVoxelResult *full = flagged_step(cpu, none, sparse[c], &g, &opt, 0, &sw[0]);
+        const GhmVoxelResult *full =
+            ghm_test_flagged_step(cpu, none, sparse[c], &g, &opt, 0, &sw[0]);
         const GhmVoxelResult *bare =
-            flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_NO_LABELS, &sw[1]);
+            ghm_test_flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_NO_LABELS, &sw[1]);
         const GhmVoxelResult *kept =
-            flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_ON_DEVICE, &sw[2]);
+            ghm_test_flagged_step(gpu, none, sparse[c], &g, &opt, GHMI_VOXEL_ON_DEVICE, &sw[2]);
         const GhmVoxelSide *f = &full->side[1], *b = &bare->side[1], *k = &kept->side[1];
         size_t K = f->voxels;
         ck_assert_int_gt(f->radius, 1);

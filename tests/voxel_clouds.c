@@ -1,9 +1,32 @@
-/* voxel_clouds.c - spheres for the voxel suites; see voxel_clouds.h. */
+/* voxel_clouds.c - spheres and one-step runs for the voxel suites; see voxel_clouds.h. */
 #include "voxel_clouds.h"
 
 #include <math.h>
 
 #include "test_support.h"
+#include "voxel_internal.h"
+
+GhmVoxelGrid ghm_test_grid_around(const GhmPointCloud *pc, const GhmVoxelOptions *opt)
+{
+    const GhmPointCloud *all[1] = {pc};
+    GhmVoxelGrid g;
+    char why[256] = "";
+    int ret = ghm_voxel_grid_fit_clouds(all, 1, opt, &g, why, sizeof why);
+    ck_assert_msg(ret == GHM_OK, "%s", why);
+    return g;
+}
+
+const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *none,
+                                            const GhmPointCloud *pc, const GhmVoxelGrid *g,
+                                            const GhmVoxelOptions *opt, unsigned flags,
+                                            GhmVoxelSweep **sw)
+{
+    const GhmVoxelResult *r = NULL;
+    ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, pc, g, opt, sw), GHM_OK);
+    ck_assert_int_eq(ghmi_voxel_sweep_rebind(*sw, none, NULL, pc, flags), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_sweep_step(*sw, NULL, &r), GHM_OK);
+    return r;
+}
 
 GhmPointCloud *ghm_test_sphere(size_t n, double r, double cx, double cy, double cz, int normals)
 {

@@ -1,7 +1,7 @@
 /*
  * voxel_clouds.h - spheres for the voxel suites (check_voxel.c, check_voxel_normals.c,
  * check_voxel_cuda.c): surfaces whose inside is known exactly, sampled with exact outward
- * normals.
+ * normals; and the one-step runs a voxel edit makes of them.
  */
 #ifndef GHM_TEST_VOXEL_CLOUDS_H
 #define GHM_TEST_VOXEL_CLOUDS_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ghm_pointcloud.h"
+#include "ghm_voxel.h"
 
 /* A Fibonacci sphere: n nearly uniform points of radius r around c, with outward normals when
  * normals is 1 (none when 0). */
@@ -19,5 +20,15 @@ GhmPointCloud *ghm_test_sphere(size_t n, double r, double cx, double cy, double 
  * angle uniform), seeded, with outward normals: a scan rather than a lattice, with the clumps
  * and holes of random sampling. */
 GhmPointCloud *ghm_test_random_sphere(size_t n, double r, double cx, uint64_t seed);
+
+/* The grid ghm_voxel_grid_fit_clouds fits around pc alone at opt's grid (asserted to fit). */
+GhmVoxelGrid ghm_test_grid_around(const GhmPointCloud *pc, const GhmVoxelOptions *opt);
+
+/* One step of a sweep of (none, pc) on ctx, rebound with flags (GHMI_VOXEL_*), as a voxel edit
+ * runs its cloud; *sw (freed by the caller) holds the result. */
+const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *none,
+                                            const GhmPointCloud *pc, const GhmVoxelGrid *g,
+                                            const GhmVoxelOptions *opt, unsigned flags,
+                                            GhmVoxelSweep **sw);
 
 #endif /* GHM_TEST_VOXEL_CLOUDS_H */

@@ -376,16 +376,25 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
 
 /* --- launchers ---------------------------------------------------------------------------- */
 
+/* The arguments of a launch over nr rows of n points (a warp a row; out: its output arrays
+ * are given): 1 when there is work, 0 when none, or the error. */
+static int rows_launch(const GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
+                       const int32_t *hi, const uint64_t *start, size_t nr, size_t n, bool out)
+{
+    if (!ctx || !g || (nr && (!lo || !hi || !start)) || (n && !out))
+        return GHM_ERR_INVALID;
+    if (nr > 0x7FFFFFFFu / 32 || n > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    return nr > 0 && n > 0;
+}
+
 extern "C" int ghm_cuda_voxel_rows(GhmContext *ctx, const GhmVoxelGridArgs *g, const int32_t *lo,
                                    const int32_t *hi, const uint64_t *start, size_t nr, size_t n,
                                    float *xyz)
 {
-    if (!ctx || !g || (nr && (!lo || !hi || !start)) || (n && !xyz))
-        return GHM_ERR_INVALID;
-    if (nr > 0x7FFFFFFFu / 32 || n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (nr == 0 || n == 0)
-        return GHM_OK;
+    int work = rows_launch(ctx, g, lo, hi, start, nr, n, xyz != NULL);
+    if (work <= 0)
+        return work;
     rows_kernel<<<blocks_for(32 * nr), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         *g, lo, hi, start, (uint32_t)nr, xyz);
     return GHM_CUDA_LAUNCH();
@@ -396,12 +405,9 @@ extern "C" int ghm_cuda_voxel_row_voxels(GhmContext *ctx, const GhmVoxelGridArgs
                                          const uint64_t *start, size_t nr, size_t n,
                                          uint32_t *keys, uint32_t *counts, float *normals)
 {
-    if (!ctx || !g || (nr && (!lo || !hi || !start)) || (n && (!keys || !counts || !normals)))
-        return GHM_ERR_INVALID;
-    if (nr > 0x7FFFFFFFu / 32 || n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (nr == 0 || n == 0)
-        return GHM_OK;
+    int work = rows_launch(ctx, g, lo, hi, start, nr, n, keys && counts && normals);
+    if (work <= 0)
+        return work;
     row_voxels_kernel<<<blocks_for(32 * nr), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
         *g, lo, hi, start, (uint32_t)nr, keys, counts, normals);
     return GHM_CUDA_LAUNCH();
