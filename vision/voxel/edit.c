@@ -177,17 +177,17 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* The batches a (the cloud's voxels) and b (the many other voxels' list where it is kept apart:
- * the device's, edit_device.c, or subtract's inside keys), host or backend arrays (the set takes
- * either): every erase first, so that a voxel erased and inserted again gets its new
- * payload. */
+/* The batch a and, unless NULL, the batch b (a list kept apart: subtract's inside keys on the
+ * CPU path, intersect's erases), host or backend arrays (the set takes either): every erase
+ * first, so that a voxel erased and inserted again gets its new payload. */
 static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
     const Changes *c[2] = {a, b};
+    const int batches = b ? 2 : 1;
     int ret = GHM_OK;
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+    for (int i = 0; i < batches && ret == GHM_OK; i++)
         ret = ghm_dynmap_erase(e->set, c[i]->erase, c[i]->n_erase, NULL);
-    for (int i = 0; i < 2 && ret == GHM_OK; i++)
+    for (int i = 0; i < batches && ret == GHM_OK; i++)
         ret = ghm_dynmap_insert(e->set, c[i]->insert, c[i]->n_insert, NULL, NULL);
     return ret;
 }
@@ -345,13 +345,13 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels (on a device with the inside's) */
+    Changes ch = {0}; /* the cloud's voxels' and the inside voxels' changes, one batch */
     int ret = GHM_OK;
     if (ghmi_edit_on_device(e, &v)) {
         ret = ghmi_edit_add_changes(e, &v, &r->side[0], c->voxels, &ch);
         if (ret == GHM_OK)
             st->relabelled += ch.n_erase;
-        return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;
+        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
     }
     size_t ni = 0;
     uint32_t *found = NULL, *in_found = NULL, *inside = NULL;
@@ -364,7 +364,7 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
         ret = changes_alloc(e, &ch, c->voxels + ni, c->voxels + ni);
     if (ret == GHM_OK) {
         add_changes(r, found, inside, ni, in_found, ghm_context_threads(e->ctx), &ch, st);
-        ret = changes_apply(e, &ch, &inner);
+        ret = changes_apply(e, &ch, NULL);
     }
     return ret;
 }
@@ -374,15 +374,15 @@ static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
     uint8_t *erased = NULL;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; the inside voxels (absent ones
-                                    * are ignored by the erase: on a device erased with the
-                                    * cloud's voxels, in one batch) */
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; on the CPU path the inside
+                                    * voxels apart (absent ones are ignored by the erase; on a
+                                    * device they are erased with the cloud's, one batch) */
     int ret = GHM_OK;
     if (ghmi_edit_on_device(e, &v)) {
         ret = ghmi_edit_subtract_cuts(e, &v, &r->side[0], c->voxels, &ch);
         if (ret == GHM_OK)
             st->relabelled += ch.n_insert;
-        return ret == GHM_OK ? changes_apply(e, &ch, &inner) : ret;
+        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
     }
     if (!(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
         ret = GHM_ERR_NOMEM;

@@ -195,8 +195,8 @@ enum {
  * a->n must be a_rows->n; its normals are zero): a probe of a million voxels is 24 MB to upload
  * but 1 MB of rows. Its side of a step's result (pinned) then has keys and labels only (counts
  * and normals NULL: a point a voxel, no normal). flags: GHMI_VOXEL_*, what the steps make (for
- * a pinned state, as a sweep's; create binds with 0). On failure the state has no clouds: a step refuses it (GHM_ERR_INVALID) until a rebind
- * succeeds. */
+ * a pinned state, as a sweep's; create binds with 0). On failure the state has no clouds: a
+ * step refuses it (GHM_ERR_INVALID) until a rebind succeeds. */
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
                              const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags);
 
