@@ -506,15 +506,27 @@ static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const s
     return ret;
 }
 
-/* Sparse clouds (voxelize.c's look_up): widen, then normals and the label stages again. */
+/* The radius-1 neighbour histograms of the look-ups, read without labelling (the labels of a
+ * cloud known to be sparse would be made again after widening). */
+static int download_histograms(GhmiVoxelDevice *d)
+{
+    const size_t at = offsetof(GhmVoxelInfo, hist);
+    int ret = d->ops->download(d->ctx, d->info_h->hist, (char *)d->info + at,
+                               sizeof d->info_h->hist);
+    return ret == GHM_OK ? ghm_context_sync(d->ctx) : ret;
+}
+
+/* Sparse clouds (voxelize.c's look_up): widen, then normals and the label stages again, or for
+ * the first time where the step left them for after the widening (unlabelled; then with the
+ * timer's marks). */
 static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
-                  const GhmVoxelOptions *opt, const size_t K[2])
+                  const GhmVoxelOptions *opt, const size_t K[2], int unlabelled)
 {
     int need[2] = {0, 0}, ret = GHM_OK;
     for (int c = 0; c < 2; c++)
         need[c] = K[c] > 0 && median_of(d->info_h->hist[c], 26, K[c]) < GHMI_MIN_MEDIAN_NEIGHBOURS;
     if (!need[0] && !need[1])
-        return GHM_OK;
+        return unlabelled ? label_and_download(d, L, g, opt, 1) : GHM_OK;
     uint32_t *wide[2] = {NULL, NULL};
     ret = widen(d, L, g, need, wide);
     int redo[2] = {0, 0};
@@ -523,7 +535,7 @@ static int sparse(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g,
     if (ret == GHM_OK && (redo[0] || redo[1])) /* normals from the wider neighbourhood */
         ret = d->ops->normals(d->ctx, g, &L->pair, redo, &L->est, d->octl);
     if (ret == GHM_OK)
-        ret = label_and_download(d, L, g, opt, 0);
+        ret = label_and_download(d, L, g, opt, unlabelled);
     d->ops->release(d->ctx, wide[0]);
     d->ops->release(d->ctx, wide[1]);
     return ret;
@@ -581,10 +593,11 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
         ret = ops->neighbours(ctx, d->table, &g, &L.pair, both, d->info);
     if (ret == GHM_OK && (d->estimate[0] || d->estimate[1])) /* counted as look-ups */
         ret = ops->normals(ctx, &g, &L.pair, d->estimate, &L.est, d->octl);
+    const int widen_first = (d->flags & GHMI_VOXEL_B_SPARSE) != 0;
     if (ret == GHM_OK)
-        ret = label_and_download(d, &L, &g, opt, 1);
+        ret = widen_first ? download_histograms(d) : label_and_download(d, &L, &g, opt, 1);
     if (ret == GHM_OK)
-        ret = sparse(d, &L, &g, opt, K);
+        ret = sparse(d, &L, &g, opt, K, widen_first);
     if (ret == GHM_OK)
         ret = hand_over(d, &L, r);
     double ms[4] = {0, 0, 0, 0};
