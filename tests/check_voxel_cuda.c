@@ -427,6 +427,43 @@ START_TEST(test_edit_runs)
 }
 END_TEST
 
+/* GHMI_VOXEL_B_SPARSE (a device labels once, after widening) gives the run's labels without
+ * it: against a dense cloud, for a sparse cloud B and, the flag wrong, for a dense one. */
+START_TEST(test_sparse_flag)
+{
+    GHM_REQUIRE_CUDA();
+    GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
+    GhmPointCloud *a = ghm_test_sphere(200000, 0.3, 0, 0, 0, 1);
+    GhmPointCloud *b[2] = {ghm_test_sphere(3000, 0.5, 0, 0, 0, 1),
+                           ghm_test_sphere(200000, 0.5, 0.1, 0, 0, 1)};
+    GhmVoxelOptions opt = ghm_voxel_defaults();
+    opt.grid = 64;
+    for (int c = 0; c < 2; c++) {
+        const GhmVoxelGrid g = ghm_test_grid_around(b[c], &opt);
+        GhmVoxelSweep *sw[2] = {NULL, NULL};
+        const GhmVoxelResult *plain = ghm_test_flagged_step(gpu, a, b[c], &g, &opt, 0, &sw[0]);
+        const GhmVoxelResult *once =
+            ghm_test_flagged_step(gpu, a, b[c], &g, &opt, GHMI_VOXEL_B_SPARSE, &sw[1]);
+        ck_assert_int_eq(plain->side[1].radius > 1, c == 0);
+        ck_assert_int_eq(once->rounds, plain->rounds);
+        for (int s = 0; s < 2; s++) {
+            const GhmVoxelSide *p = &plain->side[s], *o = &once->side[s];
+            ck_assert_uint_eq(o->voxels, p->voxels);
+            ck_assert_int_eq(o->radius, p->radius);
+            ck_assert_mem_eq(o->labels, p->labels, p->voxels);
+            for (int l = 0; l < 4; l++)
+                ck_assert_uint_eq(o->label_count[l], p->label_count[l]);
+        }
+        ck_assert_uint_gt(plain->side[0].label_count[GHM_VOXEL_INSIDE], 0);
+        ghm_voxel_sweep_free(&sw[0]);
+        ghm_voxel_sweep_free(&sw[1]);
+    }
+    ghm_pointcloud_free(&b[0]), ghm_pointcloud_free(&b[1]);
+    ghm_pointcloud_free(&a);
+    ghm_context_free(&gpu);
+}
+END_TEST
+
 static Suite *voxel_cuda_suite(void)
 {
     Suite *s = suite_create("voxel_cuda");
@@ -439,6 +476,7 @@ static Suite *voxel_cuda_suite(void)
     tcase_add_test(tc, test_sweep);
     tcase_add_test(tc, test_table_edges);
     tcase_add_test(tc, test_edit_runs);
+    tcase_add_test(tc, test_sparse_flag);
     suite_add_tcase(s, tc);
     return s;
 }
