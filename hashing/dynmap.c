@@ -104,6 +104,13 @@ int ghm_dynmap_read(const GhmDynmap *dm, const GhmDynmapHandle *handles, size_t 
     return dm->ops->read(dm->impl, handles, n, items_out);
 }
 
+int ghm_dynmap_preload(const GhmDynmap *dm)
+{
+    if (!dm)
+        return GHM_ERR_INVALID;
+    return dm->ops->preload ? dm->ops->preload(dm->impl) : GHM_OK;
+}
+
 int ghm_dynmap_items(const GhmDynmap *dm, uint32_t *items_out, GhmDynmapHandle *handles_out,
                      size_t cap, size_t *count)
 {

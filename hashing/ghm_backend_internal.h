@@ -98,6 +98,8 @@ typedef struct GhmDynmapOps {
     /* every stored item (ghm_dynmap_items); NULL: GHM_ERR_UNSUPPORTED */
     int (*items)(const void *impl, uint32_t *items_out, GhmDynmapHandle *handles_out, size_t cap,
                  size_t *count);
+    /* loads the device code of every call (ghm_dynmap_preload); NULL: none to load */
+    int (*preload)(const void *impl);
 } GhmDynmapOps;
 
 /* A GhmDistMap's part hash: part(key) = ghmi_dist_part (hash_family.h). */

@@ -152,6 +152,13 @@ GHM_API int ghm_dynmap_read(const GhmDynmap *dm, const GhmDynmapHandle *handles,
 GHM_API int ghm_dynmap_items(const GhmDynmap *dm, uint32_t *items_out,
                              GhmDynmapHandle *handles_out, size_t cap, size_t *count);
 
+/* Loads the backend's device code for every call on the table now. CUDA loads a kernel at its
+ * first launch (lazy loading, its default), so the first erase, find or listing of a process
+ * takes longer than the next; a caller whose later calls are timed may call this ahead, from
+ * another thread while it works on this table (it reads nothing of the table). GHM_OK at once
+ * on a backend without device code. */
+GHM_API int ghm_dynmap_preload(const GhmDynmap *dm);
+
 /* Number of stored items (0 for NULL). */
 GHM_API size_t ghm_dynmap_size(const GhmDynmap *dm);
 

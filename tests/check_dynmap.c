@@ -484,6 +484,8 @@ START_TEST(test_bad_arguments)
     ck_assert_ptr_null(dm);
 
     dm = make_table(ctx, 3, 0, 0);
+    ck_assert_int_eq(ghm_dynmap_preload(NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_dynmap_preload(dm), GHM_OK); /* nothing to load on the CPU */
     uint32_t items[3 * 3] = {1, 0, 5, 0, 0, 9, 0, 2, 3}; /* the second starts with 8 zero bytes */
     GhmDynmapHandle h[3] = {0};
     ck_assert_int_eq(ghm_dynmap_insert(dm, items, 3, h, NULL), GHM_ERR_INVALID);
@@ -676,6 +678,7 @@ START_TEST(test_cuda_device_arrays)
     backend = GHM_BACKEND_CUDA;
     GhmContext *ctx = cpu_context(0);
     GhmDynmap *dm = make_table(ctx, W, 0, N);
+    ck_assert_int_eq(ghm_dynmap_preload(dm), GHM_OK); /* the calls' kernels loaded first */
     uint32_t *items = malloc((size_t)N * W * 4), *found = malloc((size_t)N * W * 4);
     GhmDynmapHandle *h = malloc(N * sizeof *h), *fh = malloc(N * sizeof *fh);
     uint8_t *ins = malloc(N);

@@ -577,3 +577,12 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     ghmi_cuda_release(ctx, f.owned);
     return ret < 0 ? ret : zero < 0 ? zero : rc;
 }
+
+cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx)
+{
+    const void *const k[] = {(const void *)hash_leader_kernel, (const void *)leader_final_kernel,
+                             (const void *)plan_kernel,        (const void *)first_slab_kernel,
+                             (const void *)write_kernel,       (const void *)unclaim_kernel,
+                             (const void *)finish_kernel};
+    return ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
+}

@@ -209,3 +209,9 @@ int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
                                                                   out);
     return GHM_CUDA_LAUNCH();
 }
+
+cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx)
+{
+    const void *const k[] = {(const void *)init_supers_kernel, (const void *)take_kernel};
+    return ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
+}

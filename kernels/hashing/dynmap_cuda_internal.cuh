@@ -75,6 +75,11 @@ typedef struct Scratch {
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
                               int check, void **block, Scratch *s);
 
+/* Loads the kernels of dynmap.cu and dynmap_alloc.cu now (the op table's preload, in
+ * dynmap_ops.cu). */
+cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx);
+cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx);
+
 /* The op table's create, destroy and insert (dynmap.cu); the rest is in dynmap_ops.cu. */
 int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);
 void ghmi_dyn_destroy(void *impl);

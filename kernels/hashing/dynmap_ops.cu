@@ -355,7 +355,22 @@ static int dyn_stats(const void *impl, GhmDynmapStats *out)
     return GHM_OK;
 }
 
+/* Every kernel of the table's calls (ghm_dynmap_preload). */
+static int dyn_preload(const void *impl)
+{
+    const GhmContext *ctx = ((const CudaDynmap *)impl)->ctx;
+    const void *const k[] = {(const void *)erase_kernel,       (const void *)find_kernel,
+                             (const void *)read_kernel,        (const void *)gc_kernel,
+                             (const void *)count_items_kernel, (const void *)list_items_kernel};
+    cudaError_t err = ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
+    if (err == cudaSuccess)
+        err = ghmi_dyn_load_kernels(ctx);
+    if (err == cudaSuccess)
+        err = ghmi_dyn_alloc_load_kernels(ctx);
+    return GHM_CUDA(err);
+}
+
 extern "C" const GhmDynmapOps ghm_cuda_dynmap_ops = {
-    ghmi_dyn_create, ghmi_dyn_insert, dyn_erase, dyn_find, dyn_read,
-    dyn_size,   dyn_gc,     dyn_stats, ghmi_dyn_destroy, dyn_items,
+    ghmi_dyn_create, ghmi_dyn_insert, dyn_erase, dyn_find,  dyn_read,    dyn_size,
+    dyn_gc,          dyn_stats,       ghmi_dyn_destroy,     dyn_items,   dyn_preload,
 };

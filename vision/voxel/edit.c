@@ -25,6 +25,19 @@ enum { /* the items' words (voxel_backend_internal.h, shared with the device's e
 };
 #define KEY_TAG GHMI_EDIT_TAG
 
+/* The worker's first job on a device: the code of the set's calls and of the edit ops loads
+ * while the first apply runs (a first subtract, intersect or add waited 0.3-1 ms for its
+ * kernels to load, H200, 2026-12-01; the pipeline's own kernels load in the first apply's
+ * runs). A failure only leaves a kernel to load at its launch, which reports a device's
+ * error. */
+static void *preload_main(void *arg)
+{
+    const GhmVoxelEdit *e = arg;
+    (void)ghm_dynmap_preload(e->set);
+    (void)ghmi_voxel_ops(e->ctx)->edit_preload(e->ctx);
+    return NULL;
+}
+
 int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid, const GhmVoxelOptions *opt,
                           GhmVoxelEdit **out)
 {
@@ -50,6 +63,8 @@ int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid, const GhmVo
         free(e);
         return ret;
     }
+    if (ghmi_voxel_ops(ctx) && ghmi_edit_worker_create(&e->worker) == GHM_OK)
+        ghmi_edit_worker_start(e->worker, preload_main, e);
     *out = e;
     return GHM_OK;
 }

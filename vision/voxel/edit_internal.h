@@ -75,8 +75,10 @@ struct GhmVoxelEdit {
     size_t buf_cap[EDIT_BUFS];
     void *dev[EDIT_DEV_BUFS]; /* see edit_device.c */
     size_t dev_cap[EDIT_DEV_BUFS];
-    GhmiEditWorker *worker;   /* made at the first apply that runs beside it; NULL before, or
-                               * where it could not be made (then the check runs first) */
+    GhmiEditWorker *worker;   /* made at create on a device (its first job loads the code of
+                               * later calls) or at the first apply that runs beside it; NULL
+                               * before, or where it could not be made (then the check runs
+                               * first) */
 };
 
 /* The work over many voxels or rows (the probe's spans and inside keys, add's changes,
@@ -172,7 +174,8 @@ void ghmi_edit_dev_free(GhmVoxelEdit *e);
  * GHM_ERR_NOMEM when no thread could be made. */
 int ghmi_edit_worker_create(GhmiEditWorker **w);
 
-/* Starts job(arg) on the worker (its last job waited for); ghmi_edit_worker_wait waits for it. */
+/* Starts job(arg) on the worker once its job before has finished; ghmi_edit_worker_wait waits
+ * for it. */
 void ghmi_edit_worker_start(GhmiEditWorker *w, void *(*job)(void *), void *arg);
 void ghmi_edit_worker_wait(GhmiEditWorker *w);
 

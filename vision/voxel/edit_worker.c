@@ -1,7 +1,8 @@
 /*
  * edit_worker.c - a voxel edit's helper thread (edit_internal.h): it runs one job at a time
- * beside the calling thread (an apply's normals check, on its OpenMP threads, while the calling
- * thread runs the probe's labels on a device) and stays from apply to apply. A thread started
+ * beside the calling thread (on a device: the loading of later calls' code while the first
+ * apply runs, then each apply's normals check, on its OpenMP threads, while the calling thread
+ * runs the probe's labels) and stays from apply to apply. A thread started
  * for each apply made its OpenMP threads anew each time: the check then took 0.85-1.07 ms of
  * the run's 1.2, at times more than the run (H200 host, 2026-11-30).
  */
@@ -69,6 +70,8 @@ int ghmi_edit_worker_create(GhmiEditWorker **out)
 void ghmi_edit_worker_start(GhmiEditWorker *w, void *(*job)(void *), void *arg)
 {
     pthread_mutex_lock(&w->lock);
+    while (w->busy) /* the job before (a create's preload) has not finished */
+        pthread_cond_wait(&w->done, &w->lock);
     w->job = job;
     w->arg = arg;
     w->busy = 1;

@@ -262,6 +262,9 @@ typedef struct GhmVoxelOps {
     int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                           const float *normals, const uint8_t *erased, size_t n, int flip,
                           uint32_t *insert, uint32_t *counts_out);
+    /* Loads the code of the edit_* ops now, on the calling thread (ghm_dynmap_preload's
+     * reason): an edit's first subtract or intersect need not wait for it. */
+    int (*edit_preload)(GhmContext *ctx);
 } GhmVoxelOps;
 
 /* A voxel edit's items (edit.c): key | GHMI_EDIT_TAG (keys are below 2^30: the tag keeps word 0

@@ -368,3 +368,17 @@ extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
     ghmi_device_free(ctx, block);
     return ret;
 }
+
+extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
+{
+    if (!ctx)
+        return GHM_ERR_INVALID;
+    const void *const k[] = {
+        (const void *)select_kernel,    (const void *)add_inside_kernel,
+        (const void *)outside_kernel,   (const void *)tag_kernel,
+        (const void *)add_cloud_kernel, (const void *)cut_cloud_kernel,
+        (const void *)spans_init_kernel, (const void *)spans_kernel,
+        (const void *)widen_kernel,     (const void *)clamp_kernel,
+        (const void *)total_kernel};
+    return GHM_CUDA(ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k));
+}
