@@ -428,12 +428,13 @@ START_TEST(test_edit_runs)
 END_TEST
 
 /* GHMI_VOXEL_B_SPARSE (a device labels once, after widening) gives the run's labels without
- * it: against a dense cloud, for a sparse cloud B and, the flag wrong, for a dense one. */
+ * it: against a dense cloud that crosses it (labels spread from where the clouds meet), for a
+ * sparse cloud B and, the flag wrong, for a dense one. */
 START_TEST(test_sparse_flag)
 {
     GHM_REQUIRE_CUDA();
     GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
-    GhmPointCloud *a = ghm_test_sphere(200000, 0.3, 0, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(200000, 0.35, 0.25, 0, 0, 1);
     GhmPointCloud *b[2] = {ghm_test_sphere(3000, 0.5, 0, 0, 0, 1),
                            ghm_test_sphere(200000, 0.5, 0.1, 0, 0, 1)};
     GhmVoxelOptions opt = ghm_voxel_defaults();
@@ -455,6 +456,7 @@ START_TEST(test_sparse_flag)
                 ck_assert_uint_eq(o->label_count[l], p->label_count[l]);
         }
         ck_assert_uint_gt(plain->side[0].label_count[GHM_VOXEL_INSIDE], 0);
+        ck_assert_uint_gt(plain->side[0].label_count[GHM_VOXEL_OUTSIDE], 0);
         ghm_voxel_sweep_free(&sw[0]);
         ghm_voxel_sweep_free(&sw[1]);
     }
