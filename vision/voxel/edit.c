@@ -509,6 +509,17 @@ static int edit(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmVoxelResult *r,
     return ret;
 }
 
+/* Whether the classify's cloud encloses something (ghmi_edit_encloses), where its labels are. */
+static int encloses(GhmVoxelEdit *e, const GhmVoxelResult *r, int *out)
+{
+    const GhmVoxelSide *p = &r->side[0], *c = &r->side[1];
+    GhmiVoxelDeviceView v;
+    if (c->radius > 1 && ghmi_edit_on_device(e, &v))
+        return ghmi_edit_device_encloses(e, &v, p, c->voxels, c->radius, out);
+    *out = ghmi_edit_encloses(&e->grid, p, c, c->radius);
+    return GHM_OK;
+}
+
 int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud *pc,
                          GhmVoxelEditStep *step, char *why, size_t why_size)
 {
@@ -532,13 +543,17 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
         st.probed = p->voxels;
         st.inside = p->label_count[GHM_VOXEL_INSIDE];
         st.unknown = p->label_count[GHM_VOXEL_UNKNOWN];
-        if (!ghmi_edit_encloses(&e->grid, p, &r->side[1], st.radius)) {
+        int inside = 0;
+        ret = encloses(e, r, &inside);
+        if (ret == GHM_OK && !inside) {
             if (why && why_size)
                 snprintf(why, why_size, "has no inside at this grid: none of the %zu voxels "
                          "around its %zu surface voxels lies inside it away from the surface (a "
                          "closed surface with outward normals is needed; a coarser grid closes "
                          "gaps)", st.probed - st.cloud_voxels, st.cloud_voxels);
             ret = GHM_ERR_INVALID;
+        } else if (ret < 0) {
+            ghmi_why(why, why_size, "%s", ghm_strerror(ret));
         }
     }
     if (ret == GHM_OK && (ret = edit(e, op, r, &st)) < 0)

@@ -199,6 +199,20 @@ int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
     return ret;
 }
 
+int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
+                              const GhmVoxelSide *p, size_t K, int radius, int *out)
+{
+    uint32_t *found = zeroed_counts(e), got = 0;
+    int ret = found ? ghmi_voxel_ops(e->ctx)->edit_encloses(e->ctx, e->grid.dims, v->keys[0],
+                                                            v->labels[0], p->voxels, v->keys[1],
+                                                            K, radius - 1, found)
+                    : GHM_ERR_NOMEM;
+    if (ret == GHM_OK)
+        ret = ghm_buffer_download(e->ctx, &got, found, sizeof got);
+    *out = got != 0;
+    return ret;
+}
+
 int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch)
 {
     size_t n = ghm_dynmap_size(e->set), got[2] = {0, 0};

@@ -286,10 +286,9 @@ static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointC
 {
     const int threads = ghm_context_threads(e->ctx);
     /* On a device the host reads the run's arrays only to check the probe's keys against rows
-     * made here, or where a sparse cloud's barrier makes the enclosure test look at voxels
-     * (ghmi_edit_encloses; the cloud's radius there is this one, its voxels being the same):
-     * else they stay there (5.8 MB not downloaded for a 160 k-point cloud at 256^3). */
-    unsigned flags = e->rows.on_device && c->radius <= 1 ? GHMI_VOXEL_ON_DEVICE : 0;
+     * made here: else they stay there (5.8 MB not downloaded for a 160 k-point cloud at 256^3;
+     * a sparse cloud's enclosure test runs there too, ghmi_edit_device_encloses). */
+    unsigned flags = e->rows.on_device ? GHMI_VOXEL_ON_DEVICE : 0;
     flags |= c->radius > 1 ? GHMI_VOXEL_B_SPARSE : 0; /* the cloud alone's run widened */
     NormalsCheck check = {&e->grid, c, threads - 1, why, why_size, GHM_OK};
     int beside = probe_ret == GHM_OK && ghmi_voxel_ops(e->ctx) && threads > 1 &&

@@ -369,6 +369,63 @@ extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
     return ret;
 }
 
+/* Whether the n ascending keys hold want. */
+static __device__ __forceinline__ bool holds(const uint32_t *__restrict__ keys, uint32_t n,
+                                             uint32_t want)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && keys[lo] == want;
+}
+
+/* edit_probe.c's ghmi_edit_encloses for a barrier of rho: *found = 1 once an inside voxel of
+ * the probe (keys, labels) has no voxel of the cloud (its K ascending keys) in the cube of rho
+ * around it. One such voxel is the answer, so the rest return when they see it. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
+    GhmVoxelGridArgs g, const uint32_t *__restrict__ keys, const uint8_t *__restrict__ labels,
+    uint32_t n, const uint32_t *__restrict__ cloud, uint32_t K, int rho, uint32_t *found)
+{
+    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (i >= n || labels[i] != GHM_VOXEL_INSIDE || *(volatile uint32_t *)found)
+        return;
+    int c[3], d[3];
+    key_coords(g, keys[i], c);
+    const int w = 2 * rho + 1;
+    for (int j = 0; j < w * w * w; j++) {
+        cube_step(j, rho, d);
+        uint32_t key = d[0] || d[1] || d[2] ? step_key(g, c, d) : GHM_NOT_FOUND;
+        if (key != GHM_NOT_FOUND && holds(cloud, K, key))
+            return;
+    }
+    *found = 1;
+}
+
+extern "C" int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3],
+                                            const uint32_t *keys, const uint8_t *labels,
+                                            size_t n, const uint32_t *cloud, size_t K, int rho,
+                                            uint32_t *found)
+{
+    if (!ctx || !dims || !found || rho < 1 || rho >= GHMI_MAX_RADIUS ||
+        (n && (!keys || !labels)) || (K && !cloud))
+        return GHM_ERR_INVALID;
+    if (n > 0x7FFFFFFFu || K > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (n == 0)
+        return GHM_OK;
+    GhmVoxelGridArgs g = {};
+    for (int k = 0; k < 3; k++)
+        g.dims[k] = dims[k];
+    encloses_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        g, keys, labels, (uint32_t)n, cloud, (uint32_t)K, rho, found);
+    return GHM_CUDA_LAUNCH();
+}
+
 extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
 {
     if (!ctx)
@@ -379,6 +436,6 @@ extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
         (const void *)add_cloud_kernel, (const void *)cut_cloud_kernel,
         (const void *)spans_init_kernel, (const void *)spans_kernel,
         (const void *)widen_kernel,     (const void *)clamp_kernel,
-        (const void *)total_kernel};
+        (const void *)total_kernel,     (const void *)encloses_kernel};
     return GHM_CUDA(ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k));
 }

@@ -146,6 +146,7 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .edit_tag = */ ghm_cuda_voxel_edit_tag,
     /* .edit_add_cloud = */ ghm_cuda_voxel_edit_add_cloud,
     /* .edit_cut_cloud = */ ghm_cuda_voxel_edit_cut_cloud,
+    /* .edit_encloses = */ ghm_cuda_voxel_edit_encloses,
     /* .edit_preload = */ ghm_cuda_voxel_edit_preload,
 };
 
