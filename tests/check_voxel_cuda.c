@@ -434,7 +434,7 @@ START_TEST(test_sparse_flag)
 {
     GHM_REQUIRE_CUDA();
     GhmContext *gpu = ghm_test_context(GHM_BACKEND_CUDA);
-    GhmPointCloud *a = ghm_test_sphere(200000, 0.35, 0.25, 0, 0, 1);
+    GhmPointCloud *a = ghm_test_sphere(200000, 0.3, 0.2, 0.2, 0, 1);
     GhmPointCloud *b[2] = {ghm_test_sphere(3000, 0.5, 0, 0, 0, 1),
                            ghm_test_sphere(200000, 0.5, 0.1, 0, 0, 1)};
     GhmVoxelOptions opt = ghm_voxel_defaults();

@@ -550,19 +550,29 @@ test_voxel_edit_cuda_same_set() {
     moved_cloud "$VOXEL_B" 60000.15 "$TMP/far_b.ply"
     edits_agree --grid 48 "$TMP/far_a.ply" --subtract "$TMP/far_b.ply" --add "$TMP/far_b.ply"
     rm -f "$TMP/far_a.ply" "$TMP/far_b.ply"
-    # inward normals: on a device the check runs beside the probe's run and still refuses the
-    # edit, with the CPU's line and nothing written
+    # inward normals: on a device the check runs beside the probe's run; a sparse flat patch
+    # (radius 2 at this grid) has no inside beyond its barrier, which a device finds where its
+    # labels are: each edit refused with the CPU's line and nothing written
     turned_normals 1 "$VOXEL_B" "$TMP/inward.ply"
+    edit_refused_alike "$VOXEL_A" "$TMP/inward.ply" "its normals point inward"
+    python3 -c 'for i in range(40):
+    for j in range(40): print(i / 40, j / 40, 0.5, 0, 0, 1)' >"$TMP/plane.xyz"
+    edit_refused_alike "$VOXEL_B" "$TMP/plane.xyz" "has no inside at this grid"
+    rm -f "$TMP/inward.ply" "$TMP/plane.xyz"
+}
+
+# BASE --subtract CLOUD at 64 voxels refused on the CPU and CUDA backends with the same line
+# (naming $3) and nothing written.
+edit_refused_alike() {
     for backend in cpu cuda; do
-        run_cmd 2 voxel edit --backend $backend --grid 64 -o "$TMP/never.ply" "$VOXEL_A" \
-            --subtract "$TMP/inward.ply"
-        expect_one_error_line "its normals point inward"
+        run_cmd 2 voxel edit --backend $backend --grid 64 -o "$TMP/never.ply" "$1" --subtract "$2"
+        expect_one_error_line "$3"
         [ ! -e "$TMP/never.ply" ] || fail "an output was written ($backend)"
         cp "$TMP/err" "$TMP/err_$backend"
     done
     cmp -s "$TMP/err_cpu" "$TMP/err_cuda" ||
         fail "the CPU and CUDA errors differ: $(cat "$TMP/err_cpu" "$TMP/err_cuda")"
-    rm -f "$TMP/inward.ply" "$TMP/err_cpu" "$TMP/err_cuda"
+    rm -f "$TMP/err_cpu" "$TMP/err_cuda"
 }
 
 # --backend auto on a coarse grid (one step or an edit) runs on the CPU; a fine grid or a sweep
