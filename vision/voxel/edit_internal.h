@@ -97,12 +97,7 @@ static inline size_t ghmi_edit_chunk_at(size_t n, int k)
 /* The chunks' counts to their starts, the first at `first`; returns the end. */
 static inline size_t ghmi_edit_exclusive_scan(size_t *count, size_t first)
 {
-    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++) {
-        size_t n = count[k];
-        count[k] = first;
-        first += n;
-    }
-    return first;
+    return ghmi_chunk_starts(count, GHMI_EDIT_CHUNKS, first);
 }
 
 /* Array `which` of e with room for `bytes` (NULL: out of memory; the others stay). Kept from

@@ -69,6 +69,17 @@ static inline size_t ghmi_chunk_at(size_t n, int k, int chunks)
     return n / (size_t)chunks * (size_t)k + n % (size_t)chunks * (size_t)k / (size_t)chunks;
 }
 
+/* Such chunks' counts turned into their starts, the first at `first`; returns the end. */
+static inline size_t ghmi_chunk_starts(size_t *count, int chunks, size_t first)
+{
+    for (int k = 0; k < chunks; k++) {
+        size_t n = count[k];
+        count[k] = first;
+        first += n;
+    }
+    return first;
+}
+
 static inline void ghmi_voxel_coords(const GhmVoxelGrid *g, uint32_t key, int64_t xyz[3])
 {
     /* 32-bit divisions (keys are below 2^30): 64-bit ones made this half of the normals
