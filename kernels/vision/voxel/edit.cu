@@ -386,7 +386,8 @@ static __device__ __forceinline__ bool holds(const uint32_t *__restrict__ keys, 
 
 /* edit_probe.c's ghmi_edit_encloses for a barrier of rho: *found = 1 once an inside voxel of
  * the probe (keys, labels) has no voxel of the cloud (its K ascending keys) in the cube of rho
- * around it. One such voxel is the answer, so the rest return when they see it. */
+ * around it. One such voxel is the answer, so the rest return when they see it (between their
+ * searches too: the first threads would otherwise all search their whole cube). */
 static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
     GhmVoxelGridArgs g, const uint32_t *__restrict__ keys, const uint8_t *__restrict__ labels,
     uint32_t n, const uint32_t *__restrict__ cloud, uint32_t K, int rho, uint32_t *found)
@@ -397,13 +398,13 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
     int c[3], d[3];
     key_coords(g, keys[i], c);
     const int w = 2 * rho + 1;
-    for (int j = 0; j < w * w * w; j++) {
+    for (int j = 0; j < w * w * w && !*(volatile uint32_t *)found; j++) {
         cube_step(j, rho, d);
         uint32_t key = d[0] || d[1] || d[2] ? step_key(g, c, d) : GHM_NOT_FOUND;
         if (key != GHM_NOT_FOUND && holds(cloud, K, key))
             return;
     }
-    *found = 1;
+    *found = 1; /* no cloud voxel near, or another thread found such a voxel first */
 }
 
 extern "C" int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3],
