@@ -73,12 +73,12 @@ void ghm_voxel_edit_free(GhmVoxelEdit **e)
 {
     if (!e || !*e)
         return;
+    ghmi_edit_worker_free(&(*e)->worker); /* first: its preload may still read the set */
     ghm_dynmap_free(&(*e)->set);
     ghm_voxel_sweep_free(&(*e)->alone);
     ghm_voxel_sweep_free(&(*e)->against);
     ghmi_edit_bufs_free(*e);
     ghmi_edit_dev_free(*e);
-    ghmi_edit_worker_free(&(*e)->worker);
     free(*e);
     *e = NULL;
 }
