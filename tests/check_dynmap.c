@@ -1,5 +1,5 @@
-/* check_dynmap.c - GhmDynmap against a simple reference: items are made from ids of a universe
- * [0, U), and the reference is, per id, whether it is stored and its handle. Round trips of
+/* check_dynmap.c - GhmDynmap against a simple reference (dynmap_runs.c: items made from ids of a
+ * universe [0, U), and per id whether it is stored and its handle). Round trips of
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
@@ -13,307 +13,48 @@
 #include <string.h>
 
 #include "dynmap_internal.h"
+#include "dynmap_runs.h"
 #include "ghm_backend_internal.h"
 #include "ghm_dynmap.h"
 #include "test_support.h"
 
-enum { MODE_MIXED = 0, MODE_SHARED_HEAD = 1 };
-
-/* The item of id: distinct per id, first 8 bytes never zero. MODE_SHARED_HEAD gives groups of
- * items the same first 8 bytes (from 3 words on), so a match of the head must be confirmed. */
-static void make_item(uint32_t id, int w, int mode, uint32_t *out)
-{
-    uint64_t a = ghmi_mix64(id);
-    if (w == 1) {
-        out[0] = id + 1;
-        return;
-    }
-    out[0] = (uint32_t)a;
-    out[1] = (uint32_t)(a >> 32);
-    for (int j = 2; j < w; j++)
-        out[j] = (uint32_t)ghmi_mix64(a + (uint64_t)j);
-    if (mode == MODE_SHARED_HEAD && w >= 3) {
-        out[0] = 7;
-        out[1] = id % 5 + 1;
-        out[2] = id;
-    }
-    if (out[0] == 0 && out[1] == 0)
-        out[0] = 1;
-}
-
-/* The backend the scenario tests run on (the "cuda" case sets it through its loop index). */
-static GhmBackendKind backend = GHM_BACKEND_CPU;
-
-static GhmContext *cpu_context(int threads)
-{
-    GhmContextOptions opt = ghm_context_defaults();
-    opt.backend = backend;
-    opt.threads = threads;
-    GhmContext *ctx = NULL;
-    ck_assert_int_eq(ghm_context_create(&opt, &ctx), GHM_OK);
-    return ctx;
-}
-
-/* The variant make_table creates (the tests that loop over variants set it). */
-static GhmDynmapVariant variant = GHM_DYNMAP_ATOMIC64;
-
-static GhmDynmap *make_table(GhmContext *ctx, int w, int key_words, size_t capacity)
-{
-    GhmDynmapOptions opt = ghm_dynmap_defaults();
-    opt.variant = variant;
-    opt.item_words = w;
-    opt.key_words = key_words;
-    opt.capacity = capacity;
-    GhmDynmap *dm = NULL;
-    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_OK);
-    return dm;
-}
-
-/* The reference and the state of one run. */
-typedef struct Run {
-    GhmDynmap *dm;
-    int w, mode;
-    uint32_t universe;
-    uint8_t *present;
-    GhmDynmapHandle *handle;
-    size_t count;
-    uint32_t *ids, *items;
-    GhmDynmapHandle *out;
-    uint8_t *flags;
-    uint32_t *found_items;
-} Run;
-
-static void run_init(Run *r, GhmDynmap *dm, int w, int mode, uint32_t universe, size_t batch)
-{
-    memset(r, 0, sizeof *r);
-    r->dm = dm;
-    r->w = w;
-    r->mode = mode;
-    r->universe = universe;
-    r->present = calloc(universe, 1);
-    r->handle = malloc(universe * sizeof *r->handle);
-    size_t m = batch > universe ? batch : universe;
-    r->ids = malloc(m * sizeof *r->ids);
-    r->items = malloc(m * (size_t)w * sizeof *r->items);
-    r->out = malloc(m * sizeof *r->out);
-    r->flags = malloc(m);
-    r->found_items = malloc(m * (size_t)w * sizeof *r->found_items);
-    ck_assert(r->present && r->handle && r->ids && r->items && r->out && r->flags &&
-              r->found_items);
-}
-
-static void run_free(Run *r)
-{
-    free(r->present);
-    free(r->handle);
-    free(r->ids);
-    free(r->items);
-    free(r->out);
-    free(r->flags);
-    free(r->found_items);
-}
-
-static void fill_items(Run *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        make_item(r->ids[i], r->w, r->mode, r->items + i * (size_t)r->w);
-}
-
-/* Inserts ids[0..n) and checks the answers against the reference, then updates it. */
-static void run_insert(Run *r, size_t n)
-{
-    fill_items(r, n);
-    ck_assert_int_eq(ghm_dynmap_insert(r->dm, r->items, n, r->out, r->flags), GHM_OK);
-    size_t bad = 0, first_bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = r->ids[i];
-        int ok;
-        if (r->present[id]) {
-            ok = !r->flags[i] && r->out[i] == r->handle[id];
-        } else {
-            ok = r->flags[i] && r->out[i] != GHM_DYNMAP_NO_HANDLE;
-            r->present[id] = 1;
-            r->handle[id] = r->out[i];
-            r->count++;
-        }
-        if (!ok && bad++ == 0)
-            first_bad = i;
-    }
-    ck_assert_msg(bad == 0, "insert: %zu of %zu answers wrong, first at %zu", bad, n, first_bad);
-    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
-}
-
-/* Erases ids[0..n) (whole-item keys) and checks the flags: the first occurrence of a stored id. */
-static void run_erase(Run *r, size_t n)
-{
-    fill_items(r, n);
-    ck_assert_int_eq(ghm_dynmap_erase(r->dm, r->items, n, r->flags), GHM_OK);
-    size_t bad = 0, first_bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = r->ids[i];
-        int expect = r->present[id];
-        if (expect) {
-            r->present[id] = 0;
-            r->count--;
-        }
-        if (r->flags[i] != expect && bad++ == 0)
-            first_bad = i;
-    }
-    ck_assert_msg(bad == 0, "erase: %zu of %zu flags wrong, first at %zu", bad, n, first_bad);
-    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
-}
-
-static int cmp_handle(const void *a, const void *b)
-{
-    GhmDynmapHandle x = *(const GhmDynmapHandle *)a, y = *(const GhmDynmapHandle *)b;
-    return (x > y) - (x < y);
-}
-
-/* ghm_dynmap_items lists each stored item once: its handles are the stored ones, and each
- * listed item is the one at its handle. */
-static void run_check_items(Run *r)
-{
-    size_t n = 0, w = (size_t)r->w, cap = r->count;
-    uint32_t *items = malloc((cap * w + 1) * sizeof *items);
-    uint32_t *read = malloc((cap * w + 1) * sizeof *read);
-    GhmDynmapHandle *got = malloc((cap + 1) * sizeof *got);
-    GhmDynmapHandle *want = malloc((cap + 1) * sizeof *want);
-    ck_assert(items && read && got && want);
-    if (cap > 0)
-        ck_assert_int_eq(ghm_dynmap_items(r->dm, items, got, cap - 1, &n), GHM_ERR_TOO_LARGE);
-    ck_assert_int_eq(ghm_dynmap_items(r->dm, items, got, cap, &n), GHM_OK);
-    ck_assert_uint_eq(n, r->count);
-    ck_assert_int_eq(ghm_dynmap_read(r->dm, got, n, read), GHM_OK);
-    ck_assert(memcmp(items, read, n * w * sizeof *items) == 0);
-    size_t m = 0;
-    for (uint32_t id = 0; id < r->universe; id++)
-        if (r->present[id])
-            want[m++] = r->handle[id];
-    qsort(got, n, sizeof *got, cmp_handle);
-    qsort(want, m, sizeof *want, cmp_handle);
-    CHECK_EACH(n, got[i] == want[i]);
-    free(items);
-    free(read);
-    free(got);
-    free(want);
-}
-
-/* Finds every id of the universe: stored ones at their handle with their item, others absent. */
-static void run_check_all(Run *r)
-{
-    size_t u = r->universe, w = (size_t)r->w;
-    for (uint32_t id = 0; id < u; id++)
-        r->ids[id] = id;
-    fill_items(r, u);
-    ck_assert_int_eq(ghm_dynmap_find(r->dm, r->items, u, r->out, r->found_items), GHM_OK);
-    CHECK_EACH(u, r->present[i] ? r->out[i] == r->handle[i] : r->out[i] == GHM_DYNMAP_NO_HANDLE);
-    CHECK_EACH(u * w, r->present[i / w] ? r->found_items[i] == r->items[i]
-                                        : r->found_items[i] == 0);
-    /* Reading by handle gives the same items. */
-    size_t m = 0;
-    for (uint32_t id = 0; id < u; id++)
-        if (r->present[id])
-            r->out[m++] = r->handle[id];
-    ck_assert_int_eq(ghm_dynmap_read(r->dm, r->out, m, r->found_items), GHM_OK);
-    m = 0;
-    size_t bad = 0;
-    for (uint32_t id = 0; id < u; id++)
-        if (r->present[id])
-            bad += memcmp(r->found_items + m++ * w, r->items + (size_t)id * w, w * 4) != 0;
-    ck_assert_uint_eq(bad, 0);
-    ck_assert_uint_eq(ghm_dynmap_size(r->dm), r->count);
-    run_check_items(r);
-}
-
-/* Loop index of the tests run on both backends: bit 0 the variant (Atomic64, Accel32), bit 1
- * the backend (CPU, CUDA). 0 when the test is to be skipped (no device). */
-static int set_variant_and_backend(int i)
-{
-    variant = i & 1 ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
-    backend = i & 2 ? GHM_BACKEND_CUDA : GHM_BACKEND_CPU;
-    return backend == GHM_BACKEND_CPU || ghm_test_have_cuda();
-}
-
-/* Random batches: ids drawn with repeats (duplicates within a batch and of stored items). */
-static void random_ids(Run *r, size_t n, uint64_t *s)
-{
-    for (size_t i = 0; i < n; i++)
-        r->ids[i] = rng_next(s) % r->universe;
-}
-
-static void random_rounds(GhmContext *ctx, int w, int mode, uint32_t universe, size_t first,
-                          size_t batch, int rounds, int check_every)
-{
-    GhmDynmap *dm = make_table(ctx, w, 0, universe / 2);
-    Run r;
-    run_init(&r, dm, w, mode, universe, first > batch ? first : batch);
-    uint64_t s = 0x1234u + (uint64_t)w * 77 + (uint64_t)mode;
-    random_ids(&r, first, &s);
-    run_insert(&r, first);
-    run_check_all(&r);
-    for (int k = 0; k < rounds; k++) {
-        size_t ni = 1 + rng_next(&s) % batch, ne = 1 + rng_next(&s) % batch;
-        random_ids(&r, ni, &s);
-        run_insert(&r, ni);
-        random_ids(&r, ne, &s);
-        run_erase(&r, ne);
-        if (k % check_every == check_every - 1)
-            run_check_all(&r);
-        if (k % 4 == 3) {
-            size_t released = 0;
-            ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
-        }
-    }
-    size_t released = 0;
-    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
-    run_check_all(&r);
-    GhmDynmapStats st;
-    ck_assert_int_eq(ghm_dynmap_stats(dm, &st), GHM_OK);
-    ck_assert_uint_eq(st.items, r.count);
-    ck_assert_uint_ge(st.slabs_used * st.slots_per_slab, r.count);
-    ck_assert_uint_gt(st.bytes, st.slabs_used * 128);
-    run_free(&r);
-    ghm_dynmap_free(&dm);
-    ck_assert_ptr_null(dm);
-}
-
 START_TEST(test_round_trip_large)
 {
-    backend = GHM_BACKEND_CPU;
-    GhmContext *ctx = cpu_context(0);
+    ghm_test_dyn_backend = GHM_BACKEND_CPU;
+    GhmContext *ctx = ghm_test_dyn_context(0);
     /* About 10^6 items of 6 words after the first batch of 1.3 M ids (with repeats). */
-    random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
-    variant = GHM_DYNMAP_ACCEL32;
-    random_rounds(ctx, 6, MODE_SHARED_HEAD, 1u << 20, 650000, 100000, 8, 4);
-    variant = GHM_DYNMAP_ATOMIC64;
+    ghm_test_random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
+    ghm_test_dyn_variant = GHM_DYNMAP_ACCEL32;
+    ghm_test_random_rounds(ctx, 6, MODE_SHARED_HEAD, 1u << 20, 650000, 100000, 8, 4);
+    ghm_test_dyn_variant = GHM_DYNMAP_ATOMIC64;
     ghm_context_free(&ctx);
 }
 END_TEST
 
 START_TEST(test_item_sizes)
 {
-    if (!set_variant_and_backend(_i))
+    if (!ghm_test_dyn_pick(_i))
         return;
-    GhmContext *ctx = cpu_context(0);
+    GhmContext *ctx = ghm_test_dyn_context(0);
     GhmDynmapVariant vs[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
     for (int v = 0; v < 2; v++) {
-        variant = vs[v];
+        ghm_test_dyn_variant = vs[v];
         for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
             for (int mode = 0; mode < 2; mode++)
-                random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
+                ghm_test_random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
     }
-    variant = GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = GHM_DYNMAP_ATOMIC64;
     ghm_context_free(&ctx);
 }
 END_TEST
 
 START_TEST(test_duplicates)
 {
-    if (!set_variant_and_backend(_i))
+    if (!ghm_test_dyn_pick(_i))
         return;
-    GhmContext *ctx = cpu_context(4);
+    GhmContext *ctx = ghm_test_dyn_context(4);
     for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w += 3) {
-        GhmDynmap *dm = make_table(ctx, w, 0, 0);
+        GhmDynmap *dm = ghm_test_dyn_table(ctx, w, 0, 0);
         enum { N = 10000 };
         uint32_t *items = malloc((size_t)N * w * sizeof *items);
         GhmDynmapHandle *h = malloc(N * sizeof *h), *h2 = malloc(N * sizeof *h2);
@@ -321,7 +62,7 @@ START_TEST(test_duplicates)
         ck_assert(items && h && h2 && ins);
         /* 10000 copies of 7 items: each stored once, its first occurrence flagged. */
         for (size_t i = 0; i < N; i++)
-            make_item((uint32_t)((i * 2654435761u) % 7), w, MODE_MIXED, items + i * w);
+            ghm_test_dyn_item((uint32_t)((i * 2654435761u) % 7), w, MODE_MIXED, items + i * w);
         ck_assert_int_eq(ghm_dynmap_insert(dm, items, N, h, ins), GHM_OK);
         ck_assert_uint_eq(ghm_dynmap_size(dm), 7);
         size_t flagged = 0;
@@ -358,10 +99,10 @@ END_TEST
 /* key_words 2 of 5: the first item of a key in a batch wins; later payloads do not overwrite. */
 START_TEST(test_short_keys)
 {
-    if (!set_variant_and_backend(_i))
+    if (!ghm_test_dyn_pick(_i))
         return;
-    GhmContext *ctx = cpu_context(2);
-    GhmDynmap *dm = make_table(ctx, 5, 2, 0);
+    GhmContext *ctx = ghm_test_dyn_context(2);
+    GhmDynmap *dm = ghm_test_dyn_table(ctx, 5, 2, 0);
     uint32_t items[4 * 5] = {1, 2, 10, 11, 12, /* leader of key (1,2) */
                              3, 0, 20, 21, 22, /* key (3,0) */
                              1, 2, 30, 31, 32, /* same key, another payload */
@@ -395,31 +136,31 @@ END_TEST
  * and the allocator hands them out again. */
 START_TEST(test_stable_handles_and_gc)
 {
-    if (!set_variant_and_backend(_i))
+    if (!ghm_test_dyn_pick(_i))
         return;
-    GhmContext *ctx = cpu_context(0);
-    GhmDynmap *dm = make_table(ctx, 6, 0, 1000);
-    Run r;
-    run_init(&r, dm, 6, MODE_MIXED, 200000, 200000);
+    GhmContext *ctx = ghm_test_dyn_context(0);
+    GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 1000);
+    GhmTestRun r;
+    ghm_test_run_init(&r, dm, 6, MODE_MIXED, 200000, 200000);
     for (uint32_t i = 0; i < 50000; i++)
         r.ids[i] = i;
-    run_insert(&r, 50000);
+    ghm_test_run_insert(&r, 50000);
     GhmDynmapHandle *keep = malloc(50000 * sizeof *keep);
     ck_assert_ptr_nonnull(keep);
     memcpy(keep, r.handle, 50000 * sizeof *keep);
     /* Many more items into the same buckets (the table was sized for 1000). */
     for (uint32_t i = 0; i < 150000; i++)
         r.ids[i] = 50000 + i;
-    run_insert(&r, 150000);
+    ghm_test_run_insert(&r, 150000);
     GhmDynmapStats full;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &full), GHM_OK);
     /* Erase all the later items and every other early one, collect. */
     for (uint32_t i = 0; i < 150000; i++)
         r.ids[i] = 50000 + i;
-    run_erase(&r, 150000);
+    ghm_test_run_erase(&r, 150000);
     for (uint32_t i = 0; i < 25000; i++)
         r.ids[i] = 2 * i + 1;
-    run_erase(&r, 25000);
+    ghm_test_run_erase(&r, 25000);
     size_t released = 0;
     ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
     ck_assert_uint_gt(released, 0);
@@ -428,27 +169,27 @@ START_TEST(test_stable_handles_and_gc)
     ck_assert_uint_eq(after.slabs_used, full.slabs_used - released);
     ck_assert_uint_eq(after.slabs_used + after.slabs_free, full.slabs_used + full.slabs_free);
     CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
-    run_check_all(&r);
+    ghm_test_run_check_all(&r);
     /* The freed slabs are reused: inserting again needs no new super block. */
     for (uint32_t i = 0; i < 25000; i++)
         r.ids[i] = 100000 + i;
-    run_insert(&r, 25000);
+    ghm_test_run_insert(&r, 25000);
     GhmDynmapStats again;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &again), GHM_OK);
     ck_assert_uint_eq(again.bytes, after.bytes);
     CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
-    run_check_all(&r);
+    ghm_test_run_check_all(&r);
     /* Everything erased: gc leaves no slab in use. */
     for (uint32_t i = 0; i < 200000; i++)
         r.ids[i] = i;
-    run_erase(&r, 200000);
+    ghm_test_run_erase(&r, 200000);
     ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
     ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
     ck_assert_uint_eq(after.slabs_used, 0);
     ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
-    run_check_all(&r);
+    ghm_test_run_check_all(&r);
     free(keep);
-    run_free(&r);
+    ghm_test_run_free(&r);
     ghm_dynmap_free(&dm);
     ghm_context_free(&ctx);
 }
@@ -456,9 +197,9 @@ END_TEST
 
 START_TEST(test_bad_arguments)
 {
-    if (!set_variant_and_backend(_i))
+    if (!ghm_test_dyn_pick(_i))
         return;
-    GhmContext *ctx = cpu_context(1);
+    GhmContext *ctx = ghm_test_dyn_context(1);
     GhmDynmapOptions opt = ghm_dynmap_defaults();
     GhmDynmap *dm = (GhmDynmap *)1;
     ck_assert_int_eq(ghm_dynmap_create(NULL, &opt, &dm), GHM_ERR_INVALID);
@@ -483,7 +224,7 @@ START_TEST(test_bad_arguments)
     ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
     ck_assert_ptr_null(dm);
 
-    dm = make_table(ctx, 3, 0, 0);
+    dm = ghm_test_dyn_table(ctx, 3, 0, 0);
     ck_assert_int_eq(ghm_dynmap_preload(NULL), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_dynmap_preload(dm), GHM_OK); /* nothing to load on the CPU */
     uint32_t items[3 * 3] = {1, 0, 5, 0, 0, 9, 0, 2, 3}; /* the second starts with 8 zero bytes */
@@ -545,30 +286,30 @@ START_TEST(test_thread_counts_agree)
     uint8_t *flags[3];
     size_t sizes[3][ROUNDS];
     int threads[3] = {1, 2, 4};
-    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
-    backend = GHM_BACKEND_CPU;
+    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_backend = GHM_BACKEND_CPU;
     for (int t = 0; t < 3; t++) {
-        GhmContext *ctx = cpu_context(threads[t]);
-        GhmDynmap *dm = make_table(ctx, 6, 0, 50000);
-        Run r;
-        run_init(&r, dm, 6, MODE_SHARED_HEAD, U, B);
+        GhmContext *ctx = ghm_test_dyn_context(threads[t]);
+        GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 50000);
+        GhmTestRun r;
+        ghm_test_run_init(&r, dm, 6, MODE_SHARED_HEAD, U, B);
         found[t] = malloc((size_t)U * 6 * sizeof(uint32_t));
         flags[t] = malloc((size_t)ROUNDS * 2 * B);
         ck_assert(found[t] && flags[t]);
         uint64_t s = 99;
         for (int k = 0; k < ROUNDS; k++) {
-            random_ids(&r, B, &s);
-            run_insert(&r, B);
+            ghm_test_random_ids(&r, B, &s);
+            ghm_test_run_insert(&r, B);
             memcpy(flags[t] + (size_t)k * 2 * B, r.flags, B);
-            random_ids(&r, B / 2, &s);
-            run_erase(&r, B / 2);
+            ghm_test_random_ids(&r, B / 2, &s);
+            ghm_test_run_erase(&r, B / 2);
             memcpy(flags[t] + (size_t)k * 2 * B + B, r.flags, B / 2);
             memset(flags[t] + (size_t)k * 2 * B + B + B / 2, 0, B - B / 2);
             sizes[t][k] = ghm_dynmap_size(dm);
         }
-        run_check_all(&r);
+        ghm_test_run_check_all(&r);
         memcpy(found[t], r.found_items, (size_t)U * 6 * sizeof(uint32_t));
-        run_free(&r);
+        ghm_test_run_free(&r);
         ghm_dynmap_free(&dm);
         ghm_context_free(&ctx);
     }
@@ -585,35 +326,35 @@ START_TEST(test_thread_counts_agree)
 END_TEST
 
 /* The same batches on the CPU and the CUDA backend, side by side: each run is checked against
- * its reference (run_insert, run_erase, run_check_all), and the two runs' answers against each
+ * its reference (ghm_test_run_insert, ghm_test_run_erase, ghm_test_run_check_all), and the two runs' answers against each
  * other, item by item: inserted and erased flags, found or not, the items found, sizes. */
 static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, size_t first,
                         size_t batch, int rounds)
 {
     GhmContext *ctx[2];
     GhmDynmap *dm[2];
-    Run r[2];
+    GhmTestRun r[2];
     GhmBackendKind kinds[2] = {GHM_BACKEND_CPU, GHM_BACKEND_CUDA};
     size_t most = first > batch ? first : batch;
     for (int b = 0; b < 2; b++) {
-        backend = kinds[b];
-        ctx[b] = cpu_context(0);
-        dm[b] = make_table(ctx[b], w, 0, capacity);
-        run_init(&r[b], dm[b], w, mode, universe, most);
+        ghm_test_dyn_backend = kinds[b];
+        ctx[b] = ghm_test_dyn_context(0);
+        dm[b] = ghm_test_dyn_table(ctx[b], w, 0, capacity);
+        ghm_test_run_init(&r[b], dm[b], w, mode, universe, most);
     }
     uint64_t s = 0xC0DAu + (uint64_t)w * 31 + (uint64_t)mode;
     for (int k = 0; k <= rounds; k++) {
         size_t ni = k == 0 ? first : 1 + rng_next(&s) % batch;
         size_t ne = k == 0 ? 0 : 1 + rng_next(&s) % batch;
-        random_ids(&r[0], ni, &s);
+        ghm_test_random_ids(&r[0], ni, &s);
         memcpy(r[1].ids, r[0].ids, ni * sizeof *r[0].ids);
         for (int b = 0; b < 2; b++)
-            run_insert(&r[b], ni);
+            ghm_test_run_insert(&r[b], ni);
         ck_assert_mem_eq(r[0].flags, r[1].flags, ni);
-        random_ids(&r[0], ne, &s);
+        ghm_test_random_ids(&r[0], ne, &s);
         memcpy(r[1].ids, r[0].ids, ne * sizeof *r[0].ids);
         for (int b = 0; b < 2 && ne; b++)
-            run_erase(&r[b], ne);
+            ghm_test_run_erase(&r[b], ne);
         if (ne)
             ck_assert_mem_eq(r[0].flags, r[1].flags, ne);
         ck_assert_uint_eq(ghm_dynmap_size(dm[0]), ghm_dynmap_size(dm[1]));
@@ -621,7 +362,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
             size_t rel[2];
             for (int b = 0; b < 2; b++) {
                 ck_assert_int_eq(ghm_dynmap_gc(dm[b], &rel[b]), GHM_OK);
-                run_check_all(&r[b]);
+                ghm_test_run_check_all(&r[b]);
             }
             size_t u = universe;
             CHECK_EACH(u, (r[0].out[i] == GHM_DYNMAP_NO_HANDLE) ==
@@ -632,7 +373,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
     GhmDynmapStats st[2];
     for (int b = 0; b < 2; b++) {
         ck_assert_int_eq(ghm_dynmap_stats(dm[b], &st[b]), GHM_OK);
-        run_free(&r[b]);
+        ghm_test_run_free(&r[b]);
         ghm_dynmap_free(&dm[b]);
         ghm_context_free(&ctx[b]);
     }
@@ -644,14 +385,14 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
 START_TEST(test_cuda_same_answers)
 {
     GHM_REQUIRE_CUDA();
-    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     int words[] = {1, 2, 3, 6, 10};
     for (int k = 0; k < 5; k++)
         for (int mode = 0; mode < 2; mode++)
             twin_rounds(words[k], mode, 60000, 30000, 45000, 12000, 8);
     /* A large first batch: many warps allocate and link slabs at once. */
     twin_rounds(6, MODE_MIXED, 1u << 21, 1u << 20, 1500000, 300000, 3);
-    backend = GHM_BACKEND_CPU;
+    ghm_test_dyn_backend = GHM_BACKEND_CPU;
 }
 END_TEST
 
@@ -661,10 +402,10 @@ END_TEST
 START_TEST(test_cuda_long_lists)
 {
     GHM_REQUIRE_CUDA();
-    variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
     twin_rounds(1, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     twin_rounds(6, MODE_MIXED, 20000, 16, 15000, 4000, 4);
-    backend = GHM_BACKEND_CPU;
+    ghm_test_dyn_backend = GHM_BACKEND_CPU;
 }
 END_TEST
 
@@ -675,16 +416,16 @@ START_TEST(test_cuda_device_arrays)
 {
     GHM_REQUIRE_CUDA();
     enum { N = 5000, W = 4 };
-    backend = GHM_BACKEND_CUDA;
-    GhmContext *ctx = cpu_context(0);
-    GhmDynmap *dm = make_table(ctx, W, 0, N);
+    ghm_test_dyn_backend = GHM_BACKEND_CUDA;
+    GhmContext *ctx = ghm_test_dyn_context(0);
+    GhmDynmap *dm = ghm_test_dyn_table(ctx, W, 0, N);
     ck_assert_int_eq(ghm_dynmap_preload(dm), GHM_OK); /* the calls' kernels loaded first */
     uint32_t *items = malloc((size_t)N * W * 4), *found = malloc((size_t)N * W * 4);
     GhmDynmapHandle *h = malloc(N * sizeof *h), *fh = malloc(N * sizeof *fh);
     uint8_t *ins = malloc(N);
     ck_assert(items && found && h && fh && ins);
     for (uint32_t i = 0; i < N; i++)
-        make_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W); /* each twice */
+        ghm_test_dyn_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W); /* each twice */
     void *d_items = NULL, *d_h = NULL, *d_ins = NULL, *d_found = NULL;
     ck_assert_int_eq(ghm_buffer_alloc(ctx, (size_t)N * W * 4, &d_items), GHM_OK);
     ck_assert_int_eq(ghm_buffer_alloc(ctx, N * sizeof *h, &d_h), GHM_OK);
@@ -703,7 +444,7 @@ START_TEST(test_cuda_device_arrays)
     ck_assert_mem_eq(fh, h, N * sizeof *h);
     /* One zero item among new ones: refused, nothing stored. */
     for (uint32_t i = 0; i < N; i++)
-        make_item(N + i, W, MODE_MIXED, items + (size_t)i * W);
+        ghm_test_dyn_item(N + i, W, MODE_MIXED, items + (size_t)i * W);
     memset(items + 77 * W, 0, 8);
     ck_assert_int_eq(ghm_buffer_upload(ctx, d_items, items, (size_t)N * W * 4), GHM_OK);
     ck_assert_int_eq(ghm_dynmap_insert(dm, d_items, N, NULL, NULL), GHM_ERR_INVALID);
@@ -711,7 +452,7 @@ START_TEST(test_cuda_device_arrays)
     ck_assert_int_eq(ghm_dynmap_erase(dm, d_items, N, d_ins), GHM_OK);
     ck_assert_uint_eq(ghm_dynmap_size(dm), N / 2);
     for (uint32_t i = 0; i < N; i++)
-        make_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W);
+        ghm_test_dyn_item(i % (N / 2), W, MODE_MIXED, items + (size_t)i * W);
     ck_assert_int_eq(ghm_buffer_upload(ctx, d_items, items, (size_t)N * W * 4), GHM_OK);
     ck_assert_int_eq(ghm_dynmap_erase(dm, d_items, N, d_ins), GHM_OK);
     ck_assert_int_eq(ghm_buffer_download(ctx, ins, d_ins, N), GHM_OK);
@@ -727,7 +468,7 @@ START_TEST(test_cuda_device_arrays)
     free(ins);
     ghm_dynmap_free(&dm);
     ghm_context_free(&ctx);
-    backend = GHM_BACKEND_CPU;
+    ghm_test_dyn_backend = GHM_BACKEND_CPU;
 }
 END_TEST
 
@@ -783,7 +524,7 @@ static Suite *dynmap_suite(void)
     Suite *s = suite_create("dynmap");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 300);
-    /* Loop indices: bit 0 the variant, bit 1 the backend (set_variant_and_backend). */
+    /* Loop indices: bit 0 the variant, bit 1 the backend (ghm_test_dyn_pick). */
     tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 on the CPU */
     tcase_add_loop_test(core, test_short_keys, 0, 2);
     tcase_add_loop_test(core, test_bad_arguments, 0, 1);
