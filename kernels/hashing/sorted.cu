@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "hash_cuda_internal.cuh"
+#include "sorted_ref.cuh"
 
 struct CudaSorted {
     GhmContext *ctx;
@@ -28,14 +29,7 @@ static __global__ __launch_bounds__(256) void binary_search_kernel(
     if (i >= n)
         return;
     uint32_t q = queries[i];
-    size_t lo = 0, hi = size; /* first position with keys[pos] >= q */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (keys[mid] < q)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = ghm_sorted_lower_bound(keys, size, q);
     out[i] = lo < size && keys[lo] == q ? values[lo] : GHM_NOT_FOUND;
 }
 

@@ -16,6 +16,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/hashing/device_memory.h"
+#include "kernels/hashing/sorted_ref.cuh"
 #include "vision/voxel/ghm_voxel_edit.h"
 #include "voxel_kernels.cuh"
 
@@ -369,21 +370,6 @@ extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
     return ret;
 }
 
-/* Whether the n ascending keys hold want. */
-static __device__ __forceinline__ bool holds(const uint32_t *__restrict__ keys, uint32_t n,
-                                             uint32_t want)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && keys[lo] == want;
-}
-
 /* edit_probe.c's ghmi_edit_encloses for a barrier of rho: *found = 1 once an inside voxel of
  * the probe (keys, labels) has no voxel of the cloud (its K ascending keys) in the cube of rho
  * around it. One such voxel is the answer, so the rest return when they see it (between their
@@ -401,7 +387,8 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
     for (int j = 0; j < w * w * w && !*(volatile uint32_t *)found; j++) {
         cube_step(j, rho, d);
         uint32_t key = d[0] || d[1] || d[2] ? step_key(g, c, d) : GHM_NOT_FOUND;
-        if (key != GHM_NOT_FOUND && holds(cloud, K, key))
+        size_t at = key != GHM_NOT_FOUND ? ghm_sorted_lower_bound(cloud, K, key) : K;
+        if (at < K && cloud[at] == key)
             return;
     }
     *found = 1; /* no cloud voxel near, or another thread found such a voxel first */
