@@ -341,6 +341,17 @@ static int label_and_download(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridA
     return ret;
 }
 
+/* The look-ups' neighbour histograms, brought to the host (a wait for the device): read to
+ * widen, and, for a cloud known to be sparse, before any labels are made (they would be made
+ * again after widening). */
+static int download_histograms(GhmiVoxelDevice *d)
+{
+    const size_t at = offsetof(GhmVoxelInfo, hist);
+    int ret = d->ops->download(d->ctx, d->info_h->hist, (char *)d->info + at,
+                               sizeof d->info_h->hist);
+    return ret == GHM_OK ? ghm_context_sync(d->ctx) : ret;
+}
+
 /* voxelize.c's look_up for the clouds whose median voxel has too few neighbours at radius 1:
  * widen step by step (a wait per radius for the histogram). The wider neighbour arrays are
  * scratch, released by the caller (wide[c]). */
@@ -367,9 +378,7 @@ static int widen(GhmiVoxelDevice *d, Layout *L, const GhmVoxelGridArgs *g, int n
         if (ret == GHM_OK)
             ret = ops->neighbours(d->ctx, d->table, g, &L->pair, need, d->info);
         if (ret == GHM_OK)
-            ret = ops->download(d->ctx, d->info_h->hist, hist, sizeof d->info_h->hist);
-        if (ret == GHM_OK)
-            ret = ghm_context_sync(d->ctx);
+            ret = download_histograms(d);
         for (int c = 0; c < 2 && ret == GHM_OK; c++)
             if (need[c] && median_of(d->info_h->hist[c], nn, L->pair.s[c].K) >=
                                GHMI_MIN_MEDIAN_NEIGHBOURS)
@@ -507,16 +516,6 @@ static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const s
     if (ret == GHM_OK)
         lay_out(L, d->work.p, d->out.p, K, first, d->estimate, d->a_rows);
     return ret;
-}
-
-/* The radius-1 neighbour histograms of the look-ups, read without labelling (the labels of a
- * cloud known to be sparse would be made again after widening). */
-static int download_histograms(GhmiVoxelDevice *d)
-{
-    const size_t at = offsetof(GhmVoxelInfo, hist);
-    int ret = d->ops->download(d->ctx, d->info_h->hist, (char *)d->info + at,
-                               sizeof d->info_h->hist);
-    return ret == GHM_OK ? ghm_context_sync(d->ctx) : ret;
 }
 
 /* Sparse clouds (voxelize.c's look_up): widen, then normals and the label stages again, or for
