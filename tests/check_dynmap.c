@@ -326,8 +326,9 @@ START_TEST(test_thread_counts_agree)
 END_TEST
 
 /* The same batches on the CPU and the CUDA backend, side by side: each run is checked against
- * its reference (ghm_test_run_insert, ghm_test_run_erase, ghm_test_run_check_all), and the two runs' answers against each
- * other, item by item: inserted and erased flags, found or not, the items found, sizes. */
+ * its reference (ghm_test_run_insert, ghm_test_run_erase, ghm_test_run_check_all), and the two
+ * runs' answers against each other, item by item: inserted and erased flags, found or not, the
+ * items found, sizes. */
 static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, size_t first,
                         size_t batch, int rounds)
 {
