@@ -210,6 +210,16 @@ static __device__ __forceinline__ uint32_t row_voxel(const GhmVoxelSideArgs &s,
     return (uint32_t)(s.rows_start[r] + (uint64_t)(c[0] - lo));
 }
 
+/* The voxel of side s (cloud `cloud`) at grid coordinates at, or GHM_NOT_FOUND: by its rows
+ * where it is given so (by_rows), else by the table. */
+static __device__ __forceinline__ uint32_t voxel_at(const GhmMapRef &t, const GhmVoxelGridArgs &g,
+                                                    const GhmVoxelSideArgs &s, int cloud,
+                                                    bool by_rows, const int at[3])
+{
+    return by_rows ? row_voxel(s, g, at)
+                   : voxel_id(t, g, cloud, s.first_run, coords_key(g, at));
+}
+
 /* Voxel v's hood neighbours into s.nbr; returns how many are occupied. By the rows or by the
  * table, chosen once a voxel, not once a neighbour (a choice in the loop cost the voxel mode's
  * look-ups 10 %, H200). The steps in hood order (dz, dy, dx lexicographic, cube_step's) by
@@ -229,9 +239,8 @@ static __device__ __forceinline__ int neighbours_of(const GhmMapRef &t, const Gh
             for (d[0] = -r; d[0] <= r; d[0]++) {
                 if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                     continue;
-                uint32_t id = !step_coords(g, c, d, at) ? GHM_NOT_FOUND
-                              : BY_ROWS ? row_voxel(s, g, at)
-                                        : voxel_id(t, g, cloud, s.first_run, coords_key(g, at));
+                uint32_t id = step_coords(g, c, d, at) ? voxel_at(t, g, s, cloud, BY_ROWS, at)
+                                                       : GHM_NOT_FOUND;
                 s.nbr[(size_t)k * K + v] = id;
                 occupied += id != GHM_NOT_FOUND;
                 k++;
@@ -311,11 +320,9 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
     int kc[3];
     key_coords(g, key, kc);
     double c[3] = {0, 0, 0}, sum_c[3] = {0, 0, 0}, sum_n[3] = {0, 0, 0};
-    const uint32_t ofirst = p.s[other].first_run;
-    uint32_t id0 = by_rows   ? s.cross[v]
-                   : in_rows ? row_voxel(p.s[0], g, kc)
-                   : oK      ? voxel_id(t, g, other, ofirst, key)
-                             : GHM_NOT_FOUND;
+    uint32_t id0 = by_rows ? s.cross[v]
+                   : oK    ? voxel_at(t, g, p.s[other], other, in_rows, kc)
+                           : GHM_NOT_FOUND;
     id0 = id0 < oK ? id0 : GHM_NOT_FOUND;
     if (!by_rows)
         s.cross[v] = id0;
@@ -334,16 +341,11 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
                 for (d[0] = -rho; d[0] <= rho; d[0]++) {
                     if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                         continue;
-                    uint32_t u = GHM_NOT_FOUND;
                     int at[3];
-                    if (by_rows) {
-                        u = cross_by_rows(s, v, k);
-                    } else if (in_rows) {
-                        u = step_coords(g, kc, d, at) ? row_voxel(p.s[0], g, at) : u;
-                    } else {
-                        uint32_t q = step_key(g, kc, d);
-                        u = q == GHM_NOT_FOUND ? u : voxel_id(t, g, other, ofirst, q);
-                    }
+                    uint32_t u = by_rows ? cross_by_rows(s, v, k)
+                                 : step_coords(g, kc, d, at)
+                                     ? voxel_at(t, g, p.s[other], other, in_rows, at)
+                                     : GHM_NOT_FOUND;
                     k++;
                     if (u >= oK)
                         continue;
