@@ -559,17 +559,9 @@ START_TEST(test_run_without_labels)
             r[i] = ghm_test_flagged_step(ctx, none, sparse[c], &g, &opt,
                                          i ? GHMI_VOXEL_NO_LABELS : 0, &sw[i]);
         const GhmVoxelSide *full = &r[0]->side[1], *bare = &r[1]->side[1];
-        size_t K = full->voxels;
         ck_assert_int_gt(full->radius, 1);
         ck_assert_ptr_nonnull(full->labels);
-        ck_assert_uint_eq(bare->voxels, K);
-        ck_assert_int_eq(bare->radius, full->radius);
-        ck_assert_mem_eq(bare->keys, full->keys, K * 4);
-        ck_assert_mem_eq(bare->counts, full->counts, K * 4);
-        ck_assert_mem_eq(bare->normals, full->normals, K * 12);
-        ck_assert_ptr_null(bare->labels);
-        for (int l = 0; l < 4; l++)
-            ck_assert_uint_eq(bare->label_count[l], 0);
+        ghm_test_assert_unlabelled(bare, full);
         ghm_voxel_sweep_free(&sw[0]), ghm_voxel_sweep_free(&sw[1]);
     }
     ghm_pointcloud_free(&sparse[0]), ghm_pointcloud_free(&sparse[1]);

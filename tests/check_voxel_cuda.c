@@ -401,16 +401,9 @@ START_TEST(test_edit_runs)
         const GhmVoxelSide *f = &full->side[1], *b = &bare->side[1], *k = &kept->side[1];
         size_t K = f->voxels;
         ck_assert_int_gt(f->radius, 1);
-        ck_assert_uint_eq(b->voxels, K);
-        ck_assert_int_eq(b->radius, f->radius);
-        ck_assert_mem_eq(b->keys, f->keys, K * 4);
-        ck_assert_mem_eq(b->counts, f->counts, K * 4);
-        ck_assert_mem_eq(b->normals, f->normals, K * 12);
-        ck_assert_ptr_null(b->labels);
-        for (int l = 0; l < 4; l++) {
-            ck_assert_uint_eq(b->label_count[l], 0);
+        ghm_test_assert_unlabelled(b, f);
+        for (int l = 0; l < 4; l++)
             ck_assert_uint_eq(k->label_count[l], f->label_count[l]);
-        }
         ck_assert_uint_eq(k->voxels, K);
         ck_assert_int_eq(k->radius, f->radius);
         ck_assert(!k->keys && !k->counts && !k->normals && !k->labels);

@@ -16,16 +16,29 @@ GhmVoxelGrid ghm_test_grid_around(const GhmPointCloud *pc, const GhmVoxelOptions
     return g;
 }
 
-const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *none,
+const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *a,
                                             const GhmPointCloud *pc, const GhmVoxelGrid *g,
                                             const GhmVoxelOptions *opt, unsigned flags,
                                             GhmVoxelSweep **sw)
 {
     const GhmVoxelResult *r = NULL;
-    ck_assert_int_eq(ghm_voxel_sweep_create(ctx, none, pc, g, opt, sw), GHM_OK);
-    ck_assert_int_eq(ghmi_voxel_sweep_rebind(*sw, none, NULL, pc, flags), GHM_OK);
+    ck_assert_int_eq(ghm_voxel_sweep_create(ctx, a, pc, g, opt, sw), GHM_OK);
+    ck_assert_int_eq(ghmi_voxel_sweep_rebind(*sw, a, NULL, pc, flags), GHM_OK);
     ck_assert_int_eq(ghm_voxel_sweep_step(*sw, NULL, &r), GHM_OK);
     return r;
+}
+
+void ghm_test_assert_unlabelled(const GhmVoxelSide *bare, const GhmVoxelSide *full)
+{
+    size_t K = full->voxels;
+    ck_assert_uint_eq(bare->voxels, K);
+    ck_assert_int_eq(bare->radius, full->radius);
+    ck_assert_mem_eq(bare->keys, full->keys, K * 4);
+    ck_assert_mem_eq(bare->counts, full->counts, K * 4);
+    ck_assert_mem_eq(bare->normals, full->normals, K * 12);
+    ck_assert_ptr_null(bare->labels);
+    for (int l = 0; l < 4; l++)
+        ck_assert_uint_eq(bare->label_count[l], 0);
 }
 
 GhmPointCloud *ghm_test_sphere(size_t n, double r, double cx, double cy, double cz, int normals)

@@ -24,11 +24,16 @@ GhmPointCloud *ghm_test_random_sphere(size_t n, double r, double cx, uint64_t se
 /* The grid ghm_voxel_grid_fit_clouds fits around pc alone at opt's grid (asserted to fit). */
 GhmVoxelGrid ghm_test_grid_around(const GhmPointCloud *pc, const GhmVoxelOptions *opt);
 
-/* One step of a sweep of (none, pc) on ctx, rebound with flags (GHMI_VOXEL_*), as a voxel edit
- * runs its cloud; *sw (freed by the caller) holds the result. */
-const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *none,
+/* One step of a sweep of (a, pc) on ctx, rebound with flags (GHMI_VOXEL_*), as a voxel edit
+ * runs its cloud (a: the empty cloud, or the cloud it is run against); *sw (freed by the
+ * caller) holds the result. */
+const GhmVoxelResult *ghm_test_flagged_step(GhmContext *ctx, const GhmPointCloud *a,
                                             const GhmPointCloud *pc, const GhmVoxelGrid *g,
                                             const GhmVoxelOptions *opt, unsigned flags,
                                             GhmVoxelSweep **sw);
+
+/* A side of a run made without labels (GHMI_VOXEL_NO_LABELS) against the same side of a full
+ * run: the same voxels, keys, counts, normals and radius, no labels and no label counts. */
+void ghm_test_assert_unlabelled(const GhmVoxelSide *bare, const GhmVoxelSide *full);
 
 #endif /* GHM_TEST_VOXEL_CLOUDS_H */
