@@ -180,7 +180,8 @@ int ghmi_edit_worker_create(GhmiEditWorker **w);
 void ghmi_edit_worker_start(GhmiEditWorker *w, void *(*job)(void *), void *arg);
 void ghmi_edit_worker_wait(GhmiEditWorker *w);
 
-/* Stops the thread (no job may be running) and frees it; *w NULL after; accepts NULL. */
+/* Stops the thread once a running job has finished (one not yet begun is dropped) and frees
+ * it; *w NULL after; accepts NULL. */
 void ghmi_edit_worker_free(GhmiEditWorker **w);
 
 #endif /* GHM_EDIT_INTERNAL_H */

@@ -93,7 +93,8 @@ void ghmi_edit_worker_free(GhmiEditWorker **pw)
     if (!w)
         return;
     pthread_mutex_lock(&w->lock);
-    w->quit = 1; /* after any job: a started one is waited for by its apply */
+    w->quit = 1; /* a running job ends first; a check's apply waits for it anyway, and a
+                  * create's preload not yet begun is of no use any more */
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);

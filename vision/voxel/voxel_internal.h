@@ -199,7 +199,7 @@ enum {
     GHMI_VOXEL_ON_DEVICE = 2,
     /* cloud b is too sparse for the grid (an earlier run of it at this grid widened its
      * neighbourhood): a device state labels once, after widening, not first at radius 1 as
-     * well (a pass of 1.9 ms wasted by a 35 k-point cloud at 256^3, H200, 2026-12-01); the
+     * well (a pass of 1.9 ms wasted by a 40 k-point cloud at 256^3, H200, 2026-12-01); the
      * result is the same. No effect on the CPU path, which widens before it labels. */
     GHMI_VOXEL_B_SPARSE = 4
 };
