@@ -514,7 +514,7 @@ static int encloses(GhmVoxelEdit *e, const GhmVoxelResult *r, int *out)
 {
     const GhmVoxelSide *p = &r->side[0], *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    if (c->radius > 1 && ghmi_edit_on_device(e, &v))
+    if (ghmi_edit_on_device(e, &v))
         return ghmi_edit_device_encloses(e, &v, p, c->voxels, c->radius, out);
     *out = ghmi_edit_encloses(&e->grid, p, c, c->radius);
     return GHM_OK;

@@ -205,7 +205,7 @@ int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
     uint32_t *found = zeroed_counts(e), got = 0;
     int ret = found ? ghmi_voxel_ops(e->ctx)->edit_encloses(e->ctx, e->grid.dims, v->keys[0],
                                                             v->labels[0], p->voxels, v->keys[1],
-                                                            K, radius - 1, found)
+                                                            K, radius, found)
                     : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = ghm_buffer_download(e->ctx, &got, found, sizeof got);

@@ -160,7 +160,7 @@ int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
  * kept), from the set's items listed on the device; *ch: erase only. */
 int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch);
 
-/* ghmi_edit_encloses on the device for a cloud of radius > 1 (side 1 of the result, K voxels;
+/* ghmi_edit_encloses on the device (the cloud: side 1 of the result, K voxels, of radius;
  * the probe p's labels and both sides' keys in v): *out 1 or 0. The probe's labels need not
  * come to the host for it (5.8 MB for a 256^3 probe). */
 int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,

@@ -326,9 +326,10 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     }
     GhmiVoxelDeviceView v;
     const int viewed = ret == GHM_OK && ghmi_voxel_sweep_device_view(e->alone, &v) == GHM_OK;
-    /* its why, if any, stands unless the normals have a fault (check_and_run) */
+    /* its why, if any, stands unless the normals have a fault (check_and_run); the spans reach
+     * one voxel beyond the barrier (ghm_voxel_edit.h: rows that slip between its voxels) */
     int probe_ret = ret == GHM_OK ? make_probe(e, &alone->side[1], viewed ? v.keys[1] : NULL,
-                                               alone->side[1].radius - 1, why, why_size)
+                                               alone->side[1].radius, why, why_size)
                                   : GHM_OK;
     *probe_ms = 1e3 * (ghm_now() - t0);
     if (viewed) {
@@ -363,16 +364,16 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Whether the cloud encloses something: an inside voxel of the probe with no voxel of the cloud
- * within rho = radius - 1 (the pipeline's barrier, where a sparse cloud's neighbours are labelled
- * by the side of its nearby plane, ghm_voxel.h: a plane has an "inside" there). Such a voxel got
- * its label from the fill. Stops at the first; a search of the cloud's ascending keys. */
+ * within its radius, beyond the pipeline's barrier (rho = radius - 1) and the seeds next to it,
+ * whose labels are the side of the cloud's nearby planes (ghm_voxel.h): a plane has an "inside"
+ * there, and its probe, one voxel beyond the barrier (ghm_voxel_edit.h), is all barrier and
+ * seeds. Such a voxel got its label from the fill. Stops at the first; a search of the cloud's
+ * ascending keys. */
 int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
                        int radius)
 {
-    if (radius <= 1)
-        return p->label_count[GHM_VOXEL_INSIDE] > 0; /* no barrier beyond the cloud's voxels */
     GhmiHood h;
-    ghmi_hood_make(radius - 1, &h);
+    ghmi_hood_make(radius, &h);
     for (size_t v = 0; v < p->voxels; v++) {
         if (p->labels[v] != GHM_VOXEL_INSIDE)
             continue;

@@ -28,9 +28,13 @@
  * cloud's normals next to its surface, then the flood fill with conflict rounds). Its "A" is a
  * probe: one point at the centre of every voxel that can lie inside the cloud's surface, that
  * is, every voxel between the first and the last voxel of the cloud along its grid row (a
- * closed surface crosses every row through its interior at least twice), widened by rho in all
- * directions where the cloud is sparse (the pipeline's barrier radius, ghm_voxel.h: there the
- * surface's voxels may miss a row). The probe's labels relative to the cloud (inside, outside,
+ * closed surface crosses every row through its interior at least twice), widened in all
+ * directions by the cloud's neighbourhood radius (ghm_voxel.h: one voxel beyond the pipeline's
+ * barrier, rho = radius - 1). A sampled surface's voxels miss some rows' crossings, where the
+ * row slips between them, and the barrier closes the surface only for the fill's neighbour
+ * steps: the 40k-point bunny at grid 128 (radius 1) misses a crossing in 2.7 k of its rows,
+ * which a probe ending at the barrier cut short, losing a tenth of the bunny's inside; the
+ * neighbouring rows' voxels one further cover them. The probe's labels relative to the cloud (inside, outside,
  * intersection = the cloud's own voxels, unknown) decide the edit; the set itself is never
  * classified, so an edit costs what its cloud's probe costs, whatever the set holds.
  *

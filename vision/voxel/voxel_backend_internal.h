@@ -262,7 +262,7 @@ typedef struct GhmVoxelOps {
     int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                           const float *normals, const uint8_t *erased, size_t n, int flip,
                           uint32_t *insert, uint32_t *counts_out);
-    /* edit_probe.c's ghmi_edit_encloses for a sparse cloud, barrier rho (1 or 2): *found
+    /* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho (1 to 3): *found
      * (device, zeroed by the caller) set to 1 when one of the probe's n voxels (keys, labels)
      * labelled inside has none of the cloud's K ascending keys (cloud) in the cube of rho
      * around it. */

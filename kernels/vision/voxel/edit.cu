@@ -370,7 +370,7 @@ extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
     return ret;
 }
 
-/* edit_probe.c's ghmi_edit_encloses for a barrier of rho: *found = 1 once an inside voxel of
+/* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho: *found = 1 once an inside voxel of
  * the probe (keys, labels) has no voxel of the cloud (its K ascending keys) in the cube of rho
  * around it. One such voxel is the answer, so the rest return when they see it (between their
  * searches too: the first threads would otherwise all search their whole cube). */
@@ -399,7 +399,7 @@ extern "C" int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3],
                                             size_t n, const uint32_t *cloud, size_t K, int rho,
                                             uint32_t *found)
 {
-    if (!ctx || !dims || !found || rho < 1 || rho >= GHMI_MAX_RADIUS ||
+    if (!ctx || !dims || !found || rho < 1 || rho > GHMI_MAX_RADIUS ||
         (n && (!keys || !labels)) || (K && !cloud))
         return GHM_ERR_INVALID;
     if (n > 0x7FFFFFFFu || K > 0x7FFFFFFFu)
