@@ -512,11 +512,12 @@ static int edit(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmVoxelResult *r,
 /* Whether the classify's cloud encloses something (ghmi_edit_encloses), where its labels are. */
 static int encloses(GhmVoxelEdit *e, const GhmVoxelResult *r, int *out)
 {
-    const GhmVoxelSide *p = &r->side[0], *c = &r->side[1];
+    const GhmVoxelSide *p = &r->side[0];
+    const int radius = r->side[1].radius;
     GhmiVoxelDeviceView v;
     if (ghmi_edit_on_device(e, &v))
-        return ghmi_edit_device_encloses(e, &v, p, c->voxels, c->radius, out);
-    *out = ghmi_edit_encloses(&e->grid, p, c, c->radius);
+        return ghmi_edit_device_encloses(e, &v, p->voxels, radius, out);
+    *out = ghmi_edit_encloses(&e->rows, p, radius);
     return GHM_OK;
 }
 

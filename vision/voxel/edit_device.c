@@ -199,13 +199,13 @@ int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
     return ret;
 }
 
-int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                              const GhmVoxelSide *p, size_t K, int radius, int *out)
+int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t n,
+                              int radius, int *out)
 {
     uint32_t *found = zeroed_counts(e), got = 0;
     int ret = found ? ghmi_voxel_ops(e->ctx)->edit_encloses(e->ctx, e->grid.dims, v->keys[0],
-                                                            v->labels[0], p->voxels, v->keys[1],
-                                                            K, radius, found)
+                                                            v->labels[0], n, v->lo, v->hi,
+                                                            v->start, radius, found)
                     : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = ghm_buffer_download(e->ctx, &got, found, sizeof got);

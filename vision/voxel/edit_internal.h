@@ -120,10 +120,9 @@ void ghmi_edit_bufs_free(GhmVoxelEdit *e);
 int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelResult **out,
                        double *probe_ms, double *upload_ms, char *why, size_t why_size);
 
-/* Whether the cloud c encloses something at the grid: an inside voxel of the probe p beyond the
- * pipeline's barrier (see edit_probe.c). */
-int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
-                       int radius);
+/* Whether a cloud of radius encloses something at the grid: an inside voxel of the probe p
+ * (its rows) beyond the cloud's radius (see edit_probe.c). */
+int ghmi_edit_encloses(const GhmiVoxelRows *rows, const GhmVoxelSide *p, int radius);
 
 /* --- the set's big lists made on the device (edit_device.c) ------------------------------- */
 
@@ -160,11 +159,11 @@ int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const G
  * kept), from the set's items listed on the device; *ch: erase only. */
 int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch);
 
-/* ghmi_edit_encloses on the device (the cloud: side 1 of the result, K voxels, of radius;
- * the probe p's labels and both sides' keys in v): *out 1 or 0. The probe's labels need not
- * come to the host for it (5.8 MB for a 256^3 probe). */
-int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                              const GhmVoxelSide *p, size_t K, int radius, int *out);
+/* ghmi_edit_encloses on the device, for the probe's n voxels (their keys, labels and rows in
+ * v) and a cloud of radius: *out 1 or 0. The probe's labels need not come to the host for it
+ * (5.8 MB for a 256^3 probe). */
+int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t n,
+                              int radius, int *out);
 
 /* Frees e's backend arrays. */
 void ghmi_edit_dev_free(GhmVoxelEdit *e);

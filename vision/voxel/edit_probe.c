@@ -357,21 +357,15 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     return ret;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether the cloud encloses something: an inside voxel of the probe with no voxel of the cloud
  * within its radius, beyond the pipeline's barrier (rho = radius - 1) and the seeds next to it,
  * whose labels are the side of the cloud's nearby planes (ghm_voxel.h): a plane has an "inside"
  * there, and its probe, one voxel beyond the barrier (ghm_voxel_edit.h), is all barrier and
- * seeds. Such a voxel got its label from the fill. Stops at the first; a search of the cloud's
- * ascending keys. */
-int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVoxelSide *c,
-                       int radius)
+ * seeds. Such a voxel got its label from the fill. The cloud's voxels are the probe's
+ * intersection voxels (the probe holds them all), found by the rows. Stops at the first. */
+int ghmi_edit_encloses(const GhmiVoxelRows *rows, const GhmVoxelSide *p, int radius)
 {
+    const GhmVoxelGrid *g = rows->grid;
     GhmiHood h;
     ghmi_hood_make(radius, &h);
     for (size_t v = 0; v < p->voxels; v++) {
@@ -382,8 +376,8 @@ int ghmi_edit_encloses(const GhmVoxelGrid *g, const GhmVoxelSide *p, const GhmVo
         int near = 0;
         for (int k = 0; k < h.n && !near; k++) {
             uint32_t key = ghmi_voxel_step_key(g, xyz, h.step[k], 1);
-            near = key != GHM_NOT_FOUND &&
-                   bsearch(&key, c->keys, c->voxels, sizeof key, cmp_u32) != NULL;
+            uint32_t at = key != GHM_NOT_FOUND ? ghmi_voxel_rows_at(rows, key) : GHM_NOT_FOUND;
+            near = at != GHM_NOT_FOUND && p->labels[at] == GHM_VOXEL_INTERSECTION;
         }
         if (!near)
             return 1;

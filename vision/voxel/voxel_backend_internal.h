@@ -262,13 +262,13 @@ typedef struct GhmVoxelOps {
     int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                           const float *normals, const uint8_t *erased, size_t n, int flip,
                           uint32_t *insert, uint32_t *counts_out);
-    /* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho (1 to 3): *found
-     * (device, zeroed by the caller) set to 1 when one of the probe's n voxels (keys, labels)
-     * labelled inside has none of the cloud's K ascending keys (cloud) in the cube of rho
-     * around it. */
+    /* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho (1 to 3): *found (device,
+     * zeroed by the caller) set to 1 when one of the probe's n voxels (keys, labels; its rows'
+     * spans lo, hi and starts, GhmiVoxelRows) labelled inside has no intersection voxel of the
+     * probe (the cloud's) in the cube of rho around it. */
     int (*edit_encloses)(GhmContext *ctx, const int dims[3], const uint32_t *keys,
-                         const uint8_t *labels, size_t n, const uint32_t *cloud, size_t K,
-                         int rho, uint32_t *found);
+                         const uint8_t *labels, size_t n, const int32_t *lo, const int32_t *hi,
+                         const uint64_t *start, int rho, uint32_t *found);
     /* Loads the code of the edit_* ops now, on the calling thread (ghm_dynmap_preload's
      * reason): an edit's first subtract or intersect need not wait for it. */
     int (*edit_preload)(GhmContext *ctx);

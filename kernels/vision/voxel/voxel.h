@@ -63,8 +63,9 @@ int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *items, size_t n
                                 const int32_t *lo, const int32_t *hi, const uint64_t *start,
                                 const uint8_t *labels, uint32_t *out, uint32_t *counts);
 int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3], const uint32_t *keys,
-                                 const uint8_t *labels, size_t n, const uint32_t *cloud,
-                                 size_t K, int rho, uint32_t *found);
+                                 const uint8_t *labels, size_t n, const int32_t *lo,
+                                 const int32_t *hi, const uint64_t *start, int rho,
+                                 uint32_t *found);
 int ghm_cuda_voxel_edit_preload(GhmContext *ctx);
 
 #ifdef __cplusplus
