@@ -368,8 +368,9 @@ test_voxel_edit_truth_slow() {
     python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
     local truth; truth="$(dirname "$0")/../scripts/voxel_edit_truth.py"
     local mesh="$DATA/pointclouds/bunny_mesh.off"
-    run_cmd 0 voxel edit --backend cpu --grid 128 -o "$TMP/diff.ply" "$VOXEL_B" --subtract "$VOXEL_A"
-    run_cmd 0 voxel edit --backend cpu --grid 128 -o "$TMP/inter.ply" "$VOXEL_B" --intersect "$VOXEL_A"
+    local fine="--backend cpu --grid 128"
+    run_cmd 0 voxel edit $fine -o "$TMP/diff.ply" "$VOXEL_B" --subtract "$VOXEL_A"
+    run_cmd 0 voxel edit $fine -o "$TMP/inter.ply" "$VOXEL_B" --intersect "$VOXEL_A"
     run_cmd 0 voxel edit --backend cpu --grid 96 -o "$TMP/solid.ply" "$VOXEL_A"
     for op in subtract intersect; do
         local after="$TMP/diff.ply"; [ $op = intersect ] && after="$TMP/inter.ply"

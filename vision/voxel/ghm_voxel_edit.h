@@ -34,9 +34,10 @@
  * row slips between them, and the barrier closes the surface only for the fill's neighbour
  * steps: the 40k-point bunny at grid 128 (radius 1) misses a crossing in 2.7 k of its rows,
  * which a probe ending at the barrier cut short, losing a tenth of the bunny's inside; the
- * neighbouring rows' voxels one further cover them. The probe's labels relative to the cloud (inside, outside,
- * intersection = the cloud's own voxels, unknown) decide the edit; the set itself is never
- * classified, so an edit costs what its cloud's probe costs, whatever the set holds.
+ * neighbouring rows' voxels one further cover them. The probe's labels relative to the cloud
+ * (inside, outside, intersection = the cloud's own voxels, unknown) decide the edit; the set
+ * itself is never classified, so an edit costs what its cloud's probe costs, whatever the set
+ * holds.
  *
  *   add C        C's voxels are inserted as surface (a voxel already in the set adds C's count
  *                and normals to its own; an interior voxel stays interior), the probe's inside
