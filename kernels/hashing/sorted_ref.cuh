@@ -1,6 +1,6 @@
 /*
  * sorted_ref.cuh - searching ascending keys from device code: the lower bound GhmSorted's find
- * runs (sorted.cu), for kernels that hold other sorted key arrays (a voxel edit's cloud keys).
+ * runs (sorted.cu), for kernels that hold other sorted key arrays.
  */
 #ifndef GHM_SORTED_REF_CUH
 #define GHM_SORTED_REF_CUH
