@@ -82,7 +82,8 @@ static __device__ __forceinline__ uint8_t probe_label(const int32_t *lo, const i
                                                       const uint64_t *start, const uint8_t *labels,
                                                       uint32_t r, int32_t x)
 {
-    return x >= lo[r] && x <= hi[r] ? labels[start[r] + (uint64_t)(x - lo[r])] : LABEL_NONE;
+    uint32_t v = rows_in(lo, hi, start, r, x);
+    return v != GHM_NOT_FOUND ? labels[v] : LABEL_NONE;
 }
 
 /* edit.c's kept() turned round: the item's voxel looked up in the probe. */

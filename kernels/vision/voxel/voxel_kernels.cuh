@@ -76,6 +76,17 @@ static __device__ __forceinline__ void centre(const GhmVoxelGridArgs &g, uint32_
     c[2] = __dadd_rn(g.origin[2], __dmul_rn((double)z + 0.5, g.size));
 }
 
+/* The voxel of rows (each row's span lo..hi, its first voxel at start) on row r at x, or
+ * GHM_NOT_FOUND outside the span: voxel_internal.h's ghmi_voxel_rows_in on the device. */
+static __device__ __forceinline__ uint32_t rows_in(const int32_t *lo, const int32_t *hi,
+                                                   const uint64_t *start, uint32_t r, int32_t x)
+{
+    int32_t l = lo[r];
+    if (x < l || x > hi[r])
+        return GHM_NOT_FOUND;
+    return (uint32_t)(start[r] + (uint64_t)(x - l));
+}
+
 /* Step j of the full (2r+1)^3 cube, in hood order (dz, dy, dx lexicographic). */
 static __device__ __forceinline__ void cube_step(int j, int r, int d[3])
 {

@@ -204,10 +204,7 @@ static __device__ __forceinline__ uint32_t row_voxel(const GhmVoxelSideArgs &s,
                                                      const GhmVoxelGridArgs &g, const int c[3])
 {
     uint32_t r = (uint32_t)c[1] + (uint32_t)g.dims[1] * (uint32_t)c[2];
-    int32_t lo = s.rows_lo[r];
-    if (c[0] < lo || c[0] > s.rows_hi[r])
-        return GHM_NOT_FOUND;
-    return (uint32_t)(s.rows_start[r] + (uint64_t)(c[0] - lo));
+    return rows_in(s.rows_lo, s.rows_hi, s.rows_start, r, c[0]);
 }
 
 /* The voxel of side s (cloud `cloud`) at grid coordinates at, or GHM_NOT_FOUND: by its rows
