@@ -81,7 +81,8 @@ typedef struct GhmVoxelInfo {
     unsigned long long seeds[2];                /* live seeds after the rounds */
     unsigned long long conflicts[2];            /* conflicting pairs of the last round */
     uint32_t rounds[2];                         /* fills run */
-    uint32_t levels[2];                         /* breadth-first levels, all rounds */
+    uint32_t levels[2];                         /* breadth-first levels, all rounds (none in
+                                                 * a round that refills only orphans) */
 } GhmVoxelInfo;
 
 /* One cloud's voxel arrays (device memory), as the voxel kernels see them. */
@@ -117,11 +118,13 @@ typedef struct GhmVoxelPair {
     GhmVoxelSideArgs s[2];
 } GhmVoxelPair;
 
-/* Scratch of the fill op (zeroed by the host): per-level queue counts and conflict pairs. */
+/* Scratch of the fill op (zeroed by the host): per-level queue counts, conflict pairs, and a
+ * volume's orphans and refill passes (labels.cu's pull_orphans). */
 typedef struct GhmVoxelFillControl {
     uint32_t count[2][3];
-    uint32_t pad[2];
+    uint32_t orphans[2];
     unsigned long long pairs[2][2];
+    uint32_t changed[2][3];
 } GhmVoxelFillControl;
 
 /* Scratch of the normals op for one cloud (device memory, K = the cloud's voxels; contents need

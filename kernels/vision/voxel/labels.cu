@@ -12,7 +12,8 @@
  *                     level << 32 | seed id lowered with atomicMin,
  *                     so a voxel ends with the nearest seed, ties to the smallest id, whatever
  *                     the order of the atomics: labels.c's labels), then labels, the conflict
- *                     test, dropped seeds and the next round, with grid-wide barriers between
+ *                     test, dropped seeds and the next round (a volume's: its orphans filled
+ *                     again by pull passes, pull_orphans), with grid-wide barriers between
  *                     phases and levels and no host round trip; finally label and seed counts.
  */
 #include <cooperative_groups.h>
@@ -239,6 +240,91 @@ static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t
     return pairs;
 }
 
+/* The live seeds of a cloud at level 0, queued: the start of a round's breadth-first fill. */
+static __device__ void seed_level(const GhmVoxelSideArgs &s, uint32_t *cnt, uint32_t tid,
+                                  uint32_t stride)
+{
+    for (uint32_t v = tid; v < s.K; v += stride) {
+        int live = !s.barrier[v] && __ldcg(&s.seed[v]) != GHMI_VOXEL_NO_SEED;
+        s.state[v] = live ? (unsigned long long)v : STATE_NONE;
+        if (live)
+            push(s.queue, 0, cnt, v);
+    }
+}
+
+/* An orphan u's state from its neighbours: the smallest of their states one level on (none when
+ * none is reached). Neighbours in the barrier or unreached are none, so at radius 1 u's fill
+ * mask only spares the loads. */
+static __device__ unsigned long long pulled(const GhmVoxelSideArgs &s, uint32_t u)
+{
+    unsigned long long best = STATE_NONE;
+    if (s.radius == 1) {
+        const uint32_t m = __ldg(&s.mask[u]);
+        uint32_t w[26];
+#pragma unroll
+        for (int k = 0; k < 26; k++)
+            w[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + u]) : GHM_NOT_FOUND;
+#pragma unroll
+        for (int k = 0; k < 26; k++) {
+            unsigned long long st = w[k] != GHM_NOT_FOUND ? __ldcg(&s.state[w[k]]) : STATE_NONE;
+            best = st < best ? st : best;
+        }
+    } else {
+        const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
+        for (int k = 0; k < nn; k++) {
+            uint32_t w = __ldg(&s.nbr[(size_t)k * s.K + u]);
+            unsigned long long st = w != GHM_NOT_FOUND ? __ldcg(&s.state[w]) : STATE_NONE;
+            best = st < best ? st : best;
+        }
+    }
+    return best == STATE_NONE ? STATE_NONE : best + (1ull << 32);
+}
+
+enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
+
+/* labels.c's refill() for a volume, on its orphans (queue[0, n[c]), their states none): passes
+ * that lower each orphan to pulled() until one lowers none (PULL_DONE), or PULL_FAILED after
+ * K / n[c] passes (the caller fills from the seeds). An orphan is lowered while others read it:
+ * a state is one 64-bit word, so a read is an old value or a new one, either of them a path
+ * from a live seed, and the passes end on the same states as labels.c's. Pass i raises
+ * changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which was last read after pass
+ * i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
+ * fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
+static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2], int (&pull)[2],
+                                    GhmVoxelFillControl *ctl, cg::grid_group &grid,
+                                    uint32_t tid, uint32_t stride)
+{
+    for (uint32_t pass = 0; pull[0] == PULL_ON || pull[1] == PULL_ON; pass++) {
+        for (int c = 0; c < 2; c++) {
+            if (pull[c] != PULL_ON)
+                continue;
+            const GhmVoxelSideArgs &s = p.s[c];
+            bool lowered = false;
+            for (uint32_t i = tid; i < n[c]; i += stride) {
+                const uint32_t u = __ldcg(&s.queue[i]);
+                const unsigned long long b = pulled(s, u);
+                if (b < __ldcg(&s.state[u])) {
+                    atomicMin(&s.state[u], b);
+                    lowered = true;
+                }
+            }
+            if (__any_sync(0xFFFFFFFFu, lowered) && (threadIdx.x & 31) == 0)
+                ctl->changed[c][pass % 3] = 1;
+        }
+        if (tid == 0)
+            ctl->changed[0][(pass + 1) % 3] = ctl->changed[1][(pass + 1) % 3] = 0;
+        grid.sync();
+        for (int c = 0; c < 2; c++) {
+            if (pull[c] != PULL_ON)
+                continue;
+            if (!ld_volatile(&ctl->changed[c][pass % 3]))
+                pull[c] = PULL_DONE;
+            else if (pass + 1 >= p.s[c].K / n[c])
+                pull[c] = PULL_FAILED;
+        }
+    }
+}
+
 /* labels.c's fill() for both clouds: per round, init (live seeds at level 0), the breadth-first
  * levels, labels, conflicts, and the decision (stop, or drop the conflicting seeds and go on).
  * Values written by other blocks are read with __ldcg (L2, never a stale L1 line) after the
@@ -248,9 +334,11 @@ static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t
  * for the same reason. Every decision is taken from values all threads read after a barrier,
  * so all threads take the same path to every grid.sync(). VOLUME: a cloud is a volume (given as
  * rows: the levels of its fill hold tens of thousands of voxels), whose large levels go by
- * threads and whose conflict test reads a voxel's neighbours together; compiled in only there,
- * since the voxel mode's fills of surfaces ran 10 % slower with the threads' code in the kernel
- * though they never took it (H200, 2026-11-29). */
+ * threads, whose conflict test reads a voxel's neighbours together, and whose rounds after the
+ * first fill only their orphans again (the decision lists them: a voxel whose seed was dropped,
+ * its state none; pull_orphans); compiled in only there, since the voxel mode's fills of
+ * surfaces ran 10 % slower with the threads' code in the kernel though they never took it
+ * (H200, 2026-11-29). */
 template <bool VOLUME>
 static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
     const __grid_constant__ GhmVoxelPair p, int max_rounds, GhmVoxelFillControl *ctl,
@@ -265,18 +353,28 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         const uint32_t par = round & 1;
         if (tid == 0)
             ctl->pairs[0][par] = ctl->pairs[1][par] = 0;
+        /* after the first round a volume's orphans are filled again, not the whole volume */
+        uint32_t orphans[2] = {0, 0};
+        int pull[2] = {PULL_OFF, PULL_OFF};
         for (int c = 0; c < 2; c++) {
-            if (!active[c])
-                continue;
-            const GhmVoxelSideArgs &s = p.s[c];
-            for (uint32_t v = tid; v < s.K; v += stride) {
-                int live = !s.barrier[v] && __ldcg(&s.seed[v]) != GHMI_VOXEL_NO_SEED;
-                s.state[v] = live ? (unsigned long long)v : STATE_NONE;
-                if (live)
-                    push(s.queue, 0, &ctl->count[c][0], v);
+            if (VOLUME && active[c] && round > 0) {
+                orphans[c] = ld_volatile(&ctl->orphans[c]);
+                pull[c] = orphans[c] && p.s[c].K / orphans[c] >= 2 ? PULL_ON : PULL_OFF;
             }
+            if (active[c] && pull[c] == PULL_OFF)
+                seed_level(p.s[c], &ctl->count[c][0], tid, stride);
         }
         grid.sync();
+        if (VOLUME && tid == 0) /* read by all before the barrier; next pushed by the decision */
+            ctl->orphans[0] = ctl->orphans[1] = 0;
+        if (VOLUME && (pull[0] == PULL_ON || pull[1] == PULL_ON)) {
+            pull_orphans(p, orphans, pull, ctl, grid, tid, stride);
+            for (int c = 0; c < 2; c++)
+                if (pull[c] == PULL_FAILED)
+                    seed_level(p.s[c], &ctl->count[c][0], tid, stride);
+            if (pull[0] == PULL_FAILED || pull[1] == PULL_FAILED)
+                grid.sync();
+        }
         uint32_t start[2] = {0, 0}, end[2];
         for (int c = 0; c < 2; c++)
             end[c] = active[c] ? ld_volatile(&ctl->count[c][0]) : 0;
@@ -365,13 +463,23 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                 active[c] = 0;
                 continue;
             }
-            for (uint32_t v = tid; v < s.K; v += stride)
+            for (uint32_t v = tid; v < s.K; v += stride) {
                 if (__ldcg(&s.drop[v]))
                     s.seed[v] = GHMI_VOXEL_NO_SEED;
+                if (!VOLUME || s.barrier[v])
+                    continue;
+                /* an orphan: its seed dropped (drop[] holds every dropped seed) */
+                const unsigned long long st = __ldcg(&s.state[v]);
+                if (st != STATE_NONE && __ldcg(&s.drop[(uint32_t)st])) {
+                    s.state[v] = STATE_NONE;
+                    push(s.queue, 0, &ctl->orphans[c], v);
+                }
+            }
         }
         if (tid == 0)
             for (int c = 0; c < 2; c++)
-                ctl->count[c][0] = ctl->count[c][1] = ctl->count[c][2] = 0;
+                ctl->count[c][0] = ctl->count[c][1] = ctl->count[c][2] = ctl->changed[c][0] =
+                    ctl->changed[c][1] = ctl->changed[c][2] = 0;
         grid.sync();
     }
     /* label counts and live seeds, one atomic per warp and value */
