@@ -200,21 +200,12 @@ static void fill_once(GhmiSide *s, Fill *f, int threads)
     }
 }
 
-/* A round after the first, by its orphans: the voxels whose nearest seed was dropped (drop[]
- * is every seed dropped so far; a voxel's seed was live in the last round). Dropping seeds
- * changes no other voxel, since its nearest seed is still there, so only the orphans are filled
- * again, from the voxels around them, whose (level, seed) are final: an orphan's is the
- * smallest (level + 1, seed) of its neighbours (the breadth-first rule), found by passes over
- * the orphans that each read every orphan's neighbours and then lower the orphans (so a pass
- * reads no half-written pair), until a pass lowers none. Conflicts keep dropping the seeds of a
- * few pockets by the surface: the 3.9 M-voxel probe of the 40 k-point bunny's intersect at
- * 256^3 has 1.5-4.4 k orphans per round, where a fill redoes all 3.9 M four times. Returns 0
- * when the passes are not worth it or not enough (more than K / orphans of them): the caller
- * fills from the seeds as in the first round; either way the labels are the same. */
-static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, int *done)
+/* The orphans of a round after the first: the voxels whose nearest seed was dropped (drop[] is
+ * every seed dropped so far; a voxel's seed was live in the last round), their level and seed
+ * reset, listed in f->queue; returns how many. */
+static size_t list_orphans(const GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads)
 {
-    const size_t K = s->K, nn = (size_t)s->hood.n;
-    *done = 0;
+    const size_t K = s->K;
     atomic_store_explicit(&f->tail, 0, memory_order_relaxed);
 #pragma omp parallel num_threads(threads) if (K > GHMI_PARALLEL_MIN)
     {
@@ -236,46 +227,73 @@ static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads
         }
         append(f, out, n);
     }
-    const size_t orphans = atomic_load_explicit(&f->tail, memory_order_relaxed);
-    const size_t passes = orphans ? K / orphans : 0;
-    uint64_t *best = passes >= 2 ? malloc(orphans * sizeof *best) : NULL;
-    if (passes >= 2 && !best)
+    return atomic_load_explicit(&f->tail, memory_order_relaxed);
+}
+
+/* A voxel's (level, seed) as one number, UINT64_MAX when unreached: the fill's order. */
+static uint64_t fill_state(const Fill *f, uint32_t v)
+{
+    uint32_t l = atomic_load_explicit(&f->level[v], memory_order_relaxed);
+    return l == GHM_NOT_FOUND
+               ? UINT64_MAX
+               : (uint64_t)l << 32 | atomic_load_explicit(&f->sid[v], memory_order_relaxed);
+}
+
+/* One pass over the n orphans (f->queue): each one's smallest (level + 1, seed) among its
+ * neighbours into best[], read for all before any is lowered (so no pass reads a half-written
+ * pair), then the orphans lowered to it; returns how many were. */
+static size_t pull_pass(const GhmiSide *s, Fill *f, size_t n, uint64_t *best, int threads)
+{
+    const size_t nn = (size_t)s->hood.n;
+    size_t lowered = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *row = s->nbr + nn * f->queue[i];
+        uint64_t b = UINT64_MAX;
+        for (size_t k = 0; k < nn; k++) {
+            uint64_t c = row[k] == GHM_NOT_FOUND || s->barrier[row[k]]
+                             ? UINT64_MAX
+                             : fill_state(f, row[k]);
+            c = c == UINT64_MAX ? c : c + ((uint64_t)1 << 32);
+            b = c < b ? c : b;
+        }
+        best[i] = b;
+    }
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN) \
+    reduction(+ : lowered)
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = f->queue[i];
+        if (best[i] >= fill_state(f, u))
+            continue;
+        atomic_store_explicit(&f->level[u], (uint32_t)(best[i] >> 32), memory_order_relaxed);
+        atomic_store_explicit(&f->sid[u], (uint32_t)best[i], memory_order_relaxed);
+        lowered++;
+    }
+    return lowered;
+}
+
+/* A round after the first, by its orphans (list_orphans). Dropping seeds changes no other
+ * voxel, since its nearest seed is still there, so only the orphans are filled again, from the
+ * voxels around them, whose (level, seed) are final: an orphan's is the smallest
+ * (level + 1, seed) of its neighbours (the breadth-first rule), found by passes (pull_pass)
+ * until one lowers none. Conflicts keep dropping the seeds of a few pockets by the surface:
+ * the 3.9 M-voxel probe of the 40 k-point bunny's intersect at 256^3 has 1.5-4.4 k orphans per
+ * round, where a fill redoes all 3.9 M four times. *done is 0 when the passes are not worth it
+ * or not enough (more than K / orphans of them): the caller fills from the seeds as in the
+ * first round; either way the labels are the same. */
+static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, int *done)
+{
+    const size_t orphans = list_orphans(s, f, drop, threads);
+    const size_t passes = orphans ? s->K / orphans : 0;
+    *done = 0;
+    if (passes < 2)
+        return GHM_OK;
+    uint64_t *best = malloc(orphans * sizeof *best);
+    if (!best)
         return GHM_ERR_NOMEM;
     size_t lowered = 1;
-    for (size_t pass = 0; best && lowered && pass < passes; pass++) {
-        lowered = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) if (orphans > GHMI_PARALLEL_MIN)
-        for (size_t i = 0; i < orphans; i++) {
-            const uint32_t *row = s->nbr + nn * f->queue[i];
-            uint64_t b = UINT64_MAX;
-            for (size_t k = 0; k < nn; k++) {
-                uint32_t w = row[k];
-                uint32_t lw = w == GHM_NOT_FOUND || s->barrier[w]
-                                  ? GHM_NOT_FOUND
-                                  : atomic_load_explicit(&f->level[w], memory_order_relaxed);
-                if (lw == GHM_NOT_FOUND)
-                    continue;
-                uint64_t c = (uint64_t)(lw + 1) << 32 |
-                             atomic_load_explicit(&f->sid[w], memory_order_relaxed);
-                b = c < b ? c : b;
-            }
-            best[i] = b;
-        }
-#pragma omp parallel for num_threads(threads) schedule(static) if (orphans > GHMI_PARALLEL_MIN) \
-    reduction(+ : lowered)
-        for (size_t i = 0; i < orphans; i++) {
-            uint32_t u = f->queue[i], lu = atomic_load_explicit(&f->level[u], memory_order_relaxed);
-            uint64_t cur = lu == GHM_NOT_FOUND ? UINT64_MAX
-                                               : (uint64_t)lu << 32 |
-                                                     atomic_load_explicit(&f->sid[u],
-                                                                          memory_order_relaxed);
-            if (best[i] >= cur)
-                continue;
-            atomic_store_explicit(&f->level[u], (uint32_t)(best[i] >> 32), memory_order_relaxed);
-            atomic_store_explicit(&f->sid[u], (uint32_t)best[i], memory_order_relaxed);
-            lowered++;
-        }
-    }
+    for (size_t pass = 0; lowered && pass < passes; pass++)
+        lowered = pull_pass(s, f, orphans, best, threads);
     free(best);
     if (lowered)
         return GHM_OK;
