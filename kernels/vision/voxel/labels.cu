@@ -290,9 +290,10 @@ enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
  * changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which was last read after pass
  * i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
  * fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
-static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2], int (&pull)[2],
-                                    GhmVoxelFillControl *ctl, cg::grid_group &grid,
-                                    uint32_t tid, uint32_t stride)
+static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2],
+                                                 int (&pull)[2], GhmVoxelFillControl *ctl,
+                                                 cg::grid_group &grid, uint32_t tid,
+                                                 uint32_t stride)
 {
     for (uint32_t pass = 0; pull[0] == PULL_ON || pull[1] == PULL_ON; pass++) {
         for (int c = 0; c < 2; c++) {
