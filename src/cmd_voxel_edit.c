@@ -221,7 +221,7 @@ static json_t *step_json(const EditStep *s, int i)
                   {"probed", d->probed},   {"inside", d->inside},
                   {"unknown", d->unknown}, {"added", d->added},
                   {"erased", d->erased},   {"relabelled", d->relabelled},
-                  {"voxels", d->voxels}};
+                  {"voxels", d->voxels},   {"conflicts", d->conflicts}};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
         json_object_set_new(o, counts[k].name, json_integer((json_int_t)counts[k].value));
     json_object_set_new(o, "radius", json_integer(d->radius));

@@ -381,6 +381,20 @@ test_voxel_edit_truth_slow() {
         fail "add: $(cat "$TMP/truth")"
 }
 
+# A probe whose labels do not settle: a dense 160k-point scan of the bunny mesh intersected by the
+# 40k-point bunny.ply at 256^3 (radius 2: its gaps let the fill through by its surface, four
+# rounds of conflicts); the step reports the pairs the last round left (361), the base none.
+# Five seconds on 2 cores: _slow.
+test_voxel_edit_conflicts_slow() {
+    python3 -c 'import numpy' 2>/dev/null || { echo "numpy missing: skipped"; exit 77; }
+    python3 "$(dirname "$0")/../scripts/voxel_pair.py" "$DATA/pointclouds/bunny_mesh.off" \
+        --points 160000 "$TMP/A.ply" "$TMP/B.ply" || fail "voxel_pair.py failed"
+    run_cmd 0 voxel edit --backend cpu --json --grid 256 -o "$TMP/set.ply" "$TMP/A.ply" \
+        --intersect "$VOXEL_A"
+    json_get "$TMP/out" '[(s["radius"], s["conflicts"] > 0) for s in j["steps"]]' |
+        grep -qx '\[(1, False), (2, True)\]' || fail "conflicts: $(cat "$TMP/out")"
+}
+
 # The JSON counts add up: each step's set size is the last one's plus added minus erased; the set's
 # labels sum to its size; the PLY has one vertex per voxel; a difference keeps fewer voxels than
 # the kitten solid had, an intersection fewer still, and the order of the edits is kept.
@@ -400,6 +414,7 @@ for x in steps:
     assert 0 < x["cloud_voxels"] <= x["probed"] and 0 < x["inside"] <= x["probed"], x
     t = x["timings_ms"]
     assert t["upload"] == 0 and 0 < t["classify"] <= t["step"], t  # the CPU uploads nothing
+    assert x["conflicts"] == 0, x  # two closed scans at 48^3: every probe's labels settle
     prev = x["voxels"]
 assert steps[0]["voxels"] == steps[0]["cloud_voxels"] + steps[0]["inside"]
 assert steps[1]["erased"] > 0 and steps[1]["added"] == 0 and steps[1]["relabelled"] > 0
@@ -515,7 +530,8 @@ edits_agree() {
     cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA sets differ: $*"
     python3 -c 'import json, sys
 a, b = (json.load(open(f))["steps"] for f in sys.argv[1:])
-keys = ("probed", "inside", "unknown", "cloud_voxels", "radius", "added", "erased", "voxels")
+keys = ("probed", "inside", "unknown", "cloud_voxels", "radius", "added", "erased", "voxels",
+        "conflicts")
 sys.exit(0 if [[s[k] for k in keys] for s in a] == [[s[k] for k in keys] for s in b] else 1)' \
         "$TMP/cpu.json" "$TMP/cuda.json" || fail "the CPU and CUDA steps' counts differ: $*"
 }

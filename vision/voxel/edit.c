@@ -544,6 +544,7 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
         st.probed = p->voxels;
         st.inside = p->label_count[GHM_VOXEL_INSIDE];
         st.unknown = p->label_count[GHM_VOXEL_UNKNOWN];
+        st.conflicts = p->conflicts;
         int inside = 0;
         ret = encloses(e, r, &inside);
         if (ret == GHM_OK && !inside) {

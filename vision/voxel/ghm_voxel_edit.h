@@ -102,6 +102,10 @@ typedef struct GhmVoxelEditStep {
     /* Of classify_ms: the cloud's points and normals sent to the device (0 on the CPU backend),
      * so that total_ms - upload_ms is the step after its upload. */
     double upload_ms;
+    /* The probe's conflicting pairs that its last fill left (ghm_voxel.h's conflict rounds, at
+     * most the options' max_rounds): inside next to outside away from the surface, where the
+     * fill leaked through a gap in the cloud (0 when the labels settled). */
+    size_t conflicts;
 } GhmVoxelEditStep;
 
 typedef struct GhmVoxelEdit GhmVoxelEdit;
