@@ -29,7 +29,9 @@ static double hash01(uint64_t i)
  * the shell, with one seed in `wrong` flipped. */
 static void make_side(GhmiSide *s, double holes, double seeded, double wrong)
 {
+    static const GhmiVoxelRows rows; /* given as rows: a volume, which labels.c refills */
     memset(s, 0, sizeof *s);
+    s->rows = &rows;
     s->K = CUBE;
     ghmi_hood_make(1, &s->hood);
     const int nn = s->hood.n;
