@@ -284,16 +284,16 @@ enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
 
 /* labels.c's refill() for a volume, on its orphans (queue[0, n[c]), their states none): passes
  * that lower each orphan to pulled() until one lowers none (PULL_DONE), or PULL_FAILED after
- * K / n[c] passes (the caller fills from the seeds). An orphan is lowered while others read it:
+ * cap[c] passes (the caller fills from the seeds). An orphan is lowered while others read it:
  * a state is one 64-bit word, so a read is an old value or a new one, either of them a path
  * from a live seed, and the passes end on the same states as labels.c's. Pass i raises
  * changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which was last read after pass
  * i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
  * fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
 static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2],
-                                                 int (&pull)[2], GhmVoxelFillControl *ctl,
-                                                 cg::grid_group &grid, uint32_t tid,
-                                                 uint32_t stride)
+                                                 const uint32_t (&cap)[2], int (&pull)[2],
+                                                 GhmVoxelFillControl *ctl, cg::grid_group &grid,
+                                                 uint32_t tid, uint32_t stride)
 {
     for (uint32_t pass = 0; pull[0] == PULL_ON || pull[1] == PULL_ON; pass++) {
         for (int c = 0; c < 2; c++) {
@@ -320,7 +320,7 @@ static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const ui
                 continue;
             if (!ld_volatile(&ctl->changed[c][pass % 3]))
                 pull[c] = PULL_DONE;
-            else if (pass + 1 >= p.s[c].K / n[c])
+            else if (pass + 1 >= cap[c])
                 pull[c] = PULL_FAILED;
         }
     }
@@ -354,13 +354,17 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         const uint32_t par = round & 1;
         if (tid == 0)
             ctl->pairs[0][par] = ctl->pairs[1][par] = 0;
-        /* after the first round a volume's orphans are filled again, not the whole volume */
-        uint32_t orphans[2] = {0, 0};
+        /* After the first round a volume's orphans are filled again, not the whole volume, by
+         * at most as many passes as the orphans fit in it and as the fills had levels (a
+         * pass's work and barrier then stay within a fill's). */
+        uint32_t orphans[2] = {0, 0}, cap[2] = {0, 0};
         int pull[2] = {PULL_OFF, PULL_OFF};
         for (int c = 0; c < 2; c++) {
-            if (VOLUME && active[c] && round > 0) {
+            if (VOLUME && active[c] && round > 0 && p.s[c].rows_lo) {
                 orphans[c] = ld_volatile(&ctl->orphans[c]);
-                pull[c] = orphans[c] && p.s[c].K / orphans[c] >= 2 ? PULL_ON : PULL_OFF;
+                cap[c] = orphans[c] ? p.s[c].K / orphans[c] : 0;
+                cap[c] = cap[c] < levels[c] ? cap[c] : levels[c];
+                pull[c] = cap[c] >= 2 ? PULL_ON : PULL_OFF;
             }
             if (active[c] && pull[c] == PULL_OFF)
                 seed_level(p.s[c], &ctl->count[c][0], tid, stride);
@@ -369,7 +373,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         if (VOLUME && tid == 0) /* read by all before the barrier; next pushed by the decision */
             ctl->orphans[0] = ctl->orphans[1] = 0;
         if (VOLUME && (pull[0] == PULL_ON || pull[1] == PULL_ON)) {
-            pull_orphans(p, orphans, pull, ctl, grid, tid, stride);
+            pull_orphans(p, orphans, cap, pull, ctl, grid, tid, stride);
             for (int c = 0; c < 2; c++)
                 if (pull[c] == PULL_FAILED)
                     seed_level(p.s[c], &ctl->count[c][0], tid, stride);
@@ -467,7 +471,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
             for (uint32_t v = tid; v < s.K; v += stride) {
                 if (__ldcg(&s.drop[v]))
                     s.seed[v] = GHMI_VOXEL_NO_SEED;
-                if (!VOLUME || s.barrier[v])
+                if (!VOLUME || !s.rows_lo || s.barrier[v])
                     continue;
                 /* an orphan: its seed dropped (drop[] holds every dropped seed) */
                 const unsigned long long st = __ldcg(&s.state[v]);
