@@ -15,14 +15,8 @@ enum { N = 40, CUBE = N * N * N, NO_SEED = GHMI_VOXEL_NO_SEED };
 #define MID ((N - 1) / 2.0)
 #define R 14.0
 
-/* A deterministic pseudo-random number in [0, 1) (splitmix64 of i). */
-static double hash01(uint64_t i)
-{
-    uint64_t z = i + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
+/* The next number in [0, 1) of test_support.h's seeded generator. */
+static double draw(uint64_t *state) { return rng_next(state) / 4294967296.0; }
 
 /* The cube as one cloud: every voxel occupied, a shell of radius R (one voxel in `holes` left
  * out) as barrier, its neighbours as the ring, one in `seeded` of them seeded by its side of
@@ -43,11 +37,12 @@ static void make_side(GhmiSide *s, double holes, double seeded, double wrong)
     s->sid = malloc(CUBE * sizeof *s->sid);
     ck_assert(s->nbr && s->barrier && s->ring && s->seed && s->label && s->sid);
     static double r2[CUBE];
+    uint64_t state = 1;
     for (int v = 0; v < CUBE; v++) {
         int x = v % N, y = v / N % N, z = v / (N * N);
         r2[v] = (x - MID) * (x - MID) + (y - MID) * (y - MID) + (z - MID) * (z - MID);
         s->barrier[v] = r2[v] > (R - 0.5) * (R - 0.5) && r2[v] < (R + 0.5) * (R + 0.5) &&
-                        hash01((uint64_t)v) >= holes;
+                        draw(&state) >= holes;
         for (int k = 0; k < nn; k++) {
             const int *d = s->hood.step[k];
             int a = x + d[0], b = y + d[1], c = z + d[2];
@@ -62,9 +57,9 @@ static void make_side(GhmiSide *s, double holes, double seeded, double wrong)
             uint32_t u = s->nbr[(size_t)nn * v + k];
             s->ring[v] |= u != GHM_NOT_FOUND && s->barrier[u];
         }
-        if (!s->ring[v] || hash01((uint64_t)v + 2 * CUBE) >= seeded)
+        if (!s->ring[v] || draw(&state) >= seeded)
             continue;
-        int inside = (r2[v] < R * R) != (hash01((uint64_t)v + CUBE) < wrong);
+        int inside = (r2[v] < R * R) != (draw(&state) < wrong);
         s->seed[v] = inside ? GHM_VOXEL_INSIDE : GHM_VOXEL_OUTSIDE;
     }
 }
