@@ -278,13 +278,14 @@ static size_t pull_pass(const GhmiSide *s, Fill *f, size_t n, uint64_t *best, in
  * (level + 1, seed) of its neighbours (the breadth-first rule), found by passes (pull_pass)
  * until one lowers none. Conflicts keep dropping the seeds of a few pockets by the surface:
  * the 3.9 M-voxel probe of the 40 k-point bunny's intersect at 256^3 has 1.5-4.4 k orphans per
- * round, where a fill redoes all 3.9 M four times. *done is 0 when the passes are not worth it
- * or not enough (more than K / orphans of them): the caller fills from the seeds as in the
- * first round; either way the labels are the same. For a volume only (a cloud given as rows,
- * as labels.cu's pull_orphans): a surface's rounds drop seeds whose regions run far along it
- * (the voxel mode's bunny.ply and kitten.ply at 512^3, radius 3: 2.8-16 k orphans of 38 k, every
- * refill ran out of passes), and its fill went from 137 to 177-204 ms on 2 cores. */
-static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, int *done)
+ * round, where a fill redoes all 3.9 M four times. *done is the orphans refilled (listed in
+ * f->queue, their labels marked GHMI_VOXEL_ORPHAN for orphan_conflicts), 0 when the passes are
+ * not worth it or not enough (more than K / orphans of them): the caller fills from the seeds
+ * as in the first round; either way the labels are the same. For a volume only (a cloud given
+ * as rows, as labels.cu's pull_orphans): a surface's rounds drop seeds whose regions run far
+ * along it (the voxel mode's bunny.ply and kitten.ply at 512^3, radius 3: 2.8-16 k orphans of
+ * 38 k, every refill ran out of passes), and its fill went from 137 to 177-204 ms on 2 cores. */
+static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, size_t *done)
 {
     const size_t orphans = list_orphans(s, f, drop, threads);
     const size_t passes = orphans ? s->K / orphans : 0;
@@ -304,32 +305,61 @@ static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads
     for (size_t i = 0; i < orphans; i++) {
         uint32_t u = f->queue[i], id = atomic_load_explicit(&f->sid[u], memory_order_relaxed);
         s->sid[u] = id;
-        s->label[u] = id == GHM_NOT_FOUND ? GHM_VOXEL_UNKNOWN : s->seed[id];
+        s->label[u] = (id == GHM_NOT_FOUND ? GHM_VOXEL_UNKNOWN : s->seed[id]) | GHMI_VOXEL_ORPHAN;
     }
-    *done = 1;
+    *done = orphans;
     return GHM_OK;
 }
 
-/* Inside next to outside away from the crossing: drops the seeds of both; returns the pairs. */
+/* Inside next to outside away from the crossing, at voxel v: drops the seeds of both; returns
+ * the pairs that are v's to count (u > v, or v refilled and u not: see orphan_conflicts). */
+static size_t conflicts_at(const GhmiSide *s, uint32_t v, _Atomic uint8_t *drop)
+{
+    const uint8_t lv = s->label[v], l = lv & ~GHMI_VOXEL_ORPHAN;
+    if (s->ring[v] || s->barrier[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
+        return 0;
+    const uint32_t *row = s->nbr + (size_t)s->hood.n * v;
+    size_t pairs = 0;
+    for (int k = 0; k < s->hood.n; k++) {
+        const uint32_t u = row[k];
+        if (u == GHM_NOT_FOUND || s->ring[u] || s->barrier[u])
+            continue;
+        const uint8_t lu = s->label[u], m = lu & ~GHMI_VOXEL_ORPHAN;
+        if (m == l || (m != GHM_VOXEL_INSIDE && m != GHM_VOXEL_OUTSIDE))
+            continue;
+        atomic_store_explicit(&drop[s->sid[v]], 1, memory_order_relaxed);
+        atomic_store_explicit(&drop[s->sid[u]], 1, memory_order_relaxed);
+        pairs += u > v || (lv & GHMI_VOXEL_ORPHAN && !(lu & GHMI_VOXEL_ORPHAN));
+    }
+    return pairs;
+}
+
+/* Every voxel's conflicts; returns the pairs. */
 static size_t find_conflicts(const GhmiSide *s, _Atomic uint8_t *drop, int threads)
 {
     size_t pairs = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) if (s->K > GHMI_PARALLEL_MIN) \
     reduction(+ : pairs)
-    for (size_t v = 0; v < s->K; v++) {
-        uint8_t l = s->label[v];
-        if (s->ring[v] || s->barrier[v] || (l != GHM_VOXEL_INSIDE && l != GHM_VOXEL_OUTSIDE))
-            continue;
-        for (int k = 0; k < s->hood.n; k++) {
-            uint32_t u = s->nbr[(size_t)s->hood.n * v + (size_t)k];
-            if (u == GHM_NOT_FOUND || s->ring[u] || s->barrier[u] || s->label[u] == l ||
-                (s->label[u] != GHM_VOXEL_INSIDE && s->label[u] != GHM_VOXEL_OUTSIDE))
-                continue;
-            atomic_store_explicit(&drop[s->sid[v]], 1, memory_order_relaxed);
-            atomic_store_explicit(&drop[s->sid[u]], 1, memory_order_relaxed);
-            pairs += u > v; /* each pair once */
-        }
-    }
+    for (size_t v = 0; v < s->K; v++)
+        pairs += conflicts_at(s, (uint32_t)v, drop);
+    return pairs;
+}
+
+/* The conflicts after a refill of n orphans (f->queue, their labels marked GHMI_VOXEL_ORPHAN),
+ * which are all there are: two voxels whose seeds survived the last round's test were no
+ * conflict then (it dropped the seeds of every pair it found) and have the labels they had.
+ * So only the orphans are tested, a pair of two counted by the larger, an orphan's pair with
+ * another voxel by the orphan; then the marks are cleared. */
+static size_t orphan_conflicts(GhmiSide *s, const Fill *f, size_t n, _Atomic uint8_t *drop,
+                               int threads)
+{
+    size_t pairs = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > GHMI_PARALLEL_MIN) \
+    reduction(+ : pairs)
+    for (size_t i = 0; i < n; i++)
+        pairs += conflicts_at(s, f->queue[i], drop);
+    for (size_t i = 0; i < n; i++)
+        s->label[f->queue[i]] &= (uint8_t)~GHMI_VOXEL_ORPHAN;
     return pairs;
 }
 
@@ -344,13 +374,14 @@ int ghmi_voxel_fill(GhmiSide *s, const GhmVoxelOptions *opt, int threads, int *r
         atomic_init(&drop[v], 0);
     int r = 0;
     while (ret == GHM_OK) {
-        int done = 0;
-        if (r > 0 && s->rows && (ret = refill(s, &f, drop, threads, &done)) < 0)
+        size_t refilled = 0;
+        if (r > 0 && s->rows && (ret = refill(s, &f, drop, threads, &refilled)) < 0)
             break;
-        if (!done)
+        if (!refilled)
             fill_once(s, &f, threads);
         r++;
-        s->conflicts = find_conflicts(s, drop, threads);
+        s->conflicts = refilled ? orphan_conflicts(s, &f, refilled, drop, threads)
+                                : find_conflicts(s, drop, threads);
         if (s->conflicts == 0 || r == opt->max_rounds)
             break;
         for (size_t v = 0; v < s->K; v++)

@@ -49,6 +49,9 @@ extern "C" {
 #define GHMI_VOXEL_FIX_SCALE 16777216.0
 #define GHMI_VOXEL_FIX_LIMIT 1099511627776.0
 #define GHMI_VOXEL_NO_SEED 0xFF
+/* A label's bit (the labels are 0-3) that marks, from a refill of a fill's orphans to the
+ * conflict test over them (labels.c, labels.cu), a voxel refilled in this round. */
+#define GHMI_VOXEL_ORPHAN 0x80
 #define GHMI_VOXEL_HIST 343 /* occupied-neighbour counts 0..342 (radius 3) */
 
 /* The grid as kernels see it; inv = 1.0 / size, as voxel.c computes it. key_bits: the bits of

@@ -205,15 +205,18 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
     }
 }
 
-/* find_conflicts() of a voxel v (not ring, not barrier, labelled l inside or outside) at radius
- * 1: the pairs (v, u) with u a fill neighbour (v's mask: occupied, not barrier), not ring, and
- * labelled the other of inside / outside; both seeds dropped, the pairs with u > v counted. Every
+/* labels.c's conflicts_at() of a voxel v (not ring, not barrier, its label lv inside or outside,
+ * marked GHMI_VOXEL_ORPHAN or not where MARKS) at radius 1: the pairs (v, u) with u a fill
+ * neighbour (v's mask: occupied, not barrier), not ring, and labelled the other of inside /
+ * outside; both seeds dropped, the pairs that are v's counted (u > v, or v marked and u not). Every
  * neighbour's index loaded first, then their rings and labels, then the tests, so that a voxel's
  * reads are in flight together. One neighbour after another, the test took half a millisecond
  * of a 0.9 M-voxel probe's fill (globaltimer, H200, 2026-11-30); so, the fill with its download
  * 1.25 -> 0.84 ms. */
-static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t v, uint8_t l)
+template <bool MARKS>
+static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t v, uint8_t lv)
 {
+    const uint8_t l = MARKS ? lv & ~GHMI_VOXEL_ORPHAN : lv;
     const uint32_t m = __ldg(&s.mask[v]);
     uint32_t u[26];
     uint8_t lu[26], rg[26];
@@ -225,17 +228,46 @@ static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t
         lu[k] = u[k] != GHM_NOT_FOUND ? __ldcg(&s.label[u[k]]) : l;
         rg[k] = u[k] != GHM_NOT_FOUND ? __ldg(&s.ring[u[k]]) : 1;
     }
-    uint32_t hit = 0;
+    uint32_t hit = 0, marked = 0;
 #pragma unroll
-    for (int k = 0; k < 26; k++)
-        hit |= (uint32_t)(!rg[k] && lu[k] != l &&
-                          (lu[k] == LABEL_INSIDE || lu[k] == LABEL_OUTSIDE)) << k;
+    for (int k = 0; k < 26; k++) {
+        const uint8_t m = MARKS ? lu[k] & ~GHMI_VOXEL_ORPHAN : lu[k];
+        hit |= (uint32_t)(!rg[k] && m != l && (m == LABEL_INSIDE || m == LABEL_OUTSIDE)) << k;
+        marked |= (uint32_t)(lu[k] != m) << k;
+    }
     unsigned pairs = 0;
     for (; hit; hit &= hit - 1) {
-        uint32_t w = __ldg(&s.nbr[(size_t)(__ffs(hit) - 1) * s.K + v]);
+        const int k = __ffs(hit) - 1;
+        uint32_t w = __ldg(&s.nbr[(size_t)k * s.K + v]);
         s.drop[(uint32_t)__ldcg(&s.state[v])] = 1;
         s.drop[(uint32_t)__ldcg(&s.state[w])] = 1;
-        pairs += w > v;
+        pairs += w > v || (lv != l && !(marked >> k & 1u));
+    }
+    return pairs;
+}
+
+/* labels.c's conflicts_at() of voxel v: the pairs that are v's to count. MARKS: labels may be
+ * marked GHMI_VOXEL_ORPHAN (a volume's refilled round). */
+template <bool VOLUME, bool MARKS>
+static __device__ unsigned conflicts_at(const GhmVoxelSideArgs &s, uint32_t v)
+{
+    const uint8_t lv = __ldcg(&s.label[v]), l = MARKS ? lv & ~GHMI_VOXEL_ORPHAN : lv;
+    if (s.ring[v] || s.barrier[v] || (l != LABEL_INSIDE && l != LABEL_OUTSIDE))
+        return 0;
+    if (VOLUME && s.radius == 1)
+        return conflicts_by_mask<MARKS>(s, v, lv);
+    const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
+    unsigned pairs = 0;
+    for (int k = 0; k < nn; k++) {
+        uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
+        if (u == GHM_NOT_FOUND || s.ring[u] || s.barrier[u])
+            continue;
+        const uint8_t lu = __ldcg(&s.label[u]), m = MARKS ? lu & ~GHMI_VOXEL_ORPHAN : lu;
+        if (m == l || (m != LABEL_INSIDE && m != LABEL_OUTSIDE))
+            continue;
+        s.drop[(uint32_t)__ldcg(&s.state[v])] = 1;
+        s.drop[(uint32_t)__ldcg(&s.state[u])] = 1;
+        pairs += u > v || (lv != l && lu == m);
     }
     return pairs;
 }
@@ -281,6 +313,35 @@ static __device__ unsigned long long pulled(const GhmVoxelSideArgs &s, uint32_t 
 }
 
 enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
+
+/* After a refill of a volume's n orphans (queue[0, n)): their labels, marked GHMI_VOXEL_ORPHAN
+ * for orphan_conflicts. Only theirs changed. Not inlined, as pull_orphans. */
+static __device__ __noinline__ void label_orphans(const GhmVoxelSideArgs &s, uint32_t n,
+                                                  uint32_t tid, uint32_t stride)
+{
+    for (uint32_t i = tid; i < n; i += stride) {
+        const uint32_t v = __ldcg(&s.queue[i]);
+        const unsigned long long st = __ldcg(&s.state[v]);
+        s.label[v] = (st == STATE_NONE ? (uint8_t)LABEL_UNKNOWN : __ldcg(&s.seed[(uint32_t)st])) |
+                     GHMI_VOXEL_ORPHAN;
+    }
+}
+
+/* labels.c's orphan_conflicts(): after a refill, only an orphan can be in a conflict, so the
+ * test goes over them (label_orphans marked them); the pairs added to *pairs. */
+static __device__ __noinline__ void orphan_conflicts(const GhmVoxelSideArgs &s, uint32_t n,
+                                                     unsigned long long *pairs, uint32_t tid,
+                                                     uint32_t stride)
+{
+    const uint32_t rounds_n = (n + stride - 1) / stride;
+    for (uint32_t it = 0; it < rounds_n; it++) {
+        const uint32_t i = tid + it * stride;
+        unsigned got = i < n ? conflicts_at<true, true>(s, __ldcg(&s.queue[i])) : 0;
+        got = warp_sum(got);
+        if ((threadIdx.x & 31) == 0 && got)
+            atomicAdd(pairs, (unsigned long long)got);
+    }
+}
 
 /* labels.c's refill() for a volume, on its orphans (queue[0, n[c]), their states none): passes
  * that lower each orphan to pulled() until one lowers none (PULL_DONE), or PULL_FAILED after
@@ -404,11 +465,17 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                 end[c] += ld_volatile(&ctl->count[c][slot]);
             }
         }
-        /* labels of the non-barrier voxels from the settled state */
+        /* labels of the non-barrier voxels from the settled state (after a refill, the
+         * orphans') */
+        const auto refilled = [&](int c) { return VOLUME && pull[c] == PULL_DONE; };
         for (int c = 0; c < 2; c++) {
             if (!active[c])
                 continue;
             const GhmVoxelSideArgs &s = p.s[c];
+            if (refilled(c)) {
+                label_orphans(s, orphans[c], tid, stride);
+                continue;
+            }
             for (uint32_t v = tid; v < s.K; v += stride) {
                 if (s.barrier[v])
                     continue;
@@ -423,29 +490,14 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
             if (!active[c])
                 continue;
             const GhmVoxelSideArgs &s = p.s[c];
-            const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
+            if (refilled(c)) {
+                orphan_conflicts(s, orphans[c], &ctl->pairs[c][par], tid, stride);
+                continue;
+            }
             const uint32_t K = s.K, rounds_k = (K + stride - 1) / stride;
             for (uint32_t it = 0; it < rounds_k; it++) {
-                uint32_t v = tid + it * stride;
-                unsigned pairs = 0;
-                uint8_t l = v < K ? __ldcg(&s.label[v]) : (uint8_t)LABEL_UNKNOWN;
-                const bool tested = v < K && !s.ring[v] && !s.barrier[v] &&
-                                    (l == LABEL_INSIDE || l == LABEL_OUTSIDE);
-                if (tested && VOLUME && s.radius == 1) {
-                    pairs = conflicts_by_mask(s, v, l);
-                } else if (tested) {
-                    for (int k = 0; k < nn; k++) {
-                        uint32_t u = __ldg(&s.nbr[(size_t)k * K + v]);
-                        if (u == GHM_NOT_FOUND || s.ring[u] || s.barrier[u])
-                            continue;
-                        uint8_t lu = __ldcg(&s.label[u]);
-                        if (lu == l || (lu != LABEL_INSIDE && lu != LABEL_OUTSIDE))
-                            continue;
-                        s.drop[(uint32_t)__ldcg(&s.state[v])] = 1;
-                        s.drop[(uint32_t)__ldcg(&s.state[u])] = 1;
-                        pairs += u > v; /* each pair once */
-                    }
-                }
+                const uint32_t v = tid + it * stride;
+                unsigned pairs = v < K ? conflicts_at<VOLUME, false>(s, v) : 0;
                 pairs = warp_sum(pairs);
                 if (lane == 0 && pairs)
                     atomicAdd(&ctl->pairs[c][par], (unsigned long long)pairs);
@@ -465,12 +517,19 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                     info->rounds[c] = (uint32_t)rounds[c];
                     info->levels[c] = levels[c];
                 }
+                for (uint32_t i = tid; refilled(c) && i < orphans[c]; i += stride)
+                    s.label[__ldcg(&s.queue[i])] &= (uint8_t)~GHMI_VOXEL_ORPHAN;
                 active[c] = 0;
                 continue;
             }
             for (uint32_t v = tid; v < s.K; v += stride) {
                 if (__ldcg(&s.drop[v]))
                     s.seed[v] = GHMI_VOXEL_NO_SEED;
+                if (refilled(c)) { /* the queue is the next orphans' now: every label */
+                    const uint8_t l = __ldcg(&s.label[v]);
+                    if (l & GHMI_VOXEL_ORPHAN)
+                        s.label[v] = l & ~GHMI_VOXEL_ORPHAN;
+                }
                 if (!VOLUME || !s.rows_lo || s.barrier[v])
                     continue;
                 /* an orphan: its seed dropped (drop[] holds every dropped seed) */
