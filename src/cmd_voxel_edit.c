@@ -85,7 +85,9 @@ static void print_help(void)
           "A cloud that encloses nothing at the grid (a plane, an open patch, normals that\n"
           "point nowhere) is an error: try a coarser --grid, or give the file its normals.\n"
           "So are normals that point inward or either way (they would cut and fill the wrong\n"
-          "voxels): flip or orient them, or use --normals estimate.\n"
+          "voxels): flip or orient them, or use --normals estimate. So is a cloud too sparse\n"
+          "for the grid, whose inside and outside do not settle (the fill leaks through the\n"
+          "gaps between its voxels): use a coarser --grid.\n"
           "Exit status: 0 success, 2 error (one line on stderr names the file and the problem;\n"
           "no output file is written then).\n",
           stdout);

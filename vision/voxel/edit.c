@@ -546,8 +546,14 @@ int ghm_voxel_edit_apply(GhmVoxelEdit *e, GhmVoxelEditOp op, const GhmPointCloud
         st.unknown = p->label_count[GHM_VOXEL_UNKNOWN];
         st.conflicts = p->conflicts;
         int inside = 0;
-        ret = encloses(e, r, &inside);
-        if (ret == GHM_OK && !inside) {
+        if (st.conflicts * GHMI_EDIT_CONFLICTS_PER > st.probed) {
+            if (why && why_size)
+                snprintf(why, why_size, "is too sparse for this grid: its inside and outside do "
+                         "not settle (%zu pairs of voxels in conflict among the %zu around its "
+                         "%zu voxels: the fill leaks through gaps between them); use a coarser "
+                         "--grid or a denser cloud", st.conflicts, st.probed, st.cloud_voxels);
+            ret = GHM_ERR_INVALID;
+        } else if ((ret = encloses(e, r, &inside)) == GHM_OK && !inside) {
             if (why && why_size)
                 snprintf(why, why_size, "has no inside at this grid: none of the %zu voxels "
                          "around its %zu surface voxels lies inside it away from the surface (a "
