@@ -315,8 +315,8 @@ static __device__ unsigned long long pulled(const GhmVoxelSideArgs &s, uint32_t 
 enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
 
 /* After a refill of a volume's n orphans (queue[0, n)): their labels, marked GHMI_VOXEL_ORPHAN
- * for orphan_conflicts. Only theirs changed. Not inlined, as pull_orphans. */
-static __device__ __noinline__ void label_orphans(const GhmVoxelSideArgs &s, uint32_t n,
+ * for orphan_conflicts. Only theirs changed. */
+static __device__ void label_orphans(const GhmVoxelSideArgs &s, uint32_t n,
                                                   uint32_t tid, uint32_t stride)
 {
     for (uint32_t i = tid; i < n; i += stride) {
@@ -329,9 +329,8 @@ static __device__ __noinline__ void label_orphans(const GhmVoxelSideArgs &s, uin
 
 /* labels.c's orphan_conflicts(): after a refill, only an orphan can be in a conflict, so the
  * test goes over them (label_orphans marked them); the pairs added to *pairs. */
-static __device__ __noinline__ void orphan_conflicts(const GhmVoxelSideArgs &s, uint32_t n,
-                                                     unsigned long long *pairs, uint32_t tid,
-                                                     uint32_t stride)
+static __device__ void orphan_conflicts(const GhmVoxelSideArgs &s, uint32_t n,
+                                        unsigned long long *pairs, uint32_t tid, uint32_t stride)
 {
     const uint32_t rounds_n = (n + stride - 1) / stride;
     for (uint32_t it = 0; it < rounds_n; it++) {
@@ -345,16 +344,18 @@ static __device__ __noinline__ void orphan_conflicts(const GhmVoxelSideArgs &s, 
 
 /* labels.c's refill() for a volume, on its orphans (queue[0, n[c]), their states none): passes
  * that lower each orphan to pulled() until one lowers none (PULL_DONE), or PULL_FAILED after
- * cap[c] passes (the caller fills from the seeds). An orphan is lowered while others read it:
- * a state is one 64-bit word, so a read is an old value or a new one, either of them a path
- * from a live seed, and the passes end on the same states as labels.c's. Pass i raises
- * changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which was last read after pass
- * i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
+ * cap[c] passes (the caller fills from the seeds); then a PULL_DONE side's labels and conflicts
+ * (into ctl->pairs[c][par]) over its orphans alone, the caller's whole passes skipping it. An
+ * orphan is lowered while others read it: a state is one 64-bit word, so a read is an old value
+ * or a new one, either of them a path from a live seed, and the passes end on the same states as
+ * labels.c's. Pass i raises changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which
+ * was last read after pass i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
  * fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
 static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2],
                                                  const uint32_t (&cap)[2], int (&pull)[2],
-                                                 GhmVoxelFillControl *ctl, cg::grid_group &grid,
-                                                 uint32_t tid, uint32_t stride)
+                                                 GhmVoxelFillControl *ctl, uint32_t par,
+                                                 cg::grid_group &grid, uint32_t tid,
+                                                 uint32_t stride)
 {
     for (uint32_t pass = 0; pull[0] == PULL_ON || pull[1] == PULL_ON; pass++) {
         for (int c = 0; c < 2; c++) {
@@ -385,6 +386,15 @@ static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const ui
                 pull[c] = PULL_FAILED;
         }
     }
+    if (pull[0] != PULL_DONE && pull[1] != PULL_DONE)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (pull[c] == PULL_DONE)
+            label_orphans(p.s[c], n[c], tid, stride);
+    grid.sync();
+    for (int c = 0; c < 2; c++)
+        if (pull[c] == PULL_DONE)
+            orphan_conflicts(p.s[c], n[c], &ctl->pairs[c][par], tid, stride);
 }
 
 /* labels.c's fill() for both clouds: per round, init (live seeds at level 0), the breadth-first
@@ -434,7 +444,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         if (VOLUME && tid == 0) /* read by all before the barrier; next pushed by the decision */
             ctl->orphans[0] = ctl->orphans[1] = 0;
         if (VOLUME && (pull[0] == PULL_ON || pull[1] == PULL_ON)) {
-            pull_orphans(p, orphans, cap, pull, ctl, grid, tid, stride);
+            pull_orphans(p, orphans, cap, pull, ctl, par, grid, tid, stride);
             for (int c = 0; c < 2; c++)
                 if (pull[c] == PULL_FAILED)
                     seed_level(p.s[c], &ctl->count[c][0], tid, stride);
@@ -465,17 +475,13 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                 end[c] += ld_volatile(&ctl->count[c][slot]);
             }
         }
-        /* labels of the non-barrier voxels from the settled state (after a refill, the
-         * orphans') */
+        /* labels of the non-barrier voxels from the settled state (a refilled side's are made,
+         * and its conflicts found, by pull_orphans) */
         const auto refilled = [&](int c) { return VOLUME && pull[c] == PULL_DONE; };
         for (int c = 0; c < 2; c++) {
-            if (!active[c])
+            if (!active[c] || refilled(c))
                 continue;
             const GhmVoxelSideArgs &s = p.s[c];
-            if (refilled(c)) {
-                label_orphans(s, orphans[c], tid, stride);
-                continue;
-            }
             for (uint32_t v = tid; v < s.K; v += stride) {
                 if (s.barrier[v])
                     continue;
@@ -487,13 +493,9 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
         grid.sync();
         /* labels.c's find_conflicts(): inside next to outside away from the ring and barrier */
         for (int c = 0; c < 2; c++) {
-            if (!active[c])
+            if (!active[c] || refilled(c))
                 continue;
             const GhmVoxelSideArgs &s = p.s[c];
-            if (refilled(c)) {
-                orphan_conflicts(s, orphans[c], &ctl->pairs[c][par], tid, stride);
-                continue;
-            }
             const uint32_t K = s.K, rounds_k = (K + stride - 1) / stride;
             for (uint32_t it = 0; it < rounds_k; it++) {
                 const uint32_t v = tid + it * stride;
