@@ -84,8 +84,6 @@ typedef struct GhmVoxelInfo {
     unsigned long long seeds[2];                /* live seeds after the rounds */
     unsigned long long conflicts[2];            /* conflicting pairs of the last round */
     uint32_t rounds[2];                         /* fills run */
-    uint32_t levels[2];                         /* breadth-first levels, all rounds (none in
-                                                 * a round that refills only orphans) */
 } GhmVoxelInfo;
 
 /* One cloud's voxel arrays (device memory), as the voxel kernels see them. */

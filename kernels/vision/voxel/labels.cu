@@ -517,7 +517,6 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                 if (tid == 0) {
                     info->conflicts[c] = pairs;
                     info->rounds[c] = (uint32_t)rounds[c];
-                    info->levels[c] = levels[c];
                 }
                 for (uint32_t i = tid; refilled(c) && i < orphans[c]; i += stride)
                     s.label[__ldcg(&s.queue[i])] &= (uint8_t)~GHMI_VOXEL_ORPHAN;
