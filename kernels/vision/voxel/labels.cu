@@ -316,8 +316,8 @@ enum { PULL_OFF = 0, PULL_ON, PULL_DONE, PULL_FAILED };
 
 /* After a refill of a volume's n orphans (queue[0, n)): their labels, marked GHMI_VOXEL_ORPHAN
  * for orphan_conflicts. Only theirs changed. */
-static __device__ void label_orphans(const GhmVoxelSideArgs &s, uint32_t n,
-                                                  uint32_t tid, uint32_t stride)
+static __device__ void label_orphans(const GhmVoxelSideArgs &s, uint32_t n, uint32_t tid,
+                                     uint32_t stride)
 {
     for (uint32_t i = tid; i < n; i += stride) {
         const uint32_t v = __ldcg(&s.queue[i]);
@@ -349,8 +349,9 @@ static __device__ void orphan_conflicts(const GhmVoxelSideArgs &s, uint32_t n,
  * orphan is lowered while others read it: a state is one 64-bit word, so a read is an old value
  * or a new one, either of them a path from a live seed, and the passes end on the same states as
  * labels.c's. Pass i raises changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which
- * was last read after pass i - 2's barrier. Not inlined: inlined, it made every volume's first round slower (a one-round
- * fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
+ * was last read after pass i - 2's barrier. Not inlined: inlined, it made every volume's first
+ * round slower (a one-round fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01),
+ * though that never calls it. */
 static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2],
                                                  const uint32_t (&cap)[2], int (&pull)[2],
                                                  GhmVoxelFillControl *ctl, uint32_t par,
