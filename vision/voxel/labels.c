@@ -278,18 +278,18 @@ static size_t pull_pass(const GhmiSide *s, Fill *f, size_t n, uint64_t *best, in
  * (level + 1, seed) of its neighbours (the breadth-first rule), found by passes (pull_pass)
  * until one lowers none. Conflicts keep dropping the seeds of a few pockets by the surface:
  * the 3.9 M-voxel probe of the 40 k-point bunny's intersect at 256^3 has 1.5-4.4 k orphans per
- * round, where a fill redoes all 3.9 M four times. *done is the orphans refilled (listed in
+ * round, where a fill redoes all 3.9 M four times. *refilled is the orphans refilled (listed in
  * f->queue, their labels marked GHMI_VOXEL_ORPHAN for orphan_conflicts), 0 when the passes are
  * not worth it or not enough (more than K / orphans of them): the caller fills from the seeds
  * as in the first round; either way the labels are the same. For a volume only (a cloud given
  * as rows, as labels.cu's pull_orphans): a surface's rounds drop seeds whose regions run far
  * along it (the voxel mode's bunny.ply and kitten.ply at 512^3, radius 3: 2.8-16 k orphans of
  * 38 k, every refill ran out of passes), and its fill went from 137 to 177-204 ms on 2 cores. */
-static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, size_t *done)
+static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads, size_t *refilled)
 {
     const size_t orphans = list_orphans(s, f, drop, threads);
     const size_t passes = orphans ? s->K / orphans : 0;
-    *done = 0;
+    *refilled = 0;
     if (passes < 2)
         return GHM_OK;
     uint64_t *best = malloc(orphans * sizeof *best);
@@ -307,7 +307,7 @@ static int refill(GhmiSide *s, Fill *f, const _Atomic uint8_t *drop, int threads
         s->sid[u] = id;
         s->label[u] = (id == GHM_NOT_FOUND ? GHM_VOXEL_UNKNOWN : s->seed[id]) | GHMI_VOXEL_ORPHAN;
     }
-    *done = orphans;
+    *refilled = orphans;
     return GHM_OK;
 }
 
