@@ -13,8 +13,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # The Python helpers of the tests (scripts/voxel_pair.py, the truth scripts) need NumPy and SciPy,
 # which setup.sh installs for Debian's python3 (python3-numpy, python3-scipy): that one where it
 # is, not whichever python3 comes first on PATH (a pyenv's, without them, made every accuracy
-# test skip on a clean clone of this machine, 2026-12-01).
-if [ -x /usr/bin/python3 ]; then python3() { /usr/bin/python3 "$@"; }; fi
+# test skip on a clean clone of this machine, 2026-12-01). First on PATH, not a shell function:
+# a background `python3 ... &` must be the process itself ($!), as big_write's is.
+if [ -x /usr/bin/python3 ]; then
+    mkdir "$TMP/bin" && ln -s /usr/bin/python3 "$TMP/bin/python3" && PATH="$TMP/bin:$PATH"
+fi
 
 # run_cmd EXPECTED_STATUS ARGS...: runs the binary, keeps stdout/stderr in $TMP/out and $TMP/err.
 run_cmd() {
