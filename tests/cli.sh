@@ -6,7 +6,8 @@ set -u
 BIN=${GHM_BIN:?GHM_BIN must point at the geohash-match binary}
 DATA=${GHM_DATA:?GHM_DATA must point at data/}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+PYBIN=$(mktemp -d)
+trap 'rm -rf "$TMP" "$PYBIN"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -14,9 +15,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # which setup.sh installs for Debian's python3 (python3-numpy, python3-scipy): that one where it
 # is, not whichever python3 comes first on PATH (a pyenv's, without them, made every accuracy
 # test skip on a clean clone of this machine, 2026-12-01). First on PATH, not a shell function:
-# a background `python3 ... &` must be the process itself ($!), as big_write's is.
+# a background `python3 ... &` must be the process itself ($!), as big_write's is; from a folder
+# of its own, since tests check that $TMP holds only what they made.
 if [ -x /usr/bin/python3 ]; then
-    mkdir "$TMP/bin" && ln -s /usr/bin/python3 "$TMP/bin/python3" && PATH="$TMP/bin:$PATH"
+    ln -s /usr/bin/python3 "$PYBIN/python3" && PATH="$PYBIN:$PATH"
 fi
 
 # run_cmd EXPECTED_STATUS ARGS...: runs the binary, keeps stdout/stderr in $TMP/out and $TMP/err.
