@@ -345,13 +345,13 @@ static __device__ void orphan_conflicts(const GhmVoxelSideArgs &s, uint32_t n,
 /* labels.c's refill() for a volume, on its orphans (queue[0, n[c]), their states none): passes
  * that lower each orphan to pulled() until one lowers none (PULL_DONE), or PULL_FAILED after
  * cap[c] passes (the caller fills from the seeds); then a PULL_DONE side's labels and conflicts
- * (into ctl->pairs[c][par]) over its orphans alone, the caller's whole passes skipping it. An
- * orphan is lowered while others read it: a state is one 64-bit word, so a read is an old value
- * or a new one, either of them a path from a live seed, and the passes end on the same states as
- * labels.c's. Pass i raises changed[c][i % 3]; thread 0 clears the slot of pass i + 1, which
- * was last read after pass i - 2's barrier. Not inlined: inlined, it made every volume's first
- * round slower (a one-round fill of a 1.8 M-voxel probe 0.65 -> 0.77 ms, H200, 2026-12-01),
- * though that never calls it. */
+ * (into ctl->pairs[c][par]) over its orphans alone, their marks cleared after, the caller's
+ * whole passes skipping it. An orphan is lowered while others read it: a state is one 64-bit
+ * word, so a read is an old value or a new one, either of them a path from a live seed, and the
+ * passes end on the same states as labels.c's. Pass i raises changed[c][i % 3]; thread 0
+ * clears the slot of pass i + 1, which was last read after pass i - 2's barrier. Not inlined:
+ * inlined, it made every volume's first round slower (a one-round fill of a 1.8 M-voxel probe
+ * 0.65 -> 0.77 ms, H200, 2026-12-01), though that never calls it. */
 static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const uint32_t (&n)[2],
                                                  const uint32_t (&cap)[2], int (&pull)[2],
                                                  GhmVoxelFillControl *ctl, uint32_t par,
@@ -396,6 +396,10 @@ static __device__ __noinline__ void pull_orphans(const GhmVoxelPair &p, const ui
     for (int c = 0; c < 2; c++)
         if (pull[c] == PULL_DONE)
             orphan_conflicts(p.s[c], n[c], &ctl->pairs[c][par], tid, stride);
+    grid.sync(); /* the marks, read by the test, cleared as labels.c's orphan_conflicts does */
+    for (int c = 0; c < 2; c++)
+        for (uint32_t i = tid; pull[c] == PULL_DONE && i < n[c]; i += stride)
+            p.s[c].label[__ldcg(&p.s[c].queue[i])] &= (uint8_t)~GHMI_VOXEL_ORPHAN;
 }
 
 /* labels.c's fill() for both clouds: per round, init (live seeds at level 0), the breadth-first
@@ -519,19 +523,12 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                     info->conflicts[c] = pairs;
                     info->rounds[c] = (uint32_t)rounds[c];
                 }
-                for (uint32_t i = tid; refilled(c) && i < orphans[c]; i += stride)
-                    s.label[__ldcg(&s.queue[i])] &= (uint8_t)~GHMI_VOXEL_ORPHAN;
                 active[c] = 0;
                 continue;
             }
             for (uint32_t v = tid; v < s.K; v += stride) {
                 if (__ldcg(&s.drop[v]))
                     s.seed[v] = GHMI_VOXEL_NO_SEED;
-                if (refilled(c)) { /* the queue is the next orphans' now: every label */
-                    const uint8_t l = __ldcg(&s.label[v]);
-                    if (l & GHMI_VOXEL_ORPHAN)
-                        s.label[v] = l & ~GHMI_VOXEL_ORPHAN;
-                }
                 if (!VOLUME || !s.rows_lo || s.barrier[v])
                     continue;
                 /* an orphan: its seed dropped (drop[] holds every dropped seed) */
