@@ -40,8 +40,9 @@ enum {
 
 /* The help lines of the grid options (each command adds -o and --preview in its own words). */
 #define GHM_VOXEL_GRID_HELP                                                                  \
-    "  --grid N            voxels along the longest side of the joint bounding box (128)\n"  \
-    "  --voxel-size S      voxel edge length instead of --grid (at most 1024 voxels per axis)\n"
+    "  --grid N            voxels along the longest side of the joint bounding box (128;\n"  \
+    "                      at most 4096 along an axis and 2^30 in all: a cube stops at 1024)\n" \
+    "  --voxel-size S      voxel edge length instead of --grid (the same bounds)\n"
 #define GHM_VOXEL_LABEL_HELP                                                                 \
     "  --t-out T, --t-in T seed thresholds on the step . normal product (0.2, 0.2)\n"        \
     "  --rounds N          fills at most, dropping conflicting seeds in between (4)\n"     \

@@ -408,8 +408,10 @@ START_TEST(test_grid_faces_and_outside_points)
     ck_assert_uint_eq(r->side[1].keys[0], 2 + 4 * (2 + 4 * 2));
     ck_assert_uint_eq(r->side[1].points, 2);
     ghm_voxel_result_free(&r);
-    /* bad arguments */
-    g.dims[0] = 2000;
+    /* bad arguments: past 4096 along an axis, or past 2^30 voxels in all */
+    g.dims[0] = 5000;
+    ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b, NULL, &g, &opt, &r), GHM_ERR_INVALID);
+    g.dims[0] = g.dims[1] = g.dims[2] = 1025;
     ck_assert_int_eq(ghm_voxel_intersect(ctx, a, b, NULL, &g, &opt, &r), GHM_ERR_INVALID);
     ck_assert_int_eq(ghm_voxel_intersect(ctx, NULL, b, NULL, &g, &opt, &r), GHM_ERR_INVALID);
     ck_assert_ptr_null(r);

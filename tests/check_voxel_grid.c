@@ -40,11 +40,27 @@ START_TEST(test_grid_fit)
     opt.voxel_size = 0.001;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
-    ck_assert_ptr_nonnull(strstr(why, "at most 1024"));
+    ck_assert_ptr_nonnull(strstr(why, "at most 4096 per axis"));
     opt.voxel_size = 0;
-    opt.grid = 1025;
+    opt.grid = 4097;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
                      GHM_ERR_INVALID);
+    /* 2048 along the longest side of this box is 2048 x 1024 x 1536 voxels, past 2^30 */
+    opt.grid = 2048;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(why, "2^30 in all"));
+    opt.grid = 1024;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(g.dims[0] * g.dims[1] * g.dims[2], 1024 * 512 * 768);
+    /* a long box takes 4096 along its length */
+    float plong[6] = {0, 0, 0, 64, 1, 1};
+    memcpy(a->xyz, plong, sizeof plong);
+    opt.grid = 4096;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
+    ck_assert_int_eq(g.dims[0], 4096);
+    ck_assert_int_le(g.dims[1] * g.dims[2], 129 * 193);
+    memcpy(a->xyz, pa, sizeof pa);
     opt = ghm_voxel_defaults();
     opt.t_in = 1.5;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),

@@ -43,11 +43,8 @@ int ghm_voxel_edit_create(GhmContext *ctx, const GhmVoxelGrid *grid, const GhmVo
 {
     if (out)
         *out = NULL;
-    if (!ctx || !grid || !opt || !out || !(grid->voxel_size > 0))
+    if (!ctx || !grid || !opt || !out || !(grid->voxel_size > 0) || !ghmi_voxel_dims_ok(grid->dims))
         return GHM_ERR_INVALID;
-    for (int k = 0; k < 3; k++)
-        if (grid->dims[k] < 1 || grid->dims[k] > GHM_VOXEL_MAX_DIM)
-            return GHM_ERR_INVALID;
     GhmVoxelEdit *e = calloc(1, sizeof *e);
     if (!e)
         return GHM_ERR_NOMEM;

@@ -71,7 +71,12 @@
 extern "C" {
 #endif
 
-#define GHM_VOXEL_MAX_DIM 1024 /* per axis, so that keys fit in 30 bits */
+/* A grid holds at most GHM_VOXEL_MAX_VOXELS voxels, so that a voxel's key (its index, x
+ * fastest) fits in 30 bits, and at most GHM_VOXEL_MAX_DIM along an axis: a long or flat scene
+ * (a street 4096 x 512 x 256, terrain 4096 x 4096 x 64) can be fine where a cube stops at
+ * 1024^3. */
+#define GHM_VOXEL_MAX_DIM 4096
+#define GHM_VOXEL_MAX_VOXELS ((size_t)1 << 30)
 
 typedef enum GhmVoxelLabel {
     GHM_VOXEL_OUTSIDE = 0,
@@ -83,7 +88,8 @@ typedef enum GhmVoxelLabel {
 typedef struct GhmVoxelGrid {
     double origin[3];  /* corner of voxel (0,0,0) */
     double voxel_size; /* edge length */
-    int dims[3];       /* voxels per axis, each in 1..GHM_VOXEL_MAX_DIM */
+    int dims[3];       /* voxels per axis, each in 1..GHM_VOXEL_MAX_DIM, at most
+                        * GHM_VOXEL_MAX_VOXELS in all */
 } GhmVoxelGrid;
 
 typedef struct GhmVoxelOptions {
@@ -129,7 +135,8 @@ GHM_API GhmVoxelOptions ghm_voxel_defaults(void);
  * as it is when nposes is 0), so that one grid serves a whole sweep. The origin is the corner
  * of the joint bounding box; the voxel size is opt->voxel_size, or the longest side divided by
  * opt->grid (1.0 when all points coincide). GHM_ERR_TOO_LARGE (with why) when an axis would
- * need more than GHM_VOXEL_MAX_DIM voxels, GHM_ERR_INVALID for bad options. */
+ * need more than GHM_VOXEL_MAX_DIM voxels or the grid more than GHM_VOXEL_MAX_VOXELS,
+ * GHM_ERR_INVALID for bad options. */
 GHM_API int ghm_voxel_grid_fit(const GhmPointCloud *a, const GhmPointCloud *b, const double *poses,
                                int nposes, const GhmVoxelOptions *opt, GhmVoxelGrid *out, char *why,
                                size_t why_size);

@@ -212,10 +212,12 @@ static int fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelG
     double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
     double d[3];
     fit_dims(lo, hi, opt->voxel_size > 0, &s, d);
-    if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM) {
+    if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM ||
+        d[0] * d[1] * d[2] > (double)GHM_VOXEL_MAX_VOXELS) {
         if (why && why_size)
             snprintf(why, why_size, "the grid would be %.0f x %.0f x %.0f voxels of size %g "
-                     "(at most %d per axis)", d[0], d[1], d[2], s, GHM_VOXEL_MAX_DIM);
+                     "(at most %d per axis and 2^30 in all)", d[0], d[1], d[2], s,
+                     GHM_VOXEL_MAX_DIM);
         return GHM_ERR_TOO_LARGE;
     }
     for (int k = 0; k < 3; k++) {

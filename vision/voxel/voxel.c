@@ -69,10 +69,7 @@ static int check_step(const GhmContext *ctx, const GhmPointCloud *a, const GhmPo
 {
     if (!ctx || !a || !b || !grid || ghmi_voxel_check_options(opt, NULL, 0) < 0 || !(grid->voxel_size > 0))
         return GHM_ERR_INVALID;
-    for (int k = 0; k < 3; k++)
-        if (grid->dims[k] < 1 || grid->dims[k] > GHM_VOXEL_MAX_DIM)
-            return GHM_ERR_INVALID;
-    return GHM_OK;
+    return ghmi_voxel_dims_ok(grid->dims) ? GHM_OK : GHM_ERR_INVALID;
 }
 
 /* The device path, for clouds with or without normals (estimated on the device). */

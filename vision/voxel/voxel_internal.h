@@ -50,7 +50,16 @@ typedef struct GhmiHood {
 
 void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
-/* A voxel key's grid coordinates (x, y, z). */
+/* Whether a grid's counts are in range (ghm_voxel.h): 1..GHM_VOXEL_MAX_DIM per axis, at most
+ * GHM_VOXEL_MAX_VOXELS in all. */
+static inline int ghmi_voxel_dims_ok(const int dims[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (dims[k] < 1 || dims[k] > GHM_VOXEL_MAX_DIM)
+            return 0;
+    return (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2] <= GHM_VOXEL_MAX_VOXELS;
+}
+
 /* The bits a voxel key of grid g needs (x + nx * (y + ny * z) < 2^bits); the device table keys
  * a point by cloud << (bits + 1) | key, bit `bits` marking points outside the grid. */
 static inline int ghmi_voxel_key_bits(const GhmVoxelGrid *g)
