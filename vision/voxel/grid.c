@@ -212,6 +212,7 @@ static int fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelG
     double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
     double d[3];
     fit_dims(lo, hi, opt->voxel_size > 0, &s, d);
+    /* ghmi_voxel_dims_ok's bounds, in doubles: a count here may be past int's range */
     if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM ||
         d[0] * d[1] * d[2] > (double)GHM_VOXEL_MAX_VOXELS) {
         if (why && why_size)
