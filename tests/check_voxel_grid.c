@@ -41,6 +41,7 @@ START_TEST(test_grid_fit)
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
     ck_assert_ptr_nonnull(strstr(why, "at most 4096 per axis"));
+    ck_assert_ptr_nonnull(strstr(why, "; a voxel size of 0.002817 fits")); /* 24 / s^3 <= 2^30 */
     opt.voxel_size = 0;
     opt.grid = 4097;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
@@ -49,7 +50,10 @@ START_TEST(test_grid_fit)
     opt.grid = 2048;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
                      GHM_ERR_TOO_LARGE);
-    ck_assert_ptr_nonnull(strstr(why, "2^30 in all"));
+    ck_assert_ptr_nonnull(strstr(why, "2^30 in all); a grid of 1420 fits"));
+    opt.grid = 1421;
+    ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why),
+                     GHM_ERR_TOO_LARGE);
     opt.grid = 1024;
     ck_assert_int_eq(ghm_voxel_grid_fit(a, b, NULL, 0, &opt, &g, why, sizeof why), GHM_OK);
     ck_assert_int_eq(g.dims[0] * g.dims[1] * g.dims[2], 1024 * 512 * 768);

@@ -71,12 +71,20 @@ PY
 }
 
 # a grid past 2^30 voxels (the bunny and the kitten at 2048: 2048 x 1678 x 1305) is refused
-# before a voxel is made, one line, no file; past 4096 along an axis too
+# before a voxel is made, one line, no file, naming the finest grid that fits (and it does);
+# past 4096 along an axis too
 test_voxel_grid_too_large() {
+    local fits
     run_cmd 2 voxel --backend cpu --grid 2048 -o "$TMP/never.ply" "$DATA/pointclouds/bunny.ply" \
         "$DATA/pointclouds/kitten.ply"
     expect_one_error_line "--grid"
     grep -qF "2^30 in all" "$TMP/err" || fail "$(cat "$TMP/err")"
+    fits=$(sed -n 's/.*a grid of \([0-9]*\) fits$/\1/p' "$TMP/err")
+    [ -n "$fits" ] || fail "no way out: $(cat "$TMP/err")"
+    run_cmd 2 voxel --backend cpu --grid $((fits + 1)) "$DATA/pointclouds/bunny.ply" \
+        "$DATA/pointclouds/kitten.ply"
+    run_cmd 0 voxel --backend cpu --json --grid "$fits" "$DATA/pointclouds/bunny.ply" \
+        "$DATA/pointclouds/kitten.ply"
     run_cmd 2 voxel --backend cpu --grid 4097 -o "$TMP/never.ply" "$DATA/pointclouds/bunny.ply" \
         "$DATA/pointclouds/kitten.ply"
     expect_one_error_line "--grid"

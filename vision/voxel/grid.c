@@ -6,6 +6,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "voxel_internal.h"
@@ -197,28 +198,71 @@ static void fit_dims(const double lo[3], const double hi[3], int size_given, dou
             d[k] += 1;
 }
 
+/* The voxel size *s and counts d of the grid around [lo, hi] for opt. */
+static void box_counts(const double lo[3], const double hi[3], const GhmVoxelOptions *opt,
+                       double *s, double d[3])
+{
+    double longest = 0;
+    for (int k = 0; k < 3; k++)
+        longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
+    *s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
+    fit_dims(lo, hi, opt->voxel_size > 0, s, d);
+}
+
+/* ghmi_voxel_dims_ok's bounds, in doubles: a count here may be past int's range. */
+static int counts_in_bounds(const double d[3])
+{
+    return d[0] <= GHM_VOXEL_MAX_DIM && d[1] <= GHM_VOXEL_MAX_DIM && d[2] <= GHM_VOXEL_MAX_DIM &&
+           d[0] * d[1] * d[2] <= (double)GHM_VOXEL_MAX_VOXELS;
+}
+
+/* A refusal's way out, for counts d past the bounds: the finest grid, or the smallest voxel
+ * size of four digits (as printed), whose counts are within them, searched from the one that
+ * scales d into them (the counts' rounding up makes that one a little off either way). */
+static void finest_within(const double lo[3], const double hi[3], const GhmVoxelOptions *opt,
+                          const double d[3], char *out, size_t size)
+{
+    double most = fmax(fmax(d[0], d[1]), d[2]) / GHM_VOXEL_MAX_DIM, s, c[3];
+    most = fmax(most, cbrt(d[0] * d[1] * d[2] / (double)GHM_VOXEL_MAX_VOXELS));
+    GhmVoxelOptions o = *opt;
+    if (opt->voxel_size > 0) {
+        double size4 = opt->voxel_size * most * 0.999, unit = pow(10, floor(log10(size4)) - 3);
+        char text[32];
+        do { /* the size a user types from the message is the one checked */
+            snprintf(text, sizeof text, "%.4g", ceil(size4 / unit) * unit);
+            o.voxel_size = strtod(text, NULL);
+            box_counts(lo, hi, &o, &s, c);
+            size4 = o.voxel_size + unit;
+        } while (!counts_in_bounds(c));
+        snprintf(out, size, "; a voxel size of %s fits", text);
+        return;
+    }
+    for (o.grid = (int)(opt->grid / most) + 2; o.grid > 1; o.grid--) {
+        box_counts(lo, hi, &o, &s, c);
+        if (counts_in_bounds(c))
+            break;
+    }
+    snprintf(out, size, "; a grid of %d fits", o.grid);
+}
+
 /* The grid around a box (see ghm_voxel_grid_fit). */
 static int fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelGrid *out,
                    char *why, size_t why_size)
 {
-    double lo[3], hi[3];
+    double lo[3], hi[3], s, d[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = box->points ? box->lo[k] : 0.0;
         hi[k] = box->points ? box->hi[k] : 0.0;
     }
-    double longest = 0;
-    for (int k = 0; k < 3; k++)
-        longest = hi[k] - lo[k] > longest ? hi[k] - lo[k] : longest;
-    double s = opt->voxel_size > 0 ? opt->voxel_size : longest > 0 ? longest / opt->grid : 1.0;
-    double d[3];
-    fit_dims(lo, hi, opt->voxel_size > 0, &s, d);
-    /* ghmi_voxel_dims_ok's bounds, in doubles: a count here may be past int's range */
-    if (d[0] > GHM_VOXEL_MAX_DIM || d[1] > GHM_VOXEL_MAX_DIM || d[2] > GHM_VOXEL_MAX_DIM ||
-        d[0] * d[1] * d[2] > (double)GHM_VOXEL_MAX_VOXELS) {
-        if (why && why_size)
+    box_counts(lo, hi, opt, &s, d);
+    if (!counts_in_bounds(d)) {
+        if (why && why_size) {
+            char way_out[64];
+            finest_within(lo, hi, opt, d, way_out, sizeof way_out);
             snprintf(why, why_size, "the grid would be %.0f x %.0f x %.0f voxels of size %g "
-                     "(at most %d per axis and 2^30 in all)", d[0], d[1], d[2], s,
-                     GHM_VOXEL_MAX_DIM);
+                     "(at most %d per axis and 2^30 in all)%s", d[0], d[1], d[2], s,
+                     GHM_VOXEL_MAX_DIM, way_out);
+        }
         return GHM_ERR_TOO_LARGE;
     }
     for (int k = 0; k < 3; k++) {
