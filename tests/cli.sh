@@ -13,11 +13,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The Python helpers of the tests (scripts/voxel_pair.py, the truth scripts) need NumPy and SciPy,
 # which setup.sh installs for Debian's python3 (python3-numpy, python3-scipy): that one where it
-# is, not whichever python3 comes first on PATH (a pyenv's, without them, made every accuracy
+# is and has NumPy (a GPU machine's may not, its NumPy being another python3's), not whichever
+# python3 comes first on PATH (a pyenv's, without them, made every accuracy
 # test skip on a clean clone of this machine, 2026-12-01). First on PATH, not a shell function:
 # a background `python3 ... &` must be the process itself ($!), as big_write's is; from a folder
 # of its own, since tests check that $TMP holds only what they made.
-if [ -x /usr/bin/python3 ]; then
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
     ln -s /usr/bin/python3 "$PYBIN/python3" && PATH="$PYBIN:$PATH"
 fi
 

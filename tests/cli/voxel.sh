@@ -36,12 +36,10 @@ test_voxel_fine_grid_truth_slow() {
         done
     done
 }
-# past 1024 voxels along an axis: the bunny mesh stretched to a long shape (its y and z cut
-# twelvefold), two 1M-point scans crossing along it, at 2048 (2048 x 172 x 136 voxels); every
-# judged voxel of both clouds right, as at 1024 for the whole bunny
-test_voxel_long_grid_truth_slow() {
-    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
-    local s c mesh
+# long_pair POINTS: in $TMP, long.off (the bunny mesh stretched long: its y and z cut twelvefold)
+# and A.ply, B.ply, B.off: two scans of it crossing along their length (scripts/voxel_pair.py).
+long_pair() {
+    local s
     s="$(dirname "$0")/../scripts"
     python3 - "$DATA/pointclouds/bunny_mesh.off" "$TMP/long.off" <<'PY' || fail "stretch failed"
 import sys
@@ -56,18 +54,47 @@ with open(sys.argv[2], "w") as o:
     for i in range(nf):
         o.write(" ".join(f[4 * i:4 * i + 4]) + "\n")
 PY
-    python3 "$s/voxel_pair.py" "$TMP/long.off" --points 1000000 --angle 2 --scale 0.9 \
+    python3 "$s/voxel_pair.py" "$TMP/long.off" --points "$1" --angle 2 --scale 0.9 \
         --shift 0.1 0.01 0.008 --mesh-out "$TMP/B.off" "$TMP/A.ply" "$TMP/B.ply" ||
         fail "voxel_pair.py failed"
+}
+
+# past 1024 voxels along an axis: two 1M-point scans of the stretched bunny (long_pair) at 2048
+# (2048 x 172 x 136 voxels); every judged voxel of both clouds right, as at 1024 for the whole
+# bunny
+test_voxel_long_grid_truth_slow() {
+    python3 -c 'import numpy, scipy' 2>/dev/null || { echo "numpy/scipy missing: skipped"; exit 77; }
+    local c mesh
+    long_pair 1000000
     run_cmd 0 voxel --json --backend "${GHM_VOXEL_BACKEND:-cpu}" --grid 2048 -o "$TMP/v.ply" \
         "$TMP/A.ply" "$TMP/B.ply"
     [ "$(json_get "$TMP/out" 'j["grid"]["dims"][0]')" -eq 2048 ] || fail "dims: $(cat "$TMP/out")"
     for c in 0 1; do
         mesh="$TMP/long.off"
         [ $c = 1 ] || mesh="$TMP/B.off"
-        python3 "$s/voxel_truth.py" "$TMP/v.ply" --mesh "$mesh" --cloud $c --method parity \
-            --goal 0.9999 >"$TMP/truth" 2>&1 || fail "cloud $c below 99.99 %: $(cat "$TMP/truth")"
+        python3 "$(dirname "$0")/../scripts/voxel_truth.py" "$TMP/v.ply" --mesh "$mesh" \
+            --cloud $c --method parity --goal 0.9999 >"$TMP/truth" 2>&1 ||
+            fail "cloud $c below 99.99 %: $(cat "$TMP/truth")"
     done
+}
+
+# the same on a device: 200k-point scans at 2048 and 4096, and a voxel edit at 2048, give the
+# CPU's PLYs byte for byte
+test_voxel_long_grid_cuda_same() {
+    "$BIN" --version | grep -q cuda || exit 77
+    "$BIN" --backend cuda "$DATA/images/box_in_scene.png" "$DATA/images/box.png" >/dev/null 2>&1 ||
+        exit 77 # no usable device here
+    python3 -c 'import numpy' 2>/dev/null || { echo "numpy missing: skipped"; exit 77; }
+    local g backend
+    long_pair 200000
+    for g in 2048 4096; do
+        for backend in cpu cuda; do
+            run_cmd 0 voxel --backend $backend --grid $g -o "$TMP/$backend.ply" "$TMP/A.ply" \
+                "$TMP/B.ply"
+        done
+        cmp -s "$TMP/cpu.ply" "$TMP/cuda.ply" || fail "the CPU and CUDA labels differ at $g"
+    done
+    edits_agree --grid 2048 "$TMP/A.ply" --subtract "$TMP/B.ply" --intersect "$TMP/B.ply"
 }
 
 # a grid past 2^30 voxels (the bunny and the kitten at 2048: 2048 x 1678 x 1305) is refused
