@@ -209,13 +209,6 @@ static void box_counts(const double lo[3], const double hi[3], const GhmVoxelOpt
     fit_dims(lo, hi, opt->voxel_size > 0, s, d);
 }
 
-/* ghmi_voxel_dims_ok's bounds, in doubles: a count here may be past int's range. */
-static int counts_in_bounds(const double d[3])
-{
-    return d[0] <= GHM_VOXEL_MAX_DIM && d[1] <= GHM_VOXEL_MAX_DIM && d[2] <= GHM_VOXEL_MAX_DIM &&
-           d[0] * d[1] * d[2] <= (double)GHM_VOXEL_MAX_VOXELS;
-}
-
 /* A refusal's way out, for counts d past the bounds: the finest grid, or the smallest voxel
  * size of four digits (as printed), whose counts are within them, searched from the one that
  * scales d into them (the counts' rounding up makes that one a little off either way). */
@@ -233,13 +226,13 @@ static void finest_within(const double lo[3], const double hi[3], const GhmVoxel
             o.voxel_size = strtod(text, NULL);
             box_counts(lo, hi, &o, &s, c);
             size4 = o.voxel_size + unit;
-        } while (!counts_in_bounds(c));
+        } while (!ghmi_voxel_counts_ok(c));
         snprintf(out, size, "; a voxel size of %s fits", text);
         return;
     }
     for (o.grid = (int)(opt->grid / most) + 2; o.grid > 1; o.grid--) {
         box_counts(lo, hi, &o, &s, c);
-        if (counts_in_bounds(c))
+        if (ghmi_voxel_counts_ok(c))
             break;
     }
     snprintf(out, size, "; a grid of %d fits", o.grid);
@@ -255,7 +248,7 @@ static int fit_box(const GhmVoxelBox *box, const GhmVoxelOptions *opt, GhmVoxelG
         hi[k] = box->points ? box->hi[k] : 0.0;
     }
     box_counts(lo, hi, opt, &s, d);
-    if (!counts_in_bounds(d)) {
+    if (!ghmi_voxel_counts_ok(d)) {
         if (why && why_size) {
             char way_out[64];
             finest_within(lo, hi, opt, d, way_out, sizeof way_out);

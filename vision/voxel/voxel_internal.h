@@ -50,14 +50,21 @@ typedef struct GhmiHood {
 
 void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
-/* Whether a grid's counts are in range (ghm_voxel.h): 1..GHM_VOXEL_MAX_DIM per axis, at most
- * GHM_VOXEL_MAX_VOXELS in all. */
-static inline int ghmi_voxel_dims_ok(const int dims[3])
+/* Whether a grid's voxel counts are in range (ghm_voxel.h): 1..GHM_VOXEL_MAX_DIM per axis, at
+ * most GHM_VOXEL_MAX_VOXELS in all. In doubles: the grid's fit asks before the counts are known
+ * to fit an int. */
+static inline int ghmi_voxel_counts_ok(const double d[3])
 {
     for (int k = 0; k < 3; k++)
-        if (dims[k] < 1 || dims[k] > GHM_VOXEL_MAX_DIM)
+        if (!(d[k] >= 1 && d[k] <= GHM_VOXEL_MAX_DIM))
             return 0;
-    return (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2] <= GHM_VOXEL_MAX_VOXELS;
+    return d[0] * d[1] * d[2] <= (double)GHM_VOXEL_MAX_VOXELS;
+}
+
+static inline int ghmi_voxel_dims_ok(const int dims[3])
+{
+    const double d[3] = {(double)dims[0], (double)dims[1], (double)dims[2]};
+    return ghmi_voxel_counts_ok(d);
 }
 
 /* The bits a voxel key of grid g needs (x + nx * (y + ny * z) < 2^bits); the device table keys
