@@ -4,10 +4,13 @@
 Samples --points area-uniform points on the closed mesh (OFF) with interpolated vertex normals
 (area-weighted face normals, so outward for an outward mesh), twice with independent draws:
 
-  A.ply   the mesh as it is
+  A.ply   the mesh as it is (stretched first by --stretch SX SY SZ, its axes scaled: a long or
+          flat shape from a round one)
   B.ply   the mesh turned by --angle degrees about z, scaled by --scale and moved by --shift
           (times the mesh's longest side), so that the two surfaces cross: part of B lies inside A
   B.off   (with --mesh-out) the mesh moved as B, the truth for A's voxels
+  A.off   (with --mesh-a-out) the mesh as A, the truth for B's voxels (the input unless
+          stretched)
 
 Binary little-endian PLY, float x y z nx ny nz. Deterministic for a --seed (NumPy's PCG64), so a
 test can make the pair when it runs instead of storing megabytes in data/.
@@ -93,12 +96,18 @@ def main():
     ap.add_argument("--shift", type=float, nargs=3, default=[0.3, 0.15, 0.1],
                     help="B's move, in units of the mesh's longest side")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--stretch", type=float, nargs=3, default=[1.0, 1.0, 1.0],
+                    help="scale the mesh's x, y and z by these first")
     ap.add_argument("--mesh-out", help="write the mesh moved as B here (OFF)")
+    ap.add_argument("--mesh-a-out", help="write the mesh as A here (OFF)")
     args = ap.parse_args()
     try:
         if args.points < 1:
             raise ValueError(f"--points {args.points}: must be positive")
+        if not all(k > 0 for k in args.stretch):
+            raise ValueError(f"--stretch {args.stretch}: factors must be positive")
         verts, tris = read_off(args.mesh)
+        verts = verts * np.asarray(args.stretch)
         vn = vertex_normals(verts, tris)
         rng = np.random.default_rng(args.seed)
         pa, na = sample(verts, tris, vn, args.points, rng)
@@ -109,6 +118,8 @@ def main():
         write_ply(args.b_out, pb @ m.T + t, nb @ (m / args.scale).T)
         if args.mesh_out:
             write_off(args.mesh_out, verts @ m.T + t, tris)
+        if args.mesh_a_out:
+            write_off(args.mesh_a_out, verts, tris)
     except (OSError, ValueError) as e:
         print(f"voxel_pair.py: {e}", file=sys.stderr)
         return 2

@@ -36,27 +36,15 @@ test_voxel_fine_grid_truth_slow() {
         done
     done
 }
-# long_pair POINTS: in $TMP, long.off (the bunny mesh stretched long: its y and z cut twelvefold)
-# and A.ply, B.ply, B.off: two scans of it crossing along their length (scripts/voxel_pair.py).
+
+# long_pair POINTS: in $TMP, long.off (the bunny mesh stretched long: its y and z cut
+# twelvefold) and A.ply, B.ply, B.off: two scans of it crossing along their length
+# (scripts/voxel_pair.py).
 long_pair() {
-    local s
-    s="$(dirname "$0")/../scripts"
-    python3 - "$DATA/pointclouds/bunny_mesh.off" "$TMP/long.off" <<'PY' || fail "stretch failed"
-import sys
-w = open(sys.argv[1]).read().split()
-nv, nf = int(w[1]), int(w[2])
-v = [float(x) for x in w[4:4 + 3 * nv]]
-with open(sys.argv[2], "w") as o:
-    o.write("OFF\n%d %d 0\n" % (nv, nf))
-    for i in range(nv):
-        o.write("%.9g %.9g %.9g\n" % (v[3 * i], v[3 * i + 1] / 12, v[3 * i + 2] / 12))
-    f = w[4 + 3 * nv:]
-    for i in range(nf):
-        o.write(" ".join(f[4 * i:4 * i + 4]) + "\n")
-PY
-    python3 "$s/voxel_pair.py" "$TMP/long.off" --points "$1" --angle 2 --scale 0.9 \
-        --shift 0.1 0.01 0.008 --mesh-out "$TMP/B.off" "$TMP/A.ply" "$TMP/B.ply" ||
-        fail "voxel_pair.py failed"
+    python3 "$(dirname "$0")/../scripts/voxel_pair.py" "$DATA/pointclouds/bunny_mesh.off" \
+        --stretch 1 0.0833333333333 0.0833333333333 --points "$1" --angle 2 --scale 0.9 \
+        --shift 0.1 0.01 0.008 --mesh-a-out "$TMP/long.off" --mesh-out "$TMP/B.off" \
+        "$TMP/A.ply" "$TMP/B.ply" || fail "voxel_pair.py failed"
 }
 
 # past 1024 voxels along an axis: two 1M-point scans of the stretched bunny (long_pair) at 2048
