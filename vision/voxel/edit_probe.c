@@ -242,15 +242,18 @@ static int check_normals(const GhmVoxelGrid *g, const GhmVoxelSide *c, int threa
 
 /* One pipeline run of a (given as rows when a_rows is not NULL) over b on *sw (made at the
  * first, with the empty cloud for a, then bound to the clouds with flags, GHMI_VOXEL_*: on a
- * device that uploads them, timed into *bind_ms unless NULL); *out is its view. */
+ * device that uploads them, timed into *bind_ms unless NULL); *out is its view. lender: NULL,
+ * or the sweep whose last step ran b alone, whose voxel table the run then uses. */
 static int run(GhmVoxelEdit *e, GhmVoxelSweep **sw, const GhmPointCloud *a,
                const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags,
-               const GhmVoxelResult **out, double *bind_ms)
+               const GhmVoxelSweep *lender, const GhmVoxelResult **out, double *bind_ms)
 {
     int ret = *sw ? GHM_OK : ghm_voxel_sweep_create(e->ctx, &e->none, b, &e->grid, &e->opt, sw);
     double t0 = ghm_now();
     if (ret == GHM_OK)
         ret = ghmi_voxel_sweep_rebind(*sw, a, a_rows, b, flags);
+    if (ret == GHM_OK && lender)
+        ret = ghmi_voxel_sweep_borrow_table(*sw, lender);
     if (bind_ms) /* without a device the bind only forgets the last step */
         *bind_ms = ghmi_voxel_ops(e->ctx) ? 1e3 * (ghm_now() - t0) : 0.0;
     return ret < 0 ? ret : ghm_voxel_sweep_step(*sw, NULL, out);
@@ -302,7 +305,7 @@ static int check_and_run(GhmVoxelEdit *e, const GhmVoxelSide *c, const GhmPointC
     }
     const GhmVoxelResult *r = NULL;
     int ret = probe_ret == GHM_OK && (beside || check.ret == GHM_OK)
-                  ? run(e, &e->against, &e->probe, &e->rows, pc, flags, &r, NULL)
+                  ? run(e, &e->against, &e->probe, &e->rows, pc, flags, e->alone, &r, NULL)
                   : GHM_OK;
     if (beside)
         ghmi_edit_worker_wait(e->worker);
@@ -319,7 +322,7 @@ int ghmi_edit_classify(GhmVoxelEdit *e, const GhmPointCloud *pc, const GhmVoxelR
     const GhmVoxelResult *alone = NULL;
     *out = NULL;
     /* the cloud alone: only its voxels are read (its labels against nothing are of no use) */
-    int ret = run(e, &e->alone, &e->none, NULL, pc, GHMI_VOXEL_NO_LABELS, &alone, upload_ms);
+    int ret = run(e, &e->alone, &e->none, NULL, pc, GHMI_VOXEL_NO_LABELS, NULL, &alone, upload_ms);
     if (ret == GHM_OK && alone->side[1].voxels == 0) {
         ghmi_why(why, why_size, "no point lies inside the grid");
         ret = GHM_ERR_INVALID;

@@ -204,6 +204,13 @@ int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
     return sw->dev ? ghmi_voxel_device_rebind(sw->dev, a, a_rows, b, flags) : GHM_OK;
 }
 
+int ghmi_voxel_sweep_borrow_table(GhmVoxelSweep *sw, const GhmVoxelSweep *lender)
+{
+    if (!sw || !lender)
+        return GHM_ERR_INVALID;
+    return sw->dev && lender->dev ? ghmi_voxel_device_borrow_table(sw->dev, lender->dev) : GHM_OK;
+}
+
 int ghmi_voxel_sweep_device_view(const GhmVoxelSweep *sw, GhmiVoxelDeviceView *v)
 {
     if (!sw || !v)

@@ -232,6 +232,14 @@ enum {
 int ghmi_voxel_device_rebind(GhmiVoxelDevice *d, const GhmPointCloud *a,
                              const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags);
 
+/* Lets the steps until d's next rebind use lender's voxel table instead of sorting and hashing
+ * the points again, where it holds what theirs would: lender's last step had no A points, the
+ * same grid and no pose, and d's A is out of the table (given as rows, each point in its own
+ * voxel); the caller promises that lender's B was d's B, point for point (a voxel edit's cloud
+ * alone and then against its probe), and that lender is not stepped, rebound or freed before
+ * d's step. Elsewhere the steps build their own. */
+int ghmi_voxel_device_borrow_table(GhmiVoxelDevice *d, const GhmiVoxelDevice *lender);
+
 /* One step (ghm_voxel_intersect's): fills r->side[], r->rounds and r->time (r->grid already
  * set). On failure r may hold some arrays (pinned = 0), which ghm_voxel_result_free() releases. */
 int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVoxelGrid *grid,
@@ -266,6 +274,10 @@ int ghmi_voxel_device_view(const GhmiVoxelDevice *d, GhmiVoxelDeviceView *v);
  * fail until a rebind succeeds. */
 int ghmi_voxel_sweep_rebind(GhmVoxelSweep *sw, const GhmPointCloud *a,
                             const GhmiVoxelRows *a_rows, const GhmPointCloud *b, unsigned flags);
+
+/* ghmi_voxel_device_borrow_table for the sweeps' device states (the same promises); nothing on
+ * the CPU path. */
+int ghmi_voxel_sweep_borrow_table(GhmVoxelSweep *sw, const GhmVoxelSweep *lender);
 
 /* The device arrays of the sweep's last step (ghmi_voxel_device_view); GHM_ERR_UNSUPPORTED on
  * the CPU path, GHM_ERR_INVALID before a step. */
