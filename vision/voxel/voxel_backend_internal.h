@@ -97,7 +97,8 @@ typedef struct GhmVoxelSideArgs {
     double *moments;      /* GHMI_MOMENTS K point moments (voxel_internal.h) when the cloud has
                            * no normals and they are estimated; NULL when it has normals */
     uint8_t *label;       /* K */
-    uint32_t *nbr;        /* nn K neighbour ids, step-major: nbr[k K + v] */
+    uint32_t *nbr;        /* nn K neighbour ids, step-major: nbr[k K + v]; NULL for a side
+                           * given as rows at radius 1 (below): found by the rows instead */
     uint32_t *mask;       /* K: bit k = neighbour k is occupied and not barrier (radius 1) */
     uint32_t *cross;      /* K: id of the same voxel in the other cloud */
     uint8_t *barrier;     /* K */
@@ -110,9 +111,11 @@ typedef struct GhmVoxelSideArgs {
     /* A cloud given as rows (voxel_internal.h's GhmiVoxelRows) whose K voxels are its points,
      * one each, so that voxel start[r] + x - lo[r] is row r's voxel x: the neighbours op finds
      * its neighbours, and the contact op the other cloud its voxels, by the rows, not by the
-     * table (NULL: by the table). */
+     * table (NULL: by the table). dims: the grid's, for the kernels that find such a side's
+     * neighbours without the grid's arguments (the fill's). */
     const int32_t *rows_lo, *rows_hi;
     const uint64_t *rows_start;
+    int32_t dims[3];
 } GhmVoxelSideArgs;
 
 typedef struct GhmVoxelPair {

@@ -256,9 +256,10 @@ typedef struct Layout {
 /* Lays out both clouds' arrays at radius 1 (base NULL: sizes only); estimate[c]: the cloud's
  * moments and the normals op's scratch too; first_run[c]: the table's run of the cloud's voxel
  * 0. A cloud given as rows (a_rows: A) has a point a voxel and zero normals: its counts and
- * normals go with the voxel arrays, not downloaded (14 of a probe's 19 MB of results). */
+ * normals go with the voxel arrays, not downloaded (14 of a probe's 19 MB of results); where
+ * its voxels are its rows' (a_by_rows), it has no neighbour ids (GhmVoxelSideArgs). */
 static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const size_t first_run[2],
-                    const int estimate[2], int a_rows)
+                    const int estimate[2], int a_rows, int a_by_rows)
 {
     size_t at = 0, ot = 0;
     for (int c = 0; c < 2; c++) {
@@ -273,7 +274,7 @@ static void lay_out(Layout *L, void *work, void *out, const size_t K[2], const s
         L->out_at[c][2] = ot, s->normals = kept ? carve(work, &at, 3 * k * 4)
                                                 : carve(out, &ot, 3 * k * 4);
         L->out_at[c][3] = ot, s->label = carve(out, &ot, k);
-        s->nbr = carve(work, &at, 26 * k * 4);
+        s->nbr = c == 0 && a_by_rows ? NULL : carve(work, &at, 26 * k * 4);
         s->mask = carve(work, &at, k * 4);
         s->cross = carve(work, &at, k * 4);
         s->barrier = carve(work, &at, k);
@@ -544,8 +545,9 @@ static int voxel_table(GhmiVoxelDevice *d, const GhmVoxelGridArgs *g, const GhmV
  * ms of a voxel edit's first step by a sparse cloud, H200 host, 2026-12-01). */
 static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const size_t first[2])
 {
+    const int by_rows = d->a_rows && K[0] == d->n[0]; /* one voxel a row point: ids by rows */
     memset(L, 0, sizeof *L);
-    lay_out(L, NULL, NULL, K, first, d->estimate, d->a_rows);
+    lay_out(L, NULL, NULL, K, first, d->estimate, d->a_rows, by_rows);
     int ret = grow(d, &d->work, L->work_bytes);
     if (ret == GHM_OK)
         ret = grow(d, &d->out, L->out_bytes);
@@ -559,7 +561,14 @@ static int size_arrays(GhmiVoxelDevice *d, Layout *L, const size_t K[2], const s
             d->stage_cap = want;
     }
     if (ret == GHM_OK)
-        lay_out(L, d->work.p, d->out.p, K, first, d->estimate, d->a_rows);
+        lay_out(L, d->work.p, d->out.p, K, first, d->estimate, d->a_rows, by_rows);
+    if (ret == GHM_OK && by_rows) {
+        GhmVoxelSideArgs *a = &L->pair.s[0];
+        a->rows_lo = d->view.lo;
+        a->rows_hi = d->view.hi;
+        a->rows_start = d->view.start;
+        memcpy(a->dims, d->grid.dims, sizeof a->dims);
+    }
     return ret;
 }
 
@@ -626,11 +635,6 @@ int ghmi_voxel_device_step(GhmiVoxelDevice *d, const double *b_pose, const GhmVo
         ret = voxel_table(d, &g, &pose, K, first, &runs);
     if (ret == GHM_OK)
         ret = size_arrays(d, &L, K, first);
-    if (ret == GHM_OK && d->a_rows && K[0] == d->n[0]) { /* one voxel a row point: ids by rows */
-        L.pair.s[0].rows_lo = d->view.lo;
-        L.pair.s[0].rows_hi = d->view.hi;
-        L.pair.s[0].rows_start = d->view.start;
-    }
     const size_t skip = table_first(d);
     if (ret == GHM_OK)
         ret = ops->build(ctx, d->step_table, runs, first[1], (const float *)d->xyz.p + 3 * skip,

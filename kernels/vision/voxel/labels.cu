@@ -37,6 +37,36 @@ static __device__ __forceinline__ unsigned warp_sum(unsigned v)
 
 #define STATE_NONE 0xFFFFFFFFFFFFFFFFull
 
+/* Seed votes of voxel v's neighbours (labels.c's seed_vote): what neighbour x, the hood's k-th
+ * (step j of the cube at radius r), adds to v's ring flag, fill mask and votes. */
+struct Votes {
+    double c[3]; /* v's centre, once a plane needs it */
+    uint8_t ring;
+    uint32_t fill_mask;
+    int in, out;
+};
+
+static __device__ __forceinline__ void vote(const GhmVoxelGridArgs &g, double t_out, double t_in,
+                                            const GhmVoxelSideArgs &s, uint32_t v, uint32_t x,
+                                            int j, int k, int r, Votes &t)
+{
+    if (x == GHM_NOT_FOUND)
+        return;
+    if (!s.barrier[x]) {
+        t.fill_mask |= 1u << (k & 31);
+        return;
+    }
+    if (!t.ring)
+        centre(g, s.keys[v], t.c);
+    t.ring = 1;
+    int d[3];
+    cube_step(j, r, d);
+    double len = __dsqrt_rn((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    double dot = __ddiv_rn(plane_dot(t.c, s.plane + 6 * (size_t)x), __dmul_rn(len, g.size));
+    t.out += dot > t_out;
+    t.in += dot < -t_in;
+}
+
 static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
     GhmVoxelGridArgs g, double t_out, double t_in, const __grid_constant__ GhmVoxelPair p)
 {
@@ -44,48 +74,40 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
     uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x, K = s.K;
     if (v >= K)
         return;
-    double c[3] = {0, 0, 0}; /* the centre, once a plane needs it (labels.c's seed_vote) */
-    uint8_t lab = LABEL_UNKNOWN, sd = GHMI_VOXEL_NO_SEED, rg = 0;
-    uint32_t fill_mask = 0;
+    Votes t = {{0, 0, 0}, 0, 0, 0, 0};
+    uint8_t lab = LABEL_UNKNOWN, sd = GHMI_VOXEL_NO_SEED;
     const int r = s.radius;
-    if (s.barrier[v]) {
+    const bool barrier = s.barrier[v];
+    if (barrier) {
         if (s.cross[v] != GHM_NOT_FOUND) {
             lab = LABEL_INTERSECTION;
         } else {
-            centre(g, s.keys[v], c);
-            double d = plane_dot(c, s.plane + 6 * (size_t)v);
+            centre(g, s.keys[v], t.c);
+            double d = plane_dot(t.c, s.plane + 6 * (size_t)v);
             lab = d > 0 ? LABEL_OUTSIDE : d < 0 ? LABEL_INSIDE : LABEL_UNKNOWN;
         }
+    } else if (!s.nbr) { /* a side given as rows at radius 1 */
+        uint32_t u[26];
+        nbr26(s, v, ~0u, u);
+#pragma unroll
+        for (int k = 0; k < 26; k++)
+            vote(g, t_out, t_in, s, v, u[k], k < 13 ? k : k + 1, k, 1, t);
     } else {
-        int w = 2 * r + 1, cube = w * w * w, mid = cube / 2, k = 0, in = 0, out = 0;
+        int w = 2 * r + 1, cube = w * w * w, mid = cube / 2, k = 0;
         for (int j = 0; j < cube; j++) {
             if (j == mid)
                 continue;
-            uint32_t x = s.nbr[(size_t)k * K + v];
+            vote(g, t_out, t_in, s, v, s.nbr[(size_t)k * K + v], j, k, r, t);
             k++;
-            if (x == GHM_NOT_FOUND)
-                continue;
-            if (!s.barrier[x]) {
-                fill_mask |= 1u << ((k - 1) & 31);
-                continue;
-            }
-            if (!rg)
-                centre(g, s.keys[v], c);
-            rg = 1;
-            int d[3];
-            cube_step(j, r, d);
-            double len = __dsqrt_rn((double)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
-            double dot = __ddiv_rn(plane_dot(c, s.plane + 6 * (size_t)x), __dmul_rn(len, g.size));
-            out += dot > t_out;
-            in += dot < -t_in;
         }
-        sd = in == out ? GHMI_VOXEL_NO_SEED : in > out ? LABEL_INSIDE : LABEL_OUTSIDE;
     }
+    if (!barrier)
+        sd = t.in == t.out ? GHMI_VOXEL_NO_SEED : t.in > t.out ? LABEL_INSIDE : LABEL_OUTSIDE;
     s.label[v] = lab;
-    s.ring[v] = rg;
+    s.ring[v] = t.ring;
     s.seed[v] = sd;
     if (r == 1)
-        s.mask[v] = fill_mask;
+        s.mask[v] = t.fill_mask;
 }
 
 /* Appends v to queue[base + ...] and counts it in *cnt, one atomic per group of lanes. */
@@ -111,7 +133,9 @@ static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
 
 /* A warp per queued voxel, a lane per neighbour (up to 124 at radius 2; the fill mask's 26 at
  * radius 1), over the first f[c] voxels of each cloud's level, numbered together (cloud 0's
- * then cloud 1's), so that two small levels run side by side. */
+ * then cloud 1's), so that two small levels run side by side. VOLUME: a side may be given as
+ * rows (nbr_at). */
+template <bool VOLUME>
 static __device__ void level_by_warps(const GhmVoxelPair &p, const uint32_t (&start)[2],
                                       const uint32_t (&end)[2], const uint32_t (&f)[2],
                                       uint32_t level, uint32_t slot, GhmVoxelFillControl *ctl,
@@ -128,7 +152,8 @@ static __device__ void level_by_warps(const GhmVoxelPair &p, const uint32_t (&st
         if (s.radius == 1) {
             const uint32_t m = __ldg(&s.mask[v]);
             if (lane < 26 && (m >> lane & 1u)) {
-                uint32_t u = __ldg(&s.nbr[(size_t)lane * s.K + v]);
+                uint32_t u = VOLUME ? nbr_at(s, v, (int)lane)
+                                    : __ldg(&s.nbr[(size_t)lane * s.K + v]);
                 if (atomicMin(&s.state[u], cand) == STATE_NONE)
                     push(s.queue, base, cnt, u);
             }
@@ -171,9 +196,7 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
              * atomic would wait for it before the next is issued */
             uint32_t u[26];
             unsigned long long was[26];
-#pragma unroll
-            for (int k = 0; k < 26; k++)
-                u[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + v]) : GHM_NOT_FOUND;
+            nbr26(s, v, m, u);
             /* Most of a voxel's neighbours were reached at this level or before (a state <=
              * cand): the states are read first and the atomic issued only above cand. States
              * only fall, so a skipped atomic would have changed nothing and its u was not
@@ -201,7 +224,7 @@ static __device__ void level_by_threads(const GhmVoxelSideArgs &s, uint32_t star
             at = atomicAdd(cnt, incl);
         at = __shfl_sync(0xFFFFFFFFu, at, 31) + incl - got;
         for (; fresh; fresh &= fresh - 1)
-            s.queue[end + at++] = __ldg(&s.nbr[(size_t)(__ffs(fresh) - 1) * s.K + v]);
+            s.queue[end + at++] = nbr_at(s, v, __ffs(fresh) - 1);
     }
 }
 
@@ -220,9 +243,7 @@ static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t
     const uint32_t m = __ldg(&s.mask[v]);
     uint32_t u[26];
     uint8_t lu[26], rg[26];
-#pragma unroll
-    for (int k = 0; k < 26; k++)
-        u[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + v]) : GHM_NOT_FOUND;
+    nbr26(s, v, m, u);
 #pragma unroll
     for (int k = 0; k < 26; k++) {
         lu[k] = u[k] != GHM_NOT_FOUND ? __ldcg(&s.label[u[k]]) : l;
@@ -238,7 +259,7 @@ static __device__ unsigned conflicts_by_mask(const GhmVoxelSideArgs &s, uint32_t
     unsigned pairs = 0;
     for (; hit; hit &= hit - 1) {
         const int k = __ffs(hit) - 1;
-        uint32_t w = __ldg(&s.nbr[(size_t)k * s.K + v]);
+        uint32_t w = nbr_at(s, v, k);
         s.drop[(uint32_t)__ldcg(&s.state[v])] = 1;
         s.drop[(uint32_t)__ldcg(&s.state[w])] = 1;
         pairs += w > v || (lv != l && !(marked >> k & 1u));
@@ -259,7 +280,7 @@ static __device__ unsigned conflicts_at(const GhmVoxelSideArgs &s, uint32_t v)
     const int wd = 2 * s.radius + 1, nn = wd * wd * wd - 1;
     unsigned pairs = 0;
     for (int k = 0; k < nn; k++) {
-        uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]);
+        uint32_t u = __ldg(&s.nbr[(size_t)k * s.K + v]); /* radius > 1: never by the rows */
         if (u == GHM_NOT_FOUND || s.ring[u] || s.barrier[u])
             continue;
         const uint8_t lu = __ldcg(&s.label[u]), m = MARKS ? lu & ~GHMI_VOXEL_ORPHAN : lu;
@@ -293,9 +314,7 @@ static __device__ unsigned long long pulled(const GhmVoxelSideArgs &s, uint32_t 
     if (s.radius == 1) {
         const uint32_t m = __ldg(&s.mask[u]);
         uint32_t w[26];
-#pragma unroll
-        for (int k = 0; k < 26; k++)
-            w[k] = m >> k & 1u ? __ldg(&s.nbr[(size_t)k * s.K + u]) : GHM_NOT_FOUND;
+        nbr26(s, u, m, w);
 #pragma unroll
         for (int k = 0; k < 26; k++) {
             unsigned long long st = w[k] != GHM_NOT_FOUND ? __ldcg(&s.state[w[k]]) : STATE_NONE;
@@ -471,7 +490,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void fill_kernel(
                     f[c] = 0;
                 }
             }
-            level_by_warps(p, start, end, f, level, slot, ctl, warp, nwarps, lane);
+            level_by_warps<VOLUME>(p, start, end, f, level, slot, ctl, warp, nwarps, lane);
             if (tid == 0)
                 ctl->count[0][(level + 2) % 3] = ctl->count[1][(level + 2) % 3] = 0;
             grid.sync();

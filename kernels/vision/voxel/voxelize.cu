@@ -245,6 +245,19 @@ static __device__ __forceinline__ int neighbours_of(const GhmMapRef &t, const Gh
     return occupied;
 }
 
+/* The occupied radius-1 neighbours of voxel v of a side given as rows without s.nbr: counted
+ * for the histogram, none written. */
+static __device__ __forceinline__ int rows_occupied(const GhmVoxelSideArgs &s, uint32_t v)
+{
+    uint32_t u[26];
+    nbr26(s, v, ~0u, u);
+    int occupied = 0;
+#pragma unroll
+    for (int k = 0; k < 26; k++)
+        occupied += u[k] != GHM_NOT_FOUND;
+    return occupied;
+}
+
 static __global__ __launch_bounds__(VOXEL_THREADS) void neighbours_kernel(
     GhmMapRef t, GhmVoxelGridArgs g, const __grid_constant__ GhmVoxelPair p, int do_a, int do_b,
     GhmVoxelInfo *info)
@@ -259,8 +272,9 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void neighbours_kernel(
     __syncthreads();
     uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
     if (v < s.K)
-        atomicAdd(&local[s.rows_lo ? neighbours_of<true>(t, g, s, cloud, v)
-                                   : neighbours_of<false>(t, g, s, cloud, v)],
+        atomicAdd(&local[!s.nbr      ? rows_occupied(s, v)
+                         : s.rows_lo ? neighbours_of<true>(t, g, s, cloud, v)
+                                     : neighbours_of<false>(t, g, s, cloud, v)],
                   1u);
     __syncthreads();
     for (int i = threadIdx.x; i < GHMI_VOXEL_HIST; i += VOXEL_THREADS)
@@ -291,11 +305,12 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void rows_cross_kernel(
         atomicAdd(&info->placed, (unsigned)__popc(m));
 }
 
-/* The other cloud's voxel at v's radius-1 neighbour k, by the rows (rows_cross_kernel). */
+/* The other cloud's voxel at v's radius-1 neighbour k (step d from v's coordinates c), by the
+ * rows (rows_cross_kernel). */
 static __device__ __forceinline__ uint32_t cross_by_rows(const GhmVoxelSideArgs &s, uint32_t v,
-                                                         int k)
+                                                         int k, const int c[3], const int d[3])
 {
-    uint32_t u = s.nbr[(size_t)k * s.K + v];
+    uint32_t u = s.nbr ? s.nbr[(size_t)k * s.K + v] : rows_step(s, c, d);
     return u == GHM_NOT_FOUND ? GHM_NOT_FOUND : s.cross[u];
 }
 
@@ -339,7 +354,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
                     if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                         continue;
                     int at[3];
-                    uint32_t u = by_rows ? cross_by_rows(s, v, k)
+                    uint32_t u = by_rows ? cross_by_rows(s, v, k, kc, d)
                                  : step_coords(g, kc, d, at)
                                      ? voxel_at(t, g, p.s[other], other, in_rows, at)
                                      : GHM_NOT_FOUND;
