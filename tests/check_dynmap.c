@@ -162,7 +162,7 @@ START_TEST(test_stable_handles_and_gc)
         r.ids[i] = 2 * i + 1;
     ghm_test_run_erase(&r, 25000);
     size_t released = 0;
-    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    ghm_test_run_gc(&r, &released);
     ck_assert_uint_gt(released, 0);
     GhmDynmapStats after;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
@@ -183,12 +183,50 @@ START_TEST(test_stable_handles_and_gc)
     for (uint32_t i = 0; i < 200000; i++)
         r.ids[i] = i;
     ghm_test_run_erase(&r, 200000);
-    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    ghm_test_run_gc(&r, &released);
     ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
     ck_assert_uint_eq(after.slabs_used, 0);
     ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
     ghm_test_run_check_all(&r);
     free(keep);
+    ghm_test_run_free(&r);
+    ghm_dynmap_free(&dm);
+    ghm_context_free(&ctx);
+}
+END_TEST
+
+/* gc after erases that each empty slabs (of some buckets twice) returns every empty slab: a
+ * table of many buckets, where they are a few of them (on CUDA a gc over the buckets the erases
+ * noted), then everything erased (more than it notes: every bucket walked). */
+START_TEST(test_gc_after_erases)
+{
+    if (!ghm_test_dyn_pick(_i))
+        return;
+    GhmContext *ctx = ghm_test_dyn_context(0);
+    GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 400000);
+    GhmTestRun r;
+    ghm_test_run_init(&r, dm, 6, MODE_MIXED, 100000, 100000);
+    for (uint32_t i = 0; i < 100000; i++)
+        r.ids[i] = i;
+    ghm_test_run_insert(&r, 100000);
+    uint64_t s = 7;
+    size_t released = 0, total = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int e = 0; e < 2; e++) {
+            ghm_test_random_ids(&r, 3000, &s);
+            ghm_test_run_erase(&r, 3000);
+        }
+        ghm_test_run_gc(&r, &released);
+        total += released;
+        ghm_test_run_check_all(&r);
+    }
+    ck_assert_uint_gt(total, 0);
+    for (uint32_t i = 0; i < 100000; i++)
+        r.ids[i] = i;
+    ghm_test_run_erase(&r, 100000);
+    ghm_test_run_gc(&r, &released);
+    ck_assert_uint_gt(released, 0);
+    ck_assert_uint_eq(ghm_dynmap_size(dm), 0);
     ghm_test_run_free(&r);
     ghm_dynmap_free(&dm);
     ghm_context_free(&ctx);
@@ -362,7 +400,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
         if (k % 3 == 2 || k == rounds) {
             size_t rel[2];
             for (int b = 0; b < 2; b++) {
-                ck_assert_int_eq(ghm_dynmap_gc(dm[b], &rel[b]), GHM_OK);
+                ghm_test_run_gc(&r[b], &rel[b]);
                 ghm_test_run_check_all(&r[b]);
             }
             size_t u = universe;
@@ -530,6 +568,7 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(core, test_short_keys, 0, 2);
     tcase_add_loop_test(core, test_bad_arguments, 0, 1);
     tcase_add_loop_test(core, test_stable_handles_and_gc, 0, 1);
+    tcase_add_loop_test(core, test_gc_after_erases, 0, 1);
     tcase_add_loop_test(core, test_item_sizes, 0, 1);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
@@ -544,6 +583,7 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(cuda, test_short_keys, 2, 4);
     tcase_add_loop_test(cuda, test_bad_arguments, 2, 3);
     tcase_add_loop_test(cuda, test_stable_handles_and_gc, 2, 3);
+    tcase_add_loop_test(cuda, test_gc_after_erases, 2, 4);
     tcase_add_loop_test(cuda, test_item_sizes, 2, 3);
     tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 2); /* Atomic64, Accel32 */
     tcase_add_test(cuda, test_cuda_device_arrays);

@@ -139,6 +139,24 @@ static int cmp_handle(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void ghm_test_run_gc(GhmTestRun *r, size_t *released)
+{
+    size_t m = 0, held = 0;
+    GhmDynmapHandle *slab = malloc((r->count + 1) * sizeof *slab);
+    ck_assert_ptr_nonnull(slab);
+    ck_assert_int_eq(ghm_dynmap_gc(r->dm, released), GHM_OK);
+    for (uint32_t id = 0; id < r->universe; id++)
+        if (r->present[id])
+            slab[m++] = r->handle[id] >> 32;
+    qsort(slab, m, sizeof *slab, cmp_handle);
+    for (size_t i = 0; i < m; i++)
+        held += i == 0 || slab[i] != slab[i - 1];
+    GhmDynmapStats st;
+    ck_assert_int_eq(ghm_dynmap_stats(r->dm, &st), GHM_OK);
+    ck_assert_uint_eq(st.slabs_used, held);
+    free(slab);
+}
+
 /* ghm_dynmap_items lists each stored item once: its handles are the stored ones, and each
  * listed item is the one at its handle. */
 static void run_check_items(GhmTestRun *r)
@@ -227,11 +245,11 @@ void ghm_test_random_rounds(GhmContext *ctx, int w, int mode, uint32_t universe,
             ghm_test_run_check_all(&r);
         if (k % 4 == 3) {
             size_t released = 0;
-            ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+            ghm_test_run_gc(&r, &released);
         }
     }
     size_t released = 0;
-    ck_assert_int_eq(ghm_dynmap_gc(dm, &released), GHM_OK);
+    ghm_test_run_gc(&r, &released);
     ghm_test_run_check_all(&r);
     GhmDynmapStats st;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &st), GHM_OK);

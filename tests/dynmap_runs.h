@@ -53,6 +53,9 @@ void ghm_test_run_free(GhmTestRun *r);
 void ghm_test_run_insert(GhmTestRun *r, size_t n);
 /* Erases ids[0..n) (whole-item keys) and checks the flags: the first occurrence of a stored id. */
 void ghm_test_run_erase(GhmTestRun *r, size_t n);
+/* gc, and then every slab in use holds an item: as many slabs are used as the stored items'
+ * handles name (a slab an erase emptied and gc left linked would count apart). */
+void ghm_test_run_gc(GhmTestRun *r, size_t *released);
 /* Finds every id of the universe: stored ones at their handle with their item, others absent. */
 void ghm_test_run_check_all(GhmTestRun *r);
 /* Random batches: ids drawn with repeats (duplicates within a batch and of stored items). */
