@@ -196,8 +196,7 @@ START_TEST(test_stable_handles_and_gc)
 END_TEST
 
 /* gc after erases that each empty slabs (of some buckets twice) returns every empty slab: a
- * table of many buckets, where they are a few of them (on CUDA a gc over the buckets the erases
- * noted), then everything erased (more than it notes: every bucket walked). */
+ * table of many buckets where they are a few of them, then everything erased. */
 START_TEST(test_gc_after_erases)
 {
     if (!ghm_test_dyn_pick(_i))

@@ -36,8 +36,7 @@
  *          (docs/BENCHMARKS.md).
  * erase    hash, leaders, and a thread per leader clears its slot's head and mask bit.
  * find     a thread per key: bucket, slabs, handle and item.
- * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them: the buckets
- *          whose slabs erases emptied since the last gc (noted by the erases), or all of them.
+ * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
  */
 #include <string.h>
@@ -292,8 +291,7 @@ static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
     if (i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE) {
         uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
         int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
-        if (atomicAnd(slab + DYN_MASK, ~(1u << slot)) == 1u << slot) /* no bucket at hand: */
-            atomicAdd(&r.counters[DYN_C_EMPTIED], r.emptied_cap + 1ull); /* gc walks them all */
+        atomicAnd(slab + DYN_MASK, ~(1u << slot));
         slab[head] = 0;
         if (r.hs == 2)
             slab[head + 1] = 0;
@@ -368,7 +366,7 @@ void ghmi_dyn_destroy(void *impl)
     if (!d)
         return;
     ghmi_dyn_alloc_free(d);
-    ghmi_device_free(d->ctx, d->ref.buckets); /* buckets, counts, counters, emptied: a block */
+    ghmi_device_free(d->ctx, d->ref.buckets); /* buckets, counts and counters: one block */
     free(d);
 }
 
@@ -391,7 +389,6 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
     size_t per = (size_t)r->slots, cap = opt->capacity;
     size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;
     r->n_buckets = (uint32_t)(want > ((size_t)1 << 31) ? (size_t)1 << 31 : want);
-    r->emptied_cap = r->n_buckets / 4 + 64; /* a byte a bucket */
     r->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
     int ret = GHM_OK;
     GhmiCarve c = {NULL, 0};
@@ -400,7 +397,6 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
         r->buckets = (uint32_t *)ghmi_carve(&c, nb * 4);
         d->counts = (uint32_t *)ghmi_carve(&c, nb * 4);
         r->counters = (unsigned long long *)ghmi_carve(&c, DYN_COUNTERS * 8);
-        r->emptied = (uint32_t *)ghmi_carve(&c, (size_t)r->emptied_cap * 4);
         if (phase == 0) {
             void *block = NULL;
             size_t bytes = c.used;

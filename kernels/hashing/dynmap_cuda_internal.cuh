@@ -15,9 +15,9 @@ typedef struct CudaDynmap {
     size_t n_chunks, cap_chunks;
     size_t n_supers;  /* super blocks in use */
     size_t cap_supers; /* super blocks dir, bits and block_free have room for */
-    uint32_t *counts;  /* per bucket, an insert's new items, then its first new slab; a gc's
-                        * marks (zero between calls) */
-    size_t block_bytes; /* buckets, counts, counters and the emptied list: one allocation */
+    uint32_t *counts;  /* per bucket, an insert's new items, then its first new slab (zero
+                        * between calls) */
+    size_t block_bytes; /* buckets, counts and counters: one allocation */
     size_t items;
     unsigned long long host_counters[DYN_COUNTERS]; /* ref.counters, copied after a sync */
 } CudaDynmap;

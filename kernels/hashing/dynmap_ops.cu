@@ -27,8 +27,8 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
         uint32_t lo = __ldcg(slab + head);
         hit = atomicCAS(slab + head, lo, 0u) == lo;
     }
-    if (hit && atomicAnd(slab + DYN_MASK, ~(1u << slot)) == 1u << slot)
-        dyn_note_emptied(r, dyn_bucket(r, hash));
+    if (hit)
+        atomicAnd(slab + DYN_MASK, ~(1u << slot));
     return hit;
 }
 
@@ -96,9 +96,11 @@ static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, siz
         atomicExch(&r.counters[DYN_C_BAD], 1ull);
 }
 
-/* Unlinks bucket b's empty slabs and returns them; adds their number to the released count. */
-static __device__ void unlink_empty(const DynRef &r, uint32_t b)
+static __global__ void gc_kernel(DynRef r)
 {
+    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (b >= r.n_buckets)
+        return;
     uint32_t *link = &r.buckets[b], s;
     unsigned long long freed = 0;
     while ((s = *link) != 0) {
@@ -113,32 +115,6 @@ static __device__ void unlink_empty(const DynRef &r, uint32_t b)
     }
     if (freed)
         atomicAdd(&r.counters[DYN_C_RELEASED], freed);
-}
-
-static __global__ void gc_kernel(DynRef r)
-{
-    size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (b < r.n_buckets)
-        unlink_empty(r, (uint32_t)b);
-}
-
-/* gc over the n buckets noted (r.emptied), each once: a bucket noted again is skipped by its
- * mark in `counts` (zero between calls; unmark_kernel clears them after). */
-static __global__ void gc_emptied_kernel(DynRef r, size_t n, uint32_t *counts)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    uint32_t b = r.emptied[i];
-    if (atomicExch(&counts[b], 1u) == 0u)
-        unlink_empty(r, b);
-}
-
-static __global__ void unmark_kernel(DynRef r, size_t n, uint32_t *counts)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n)
-        counts[r.emptied[i]] = 0;
 }
 
 
@@ -268,28 +244,14 @@ static int dyn_read(const void *impl, const GhmDynmapHandle *handles, size_t n,
 
 static size_t dyn_size(const void *impl) { return ((const CudaDynmap *)impl)->items; }
 
-/* Over the buckets whose slabs erases emptied since the last gc, or every bucket when they
- * were more than the list holds; the count of them, read after the last call (every call that
- * changes it ends by reading the counters), back to zero. */
 static int dyn_gc(void *impl, size_t *released)
 {
     CudaDynmap *d = (CudaDynmap *)impl;
-    cudaStream_t st = ghm_cuda_stream(d->ctx);
-    const size_t n = (size_t)d->host_counters[DYN_C_EMPTIED];
     int ret = ghmi_dyn_reset_counters(d);
-    if (ret >= 0 && n > d->ref.emptied_cap) {
-        gc_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, st>>>(d->ref);
+    if (ret >= 0) {
+        gc_kernel<<<thread_grid(d->ref.n_buckets), THREADS, 0, ghm_cuda_stream(d->ctx)>>>(d->ref);
         ret = GHM_CUDA_LAUNCH();
-    } else if (ret >= 0 && n) {
-        gc_emptied_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, d->counts);
-        if ((ret = GHM_CUDA_LAUNCH()) >= 0) {
-            unmark_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, d->counts);
-            ret = GHM_CUDA_LAUNCH();
-        }
     }
-    if (ret >= 0)
-        ret = GHM_CUDA(cudaMemsetAsync(d->ref.counters + DYN_C_EMPTIED, 0,
-                                       sizeof *d->ref.counters, st));
     int rc = ghmi_dyn_read_counters(d);
     *released = rc >= 0 ? (size_t)d->host_counters[DYN_C_RELEASED] : 0;
     return ret < 0 ? ret : rc;
@@ -399,7 +361,6 @@ static int dyn_preload(const void *impl)
     const GhmContext *ctx = ((const CudaDynmap *)impl)->ctx;
     const void *const k[] = {(const void *)erase_kernel,       (const void *)find_kernel,
                              (const void *)read_kernel,        (const void *)gc_kernel,
-                             (const void *)gc_emptied_kernel,  (const void *)unmark_kernel,
                              (const void *)count_items_kernel, (const void *)list_items_kernel};
     cudaError_t err = ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
     if (err == cudaSuccess)

@@ -43,7 +43,6 @@ enum {
     DYN_PER_CALL,
     DYN_C_USED = DYN_PER_CALL, /* slabs handed out, slab 0 not counted */
     DYN_C_ITEMS,               /* stored items: store and erase keep it */
-    DYN_C_EMPTIED,             /* slabs emptied since the last gc (dyn_note_emptied) */
     DYN_COUNTERS = 8
 };
 
@@ -54,9 +53,6 @@ typedef struct DynRef {
     uint32_t *bits;         /* 32 words per memory block: bit set = slab handed out */
     int *block_free;        /* free slabs per memory block */
     unsigned long long *counters;
-    uint32_t *emptied;      /* the buckets of slabs emptied since the last gc, room for
-                             * emptied_cap (dyn_note_emptied) */
-    uint32_t emptied_cap;
     uint32_t n_buckets, n_blocks;
     int w, kw, slots; /* item words, key words, slots per slab */
     int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
@@ -292,17 +288,6 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
 }
 
 /* --- the slab memory ----------------------------------------------------------------------- */
-
-/* A slab of bucket b that an erase emptied, noted for the next gc, which then walks only the
- * buckets noted (a pass over every bucket took 2.4 ms of a table of 10 M buckets on an H200
- * whatever the erase had emptied); past emptied_cap the count goes on and that gc walks them
- * all. */
-static __device__ __forceinline__ void dyn_note_emptied(const DynRef &r, uint32_t b)
-{
-    unsigned long long i = atomicAdd(&r.counters[DYN_C_EMPTIED], 1ull);
-    if (i < r.emptied_cap)
-        r.emptied[i] = b;
-}
 
 /* Returns a slab whose slots are empty (called by one thread). */
 static __device__ void dyn_release(const DynRef &r, uint32_t s)
