@@ -98,13 +98,18 @@ static __device__ __forceinline__ void cube_step(int j, int r, int d[3])
 
 /* A voxel's grid coordinates: key = x + nx (y + ny z). Once a voxel, not once a neighbour: the
  * three divisions cost more than a neighbour's look-up by rows (voxelize.cu's row_voxel). */
-static __device__ __forceinline__ void key_coords(const GhmVoxelGridArgs &g, uint32_t key,
-                                                  int c[3])
+static __device__ __forceinline__ void dims_coords(const int32_t dims[3], uint32_t key, int c[3])
 {
-    uint32_t nx = (uint32_t)g.dims[0], ny = (uint32_t)g.dims[1];
+    uint32_t nx = (uint32_t)dims[0], ny = (uint32_t)dims[1];
     c[0] = (int)(key % nx);
     c[1] = (int)((key / nx) % ny);
     c[2] = (int)(key / nx / ny);
+}
+
+static __device__ __forceinline__ void key_coords(const GhmVoxelGridArgs &g, uint32_t key,
+                                                  int c[3])
+{
+    dims_coords(g.dims, key, c);
 }
 
 /* Whether the voxel at coordinates c + d lies in the grid; if so, its coordinates in at. */
@@ -144,10 +149,7 @@ static __device__ __forceinline__ uint32_t step_key(const GhmVoxelGridArgs &g, c
 /* The coordinates of voxel v of a side given as rows (its key's). */
 static __device__ __forceinline__ void rows_coords(const GhmVoxelSideArgs &s, uint32_t v, int c[3])
 {
-    uint32_t key = __ldg(&s.keys[v]), nx = (uint32_t)s.dims[0], ny = (uint32_t)s.dims[1];
-    c[0] = (int)(key % nx);
-    c[1] = (int)((key / nx) % ny);
-    c[2] = (int)(key / nx / ny);
+    dims_coords(s.dims, __ldg(&s.keys[v]), c);
 }
 
 /* The voxel of a side given as rows at coordinates c + d, or GHM_NOT_FOUND. */
