@@ -80,11 +80,13 @@ static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud 
     return ghmi_voxel_ops(ctx);
 }
 
+/* keep: NULL, or the blocks a sweep keeps for each side's neighbour ids (GhmiKeep) */
 static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmiVoxelRows *a_rows,
                     const GhmPointCloud *b, const double *b_pose, const GhmVoxelGrid *grid,
-                    const GhmVoxelOptions *opt, int labels, GhmVoxelResult *r)
+                    const GhmVoxelOptions *opt, int labels, GhmiKeep *keep, GhmVoxelResult *r)
 {
-    GhmiSide s[2] = {{.pc = a, .rows = a_rows, .n = a->n}, {.pc = b, .n = b->n}};
+    GhmiSide s[2] = {{.pc = a, .rows = a_rows, .n = a->n, .nbr_keep = keep ? &keep[0] : NULL},
+                     {.pc = b, .n = b->n, .nbr_keep = keep ? &keep[1] : NULL}};
     int ret = run_step(ctx, s, b_pose, grid, opt, ghm_context_threads(ctx), labels, r);
     if (ret == GHM_OK) {
         hand_over(&s[0], &r->side[0]);
@@ -118,7 +120,7 @@ int ghm_voxel_intersect(GhmContext *ctx, const GhmPointCloud *a, const GhmPointC
         r->time.voxelize_ms += up;
         r->time.total_ms += up;
     } else {
-        ret = cpu_step(ctx, a, NULL, b, b_pose, grid, opt, 1, r);
+        ret = cpu_step(ctx, a, NULL, b, b_pose, grid, opt, 1, NULL, r);
     }
     if (ret == GHM_OK)
         *out = r;
@@ -139,6 +141,7 @@ struct GhmVoxelSweep {
     GhmiVoxelDevice *dev; /* the device path's state, or NULL for the CPU path */
     GhmVoxelResult view;  /* device path: the last step, arrays in the state's staging */
     GhmVoxelResult *cpu;  /* CPU path: the last step's result */
+    GhmiKeep nbr_keep[2]; /* CPU path: each side's neighbour ids, kept from step to step */
     double setup_ms;
 };
 
@@ -183,7 +186,7 @@ int ghm_voxel_sweep_step(GhmVoxelSweep *sw, const double *b_pose, const GhmVoxel
         return GHM_ERR_NOMEM;
     sw->cpu->grid = sw->grid;
     ret = cpu_step(sw->ctx, sw->a, sw->a_rows, sw->b, b_pose, &sw->grid, &sw->opt,
-                   !(sw->flags & GHMI_VOXEL_NO_LABELS), sw->cpu);
+                   !(sw->flags & GHMI_VOXEL_NO_LABELS), sw->nbr_keep, sw->cpu);
     if (ret == GHM_OK)
         *out = sw->cpu;
     else
@@ -226,6 +229,8 @@ void ghm_voxel_sweep_free(GhmVoxelSweep **sw)
         return;
     ghmi_voxel_device_free(&(*sw)->dev);
     ghm_voxel_result_free(&(*sw)->cpu);
+    for (int i = 0; i < 2; i++)
+        free((*sw)->nbr_keep[i].p);
     free(*sw);
     *sw = NULL;
 }

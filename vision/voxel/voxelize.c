@@ -23,7 +23,8 @@ void ghmi_voxel_side_free(GhmiSide *s)
     free(s->counts);
     free(s->normals);
     free(s->moments);
-    free(s->nbr);
+    if (!s->nbr_keep)
+        free(s->nbr);
     free(s->cross);
     free(s->barrier);
     free(s->plane);
@@ -238,25 +239,38 @@ static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
     }
 }
 
+/* s->nbr with room for n ids (its contents lost): the side's own, or its keep's. */
+static int nbr_room(GhmiSide *s, size_t n)
+{
+    const size_t bytes = (n + 1) * sizeof *s->nbr;
+    GhmiKeep *keep = s->nbr_keep;
+    if (!keep) {
+        free(s->nbr);
+        s->nbr = malloc(bytes);
+    } else {
+        if (keep->cap < bytes) {
+            free(keep->p);
+            keep->cap = (keep->p = malloc(bytes)) ? bytes : 0;
+        }
+        s->nbr = keep->p;
+    }
+    return s->nbr ? GHM_OK : GHM_ERR_NOMEM;
+}
+
 /* Neighbour ids in the own cloud, hood.n per voxel, through one bulk index query (or by the
  * rows). */
 static int neighbours(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 {
     size_t K = s->K, nn = (size_t)s->hood.n;
-    free(s->nbr);
+    if (nbr_room(s, nn * K) < 0)
+        return GHM_ERR_NOMEM;
     if (s->by_rows) {
-        s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
-        if (!s->nbr)
-            return GHM_ERR_NOMEM;
         neighbours_by_rows(g, s, threads);
         return GHM_OK;
     }
     uint32_t *nkeys = malloc((nn * K + 1) * sizeof *nkeys);
-    s->nbr = malloc((nn * K + 1) * sizeof *s->nbr);
-    if (!nkeys || !s->nbr) {
-        free(nkeys);
+    if (!nkeys)
         return GHM_ERR_NOMEM;
-    }
     const GhmiHood *h = &s->hood;
 #pragma omp parallel for num_threads(threads) schedule(static) if (K > GHMI_PARALLEL_MIN)
     for (size_t v = 0; v < K; v++) {
