@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "dynmap_distinct_internal.h"
 #include "dynmap_internal.h"
 
 struct GhmDynmap {
@@ -53,8 +54,8 @@ int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **
     return GHM_OK;
 }
 
-int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                      uint8_t *inserted)
+static int insert_batch(GhmDynmap *dm, const uint32_t *items, size_t n,
+                        GhmDynmapHandle *handles, uint8_t *inserted, int distinct)
 {
     if (!dm || (n && !items))
         return GHM_ERR_INVALID;
@@ -70,10 +71,11 @@ int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapH
             return GHM_ERR_INVALID;
     if (n == 0)
         return GHM_OK;
-    return dm->ops->insert(dm->impl, items, n, handles, inserted);
+    return dm->ops->insert(dm->impl, items, n, handles, inserted, distinct);
 }
 
-int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
+static int erase_batch(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased,
+                       int distinct)
 {
     if (!dm || (n && !keys))
         return GHM_ERR_INVALID;
@@ -81,7 +83,29 @@ int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *era
         return GHM_ERR_TOO_LARGE;
     if (n == 0)
         return GHM_OK;
-    return dm->ops->erase(dm->impl, keys, n, erased);
+    return dm->ops->erase(dm->impl, keys, n, erased, distinct);
+}
+
+int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
+                      uint8_t *inserted)
+{
+    return insert_batch(dm, items, n, handles, inserted, 0);
+}
+
+int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
+{
+    return erase_batch(dm, keys, n, erased, 0);
+}
+
+int ghmi_dynmap_insert_distinct(GhmDynmap *dm, const uint32_t *items, size_t n,
+                                GhmDynmapHandle *handles, uint8_t *inserted)
+{
+    return insert_batch(dm, items, n, handles, inserted, 1);
+}
+
+int ghmi_dynmap_erase_distinct(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
+{
+    return erase_batch(dm, keys, n, erased, 1);
 }
 
 int ghm_dynmap_find(const GhmDynmap *dm, const uint32_t *keys, size_t n,
