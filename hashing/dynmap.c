@@ -7,7 +7,6 @@
 
 #include <stdlib.h>
 
-#include "dynmap_distinct_internal.h"
 #include "dynmap_internal.h"
 
 struct GhmDynmap {
@@ -54,8 +53,8 @@ int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **
     return GHM_OK;
 }
 
-static int insert_batch(GhmDynmap *dm, const uint32_t *items, size_t n,
-                        GhmDynmapHandle *handles, uint8_t *inserted, int distinct)
+int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
+                      uint8_t *inserted)
 {
     if (!dm || (n && !items))
         return GHM_ERR_INVALID;
@@ -71,11 +70,10 @@ static int insert_batch(GhmDynmap *dm, const uint32_t *items, size_t n,
             return GHM_ERR_INVALID;
     if (n == 0)
         return GHM_OK;
-    return dm->ops->insert(dm->impl, items, n, handles, inserted, distinct);
+    return dm->ops->insert(dm->impl, items, n, handles, inserted);
 }
 
-static int erase_batch(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased,
-                       int distinct)
+int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
 {
     if (!dm || (n && !keys))
         return GHM_ERR_INVALID;
@@ -83,29 +81,7 @@ static int erase_batch(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *e
         return GHM_ERR_TOO_LARGE;
     if (n == 0)
         return GHM_OK;
-    return dm->ops->erase(dm->impl, keys, n, erased, distinct);
-}
-
-int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                      uint8_t *inserted)
-{
-    return insert_batch(dm, items, n, handles, inserted, 0);
-}
-
-int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
-{
-    return erase_batch(dm, keys, n, erased, 0);
-}
-
-int ghmi_dynmap_insert_distinct(GhmDynmap *dm, const uint32_t *items, size_t n,
-                                GhmDynmapHandle *handles, uint8_t *inserted)
-{
-    return insert_batch(dm, items, n, handles, inserted, 1);
-}
-
-int ghmi_dynmap_erase_distinct(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased)
-{
-    return erase_batch(dm, keys, n, erased, 1);
+    return dm->ops->erase(dm->impl, keys, n, erased);
 }
 
 int ghm_dynmap_find(const GhmDynmap *dm, const uint32_t *keys, size_t n,

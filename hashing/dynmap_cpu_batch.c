@@ -381,9 +381,8 @@ static int batch_make(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride
 }
 
 int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                           uint8_t *inserted, int distinct)
+                           uint8_t *inserted)
 {
-    (void)distinct;
     GhmiCpuDynmap *d = impl;
     Batch B;
     int ret = batch_make(d, items, (size_t)d->w, n, &B);
@@ -408,10 +407,8 @@ int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynma
 
 /* Erase in the same bucket order: one walk of each list finds the bucket's keys (a repeated key
  * erases once, its first occurrence flagged) and clears their slots, with no compare-and-swap. */
-int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased,
-                          int distinct)
+int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
 {
-    (void)distinct;
     GhmiCpuDynmap *d = impl;
     Batch B;
     size_t gone = 0;

@@ -106,11 +106,9 @@ static inline void ghmi_dyn_copy_item(const GhmiCpuDynmap *d, uint32_t *slab, in
 void ghmi_dyn_hash_all(const GhmiCpuDynmap *d, const uint32_t *rec, size_t stride, size_t n,
                        uint64_t *hash);
 
-/* The backend's insert and erase (dynmap_cpu_batch.c). `distinct` changes nothing here: the
- * batch's bucket order finds its leaders within each bucket, no pass of its own. */
-int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased,
-                          int distinct);
+/* The backend's insert and erase (dynmap_cpu_batch.c). */
+int ghmi_cpu_dynmap_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased);
 int ghmi_cpu_dynmap_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                           uint8_t *inserted, int distinct);
+                           uint8_t *inserted);
 
 #endif /* GHM_DYNMAP_CPU_INTERNAL_H */

@@ -82,13 +82,12 @@ typedef struct GhmSortedOps {
 } GhmSortedOps;
 
 /* GhmDynmap (ghm_dynmap.h): called after the API layer's argument checks (item validity
- * included), so an op sees well-formed input. distinct: the caller knows the batch's keys are
- * distinct (ghmi_dynmap_insert_distinct): a backend may skip its duplicate pass. */
+ * included), so an op sees well-formed input. */
 typedef struct GhmDynmapOps {
     int (*create)(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);
     int (*insert)(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                  uint8_t *inserted, int distinct);
-    int (*erase)(void *impl, const uint32_t *keys, size_t n, uint8_t *erased, int distinct);
+                  uint8_t *inserted);
+    int (*erase)(void *impl, const uint32_t *keys, size_t n, uint8_t *erased);
     int (*find)(const void *impl, const uint32_t *keys, size_t n, GhmDynmapHandle *handles,
                 uint32_t *items_out);
     int (*read)(const void *impl, const GhmDynmapHandle *handles, size_t n, uint32_t *items_out);

@@ -232,38 +232,6 @@ START_TEST(test_gc_after_erases)
 }
 END_TEST
 
-/* Batches of distinct ids through ghmi_dynmap_insert_distinct and _erase_distinct (no duplicate
- * pass on CUDA) give the plain calls' answers: new and stored items, erased and absent ones. */
-START_TEST(test_distinct_batches)
-{
-    if (!ghm_test_dyn_pick(_i))
-        return;
-    GhmContext *ctx = ghm_test_dyn_context(0);
-    GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 20000);
-    GhmTestRun r;
-    ghm_test_run_init(&r, dm, 6, MODE_SHARED_HEAD, 60000, 60000);
-    r.distinct = 1;
-    for (int round = 0; round < 4; round++) {
-        /* ids in steps of 2 + round, erases in steps of 5: distinct within a batch, some
-         * stored already, some absent */
-        uint32_t n = 0;
-        for (uint32_t id = (uint32_t)round; id < 60000; id += 2 + (uint32_t)round)
-            r.ids[n++] = id;
-        ghm_test_run_insert(&r, n);
-        n = 0;
-        for (uint32_t id = (uint32_t)round * 3; id < 60000; id += 5)
-            r.ids[n++] = id;
-        ghm_test_run_erase(&r, n);
-        size_t released = 0;
-        ghm_test_run_gc(&r, &released);
-        ghm_test_run_check_all(&r);
-    }
-    ghm_test_run_free(&r);
-    ghm_dynmap_free(&dm);
-    ghm_context_free(&ctx);
-}
-END_TEST
-
 START_TEST(test_bad_arguments)
 {
     if (!ghm_test_dyn_pick(_i))
@@ -600,7 +568,6 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(core, test_bad_arguments, 0, 1);
     tcase_add_loop_test(core, test_stable_handles_and_gc, 0, 1);
     tcase_add_loop_test(core, test_gc_after_erases, 0, 1);
-    tcase_add_loop_test(core, test_distinct_batches, 0, 2);
     tcase_add_loop_test(core, test_item_sizes, 0, 1);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
@@ -616,7 +583,6 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(cuda, test_bad_arguments, 2, 3);
     tcase_add_loop_test(cuda, test_stable_handles_and_gc, 2, 3);
     tcase_add_loop_test(cuda, test_gc_after_erases, 2, 4);
-    tcase_add_loop_test(cuda, test_distinct_batches, 2, 4);
     tcase_add_loop_test(cuda, test_item_sizes, 2, 3);
     tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 2); /* Atomic64, Accel32 */
     tcase_add_test(cuda, test_cuda_device_arrays);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "dynmap_runs.h"
-#include "dynmap_distinct_internal.h"
 #include "ghm_backend_internal.h"
 #include "test_support.h"
 
@@ -95,9 +94,7 @@ static void fill_items(GhmTestRun *r, size_t n)
 void ghm_test_run_insert(GhmTestRun *r, size_t n)
 {
     fill_items(r, n);
-    ck_assert_int_eq(r->distinct ? ghmi_dynmap_insert_distinct(r->dm, r->items, n, r->out, r->flags)
-                                 : ghm_dynmap_insert(r->dm, r->items, n, r->out, r->flags),
-                     GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_insert(r->dm, r->items, n, r->out, r->flags), GHM_OK);
     size_t bad = 0, first_bad = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t id = r->ids[i];
@@ -120,9 +117,7 @@ void ghm_test_run_insert(GhmTestRun *r, size_t n)
 void ghm_test_run_erase(GhmTestRun *r, size_t n)
 {
     fill_items(r, n);
-    ck_assert_int_eq(r->distinct ? ghmi_dynmap_erase_distinct(r->dm, r->items, n, r->flags)
-                                 : ghm_dynmap_erase(r->dm, r->items, n, r->flags),
-                     GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_erase(r->dm, r->items, n, r->flags), GHM_OK);
     size_t bad = 0, first_bad = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t id = r->ids[i];

@@ -43,7 +43,6 @@ typedef struct GhmTestRun {
     GhmDynmapHandle *out;
     uint8_t *flags;
     uint32_t *found_items;
-    int distinct; /* batches go through ghmi_dynmap_*_distinct (their ids must be distinct) */
 } GhmTestRun;
 
 /* A run of dm's items of w words (mode: MODE_*), with room for batches of `batch` ids. */

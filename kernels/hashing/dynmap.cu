@@ -9,8 +9,7 @@
  *          2. the batch's duplicates: an open-addressing table of batch indices keyed by the
  *             item's key where equal keys keep the smallest index, so each group's "leader"
  *             is its first occurrence (the paper's second table and leader rule); one kernel
- *             does steps 1 and 2 (step 1 alone for a batch its caller knows to be distinct:
- *             ghmi_dynmap_insert_distinct, every record its own leader);
+ *             does steps 1 and 2;
  *          3. a thread looks each leader up; an absent one is new and, in the same walk, the
  *             thread has seen its list's first slab with an empty slot and its last slab. It
  *             claims the first empty slot from there by a compare-and-swap of the slot's head
@@ -88,8 +87,6 @@ static __global__ void hash_leader_kernel(DynRef r, const uint32_t *rec, int str
     __stcs(&hash[i], (unsigned long long)h); /* read by the next kernels, not by this one */
     if (check && x[0] == 0 && (r.w == 1 || x[1] == 0))
         atomicExch(&r.counters[DYN_C_BAD], 1ull);
-    if (!t.tab) /* a batch of distinct keys: no duplicates to find */
-        return;
     const uint32_t mine = leader_entry(t, h, i), idx_mask = leader_index_mask(t);
     size_t p = (size_t)(((h & 0xffffffffu) * t.slots) >> 32); /* multiply-shift to [0, slots) */
     for (;;) {
@@ -181,7 +178,7 @@ static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
     if (i < n) {
         GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
         uint8_t is_new = 0;
-        if (!leader || leader[i] == i) {
+        if (leader[i] == i) {
             const uint32_t *item = items + i * r.w;
             DynSpots sp = {0, 0, 0, 0};
             if (!empty_table)
@@ -421,31 +418,31 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
 }
 
 /* The duplicate table at a load of at most one half (n + n / 4 slots, a table a third the size,
- * made the pass slower on an H200, 2026-11-30); none for a batch of distinct keys. */
-static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n, int distinct)
+ * made the pass slower on an H200, 2026-11-30). */
+static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
 {
     s->tab_cap = 16;
     while (s->tab_cap < 2 * n)
         s->tab_cap *= 2;
     s->hash = (uint64_t *)ghmi_carve(c, n * 8);
-    s->leader = distinct ? NULL : (uint32_t *)ghmi_carve(c, n * 4);
-    s->tab = distinct ? NULL : (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
+    s->leader = (uint32_t *)ghmi_carve(c, n * 4);
+    s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
 }
 
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
-                              int check, int distinct, void **block, Scratch *s)
+                              int check, void **block, Scratch *s)
 {
     GhmContext *ctx = d->ctx;
     cudaStream_t st = ghm_cuda_stream(ctx);
     GhmiCarve c = {NULL, 0};
-    scratch_layout(&c, s, n, distinct);
+    scratch_layout(&c, s, n);
     int ret = ghmi_device_alloc(ctx, c.used, block);
     if (ret < 0)
         return ret;
     c = ghmi_carve_start(*block);
-    scratch_layout(&c, s, n, distinct);
-    if (!distinct && (ret = GHM_CUDA(cudaMemsetAsync(s->tab, 0, s->tab_cap * 4, st))) < 0)
+    scratch_layout(&c, s, n);
+    if ((ret = GHM_CUDA(cudaMemsetAsync(s->tab, 0, s->tab_cap * 4, st))) < 0)
         return ret;
     if ((ret = ghmi_dyn_reset_counters(d)) < 0)
         return ret;
@@ -454,7 +451,7 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
     LeaderTab t = {s->tab, s->tab_cap, ghmi_ceil_log2(n + 1)};
     hash_leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, check, t,
                                                            s->hash, s->leader);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0 || distinct)
+    if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;
     leader_final_kernel<<<thread_grid(n), THREADS, 0, st>>>(t, n, s->leader);
     return GHM_CUDA_LAUNCH();
@@ -521,7 +518,7 @@ static int take_slabs(CudaDynmap *d, size_t need, void **block, void **take_bloc
 }
 
 int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                    uint8_t *inserted, int distinct)
+                      uint8_t *inserted)
 {
     CudaDynmap *d = (CudaDynmap *)impl;
     GhmContext *ctx = d->ctx;
@@ -541,7 +538,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     GhmDynmapHandle *dev_h = (GhmDynmapHandle *)h.dev;
     uint8_t *dev_fresh = (uint8_t *)f.dev;
     if (ret >= 0)
-        ret = ghmi_dyn_hash_and_leaders(d, dev_items, d->ref.w, n, 1, distinct, &block, &s);
+        ret = ghmi_dyn_hash_and_leaders(d, dev_items, d->ref.w, n, 1, &block, &s);
     if (ret >= 0)
         ret = plan_insert(d, dev_items, n, &s, dev_h, dev_fresh, &plan_block, &p, &claimed,
                           &need);
@@ -556,7 +553,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
                                                          p.taken, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
-    if (ret >= 0 && s.leader) { /* duplicates take their leader's handle */
+    if (ret >= 0) {
         finish_kernel<<<thread_grid(n), THREADS, 0, st>>>(n, s.leader, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }

@@ -62,8 +62,7 @@ int ghmi_dyn_read_counters(CudaDynmap *d);
 /* Zeroes the per-call counters (need, new, bad, fail, released). */
 int ghmi_dyn_reset_counters(CudaDynmap *d);
 
-/* Scratch of an insert or erase: hashes, leader positions, the duplicate table (leader and tab
- * NULL for a batch of distinct keys: every record its own leader). */
+/* Scratch of an insert or erase: hashes, leader positions, the duplicate table. */
 typedef struct Scratch {
     uint64_t *hash;
     uint32_t *leader, *tab;
@@ -71,10 +70,10 @@ typedef struct Scratch {
 } Scratch;
 
 /* Queues the hashes of n records (their keys the first key_words words of each, stride words
- * apart; `check`: flag records whose first 8 bytes are zero) and, unless `distinct`, their
- * leaders, in scratch that *block owns (free it whatever the result). */
+ * apart; `check`: flag records whose first 8 bytes are zero) and their leaders, in scratch that
+ * *block owns (free it whatever the result). */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
-                              int check, int distinct, void **block, Scratch *s);
+                              int check, void **block, Scratch *s);
 
 /* Loads the kernels of dynmap.cu and dynmap_alloc.cu now (the op table's preload, in
  * dynmap_ops.cu). */
@@ -85,6 +84,6 @@ cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx);
 int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);
 void ghmi_dyn_destroy(void *impl);
 int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle *handles,
-                    uint8_t *inserted, int distinct);
+                    uint8_t *inserted);
 
 #endif /* GHM_DYNMAP_CUDA_INTERNAL_CUH */

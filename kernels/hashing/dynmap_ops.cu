@@ -42,7 +42,7 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
     __syncthreads();
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
-        bool hit = (!leader || leader[i] == i) && erase_one(r, keys + i * r.kw, hash[i]);
+        bool hit = leader[i] == i && erase_one(r, keys + i * r.kw, hash[i]);
         if (hit)
             atomicAdd(&tally, 1u);
         if (erased)
@@ -161,7 +161,7 @@ static __global__ void list_items_kernel(DynRef r, const unsigned long long *sta
     }
 }
 
-static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased, int distinct)
+static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased)
 {
     CudaDynmap *d = (CudaDynmap *)impl;
     GhmContext *ctx = d->ctx;
@@ -172,8 +172,7 @@ static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased
     if (ret >= 0 && erased)
         ret = ghmi_dyn_stage_out(ctx, erased, n, &e);
     if (ret >= 0)
-        ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, distinct,
-                                        &block, &s);
+        ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
     if (ret >= 0) {
         erase_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);

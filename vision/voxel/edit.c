@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynmap_distinct_internal.h"
 #include "ghm_dynmap.h"
 #include "ghm_index.h"
 #include "ghm_map.h"
@@ -192,18 +191,16 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
 
 /* The batch a and, unless NULL, the batch b (a list kept apart: subtract's inside keys on the
  * CPU path, intersect's erases), host or backend arrays (the set takes either): every erase
- * first, so that a voxel erased and inserted again gets its new payload. Each list holds a voxel
- * once (the cloud's voxels and the probe's inside voxels are apart, the set's items distinct),
- * so the set skips its duplicate pass (ghmi_dynmap_insert_distinct). */
+ * first, so that a voxel erased and inserted again gets its new payload. */
 static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
     const Changes *c[2] = {a, b};
     const int batches = b ? 2 : 1;
     int ret = GHM_OK;
     for (int i = 0; i < batches && ret == GHM_OK; i++)
-        ret = ghmi_dynmap_erase_distinct(e->set, c[i]->erase, c[i]->n_erase, NULL);
+        ret = ghm_dynmap_erase(e->set, c[i]->erase, c[i]->n_erase, NULL);
     for (int i = 0; i < batches && ret == GHM_OK; i++)
-        ret = ghmi_dynmap_insert_distinct(e->set, c[i]->insert, c[i]->n_insert, NULL, NULL);
+        ret = ghm_dynmap_insert(e->set, c[i]->insert, c[i]->n_insert, NULL, NULL);
     return ret;
 }
 
@@ -245,8 +242,7 @@ static int erase_at_cloud(GhmVoxelEdit *e, const GhmVoxelSide *c, uint8_t **eras
 {
     uint32_t *keys = tagged(e, c->keys, c->voxels);
     *erased = ghmi_edit_buf(e, EDIT_BUF_ERASED, c->voxels);
-    return keys && *erased ? ghmi_dynmap_erase_distinct(e->set, keys, c->voxels, *erased)
-                           : GHM_ERR_NOMEM;
+    return keys && *erased ? ghm_dynmap_erase(e->set, keys, c->voxels, *erased) : GHM_ERR_NOMEM;
 }
 
 /* The cut items of the cloud's voxels that erase_at_cloud erased, into ch's inserts. */

@@ -16,7 +16,6 @@
  * inside voxels are apart from the cloud's), so the result is the host path's (the ctests
  * compare the sets of the CPU and CUDA backends).
  */
-#include "dynmap_distinct_internal.h"
 #include "edit_internal.h"
 #include "ghm_dynmap.h"
 #include "voxel_backend_internal.h"
@@ -110,7 +109,7 @@ static int cut_cloud(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const uint32
                                         K * GHMI_EDIT_WORDS * sizeof *insert)
                               : NULL;
     uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    int ret = counts ? ghmi_dynmap_erase_distinct(e->set, keys, K + more, erased) : GHM_ERR_NOMEM;
+    int ret = counts ? ghm_dynmap_erase(e->set, keys, K + more, erased) : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = ghmi_voxel_ops(e->ctx)->edit_cut_cloud(e->ctx, v->keys[1], v->counts[1],
                                                      v->voxel_normals[1], erased, K, flip,
