@@ -376,22 +376,16 @@ extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
     return ret;
 }
 
-/* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho: *found = 1 once an inside voxel of
- * the probe (keys, labels; rows lo, hi, start) has no voxel of the cloud (the probe's
- * intersection voxels) in the cube of rho around it. Its neighbours are found by the rows, so
- * their loads do not wait on each other (a binary search of the cloud's keys per neighbour, a
- * chain of dependent loads, took 0.19 ms at 256^3 on the H200: 2026-12-01). One such voxel is
- * the answer, so threads that start after it was found return. */
-static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
-    GhmVoxelGridArgs g, const uint32_t *__restrict__ keys, const uint8_t *__restrict__ labels,
-    uint32_t n, const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
-    const uint64_t *__restrict__ start, int rho, uint32_t *found)
+/* Whether the probe's inside voxel at coordinates c has no voxel of the cloud (the probe's
+ * intersection voxels, labels; rows lo, hi, start) in the cube of rho around it. Its neighbours
+ * are found by the rows, so their loads do not wait on each other (a binary search of the
+ * cloud's keys per neighbour, a chain of dependent loads, took 0.19 ms at 256^3 on the H200:
+ * 2026-12-01). */
+static __device__ bool enclosed_at(const GhmVoxelGridArgs &g, const uint8_t *labels,
+                                   const int32_t *lo, const int32_t *hi, const uint64_t *start,
+                                   int rho, const int c[3])
 {
-    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (i >= n || labels[i] != LABEL_INSIDE || *(volatile uint32_t *)found)
-        return;
-    int c[3], d[3], at[3];
-    key_coords(g, keys[i], c);
+    int d[3], at[3];
     const int w = 2 * rho + 1;
     bool near = false;
     for (int j = 0; j < w * w * w; j++) {
@@ -400,7 +394,41 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
             near |= probe_label(lo, hi, start, labels, (uint32_t)(at[1] + g.dims[1] * at[2]),
                                 at[0]) == LABEL_INTERSECTION;
     }
-    if (!near)
+    return !near;
+}
+
+/* edit_probe.c's ghmi_edit_encloses, first over one voxel a row, the middle of its span: the
+ * likeliest to lie deep inside, where one such voxel is the answer (a thread a voxel over the
+ * whole probe, returning once it was found, took 0.14 ms of a 256^3 subtract on the H200,
+ * the found one far down the probe's order). */
+static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_rows_kernel(
+    GhmVoxelGridArgs g, const uint8_t *__restrict__ labels, uint32_t nr,
+    const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
+    const uint64_t *__restrict__ start, int rho, uint32_t *found)
+{
+    uint32_t r = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (r >= nr || lo[r] > hi[r])
+        return;
+    const int32_t x = lo[r] + (hi[r] - lo[r]) / 2;
+    const int c[3] = {x, (int)(r % (uint32_t)g.dims[1]), (int)(r / (uint32_t)g.dims[1])};
+    if (labels[start[r] + (uint64_t)(x - lo[r])] == LABEL_INSIDE &&
+        enclosed_at(g, labels, lo, hi, start, rho, c))
+        *found = 1;
+}
+
+/* Then, unless that found one, every inside voxel of the probe (keys, labels): *found = 1 once
+ * one qualifies; threads that start after it was found return. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void encloses_kernel(
+    GhmVoxelGridArgs g, const uint32_t *__restrict__ keys, const uint8_t *__restrict__ labels,
+    uint32_t n, const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
+    const uint64_t *__restrict__ start, int rho, uint32_t *found)
+{
+    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (i >= n || *(volatile uint32_t *)found || labels[i] != LABEL_INSIDE)
+        return;
+    int c[3];
+    key_coords(g, keys[i], c);
+    if (enclosed_at(g, labels, lo, hi, start, rho, c))
         *found = 1;
 }
 
@@ -419,9 +447,15 @@ extern "C" int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3],
     GhmVoxelGridArgs g = {};
     for (int k = 0; k < 3; k++)
         g.dims[k] = dims[k];
-    encloses_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-        g, keys, labels, (uint32_t)n, lo, hi, start, rho, found);
-    return GHM_CUDA_LAUNCH();
+    const uint64_t nr = (uint64_t)dims[1] * (uint64_t)dims[2];
+    cudaStream_t st = ghm_cuda_stream(ctx);
+    encloses_rows_kernel<<<blocks_for(nr), VOXEL_THREADS, 0, st>>>(g, labels, (uint32_t)nr, lo,
+                                                                   hi, start, rho, found);
+    int ret = GHM_CUDA_LAUNCH();
+    if (ret >= 0)
+        encloses_kernel<<<blocks_for(n), VOXEL_THREADS, 0, st>>>(g, keys, labels, (uint32_t)n, lo,
+                                                                 hi, start, rho, found);
+    return ret < 0 ? ret : GHM_CUDA_LAUNCH();
 }
 
 extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
@@ -434,6 +468,7 @@ extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
         (const void *)add_cloud_kernel, (const void *)cut_cloud_kernel,
         (const void *)spans_init_kernel, (const void *)spans_kernel,
         (const void *)widen_kernel,     (const void *)clamp_kernel,
-        (const void *)total_kernel,     (const void *)encloses_kernel};
+        (const void *)total_kernel,     (const void *)encloses_kernel,
+        (const void *)encloses_rows_kernel};
     return GHM_CUDA(ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k));
 }
