@@ -97,24 +97,18 @@ static void zero_on_threads(const GhmVoxelEdit *e, char *p, size_t bytes)
 
 void *ghmi_edit_buf(GhmVoxelEdit *e, EditBuf which, size_t bytes)
 {
-    if (e->buf[which] && e->buf_cap[which] >= bytes)
-        return e->buf[which];
-    free(e->buf[which]);
-    e->buf_cap[which] = 0;
-    size_t cap = bytes + bytes / 4 + 64;
-    if (!(e->buf[which] = malloc(cap)))
-        return NULL;
-    zero_on_threads(e, e->buf[which], cap);
-    e->buf_cap[which] = cap;
-    return e->buf[which];
+    int fresh = 0;
+    void *p = ghmi_keep_room(&e->buf[which], bytes, &fresh);
+    if (p && fresh)
+        zero_on_threads(e, p, e->buf[which].cap);
+    return p;
 }
 
 void ghmi_edit_bufs_free(GhmVoxelEdit *e)
 {
     for (int i = 0; i < EDIT_BUFS; i++) {
-        free(e->buf[i]);
-        e->buf[i] = NULL;
-        e->buf_cap[i] = 0;
+        free(e->buf[i].p);
+        e->buf[i] = (GhmiKeep){NULL, 0};
     }
     e->probe = (GhmPointCloud){0};
 }

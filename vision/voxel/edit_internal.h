@@ -71,8 +71,7 @@ struct GhmVoxelEdit {
                             * checked the voxels are the rows' points */
     GhmPointCloud probe;   /* its points (CPU path: in buf[EDIT_BUF_PROBE]; a device makes
                             * them from the rows, and only n is set) */
-    void *buf[EDIT_BUFS];  /* see ghmi_edit_buf */
-    size_t buf_cap[EDIT_BUFS];
+    GhmiKeep buf[EDIT_BUFS]; /* see ghmi_edit_buf */
     void *dev[EDIT_DEV_BUFS]; /* see edit_device.c */
     size_t dev_cap[EDIT_DEV_BUFS];
     GhmiEditWorker *worker;   /* made at create on a device (its first job loads the code of

@@ -173,7 +173,7 @@ static int probe_room(GhmVoxelEdit *e, size_t n)
     if (!p)
         return GHM_ERR_NOMEM;
     e->probe.xyz = p; /* the normals after room for all the points the array can hold */
-    e->probe.normals = p + 3 * (e->buf_cap[EDIT_BUF_PROBE] / (6 * sizeof(float)));
+    e->probe.normals = p + 3 * (e->buf[EDIT_BUF_PROBE].cap / (6 * sizeof(float)));
     e->probe.n = n;
     return GHM_OK;
 }
@@ -185,7 +185,7 @@ static int host_rows(GhmVoxelEdit *e, const GhmVoxelSide *c, int d)
     int ret = row_spans(e, c, d);
     if (ret < 0)
         return ret;
-    const int32_t *lo = e->buf[EDIT_BUF_SPAN_LO], *hi = e->buf[EDIT_BUF_SPAN_HI];
+    const int32_t *lo = e->buf[EDIT_BUF_SPAN_LO].p, *hi = e->buf[EDIT_BUF_SPAN_HI].p;
     size_t rows = (size_t)g->dims[1] * (size_t)g->dims[2];
     size_t *start = ghmi_edit_buf(e, EDIT_BUF_SPAN_START, rows * sizeof *start);
     if (!start)

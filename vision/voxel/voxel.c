@@ -80,6 +80,23 @@ static const GhmVoxelOps *device_ops(const GhmContext *ctx, const GhmPointCloud 
     return ghmi_voxel_ops(ctx);
 }
 
+void *ghmi_keep_room(GhmiKeep *k, size_t bytes, int *fresh)
+{
+    if (fresh)
+        *fresh = 0;
+    if (k->p && k->cap >= bytes)
+        return k->p;
+    free(k->p);
+    k->cap = 0;
+    const size_t cap = bytes + bytes / 4 + 64;
+    if (!(k->p = malloc(cap)))
+        return NULL;
+    k->cap = cap;
+    if (fresh)
+        *fresh = 1;
+    return k->p;
+}
+
 /* keep: NULL, or the blocks a sweep keeps for each side's neighbour ids (GhmiKeep) */
 static int cpu_step(GhmContext *ctx, const GhmPointCloud *a, const GhmiVoxelRows *a_rows,
                     const GhmPointCloud *b, const double *b_pose, const GhmVoxelGrid *grid,

@@ -14,15 +14,6 @@
 #include "ghm_map.h"
 #include "voxel_internal.h"
 
-/* A block a sweep keeps from step to step (grown, never shrunk; freed with the sweep) and lends
- * to a side's stage: a voxel edit's probe of 1 M voxels has 104 MB of neighbour ids, which,
- * mapped afresh each step, had their pages faulted in and cleared again (most of a CPU edit
- * step's 30-40 k page faults, 2 cores). */
-typedef struct GhmiKeep {
-    void *p;
-    size_t cap;
-} GhmiKeep;
-
 /* One cloud's state through a step; every array is malloc'ed by the stage that fills it and
  * freed by ghmi_voxel_side_free (or handed over to the result), but nbr when nbr_keep lends
  * it. */
@@ -41,7 +32,10 @@ typedef struct GhmiSide {
     double *moments;    /* GHMI_MOMENTS * K, only when estimating normals */
     GhmiHood hood;      /* the neighbourhood of fill, seeds and normals */
     uint32_t *nbr;      /* hood.n * K neighbour ids */
-    GhmiKeep *nbr_keep; /* where nbr is kept (a sweep's), or NULL: the side's own */
+    GhmiKeep *nbr_keep; /* where nbr is kept (a sweep's: a voxel edit's probe of 1 M voxels has
+                         * 104 MB of ids, which, mapped afresh each step, had their pages
+                         * faulted in and cleared again: most of a CPU edit step's 30-40 k
+                         * page faults, 2 cores), or NULL: the side's own */
     uint32_t *cross;    /* K: id of the same voxel in the other cloud */
     uint8_t *barrier;   /* K: the other surface is near (see contact()); not filled through */
     float *plane;       /* 6K: point and normal of the other surface near a barrier voxel */

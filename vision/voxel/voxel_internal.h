@@ -50,6 +50,18 @@ typedef struct GhmiHood {
 
 void ghmi_hood_make(int radius, GhmiHood *h); /* grid.c */
 
+/* A host block its owner keeps from use to use (a sweep's neighbour ids, a voxel edit's
+ * arrays): grown, contents lost, a quarter beyond the need; never shrunk; freed by the owner
+ * (free(k->p)). */
+typedef struct GhmiKeep {
+    void *p;
+    size_t cap;
+} GhmiKeep;
+
+/* k's block with room for `bytes` (NULL when out of memory); *fresh (unless NULL) = 1 when it
+ * was allocated now. voxel.c. */
+void *ghmi_keep_room(GhmiKeep *k, size_t bytes, int *fresh);
+
 /* Whether a grid's voxel counts are in range (ghm_voxel.h): 1..GHM_VOXEL_MAX_DIM per axis, at
  * most GHM_VOXEL_MAX_VOXELS in all. In doubles: the grid's fit asks before the counts are known
  * to fit an int. */

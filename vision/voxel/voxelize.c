@@ -243,16 +243,11 @@ static void neighbours_by_rows(const GhmVoxelGrid *g, GhmiSide *s, int threads)
 static int nbr_room(GhmiSide *s, size_t n)
 {
     const size_t bytes = (n + 1) * sizeof *s->nbr;
-    GhmiKeep *keep = s->nbr_keep;
-    if (!keep) {
+    if (s->nbr_keep) {
+        s->nbr = ghmi_keep_room(s->nbr_keep, bytes, NULL);
+    } else {
         free(s->nbr);
         s->nbr = malloc(bytes);
-    } else {
-        if (keep->cap < bytes) {
-            free(keep->p);
-            keep->cap = (keep->p = malloc(bytes)) ? bytes : 0;
-        }
-        s->nbr = keep->p;
     }
     return s->nbr ? GHM_OK : GHM_ERR_NOMEM;
 }
