@@ -305,12 +305,12 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void rows_cross_kernel(
         atomicAdd(&info->placed, (unsigned)__popc(m));
 }
 
-/* The other cloud's voxel at v's radius-1 neighbour k (step d from v's coordinates c), by the
- * rows (rows_cross_kernel). */
-static __device__ __forceinline__ uint32_t cross_by_rows(const GhmVoxelSideArgs &s, uint32_t v,
-                                                         int k, const int c[3], const int d[3])
+/* The other cloud's voxel at the voxel of side s (given as rows) at step d from coordinates c,
+ * by the rows (rows_cross_kernel). */
+static __device__ __forceinline__ uint32_t cross_by_rows(const GhmVoxelSideArgs &s, const int c[3],
+                                                         const int d[3])
 {
-    uint32_t u = s.nbr ? s.nbr[(size_t)k * s.K + v] : rows_step(s, c, d);
+    uint32_t u = rows_step(s, c, d);
     return u == GHM_NOT_FOUND ? GHM_NOT_FOUND : s.cross[u];
 }
 
@@ -346,19 +346,18 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void contact_kernel(
             sum_n[a] = __dadd_rn(0.0, (double)onormals[3 * (size_t)id0 + a]);
         }
         found = 1;
-    } else if (oK && rho > 0) { /* the hood in cube_step's order (dz, dy, dx), k its index */
-        int d[3], k = 0;
+    } else if (oK && rho > 0) { /* the hood in cube_step's order (dz, dy, dx) */
+        int d[3];
         for (d[2] = -rho; d[2] <= rho; d[2]++)
             for (d[1] = -rho; d[1] <= rho; d[1]++)
                 for (d[0] = -rho; d[0] <= rho; d[0]++) {
                     if (d[0] == 0 && d[1] == 0 && d[2] == 0)
                         continue;
                     int at[3];
-                    uint32_t u = by_rows ? cross_by_rows(s, v, k, kc, d)
+                    uint32_t u = by_rows ? cross_by_rows(s, kc, d)
                                  : step_coords(g, kc, d, at)
                                      ? voxel_at(t, g, p.s[other], other, in_rows, at)
                                      : GHM_NOT_FOUND;
-                    k++;
                     if (u >= oK)
                         continue;
                     if (!found) /* the centre once a plane needs it (voxelize.c's contact_of) */
