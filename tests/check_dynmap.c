@@ -132,6 +132,13 @@ START_TEST(test_short_keys)
 }
 END_TEST
 
+/* r's batch: the ids first .. first + n - 1. */
+static void id_range(GhmTestRun *r, uint32_t first, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        r->ids[i] = first + i;
+}
+
 /* Handles stay put across later inserts, erases of other items and gc; gc returns empty slabs,
  * and the allocator hands them out again. */
 START_TEST(test_stable_handles_and_gc)
@@ -142,21 +149,18 @@ START_TEST(test_stable_handles_and_gc)
     GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 1000);
     GhmTestRun r;
     ghm_test_run_init(&r, dm, 6, MODE_MIXED, 200000, 200000);
-    for (uint32_t i = 0; i < 50000; i++)
-        r.ids[i] = i;
+    id_range(&r, 0, 50000);
     ghm_test_run_insert(&r, 50000);
     GhmDynmapHandle *keep = malloc(50000 * sizeof *keep);
     ck_assert_ptr_nonnull(keep);
     memcpy(keep, r.handle, 50000 * sizeof *keep);
     /* Many more items into the same buckets (the table was sized for 1000). */
-    for (uint32_t i = 0; i < 150000; i++)
-        r.ids[i] = 50000 + i;
+    id_range(&r, 50000, 150000);
     ghm_test_run_insert(&r, 150000);
     GhmDynmapStats full;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &full), GHM_OK);
     /* Erase all the later items and every other early one, collect. */
-    for (uint32_t i = 0; i < 150000; i++)
-        r.ids[i] = 50000 + i;
+    id_range(&r, 50000, 150000);
     ghm_test_run_erase(&r, 150000);
     for (uint32_t i = 0; i < 25000; i++)
         r.ids[i] = 2 * i + 1;
@@ -171,8 +175,7 @@ START_TEST(test_stable_handles_and_gc)
     CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
     ghm_test_run_check_all(&r);
     /* The freed slabs are reused: inserting again needs no new super block. */
-    for (uint32_t i = 0; i < 25000; i++)
-        r.ids[i] = 100000 + i;
+    id_range(&r, 100000, 25000);
     ghm_test_run_insert(&r, 25000);
     GhmDynmapStats again;
     ck_assert_int_eq(ghm_dynmap_stats(dm, &again), GHM_OK);
@@ -180,8 +183,7 @@ START_TEST(test_stable_handles_and_gc)
     CHECK_EACH(25000, r.handle[2 * i] == keep[2 * i]);
     ghm_test_run_check_all(&r);
     /* Everything erased: gc leaves no slab in use. */
-    for (uint32_t i = 0; i < 200000; i++)
-        r.ids[i] = i;
+    id_range(&r, 0, 200000);
     ghm_test_run_erase(&r, 200000);
     ghm_test_run_gc(&r, &released);
     ck_assert_int_eq(ghm_dynmap_stats(dm, &after), GHM_OK);
@@ -205,8 +207,7 @@ START_TEST(test_gc_after_erases)
     GhmDynmap *dm = ghm_test_dyn_table(ctx, 6, 0, 400000);
     GhmTestRun r;
     ghm_test_run_init(&r, dm, 6, MODE_MIXED, 100000, 100000);
-    for (uint32_t i = 0; i < 100000; i++)
-        r.ids[i] = i;
+    id_range(&r, 0, 100000);
     ghm_test_run_insert(&r, 100000);
     uint64_t s = 7;
     size_t released = 0, total = 0;
@@ -220,8 +221,7 @@ START_TEST(test_gc_after_erases)
         ghm_test_run_check_all(&r);
     }
     ck_assert_uint_gt(total, 0);
-    for (uint32_t i = 0; i < 100000; i++)
-        r.ids[i] = i;
+    id_range(&r, 0, 100000);
     ghm_test_run_erase(&r, 100000);
     ghm_test_run_gc(&r, &released);
     ck_assert_uint_gt(released, 0);
