@@ -96,14 +96,18 @@ static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, siz
         atomicExch(&r.counters[DYN_C_BAD], 1ull);
 }
 
+/* A thread per bucket unlinks its empty slabs (mask 0) and returns them; the slabs returned are
+ * tallied per block (one atomic per block on each of the two counters). */
 static __global__ void gc_kernel(DynRef r)
 {
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
     size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (b >= r.n_buckets)
-        return;
-    uint32_t *link = &r.buckets[b], s;
-    unsigned long long freed = 0;
-    while ((s = *link) != 0) {
+    unsigned freed = 0;
+    uint32_t *link = b < r.n_buckets ? &r.buckets[b] : NULL, s;
+    while (link && (s = *link) != 0) {
         uint32_t *slab = dyn_slab(r, s);
         if (slab[DYN_MASK]) {
             link = slab + DYN_NEXT;
@@ -114,14 +118,20 @@ static __global__ void gc_kernel(DynRef r)
         freed++;
     }
     if (freed)
-        atomicAdd(&r.counters[DYN_C_RELEASED], freed);
+        atomicAdd(&tally, freed);
+    __syncthreads();
+    if (threadIdx.x == 0 && tally) {
+        atomicAdd(&r.counters[DYN_C_RELEASED], (unsigned long long)tally);
+        atomicAdd(&r.counters[DYN_C_USED], 0ull - tally); /* minus the tally */
+    }
 }
 
-
-/* Whether slot i of a slab holds an item (its head is not zero). */
-static __device__ __forceinline__ bool dyn_filled(const DynRef &r, const uint32_t *slab, int i)
+/* A slab's last quad (words 28..31): its next link (.z) and mask (.w). Between calls a slot's
+ * mask bit is set exactly where its head is filled (a store sets the bit after the head, an
+ * erase clears both), so the listing reads the mask, not the heads. */
+static __device__ __forceinline__ uint4 dyn_end_quad(const DynRef &r, uint32_t s)
 {
-    return r.hs == 2 ? (slab[2 * i] | slab[2 * i + 1]) != 0 : slab[i] != 0;
+    return __ldg((const uint4 *)dyn_slab(r, s) + DYN_NEXT / 4);
 }
 
 /* Items in bucket b's list (a thread per bucket); counts[n_buckets] is the scan's tail. */
@@ -131,9 +141,11 @@ static __global__ void count_items_kernel(DynRef r, unsigned long long *counts)
     if (b > r.n_buckets)
         return;
     unsigned long long c = 0;
-    for (uint32_t s = b < r.n_buckets ? r.buckets[b] : 0; s; s = dyn_slab(r, s)[DYN_NEXT])
-        for (int i = 0; i < r.slots; i++)
-            c += dyn_filled(r, dyn_slab(r, s), i);
+    for (uint32_t s = b < r.n_buckets ? __ldg(&r.buckets[b]) : 0; s;) {
+        uint4 end = dyn_end_quad(r, s);
+        c += __popc(end.w);
+        s = end.z;
+    }
     counts[b] = c;
 }
 
@@ -145,19 +157,20 @@ static __global__ void list_items_kernel(DynRef r, const unsigned long long *sta
     if (b >= r.n_buckets)
         return;
     unsigned long long o = start[b];
-    for (uint32_t s = r.buckets[b]; s; s = dyn_slab(r, s)[DYN_NEXT]) {
+    for (uint32_t s = __ldg(&r.buckets[b]); s;) {
         const uint32_t *slab = dyn_slab(r, s);
-        for (int i = 0; i < r.slots; i++) {
-            if (!dyn_filled(r, slab, i))
-                continue;
+        uint4 end = dyn_end_quad(r, s);
+        for (uint32_t m = end.w; m; m &= m - 1) { /* filled slots in slot order */
+            int i = __ffs(m) - 1;
             if (o < cap) { /* the count said otherwise only if the table is corrupt */
                 for (int j = 0; j < r.w; j++)
-                    items[o * r.w + j] = slab[dyn_word_of(r, i, j)];
+                    items[o * r.w + j] = __ldg(&slab[dyn_word_of(r, i, j)]);
                 if (handles)
                     handles[o] = (GhmDynmapHandle)s << 32 | (uint32_t)i;
             }
             o++;
         }
+        s = end.z;
     }
 }
 

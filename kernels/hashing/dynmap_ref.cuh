@@ -289,7 +289,9 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
 
 /* --- the slab memory ----------------------------------------------------------------------- */
 
-/* Returns a slab whose slots are empty (called by one thread). */
+/* Returns a slab whose slots are empty (called by one thread). The caller takes the slabs it
+ * returns off counters[DYN_C_USED], a block at a time (gc_kernel): an atomic a slab on that one
+ * word queued every thread of a gc behind it. */
 static __device__ void dyn_release(const DynRef &r, uint32_t s)
 {
     uint32_t *p = dyn_slab(r, s);
@@ -299,7 +301,6 @@ static __device__ void dyn_release(const DynRef &r, uint32_t s)
     uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
     atomicAnd(&r.bits[(size_t)blk * 32 + off / 32], ~(1u << (off % 32)));
     atomicAdd(&r.block_free[blk], 1);
-    atomicAdd(&r.counters[DYN_C_USED], ~0ull); /* minus one */
 }
 
 #endif /* GHM_DYNMAP_REF_CUH */
