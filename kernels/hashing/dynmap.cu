@@ -34,9 +34,10 @@
  *          six-word items into a table of 2^25 on the H100). The ranks give every new slab's
  *          place before the first is written, and one kernel hands all of them out
  *          (docs/BENCHMARKS.md).
- * erase    hash, leaders, and a thread per leader clears its slot's head and mask bit.
+ * erase    hash, leaders, and a thread per leader clears its slot's head and mask bit; one
+ *          that empties its slab marks the bucket dirty.
  * find     a thread per key: bucket, slabs, handle and item.
- * gc       a thread per bucket unlinks the slabs whose mask is 0 and returns them.
+ * gc       a thread per dirty bucket unlinks the slabs whose mask is 0 and returns them.
  * Inputs and outputs may be host or device memory (staged as in hash_cuda_internal.cuh).
  */
 #include <string.h>
@@ -280,8 +281,8 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
 /* A failed insert's undo after its claims (its slabs could not be had, or a launch failed
  * before the write): the items the claims stored are erased again, so that the table is as
  * before the call. A claimed item is a new one (fresh) with a handle. */
-static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
-                                      const GhmDynmapHandle *h)
+static __global__ void unclaim_kernel(DynRef r, size_t n, const uint64_t *hash,
+                                      const uint8_t *fresh, const GhmDynmapHandle *h)
 {
     __shared__ unsigned tally;
     if (threadIdx.x == 0)
@@ -291,7 +292,7 @@ static __global__ void unclaim_kernel(DynRef r, size_t n, const uint8_t *fresh,
     if (i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE) {
         uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
         int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
-        atomicAnd(slab + DYN_MASK, ~(1u << slot));
+        dyn_clear_bit(r, slab, slot, hash[i]);
         slab[head] = 0;
         if (r.hs == 2)
             slab[head + 1] = 0;
@@ -366,7 +367,7 @@ void ghmi_dyn_destroy(void *impl)
     if (!d)
         return;
     ghmi_dyn_alloc_free(d);
-    ghmi_device_free(d->ctx, d->ref.buckets); /* buckets, counts and counters: one block */
+    ghmi_device_free(d->ctx, d->ref.buckets); /* buckets, counts, counters, dirty: a block */
     free(d);
 }
 
@@ -397,6 +398,7 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
         r->buckets = (uint32_t *)ghmi_carve(&c, nb * 4);
         d->counts = (uint32_t *)ghmi_carve(&c, nb * 4);
         r->counters = (unsigned long long *)ghmi_carve(&c, DYN_COUNTERS * 8);
+        r->dirty = (uint8_t *)ghmi_carve(&c, nb);
         if (phase == 0) {
             void *block = NULL;
             size_t bytes = c.used;
@@ -562,7 +564,8 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     if (ret >= 0)
         ret = ghmi_dyn_queue_back(ctx, inserted, &f, n);
     if (ret < 0 && claimed && !writing) { /* best effort: the call's error stands */
-        unclaim_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, dev_fresh, dev_h);
+        unclaim_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s.hash, dev_fresh,
+                                                           dev_h);
         (void)GHM_CUDA_LAUNCH();
     }
     /* The counts are zero between calls, whatever this one's result. */

@@ -17,7 +17,7 @@ typedef struct CudaDynmap {
     size_t cap_supers; /* super blocks dir, bits and block_free have room for */
     uint32_t *counts;  /* per bucket, an insert's new items, then its first new slab (zero
                         * between calls) */
-    size_t block_bytes; /* buckets, counts and counters: one allocation */
+    size_t block_bytes; /* buckets, counts, counters and dirty flags: one allocation */
     size_t items;
     unsigned long long host_counters[DYN_COUNTERS]; /* ref.counters, copied after a sync */
 } CudaDynmap;

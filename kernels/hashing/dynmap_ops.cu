@@ -28,7 +28,7 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
         hit = atomicCAS(slab + head, lo, 0u) == lo;
     }
     if (hit)
-        atomicAnd(slab + DYN_MASK, ~(1u << slot));
+        dyn_clear_bit(r, slab, slot, hash);
     return hit;
 }
 
@@ -96,8 +96,9 @@ static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, siz
         atomicExch(&r.counters[DYN_C_BAD], 1ull);
 }
 
-/* A thread per bucket unlinks its empty slabs (mask 0) and returns them; the slabs returned are
- * tallied per block (one atomic per block on each of the two counters). */
+/* A thread per bucket that erases left dirty unlinks its empty slabs (mask 0) and returns them
+ * (the others have none: no slab reads there); the slabs returned are tallied per block (one
+ * atomic per block on each of the two counters). */
 static __global__ void gc_kernel(DynRef r)
 {
     __shared__ unsigned tally;
@@ -106,7 +107,9 @@ static __global__ void gc_kernel(DynRef r)
     __syncthreads();
     size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     unsigned freed = 0;
-    uint32_t *link = b < r.n_buckets ? &r.buckets[b] : NULL, s;
+    uint32_t *link = b < r.n_buckets && r.dirty[b] ? &r.buckets[b] : NULL, s;
+    if (link)
+        r.dirty[b] = 0;
     while (link && (s = *link) != 0) {
         uint32_t *slab = dyn_slab(r, s);
         if (slab[DYN_MASK]) {
