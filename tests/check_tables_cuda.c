@@ -1,13 +1,14 @@
 /* check_tables_cuda.c - the CUDA backend's GhmSet, GhmIndex, GhmSorted and GhmMultimap against
  * the CPU backend's: built on both from the same inputs (sizes 0..10^6, duplicates, extreme
  * keys, load factors, host and device arrays), each answer the same, clones included; plus the
- * device references and the builds queued on the stream. The maps: check_hash_cuda.c.
+ * device references (GhmDynmap's too) and the builds queued on the stream. The maps: check_hash_cuda.c.
  * GHM_TEST_SMALL=1 caps sizes at 10^4 (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_compare.h"
+#include "ghm_dynmap.h"
 #include "ghm_index.h"
 #include "ghm_map.h"
 #include "ghm_multimap.h"
@@ -319,6 +320,47 @@ START_TEST(test_refs)
 }
 END_TEST
 
+/* A GhmDynmap's reference describes the table (its buckets, item layout, the bucket of each
+ * item, as ghm_dynmap_stats counts them); a refresh with nothing erased keeps its size; a
+ * table of the CPU backend, or none, is refused. The visits through it: the voxel edit's
+ * intersect (check_voxel_edit, the CPU and CUDA sets compared). */
+START_TEST(test_dynmap_ref)
+{
+    GHM_REQUIRE_CUDA();
+    Backends b = backends(10);
+    GhmDynmapOptions opt = ghm_dynmap_defaults();
+    opt.item_words = 6;
+    opt.capacity = 50000;
+    GhmDynmap *dg = NULL, *dc = NULL;
+    ck_assert_int_eq(ghm_dynmap_create(b.gpu, &opt, &dg), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_create(b.cpu, &opt, &dc), GHM_OK);
+    enum { N = 40000 };
+    uint32_t *items = xmalloc((size_t)N * 6 * 4);
+    for (uint32_t i = 0; i < N * 6; i++)
+        items[i] = i / 6 * 7919u + i % 6 + 1;
+    ck_assert_int_eq(ghm_dynmap_insert(dg, items, N, NULL, NULL), GHM_OK);
+    GhmDynmapRef ref;
+    GhmDynmapStats st;
+    ck_assert_int_eq(ghm_cuda_dynmap_ref(dg, &ref), GHM_OK);
+    ck_assert_int_eq(ghm_dynmap_stats(dg, &st), GHM_OK);
+    ck_assert_uint_eq(ref.n_buckets, st.buckets);
+    ck_assert_int_eq(ref.w, 6);
+    ck_assert_int_eq(ref.kw, 6);
+    ck_assert_uint_eq((size_t)ref.slots, st.slots_per_slab);
+    ck_assert_int_eq(ghm_cuda_dynmap_refresh(dg), GHM_OK);
+    ck_assert_uint_eq(ghm_dynmap_size(dg), N);
+    ck_assert_int_eq(ghm_cuda_dynmap_ref(dc, &ref), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_dynmap_refresh(dc), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_dynmap_ref(NULL, &ref), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_dynmap_ref(dg, NULL), GHM_ERR_INVALID);
+    ck_assert_int_eq(ghm_cuda_dynmap_refresh(NULL), GHM_ERR_INVALID);
+    free(items);
+    ghm_dynmap_free(&dg);
+    ghm_dynmap_free(&dc);
+    backends_free(&b);
+}
+END_TEST
+
 /* ---- builds queued on the stream --------------------------------------------------------- */
 
 static uint32_t download_word(GhmContext *gpu, const uint32_t *d)
@@ -532,6 +574,7 @@ static Suite *tables_cuda_suite(void)
     tcase_add_test(tc, test_sorted);
     tcase_add_test(tc, test_multimap);
     tcase_add_test(tc, test_refs);
+    tcase_add_test(tc, test_dynmap_ref);
     tcase_add_test(tc, test_queued_multimap);
     tcase_add_test(tc, test_queued_map);
     suite_add_tcase(s, tc);

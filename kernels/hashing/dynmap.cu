@@ -292,7 +292,7 @@ static __global__ void unclaim_kernel(DynRef r, size_t n, const uint64_t *hash,
     if (i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE) {
         uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
         int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
-        dyn_clear_bit(r, slab, slot, hash[i]);
+        dyn_clear_bit(r, slab, slot, dyn_bucket(r, hash[i]));
         slab[head] = 0;
         if (r.hs == 2)
             slab[head + 1] = 0;

@@ -28,7 +28,7 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
         hit = atomicCAS(slab + head, lo, 0u) == lo;
     }
     if (hit)
-        dyn_clear_bit(r, slab, slot, hash);
+        dyn_clear_bit(r, slab, slot, dyn_bucket(r, hash));
     return hit;
 }
 
@@ -127,14 +127,6 @@ static __global__ void gc_kernel(DynRef r)
         atomicAdd(&r.counters[DYN_C_RELEASED], (unsigned long long)tally);
         atomicAdd(&r.counters[DYN_C_USED], 0ull - tally); /* minus the tally */
     }
-}
-
-/* A slab's last quad (words 28..31): its next link (.z) and mask (.w). Between calls a slot's
- * mask bit is set exactly where its head is filled (a store sets the bit after the head, an
- * erase clears both), so the listing reads the mask, not the heads. */
-static __device__ __forceinline__ uint4 dyn_end_quad(const DynRef &r, uint32_t s)
-{
-    return __ldg((const uint4 *)dyn_slab(r, s) + DYN_NEXT / 4);
 }
 
 /* Items in bucket b's list (a thread per bucket); counts[n_buckets] is the scan's tail. */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "hashing/ghm_dynmap.h"
+#include "kernels/hashing/hash_refs.h"
 
 enum {
     DYN_SLAB_WORDS = 32, /* hashing/dynmap_internal.h's GHMI_SLAB_* */
@@ -46,21 +47,8 @@ enum {
     DYN_COUNTERS = 8
 };
 
-/* The table, by value in every kernel. */
-typedef struct DynRef {
-    uint32_t *const *dir;   /* super block i's 16384 slabs of 32 words: dir[i] */
-    uint32_t *buckets;      /* first slab of each bucket, 0: none */
-    uint8_t *dirty;         /* per bucket: 1 where an erase emptied one of its slabs since the
-                             * last gc, which walks only those buckets */
-    uint32_t *bits;         /* 32 words per memory block: bit set = slab handed out */
-    int *block_free;        /* free slabs per memory block */
-    unsigned long long *counters;
-    uint32_t n_buckets, n_blocks;
-    int w, kw, slots; /* item words, key words, slots per slab */
-    int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
-    int hw;           /* item words held in the head: 2 or 1 (Atomic64), 0 (Accel32) */
-    unsigned long long seed;
-} DynRef;
+/* The table, by value in every kernel: hash_refs.h's reference. */
+typedef GhmDynmapRef DynRef;
 
 static __device__ __forceinline__ uint64_t dyn_mix64(uint64_t x) /* ghmi_mix64 */
 {
@@ -291,14 +279,37 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
 
 /* --- the slab memory ----------------------------------------------------------------------- */
 
-/* Clears `slot`'s mask bit; where that empties its slab, notes the bucket (of hash) for the gc:
- * only an erase (or an insert's undo) leaves an empty slab linked. A byte store per emptied
- * slab, not a list on one counter (its contention made erases 8-75 % slower, 2026-12-01). */
+/* Clears `slot`'s mask bit; where that empties its slab, notes its bucket for the gc: only an
+ * erase (or an insert's undo) leaves an empty slab linked. A byte store per emptied slab, not a
+ * list on one counter (its contention made erases 8-75 % slower, 2026-12-01). */
 static __device__ __forceinline__ void dyn_clear_bit(const DynRef &r, uint32_t *slab, int slot,
-                                                     uint64_t hash)
+                                                     uint32_t bucket)
 {
     if (atomicAnd(slab + DYN_MASK, ~(1u << slot)) == 1u << slot)
-        r.dirty[dyn_bucket(r, hash)] = 1;
+        r.dirty[bucket] = 1;
+}
+
+/* --- visiting the items (hash_refs.h's GhmDynmapRef) ---------------------------------------- */
+
+/* Slab s's last quad (words 28..31): its next link (.z) and mask (.w). Between calls a slot's
+ * mask bit is set exactly where its head is filled (a store sets the bit after the head, an
+ * erase clears both), so a visit reads the mask, not the heads. */
+static __device__ __forceinline__ uint4 dyn_end_quad(const DynRef &r, uint32_t s)
+{
+    return __ldg((const uint4 *)dyn_slab(r, s) + DYN_NEXT / 4);
+}
+
+/* Erases the item in `slot` of a slab of `bucket`, by the one thread that visits that bucket
+ * (nothing else runs on the table): its head cleared, then its mask bit. The caller subtracts
+ * what it erased from counters[DYN_C_ITEMS] (a tally per block). */
+static __device__ __forceinline__ void dyn_erase_owned(const DynRef &r, uint32_t *slab, int slot,
+                                                       uint32_t bucket)
+{
+    int head = r.hs == 2 ? 2 * slot : slot;
+    slab[head] = 0;
+    if (r.hs == 2)
+        slab[head + 1] = 0;
+    dyn_clear_bit(r, slab, slot, bucket);
 }
 
 /* Returns a slab whose slots are empty (called by one thread). The caller takes the slabs it

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "hashing/ghm_dynmap.h"
 #include "hashing/ghm_index.h"
 #include "hashing/hash_family.h"
 #include "hashing/ghm_map.h"
@@ -69,6 +70,26 @@ typedef struct GhmIndexRef {
     uint32_t size;
 } GhmIndexRef;
 
+/* A GhmDynmap, for kernels that visit its stored items themselves and may erase them
+ * (dynmap_ref.cuh: a bucket's list is slabs of 32 words, dyn_slab; a slab's filled slots are
+ * its mask's bits, dyn_end_quad; dyn_erase_owned erases one). Unlike the probes above, such a
+ * kernel changes the table: it must be the only work on it, give each bucket to one thread,
+ * and the host calls ghm_cuda_dynmap_refresh after it. */
+typedef struct GhmDynmapRef {
+    uint32_t *const *dir;   /* super block i's 16384 slabs of 32 words: dir[i] */
+    uint32_t *buckets;      /* first slab of each bucket, 0: none */
+    uint8_t *dirty;         /* per bucket: 1 where an erase emptied one of its slabs since the
+                             * last gc, which walks only those buckets */
+    uint32_t *bits;         /* 32 words per memory block: bit set = slab handed out */
+    int *block_free;        /* free slabs per memory block */
+    unsigned long long *counters;
+    uint32_t n_buckets, n_blocks;
+    int w, kw, slots; /* item words, key words, slots per slab */
+    int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
+    int hw;           /* item words held in the head: 2 or 1 (Atomic64), 0 (Accel32) */
+    unsigned long long seed;
+} GhmDynmapRef;
+
 /* Each fills *out with a reference to a structure built on the CUDA backend. GHM_ERR_INVALID when
  * an argument is NULL or the structure belongs to a context of another backend. The reference is
  * valid until the structure is rebuilt or freed. */
@@ -76,6 +97,11 @@ int ghm_cuda_map_ref(const GhmMap *map, GhmMapRef *out);
 int ghm_cuda_multimap_ref(const GhmMultimap *mm, GhmMultimapRef *out);
 int ghm_cuda_index_ref(const GhmIndex *ix, GhmIndexRef *out);
 int ghm_cuda_set_ref(const GhmSet *set, GhmIndexRef *out);
+/* The reference stays valid until the next call on the table (an insert may grow dir). */
+int ghm_cuda_dynmap_ref(const GhmDynmap *dm, GhmDynmapRef *out);
+/* After kernels erased items through a reference: the table takes its item count from the
+ * device again (a wait for the context's stream). GHM_ERR_INVALID as above. */
+int ghm_cuda_dynmap_refresh(GhmDynmap *dm);
 
 /* ---- builds queued on the stream ----------------------------------------------------------------
  * For a pipeline whose keys are already on the device and whose next kernels probe the table: a

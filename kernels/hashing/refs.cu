@@ -4,6 +4,7 @@
  * ghm_backend_internal.h); a handle whose ops is not the CUDA table belongs to another backend
  * and is refused, so the impl is only ever read as the CUDA state it is.
  */
+#include "dynmap_cuda_internal.cuh"
 #include "hash_cuda_internal.cuh"
 #include "multimap_ref.cuh"
 
@@ -29,6 +30,21 @@ extern "C" int ghm_cuda_multimap_ref(const GhmMultimap *mm, GhmMultimapRef *out)
         return GHM_ERR_INVALID;
     ghmi_cuda_multimap_get_ref(impl, out);
     return GHM_OK;
+}
+
+extern "C" int ghm_cuda_dynmap_ref(const GhmDynmap *dm, GhmDynmapRef *out)
+{
+    const CudaDynmap *d = (const CudaDynmap *)cuda_impl(dm, &ghm_cuda_dynmap_ops);
+    if (!d || !out)
+        return GHM_ERR_INVALID;
+    *out = d->ref;
+    return GHM_OK;
+}
+
+extern "C" int ghm_cuda_dynmap_refresh(GhmDynmap *dm)
+{
+    CudaDynmap *d = (CudaDynmap *)cuda_impl(dm, &ghm_cuda_dynmap_ops);
+    return d ? ghmi_dyn_read_counters(d) : GHM_ERR_INVALID;
 }
 
 extern "C" int ghm_cuda_multimap_build_queued(GhmMultimap *mm, const uint32_t *keys,

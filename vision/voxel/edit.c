@@ -452,18 +452,17 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and, on the CPU path, the erases;
-                                    * the erases on the device */
-    /* the outside lists are of the set before the cut: they never hold a cloud voxel (each is
-     * an intersection voxel of the probe, kept), so the cut may come first */
+    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and, on the CPU path, the erases */
+    /* the outside voxels are never a cloud voxel (each is an intersection voxel of the probe,
+     * kept), so the cut and the erases may come in either order */
     int ret = GHM_OK;
     if (ghmi_edit_on_device(e, &v)) {
-        ret = ghmi_edit_outside_erases(e, &v, &outer);
+        ret = ghmi_edit_erase_outside(e, &v);
         if (ret == GHM_OK)
             ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 0, &ch);
         if (ret == GHM_OK)
             st->relabelled += ch.n_insert;
-        return ret == GHM_OK ? changes_apply(e, &ch, &outer) : ret;
+        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
     }
     size_t n = ghm_dynmap_size(e->set);
     uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);

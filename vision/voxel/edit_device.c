@@ -4,9 +4,11 @@
  * that has voxel kernels a classify's labels stay in device memory (its sweep's state,
  * ghmi_voxel_sweep_device_view), and the set, a GhmDynmap of the same context, takes device
  * lists in place. So the lists of hundreds of thousands of voxels (subtract's and add's inside
- * voxels, add's new items, intersect's erases) are made there by the backend's edit ops, not
- * downloaded, listed on the host and uploaded again: that moved 20-40 MB across PCIe per add or
- * intersect of a 160 k-point cloud at 256^3 and was most of its set's time (H200, 2026-11-29).
+ * voxels, add's new items) are made there by the backend's edit ops, not downloaded, listed on
+ * the host and uploaded again: that moved 20-40 MB across PCIe per add or intersect of a 160
+ * k-point cloud at 256^3 and was most of its set's time (H200, 2026-11-29). intersect's erases
+ * need no list there: its op visits the set's items through the set's device reference and
+ * erases in place (2026-12-01).
  * The cloud's own voxels (tens of thousands, merged with the set's items or cut) are listed
  * there too, from the step's device arrays of them: on the host their items went down, were
  * merged and went up again, 1.3-1.7 of an add's 2.4 set milliseconds (H200 host, 2026-11-30).
@@ -213,22 +215,8 @@ int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, siz
     return ret;
 }
 
-int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch)
+int ghmi_edit_erase_outside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v)
 {
-    size_t n = ghm_dynmap_size(e->set), got[2] = {0, 0};
-    *ch = (Changes){0};
-    const size_t room[2] = {n, 0};
-    uint32_t *items = dev_buf(e, EDIT_DEV_ITEMS, n * GHMI_EDIT_WORDS * sizeof *items);
-    uint32_t *erase = items ? dev_buf(e, EDIT_DEV_ERASE, n * sizeof *erase) : NULL;
-    uint32_t *counts = erase ? zeroed_counts(e) : NULL;
-    int ret = counts ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
-    if (ret == GHM_OK)
-        ret = ghmi_voxel_ops(e->ctx)->edit_outside(e->ctx, items, n, e->grid.dims[0], v->lo,
-                                                   v->hi, v->start, v->labels[0], erase,
-                                                   counts);
-    if (ret == GHM_OK)
-        ret = read_counts(e, counts, room, got);
-    if (ret == GHM_OK)
-        *ch = (Changes){.erase = erase, .n_erase = got[0]};
-    return ret;
+    return ghmi_voxel_ops(e->ctx)->edit_erase_outside(e->ctx, e->set, e->grid.dims[0], v->lo,
+                                                      v->hi, v->start, v->labels[0]);
 }

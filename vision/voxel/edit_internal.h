@@ -30,7 +30,6 @@ typedef enum EditBuf {
 /* An apply's backend arrays when its labels are on a device (edit_device.c), one per use. */
 typedef enum EditDevBuf {
     EDIT_DEV_FOUND,  /* the set's items at the cloud's and the inside keys (add) */
-    EDIT_DEV_ITEMS,  /* the whole set's items */
     EDIT_DEV_ERASE,  /* a list of erases */
     EDIT_DEV_INSERT, /* a list of inserts */
     EDIT_DEV_COUNTS, /* the kernels' list lengths */
@@ -165,9 +164,9 @@ int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
 int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
                           size_t K, Changes *ch);
 
-/* intersect's erases: the set's voxels neither inside the probe nor on its cloud (edit.c's
- * kept), from the set's items listed on the device; *ch: erase only. */
-int ghmi_edit_outside_erases(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, Changes *ch);
+/* intersect's erases, made in the set on the device: its voxels neither inside the probe nor
+ * on its cloud (edit.c's kept). */
+int ghmi_edit_erase_outside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v);
 
 /* ghmi_edit_encloses on the device, for the probe's n voxels (their keys, labels and rows in
  * v) and a cloud of radius: *out 1 or 0. The probe's labels need not come to the host for it

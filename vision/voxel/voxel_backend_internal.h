@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "ghm_context.h"
+#include "ghm_dynmap.h"
 #include "ghm_multimap.h"
 
 #ifdef __cplusplus
@@ -244,12 +245,12 @@ typedef struct GhmVoxelOps {
      * erase (counts[0]), items into insert (counts[1]). */
     int (*edit_add_inside)(GhmContext *ctx, const uint32_t *keys, const uint32_t *found, size_t n,
                            uint32_t *erase, uint32_t *insert, uint32_t *counts);
-    /* intersect's erases: the tagged keys of the n items whose voxel is not in the probe's rows
-     * (lo, hi, start of the nx-wide grid's rows) or is there with a label (labels, the probe's
-     * voxels) other than inside or intersection: into out, counts[0]. */
-    int (*edit_outside)(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
-                        const int32_t *lo, const int32_t *hi, const uint64_t *start,
-                        const uint8_t *labels, uint32_t *out, uint32_t *counts);
+    /* intersect's erases, made in the set (a GhmDynmap of ctx): its items whose voxel is not in
+     * the probe's rows (lo, hi, start of the nx-wide grid's rows) or is there with a label
+     * (labels, the probe's voxels) other than inside or intersection. Waits for the set's new
+     * size. */
+    int (*edit_erase_outside)(GhmContext *ctx, GhmDynmap *set, int32_t nx, const int32_t *lo,
+                              const int32_t *hi, const uint64_t *start, const uint8_t *labels);
     /* The probe's rows (edit_probe.c's row_spans and row_starts) from the K ascending voxel
      * keys of its cloud on a grid of dims, spans widened by d: per row r of the dims[1]
      * dims[2], lo[r] and hi[r] (lo > hi: none) and start[r], the voxels of the rows before;

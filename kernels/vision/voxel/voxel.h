@@ -59,9 +59,9 @@ int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys, const u
 int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3], const uint32_t *keys,
                               size_t K, int d, int32_t *lo, int32_t *hi, uint64_t *start,
                               uint64_t *total);
-int ghm_cuda_voxel_edit_outside(GhmContext *ctx, const uint32_t *items, size_t n, int32_t nx,
-                                const int32_t *lo, const int32_t *hi, const uint64_t *start,
-                                const uint8_t *labels, uint32_t *out, uint32_t *counts);
+int ghm_cuda_voxel_edit_erase_outside(GhmContext *ctx, GhmDynmap *set, int32_t nx,
+                                      const int32_t *lo, const int32_t *hi,
+                                      const uint64_t *start, const uint8_t *labels);
 int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3], const uint32_t *keys,
                                  const uint8_t *labels, size_t n, const int32_t *lo,
                                  const int32_t *hi, const uint64_t *start, int rho,
