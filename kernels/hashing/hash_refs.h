@@ -70,11 +70,12 @@ typedef struct GhmIndexRef {
     uint32_t size;
 } GhmIndexRef;
 
-/* A GhmDynmap, for kernels that visit its stored items themselves and may erase them
- * (dynmap_ref.cuh: a bucket's list is slabs of 32 words, dyn_slab; a slab's filled slots are
- * its mask's bits, dyn_end_quad; dyn_erase_owned erases one). Unlike the probes above, such a
- * kernel changes the table: it must be the only work on it, give each bucket to one thread,
- * and the host calls ghm_cuda_dynmap_refresh after it. */
+/* A GhmDynmap, for kernels that work on its stored items themselves (dynmap_ref.cuh: a
+ * bucket's list is slabs of 32 words, dyn_slab; a slab's filled slots are its mask's bits,
+ * dyn_end_quad; word j of the item in a slot is at dyn_word_of). Unlike the probes above, such
+ * a kernel may change the table, being the only work on it: rewrite an item's words after its
+ * key (by a handle the bulk API gave, or visiting), or, giving each bucket to one thread, erase
+ * items (dyn_erase_owned), after which the host calls ghm_cuda_dynmap_refresh. */
 typedef struct GhmDynmapRef {
     uint32_t *const *dir;   /* super block i's 16384 slabs of 32 words: dir[i] */
     uint32_t *buckets;      /* first slab of each bucket, 0: none */

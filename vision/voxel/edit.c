@@ -354,10 +354,10 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
     Changes ch = {0}; /* the cloud's voxels' and the inside voxels' changes, one batch */
     int ret = GHM_OK;
     if (ghmi_edit_on_device(e, &v)) {
-        ret = ghmi_edit_add_changes(e, &v, &r->side[0], c->voxels, &ch);
-        if (ret == GHM_OK)
-            st->relabelled += ch.n_erase;
-        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
+        size_t relabelled = 0;
+        ret = ghmi_edit_add_apply(e, &v, &r->side[0], c->voxels, &relabelled);
+        st->relabelled += relabelled;
+        return ret;
     }
     size_t ni = 0;
     uint32_t *found = NULL, *in_found = NULL, *inside = NULL;

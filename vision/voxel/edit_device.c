@@ -169,35 +169,35 @@ int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
     return ret == GHM_OK ? cut_cloud(e, v, keys, K, n, 1, ch) : ret;
 }
 
-int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
-                          size_t K, Changes *ch)
+int ghmi_edit_add_apply(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                        size_t K, size_t *relabelled)
 {
-    const size_t w = GHMI_EDIT_WORDS * sizeof(uint32_t);
+    const size_t ni = p->label_count[GHM_VOXEL_INSIDE];
     size_t n = 0, got[2] = {0, 0};
-    uint32_t *keys = NULL;
-    *ch = (Changes){0};
-    int ret = cloud_and_inside_keys(e, v, p, K, &keys, &n);
-    const size_t all = K + n, room[2] = {all, all};
-    uint32_t *found = ret == GHM_OK ? dev_buf(e, EDIT_DEV_FOUND, all * w) : NULL;
-    uint32_t *erase = found ? dev_buf(e, EDIT_DEV_ERASE, all * sizeof *erase) : NULL;
-    uint32_t *insert = erase ? dev_buf(e, EDIT_DEV_INSERT, all * w) : NULL;
-    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
+    *relabelled = 0;
+    uint32_t *inside = dev_buf(e, EDIT_DEV_CLOUD_KEYS, ni * sizeof *inside);
+    int ret = inside ? select_inside(e, v, p, inside, &n) : GHM_ERR_NOMEM;
+    const size_t all = K + n, room[2] = {all, 0};
+    uint32_t *items = ret == GHM_OK ? dev_buf(e, EDIT_DEV_INSERT,
+                                              all * GHMI_EDIT_WORDS * sizeof *items)
+                                    : NULL;
+    GhmDynmapHandle *handles = items ? dev_buf(e, EDIT_DEV_HANDLES, all * sizeof *handles)
+                                     : NULL;
+    uint8_t *stored = handles ? dev_buf(e, EDIT_DEV_STORED, all) : NULL;
+    uint32_t *counts = stored ? zeroed_counts(e) : NULL;
     if (ret == GHM_OK && !counts)
         ret = GHM_ERR_NOMEM;
-    if (ret == GHM_OK) /* an empty set (a BASE) has nothing to find: all absent */
-        ret = ghm_dynmap_size(e->set) ? ghm_dynmap_find(e->set, keys, all, NULL, found)
-                                      : ghm_buffer_zero(e->ctx, found, all * w);
     const GhmVoxelOps *ops = ghmi_voxel_ops(e->ctx);
-    if (ret == GHM_OK) /* the cloud's items, then the inside's, appended to the same lists */
-        ret = ops->edit_add_cloud(e->ctx, v->keys[1], v->counts[1], v->voxel_normals[1], found,
-                                  K, erase, insert, counts);
     if (ret == GHM_OK)
-        ret = ops->edit_add_inside(e->ctx, keys + K, found + K * GHMI_EDIT_WORDS, n, erase,
-                                   insert, counts);
+        ret = ops->edit_add_items(e->ctx, v->keys[1], v->counts[1], v->voxel_normals[1], K, inside,
+                                  n, items);
+    if (ret == GHM_OK)
+        ret = ghm_dynmap_insert(e->set, items, all, handles, stored);
+    if (ret == GHM_OK)
+        ret = ops->edit_add_present(e->ctx, e->set, items, handles, stored, K, all, counts);
     if (ret == GHM_OK)
         ret = read_counts(e, counts, room, got);
-    if (ret == GHM_OK)
-        *ch = (Changes){.erase = erase, .insert = insert, .n_erase = got[0], .n_insert = got[1]};
+    *relabelled = got[0];
     return ret;
 }
 

@@ -29,9 +29,9 @@ typedef enum EditBuf {
 
 /* An apply's backend arrays when its labels are on a device (edit_device.c), one per use. */
 typedef enum EditDevBuf {
-    EDIT_DEV_FOUND,  /* the set's items at the cloud's and the inside keys (add) */
-    EDIT_DEV_ERASE,  /* a list of erases */
-    EDIT_DEV_INSERT, /* a list of inserts */
+    EDIT_DEV_HANDLES, /* add: the insert's handles of its items */
+    EDIT_DEV_STORED,  /* add: which of its items the insert stored */
+    EDIT_DEV_INSERT,  /* a list of inserts (add: its items) */
     EDIT_DEV_COUNTS, /* the kernels' list lengths */
     EDIT_DEV_SPANS,  /* the probe's rows made there: lo, hi, start and their total */
     EDIT_DEV_CLOUD_KEYS,   /* the cloud's voxels' tagged keys, then (add, subtract) the
@@ -156,13 +156,13 @@ int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K
 int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
                             const GhmVoxelSide *p, size_t K, Changes *ch);
 
-/* add's changes as backend lists, as edit.c's add_changes makes them on the host, in one batch
- * (*ch): the cloud's K voxels (side 1 of the result, in v) as surface items, merged into the
- * set's items there (whose keys are erased first), and the probe's inside voxels (side p,
- * labels in v) as interior items, those there with another label relabelled (erased and
- * inserted); every find before any change. Valid until the next apply. */
-int ghmi_edit_add_changes(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
-                          size_t K, Changes *ch);
+/* add made in the set on the device, to the result edit.c's add_changes gives on the host: the
+ * cloud's K voxels (side 1 of the result, in v) as surface items and the probe's inside voxels
+ * (side p, labels in v) as interior items are inserted in one batch; those the set held are
+ * then merged into its items in place (ghm_cuda_dynmap_ref's rewrite), and *relabelled counts
+ * the ones that changed. */
+int ghmi_edit_add_apply(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
+                        size_t K, size_t *relabelled);
 
 /* intersect's erases, made in the set on the device: its voxels neither inside the probe nor
  * on its cloud (edit.c's kept). */

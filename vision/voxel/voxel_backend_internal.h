@@ -239,12 +239,20 @@ typedef struct GhmVoxelOps {
     /* The tagged keys of the n voxels (keys, labels) with label `label`: into out, counts[0]. */
     int (*edit_select)(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels, size_t n,
                        int label, uint32_t *out, uint32_t *counts);
-    /* add's inside voxels: for the n tagged keys and the set's items at them (found; word 0
-     * zero where absent): an absent voxel becomes a new interior item, an interior one stays,
-     * any other is relabelled interior (its key erased, the item inserted again). Erases into
-     * erase (counts[0]), items into insert (counts[1]). */
-    int (*edit_add_inside)(GhmContext *ctx, const uint32_t *keys, const uint32_t *found, size_t n,
-                           uint32_t *erase, uint32_t *insert, uint32_t *counts);
+    /* add's items as the set takes them where it has none (edit.c's add_cloud_item and
+     * add_inside_item of an absent voxel), into items: the cloud's K voxels (keys, point
+     * counts, unit mean normals, as edit_tag and edit_cut_cloud take them) as surface, then
+     * the n tagged keys of inside as interior with no points. */
+    int (*edit_add_items)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                          const float *normals, size_t K, const uint32_t *inside, size_t n,
+                          uint32_t *items);
+    /* After the insert of those total items (handles, stored: its answers): the items the set
+     * already held rewritten in place as add merges them (a cloud voxel's count and normal
+     * sums added, surface unless interior; an inside voxel interior), *relabelled (device)
+     * incremented by each that changed. */
+    int (*edit_add_present)(GhmContext *ctx, GhmDynmap *set, const uint32_t *items,
+                            const GhmDynmapHandle *handles, const uint8_t *stored, size_t K,
+                            size_t total, uint32_t *relabelled);
     /* intersect's erases, made in the set (a GhmDynmap of ctx): its items whose voxel is not in
      * the probe's rows (lo, hi, start of the nx-wide grid's rows) or is there with a label
      * (labels, the probe's voxels) other than inside or intersection. Waits for the set's new
@@ -258,15 +266,9 @@ typedef struct GhmVoxelOps {
     int (*edit_spans)(GhmContext *ctx, const int dims[3], const uint32_t *keys, size_t K,
                       int d, int32_t *lo, int32_t *hi, uint64_t *start, uint64_t *total);
     /* The cloud's own voxels (n: keys, point counts and unit mean normals, edit.c's
-     * cloud_item): edit_tag writes their tagged keys into out; edit_add_cloud lists each as a
-     * surface item merged into the set's item there (found: the set's items at the tagged keys,
-     * zeros where absent), merged ones' keys into erase (counts[0]), the items into insert
-     * (counts[1]); edit_cut_cloud lists those with erased[v] set as cut items, normals turned
-     * round when flip, into insert (counts[1]). */
+     * cloud_item): edit_tag writes their tagged keys into out; edit_cut_cloud lists those with
+     * erased[v] set as cut items, normals turned round when flip, into insert (counts[1]). */
     int (*edit_tag)(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
-    int (*edit_add_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
-                          const float *normals, const uint32_t *found, size_t n, uint32_t *erase,
-                          uint32_t *insert, uint32_t *counts_out);
     int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                           const float *normals, const uint8_t *erased, size_t n, int flip,
                           uint32_t *insert, uint32_t *counts_out);

@@ -2,11 +2,11 @@
  * edit.cu - a voxel edit's set changes made on the GPU from the device arrays of its labels:
  * the device twins of vision/voxel/edit.c's probe_keys, add_inside_item, kept, and of its
  * cloud_item, add_cloud_item and cut_at_cloud for the cloud's own voxels (the set itself is a
- * hashing/ GhmDynmap, edited in place by these lists, and by intersect's visit of its buckets
- * through its device reference), and of edit_probe.c's row_spans and
- * row_starts (the probe's rows, from its cloud's keys on the device). Reached through
- * GhmVoxelOps (edit_select, edit_add_inside, edit_erase_outside, edit_tag, edit_add_cloud,
- * edit_cut_cloud, edit_spans; vision/voxel/voxel_backend_internal.h).
+ * hashing/ GhmDynmap, edited by these lists, and in place through its device reference:
+ * intersect's visit of its buckets, add's rewrite of the items it holds), and of edit_probe.c's
+ * row_spans and row_starts (the probe's rows, from its cloud's keys on the device). Reached
+ * through GhmVoxelOps (edit_select, edit_add_items, edit_add_present, edit_erase_outside,
+ * edit_tag, edit_cut_cloud, edit_spans; vision/voxel/voxel_backend_internal.h).
  *
  * Kernels (256 threads per block, a thread per voxel or item): each appends what it finds to
  * its lists at places taken by one atomic per group of lanes, so a list's order is not the
@@ -48,32 +48,6 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void select_kernel(
     uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
     if (i < n && labels[i] == label)
         out[take(&counts[0])] = keys[i] | GHMI_EDIT_TAG;
-}
-
-/* edit.c's add_inside_item: absent -> a new interior item (no points, zero sums); interior ->
- * nothing; else the item again with the interior label, its key erased first. */
-static __global__ __launch_bounds__(VOXEL_THREADS) void add_inside_kernel(
-    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ found, uint32_t n,
-    uint32_t *__restrict__ erase, uint32_t *__restrict__ insert, uint32_t *counts)
-{
-    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (i >= n)
-        return;
-    const uint32_t *old = found + (size_t)GHMI_EDIT_WORDS * i;
-    uint32_t item[GHMI_EDIT_WORDS];
-    if (old[GHMI_EDIT_W_KEY] == 0) {
-        for (int w = 0; w < GHMI_EDIT_WORDS; w++)
-            item[w] = 0; /* count 0 and the zero floats' bits */
-        item[GHMI_EDIT_W_KEY] = keys[i];
-    } else if (old[GHMI_EDIT_W_LABEL] == GHM_VOXEL_EDIT_INTERIOR) {
-        return;
-    } else {
-        for (int w = 0; w < GHMI_EDIT_WORDS; w++)
-            item[w] = old[w];
-        erase[take(&counts[0])] = keys[i];
-    }
-    item[GHMI_EDIT_W_LABEL] = GHM_VOXEL_EDIT_INTERIOR;
-    put_item(insert, take(&counts[1]), item);
 }
 
 enum { LABEL_NONE = 0xFF }; /* no voxel of the probe */
@@ -152,31 +126,62 @@ static __device__ __forceinline__ void cloud_item(const uint32_t *keys, const ui
     item[GHMI_EDIT_W_LABEL] = label;
 }
 
-/* add_cloud_item: every voxel of the cloud as surface, merged into the set's item there (found;
- * NULL: the set is empty) with its key erased first. */
-static __global__ __launch_bounds__(VOXEL_THREADS) void add_cloud_kernel(
+/* add's items as the set would take them where it has none (edit.c's add_cloud_item and
+ * add_inside_item of an absent voxel): item i < K cloud voxel i as surface, item K + j inside
+ * voxel j (tagged key inside[j]) as interior with no points. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void add_items_kernel(
     const uint32_t *__restrict__ keys, const uint32_t *__restrict__ counts,
-    const float *__restrict__ normals, const uint32_t *__restrict__ found, uint32_t n,
-    uint32_t *__restrict__ erase, uint32_t *__restrict__ insert, uint32_t *cnt)
+    const float *__restrict__ normals, uint32_t K, const uint32_t *__restrict__ inside,
+    uint32_t total, uint32_t *__restrict__ items)
 {
-    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (v >= n)
+    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (i >= total)
         return;
     uint32_t item[GHMI_EDIT_WORDS];
-    cloud_item(keys, counts, normals, v, 1.0f, GHM_VOXEL_EDIT_SURFACE, item);
-    const uint32_t *old = found + (size_t)GHMI_EDIT_WORDS * v;
-    if (old[GHMI_EDIT_W_KEY]) {
-        for (int k = 0; k < 3; k++) {
-            float sum = __fadd_rn(__uint_as_float(item[GHMI_EDIT_W_NORMAL + k]),
-                                  __uint_as_float(old[GHMI_EDIT_W_NORMAL + k]));
-            item[GHMI_EDIT_W_NORMAL + k] = __float_as_uint(sum);
-        }
-        item[GHMI_EDIT_W_COUNT] += old[GHMI_EDIT_W_COUNT];
-        if (old[GHMI_EDIT_W_LABEL] == GHM_VOXEL_EDIT_INTERIOR)
-            item[GHMI_EDIT_W_LABEL] = GHM_VOXEL_EDIT_INTERIOR;
-        erase[take(&cnt[0])] = item[GHMI_EDIT_W_KEY];
+    if (i < K) {
+        cloud_item(keys, counts, normals, i, 1.0f, GHM_VOXEL_EDIT_SURFACE, item);
+    } else {
+        for (int w = 0; w < GHMI_EDIT_WORDS; w++)
+            item[w] = 0; /* count 0 and the zero floats' bits */
+        item[GHMI_EDIT_W_KEY] = inside[i - K];
+        item[GHMI_EDIT_W_LABEL] = GHM_VOXEL_EDIT_INTERIOR;
     }
-    put_item(insert, take(&cnt[1]), item);
+    put_item(items, i, item);
+}
+
+/* add's items the insert found stored (stored[i] 0; handle[i] the stored one), rewritten in
+ * place through the set's reference, as edit.c's add_cloud_item and add_inside_item merge
+ * them: a cloud voxel's point count and normal sums added to the stored ones (the new sums
+ * first), its label surface unless interior; an inside voxel's label interior. Each one that
+ * changes is counted in *relabelled. Until 2026-12-01 the set was searched for every item
+ * first, those found erased and then inserted again: two more walks of their lists. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void add_present_kernel(
+    GhmDynmapRef set, const uint32_t *__restrict__ items,
+    const GhmDynmapHandle *__restrict__ handle, const uint8_t *__restrict__ stored, uint32_t K,
+    uint32_t total, uint32_t *relabelled)
+{
+    uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    if (i >= total || stored[i])
+        return;
+    uint32_t *slab = dyn_slab(set, (uint32_t)(handle[i] >> 32));
+    const int slot = (int)(uint32_t)handle[i];
+    uint32_t *label = &slab[dyn_word_of(set, slot, GHMI_EDIT_W_LABEL)];
+    const uint32_t *it = items + (size_t)GHMI_EDIT_WORDS * i;
+    if (i < K) {
+        for (int k = 0; k < 3; k++) {
+            uint32_t *sum = &slab[dyn_word_of(set, slot, GHMI_EDIT_W_NORMAL + k)];
+            *sum = __float_as_uint(__fadd_rn(__uint_as_float(it[GHMI_EDIT_W_NORMAL + k]),
+                                             __uint_as_float(*sum)));
+        }
+        slab[dyn_word_of(set, slot, GHMI_EDIT_W_COUNT)] += it[GHMI_EDIT_W_COUNT];
+        if (*label != GHM_VOXEL_EDIT_INTERIOR)
+            *label = GHM_VOXEL_EDIT_SURFACE;
+    } else if (*label != GHM_VOXEL_EDIT_INTERIOR) {
+        *label = GHM_VOXEL_EDIT_INTERIOR;
+    } else {
+        return;
+    }
+    take(relabelled);
 }
 
 /* cut_at_cloud: the voxels the erase found in the set come back as cut, their normals turned
@@ -277,21 +282,6 @@ extern "C" int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys,
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_edit_add_inside(GhmContext *ctx, const uint32_t *keys,
-                                              const uint32_t *found, size_t n, uint32_t *erase,
-                                              uint32_t *insert, uint32_t *counts)
-{
-    if (!ctx || !counts || (n && (!keys || !found || !erase || !insert)))
-        return GHM_ERR_INVALID;
-    if (n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (n == 0)
-        return GHM_OK;
-    add_inside_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-        keys, found, (uint32_t)n, erase, insert, counts);
-    return GHM_CUDA_LAUNCH();
-}
-
 extern "C" int ghm_cuda_voxel_edit_erase_outside(GhmContext *ctx, GhmDynmap *set, int32_t nx,
                                                  const int32_t *lo, const int32_t *hi,
                                                  const uint64_t *start, const uint8_t *labels)
@@ -318,19 +308,38 @@ extern "C" int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, si
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_edit_add_cloud(GhmContext *ctx, const uint32_t *keys,
+extern "C" int ghm_cuda_voxel_edit_add_items(GhmContext *ctx, const uint32_t *keys,
                                              const uint32_t *counts, const float *normals,
-                                             const uint32_t *found, size_t n, uint32_t *erase,
-                                             uint32_t *insert, uint32_t *cnt)
+                                             size_t K, const uint32_t *inside, size_t n,
+                                             uint32_t *items)
 {
-    if (!ctx || !cnt || (n && (!keys || !counts || !normals || !erase || !insert)))
+    if (!ctx || !items || (K && (!keys || !counts || !normals)) || (n && !inside))
         return GHM_ERR_INVALID;
-    if (n > 0x7FFFFFFFu)
+    if (K + n > 0x7FFFFFFFu)
         return GHM_ERR_TOO_LARGE;
-    if (n == 0)
+    if (K + n == 0)
         return GHM_OK;
-    add_cloud_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-        keys, counts, normals, found, (uint32_t)n, erase, insert, cnt);
+    add_items_kernel<<<blocks_for(K + n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        keys, counts, normals, (uint32_t)K, inside, (uint32_t)(K + n), items);
+    return GHM_CUDA_LAUNCH();
+}
+
+extern "C" int ghm_cuda_voxel_edit_add_present(GhmContext *ctx, GhmDynmap *set,
+                                               const uint32_t *items,
+                                               const GhmDynmapHandle *handles,
+                                               const uint8_t *stored, size_t K, size_t total,
+                                               uint32_t *relabelled)
+{
+    GhmDynmapRef ref;
+    if (!ctx || !relabelled || ghm_cuda_dynmap_ref(set, &ref) < 0 ||
+        (total && (!items || !handles || !stored)) || K > total)
+        return GHM_ERR_INVALID;
+    if (total > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    if (total == 0)
+        return GHM_OK;
+    add_present_kernel<<<blocks_for(total), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        ref, items, handles, stored, (uint32_t)K, (uint32_t)total, relabelled);
     return GHM_CUDA_LAUNCH();
 }
 
@@ -485,9 +494,9 @@ extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
     if (!ctx)
         return GHM_ERR_INVALID;
     const void *const k[] = {
-        (const void *)select_kernel,    (const void *)add_inside_kernel,
+        (const void *)select_kernel,    (const void *)add_items_kernel,
         (const void *)erase_outside_kernel,   (const void *)tag_kernel,
-        (const void *)add_cloud_kernel, (const void *)cut_cloud_kernel,
+        (const void *)add_present_kernel, (const void *)cut_cloud_kernel,
         (const void *)spans_init_kernel, (const void *)spans_kernel,
         (const void *)widen_kernel,     (const void *)clamp_kernel,
         (const void *)total_kernel,     (const void *)encloses_kernel,

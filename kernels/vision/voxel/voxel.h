@@ -47,12 +47,13 @@ int ghm_cuda_voxel_normals(GhmContext *ctx, const GhmVoxelGridArgs *g, const Ghm
                            GhmVoxelOrientControl *ctl);
 int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels,
                                size_t n, int label, uint32_t *out, uint32_t *counts);
-int ghm_cuda_voxel_edit_add_inside(GhmContext *ctx, const uint32_t *keys, const uint32_t *found,
-                                   size_t n, uint32_t *erase, uint32_t *insert, uint32_t *counts);
+int ghm_cuda_voxel_edit_add_items(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
+                                  const float *normals, size_t K, const uint32_t *inside,
+                                  size_t n, uint32_t *items);
+int ghm_cuda_voxel_edit_add_present(GhmContext *ctx, GhmDynmap *set, const uint32_t *items,
+                                    const GhmDynmapHandle *handles, const uint8_t *stored,
+                                    size_t K, size_t total, uint32_t *relabelled);
 int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
-int ghm_cuda_voxel_edit_add_cloud(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
-                                  const float *normals, const uint32_t *found, size_t n,
-                                  uint32_t *erase, uint32_t *insert, uint32_t *cnt);
 int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                                   const float *normals, const uint8_t *erased, size_t n, int flip,
                                   uint32_t *insert, uint32_t *cnt);
