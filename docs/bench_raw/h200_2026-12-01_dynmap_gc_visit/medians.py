@@ -10,7 +10,7 @@ for line in open(sys.argv[1]):
 keys = sorted(set((x, k, op) for (x, k, op, v) in d))
 for x, k, op in keys:
     row = []
-    for v in 'omn':
+    for v in sorted(set(k[3] for k in d), key='omn'.find):
         a = d[(x, k, op, v)]
         row.append("%s %.2f (min %.2f; edit %.2f)" % (v, statistics.median([t for t, e in a]), min(t for t, e in a), statistics.median([e for t, e in a])))
     print("%s step %d %s: %s" % (x, k + 1, op, "  ".join(row)))
