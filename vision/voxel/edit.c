@@ -375,21 +375,26 @@ static int add(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
     return ret;
 }
 
+/* subtract's or intersect's changes where the labels are, on a device (edit_device.c). */
+static int cut_on_device(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int subtract,
+                         GhmVoxelEditStep *st)
+{
+    size_t cuts = 0;
+    int ret = ghmi_edit_cut(e, v, K, subtract, &cuts);
+    st->relabelled += cuts;
+    return ret;
+}
+
 static int subtract(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
     uint8_t *erased = NULL;
-    Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; on the CPU path the inside
-                                    * voxels apart (absent ones are ignored by the erase; on a
-                                    * device they are erased with the cloud's, one batch) */
+    Changes ch = {0}, inner = {0}; /* the cloud's voxels' cut; the inside voxels apart (absent
+                                    * ones are ignored by the erase) */
+    if (ghmi_edit_on_device(e, &v))
+        return cut_on_device(e, &v, c->voxels, 1, st);
     int ret = GHM_OK;
-    if (ghmi_edit_on_device(e, &v)) {
-        ret = ghmi_edit_subtract_cuts(e, &v, &r->side[0], c->voxels, &ch);
-        if (ret == GHM_OK)
-            st->relabelled += ch.n_insert;
-        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
-    }
     if (!(inner.erase = probe_keys(e, &r->side[0], GHM_VOXEL_INSIDE, &inner.n_erase)))
         ret = GHM_ERR_NOMEM;
     if (ret == GHM_OK)
@@ -452,18 +457,12 @@ static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep 
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and, on the CPU path, the erases */
+    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and the erases */
     /* the outside voxels are never a cloud voxel (each is an intersection voxel of the probe,
      * kept), so the cut and the erases may come in either order */
+    if (ghmi_edit_on_device(e, &v))
+        return cut_on_device(e, &v, c->voxels, 0, st);
     int ret = GHM_OK;
-    if (ghmi_edit_on_device(e, &v)) {
-        ret = ghmi_edit_erase_outside(e, &v);
-        if (ret == GHM_OK)
-            ret = ghmi_edit_cloud_cuts(e, &v, c->voxels, 0, &ch);
-        if (ret == GHM_OK)
-            st->relabelled += ch.n_insert;
-        return ret == GHM_OK ? changes_apply(e, &ch, NULL) : ret;
-    }
     size_t n = ghm_dynmap_size(e->set);
     uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
     uint8_t *erased = NULL;

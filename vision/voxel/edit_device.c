@@ -1,22 +1,19 @@
 /*
- * edit_device.c - a voxel edit's lists of changes made where its labels are, on a device
+ * edit_device.c - a voxel edit's changes to its set made where its labels are, on a device
  * (ghm_voxel_edit.h; edit.c does the rest of an apply), and its probe's rows. With a backend
  * that has voxel kernels a classify's labels stay in device memory (its sweep's state,
- * ghmi_voxel_sweep_device_view), and the set, a GhmDynmap of the same context, takes device
- * lists in place. So the lists of hundreds of thousands of voxels (subtract's and add's inside
- * voxels, add's new items) are made there by the backend's edit ops, not downloaded, listed on
- * the host and uploaded again: that moved 20-40 MB across PCIe per add or intersect of a 160
- * k-point cloud at 256^3 and was most of its set's time (H200, 2026-11-29). intersect's erases
- * need no list there: its op visits the set's items through the set's device reference and
- * erases in place (2026-12-01).
- * The cloud's own voxels (tens of thousands, merged with the set's items or cut) are listed
- * there too, from the step's device arrays of them: on the host their items went down, were
- * merged and went up again, 1.3-1.7 of an add's 2.4 set milliseconds (H200 host, 2026-11-30).
+ * ghmi_voxel_sweep_device_view), and the set, a GhmDynmap of the same context, is changed
+ * there: add inserts its items (the cloud's voxels, the probe's inside voxels) in one batch of
+ * device arrays and merges the ones the set held in place; subtract and intersect visit the
+ * set's buckets and cut or erase its items in place (the backend's edit ops, through the set's
+ * device reference). Until 2026-11-29 the lists of hundreds of thousands of voxels went to the
+ * host and back (20-40 MB across PCIe per add or intersect of a 160 k-point cloud at 256^3);
+ * until 2026-12-01 the changes were lists of keys the set searched, erased and inserted again
+ * (docs/BENCHMARKS.md).
  *
- * The lists come in no set order; the set an apply makes does not depend on the order of its
- * erases or of its inserts (edit_internal.h's Changes are applied all erases first, and the
- * inside voxels are apart from the cloud's), so the result is the host path's (the ctests
- * compare the sets of the CPU and CUDA backends).
+ * The set an apply makes does not depend on the order of the changes (the inside voxels are
+ * apart from the cloud's), so the result is the host path's (the ctests compare the sets of
+ * the CPU and CUDA backends).
  */
 #include "edit_internal.h"
 #include "ghm_dynmap.h"
@@ -89,47 +86,21 @@ int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d
     return ret;
 }
 
-/* The cloud's K voxels' tagged keys (side 1 of v), in EDIT_DEV_CLOUD_KEYS (*keys) with room
- * for `more` after them. */
-static int cloud_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, size_t more,
-                      uint32_t **keys)
+int ghmi_edit_cut(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int subtract,
+                  size_t *cuts)
 {
-    *keys = dev_buf(e, EDIT_DEV_CLOUD_KEYS, (K + more) * sizeof **keys);
-    return *keys ? ghmi_voxel_ops(e->ctx)->edit_tag(e->ctx, v->keys[1], K, *keys)
-                 : GHM_ERR_NOMEM;
-}
-
-/* The cloud's K voxels' cut (*ch), their tagged keys first in keys: the set's voxels there
- * erased now, with the `more` keys after them in the same batch (subtract's inside voxels). */
-static int cut_cloud(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const uint32_t *keys,
-                     size_t K, size_t more, int flip, Changes *ch)
-{
-    const size_t room[2] = {0, K};
+    const size_t room[2] = {K, 0};
     size_t got[2] = {0, 0};
-    uint8_t *erased = dev_buf(e, EDIT_DEV_ERASED, K + more);
-    uint32_t *insert = erased ? dev_buf(e, EDIT_DEV_CLOUD_INSERT,
-                                        K * GHMI_EDIT_WORDS * sizeof *insert)
-                              : NULL;
-    uint32_t *counts = insert ? zeroed_counts(e) : NULL;
-    int ret = counts ? ghm_dynmap_erase(e->set, keys, K + more, erased) : GHM_ERR_NOMEM;
-    if (ret == GHM_OK)
-        ret = ghmi_voxel_ops(e->ctx)->edit_cut_cloud(e->ctx, v->keys[1], v->counts[1],
-                                                     v->voxel_normals[1], erased, K, flip,
-                                                     insert, counts);
+    uint32_t *counts = zeroed_counts(e);
+    int ret = counts ? ghmi_voxel_ops(e->ctx)->edit_cut(e->ctx, e->set, subtract,
+                                                        e->grid.dims[0], v->lo, v->hi, v->start,
+                                                        v->labels[0], v->keys[1], v->counts[1],
+                                                        v->voxel_normals[1], K, counts)
+                     : GHM_ERR_NOMEM;
     if (ret == GHM_OK)
         ret = read_counts(e, counts, room, got);
-    if (ret == GHM_OK)
-        *ch = (Changes){.insert = insert, .n_insert = got[1]};
+    *cuts = got[0];
     return ret;
-}
-
-int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
-                         Changes *ch)
-{
-    uint32_t *keys = NULL;
-    *ch = (Changes){0};
-    int ret = cloud_keys(e, v, K, 0, &keys);
-    return ret == GHM_OK ? cut_cloud(e, v, keys, K, 0, flip, ch) : ret;
 }
 
 /* The probe's inside keys (tagged; side p, labels in v) into keys, *n of them. */
@@ -149,33 +120,13 @@ static int select_inside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const Gh
     return ret;
 }
 
-/* The cloud's K voxels' tagged keys, then the probe's n inside keys, in one array (*keys):
- * one batch for the set. */
-static int cloud_and_inside_keys(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                                 const GhmVoxelSide *p, size_t K, uint32_t **keys, size_t *n)
-{
-    *n = 0;
-    int ret = cloud_keys(e, v, K, p->label_count[GHM_VOXEL_INSIDE], keys);
-    return ret == GHM_OK ? select_inside(e, v, p, *keys + K, n) : ret;
-}
-
-int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                            const GhmVoxelSide *p, size_t K, Changes *ch)
-{
-    uint32_t *keys = NULL;
-    size_t n = 0;
-    *ch = (Changes){0};
-    int ret = cloud_and_inside_keys(e, v, p, K, &keys, &n);
-    return ret == GHM_OK ? cut_cloud(e, v, keys, K, n, 1, ch) : ret;
-}
-
 int ghmi_edit_add_apply(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
                         size_t K, size_t *relabelled)
 {
     const size_t ni = p->label_count[GHM_VOXEL_INSIDE];
     size_t n = 0, got[2] = {0, 0};
     *relabelled = 0;
-    uint32_t *inside = dev_buf(e, EDIT_DEV_CLOUD_KEYS, ni * sizeof *inside);
+    uint32_t *inside = dev_buf(e, EDIT_DEV_INSIDE, ni * sizeof *inside);
     int ret = inside ? select_inside(e, v, p, inside, &n) : GHM_ERR_NOMEM;
     const size_t all = K + n, room[2] = {all, 0};
     uint32_t *items = ret == GHM_OK ? dev_buf(e, EDIT_DEV_INSERT,
@@ -213,10 +164,4 @@ int ghmi_edit_device_encloses(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, siz
         ret = ghm_buffer_download(e->ctx, &got, found, sizeof got);
     *out = got != 0;
     return ret;
-}
-
-int ghmi_edit_erase_outside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v)
-{
-    return ghmi_voxel_ops(e->ctx)->edit_erase_outside(e->ctx, e->set, e->grid.dims[0], v->lo,
-                                                      v->hi, v->start, v->labels[0]);
 }

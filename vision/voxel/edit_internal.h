@@ -29,15 +29,12 @@ typedef enum EditBuf {
 
 /* An apply's backend arrays when its labels are on a device (edit_device.c), one per use. */
 typedef enum EditDevBuf {
+    EDIT_DEV_INSIDE,  /* add: the probe's inside keys */
+    EDIT_DEV_INSERT,  /* add: its items */
     EDIT_DEV_HANDLES, /* add: the insert's handles of its items */
     EDIT_DEV_STORED,  /* add: which of its items the insert stored */
-    EDIT_DEV_INSERT,  /* a list of inserts (add: its items) */
-    EDIT_DEV_COUNTS, /* the kernels' list lengths */
-    EDIT_DEV_SPANS,  /* the probe's rows made there: lo, hi, start and their total */
-    EDIT_DEV_CLOUD_KEYS,   /* the cloud's voxels' tagged keys, then (add, subtract) the
-                            * probe's inside keys */
-    EDIT_DEV_CLOUD_INSERT, /* the cloud's voxels' cut items */
-    EDIT_DEV_ERASED,       /* which of the erased keys the set held */
+    EDIT_DEV_COUNTS,  /* the kernels' list lengths */
+    EDIT_DEV_SPANS,   /* the probe's rows made there: lo, hi, start and their total */
     EDIT_DEV_BUFS
 } EditDevBuf;
 
@@ -143,18 +140,12 @@ int ghmi_edit_on_device(const GhmVoxelEdit *e, GhmiVoxelDeviceView *v);
  * there, spans widened by d, into e->rows (on_device) and its n. */
 int ghmi_edit_device_rows(GhmVoxelEdit *e, const uint32_t *keys, size_t K, int d);
 
-/* The cloud's own voxels (side 1 of the result, K voxels, in v) as backend lists, as edit.c
- * makes them on the host, erasing them from the set now: subtract's and intersect's cut (*ch:
- * inserts of those that were there, as cut items, normals turned round when flip). Valid
- * until the next apply. */
-int ghmi_edit_cloud_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int flip,
-                         Changes *ch);
-
-/* subtract's cut (ghmi_edit_cloud_cuts' with flip), the probe's inside voxels (side p of the
- * result, labels in v) erased in the same batch as the cloud's voxels (a batch fewer: one
- * wait for the device and one erase's fixed cost). */
-int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
-                            const GhmVoxelSide *p, size_t K, Changes *ch);
+/* subtract's (subtract 1) or intersect's changes made in the set on the device, where the
+ * result edit.c's subtract and intersect give on the host: the set's items at the cloud's K
+ * voxels (side 1 of the result, in v) become cut items, *cuts of them; of the others, subtract
+ * erases those inside the probe, intersect those neither inside it nor on its cloud (kept). */
+int ghmi_edit_cut(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, size_t K, int subtract,
+                  size_t *cuts);
 
 /* add made in the set on the device, to the result edit.c's add_changes gives on the host: the
  * cloud's K voxels (side 1 of the result, in v) as surface items and the probe's inside voxels
@@ -164,9 +155,6 @@ int ghmi_edit_subtract_cuts(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v,
 int ghmi_edit_add_apply(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v, const GhmVoxelSide *p,
                         size_t K, size_t *relabelled);
 
-/* intersect's erases, made in the set on the device: its voxels neither inside the probe nor
- * on its cloud (edit.c's kept). */
-int ghmi_edit_erase_outside(GhmVoxelEdit *e, const GhmiVoxelDeviceView *v);
 
 /* ghmi_edit_encloses on the device, for the probe's n voxels (their keys, labels and rows in
  * v) and a cloud of radius: *out 1 or 0. The probe's labels need not come to the host for it

@@ -234,15 +234,15 @@ typedef struct GhmVoxelOps {
                    const int do_side[2], const GhmVoxelEstimate *e, GhmVoxelOrientControl *ctl);
 
     /* A voxel edit's set (vision/voxel/edit.c) edited from device arrays: its items are
-     * GHMI_EDIT_WORDS words (the GHMI_EDIT_W_* layout), keys tagged with GHMI_EDIT_TAG. Each
-     * writes its lists in no set order, counts[] (device) incremented by their lengths. */
+     * GHMI_EDIT_WORDS words (the GHMI_EDIT_W_* layout), keys tagged with GHMI_EDIT_TAG. Lists
+     * are written in no set order, counts (device) incremented by their lengths. */
     /* The tagged keys of the n voxels (keys, labels) with label `label`: into out, counts[0]. */
     int (*edit_select)(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels, size_t n,
                        int label, uint32_t *out, uint32_t *counts);
     /* add's items as the set takes them where it has none (edit.c's add_cloud_item and
      * add_inside_item of an absent voxel), into items: the cloud's K voxels (keys, point
-     * counts, unit mean normals, as edit_tag and edit_cut_cloud take them) as surface, then
-     * the n tagged keys of inside as interior with no points. */
+     * counts, unit mean normals, as edit_cut takes them) as surface, then the n tagged keys of
+     * inside as interior with no points. */
     int (*edit_add_items)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                           const float *normals, size_t K, const uint32_t *inside, size_t n,
                           uint32_t *items);
@@ -253,25 +253,22 @@ typedef struct GhmVoxelOps {
     int (*edit_add_present)(GhmContext *ctx, GhmDynmap *set, const uint32_t *items,
                             const GhmDynmapHandle *handles, const uint8_t *stored, size_t K,
                             size_t total, uint32_t *relabelled);
-    /* intersect's erases, made in the set (a GhmDynmap of ctx): its items whose voxel is not in
-     * the probe's rows (lo, hi, start of the nx-wide grid's rows) or is there with a label
-     * (labels, the probe's voxels) other than inside or intersection. Waits for the set's new
-     * size. */
-    int (*edit_erase_outside)(GhmContext *ctx, GhmDynmap *set, int32_t nx, const int32_t *lo,
-                              const int32_t *hi, const uint64_t *start, const uint8_t *labels);
+    /* subtract's or intersect's changes made in the set (a GhmDynmap of ctx), for a probe of
+     * rows lo, hi, start on the nx-wide grid and labels (the probe's voxels) and its cloud's K
+     * voxels (keys ascending, point counts, unit mean normals): an item at a cloud voxel becomes
+     * its cut item (normals turned round by subtract), counted in *cuts (device); any other is
+     * erased where subtract's probe holds it inside, or where intersect's probe does not hold
+     * it inside or as an intersection voxel. Waits for the set's new size. */
+    int (*edit_cut)(GhmContext *ctx, GhmDynmap *set, int subtract, int32_t nx, const int32_t *lo,
+                    const int32_t *hi, const uint64_t *start, const uint8_t *labels,
+                    const uint32_t *keys, const uint32_t *counts, const float *normals, size_t K,
+                    uint32_t *cuts);
     /* The probe's rows (edit_probe.c's row_spans and row_starts) from the K ascending voxel
      * keys of its cloud on a grid of dims, spans widened by d: per row r of the dims[1]
      * dims[2], lo[r] and hi[r] (lo > hi: none) and start[r], the voxels of the rows before;
      * *total, all of them. Every array in device memory. */
     int (*edit_spans)(GhmContext *ctx, const int dims[3], const uint32_t *keys, size_t K,
                       int d, int32_t *lo, int32_t *hi, uint64_t *start, uint64_t *total);
-    /* The cloud's own voxels (n: keys, point counts and unit mean normals, edit.c's
-     * cloud_item): edit_tag writes their tagged keys into out; edit_cut_cloud lists those with
-     * erased[v] set as cut items, normals turned round when flip, into insert (counts[1]). */
-    int (*edit_tag)(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
-    int (*edit_cut_cloud)(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
-                          const float *normals, const uint8_t *erased, size_t n, int flip,
-                          uint32_t *insert, uint32_t *counts_out);
     /* edit_probe.c's ghmi_edit_encloses for a cloud of radius rho (1 to 3): *found (device,
      * zeroed by the caller) set to 1 when one of the probe's n voxels (keys, labels; its rows'
      * spans lo, hi and starts, GhmiVoxelRows) labelled inside has no intersection voxel of the

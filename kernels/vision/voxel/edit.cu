@@ -1,23 +1,24 @@
 /*
  * edit.cu - a voxel edit's set changes made on the GPU from the device arrays of its labels:
- * the device twins of vision/voxel/edit.c's probe_keys, add_inside_item, kept, and of its
- * cloud_item, add_cloud_item and cut_at_cloud for the cloud's own voxels (the set itself is a
- * hashing/ GhmDynmap, edited by these lists, and in place through its device reference:
- * intersect's visit of its buckets, add's rewrite of the items it holds), and of edit_probe.c's
- * row_spans and row_starts (the probe's rows, from its cloud's keys on the device). Reached
- * through GhmVoxelOps (edit_select, edit_add_items, edit_add_present, edit_erase_outside,
- * edit_tag, edit_cut_cloud, edit_spans; vision/voxel/voxel_backend_internal.h).
+ * the device twins of vision/voxel/edit.c's probe_keys, cloud_item, add_cloud_item,
+ * add_inside_item, cut_at_cloud and kept, and of edit_probe.c's row_spans and row_starts (the
+ * probe's rows, from its cloud's keys on the device). The set is a hashing/ GhmDynmap: add
+ * inserts a list of items and merges those the set held in place; subtract and intersect visit
+ * the set's buckets and cut and erase in place (both through the set's device reference,
+ * hash_refs.h). Reached through GhmVoxelOps (edit_select, edit_add_items, edit_add_present,
+ * edit_cut, edit_spans, edit_encloses; vision/voxel/voxel_backend_internal.h).
  *
- * Kernels (256 threads per block, a thread per voxel or item): each appends what it finds to
- * its lists at places taken by one atomic per group of lanes, so a list's order is not the
- * CPU's; the set an edit makes does not depend on the order of its erases or of its inserts
- * (the inside voxels are apart from the cloud's, so no key is in two of an edit's lists).
+ * Kernels (256 threads per block, a thread per voxel, item or bucket): a list's entries go to
+ * places taken by one atomic per group of lanes, so its order is not the CPU's; the set an edit
+ * makes does not depend on that order (the inside voxels are apart from the cloud's, so no key
+ * is twice in a list), so it is the CPU's.
  */
 #include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/hashing/device_memory.h"
 #include "kernels/hashing/dynmap_ref.cuh"
+#include "kernels/hashing/sorted_ref.cuh"
 #include "vision/voxel/ghm_voxel_edit.h"
 #include "voxel_kernels.cuh"
 
@@ -62,55 +63,7 @@ static __device__ __forceinline__ uint8_t probe_label(const int32_t *lo, const i
     return v != GHM_NOT_FOUND ? labels[v] : LABEL_NONE;
 }
 
-/* edit.c's kept() turned round, in place: a thread per bucket of the set visits its items (the
- * set's reference, hash_refs.h) and erases those whose voxel the probe does not hold inside or
- * as an intersection voxel. Until 2026-12-01 the whole set was listed (a count and a scan of
- * every bucket, the items written out), this test wrote the erases' keys, and the set erased
- * them by key (a hash, the batch's duplicate table and a look-up each): 0.6-0.8 ms of the first
- * intersect by a 160 k-point cloud at 256^3 on an H200, where the set lost most of its items.
- * The erased items are tallied per block. */
-static __global__ __launch_bounds__(VOXEL_THREADS) void erase_outside_kernel(
-    GhmDynmapRef set, uint32_t nx, const int32_t *__restrict__ lo,
-    const int32_t *__restrict__ hi, const uint64_t *__restrict__ start,
-    const uint8_t *__restrict__ labels)
-{
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
-    uint32_t b = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    unsigned erased = 0;
-    for (uint32_t s = b < set.n_buckets ? __ldg(&set.buckets[b]) : 0; s;) {
-        uint32_t *slab = dyn_slab(set, s);
-        uint4 end = dyn_end_quad(set, s);
-        for (uint32_t m = end.w; m; m &= m - 1) {
-            int slot = __ffs(m) - 1;
-            uint32_t key = slab[dyn_word_of(set, slot, GHMI_EDIT_W_KEY)] & ~GHMI_EDIT_TAG;
-            uint32_t r = key / nx;
-            uint8_t l = probe_label(lo, hi, start, labels, r, (int32_t)(key - r * nx));
-            if (l != LABEL_INSIDE && l != LABEL_INTERSECTION) {
-                dyn_erase_owned(set, slab, slot, b);
-                erased++;
-            }
-        }
-        s = end.z;
-    }
-    if (erased)
-        atomicAdd(&tally, erased);
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&set.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
-}
-
 /* --- the cloud's own voxels (edit.c's cloud_item, add_cloud_item, cut_at_cloud) ----------- */
-
-static __global__ __launch_bounds__(VOXEL_THREADS) void tag_kernel(
-    const uint32_t *__restrict__ keys, uint32_t n, uint32_t *__restrict__ out)
-{
-    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (v < n)
-        out[v] = keys[v] | GHMI_EDIT_TAG;
-}
 
 /* cloud_item: voxel v as an item of `label`, its normal sums sign x count x the unit mean
  * normal, multiplied in the host's order without contraction. */
@@ -184,19 +137,59 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void add_present_kernel(
     take(relabelled);
 }
 
-/* cut_at_cloud: the voxels the erase found in the set come back as cut, their normals turned
- * round when flip (subtract). */
-static __global__ __launch_bounds__(VOXEL_THREADS) void cut_cloud_kernel(
-    const uint32_t *__restrict__ keys, const uint32_t *__restrict__ counts,
-    const float *__restrict__ normals, const uint8_t *__restrict__ erased, uint32_t n, int flip,
-    uint32_t *__restrict__ insert, uint32_t *cnt)
+/* subtract's and intersect's changes to the set (edit.c's subtract, intersect), made in place: a
+ * thread per bucket of the set visits its items through the set's reference (hash_refs.h). An
+ * item at one of the cloud's K voxels (keys ascending; each lies in the probe) becomes that
+ * voxel's cut item, its normals turned round by subtract (edit.c's cut_at_cloud), and is
+ * counted in *cuts; any other item is erased where subtract's probe holds it inside, or where
+ * intersect's probe does not hold it inside or as an intersection voxel (edit.c's kept). Erased
+ * items are tallied per block. Until 2026-12-01 the set erased lists by key (the cloud's keys
+ * and subtract's inside keys: a hash, the batch's duplicate table and a look-up each), then took
+ * the cut items in an insert, and intersect listed the whole set first: up to 0.8 ms and five
+ * host waits of an edit by a 160 k-point cloud at 256^3 on an H200. */
+static __global__ __launch_bounds__(VOXEL_THREADS) void cut_kernel(
+    GhmDynmapRef set, int subtract, uint32_t nx, const int32_t *__restrict__ lo,
+    const int32_t *__restrict__ hi, const uint64_t *__restrict__ start,
+    const uint8_t *__restrict__ labels, const uint32_t *__restrict__ keys,
+    const uint32_t *__restrict__ counts, const float *__restrict__ normals, uint32_t K,
+    uint32_t *cuts)
 {
-    uint32_t v = blockIdx.x * VOXEL_THREADS + threadIdx.x;
-    if (v >= n || !erased[v])
-        return;
-    uint32_t item[GHMI_EDIT_WORDS];
-    cloud_item(keys, counts, normals, v, flip ? -1.0f : 1.0f, GHM_VOXEL_EDIT_CUT, item);
-    put_item(insert, take(&cnt[1]), item);
+    __shared__ unsigned tally;
+    if (threadIdx.x == 0)
+        tally = 0;
+    __syncthreads();
+    uint32_t b = blockIdx.x * VOXEL_THREADS + threadIdx.x;
+    unsigned erased = 0;
+    for (uint32_t s = b < set.n_buckets ? __ldg(&set.buckets[b]) : 0; s;) {
+        uint32_t *slab = dyn_slab(set, s);
+        uint4 end = dyn_end_quad(set, s);
+        for (uint32_t m = end.w; m; m &= m - 1) {
+            int slot = __ffs(m) - 1;
+            uint32_t key = slab[dyn_word_of(set, slot, GHMI_EDIT_W_KEY)] & ~GHMI_EDIT_TAG;
+            uint32_t r = key / nx;
+            uint8_t l = probe_label(lo, hi, start, labels, r, (int32_t)(key - r * nx));
+            size_t c = l == LABEL_NONE ? K : ghm_sorted_lower_bound(keys, K, key);
+            if (c < K && keys[c] == key) {
+                uint32_t item[GHMI_EDIT_WORDS];
+                cloud_item(keys, counts, normals, (uint32_t)c, subtract ? -1.0f : 1.0f,
+                           GHM_VOXEL_EDIT_CUT, item);
+                for (int w = 0; w < GHMI_EDIT_WORDS; w++)
+                    if (w != GHMI_EDIT_W_KEY)
+                        slab[dyn_word_of(set, slot, w)] = item[w];
+                take(cuts);
+            } else if (subtract ? l == LABEL_INSIDE
+                                : l != LABEL_INSIDE && l != LABEL_INTERSECTION) {
+                dyn_erase_owned(set, slab, slot, b);
+                erased++;
+            }
+        }
+        s = end.z;
+    }
+    if (erased)
+        atomicAdd(&tally, erased);
+    __syncthreads();
+    if (threadIdx.x == 0 && tally)
+        atomicAdd(&set.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
 }
 
 /* --- the probe's rows (edit_probe.c's row_spans, row_starts) -------------------------------- */
@@ -282,30 +275,23 @@ extern "C" int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys,
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_edit_erase_outside(GhmContext *ctx, GhmDynmap *set, int32_t nx,
-                                                 const int32_t *lo, const int32_t *hi,
-                                                 const uint64_t *start, const uint8_t *labels)
+extern "C" int ghm_cuda_voxel_edit_cut(GhmContext *ctx, GhmDynmap *set, int subtract,
+                                      int32_t nx, const int32_t *lo, const int32_t *hi,
+                                      const uint64_t *start, const uint8_t *labels,
+                                      const uint32_t *keys, const uint32_t *counts,
+                                      const float *normals, size_t K, uint32_t *cuts)
 {
     GhmDynmapRef ref;
-    if (!ctx || nx < 1 || !lo || !hi || !start || !labels || ghm_cuda_dynmap_ref(set, &ref) < 0)
+    if (!ctx || nx < 1 || !lo || !hi || !start || !labels || !cuts ||
+        (K && (!keys || !counts || !normals)) || ghm_cuda_dynmap_ref(set, &ref) < 0)
         return GHM_ERR_INVALID;
-    erase_outside_kernel<<<blocks_for(ref.n_buckets), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-        ref, (uint32_t)nx, lo, hi, start, labels);
+    if (K > 0x7FFFFFFFu)
+        return GHM_ERR_TOO_LARGE;
+    cut_kernel<<<blocks_for(ref.n_buckets), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        ref, subtract, (uint32_t)nx, lo, hi, start, labels, keys, counts, normals, (uint32_t)K,
+        cuts);
     int ret = GHM_CUDA_LAUNCH();
     return ret < 0 ? ret : ghm_cuda_dynmap_refresh(set);
-}
-
-extern "C" int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, size_t n,
-                                       uint32_t *out)
-{
-    if (!ctx || (n && (!keys || !out)))
-        return GHM_ERR_INVALID;
-    if (n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (n == 0)
-        return GHM_OK;
-    tag_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(keys, (uint32_t)n, out);
-    return GHM_CUDA_LAUNCH();
 }
 
 extern "C" int ghm_cuda_voxel_edit_add_items(GhmContext *ctx, const uint32_t *keys,
@@ -343,24 +329,6 @@ extern "C" int ghm_cuda_voxel_edit_add_present(GhmContext *ctx, GhmDynmap *set,
     return GHM_CUDA_LAUNCH();
 }
 
-extern "C" int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys,
-                                             const uint32_t *counts, const float *normals,
-                                             const uint8_t *erased, size_t n, int flip,
-                                             uint32_t *insert, uint32_t *cnt)
-{
-    if (!ctx || !cnt || (n && (!keys || !counts || !normals || !erased || !insert)))
-        return GHM_ERR_INVALID;
-    if (n > 0x7FFFFFFFu)
-        return GHM_ERR_TOO_LARGE;
-    if (n == 0)
-        return GHM_OK;
-    cut_cloud_kernel<<<blocks_for(n), VOXEL_THREADS, 0, ghm_cuda_stream(ctx)>>>(
-        keys, counts, normals, erased, (uint32_t)n, flip, insert, cnt);
-    return GHM_CUDA_LAUNCH();
-}
-
-/* The spans' copies for the widening (2 nr), their lengths (nr) and the scan's temporary
- * storage in one stream-ordered block, released once the work is queued. */
 extern "C" int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3],
                                          const uint32_t *keys, size_t K, int d, int32_t *lo,
                                          int32_t *hi, uint64_t *start, uint64_t *total)
@@ -495,8 +463,7 @@ extern "C" int ghm_cuda_voxel_edit_preload(GhmContext *ctx)
         return GHM_ERR_INVALID;
     const void *const k[] = {
         (const void *)select_kernel,    (const void *)add_items_kernel,
-        (const void *)erase_outside_kernel,   (const void *)tag_kernel,
-        (const void *)add_present_kernel, (const void *)cut_cloud_kernel,
+        (const void *)add_present_kernel, (const void *)cut_kernel,
         (const void *)spans_init_kernel, (const void *)spans_kernel,
         (const void *)widen_kernel,     (const void *)clamp_kernel,
         (const void *)total_kernel,     (const void *)encloses_kernel,

@@ -142,10 +142,8 @@ static const GhmVoxelOps ghm_cuda_voxel_ops = {
     /* .edit_select = */ ghm_cuda_voxel_edit_select,
     /* .edit_add_items = */ ghm_cuda_voxel_edit_add_items,
     /* .edit_add_present = */ ghm_cuda_voxel_edit_add_present,
-    /* .edit_erase_outside = */ ghm_cuda_voxel_edit_erase_outside,
+    /* .edit_cut = */ ghm_cuda_voxel_edit_cut,
     /* .edit_spans = */ ghm_cuda_voxel_edit_spans,
-    /* .edit_tag = */ ghm_cuda_voxel_edit_tag,
-    /* .edit_cut_cloud = */ ghm_cuda_voxel_edit_cut_cloud,
     /* .edit_encloses = */ ghm_cuda_voxel_edit_encloses,
     /* .edit_preload = */ ghm_cuda_voxel_edit_preload,
 };

@@ -47,22 +47,19 @@ int ghm_cuda_voxel_normals(GhmContext *ctx, const GhmVoxelGridArgs *g, const Ghm
                            GhmVoxelOrientControl *ctl);
 int ghm_cuda_voxel_edit_select(GhmContext *ctx, const uint32_t *keys, const uint8_t *labels,
                                size_t n, int label, uint32_t *out, uint32_t *counts);
+int ghm_cuda_voxel_edit_cut(GhmContext *ctx, GhmDynmap *set, int subtract, int32_t nx,
+                            const int32_t *lo, const int32_t *hi, const uint64_t *start,
+                            const uint8_t *labels, const uint32_t *keys, const uint32_t *counts,
+                            const float *normals, size_t K, uint32_t *cuts);
 int ghm_cuda_voxel_edit_add_items(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
                                   const float *normals, size_t K, const uint32_t *inside,
                                   size_t n, uint32_t *items);
 int ghm_cuda_voxel_edit_add_present(GhmContext *ctx, GhmDynmap *set, const uint32_t *items,
                                     const GhmDynmapHandle *handles, const uint8_t *stored,
                                     size_t K, size_t total, uint32_t *relabelled);
-int ghm_cuda_voxel_edit_tag(GhmContext *ctx, const uint32_t *keys, size_t n, uint32_t *out);
-int ghm_cuda_voxel_edit_cut_cloud(GhmContext *ctx, const uint32_t *keys, const uint32_t *counts,
-                                  const float *normals, const uint8_t *erased, size_t n, int flip,
-                                  uint32_t *insert, uint32_t *cnt);
 int ghm_cuda_voxel_edit_spans(GhmContext *ctx, const int dims[3], const uint32_t *keys,
                               size_t K, int d, int32_t *lo, int32_t *hi, uint64_t *start,
                               uint64_t *total);
-int ghm_cuda_voxel_edit_erase_outside(GhmContext *ctx, GhmDynmap *set, int32_t nx,
-                                      const int32_t *lo, const int32_t *hi,
-                                      const uint64_t *start, const uint8_t *labels);
 int ghm_cuda_voxel_edit_encloses(GhmContext *ctx, const int dims[3], const uint32_t *keys,
                                  const uint8_t *labels, size_t n, const int32_t *lo,
                                  const int32_t *hi, const uint64_t *start, int rho,
