@@ -291,7 +291,9 @@ extern "C" int ghm_cuda_voxel_edit_cut(GhmContext *ctx, GhmDynmap *set, int subt
         ref, subtract, (uint32_t)nx, lo, hi, start, labels, keys, counts, normals, (uint32_t)K,
         cuts);
     int ret = GHM_CUDA_LAUNCH();
-    return ret < 0 ? ret : ghm_cuda_dynmap_refresh(set);
+    /* whatever the launch check said (the kernel may have run), the set's count follows it */
+    int rc = ghm_cuda_dynmap_refresh(set);
+    return ret < 0 ? ret : rc;
 }
 
 extern "C" int ghm_cuda_voxel_edit_add_items(GhmContext *ctx, const uint32_t *keys,
