@@ -8,7 +8,8 @@
  *
  * insert and erase: dynmap_cpu_batch.c (the batch in bucket order, each bucket planned and
  * written by one thread). An erased slot is reused by later inserts, its slab stays linked.
- * gc: per bucket, one thread unlinks the slabs whose mask is zero and releases them.
+ * gc: per bucket that an erase left dirty, one thread unlinks the slabs whose mask is zero and
+ * releases them.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ static void cpu_dynmap_destroy(void *impl)
         return;
     ghmi_slab_alloc_free(&d->alloc);
     free(d->buckets);
+    free(d->dirty);
     free(d);
 }
 
@@ -103,7 +105,8 @@ static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void 
     d->n_buckets = (uint32_t)(want ? want : 1);
     d->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
     d->buckets = calloc(d->n_buckets, sizeof *d->buckets);
-    if (!d->buckets) {
+    d->dirty = calloc(d->n_buckets, 1);
+    if (!d->buckets || !d->dirty) {
         cpu_dynmap_destroy(d);
         return GHM_ERR_NOMEM;
     }
@@ -224,8 +227,10 @@ static void unlink_empty(GhmiCpuDynmap *d, uint32_t b, Released *r)
     }
 }
 
-/* Per bucket, one thread unlinks the empty slabs (the first slabs of the buckets ahead
- * prefetched); they go back to the allocator a batch at a time. */
+/* Per dirty bucket, one thread unlinks the empty slabs (the first slabs of the dirty buckets
+ * ahead prefetched); they go back to the allocator a batch at a time. Only an erase leaves an
+ * empty slab linked, and it marks the bucket: the others are not walked (on the CUDA backend
+ * the same cut a gc 2-6x, 2026-12-01). */
 static int cpu_dynmap_gc(void *impl, size_t *released)
 {
     enum { AHEAD = 8, CHUNK = 1024 };
@@ -239,12 +244,16 @@ static int cpu_dynmap_gc(void *impl, size_t *released)
         for (uint32_t c = 0; c < chunks; c++) {
             uint32_t b1 = c + 1 < chunks ? (c + 1) * CHUNK : nb;
             for (uint32_t b = c * CHUNK; b < b1; b++) {
-                uint32_t ahead = b + AHEAD < b1 ? atomic_load_explicit(&d->buckets[b + AHEAD],
-                                                                       memory_order_relaxed)
-                                                : 0;
+                uint32_t ahead = b + AHEAD < b1 && d->dirty[b + AHEAD]
+                                     ? atomic_load_explicit(&d->buckets[b + AHEAD],
+                                                            memory_order_relaxed)
+                                     : 0;
                 if (ahead)
                     __builtin_prefetch(ghmi_slab_ptr(&d->alloc, ahead) + 16);
-                unlink_empty(d, b, &r);
+                if (d->dirty[b]) {
+                    d->dirty[b] = 0;
+                    unlink_empty(d, b, &r);
+                }
             }
         }
         release_held(d, &r);
@@ -265,7 +274,8 @@ static int cpu_dynmap_stats(const void *impl, GhmDynmapStats *out)
     out->slots_per_slab = (size_t)d->slots;
     out->slabs_used = used ? used - 1 : 0; /* slab 0 is the null link */
     out->slabs_free = total - used;
-    out->bytes = sizeof *d + ghmi_slab_bytes(&d->alloc) + (size_t)d->n_buckets * sizeof(uint32_t);
+    out->bytes = sizeof *d + ghmi_slab_bytes(&d->alloc) +
+                 (size_t)d->n_buckets * (sizeof(uint32_t) + 1); /* heads and dirty flags */
     return GHM_OK;
 }
 

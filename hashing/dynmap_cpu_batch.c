@@ -223,7 +223,8 @@ static void write_bucket(GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, const u
 }
 
 /* Erases the bucket of entries [p, q) (keys): its leaders found in one walk of the list have
- * their slot's head cleared and mask bit dropped. Returns how many. */
+ * their slot's head cleared and mask bit dropped; a slab emptied marks the bucket for the gc.
+ * Returns how many. */
 static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
 {
     size_t nl = find_bucket_leaders(d, B, p, q), gone = 0;
@@ -242,9 +243,10 @@ static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
         else
             atomic_store_explicit((_Atomic uint32_t *)&slab[slot], 0, memory_order_relaxed);
         _Atomic uint32_t *mask = ghmi_dyn_link(d, s, GHMI_SLAB_MASK);
-        atomic_store_explicit(mask,
-                              atomic_load_explicit(mask, memory_order_relaxed) & ~(1u << slot),
-                              memory_order_relaxed);
+        uint32_t left = atomic_load_explicit(mask, memory_order_relaxed) & ~(1u << slot);
+        atomic_store_explicit(mask, left, memory_order_relaxed);
+        if (!left)
+            d->dirty[B->order.entries[p] >> 32] = 1;
         gone++;
     }
     return gone;

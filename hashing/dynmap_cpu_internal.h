@@ -17,6 +17,8 @@ typedef struct GhmiCpuDynmap {
     int hw;           /* item words kept in the head: 2 or 1 (Atomic64), 0 (Accel32) */
     uint32_t n_buckets;
     _Atomic uint32_t *buckets; /* first slab of each bucket, 0: none */
+    uint8_t *dirty; /* per bucket: 1 where an erase emptied one of its slabs since the last gc,
+                     * which walks only those buckets (set by the bucket's one erasing thread) */
     uint64_t seed;
     size_t items;
     GhmiSlabAlloc alloc;
