@@ -1,7 +1,8 @@
 /* check_tables_cuda.c - the CUDA backend's GhmSet, GhmIndex, GhmSorted and GhmMultimap against
  * the CPU backend's: built on both from the same inputs (sizes 0..10^6, duplicates, extreme
  * keys, load factors, host and device arrays), each answer the same, clones included; plus the
- * device references (GhmDynmap's too) and the builds queued on the stream. The maps: check_hash_cuda.c.
+ * device references (GhmDynmap's too) and the builds queued on the stream. The maps:
+ * check_hash_cuda.c.
  * GHM_TEST_SMALL=1 caps sizes at 10^4 (for compute-sanitizer). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,10 +10,11 @@
  *         ...the CPU path of voxel.c...
  *
  * As for GhmVisionOps: the CUDA backend's "voxel" device module (kernels/vision/voxel/ops.cu)
- * holds the table, the CPU backend has none (NULL), so no voxel code tests for CUDA. Every array argument is backend
- * memory unless it says host; each op queues its work on the context's stream and waits for
- * nothing (the memory ops are the stream-ordered allocator and copies the host module uses for
- * its arrays; the table op lets the multimap grow its own arrays, stream-ordered too).
+ * holds the table, the CPU backend has none (NULL), so no voxel code tests for CUDA. Every
+ * array argument is backend memory unless it says host; each op queues its work on the
+ * context's stream and waits for nothing but where it says so (the memory ops are the
+ * stream-ordered allocator and copies the host module uses for its arrays; the table op lets
+ * the multimap grow its own arrays, stream-ordered too).
  *
  * Both clouds go through each stage in one launch: points are numbered A's first (0..nA-1), then
  * B's; voxels are numbered per cloud (ids 0..K-1 in ascending key order, as GhmIndex numbers

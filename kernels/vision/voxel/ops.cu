@@ -2,8 +2,9 @@
  * ops.cu - the CUDA backend's voxel op table (GhmVoxelOps,
  * vision/voxel/voxel_backend_internal.h): the launchers of voxelize.cu, labels.cu, normals.cu and
  * edit.cu, a stream-ordered allocator, page-locked host memory, queued copies and event timers
- * for the host module, named by the module ghm_cuda_module_voxel at the end. vision/voxel/voxel_device.c finds them
- * through ghmi_voxel_ops(ctx); backends without the table keep the CPU path of vision/voxel/.
+ * for the host module, named by the module ghm_cuda_module_voxel at the end.
+ * vision/voxel/voxel_device.c finds them through ghmi_voxel_ops(ctx); backends without the
+ * table keep the CPU path of vision/voxel/.
  */
 #include <stdlib.h>
 
