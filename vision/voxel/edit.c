@@ -176,6 +176,13 @@ static uint32_t *probe_keys(GhmVoxelEdit *e, const GhmVoxelSide *p, uint8_t l, s
     return keys;
 }
 
+/* A batch of changes to the set on the CPU path (a device makes its changes in the set itself,
+ * edit_device.c): keys to erase first, then items to insert, in the edit's host arrays. */
+typedef struct Changes {
+    uint32_t *erase, *insert;
+    size_t n_erase, n_insert;
+} Changes;
+
 static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t insert)
 {
     c->erase = ghmi_edit_buf(e, EDIT_BUF_ERASE, erase * sizeof *c->erase);
@@ -183,9 +190,9 @@ static int changes_alloc(GhmVoxelEdit *e, Changes *c, size_t erase, size_t inser
     return c->erase && c->insert ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* The batch a and, unless NULL, the batch b (a list kept apart: subtract's inside keys on the
- * CPU path, intersect's erases), host or backend arrays (the set takes either): every erase
- * first, so that a voxel erased and inserted again gets its new payload. */
+/* The batch a and, unless NULL, the batch b (a list kept apart: subtract's inside keys,
+ * intersect's erases): every erase first, so that a voxel erased and inserted again gets its
+ * new payload. */
 static int changes_apply(GhmVoxelEdit *e, const Changes *a, const Changes *b)
 {
     const Changes *c[2] = {a, b};

@@ -38,13 +38,6 @@ typedef enum EditDevBuf {
     EDIT_DEV_BUFS
 } EditDevBuf;
 
-/* A batch of changes to the set: keys to erase first, then items to insert; host or backend
- * arrays (the set takes either). */
-typedef struct Changes {
-    uint32_t *erase, *insert;
-    size_t n_erase, n_insert;
-} Changes;
-
 /* The edit's helper thread (edit_worker.c). */
 typedef struct GhmiEditWorker GhmiEditWorker;
 
