@@ -51,6 +51,11 @@ static uint32_t index_at(const Batch *B, size_t p)
 {
     return (uint32_t)B->order.entries[p];
 }
+/* The bucket of entry p (the entries are in bucket order: bucket << 32 | index). */
+static uint32_t bucket_at(const Batch *B, size_t p)
+{
+    return (uint32_t)(B->order.entries[p] >> 32);
+}
 static const uint32_t *item_at(const Batch *B, size_t p)
 {
     return B->items + (size_t)index_at(B, p) * B->stride;
@@ -83,7 +88,7 @@ static void prefetch_near(const GhmiCpuDynmap *d, const Batch *B, size_t p, int 
             prefetch_slab(d, B->tail[p]);
         return;
     }
-    uint32_t s = atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
+    uint32_t s = atomic_load_explicit(&d->buckets[bucket_at(B, p)], memory_order_relaxed);
     if (s)
         prefetch_slab(d, s);
 }
@@ -148,8 +153,7 @@ static size_t plan_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, 
 {
     size_t nl = find_bucket_leaders(d, B, p, q);
     const uint32_t *ldr = B->leaders + p;
-    uint32_t first =
-        atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
+    uint32_t first = atomic_load_explicit(&d->buckets[bucket_at(B, p)], memory_order_relaxed);
     size_t open = walk_list(d, B, first, ldr, nl);
     *n_new += open;
     size_t m = 0;
@@ -210,7 +214,7 @@ static void write_bucket(GhmiCpuDynmap *d, Batch *B, size_t p, size_t q, const u
             if (slot == d->slots) { /* a new slab, linked at the end of the list */
                 fresh = *(*slabs)++;
                 atomic_store_explicit(prev ? ghmi_dyn_link(d, prev, GHMI_SLAB_NEXT)
-                                           : &d->buckets[B->order.entries[p] >> 32],
+                                           : &d->buckets[bucket_at(B, p)],
                                       fresh, memory_order_relaxed);
                 prev = fresh;
                 slot = 0;
@@ -229,8 +233,8 @@ static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
 {
     size_t nl = find_bucket_leaders(d, B, p, q), gone = 0;
     const uint32_t *ldr = B->leaders + p;
-    uint32_t first =
-        atomic_load_explicit(&d->buckets[B->order.entries[p] >> 32], memory_order_relaxed);
+    const uint32_t b = bucket_at(B, p);
+    uint32_t first = atomic_load_explicit(&d->buckets[b], memory_order_relaxed);
     walk_list(d, B, first, ldr, nl);
     for (size_t m = 0; m < nl; m++) {
         GhmDynmapHandle h = B->hd[ldr[m]];
@@ -246,7 +250,7 @@ static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
         uint32_t left = atomic_load_explicit(mask, memory_order_relaxed) & ~(1u << slot);
         atomic_store_explicit(mask, left, memory_order_relaxed);
         if (!left)
-            d->dirty[B->order.entries[p] >> 32] = 1;
+            d->dirty[b] = 1;
         gone++;
     }
     return gone;
@@ -263,7 +267,7 @@ static size_t over_bins(GhmiCpuDynmap *d, Batch *B, size_t b0, size_t b1, int pa
     size_t need = 0;
     for (size_t p = lo; p < hi;) {
         size_t q = p + 1;
-        while (q < hi && B->order.entries[q] >> 32 == B->order.entries[p] >> 32)
+        while (q < hi && bucket_at(B, q) == bucket_at(B, p))
             q++;
         for (; far < hi && far < q + FAR; far++)
             prefetch_far(d, B, far);
