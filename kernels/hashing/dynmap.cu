@@ -167,14 +167,11 @@ static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
                                    int empty_table, GhmDynmapHandle *h, uint8_t *fresh,
                                    uint32_t *counts, uint32_t *rank, uint32_t *tail)
 {
-    __shared__ unsigned stored;
     /* Through L1 (set by the hash kernel before): every thread reading it from one L2 line
      * made that line a queue (10 of 24 ms of a 2^25 fill's claims in ncu, 2026-11-26). */
     if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
-    if (threadIdx.x == 0)
-        stored = 0;
-    __syncthreads();
+    unsigned stored = 0;
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
         GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
@@ -189,7 +186,7 @@ static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
                 if (sp.first)
                     hd = claim_slot(r, item, hash[i], sp);
                 if (hd != GHM_DYNMAP_NO_HANDLE) {
-                    atomicAdd(&stored, 1u);
+                    stored = 1;
                 } else {
                     rank[i] = atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
                     tail[i] = sp.tail;
@@ -199,9 +196,8 @@ static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
         h[i] = hd;
         fresh[i] = is_new;
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && stored)
-        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)stored);
+    if (unsigned sum = dyn_block_sum(stored))
+        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)sum);
 }
 
 /* Whether item i is new and left for a new slab. */
@@ -245,12 +241,9 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
                                     const uint32_t *counts, const uint32_t *taken,
                                     GhmDynmapHandle *h)
 {
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n && left_item(h, fresh, i)) {
+    const bool left = i < n && left_item(h, fresh, i);
+    if (left) {
         uint32_t b = dyn_bucket(r, hash[i]), first = counts[b], k = rank[i];
         uint32_t s = taken[first + k / r.slots];
         int slot = (int)(k % r.slots);
@@ -271,11 +264,9 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
         for (int j = r.hw; j < r.w; j++)
             slab[dyn_word_of(r, slot, j)] = item[j];
         atomicOr(slab + DYN_MASK, 1u << slot);
-        atomicAdd(&tally, 1u);
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)tally);
+    if (unsigned sum = dyn_block_sum(left))
+        atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)sum);
 }
 
 /* A failed insert's undo after its claims (its slabs could not be had, or a launch failed
@@ -284,23 +275,18 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
 static __global__ void unclaim_kernel(DynRef r, size_t n, const uint64_t *hash,
                                       const uint8_t *fresh, const GhmDynmapHandle *h)
 {
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE) {
+    const bool claimed = i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE;
+    if (claimed) {
         uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
         int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
         dyn_clear_bit(r, slab, slot, dyn_bucket(r, hash[i]));
         slab[head] = 0;
         if (r.hs == 2)
             slab[head + 1] = 0;
-        atomicAdd(&tally, 1u);
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally);
+    if (unsigned sum = dyn_block_sum(claimed))
+        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - sum);
 }
 
 /* Insert step 6. */

@@ -36,21 +36,15 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
 static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
                                     const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
 {
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    bool hit = false;
     if (i < n) {
-        bool hit = leader[i] == i && erase_one(r, keys + i * r.kw, hash[i]);
-        if (hit)
-            atomicAdd(&tally, 1u);
+        hit = leader[i] == i && erase_one(r, keys + i * r.kw, hash[i]);
         if (erased)
             erased[i] = hit;
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
+    if (unsigned sum = dyn_block_sum(hit))
+        atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - sum); /* minus the block's erases */
 }
 
 /* A thread per key (dynmap_ref.cuh's dyn_lookup). */
@@ -101,10 +95,6 @@ static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, siz
  * atomic per block on each of the two counters). */
 static __global__ void gc_kernel(DynRef r)
 {
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     unsigned freed = 0;
     uint32_t *link = b < r.n_buckets && r.dirty[b] ? &r.buckets[b] : NULL, s;
@@ -120,12 +110,9 @@ static __global__ void gc_kernel(DynRef r)
         dyn_release(r, s);
         freed++;
     }
-    if (freed)
-        atomicAdd(&tally, freed);
-    __syncthreads();
-    if (threadIdx.x == 0 && tally) {
-        atomicAdd(&r.counters[DYN_C_RELEASED], (unsigned long long)tally);
-        atomicAdd(&r.counters[DYN_C_USED], 0ull - tally); /* minus the tally */
+    if (unsigned sum = dyn_block_sum(freed)) {
+        atomicAdd(&r.counters[DYN_C_RELEASED], (unsigned long long)sum);
+        atomicAdd(&r.counters[DYN_C_USED], 0ull - sum); /* minus the block's slabs */
     }
 }
 

@@ -279,6 +279,22 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
 
 /* --- the slab memory ----------------------------------------------------------------------- */
 
+/* The sum of `mine` over the threads of this block, for thread 0 (0 for the others): what a
+ * kernel changes in the table's counters goes there one atomic a block, not one a thread
+ * (every thread of a kernel on one word queues them all: 10 of a fill's 24 ms, 2026-11-26).
+ * Every thread of the block calls it once, after its work. */
+static __device__ __forceinline__ unsigned dyn_block_sum(unsigned mine)
+{
+    __shared__ unsigned sum;
+    if (threadIdx.x == 0)
+        sum = 0;
+    __syncthreads();
+    if (mine)
+        atomicAdd(&sum, mine);
+    __syncthreads();
+    return threadIdx.x == 0 ? sum : 0;
+}
+
 /* Clears `slot`'s mask bit; where that empties its slab, notes its bucket for the gc: only an
  * erase (or an insert's undo) leaves an empty slab linked. A byte store per emptied slab, not a
  * list on one counter (its contention made erases 8-75 % slower, 2026-12-01). */
@@ -301,7 +317,7 @@ static __device__ __forceinline__ uint4 dyn_end_quad(const DynRef &r, uint32_t s
 
 /* Erases the item in `slot` of a slab of `bucket`, by the one thread that visits that bucket
  * (nothing else runs on the table): its head cleared, then its mask bit. The caller subtracts
- * what it erased from counters[DYN_C_ITEMS] (a tally per block). */
+ * what it erased from counters[DYN_C_ITEMS] (dyn_block_sum's total, once a block). */
 static __device__ __forceinline__ void dyn_erase_owned(const DynRef &r, uint32_t *slab, int slot,
                                                        uint32_t bucket)
 {

@@ -154,10 +154,6 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void cut_kernel(
     const uint32_t *__restrict__ counts, const float *__restrict__ normals, uint32_t K,
     uint32_t *cuts)
 {
-    __shared__ unsigned tally;
-    if (threadIdx.x == 0)
-        tally = 0;
-    __syncthreads();
     uint32_t b = blockIdx.x * VOXEL_THREADS + threadIdx.x;
     unsigned erased = 0;
     for (uint32_t s = b < set.n_buckets ? __ldg(&set.buckets[b]) : 0; s;) {
@@ -185,11 +181,8 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void cut_kernel(
         }
         s = end.z;
     }
-    if (erased)
-        atomicAdd(&tally, erased);
-    __syncthreads();
-    if (threadIdx.x == 0 && tally)
-        atomicAdd(&set.counters[DYN_C_ITEMS], 0ull - tally); /* minus the tally */
+    if (unsigned sum = dyn_block_sum(erased))
+        atomicAdd(&set.counters[DYN_C_ITEMS], 0ull - sum); /* minus the block's erases */
 }
 
 /* --- the probe's rows (edit_probe.c's row_spans, row_starts) -------------------------------- */
