@@ -1,9 +1,10 @@
 /*
- * dynmap_cpu.c - GhmDynmap on the CPU backend, the Atomic64 and 32-bit acceleration-hash
- * variants (Molenaar and Eisemann 2024, section 4.2; layouts in dynmap_internal.h). OpenMP
- * threads play the paper's warps, one key per thread for finds. The variants share one code
- * path: a slot's head is the item's first 8 bytes (Atomic64; 4 for one-word items) or its key's
- * 32-bit tag (Accel32), and is what a search compares first.
+ * dynmap_cpu.c - GhmDynmap on the CPU backend, the Atomic64 and 32- and 8-bit
+ * acceleration-hash variants (Molenaar and Eisemann 2024, section 4.2; layouts in
+ * dynmap_internal.h). OpenMP threads play the paper's warps, one key per thread for finds. The
+ * variants share one code path: a slot's head is the item's first 8 bytes (Atomic64; 4 for
+ * one-word items) or its key's tag (32 bits Accel32, 8 bits Accel8), and is what a search
+ * compares first.
  * Lookups go in groups of 16 with the bucket and first-slab cache misses prefetched.
  *
  * insert and erase: dynmap_cpu_batch.c (the batch in bucket order, each bucket planned and
@@ -86,8 +87,6 @@ static void cpu_dynmap_destroy(void *impl)
 
 static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
 {
-    if (opt->variant == GHM_DYNMAP_ACCEL8)
-        return GHM_ERR_UNSUPPORTED;
     GhmiCpuDynmap *d = calloc(1, sizeof *d);
     if (!d)
         return GHM_ERR_NOMEM;
@@ -95,8 +94,9 @@ static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void 
     d->w = opt->item_words;
     d->kw = opt->key_words;
     d->hw = ghmi_dynmap_head_words(d->w, opt->variant);
-    d->hs = d->hw == 2 ? 2 : 1;
+    d->hb = ghmi_dynmap_head_bytes(d->w, opt->variant);
     d->slots = ghmi_dynmap_slots(d->w, opt->variant);
+    d->rest = (d->hb * d->slots + 3) / 4;
     /* Buckets for the hint at 2/3 of a slab each, so a bucket rarely needs a second slab. */
     size_t per = (size_t)d->slots, cap = opt->capacity;
     size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;

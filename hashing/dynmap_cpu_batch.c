@@ -191,11 +191,7 @@ static void write_slot(const GhmiCpuDynmap *d, uint32_t s, int slot, const uint3
     uint32_t *rest = ghmi_dyn_rest(d, slab, slot);
     for (int j = d->hw; j < d->w; j++)
         rest[j - d->hw] = item[j];
-    if (d->hs == 2)
-        atomic_store_explicit((_Atomic uint64_t *)&slab[2 * slot], head, memory_order_relaxed);
-    else
-        atomic_store_explicit((_Atomic uint32_t *)&slab[slot], (uint32_t)head,
-                              memory_order_relaxed);
+    ghmi_dyn_head_store(d, slab, slot, head);
     _Atomic uint32_t *mask = ghmi_dyn_link(d, s, GHMI_SLAB_MASK);
     atomic_store_explicit(mask, atomic_load_explicit(mask, memory_order_relaxed) | 1u << slot,
                           memory_order_relaxed);
@@ -242,10 +238,7 @@ static size_t erase_bucket(const GhmiCpuDynmap *d, Batch *B, size_t p, size_t q)
             continue;
         uint32_t s = ghm_dynmap_handle_slab(h), slot = ghm_dynmap_handle_slot(h);
         uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
-        if (d->hs == 2)
-            atomic_store_explicit((_Atomic uint64_t *)&slab[2 * slot], 0, memory_order_relaxed);
-        else
-            atomic_store_explicit((_Atomic uint32_t *)&slab[slot], 0, memory_order_relaxed);
+        ghmi_dyn_head_store(d, slab, (int)slot, 0);
         _Atomic uint32_t *mask = ghmi_dyn_link(d, s, GHMI_SLAB_MASK);
         uint32_t left = atomic_load_explicit(mask, memory_order_relaxed) & ~(1u << slot);
         atomic_store_explicit(mask, left, memory_order_relaxed);

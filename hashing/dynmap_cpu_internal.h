@@ -13,8 +13,10 @@
 typedef struct GhmiCpuDynmap {
     GhmContext *ctx;
     int w, kw, slots; /* item words, key words, slots per slab */
-    int hs;           /* words of a slot's head: 2 (Atomic64), 1 (one-word items, Accel32) */
-    int hw;           /* item words kept in the head: 2 or 1 (Atomic64), 0 (Accel32) */
+    int hb;           /* bytes of a slot's head: 8 (Atomic64), 4 (one-word items, Accel32), 1
+                       * (Accel8) */
+    int hw;           /* item words kept in the head: 2 or 1 (Atomic64), 0 (the tags) */
+    int rest;         /* the slab word where the items' words past their heads begin */
     uint32_t n_buckets;
     _Atomic uint32_t *buckets; /* first slab of each bucket, 0: none */
     uint8_t *dirty; /* per bucket: 1 where an erase emptied one of its slabs since the last gc,
@@ -36,26 +38,41 @@ static inline _Atomic uint32_t *ghmi_dyn_link(const GhmiCpuDynmap *d, uint32_t s
     return (_Atomic uint32_t *)&ghmi_slab_ptr(&d->alloc, slab)[which];
 }
 
-/* A slot's head: the item's first 8 bytes (4 for one-word items) or, Accel32, its key's 32-bit
- * tag; 0 when the slot is empty. */
+/* A slot's head: the item's first 8 bytes (4 for one-word items) or its key's tag (32 bits
+ * Accel32, 8 bits Accel8); 0 when the slot is empty. */
 static inline uint64_t ghmi_dyn_head_load(const GhmiCpuDynmap *d, uint32_t *slab, int slot)
 {
-    if (d->hs == 2)
+    if (d->hb == 8)
         return atomic_load_explicit((_Atomic uint64_t *)&slab[2 * slot], memory_order_acquire);
+    if (d->hb == 1)
+        return atomic_load_explicit((_Atomic uint8_t *)slab + slot, memory_order_acquire);
     return atomic_load_explicit((_Atomic uint32_t *)&slab[slot], memory_order_acquire);
+}
+
+/* Sets a slot's head (0: empties it), by the one thread that owns the slot's bucket. */
+static inline void ghmi_dyn_head_store(const GhmiCpuDynmap *d, uint32_t *slab, int slot,
+                                       uint64_t head)
+{
+    if (d->hb == 8)
+        atomic_store_explicit((_Atomic uint64_t *)&slab[2 * slot], head, memory_order_relaxed);
+    else if (d->hb == 1)
+        atomic_store_explicit((_Atomic uint8_t *)slab + slot, (uint8_t)head, memory_order_relaxed);
+    else
+        atomic_store_explicit((_Atomic uint32_t *)&slab[slot], (uint32_t)head,
+                              memory_order_relaxed);
 }
 
 /* The head an item (or a key of at least hw words) is stored under. */
 static inline uint64_t ghmi_dyn_head_of(const GhmiCpuDynmap *d, const uint32_t *item, uint64_t hash)
 {
-    if (d->hw == 0)
-        return (uint32_t)hash | 1u; /* the tag: never 0, the empty slot */
+    if (d->hw == 0) /* the tag: never 0, the empty slot */
+        return d->hb == 1 ? ghmi_dynmap_tag8(hash) : ((uint32_t)hash | 1u);
     return d->hw == 2 ? (uint64_t)item[0] | (uint64_t)item[1] << 32 : item[0];
 }
 
 static inline uint32_t *ghmi_dyn_rest(const GhmiCpuDynmap *d, uint32_t *slab, int slot)
 {
-    return slab + d->hs * d->slots + slot * (d->w - d->hw);
+    return slab + d->rest + slot * (d->w - d->hw);
 }
 
 /* What a slot's head must equal, under a mask, for the key to be there (a one-word key of a

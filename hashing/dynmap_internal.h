@@ -21,6 +21,16 @@
  * next link and mask; S = 30 / (w + 1): 15 one-word items, 4 of 6 words, 2 of 10 words. A slot
  * is claimed by a 32-bit compare-and-swap of its tag; a search compares tags first.
  *
+ * Accel8 (the paper's 8-bit acceleration hash): bytes [0, S) an 8-bit tag per slot (1..255 from
+ * the low half of the key's hash), padded to a word, then the S whole items, next link and mask;
+ * S = 120 / (4w + 1), the most with S * w + ceil(S / 4) <= 30: 24 one-word items, 13 of 2
+ * words, 4 of 6, 2 of 10. A slot is claimed by a 32-bit compare-and-swap of the word that holds
+ * its tag. We depart from the paper here: its Accel8 slab has 32 slots and no padding (several
+ * cache lines for large items); ours keeps the one 128-byte slab of the other layouts, so one
+ * allocator serves every variant and a search reads a slab's tags, link and mask from one line.
+ * Its memory falls between the other two, as the paper's does (2-word items: 13 slots against
+ * Atomic64's 15 and Accel32's 10; the paper's table 2: 363 MiB against 319 and 478).
+ *
  * Slab indices are 32-bit; slab 0 is never handed out, so 0 is the null link and the bucket
  * array starts out all empty (zero). Memory blocks of 1024 slabs carry a 1024-bit mask of the
  * slabs handed out; super blocks of 16 memory blocks are what the allocator obtains at once.
@@ -44,15 +54,29 @@ enum {
     GHMI_SLABS_PER_SUPER = GHMI_SLABS_PER_BLOCK * GHMI_BLOCKS_PER_SUPER, /* 16384: 2 MiB */
 };
 
-/* Slots per slab, and how many words of an item its slot's head holds (Atomic64: the first 8
- * bytes, or the one word; Accel32: none, the head is the key's tag). */
+/* Slots per slab, how many words of an item its slot's head holds (Atomic64: the first 8
+ * bytes, or the one word; the acceleration hashes: none, the head is the key's tag), and the
+ * bytes of a head (8, 4 for one-word Atomic64 items and Accel32, 1 for Accel8). */
 static inline int ghmi_dynmap_slots(int item_words, GhmDynmapVariant v)
 {
+    if (v == GHM_DYNMAP_ACCEL8)
+        return 120 / (4 * item_words + 1);
     return v == GHM_DYNMAP_ACCEL32 ? 30 / (item_words + 1) : 30 / item_words;
 }
 static inline int ghmi_dynmap_head_words(int item_words, GhmDynmapVariant v)
 {
-    return v == GHM_DYNMAP_ACCEL32 ? 0 : item_words >= 2 ? 2 : 1;
+    return v != GHM_DYNMAP_ATOMIC64 ? 0 : item_words >= 2 ? 2 : 1;
+}
+static inline int ghmi_dynmap_head_bytes(int item_words, GhmDynmapVariant v)
+{
+    return v == GHM_DYNMAP_ACCEL8 ? 1 : v == GHM_DYNMAP_ACCEL32 || item_words == 1 ? 4 : 8;
+}
+
+/* An Accel8 tag of a key's hash: 1..255 (0 is the empty slot), from the hash's low half, which
+ * the bucket leaves independent. */
+static inline uint32_t ghmi_dynmap_tag8(uint64_t hash)
+{
+    return 1 + (uint32_t)hash % 255u;
 }
 
 /* The key's 64-bit hash: splitmix64 of the seed-derived start and each word in turn. The

@@ -47,15 +47,15 @@
  * system only by ghm_dynmap_free; ghm_dynmap_gc returns empty slabs to the allocator.
  *
  * Backends. Both implement the Atomic64 variant (a slot is claimed by one 64-bit
- * compare-and-swap of its first 8 bytes, then the rest of the item is written) and the 32-bit
- * acceleration hash (a slot claimed by a 32-bit compare-and-swap of its tag, then the whole item
- * written): the CUDA backend with a thread per item, which reads a slab's heads first and its
+ * compare-and-swap of its first 8 bytes, then the rest of the item is written) and the 32- and
+ * 8-bit acceleration hashes (a slot claimed by a 32-bit compare-and-swap of its tag, or of the
+ * word that holds its 8-bit tag, then the whole item written; a search compares tags first, so
+ * an 8-bit tag sends one absent key in 255 on to compare an item's words): the CUDA backend with a thread per item, which reads a slab's heads first and its
  * other words only where a head matches, and an item whose list is full placed by its rank in
  * its bucket into the new slabs;
  * the CPU backend on OpenMP threads, one key per thread for finds and erases, and for inserts
  * one thread per bucket (the batch put in bucket order first, so a slot needs no
- * compare-and-swap). The 8-bit acceleration hash is not written: ghm_dynmap_create returns
- * GHM_ERR_UNSUPPORTED for it. Handles depend on which thread claims a slot first, so
+ * compare-and-swap). Handles depend on which thread claims a slot first, so
  * they can differ between runs and backends; every other answer (inserted and erased flags,
  * found or not, the items, sizes) is the same for any thread count and on both backends.
  *
@@ -83,7 +83,7 @@ enum { GHM_DYNMAP_MAX_WORDS = 10 };
 typedef enum GhmDynmapVariant {
     GHM_DYNMAP_ATOMIC64 = 0, /* the first 8 bytes of every slot first, then the rest (AoS) */
     GHM_DYNMAP_ACCEL32 = 1,  /* a 32-bit tag (acceleration hash) per slot, then whole items */
-    GHM_DYNMAP_ACCEL8 = 2    /* an 8-bit acceleration hash per slot: not implemented yet */
+    GHM_DYNMAP_ACCEL8 = 2    /* an 8-bit tag (acceleration hash) per slot, then whole items */
 } GhmDynmapVariant;
 
 typedef struct GhmDynmapOptions {
@@ -103,7 +103,8 @@ static inline uint32_t ghm_dynmap_handle_slot(GhmDynmapHandle h) { return (uint3
 typedef struct GhmDynmapStats {
     size_t items;          /* stored items */
     size_t buckets;        /* fixed at create */
-    size_t slots_per_slab; /* Atomic64: 30 / item_words; Accel32: 30 / (item_words + 1) */
+    size_t slots_per_slab; /* Atomic64: 30 / item_words; Accel32: 30 / (item_words + 1);
+                            * Accel8: 120 / (4 * item_words + 1) */
     size_t slabs_used;     /* slabs linked into buckets */
     size_t slabs_free;     /* slabs held by the allocator and not in use */
     size_t bytes;          /* all memory the table holds: slabs, bitmasks, buckets */
@@ -113,8 +114,8 @@ typedef struct GhmDynmapStats {
 GHM_API GhmDynmapOptions ghm_dynmap_defaults(void);
 
 /* Creates an empty table on ctx's backend (keeps a pointer to ctx). GHM_ERR_INVALID for options
- * out of range or NULL ctx/out; GHM_ERR_UNSUPPORTED for a variant or backend not implemented
- * (today: GHM_DYNMAP_ACCEL8); GHM_ERR_NOMEM (GHM_ERR_CUDA on a failing device). On
+ * out of range or NULL ctx/out; GHM_ERR_UNSUPPORTED for a backend without dynamic tables;
+ * GHM_ERR_NOMEM (GHM_ERR_CUDA on a failing device). On
  * failure *out is NULL. */
 GHM_API int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **out);
 

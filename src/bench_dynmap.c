@@ -1,7 +1,7 @@
 /*
  * bench_dynmap.c - `geohash-match bench dynmap`: the dynamic slab-list table (GhmDynmap)
- * measured as in section 6.1 of Molenaar and Eisemann 2024, per variant (Atomic64, the 32-bit
- * acceleration hash):
+ * measured as in section 6.1 of Molenaar and Eisemann 2024, per variant (Atomic64, the 32- and
+ * 8-bit acceleration hashes):
  *
  *   buckets   items of 6 words: a table filled with 2^fill items (timed: "fill"), then 2^ops
  *             searches at 25 / 50 / 75 % hits, 2^ops inserts of new items, their erase and a
@@ -42,8 +42,10 @@ static const struct option long_options[] = {
 
 static const double capacity_factors[] = {2.0, 1.0, 0.5, 0.25};
 static const int hit_percents[] = {25, 50, 75};
-static const GhmDynmapVariant variants[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
-static const char *const variant_names[] = {"atomic64", "accel32"};
+static const GhmDynmapVariant variants[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32,
+                                             GHM_DYNMAP_ACCEL8};
+static const char *const variant_names[] = {"atomic64", "accel32", "accel8"};
+enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
 typedef struct DynArgs {
     GhmCommonOptions common;
@@ -67,7 +69,7 @@ static void print_help(void)
 {
     printf("Usage: geohash-match bench dynmap [OPTIONS]\n\n"
            "The dynamic slab-list table (GhmDynmap) after Molenaar and Eisemann 2024, 6.1: per\n"
-           "variant, a table filled with 2^F items, then 2^O searches at 25/50/75 %% hits and\n"
+           "variant (atomic64, accel32, accel8), a table filled with 2^F items, then 2^O searches at 25/50/75 %% hits and\n"
            "2^O inserts, at several bucket counts and item sizes 1..10 words; the static GhmMap\n"
            "on 2^O keys as the baseline of the same run.\n"
            "  --fill-log2 F      items in the filled table (default 25 on CUDA, 22 on the CPU)\n"
@@ -231,7 +233,7 @@ static int bench_buckets(Bench *b)
     printf("%-9s %5s %10s %8s %8s %8s %8s %8s %8s %8s %6s %10s %8s\n", "variant", "words",
            "buckets", "per_bkt", "fill_ms", "find25", "find50", "find75", "insert", "erase",
            "gc_ms", "slabs", "MiB");
-    for (int v = 0; v < 2 && ret >= 0; v++)
+    for (int v = 0; v < N_VARIANTS && ret >= 0; v++)
         for (int c = 0; c < 4 && ret >= 0; c++) {
             Result r;
             size_t cap = (size_t)(capacity_factors[c] * (double)b->fill);
@@ -268,7 +270,7 @@ static int bench_sizes(Bench *b)
         if ((ret = upload_items(b, b->fill_items, b->fill, w, 0, -1)) < 0 ||
             (ret = upload_items(b, b->new_items, b->ops, w, b->fill, -1)) < 0)
             break;
-        for (int v = 0; v < 2 && ret >= 0; v++) {
+        for (int v = 0; v < N_VARIANTS && ret >= 0; v++) {
             Result r;
             if ((ret = measure(b, variants[v], w, b->fill, 0, &r)) < 0)
                 break;

@@ -3,8 +3,8 @@
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
- * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64
- * and Accel32 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
+ * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64,
+ * Accel32 and Accel8 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
  * the same batches on both backends side by side, comparing every answer (flags, found or not,
  * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
  * a thread gets differs), and device arrays as inputs and outputs. */
@@ -26,6 +26,8 @@ START_TEST(test_round_trip_large)
     ghm_test_random_rounds(ctx, 6, MODE_MIXED, 1u << 21, 1300000, 200000, 12, 4);
     ghm_test_dyn_variant = GHM_DYNMAP_ACCEL32;
     ghm_test_random_rounds(ctx, 6, MODE_SHARED_HEAD, 1u << 20, 650000, 100000, 8, 4);
+    ghm_test_dyn_variant = GHM_DYNMAP_ACCEL8; /* 255 tags: many equal ones in a bucket */
+    ghm_test_random_rounds(ctx, 2, MODE_MIXED, 1u << 20, 650000, 100000, 8, 4);
     ghm_test_dyn_variant = GHM_DYNMAP_ATOMIC64;
     ghm_context_free(&ctx);
 }
@@ -36,9 +38,8 @@ START_TEST(test_item_sizes)
     if (!ghm_test_dyn_pick(_i))
         return;
     GhmContext *ctx = ghm_test_dyn_context(0);
-    GhmDynmapVariant vs[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32};
-    for (int v = 0; v < 2; v++) {
-        ghm_test_dyn_variant = vs[v];
+    for (int v = 0; v < GHM_TEST_VARIANTS; v++) {
+        ghm_test_dyn_variant = ghm_test_dyn_variants[v];
         for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
             for (int mode = 0; mode < 2; mode++)
                 ghm_test_random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
@@ -257,9 +258,21 @@ START_TEST(test_bad_arguments)
     opt = ghm_dynmap_defaults();
     opt.variant = (GhmDynmapVariant)7;
     ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
-    opt.variant = GHM_DYNMAP_ACCEL8;
-    ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_UNSUPPORTED);
+    /* Slots per slab of each variant (dynmap_internal.h's layouts) at 1, 6 and 10 words. */
+    static const int words[3] = {1, 6, 10}, slots[GHM_TEST_VARIANTS][3] = {
+        {30, 5, 3}, {15, 4, 2}, {24, 4, 2}};
+    for (int v = 0; v < GHM_TEST_VARIANTS; v++)
+        for (int k = 0; k < 3; k++) {
+            opt.variant = ghm_test_dyn_variants[v];
+            opt.item_words = words[k];
+            GhmDynmapStats st;
+            ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_OK);
+            ck_assert_int_eq(ghm_dynmap_stats(dm, &st), GHM_OK);
+            ck_assert_uint_eq(st.slots_per_slab, slots[v][k]);
+            ghm_dynmap_free(&dm);
+        }
     ck_assert_ptr_null(dm);
+    opt = ghm_dynmap_defaults();
 
     dm = ghm_test_dyn_table(ctx, 3, 0, 0);
     ck_assert_int_eq(ghm_dynmap_preload(NULL), GHM_ERR_INVALID);
@@ -323,7 +336,7 @@ START_TEST(test_thread_counts_agree)
     uint8_t *flags[3];
     size_t sizes[3][ROUNDS];
     int threads[3] = {1, 2, 4};
-    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
     ghm_test_dyn_backend = GHM_BACKEND_CPU;
     for (int t = 0; t < 3; t++) {
         GhmContext *ctx = ghm_test_dyn_context(threads[t]);
@@ -423,7 +436,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
 START_TEST(test_cuda_same_answers)
 {
     GHM_REQUIRE_CUDA();
-    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
     int words[] = {1, 2, 3, 6, 10};
     for (int k = 0; k < 5; k++)
         for (int mode = 0; mode < 2; mode++)
@@ -440,7 +453,7 @@ END_TEST
 START_TEST(test_cuda_long_lists)
 {
     GHM_REQUIRE_CUDA();
-    ghm_test_dyn_variant = _i ? GHM_DYNMAP_ACCEL32 : GHM_DYNMAP_ATOMIC64;
+    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
     twin_rounds(1, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     twin_rounds(6, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     ghm_test_dyn_backend = GHM_BACKEND_CPU;
@@ -562,35 +575,35 @@ static Suite *dynmap_suite(void)
     Suite *s = suite_create("dynmap");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 300);
-    /* Loop indices: bit 0 the variant, bit 1 the backend (ghm_test_dyn_pick). */
-    tcase_add_loop_test(core, test_duplicates, 0, 2); /* Atomic64, Accel32 on the CPU */
-    tcase_add_loop_test(core, test_short_keys, 0, 2);
+    /* Loop indices: i % 3 the variant, i / 3 the backend (ghm_test_dyn_pick). */
+    tcase_add_loop_test(core, test_duplicates, 0, 3); /* the three variants on the CPU */
+    tcase_add_loop_test(core, test_short_keys, 0, 3);
     tcase_add_loop_test(core, test_bad_arguments, 0, 1);
     tcase_add_loop_test(core, test_stable_handles_and_gc, 0, 1);
-    tcase_add_loop_test(core, test_gc_after_erases, 0, 1);
+    tcase_add_loop_test(core, test_gc_after_erases, 0, 3);
     tcase_add_loop_test(core, test_item_sizes, 0, 1);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_round_trip_large);
     tcase_add_test(limits, test_bucket_order);
-    tcase_add_loop_test(limits, test_thread_counts_agree, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_loop_test(limits, test_thread_counts_agree, 0, 3); /* the three variants */
     suite_add_tcase(s, limits);
     TCase *cuda = tcase_create("cuda");
     tcase_set_timeout(cuda, 300);
-    tcase_add_loop_test(cuda, test_duplicates, 2, 4); /* the same tests on CUDA */
-    tcase_add_loop_test(cuda, test_short_keys, 2, 4);
-    tcase_add_loop_test(cuda, test_bad_arguments, 2, 3);
-    tcase_add_loop_test(cuda, test_stable_handles_and_gc, 2, 3);
-    tcase_add_loop_test(cuda, test_gc_after_erases, 2, 4);
-    tcase_add_loop_test(cuda, test_item_sizes, 2, 3);
-    tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_loop_test(cuda, test_duplicates, 3, 6); /* the same tests on CUDA */
+    tcase_add_loop_test(cuda, test_short_keys, 3, 6);
+    tcase_add_loop_test(cuda, test_bad_arguments, 3, 4);
+    tcase_add_loop_test(cuda, test_stable_handles_and_gc, 3, 4);
+    tcase_add_loop_test(cuda, test_gc_after_erases, 3, 6);
+    tcase_add_loop_test(cuda, test_item_sizes, 3, 4);
+    tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 3); /* the three variants */
     tcase_add_test(cuda, test_cuda_device_arrays);
     suite_add_tcase(s, cuda);
 
     TCase *lists = tcase_create("cuda_lists");
     tcase_set_timeout(lists, 300);
-    tcase_add_loop_test(lists, test_cuda_long_lists, 0, 2); /* Atomic64, Accel32 */
+    tcase_add_loop_test(lists, test_cuda_long_lists, 0, 3); /* the three variants */
     suite_add_tcase(s, lists);
     return s;
 }

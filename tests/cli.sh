@@ -210,7 +210,8 @@ test_bench_dynmap_quick() {
     python3 - "$TMP/d.json" <<'PY' || fail "bad bench dynmap JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["benchmark"] == "dynmap" and len(d["buckets"]) == 8 and len(d["sizes"]) == 20, d
+assert d["benchmark"] == "dynmap" and len(d["buckets"]) == 12 and len(d["sizes"]) == 30, d
+assert {r["variant"] for r in d["buckets"]} == {"atomic64", "accel32", "accel8"}
 assert all(r["insert_ms"] > 0 and r["find50_ms"] > 0 and r["slabs_used"] > 0
            for r in d["buckets"] + d["sizes"])
 assert d["baseline"]["find_ms"] > 0

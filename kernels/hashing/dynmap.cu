@@ -1,6 +1,6 @@
 /*
- * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32-bit acceleration-hash variants
- * of Molenaar and Eisemann 2024 (section 4.2), a thread per item (dynmap_ref.cuh says why not
+ * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32- and 8-bit acceleration-hash
+ * variants of Molenaar and Eisemann 2024 (section 4.2), a thread per item (dynmap_ref.cuh says why not
  * the paper's warp), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
  * This file has create and insert; dynmap_ops.cu the rest.
  *
@@ -122,6 +122,26 @@ static __global__ void leader_final_kernel(LeaderTab t, size_t n, uint32_t *pos)
         pos[i] = (t.tab[pos[i]] & leader_index_mask(t)) - 1;
 }
 
+/* Fills slot's head if it is empty, by a compare-and-swap: whether this thread did. An Accel8
+ * tag shares its word with three others, so a swap that fails on another slot's byte is tried
+ * again while this slot's byte is empty (CUDA has no byte-wide compare-and-swap). */
+static __device__ bool claim_head(const DynRef &r, uint32_t *slab, int slot,
+                                  unsigned long long head)
+{
+    if (r.hb == 8)
+        return atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0;
+    if (r.hb == 4)
+        return atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
+    uint32_t *word = slab + slot / 4, shift = 8 * (slot % 4), old = __ldcg(word);
+    while (!(old >> shift & 0xffu)) {
+        uint32_t seen = atomicCAS(word, old, old | (uint32_t)head << shift);
+        if (seen == old)
+            return true;
+        old = seen;
+    }
+    return false;
+}
+
 /* Claims the first empty slot of a list from the look-up's first slab with room on
  * (`sp`), by a compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit
  * tag), writes the item's other words, then its mask bit (a release, after the words: a
@@ -139,10 +159,7 @@ static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *it
             k = dyn_look(r, slab, none, true);
         for (; k.empties; k.empties &= k.empties - 1) {
             int slot = __ffs(k.empties) - 1;
-            bool won = r.hs == 2
-                           ? atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0
-                           : atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
-            if (!won)
+            if (!claim_head(r, slab, slot, head))
                 continue;
             for (int j = r.hw; j < r.w; j++)
                 slab[dyn_word_of(r, slot, j)] = __ldg(&item[j]);
@@ -256,11 +273,7 @@ static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
         h[i] = dyn_handle(s, slot);
         uint32_t *slab = dyn_slab(r, s);
         const uint32_t *item = items + i * r.w;
-        unsigned long long head = dyn_head_of(r, item, hash[i]);
-        if (r.hs == 2)
-            *(unsigned long long *)(slab + 2 * slot) = head;
-        else
-            slab[slot] = (uint32_t)head;
+        dyn_store_head(r, slab, slot, dyn_head_of(r, item, hash[i]));
         for (int j = r.hw; j < r.w; j++)
             slab[dyn_word_of(r, slot, j)] = item[j];
         atomicOr(slab + DYN_MASK, 1u << slot);
@@ -279,11 +292,9 @@ static __global__ void unclaim_kernel(DynRef r, size_t n, const uint64_t *hash,
     const bool claimed = i < n && fresh[i] && h[i] != GHM_DYNMAP_NO_HANDLE;
     if (claimed) {
         uint32_t *slab = dyn_slab(r, (uint32_t)(h[i] >> 32));
-        int slot = (int)(uint32_t)h[i], head = r.hs == 2 ? 2 * slot : slot;
+        int slot = (int)(uint32_t)h[i];
         dyn_clear_bit(r, slab, slot, dyn_bucket(r, hash[i]));
-        slab[head] = 0;
-        if (r.hs == 2)
-            slab[head + 1] = 0;
+        dyn_store_head(r, slab, slot, 0);
     }
     if (unsigned sum = dyn_block_sum(claimed))
         atomicAdd(&r.counters[DYN_C_ITEMS], 0ull - sum);
@@ -359,19 +370,21 @@ void ghmi_dyn_destroy(void *impl)
 
 int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
 {
-    if (opt->variant == GHM_DYNMAP_ACCEL8)
-        return GHM_ERR_UNSUPPORTED;
     CudaDynmap *d = (CudaDynmap *)calloc(1, sizeof *d);
     if (!d)
         return GHM_ERR_NOMEM;
     d->ctx = ctx;
     DynRef *r = &d->ref;
-    int accel = opt->variant == GHM_DYNMAP_ACCEL32;
+    /* hashing/dynmap_internal.h's ghmi_dynmap_slots, _head_words and _head_bytes */
+    GhmDynmapVariant v = opt->variant;
     r->w = opt->item_words;
     r->kw = opt->key_words;
-    r->hw = accel ? 0 : r->w >= 2 ? 2 : 1;
-    r->hs = r->hw == 2 ? 2 : 1;
-    r->slots = accel ? 30 / (r->w + 1) : 30 / r->w;
+    r->hw = v != GHM_DYNMAP_ATOMIC64 ? 0 : r->w >= 2 ? 2 : 1;
+    r->hb = v == GHM_DYNMAP_ACCEL8 ? 1 : v == GHM_DYNMAP_ACCEL32 || r->w == 1 ? 4 : 8;
+    r->slots = v == GHM_DYNMAP_ACCEL8    ? 120 / (4 * r->w + 1)
+               : v == GHM_DYNMAP_ACCEL32 ? 30 / (r->w + 1)
+                                         : 30 / r->w;
+    r->rest = (r->hb * r->slots + 3) / 4;
     /* The CPU backend's bucket count (dynmap_cpu.c): a slab holds 1.5 buckets' worth. */
     size_t per = (size_t)r->slots, cap = opt->capacity;
     size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;

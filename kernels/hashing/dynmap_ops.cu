@@ -17,12 +17,15 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
     if (hd == GHM_DYNMAP_NO_HANDLE)
         return false;
     uint32_t *slab = dyn_slab(r, (uint32_t)(hd >> 32));
-    int slot = (int)(uint32_t)hd, head = r.hs == 2 ? 2 * slot : slot;
+    int slot = (int)(uint32_t)hd, head = dyn_head_word(r, slot);
     bool hit;
     /* The batch's keys are distinct here, so this cannot lose. */
-    if (r.hs == 2) {
+    if (r.hb == 8) {
         unsigned long long both = __ldcg((const unsigned long long *)(slab + head));
         hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
+    } else if (r.hb == 1) { /* other threads clear and fill the word's other tags */
+        uint32_t shift = 8 * (slot % 4);
+        hit = atomicAnd(slab + head, ~(0xffu << shift)) >> shift & 0xffu;
     } else {
         uint32_t lo = __ldcg(slab + head);
         hit = atomicCAS(slab + head, lo, 0u) == lo;
@@ -80,10 +83,8 @@ static __global__ void read_kernel(DynRef r, const GhmDynmapHandle *handles, siz
         ok = r.bits[(size_t)(s / DYN_SLABS_PER_BLOCK) * 32 + off / 32] >> (off % 32) & 1;
     }
     const uint32_t *slab = ok ? dyn_slab(r, s) : NULL;
-    if (ok) {
-        int head = r.hs == 2 ? 2 * (int)slot : (int)slot;
-        ok = slab[head] != 0 || (r.hs == 2 && slab[head + 1] != 0);
-    }
+    if (ok)
+        ok = dyn_head_filled(r, slab, (int)slot);
     for (int j = 0; j < r.w; j++)
         o[j] = ok ? slab[dyn_word_of(r, (int)slot, j)] : 0;
     if (!ok)

@@ -82,27 +82,65 @@ static __device__ __forceinline__ GhmDynmapHandle dyn_handle(uint32_t s, int slo
     return (unsigned long long)s << 32 | (uint32_t)slot;
 }
 
+/* The slab word that holds slot's head (an Accel8 word holds four). */
+static __device__ __forceinline__ int dyn_head_word(const DynRef &r, int slot)
+{
+    return r.hb == 8 ? 2 * slot : r.hb == 4 ? slot : slot / 4;
+}
+
 /* The slab word that holds word j of the item in `slot`. */
 static __device__ __forceinline__ int dyn_word_of(const DynRef &r, int slot, int j)
 {
     if (j < r.hw)
-        return r.hs == 2 ? 2 * slot + j : slot;
-    return r.hs * r.slots + slot * (r.w - r.hw) + (j - r.hw);
+        return dyn_head_word(r, slot) + j;
+    return r.rest + slot * (r.w - r.hw) + (j - r.hw);
+}
+
+/* hashing/dynmap_internal.h's ghmi_dynmap_tag8. */
+static __device__ __forceinline__ uint32_t dyn_tag8(uint64_t hash)
+{
+    return 1 + (uint32_t)hash % 255u;
 }
 
 /* What a slot's head holds for an item (hashing/dynmap_cpu_internal.h's ghmi_dyn_head_of): its
- * first 8 bytes (heads of 2 words), its one word, or its 32-bit tag, never 0 (the empty slot). */
+ * first 8 bytes (heads of 2 words), its one word, or its key's tag (32 or 8 bits), never 0 (the
+ * empty slot). */
 static __device__ __forceinline__ unsigned long long dyn_head_of(const DynRef &r,
                                                                  const uint32_t *item,
                                                                  uint64_t hash)
 {
     if (r.hw == 0)
-        return (uint32_t)hash | 1u;
+        return r.hb == 1 ? dyn_tag8(hash) : ((uint32_t)hash | 1u);
     return r.hw == 2 ? (unsigned long long)item[0] | (unsigned long long)item[1] << 32 : item[0];
 }
 
+/* Whether slot's head is filled (plain loads: for a kernel that runs alone on the table). */
+static __device__ __forceinline__ bool dyn_head_filled(const DynRef &r, const uint32_t *slab,
+                                                       int slot)
+{
+    int w = dyn_head_word(r, slot);
+    if (r.hb == 1)
+        return (slab[w] >> 8 * (slot % 4) & 0xffu) != 0;
+    return slab[w] != 0 || (r.hb == 8 && slab[w + 1] != 0);
+}
+
+/* Sets slot's head (0: empties it) by a plain store, where no other thread claims that slot:
+ * a new slab's writer, an undo, the bucket's one thread. An Accel8 tag is a byte store, which
+ * leaves the word's other tags to their own writers. */
+static __device__ __forceinline__ void dyn_store_head(const DynRef &r, uint32_t *slab, int slot,
+                                                      unsigned long long head)
+{
+    int w = dyn_head_word(r, slot);
+    if (r.hb == 8)
+        *(unsigned long long *)(slab + w) = head;
+    else if (r.hb == 1)
+        ((uint8_t *)slab)[slot] = (uint8_t)head;
+    else
+        slab[w] = (uint32_t)head;
+}
+
 /* What a slot's head must hold for the key: the first two words, the first (a one-word key of a
- * table with 8-byte heads: `lo_only`), or the Accel32 tag. */
+ * table with 8-byte heads: `lo_only`), the Accel32 tag, or the Accel8 tag in every byte. */
 typedef struct DynWant {
     uint32_t lo, hi;
     int lo_only;
@@ -113,7 +151,10 @@ static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, const uint32
                                                    uint64_t hash)
 {
     DynWant want;
-    want.lo = r.hw == 0 ? ((uint32_t)hash | 1u) : __ldg(&key[0]);
+    if (r.hw == 0)
+        want.lo = r.hb == 1 ? dyn_tag8(hash) * 0x01010101u : ((uint32_t)hash | 1u);
+    else
+        want.lo = __ldg(&key[0]);
     want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
     want.lo_only = r.hw != 2 || r.kw == 1;
     return want;
@@ -156,7 +197,13 @@ static __device__ __forceinline__ uint32_t dyn_quad_slots(const DynRef &r, uint4
     for (int k = 0; k < 4; k++) {
         int g = 4 * q + k;
         uint32_t x = dyn_pick(v, k);
-        if (r.hs == 2) {
+        if (r.hb == 1) { /* four tags: 0xff in each byte that matches, gathered to bit 4g + b */
+            uint32_t m = __vcmpeq4(x, empty ? 0u : want.lo) & 0x01010101u;
+            m = (m | m >> 7 | m >> 14 | m >> 21) & 0xfu;
+            int lo = 4 * g;
+            if (lo < r.slots)
+                found |= (m & ((1u << min(4, r.slots - lo)) - 1)) << lo;
+        } else if (r.hb == 8) {
             uint32_t y = dyn_pick(v, k | 1);
             bool hit = empty ? (x | y) == 0
                              : (x | y) && x == want.lo && (want.lo_only || y == want.hi);
@@ -192,12 +239,12 @@ static __device__ __forceinline__ uint4 dyn_head_quad(const uint32_t *slab, int 
 
 /* Looks at a slab's heads, next link and mask. The first four head quads and the last quad are
  * loaded before any is compared, so their misses overlap (a 6-word item's five heads fill
- * three quads). */
+ * three quads; Accel8's tags fill at most two). */
 static __device__ __forceinline__ DynLook dyn_look(const DynRef &r, const uint32_t *slab,
                                                    DynWant want, bool shared_writes)
 {
     DynWant none = {0, 0, 0};
-    int quads = (r.hs * r.slots + 3) / 4;
+    int quads = (r.rest + 3) / 4; /* the heads end where the items' other words begin */
     uint4 end = dyn_load_quad(slab, DYN_NEXT / 4, shared_writes); /* words 28..31 */
     uint4 v[4];
 #pragma unroll
@@ -235,7 +282,7 @@ static __device__ bool dyn_holds_after_fence(const DynRef &r, const uint32_t *sl
                                              const uint32_t *key, DynWant want)
 {
     __threadfence();
-    int q = (r.hs == 2 ? 2 * slot : slot) / 4; /* the quad of the slot's head */
+    int q = dyn_head_word(r, slot) / 4; /* the quad of the slot's head */
     uint32_t hits = dyn_quad_slots(r, dyn_load_quad(slab, q, true), q, want, false);
     return (hits >> slot & 1) && !dyn_differs(r, slab, slot, key, r.hw, true);
 }
@@ -321,10 +368,7 @@ static __device__ __forceinline__ uint4 dyn_end_quad(const DynRef &r, uint32_t s
 static __device__ __forceinline__ void dyn_erase_owned(const DynRef &r, uint32_t *slab, int slot,
                                                        uint32_t bucket)
 {
-    int head = r.hs == 2 ? 2 * slot : slot;
-    slab[head] = 0;
-    if (r.hs == 2)
-        slab[head + 1] = 0;
+    dyn_store_head(r, slab, slot, 0);
     dyn_clear_bit(r, slab, slot, bucket);
 }
 

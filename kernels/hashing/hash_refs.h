@@ -86,8 +86,9 @@ typedef struct GhmDynmapRef {
     unsigned long long *counters;
     uint32_t n_buckets, n_blocks;
     int w, kw, slots; /* item words, key words, slots per slab */
-    int hs;           /* words of a slot's head: 2, or 1 (one-word items, Accel32) */
-    int hw;           /* item words held in the head: 2 or 1 (Atomic64), 0 (Accel32) */
+    int hb;           /* bytes of a slot's head: 8, 4 (one-word items, Accel32), 1 (Accel8) */
+    int hw;           /* item words held in the head: 2 or 1 (Atomic64), 0 (the tags) */
+    int rest;         /* the slab word where the items' words past their heads begin */
     unsigned long long seed;
 } GhmDynmapRef;
 
