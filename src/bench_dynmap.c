@@ -69,9 +69,9 @@ static void print_help(void)
 {
     printf("Usage: geohash-match bench dynmap [OPTIONS]\n\n"
            "The dynamic slab-list table (GhmDynmap) after Molenaar and Eisemann 2024, 6.1: per\n"
-           "variant (atomic64, accel32, accel8), a table filled with 2^F items, then 2^O searches at 25/50/75 %% hits and\n"
-           "2^O inserts, at several bucket counts and item sizes 1..10 words; the static GhmMap\n"
-           "on 2^O keys as the baseline of the same run.\n"
+           "variant (atomic64, accel32, accel8), a table filled with 2^F items, then 2^O\n"
+           "searches at 25/50/75 %% hits and 2^O inserts, at several bucket counts and item\n"
+           "sizes 1..10 words; the static GhmMap on 2^O keys as the baseline of the same run.\n"
            "  --fill-log2 F      items in the filled table (default 25 on CUDA, 22 on the CPU)\n"
            "  --ops-log2 O       searches and inserts per measurement (default 23 / 20)\n"
            "  --reps N           runs per measurement, the best is kept (default 3)\n"

@@ -3,10 +3,10 @@
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
- * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64,
- * Accel32 and Accel8 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
- * the same batches on both backends side by side, comparing every answer (flags, found or not,
- * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
+ * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64, Accel32 and Accel8
+ * variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs the same
+ * batches on both backends side by side, comparing every answer (flags, found or not, items,
+ * sizes) item by item; handles are compared within a backend only (which slab a warp or
  * a thread gets differs), and device arrays as inputs and outputs. */
 #include <stdio.h>
 #include <stdlib.h>

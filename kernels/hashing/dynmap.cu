@@ -1,7 +1,8 @@
 /*
  * dynmap.cu - GhmDynmap on the CUDA backend: the Atomic64 and 32- and 8-bit acceleration-hash
- * variants of Molenaar and Eisemann 2024 (section 4.2), a thread per item (dynmap_ref.cuh says why not
- * the paper's warp), the same phases and answers as the CPU backend (hashing/dynmap_cpu.c).
+ * variants of Molenaar and Eisemann 2024 (section 4.2), a thread per item (dynmap_ref.cuh says
+ * why not the paper's warp), the same phases and answers as the CPU backend
+ * (hashing/dynmap_cpu.c).
  * This file has create and insert; dynmap_ops.cu the rest.
  *
  * insert   1. hash every item (and flag one whose first 8 bytes are zero: device arrays are
@@ -179,11 +180,13 @@ static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *it
  * rank among its bucket's left items, and tail[i], the list's last slab. `empty_table`: no
  * slab is linked anywhere, so every list is empty and nothing is walked. Stored items are
  * tallied per block. */
-static __global__ void plan_kernel(DynRef r, const uint32_t *items, size_t n,
+template <int HB>
+static __global__ void plan_kernel(DynRef ref, const uint32_t *items, size_t n,
                                    const uint64_t *hash, const uint32_t *leader,
                                    int empty_table, GhmDynmapHandle *h, uint8_t *fresh,
                                    uint32_t *counts, uint32_t *rank, uint32_t *tail)
 {
+    const DynRef r = dyn_fixed<HB>(ref);
     /* Through L1 (set by the hash kernel before): every thread reading it from one L2 line
      * made that line a queue (10 of 24 ms of a 2^25 fill's claims in ncu, 2026-11-26). */
     if (__ldg(&r.counters[DYN_C_BAD]))
@@ -252,12 +255,14 @@ static __global__ void first_slab_kernel(DynRef r, size_t n, const uint64_t *has
  * `taken`, the bucket's first at counts[b]): its head, its other words, its mask bit; the
  * first item of a slab links it. Nothing else reads these slabs during the kernel. Items
  * stored are tallied per block. */
-static __global__ void write_kernel(DynRef r, const uint32_t *items, size_t n,
+template <int HB>
+static __global__ void write_kernel(DynRef ref, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
                                     const uint32_t *rank, const uint32_t *tail,
                                     const uint32_t *counts, const uint32_t *taken,
                                     GhmDynmapHandle *h)
 {
+    const DynRef r = dyn_fixed<HB>(ref);
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const bool left = i < n && left_item(h, fresh, i);
     if (left) {
@@ -490,8 +495,8 @@ static int plan_insert(CudaDynmap *d, const uint32_t *items, size_t n, const Scr
     if ((ret = GHM_CUDA(cudaMemsetAsync(fresh, 0, n, st))) < 0)
         return ret;
     *claimed = 1;
-    plan_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, items, n, s->hash, s->leader, empty,
-                                                   h, fresh, d->counts, p->rank, p->tail);
+    DYN_BY_HB(d->ref.hb, plan_kernel)<<<thread_grid(n), THREADS, 0, st>>>(
+        d->ref, items, n, s->hash, s->leader, empty, h, fresh, d->counts, p->rank, p->tail);
     if ((ret = GHM_CUDA_LAUNCH()) < 0)
         return ret;
     first_slab_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, h, fresh, p->rank,
@@ -549,9 +554,8 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         /* From here the claims stand. A failed launch may leave slabs taken but not linked
          * (the kernel may have run): the table stays valid, the destroy returns them. */
         writing = 1;
-        write_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, dev_items, n, s.hash,
-                                                         dev_fresh, p.rank, p.tail, d->counts,
-                                                         p.taken, dev_h);
+        DYN_BY_HB(d->ref.hb, write_kernel)<<<thread_grid(n), THREADS, 0, st>>>(
+            d->ref, dev_items, n, s.hash, dev_fresh, p.rank, p.tail, d->counts, p.taken, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {
@@ -580,11 +584,14 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     return ret < 0 ? ret : zero < 0 ? zero : rc;
 }
 
-cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx)
+cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx, int hb)
 {
-    const void *const k[] = {(const void *)hash_leader_kernel, (const void *)leader_final_kernel,
-                             (const void *)plan_kernel,        (const void *)first_slab_kernel,
-                             (const void *)write_kernel,       (const void *)unclaim_kernel,
+    const void *const k[] = {(const void *)hash_leader_kernel,
+                             (const void *)leader_final_kernel,
+                             (const void *)DYN_BY_HB(hb, plan_kernel),
+                             (const void *)first_slab_kernel,
+                             (const void *)DYN_BY_HB(hb, write_kernel),
+                             (const void *)unclaim_kernel,
                              (const void *)finish_kernel};
     return ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
 }

@@ -40,6 +40,9 @@ void ghmi_dyn_alloc_free(CudaDynmap *d);
 
 /* --- launch shapes and what dynmap.cu and dynmap_ops.cu share -------------------------------- */
 
+/* kernel<HB> (dyn_fixed) for a table of hb head bytes, to launch or to load. */
+#define DYN_BY_HB(hb, kernel) ((hb) == 8 ? kernel<8> : (hb) == 4 ? kernel<4> : kernel<1>)
+
 /* Element-wise kernels 256 threads a block. */
 enum { THREADS = 256 };
 
@@ -75,9 +78,9 @@ typedef struct Scratch {
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
                               int check, void **block, Scratch *s);
 
-/* Loads the kernels of dynmap.cu and dynmap_alloc.cu now (the op table's preload, in
- * dynmap_ops.cu). */
-cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx);
+/* Loads the kernels of dynmap.cu (those of a table of hb head bytes) and dynmap_alloc.cu now
+ * (the op table's preload, in dynmap_ops.cu). */
+cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx, int hb);
 cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx);
 
 /* The op table's create, destroy and insert (dynmap.cu); the rest is in dynmap_ops.cu. */

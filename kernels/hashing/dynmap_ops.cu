@@ -36,9 +36,11 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
 }
 
 /* A thread per key; the items erased are tallied per block (one atomic per block). */
-static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
+template <int HB>
+static __global__ void erase_kernel(DynRef ref, const uint32_t *keys, size_t n,
                                     const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
 {
+    const DynRef r = dyn_fixed<HB>(ref);
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     bool hit = false;
     if (i < n) {
@@ -51,9 +53,11 @@ static __global__ void erase_kernel(DynRef r, const uint32_t *keys, size_t n,
 }
 
 /* A thread per key (dynmap_ref.cuh's dyn_lookup). */
-static __global__ void find_kernel(DynRef r, const uint32_t *keys, size_t n,
+template <int HB>
+static __global__ void find_kernel(DynRef ref, const uint32_t *keys, size_t n,
                                    GhmDynmapHandle *handles, uint32_t *items_out)
 {
+    const DynRef r = dyn_fixed<HB>(ref);
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
         return;
@@ -170,7 +174,7 @@ static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
     if (ret >= 0) {
-        erase_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        DYN_BY_HB(d->ref.hb, erase_kernel)<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);
         ret = GHM_CUDA_LAUNCH();
     }
@@ -196,7 +200,7 @@ static int dyn_find(const void *impl, const uint32_t *keys, size_t n, GhmDynmapH
     if (ret >= 0 && items_out)
         ret = ghmi_dyn_stage_out(ctx, items_out, item_bytes, &it);
     if (ret >= 0) {
-        find_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
+        DYN_BY_HB(d->ref.hb, find_kernel)<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
             d->ref, (const uint32_t *)in.dev, n, (GhmDynmapHandle *)h.dev, (uint32_t *)it.dev);
         ret = GHM_CUDA_LAUNCH();
     }
@@ -354,13 +358,17 @@ static int dyn_stats(const void *impl, GhmDynmapStats *out)
 /* Every kernel of the table's calls (ghm_dynmap_preload). */
 static int dyn_preload(const void *impl)
 {
-    const GhmContext *ctx = ((const CudaDynmap *)impl)->ctx;
-    const void *const k[] = {(const void *)erase_kernel,       (const void *)find_kernel,
-                             (const void *)read_kernel,        (const void *)gc_kernel,
-                             (const void *)count_items_kernel, (const void *)list_items_kernel};
+    const CudaDynmap *d = (const CudaDynmap *)impl;
+    const GhmContext *ctx = d->ctx;
+    const void *const k[] = {(const void *)DYN_BY_HB(d->ref.hb, erase_kernel),
+                             (const void *)DYN_BY_HB(d->ref.hb, find_kernel),
+                             (const void *)read_kernel,
+                             (const void *)gc_kernel,
+                             (const void *)count_items_kernel,
+                             (const void *)list_items_kernel};
     cudaError_t err = ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
     if (err == cudaSuccess)
-        err = ghmi_dyn_load_kernels(ctx);
+        err = ghmi_dyn_load_kernels(ctx, d->ref.hb);
     if (err == cudaSuccess)
         err = ghmi_dyn_alloc_load_kernels(ctx);
     return GHM_CUDA(err);
