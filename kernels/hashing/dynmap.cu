@@ -129,18 +129,19 @@ static __global__ void leader_final_kernel(LeaderTab t, size_t n, uint32_t *pos)
 static __device__ bool claim_head(const DynRef &r, uint32_t *slab, int slot,
                                   unsigned long long head)
 {
+    if (r.hb == 1) {
+        uint32_t *word = slab + slot / 4, shift = 8 * (slot % 4), old = __ldcg(word);
+        while (!(old >> shift & 0xffu)) {
+            uint32_t seen = atomicCAS(word, old, old | (uint32_t)head << shift);
+            if (seen == old)
+                return true;
+            old = seen;
+        }
+        return false;
+    }
     if (r.hb == 8)
         return atomicCAS((unsigned long long *)(slab + 2 * slot), 0ull, head) == 0;
-    if (r.hb == 4)
-        return atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
-    uint32_t *word = slab + slot / 4, shift = 8 * (slot % 4), old = __ldcg(word);
-    while (!(old >> shift & 0xffu)) {
-        uint32_t seen = atomicCAS(word, old, old | (uint32_t)head << shift);
-        if (seen == old)
-            return true;
-        old = seen;
-    }
-    return false;
+    return atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
 }
 
 /* Claims the first empty slot of a list from the look-up's first slab with room on

@@ -41,7 +41,7 @@ void ghmi_dyn_alloc_free(CudaDynmap *d);
 /* --- launch shapes and what dynmap.cu and dynmap_ops.cu share -------------------------------- */
 
 /* kernel<HB> (dyn_fixed) for a table of hb head bytes, to launch or to load. */
-#define DYN_BY_HB(hb, kernel) ((hb) == 8 ? kernel<8> : (hb) == 4 ? kernel<4> : kernel<1>)
+#define DYN_BY_HB(hb, kernel) ((hb) == 1 ? kernel<1> : kernel<0>)
 
 /* Element-wise kernels 256 threads a block. */
 enum { THREADS = 256 };

@@ -20,12 +20,12 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
     int slot = (int)(uint32_t)hd, head = dyn_head_word(r, slot);
     bool hit;
     /* The batch's keys are distinct here, so this cannot lose. */
-    if (r.hb == 8) {
-        unsigned long long both = __ldcg((const unsigned long long *)(slab + head));
-        hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
-    } else if (r.hb == 1) { /* other threads clear and fill the word's other tags */
+    if (r.hb == 1) { /* other threads clear and fill the word's other tags */
         uint32_t shift = 8 * (slot % 4);
         hit = atomicAnd(slab + head, ~(0xffu << shift)) >> shift & 0xffu;
+    } else if (r.hb == 8) {
+        unsigned long long both = __ldcg((const unsigned long long *)(slab + head));
+        hit = atomicCAS((unsigned long long *)(slab + head), both, 0ull) == both;
     } else {
         uint32_t lo = __ldcg(slab + head);
         hit = atomicCAS(slab + head, lo, 0u) == lo;

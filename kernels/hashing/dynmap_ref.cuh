@@ -82,20 +82,25 @@ static __device__ __forceinline__ GhmDynmapHandle dyn_handle(uint32_t s, int slo
     return (unsigned long long)s << 32 | (uint32_t)slot;
 }
 
-/* The reference with its head bytes a compile-time HB, for the kernels that walk lists, which
- * are compiled once per head size (DYN_BY_HB, dynmap_cuda_internal.cuh): the layout's branches
- * then fold away (read at run time, the three head sizes made 2^23 inserts of one-word items
- * 12 % slower, H200, 2026-12-01). */
+/* The reference as the kernels that walk lists see it: they are compiled twice (DYN_BY_HB,
+ * dynmap_cuda_internal.cuh), for Accel8's 1-byte heads (HB 1) and for the 8- and 4-byte heads
+ * of the others (HB 0, told that hb is not 1), so that Accel8's branches cost the others
+ * nothing (every branch on the head size tests hb == 1 first). Read at run time, they made
+ * 2^23 inserts of one-word Atomic64 items 12 % slower; compiled once per head size, the Accel32
+ * inserts into long lists 6-11 % slower (a different schedule of the walk; H200, 2026-12-01). */
 template <int HB> static __device__ __forceinline__ DynRef dyn_fixed(DynRef r)
 {
-    r.hb = HB;
+    if (HB == 1)
+        r.hb = 1;
+    else
+        __builtin_assume(r.hb != 1);
     return r;
 }
 
 /* The slab word that holds slot's head (an Accel8 word holds four). */
 static __device__ __forceinline__ int dyn_head_word(const DynRef &r, int slot)
 {
-    return r.hb == 8 ? 2 * slot : r.hb == 4 ? slot : slot / 4;
+    return r.hb == 1 ? slot / 4 : r.hb == 8 ? 2 * slot : slot;
 }
 
 /* The slab word that holds word j of the item in `slot`. */
@@ -141,10 +146,10 @@ static __device__ __forceinline__ void dyn_store_head(const DynRef &r, uint32_t 
                                                       unsigned long long head)
 {
     int w = dyn_head_word(r, slot);
-    if (r.hb == 8)
-        *(unsigned long long *)(slab + w) = head;
-    else if (r.hb == 1)
+    if (r.hb == 1)
         ((uint8_t *)slab)[slot] = (uint8_t)head;
+    else if (r.hb == 8)
+        *(unsigned long long *)(slab + w) = head;
     else
         slab[w] = (uint32_t)head;
 }
