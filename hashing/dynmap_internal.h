@@ -31,6 +31,14 @@
  * Its memory falls between the other two, as the paper's does (2-word items: 13 slots against
  * Atomic64's 15 and Accel32's 10; the paper's table 2: 363 MiB against 319 and 478).
  *
+ * The paper's fourth layout, the ticket board (a bitmask of the occupied slots, then whole
+ * items), is not built. Here an insert's look-ups run beside its claims, so a slot is published
+ * after its words: a ticket board's claim (a bit of that mask) would need a second publication,
+ * the two atomics of Atomic64's compare-and-swap and mask bit again, while a search would read
+ * the mask before it knew which items' words to read (a second dependent miss) and then words
+ * spread over the whole line, where the other layouts read the heads or tags and the mask in
+ * one round. The paper too found it the slowest to search by far (2.51 ms against 0.70-0.94).
+ *
  * Slab indices are 32-bit; slab 0 is never handed out, so 0 is the null link and the bucket
  * array starts out all empty (zero). Memory blocks of 1024 slabs carry a 1024-bit mask of the
  * slabs handed out; super blocks of 16 memory blocks are what the allocator obtains at once.
