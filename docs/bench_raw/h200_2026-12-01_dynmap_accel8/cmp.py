@@ -1,0 +1,19 @@
+import json,glob,collections,sys
+rows=collections.defaultdict(lambda: collections.defaultdict(list))
+for f in sorted(glob.glob('dyn_*.json')):
+    v=f.split('_')[1]
+    d=json.load(open(f))
+    for r in d['buckets']:
+        k=('b',r['variant'],r['buckets'])
+        for m in ('insert_ms','find50_ms','erase_ms','fill_ms','gc_ms','find25_ms','find75_ms'):
+            rows[k+(m,)][v].append(r[m])
+    for r in d['sizes']:
+        k=('s',r['variant'],r['item_words'])
+        for m in ('insert_ms','find50_ms','fill_ms'):
+            rows[k+(m,)][v].append(r[m])
+only=sys.argv[1:]  
+for k in sorted(rows):
+    if only and k[-1] not in only: continue
+    o=rows[k].get('o',[]); n=rows[k].get('n',[])
+    fmt=lambda a: "%.3f-%.3f"%(min(a),max(a)) if a else "-"
+    print(k, fmt(o), fmt(n), "%+.1f%%"%(100*(min(n)/min(o)-1)) if o else "")
