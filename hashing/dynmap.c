@@ -1,11 +1,13 @@
 /*
  * dynmap.c - GhmDynmap's public API: argument checks (items whose first 8 bytes are zero
  * included, for items in host memory; the CUDA backend checks device arrays itself) and
- * dispatch to the context backend's op table.
+ * dispatch to the context backend's op table; erase_if's listing path for a backend without a
+ * pass of its own.
  */
 #include "ghm_dynmap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dynmap_internal.h"
 
@@ -82,6 +84,38 @@ int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *era
     if (n == 0)
         return GHM_OK;
     return dm->ops->erase(dm->impl, keys, n, erased);
+}
+
+/* erase_if where the backend has no pass of its own: every item listed, tested here, erased by
+ * key (the keys packed in place over the items, key_words <= item_words). */
+static int erase_if_listed(GhmDynmap *dm, GhmDynmapTest test, void *user, size_t *erased)
+{
+    size_t n = ghm_dynmap_size(dm), w = (size_t)dm->item_words, kw = (size_t)dm->key_words;
+    uint32_t *items = malloc((n ? n : 1) * w * sizeof *items);
+    if (!items)
+        return GHM_ERR_NOMEM;
+    int ret = ghm_dynmap_items(dm, items, NULL, n, &n);
+    size_t m = 0;
+    for (size_t i = 0; i < n && ret == GHM_OK; i++)
+        if (test(items + i * w, user))
+            memmove(items + m++ * kw, items + i * w, kw * sizeof *items);
+    if (ret == GHM_OK)
+        ret = ghm_dynmap_erase(dm, items, m, NULL);
+    free(items);
+    *erased = ret == GHM_OK ? m : 0;
+    return ret;
+}
+
+int ghm_dynmap_erase_if(GhmDynmap *dm, GhmDynmapTest test, void *user, size_t *erased)
+{
+    if (!dm || !test)
+        return GHM_ERR_INVALID;
+    size_t gone = 0;
+    int ret = dm->ops->erase_if ? dm->ops->erase_if(dm->impl, test, user, &gone)
+                                : erase_if_listed(dm, test, user, &gone);
+    if (erased)
+        *erased = gone;
+    return ret;
 }
 
 int ghm_dynmap_find(const GhmDynmap *dm, const uint32_t *keys, size_t n,

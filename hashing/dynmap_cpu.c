@@ -10,7 +10,7 @@
  * insert and erase: dynmap_cpu_batch.c (the batch in bucket order, each bucket planned and
  * written by one thread). An erased slot is reused by later inserts, its slab stays linked.
  * gc: per bucket that an erase left dirty, one thread unlinks the slabs whose mask is zero and
- * releases them.
+ * releases them. erase_if: per bucket, one thread tests its items and erases those picked.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -195,6 +195,63 @@ static size_t cpu_dynmap_size(const void *impl)
     return ((const GhmiCpuDynmap *)impl)->items;
 }
 
+/* Erases the items of bucket b's list that test() picks, by the one thread that owns the
+ * bucket: head cleared, mask bit dropped, the bucket marked for the gc where a slab empties.
+ * Returns how many. */
+static size_t erase_if_bucket(GhmiCpuDynmap *d, uint32_t b, GhmDynmapTest test, void *user)
+{
+    uint32_t item[GHM_DYNMAP_MAX_WORDS];
+    size_t gone = 0;
+    for (uint32_t s = atomic_load_explicit(&d->buckets[b], memory_order_relaxed); s;
+         s = atomic_load_explicit(ghmi_dyn_link(d, s, GHMI_SLAB_NEXT), memory_order_relaxed)) {
+        uint32_t *slab = ghmi_slab_ptr(&d->alloc, s);
+        _Atomic uint32_t *mask = ghmi_dyn_link(d, s, GHMI_SLAB_MASK);
+        uint32_t left = atomic_load_explicit(mask, memory_order_relaxed), had = left;
+        for (uint32_t m = had; m; m &= m - 1) {
+            int slot = __builtin_ctz(m);
+            ghmi_dyn_copy_item(d, slab, slot, ghmi_dyn_head_load(d, slab, slot), item);
+            if (!test(item, user))
+                continue;
+            ghmi_dyn_head_store(d, slab, slot, 0);
+            left &= ~(1u << slot);
+            gone++;
+        }
+        if (left != had) {
+            atomic_store_explicit(mask, left, memory_order_relaxed);
+            if (!left)
+                d->dirty[b] = 1;
+        }
+    }
+    return gone;
+}
+
+/* One pass over the buckets in chunks on the context's threads, a bucket's list by one thread
+ * (the first slabs of the buckets ahead prefetched, as the gc does): no listing, no key
+ * lookups. */
+static int cpu_dynmap_erase_if(void *impl, GhmDynmapTest test, void *user, size_t *erased)
+{
+    enum { AHEAD = 8, CHUNK = 1024 };
+    GhmiCpuDynmap *d = impl;
+    size_t gone = 0;
+    uint32_t nb = d->n_buckets, chunks = (nb + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ghmi_dyn_threads(d)) if (nb > 4096) \
+    reduction(+ : gone)
+    for (uint32_t c = 0; c < chunks; c++) {
+        uint32_t b1 = c + 1 < chunks ? (c + 1) * CHUNK : nb;
+        for (uint32_t b = c * CHUNK; b < b1; b++) {
+            uint32_t ahead = b + AHEAD < b1 ? atomic_load_explicit(&d->buckets[b + AHEAD],
+                                                                   memory_order_relaxed)
+                                            : 0;
+            if (ahead)
+                __builtin_prefetch(ghmi_slab_ptr(&d->alloc, ahead));
+            gone += erase_if_bucket(d, b, test, user);
+        }
+    }
+    d->items -= gone;
+    *erased = gone;
+    return GHM_OK;
+}
+
 /* A thread's slabs on their way back to the allocator, returned a batch at a time. */
 typedef struct Released {
     uint32_t slab[256];
@@ -290,4 +347,5 @@ const GhmDynmapOps ghm_cpu_dynmap_ops = {
     .stats = cpu_dynmap_stats,
     .destroy = cpu_dynmap_destroy,
     .items = cpu_dynmap_items,
+    .erase_if = cpu_dynmap_erase_if,
 };

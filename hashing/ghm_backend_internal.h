@@ -100,6 +100,9 @@ typedef struct GhmDynmapOps {
                  size_t *count);
     /* loads the device code of every call (ghm_dynmap_preload); NULL: none to load */
     int (*preload)(const void *impl);
+    /* erases the items test() picks (ghm_dynmap_erase_if); NULL: the API layer lists them,
+     * tests them on the host and erases them by key */
+    int (*erase_if)(void *impl, GhmDynmapTest test, void *user, size_t *erased);
 } GhmDynmapOps;
 
 /* A GhmDistMap's part hash: part(key) = ghmi_dist_part (hash_family.h). */

@@ -12,6 +12,7 @@
  *     if ((ret = ghm_dynmap_insert(dm, items, n, handles, NULL)) < 0) goto fail;
  *     if ((ret = ghm_dynmap_find(dm, keys, m, found, NULL)) < 0) goto fail;
  *     if ((ret = ghm_dynmap_erase(dm, keys, k, NULL)) < 0) goto fail;
+ *     if ((ret = ghm_dynmap_erase_if(dm, too_old, &now, NULL)) < 0) goto fail;  // by a test
  *     if ((ret = ghm_dynmap_items(dm, all, NULL, cap, &n)) < 0) goto fail;  // every item
  *     ghm_dynmap_gc(dm, NULL);            // empty slabs back to the allocator
  *     ghm_dynmap_free(&dm);
@@ -50,9 +51,10 @@
  * compare-and-swap of its first 8 bytes, then the rest of the item is written) and the 32- and
  * 8-bit acceleration hashes (a slot claimed by a 32-bit compare-and-swap of its tag, or of the
  * word that holds its 8-bit tag, then the whole item written; a search compares tags first, so
- * an 8-bit tag sends one absent key in 255 on to compare an item's words): the CUDA backend with a thread per item, which reads a slab's heads first and its
- * other words only where a head matches, and an item whose list is full placed by its rank in
- * its bucket into the new slabs;
+ * an 8-bit tag sends one absent key in 255 on to compare an item's words): the CUDA backend
+ * with a thread per item, which reads a slab's heads first and its other words only where a
+ * head matches, and an item whose list is full placed by its rank in its bucket into the new
+ * slabs;
  * the CPU backend on OpenMP threads, one key per thread for finds and erases, and for inserts
  * one thread per bucket (the batch put in bucket order first, so a slot needs no
  * compare-and-swap). Handles depend on which thread claims a slot first, so
@@ -134,6 +136,19 @@ GHM_API int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n,
  * in the batch erases once). The slots become free for later inserts; their slabs stay linked
  * until ghm_dynmap_gc. */
 GHM_API int ghm_dynmap_erase(GhmDynmap *dm, const uint32_t *keys, size_t n, uint8_t *erased);
+
+/* erase_if's test of a stored item (item_words words): non-zero to erase it. It is called once
+ * for each stored item, from several threads at once and in no set order, and must not call
+ * the table. */
+typedef int (*GhmDynmapTest)(const uint32_t *item, void *user);
+
+/* Erases every stored item for which test(item, user) is non-zero; how many in *erased (may be
+ * NULL). The items kept stay where they are, their handles valid; the slots freed are as
+ * ghm_dynmap_erase leaves them. The CPU backend makes one pass over the buckets on the context's
+ * threads; the CUDA backend lists the items to the host, tests them there and erases them by
+ * key (kernels test items in place through the device reference, hash_refs.h).
+ * GHM_ERR_INVALID for NULL dm or test; GHM_ERR_NOMEM (the table unchanged). */
+GHM_API int ghm_dynmap_erase_if(GhmDynmap *dm, GhmDynmapTest test, void *user, size_t *erased);
 
 /* Looks up n keys. handles (n entries) receives the handle or GHM_DYNMAP_NO_HANDLE; items_out
  * (n * item_words words) the stored item, or zeros for an absent key. Either may be NULL. */

@@ -3,11 +3,12 @@
  * random batches (inserts with duplicates in and across batches, erases, finds), stable handles
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
- * bad arguments, thread counts, the CPU insert's bucket order; the Atomic64, Accel32 and Accel8
- * variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs the same
+ * erase_if, bad arguments, thread counts, the CPU insert's bucket order; the Atomic64, Accel32
+ * and Accel8 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs the same
  * batches on both backends side by side, comparing every answer (flags, found or not, items,
  * sizes) item by item; handles are compared within a backend only (which slab a warp or
  * a thread gets differs), and device arrays as inputs and outputs. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,65 @@ END_TEST
 
 /* gc after erases that each empty slabs (of some buckets twice) returns every empty slab: a
  * table of many buckets where they are a few of them, then everything erased. */
+/* erase_if's test in the suite: items whose last word is a multiple of `every` (0: none),
+ * counting its calls (made from several threads). */
+typedef struct EveryNth {
+    int w;
+    uint32_t every;
+    _Atomic size_t calls;
+} EveryNth;
+
+static int every_nth(const uint32_t *item, void *user)
+{
+    EveryNth *t = user;
+    atomic_fetch_add_explicit(&t->calls, 1, memory_order_relaxed);
+    return t->every && item[t->w - 1] % t->every == 0;
+}
+
+/* erase_if against the reference: the items its test picks go (the count returned), the others
+ * stay at their handles; gc returns the slabs it emptied; picking none and then every item. */
+START_TEST(test_erase_if)
+{
+    if (!ghm_test_dyn_pick(_i))
+        return;
+    GhmContext *ctx = ghm_test_dyn_context(0);
+    for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w += 5) {
+        GhmDynmap *dm = ghm_test_dyn_table(ctx, w, 0, 60000);
+        GhmTestRun r;
+        ghm_test_run_init(&r, dm, w, MODE_SHARED_HEAD, 80000, 80000);
+        id_range(&r, 0, 80000);
+        ghm_test_run_insert(&r, 80000);
+        ck_assert_int_eq(ghm_dynmap_erase_if(NULL, every_nth, NULL, NULL), GHM_ERR_INVALID);
+        ck_assert_int_eq(ghm_dynmap_erase_if(dm, NULL, NULL, NULL), GHM_ERR_INVALID);
+        static const uint32_t every[3] = {3, 0, 1}; /* a third, none, all */
+        for (int k = 0; k < 3; k++) {
+            EveryNth t = {w, every[k], 0};
+            size_t stored = r.count, erased = 1, expect = 0;
+            uint32_t item[GHM_DYNMAP_MAX_WORDS];
+            for (uint32_t id = 0; id < r.universe; id++) {
+                ghm_test_dyn_item(id, w, MODE_SHARED_HEAD, item);
+                if (r.present[id] && t.every && item[w - 1] % t.every == 0) {
+                    r.present[id] = 0;
+                    r.count--;
+                    expect++;
+                }
+            }
+            ck_assert_int_eq(ghm_dynmap_erase_if(dm, every_nth, &t, &erased), GHM_OK);
+            ck_assert_uint_eq(erased, expect);
+            ck_assert_uint_eq(atomic_load(&t.calls), stored);
+            ck_assert_uint_eq(ghm_dynmap_size(dm), r.count);
+            size_t released = 0;
+            ghm_test_run_gc(&r, &released);
+            ghm_test_run_check_all(&r);
+        }
+        ck_assert_uint_eq(r.count, 0);
+        ghm_test_run_free(&r);
+        ghm_dynmap_free(&dm);
+    }
+    ghm_context_free(&ctx);
+}
+END_TEST
+
 START_TEST(test_gc_after_erases)
 {
     if (!ghm_test_dyn_pick(_i))
@@ -581,6 +641,7 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(core, test_bad_arguments, 0, 1);
     tcase_add_loop_test(core, test_stable_handles_and_gc, 0, 1);
     tcase_add_loop_test(core, test_gc_after_erases, 0, 3);
+    tcase_add_loop_test(core, test_erase_if, 0, 3);
     tcase_add_loop_test(core, test_item_sizes, 0, 1);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
@@ -596,6 +657,7 @@ static Suite *dynmap_suite(void)
     tcase_add_loop_test(cuda, test_bad_arguments, 3, 4);
     tcase_add_loop_test(cuda, test_stable_handles_and_gc, 3, 4);
     tcase_add_loop_test(cuda, test_gc_after_erases, 3, 6);
+    tcase_add_loop_test(cuda, test_erase_if, 3, 6);
     tcase_add_loop_test(cuda, test_item_sizes, 3, 4);
     tcase_add_loop_test(cuda, test_cuda_same_answers, 0, 3); /* the three variants */
     tcase_add_test(cuda, test_cuda_device_arrays);
