@@ -1,7 +1,7 @@
 /*
  * edit.c - a voxel set in a GhmDynmap, edited by point clouds; see ghm_voxel_edit.h. Each apply
  * has the cloud's labels made (edit_probe.c: the voxel pipeline run twice), then edits the set
- * with bulk finds, erases and inserts.
+ * with bulk finds, erases and inserts, and (intersect) a test of the set's items in place.
  */
 #include <math.h>
 #include <stdio.h>
@@ -426,62 +426,37 @@ static int kept(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *it
            (p->labels[v] == GHM_VOXEL_INSIDE || p->labels[v] == GHM_VOXEL_INTERSECTION);
 }
 
-/* Chunk k of the set's n items: the tagged keys of those intersect erases, written from out
- * on (when not NULL); returns how many. */
-static size_t erase_chunk(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
-                          size_t n, int k, uint32_t *out)
-{
-    size_t m = 0;
-    for (size_t i = ghmi_edit_chunk_at(n, k); i < ghmi_edit_chunk_at(n, k + 1); i++) {
-        const uint32_t *item = items + i * ITEM_WORDS;
-        if (kept(e, p, item))
-            continue;
-        if (out)
-            out[m] = item[W_KEY];
-        m++;
-    }
-    return m;
-}
+/* intersect's test of the set's items (ghm_dynmap_erase_if): those not kept are erased. */
+typedef struct Outside {
+    const GhmVoxelEdit *e;
+    const GhmVoxelSide *p;
+} Outside;
 
-/* The tagged keys of the set's n items that intersect erases, into erase in the items' order;
- * returns how many. */
-static size_t outside_keys(const GhmVoxelEdit *e, const GhmVoxelSide *p, const uint32_t *items,
-                           size_t n, uint32_t *erase)
+static int outside(const uint32_t *item, void *user)
 {
-    size_t at[GHMI_EDIT_CHUNKS];
-    int threads = ghm_context_threads(e->ctx);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
-        at[k] = erase_chunk(e, p, items, n, k, NULL);
-    size_t total = ghmi_edit_exclusive_scan(at, 0);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < GHMI_EDIT_CHUNKS; k++)
-        erase_chunk(e, p, items, n, k, erase + at[k]);
-    return total;
+    const Outside *o = user;
+    return !kept(o->e, o->p, item);
 }
 
 static int intersect(GhmVoxelEdit *e, const GhmVoxelResult *r, GhmVoxelEditStep *st)
 {
     const GhmVoxelSide *c = &r->side[1];
     GhmiVoxelDeviceView v;
-    Changes ch = {0}, outer = {0}; /* the cloud's voxels' cut and the erases */
+    Changes ch = {0}; /* the cloud's voxels' cut */
     /* the outside voxels are never a cloud voxel (each is an intersection voxel of the probe,
      * kept), so the cut and the erases may come in either order */
     if (ghmi_edit_on_device(e, &v))
         return cut_on_device(e, &v, c->voxels, 0, st);
-    int ret = GHM_OK;
-    size_t n = ghm_dynmap_size(e->set);
-    uint32_t *items = ghmi_edit_buf(e, EDIT_BUF_ITEMS, n * ITEM_WORDS * sizeof *items);
     uint8_t *erased = NULL;
-    ret = items ? ghm_dynmap_items(e->set, items, NULL, n, &n) : GHM_ERR_NOMEM;
+    Outside o = {e, &r->side[0]};
+    int ret = erase_at_cloud(e, c, &erased);
+    if (ret == GHM_OK) /* the set's other voxels tested where they are, not listed first */
+        ret = ghm_dynmap_erase_if(e->set, outside, &o, NULL);
     if (ret == GHM_OK)
-        ret = erase_at_cloud(e, c, &erased);
-    if (ret == GHM_OK)
-        ret = changes_alloc(e, &ch, n, c->voxels);
+        ret = changes_alloc(e, &ch, 0, c->voxels);
     if (ret == GHM_OK) {
-        ch.n_erase = n ? outside_keys(e, &r->side[0], items, n, ch.erase) : 0;
         cut_at_cloud(c, erased, 0, &ch, st);
-        ret = changes_apply(e, &ch, &outer);
+        ret = changes_apply(e, &ch, NULL);
     }
     return ret;
 }

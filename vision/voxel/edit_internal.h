@@ -17,7 +17,6 @@ typedef enum EditBuf {
     EDIT_BUF_FOUND,    /* the set's items at the cloud's voxels */
     EDIT_BUF_ERASED,   /* which of the cloud's voxels the set held (erase_at_cloud) */
     EDIT_BUF_IN_FOUND, /* the set's items at the inside voxels */
-    EDIT_BUF_ITEMS,    /* the whole set's items */
     EDIT_BUF_SPAN_LO,  /* the probe's rows: first x, last x, first voxel */
     EDIT_BUF_SPAN_HI,
     EDIT_BUF_SPAN_START,
