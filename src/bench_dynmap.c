@@ -29,7 +29,14 @@
 #include "ghm_map.h"
 #include "json_out.h"
 
-enum { OPT_FILL_LOG2 = GHM_OPT_FIRST_COMMAND, OPT_OPS_LOG2, OPT_JSON_OUT, OPT_QUICK, OPT_REPS };
+enum {
+    OPT_FILL_LOG2 = GHM_OPT_FIRST_COMMAND,
+    OPT_OPS_LOG2,
+    OPT_JSON_OUT,
+    OPT_QUICK,
+    OPT_REPS,
+    OPT_VARIANT
+};
 
 static const struct option long_options[] = {
     GHM_COMMON_LONG_OPTIONS,
@@ -38,6 +45,7 @@ static const struct option long_options[] = {
     {"json-out", required_argument, NULL, OPT_JSON_OUT},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"reps", required_argument, NULL, OPT_REPS},
+    {"variant", required_argument, NULL, OPT_VARIANT},
     {NULL, 0, NULL, 0}};
 
 static const double capacity_factors[] = {2.0, 1.0, 0.5, 0.25};
@@ -50,6 +58,7 @@ enum { N_VARIANTS = sizeof variants / sizeof *variants };
 typedef struct DynArgs {
     GhmCommonOptions common;
     long fill_log2, ops_log2, reps; /* 0: the backend's default */
+    unsigned variants;              /* bit v: variants[v] measured (0: every one) */
     int quick;
     const char *json_out;
 } DynArgs;
@@ -58,6 +67,7 @@ typedef struct Bench {
     GhmContext *ctx;
     size_t fill, ops;
     int reps;
+    unsigned variants; /* bit v: variants[v] measured */
     uint32_t *host;                         /* (fill or ops) * 10 words of host scratch */
     uint32_t *fill_items, *new_items, *queries; /* backend memory, 10 words per item */
     GhmDynmapHandle *handles;               /* backend memory, ops entries */
@@ -75,9 +85,20 @@ static void print_help(void)
            "  --fill-log2 F      items in the filled table (default 25 on CUDA, 22 on the CPU)\n"
            "  --ops-log2 O       searches and inserts per measurement (default 23 / 20)\n"
            "  --reps N           runs per measurement, the best is kept (default 3)\n"
+           "  --variant NAME     only this variant (atomic64, accel32 or accel8); may be given\n"
+           "                     again for more (default: all three)\n"
            "  --quick            2^12 items, 2^10 operations, one run (a smoke test)\n"
            "  --json-out FILE    also write the measurements as JSON\n"
            "  --backend, --threads, --seed as everywhere\n");
+}
+
+/* The index in variants[] of the variant named `name`, or -1. */
+static int variant_index(const char *name)
+{
+    for (int v = 0; v < N_VARIANTS; v++)
+        if (strcmp(name, variant_names[v]) == 0)
+            return v;
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, DynArgs *a)
@@ -100,6 +121,14 @@ static int parse_args(int argc, char **argv, DynArgs *a)
         } else if (id == OPT_REPS) {
             if (ghm_cli_parse_long("--reps", optarg, 1, 100, &a->reps) < 0)
                 return -1;
+        } else if (id == OPT_VARIANT) {
+            int v = variant_index(optarg);
+            if (v < 0) {
+                ghm_cli_error("bench dynmap", "--variant '%s': not atomic64, accel32 or accel8",
+                              optarg);
+                return -1;
+            }
+            a->variants |= 1u << v;
         } else if (id == OPT_QUICK) {
             a->quick = 1;
         } else if (id == OPT_JSON_OUT) {
@@ -234,7 +263,7 @@ static int bench_buckets(Bench *b)
            "buckets", "per_bkt", "fill_ms", "find25", "find50", "find75", "insert", "erase",
            "gc_ms", "slabs", "MiB");
     for (int v = 0; v < N_VARIANTS && ret >= 0; v++)
-        for (int c = 0; c < 4 && ret >= 0; c++) {
+        for (int c = 0; c < 4 && ret >= 0 && (b->variants >> v & 1); c++) {
             Result r;
             size_t cap = (size_t)(capacity_factors[c] * (double)b->fill);
             if ((ret = measure(b, variants[v], 6, cap, 1, &r)) < 0)
@@ -271,6 +300,8 @@ static int bench_sizes(Bench *b)
             (ret = upload_items(b, b->new_items, b->ops, w, b->fill, -1)) < 0)
             break;
         for (int v = 0; v < N_VARIANTS && ret >= 0; v++) {
+            if (!(b->variants >> v & 1))
+                continue;
             Result r;
             if ((ret = measure(b, variants[v], w, b->fill, 0, &r)) < 0)
                 break;
@@ -388,6 +419,7 @@ int ghm_bench_dynmap(int argc, char **argv)
     int fill = a.fill_log2 ? (int)a.fill_log2 : cpu ? 22 : 25;
     int ops = a.ops_log2 ? (int)a.ops_log2 : cpu ? 20 : 23;
     b.reps = (int)a.reps;
+    b.variants = a.variants ? a.variants : (1u << N_VARIANTS) - 1;
     if (a.quick) {
         fill = 12;
         ops = 10;

@@ -218,6 +218,20 @@ assert d["baseline"]["find_ms"] > 0
 PY
 }
 
+# --variant picks the variants measured; a name it does not know is one error line, exit 2.
+test_bench_dynmap_variant() {
+    run_cmd 0 bench dynmap --backend cpu --quick --variant accel8 --json-out "$TMP/d.json"
+    python3 - "$TMP/d.json" <<'PY' || fail "bad bench dynmap --variant JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["buckets"]) == 4 and len(d["sizes"]) == 10, d
+assert {r["variant"] for r in d["buckets"] + d["sizes"]} == {"accel8"}, d
+assert [r["slots_per_slab"] for r in d["buckets"]] == [4] * 4, d
+PY
+    run_cmd 2 bench dynmap --backend cpu --quick --variant accel16
+    expect_one_error_line "accel16"
+}
+
 # File names with quotes, backslashes, non-ASCII and even invalid UTF-8 must still give valid
 # JSON (jansson; invalid bytes become U+FFFD).
 test_json_odd_file_names() {
