@@ -93,16 +93,12 @@ static int cpu_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, void 
     d->ctx = ctx;
     d->w = opt->item_words;
     d->kw = opt->key_words;
-    d->hw = ghmi_dynmap_head_words(d->w, opt->variant);
-    d->hb = ghmi_dynmap_head_bytes(d->w, opt->variant);
-    d->slots = ghmi_dynmap_slots(d->w, opt->variant);
-    d->rest = (d->hb * d->slots + 3) / 4;
-    /* Buckets for the hint at 2/3 of a slab each, so a bucket rarely needs a second slab. */
-    size_t per = (size_t)d->slots, cap = opt->capacity;
-    size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;
-    if (want > ((size_t)1 << 31))
-        want = (size_t)1 << 31;
-    d->n_buckets = (uint32_t)(want ? want : 1);
+    GhmiDynLayout l = ghmi_dynmap_layout(d->w, opt->variant);
+    d->slots = l.slots;
+    d->hw = l.hw;
+    d->hb = l.hb;
+    d->rest = l.rest;
+    d->n_buckets = ghmi_dynmap_buckets(opt->capacity, l.slots);
     d->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
     d->buckets = calloc(d->n_buckets, sizeof *d->buckets);
     d->dirty = calloc(d->n_buckets, 1);

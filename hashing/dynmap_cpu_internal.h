@@ -65,8 +65,8 @@ static inline void ghmi_dyn_head_store(const GhmiCpuDynmap *d, uint32_t *slab, i
 /* The head an item (or a key of at least hw words) is stored under. */
 static inline uint64_t ghmi_dyn_head_of(const GhmiCpuDynmap *d, const uint32_t *item, uint64_t hash)
 {
-    if (d->hw == 0) /* the tag: never 0, the empty slot */
-        return d->hb == 1 ? ghmi_dynmap_tag8(hash) : ((uint32_t)hash | 1u);
+    if (d->hw == 0)
+        return ghmi_dynmap_tag(hash, d->hb);
     return d->hw == 2 ? (uint64_t)item[0] | (uint64_t)item[1] << 32 : item[0];
 }
 

@@ -1,9 +1,8 @@
 /*
- * dynmap_internal.h - what GhmDynmap's files share: the slab layout, the key hash, and the CPU
- * slab allocator (dynmap_cpu_alloc.c). The CUDA files lay slabs out and hash keys the same way;
- * kernels/hashing/dynmap_ref.cuh restates the layout and the hash, because the C11 atomics here
- * do not compile as C++: a change to either side must be made to both (dynmap.cuda compares
- * the backends' answers).
+ * dynmap_internal.h - what GhmDynmap's CPU files share: the slab layout described, and the CPU
+ * slab allocator (dynmap_cpu_alloc.c). The layout's numbers, the key hash and the bucket are in
+ * dynmap_layout.h, which the CUDA files (kernels/hashing/dynmap_ref.cuh) use too; this header's
+ * C11 atomics do not compile as C++.
  *
  * A slab is 32 words (128 bytes, one cache line), Atomic64 layout (the paper's figure 5):
  *   words [0, hw * S)                 the first hw words of each of the S slots (hw = 2, or 1 for
@@ -50,58 +49,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dynmap_layout.h"
 #include "ghm_backend_internal.h"
 #include "ghm_dynmap.h"
-
-enum {
-    GHMI_SLAB_WORDS = 32,
-    GHMI_SLAB_NEXT = 30,
-    GHMI_SLAB_MASK = 31,
-    GHMI_SLABS_PER_BLOCK = 1024,
-    GHMI_BLOCKS_PER_SUPER = 16,
-    GHMI_SLABS_PER_SUPER = GHMI_SLABS_PER_BLOCK * GHMI_BLOCKS_PER_SUPER, /* 16384: 2 MiB */
-};
-
-/* Slots per slab, how many words of an item its slot's head holds (Atomic64: the first 8
- * bytes, or the one word; the acceleration hashes: none, the head is the key's tag), and the
- * bytes of a head (8, 4 for one-word Atomic64 items and Accel32, 1 for Accel8). */
-static inline int ghmi_dynmap_slots(int item_words, GhmDynmapVariant v)
-{
-    if (v == GHM_DYNMAP_ACCEL8)
-        return 120 / (4 * item_words + 1);
-    return v == GHM_DYNMAP_ACCEL32 ? 30 / (item_words + 1) : 30 / item_words;
-}
-static inline int ghmi_dynmap_head_words(int item_words, GhmDynmapVariant v)
-{
-    return v != GHM_DYNMAP_ATOMIC64 ? 0 : item_words >= 2 ? 2 : 1;
-}
-static inline int ghmi_dynmap_head_bytes(int item_words, GhmDynmapVariant v)
-{
-    return v == GHM_DYNMAP_ACCEL8 ? 1 : v == GHM_DYNMAP_ACCEL32 || item_words == 1 ? 4 : 8;
-}
-
-/* An Accel8 tag of a key's hash: 1..255 (0 is the empty slot), from the hash's low half, which
- * the bucket leaves independent. */
-static inline uint32_t ghmi_dynmap_tag8(uint64_t hash)
-{
-    return 1 + (uint32_t)hash % 255u;
-}
-
-/* The key's 64-bit hash: splitmix64 of the seed-derived start and each word in turn. The
- * bucket is taken from its high half (Lemire's multiply-high), so the low half stays
- * independent for other tables (the batch's duplicate table). */
-static inline uint64_t ghmi_dynmap_hash(const uint32_t *key, int key_words, uint64_t seed)
-{
-    uint64_t h = seed;
-    for (int i = 0; i < key_words; i++)
-        h = ghmi_mix64(h ^ ((uint64_t)key[i] << 7 | (uint64_t)i << 40));
-    return h;
-}
-
-static inline uint32_t ghmi_dynmap_bucket(uint64_t hash, uint32_t buckets)
-{
-    return (uint32_t)(((hash >> 32) * (uint64_t)buckets) >> 32);
-}
 
 /* The CPU slab allocator. Super blocks are never moved or freed before the table is, so a slab's
  * address is stable; the directory of super blocks grows only in ghmi_slab_reserve, which runs

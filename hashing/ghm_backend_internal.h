@@ -348,7 +348,11 @@ extern const GhmDynmapOps ghm_cpu_dynmap_ops; /* Atomic64 slab lists: dynmap_cpu
 extern const GhmDistOps ghm_cpu_dist_ops;     /* dist_map_cpu.c */
 
 /* A 64-bit mixer (splitmix64) used to derive hash constants from the context seed, so that both
- * backends draw identical constants for the same seed and attempt number. */
+ * backends draw identical constants for the same seed and attempt number; on the device too
+ * under nvcc (GhmDynmap's key hash, dynmap_layout.h). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
 static inline uint64_t ghmi_mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;

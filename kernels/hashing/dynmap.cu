@@ -381,20 +381,14 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
         return GHM_ERR_NOMEM;
     d->ctx = ctx;
     DynRef *r = &d->ref;
-    /* hashing/dynmap_internal.h's ghmi_dynmap_slots, _head_words and _head_bytes */
-    GhmDynmapVariant v = opt->variant;
+    GhmiDynLayout l = ghmi_dynmap_layout(opt->item_words, opt->variant);
     r->w = opt->item_words;
     r->kw = opt->key_words;
-    r->hw = v != GHM_DYNMAP_ATOMIC64 ? 0 : r->w >= 2 ? 2 : 1;
-    r->hb = v == GHM_DYNMAP_ACCEL8 ? 1 : v == GHM_DYNMAP_ACCEL32 || r->w == 1 ? 4 : 8;
-    r->slots = v == GHM_DYNMAP_ACCEL8    ? 120 / (4 * r->w + 1)
-               : v == GHM_DYNMAP_ACCEL32 ? 30 / (r->w + 1)
-                                         : 30 / r->w;
-    r->rest = (r->hb * r->slots + 3) / 4;
-    /* The CPU backend's bucket count (dynmap_cpu.c): a slab holds 1.5 buckets' worth. */
-    size_t per = (size_t)r->slots, cap = opt->capacity;
-    size_t want = cap ? cap / per + cap / (2 * per) + 1 : 1024;
-    r->n_buckets = (uint32_t)(want > ((size_t)1 << 31) ? (size_t)1 << 31 : want);
+    r->slots = l.slots;
+    r->hw = l.hw;
+    r->hb = l.hb;
+    r->rest = l.rest;
+    r->n_buckets = ghmi_dynmap_buckets(opt->capacity, l.slots);
     r->seed = ghmi_mix64(ctx->seed ^ 0xD1B54A32D192ED03ull);
     int ret = GHM_OK;
     GhmiCarve c = {NULL, 0};

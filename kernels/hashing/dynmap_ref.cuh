@@ -1,9 +1,9 @@
 /*
  * dynmap_ref.cuh - GhmDynmap's device side (dynmap.cu, dynmap_alloc.cu): the table as kernels
  * see it, and the operations of one thread on one slab list (Molenaar and Eisemann 2024, after
- * SlabHash). The slab layouts are those of hashing/dynmap_internal.h, word for word, and the
- * key hash and bucket are its ghmi_dynmap_hash and ghmi_dynmap_bucket, so both backends place
- * every item in the same bucket.
+ * SlabHash). The slab layouts are those of hashing/dynmap_internal.h, their numbers, the key
+ * hash and the bucket hashing/dynmap_layout.h's, which the CPU backend uses too, so both
+ * backends place every item in the same bucket and slot layout.
  *
  * Every operation on a list is done by one thread (below): it reads the slots' heads, the next
  * link (word 30) and the mask (word 31) as 16-byte quads of the slab's one 128-byte line.
@@ -21,16 +21,17 @@
 
 #include <stdint.h>
 
+#include "hashing/dynmap_layout.h"
 #include "hashing/ghm_dynmap.h"
 #include "kernels/hashing/hash_refs.h"
 
-enum {
-    DYN_SLAB_WORDS = 32, /* hashing/dynmap_internal.h's GHMI_SLAB_* */
-    DYN_NEXT = 30,
-    DYN_MASK = 31,
-    DYN_SLABS_PER_BLOCK = 1024,
-    DYN_BLOCKS_PER_SUPER = 16,
-    DYN_SLABS_PER_SUPER = DYN_SLABS_PER_BLOCK * DYN_BLOCKS_PER_SUPER,
+enum { /* dynmap_layout.h's, by the names the kernels use */
+    DYN_SLAB_WORDS = GHMI_SLAB_WORDS,
+    DYN_NEXT = GHMI_SLAB_NEXT,
+    DYN_MASK = GHMI_SLAB_MASK,
+    DYN_SLABS_PER_BLOCK = GHMI_SLABS_PER_BLOCK,
+    DYN_BLOCKS_PER_SUPER = GHMI_BLOCKS_PER_SUPER,
+    DYN_SLABS_PER_SUPER = GHMI_SLABS_PER_SUPER,
 };
 
 #define DYN_FULL 0xffffffffu
@@ -50,26 +51,15 @@ enum {
 /* The table, by value in every kernel: hash_refs.h's reference. */
 typedef GhmDynmapRef DynRef;
 
-static __device__ __forceinline__ uint64_t dyn_mix64(uint64_t x) /* ghmi_mix64 */
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-/* ghmi_dynmap_hash of a key. */
+/* A key's hash and bucket in the table (dynmap_layout.h). */
 static __device__ __forceinline__ uint64_t dyn_hash(const DynRef &r, const uint32_t *key)
 {
-    uint64_t h = r.seed;
-    for (int i = 0; i < r.kw; i++)
-        h = dyn_mix64(h ^ ((uint64_t)key[i] << 7 | (uint64_t)i << 40));
-    return h;
+    return ghmi_dynmap_hash(key, r.kw, r.seed);
 }
 
 static __device__ __forceinline__ uint32_t dyn_bucket(const DynRef &r, uint64_t hash)
 {
-    return (uint32_t)(((hash >> 32) * (uint64_t)r.n_buckets) >> 32);
+    return ghmi_dynmap_bucket(hash, r.n_buckets);
 }
 
 static __device__ __forceinline__ uint32_t *dyn_slab(const DynRef &r, uint32_t s)
@@ -111,12 +101,6 @@ static __device__ __forceinline__ int dyn_word_of(const DynRef &r, int slot, int
     return r.rest + slot * (r.w - r.hw) + (j - r.hw);
 }
 
-/* hashing/dynmap_internal.h's ghmi_dynmap_tag8. */
-static __device__ __forceinline__ uint32_t dyn_tag8(uint64_t hash)
-{
-    return 1 + (uint32_t)hash % 255u;
-}
-
 /* What a slot's head holds for an item (hashing/dynmap_cpu_internal.h's ghmi_dyn_head_of): its
  * first 8 bytes (heads of 2 words), its one word, or its key's tag (32 or 8 bits), never 0 (the
  * empty slot). */
@@ -125,7 +109,7 @@ static __device__ __forceinline__ unsigned long long dyn_head_of(const DynRef &r
                                                                  uint64_t hash)
 {
     if (r.hw == 0)
-        return r.hb == 1 ? dyn_tag8(hash) : ((uint32_t)hash | 1u);
+        return ghmi_dynmap_tag(hash, r.hb);
     return r.hw == 2 ? (unsigned long long)item[0] | (unsigned long long)item[1] << 32 : item[0];
 }
 
@@ -167,7 +151,7 @@ static __device__ __forceinline__ DynWant dyn_want(const DynRef &r, const uint32
 {
     DynWant want;
     if (r.hw == 0)
-        want.lo = r.hb == 1 ? dyn_tag8(hash) * 0x01010101u : ((uint32_t)hash | 1u);
+        want.lo = ghmi_dynmap_tag(hash, r.hb) * (r.hb == 1 ? 0x01010101u : 1u);
     else
         want.lo = __ldg(&key[0]);
     want.hi = r.hw == 2 && r.kw > 1 ? __ldg(&key[1]) : 0; /* a one-word key has no word 1 */
