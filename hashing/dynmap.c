@@ -18,6 +18,25 @@ struct GhmDynmap {
     int item_words, key_words;
 };
 
+static const char *const variant_names[GHM_DYNMAP_VARIANTS] = {
+    [GHM_DYNMAP_ATOMIC64] = "atomic64",
+    [GHM_DYNMAP_ACCEL32] = "accel32",
+    [GHM_DYNMAP_ACCEL8] = "accel8",
+};
+
+const char *ghm_dynmap_variant_name(GhmDynmapVariant variant)
+{
+    return (unsigned)variant < GHM_DYNMAP_VARIANTS ? variant_names[variant] : NULL;
+}
+
+int ghm_dynmap_variant_from_name(const char *name)
+{
+    for (int i = 0; name && i < GHM_DYNMAP_VARIANTS; i++)
+        if (strcmp(name, variant_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 GhmDynmapOptions ghm_dynmap_defaults(void)
 {
     GhmDynmapOptions o = {.item_words = 6, .key_words = 0, .capacity = 0,
@@ -31,7 +50,7 @@ int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmDynmap **
         *out = NULL;
     if (!ctx || !opt || !out || opt->item_words < 1 || opt->item_words > GHM_DYNMAP_MAX_WORDS ||
         opt->key_words < 0 || opt->key_words > opt->item_words ||
-        (unsigned)opt->variant > GHM_DYNMAP_ACCEL8)
+        (unsigned)opt->variant >= GHM_DYNMAP_VARIANTS)
         return GHM_ERR_INVALID;
     const GhmDynmapOps *ops = ctx->backend->dynmap;
     if (!ops)

@@ -85,8 +85,14 @@ enum { GHM_DYNMAP_MAX_WORDS = 10 };
 typedef enum GhmDynmapVariant {
     GHM_DYNMAP_ATOMIC64 = 0, /* the first 8 bytes of every slot first, then the rest (AoS) */
     GHM_DYNMAP_ACCEL32 = 1,  /* a 32-bit tag (acceleration hash) per slot, then whole items */
-    GHM_DYNMAP_ACCEL8 = 2    /* an 8-bit tag (acceleration hash) per slot, then whole items */
+    GHM_DYNMAP_ACCEL8 = 2,   /* an 8-bit tag (acceleration hash) per slot, then whole items */
+    GHM_DYNMAP_VARIANTS = 3  /* the number of variants, not a variant */
 } GhmDynmapVariant;
+
+/* A variant's name ("atomic64", "accel32", "accel8"; NULL out of range), and the variant of a
+ * name (-1 for none), as ghm_map_scheme_name and ghm_map_scheme_from_name. */
+GHM_API const char *ghm_dynmap_variant_name(GhmDynmapVariant variant);
+GHM_API int ghm_dynmap_variant_from_name(const char *name);
 
 typedef struct GhmDynmapOptions {
     int item_words;     /* 1 .. GHM_DYNMAP_MAX_WORDS */

@@ -50,15 +50,11 @@ static const struct option long_options[] = {
 
 static const double capacity_factors[] = {2.0, 1.0, 0.5, 0.25};
 static const int hit_percents[] = {25, 50, 75};
-static const GhmDynmapVariant variants[] = {GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32,
-                                             GHM_DYNMAP_ACCEL8};
-static const char *const variant_names[] = {"atomic64", "accel32", "accel8"};
-enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
 typedef struct DynArgs {
     GhmCommonOptions common;
     long fill_log2, ops_log2, reps; /* 0: the backend's default */
-    unsigned variants;              /* bit v: variants[v] measured (0: every one) */
+    unsigned variants;              /* bit v: variant v measured (0: every one) */
     int quick;
     const char *json_out;
 } DynArgs;
@@ -67,7 +63,7 @@ typedef struct Bench {
     GhmContext *ctx;
     size_t fill, ops;
     int reps;
-    unsigned variants; /* bit v: variants[v] measured */
+    unsigned variants; /* bit v: variant v measured */
     uint32_t *host;                         /* (fill or ops) * 10 words of host scratch */
     uint32_t *fill_items, *new_items, *queries; /* backend memory, 10 words per item */
     GhmDynmapHandle *handles;               /* backend memory, ops entries */
@@ -92,15 +88,6 @@ static void print_help(void)
            "  --backend, --threads, --seed as everywhere\n");
 }
 
-/* The index in variants[] of the variant named `name`, or -1. */
-static int variant_index(const char *name)
-{
-    for (int v = 0; v < N_VARIANTS; v++)
-        if (strcmp(name, variant_names[v]) == 0)
-            return v;
-    return -1;
-}
-
 static int parse_args(int argc, char **argv, DynArgs *a)
 {
     *a = (DynArgs){.common = ghm_cli_common_defaults(), .reps = 3};
@@ -122,7 +109,7 @@ static int parse_args(int argc, char **argv, DynArgs *a)
             if (ghm_cli_parse_long("--reps", optarg, 1, 100, &a->reps) < 0)
                 return -1;
         } else if (id == OPT_VARIANT) {
-            int v = variant_index(optarg);
+            int v = ghm_dynmap_variant_from_name(optarg);
             if (v < 0) {
                 ghm_cli_error("bench dynmap", "--variant '%s': not atomic64, accel32 or accel8",
                               optarg);
@@ -262,22 +249,25 @@ static int bench_buckets(Bench *b)
     printf("%-9s %5s %10s %8s %8s %8s %8s %8s %8s %8s %6s %10s %8s\n", "variant", "words",
            "buckets", "per_bkt", "fill_ms", "find25", "find50", "find75", "insert", "erase",
            "gc_ms", "slabs", "MiB");
-    for (int v = 0; v < N_VARIANTS && ret >= 0; v++)
-        for (int c = 0; c < 4 && ret >= 0 && (b->variants >> v & 1); c++) {
+    for (int v = 0; v < GHM_DYNMAP_VARIANTS && ret >= 0; v++) {
+        if (!(b->variants >> v & 1))
+            continue;
+        const char *name = ghm_dynmap_variant_name((GhmDynmapVariant)v);
+        for (int c = 0; c < 4 && ret >= 0; c++) {
             Result r;
             size_t cap = (size_t)(capacity_factors[c] * (double)b->fill);
-            if ((ret = measure(b, variants[v], 6, cap, 1, &r)) < 0)
+            if ((ret = measure(b, (GhmDynmapVariant)v, 6, cap, 1, &r)) < 0)
                 break;
             double per = (double)b->fill / (double)r.st.buckets;
             printf("%-9s %5d %10zu %8.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6.3f %10zu %8.1f\n",
-                   variant_names[v], 6, r.st.buckets, per, ms(r.fill), ms(r.find[0]),
-                   ms(r.find[1]), ms(r.find[2]), ms(r.insert), ms(r.erase), ms(r.gc),
-                   r.st.slabs_used, (double)r.st.bytes / (1 << 20));
+                   name, 6, r.st.buckets, per, ms(r.fill), ms(r.find[0]), ms(r.find[1]),
+                   ms(r.find[2]), ms(r.insert), ms(r.erase), ms(r.gc), r.st.slabs_used,
+                   (double)r.st.bytes / (1 << 20));
             fflush(stdout);
             ret = add_row(b->rows,
                           json_pack("{s:s,s:i,s:I,s:f,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,"
                                     "s:I,s:I}",
-                                    "variant", variant_names[v], "item_words", 6, "buckets",
+                                    "variant", name, "item_words", 6, "buckets",
                                     (json_int_t)r.st.buckets, "items_per_bucket", per, "fill",
                                     (json_int_t)b->fill, "ops", (json_int_t)b->ops, "fill_ms",
                                     ms(r.fill), "find25_ms", ms(r.find[0]), "find50_ms",
@@ -287,6 +277,7 @@ static int bench_buckets(Bench *b)
                                     (json_int_t)r.st.slots_per_slab, "bytes",
                                     (json_int_t)r.st.bytes));
         }
+    }
     return ret;
 }
 
@@ -299,17 +290,18 @@ static int bench_sizes(Bench *b)
         if ((ret = upload_items(b, b->fill_items, b->fill, w, 0, -1)) < 0 ||
             (ret = upload_items(b, b->new_items, b->ops, w, b->fill, -1)) < 0)
             break;
-        for (int v = 0; v < N_VARIANTS && ret >= 0; v++) {
+        for (int v = 0; v < GHM_DYNMAP_VARIANTS && ret >= 0; v++) {
             if (!(b->variants >> v & 1))
                 continue;
+            const char *name = ghm_dynmap_variant_name((GhmDynmapVariant)v);
             Result r;
-            if ((ret = measure(b, variants[v], w, b->fill, 0, &r)) < 0)
+            if ((ret = measure(b, (GhmDynmapVariant)v, w, b->fill, 0, &r)) < 0)
                 break;
-            printf("%-9s %5d %8.3f %8.3f %8.3f %8.1f %10zu\n", variant_names[v], w, ms(r.fill),
+            printf("%-9s %5d %8.3f %8.3f %8.3f %8.1f %10zu\n", name, w, ms(r.fill),
                    ms(r.find[1]), ms(r.insert), mops(b->ops, r.find[1]), r.st.slabs_used);
             fflush(stdout);
             ret = add_row(b->size_rows,
-                          json_pack("{s:s,s:i,s:f,s:f,s:f,s:I,s:I}", "variant", variant_names[v],
+                          json_pack("{s:s,s:i,s:f,s:f,s:f,s:I,s:I}", "variant", name,
                                     "item_words", w, "fill_ms", ms(r.fill), "find50_ms",
                                     ms(r.find[1]), "insert_ms", ms(r.insert), "slabs_used",
                                     (json_int_t)r.st.slabs_used, "bytes",
@@ -419,7 +411,7 @@ int ghm_bench_dynmap(int argc, char **argv)
     int fill = a.fill_log2 ? (int)a.fill_log2 : cpu ? 22 : 25;
     int ops = a.ops_log2 ? (int)a.ops_log2 : cpu ? 20 : 23;
     b.reps = (int)a.reps;
-    b.variants = a.variants ? a.variants : (1u << N_VARIANTS) - 1;
+    b.variants = a.variants ? a.variants : (1u << GHM_DYNMAP_VARIANTS) - 1;
     if (a.quick) {
         fill = 12;
         ops = 10;

@@ -4,9 +4,9 @@
  * across later inserts, erases and garbage collection, item sizes 1 to 10 words, items sharing
  * their first 8 bytes, keys shorter than the item, every item listed once (ghm_dynmap_items),
  * erase_if, bad arguments, thread counts, the CPU insert's bucket order; the Atomic64, Accel32
- * and Accel8 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs the same
- * batches on both backends side by side, comparing every answer (flags, found or not, items,
- * sizes) item by item; handles are compared within a backend only (which slab a warp or
+ * and Accel8 variants. The "cuda" case runs the same scenarios on the CUDA backend, and runs
+ * the same batches on both backends side by side, comparing every answer (flags, found or not,
+ * items, sizes) item by item; handles are compared within a backend only (which slab a warp or
  * a thread gets differs), and device arrays as inputs and outputs. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,8 +39,8 @@ START_TEST(test_item_sizes)
     if (!ghm_test_dyn_pick(_i))
         return;
     GhmContext *ctx = ghm_test_dyn_context(0);
-    for (int v = 0; v < GHM_TEST_VARIANTS; v++) {
-        ghm_test_dyn_variant = ghm_test_dyn_variants[v];
+    for (int v = 0; v < GHM_DYNMAP_VARIANTS; v++) {
+        ghm_test_dyn_variant = (GhmDynmapVariant)v;
         for (int w = 1; w <= GHM_DYNMAP_MAX_WORDS; w++)
             for (int mode = 0; mode < 2; mode++)
                 ghm_test_random_rounds(ctx, w, mode, 40000, 30000, 8000, 12, 3);
@@ -319,11 +319,11 @@ START_TEST(test_bad_arguments)
     opt.variant = (GhmDynmapVariant)7;
     ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_ERR_INVALID);
     /* Slots per slab of each variant (dynmap_internal.h's layouts) at 1, 6 and 10 words. */
-    static const int words[3] = {1, 6, 10}, slots[GHM_TEST_VARIANTS][3] = {
+    static const int words[3] = {1, 6, 10}, slots[GHM_DYNMAP_VARIANTS][3] = {
         {30, 5, 3}, {15, 4, 2}, {24, 4, 2}};
-    for (int v = 0; v < GHM_TEST_VARIANTS; v++)
+    for (int v = 0; v < GHM_DYNMAP_VARIANTS; v++)
         for (int k = 0; k < 3; k++) {
-            opt.variant = ghm_test_dyn_variants[v];
+            opt.variant = (GhmDynmapVariant)v;
             opt.item_words = words[k];
             GhmDynmapStats st;
             ck_assert_int_eq(ghm_dynmap_create(ctx, &opt, &dm), GHM_OK);
@@ -396,7 +396,7 @@ START_TEST(test_thread_counts_agree)
     uint8_t *flags[3];
     size_t sizes[3][ROUNDS];
     int threads[3] = {1, 2, 4};
-    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
+    ghm_test_dyn_variant = (GhmDynmapVariant)_i;
     ghm_test_dyn_backend = GHM_BACKEND_CPU;
     for (int t = 0; t < 3; t++) {
         GhmContext *ctx = ghm_test_dyn_context(threads[t]);
@@ -496,7 +496,7 @@ static void twin_rounds(int w, int mode, uint32_t universe, size_t capacity, siz
 START_TEST(test_cuda_same_answers)
 {
     GHM_REQUIRE_CUDA();
-    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
+    ghm_test_dyn_variant = (GhmDynmapVariant)_i;
     int words[] = {1, 2, 3, 6, 10};
     for (int k = 0; k < 5; k++)
         for (int mode = 0; mode < 2; mode++)
@@ -513,7 +513,7 @@ END_TEST
 START_TEST(test_cuda_long_lists)
 {
     GHM_REQUIRE_CUDA();
-    ghm_test_dyn_variant = ghm_test_dyn_variants[_i];
+    ghm_test_dyn_variant = (GhmDynmapVariant)_i;
     twin_rounds(1, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     twin_rounds(6, MODE_MIXED, 20000, 16, 15000, 4000, 4);
     ghm_test_dyn_backend = GHM_BACKEND_CPU;

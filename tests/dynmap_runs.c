@@ -41,8 +41,6 @@ GhmContext *ghm_test_dyn_context(int threads)
 }
 
 GhmDynmapVariant ghm_test_dyn_variant = GHM_DYNMAP_ATOMIC64;
-const GhmDynmapVariant ghm_test_dyn_variants[GHM_TEST_VARIANTS] = {
-    GHM_DYNMAP_ATOMIC64, GHM_DYNMAP_ACCEL32, GHM_DYNMAP_ACCEL8};
 
 GhmDynmap *ghm_test_dyn_table(GhmContext *ctx, int w, int key_words, size_t capacity)
 {
@@ -216,8 +214,8 @@ void ghm_test_run_check_all(GhmTestRun *r)
 
 int ghm_test_dyn_pick(int i)
 {
-    ghm_test_dyn_variant = ghm_test_dyn_variants[i % GHM_TEST_VARIANTS];
-    ghm_test_dyn_backend = i / GHM_TEST_VARIANTS ? GHM_BACKEND_CUDA : GHM_BACKEND_CPU;
+    ghm_test_dyn_variant = (GhmDynmapVariant)(i % GHM_DYNMAP_VARIANTS);
+    ghm_test_dyn_backend = i / GHM_DYNMAP_VARIANTS ? GHM_BACKEND_CUDA : GHM_BACKEND_CPU;
     return ghm_test_dyn_backend == GHM_BACKEND_CPU || ghm_test_have_cuda();
 }
 

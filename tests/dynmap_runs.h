@@ -22,16 +22,13 @@ void ghm_test_dyn_item(uint32_t id, int w, int mode, uint32_t *out);
 extern GhmBackendKind ghm_test_dyn_backend;
 /* The variant ghm_test_dyn_table creates (the tests that loop over variants set it). */
 extern GhmDynmapVariant ghm_test_dyn_variant;
-/* The variants in loop-index order: Atomic64, Accel32, Accel8. */
-enum { GHM_TEST_VARIANTS = 3 };
-extern const GhmDynmapVariant ghm_test_dyn_variants[GHM_TEST_VARIANTS];
 
 /* A context of the backend ghm_test_dyn_backend with `threads` CPU threads. */
 GhmContext *ghm_test_dyn_context(int threads);
 /* A table of the variant ghm_test_dyn_variant (asserted made). */
 GhmDynmap *ghm_test_dyn_table(GhmContext *ctx, int w, int key_words, size_t capacity);
-/* Loop index of the tests run on both backends: i % 3 the variant (ghm_test_dyn_variants), i / 3
- * the backend (CPU, CUDA). 0 when the test is to be skipped (no device). */
+/* Loop index of the tests run on both backends: i % 3 the variant (Atomic64, Accel32, Accel8),
+ * i / 3 the backend (CPU, CUDA). 0 when the test is to be skipped (no device). */
 int ghm_test_dyn_pick(int i);
 
 /* The reference and the state of one run. */
