@@ -191,6 +191,30 @@ static size_t cpu_dynmap_size(const void *impl)
     return ((const GhmiCpuDynmap *)impl)->items;
 }
 
+/* A pass over every bucket (erase_if, gc) goes in chunks of BUCKET_CHUNK buckets on the
+ * context's threads, the first slab of the list BUCKET_AHEAD buckets on prefetched (a list's
+ * first slab is a cache miss). */
+enum { BUCKET_CHUNK = 1024, BUCKET_AHEAD = 8 };
+
+static uint32_t chunk_end(uint32_t c, uint32_t n_buckets)
+{
+    uint64_t end = ((uint64_t)c + 1) * BUCKET_CHUNK;
+    return end < n_buckets ? (uint32_t)end : n_buckets;
+}
+
+/* Prefetches word `word` on of the first slab of bucket b + BUCKET_AHEAD, where that bucket is
+ * before b1 (its chunk's end) and, with `dirty_only`, marked for the gc. */
+static void prefetch_ahead(const GhmiCpuDynmap *d, uint32_t b, uint32_t b1, int dirty_only,
+                           int word)
+{
+    uint32_t a = b + BUCKET_AHEAD;
+    if (a >= b1 || (dirty_only && !d->dirty[a]))
+        return;
+    uint32_t s = atomic_load_explicit(&d->buckets[a], memory_order_relaxed);
+    if (s)
+        __builtin_prefetch(ghmi_slab_ptr(&d->alloc, s) + word);
+}
+
 /* Erases the items of bucket b's list that test() picks, by the one thread that owns the
  * bucket: head cleared, mask bit dropped, the bucket marked for the gc where a slab empties.
  * Returns how many. */
@@ -221,25 +245,18 @@ static size_t erase_if_bucket(GhmiCpuDynmap *d, uint32_t b, GhmDynmapTest test, 
     return gone;
 }
 
-/* One pass over the buckets in chunks on the context's threads, a bucket's list by one thread
- * (the first slabs of the buckets ahead prefetched, as the gc does): no listing, no key
- * lookups. */
+/* One pass over the buckets, a bucket's list by one thread: no listing, no key lookups. */
 static int cpu_dynmap_erase_if(void *impl, GhmDynmapTest test, void *user, size_t *erased)
 {
-    enum { AHEAD = 8, CHUNK = 1024 };
     GhmiCpuDynmap *d = impl;
     size_t gone = 0;
-    uint32_t nb = d->n_buckets, chunks = (nb + CHUNK - 1) / CHUNK;
+    uint32_t nb = d->n_buckets, chunks = (nb + BUCKET_CHUNK - 1) / BUCKET_CHUNK;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ghmi_dyn_threads(d)) if (nb > 4096) \
     reduction(+ : gone)
     for (uint32_t c = 0; c < chunks; c++) {
-        uint32_t b1 = c + 1 < chunks ? (c + 1) * CHUNK : nb;
-        for (uint32_t b = c * CHUNK; b < b1; b++) {
-            uint32_t ahead = b + AHEAD < b1 ? atomic_load_explicit(&d->buckets[b + AHEAD],
-                                                                   memory_order_relaxed)
-                                            : 0;
-            if (ahead)
-                __builtin_prefetch(ghmi_slab_ptr(&d->alloc, ahead));
+        uint32_t b1 = chunk_end(c, nb);
+        for (uint32_t b = c * BUCKET_CHUNK; b < b1; b++) {
+            prefetch_ahead(d, b, b1, 0, 0);
             gone += erase_if_bucket(d, b, test, user);
         }
     }
@@ -280,29 +297,23 @@ static void unlink_empty(GhmiCpuDynmap *d, uint32_t b, Released *r)
     }
 }
 
-/* Per dirty bucket, one thread unlinks the empty slabs (the first slabs of the dirty buckets
- * ahead prefetched); they go back to the allocator a batch at a time. Only an erase leaves an
+/* Per dirty bucket, one thread unlinks the empty slabs (the half line of the next link and mask
+ * prefetched ahead); they go back to the allocator a batch at a time. Only an erase leaves an
  * empty slab linked, and it marks the bucket: the others are not walked (on the CUDA backend
  * the same cut a gc 2-6x, 2026-12-01). */
 static int cpu_dynmap_gc(void *impl, size_t *released)
 {
-    enum { AHEAD = 8, CHUNK = 1024 };
     GhmiCpuDynmap *d = impl;
     size_t freed = 0;
-    uint32_t nb = d->n_buckets, chunks = (nb + CHUNK - 1) / CHUNK;
+    uint32_t nb = d->n_buckets, chunks = (nb + BUCKET_CHUNK - 1) / BUCKET_CHUNK;
 #pragma omp parallel num_threads(ghmi_dyn_threads(d)) if (nb > 4096) reduction(+ : freed)
     {
         Released r = {.held = 0};
 #pragma omp for schedule(dynamic, 1) nowait
         for (uint32_t c = 0; c < chunks; c++) {
-            uint32_t b1 = c + 1 < chunks ? (c + 1) * CHUNK : nb;
-            for (uint32_t b = c * CHUNK; b < b1; b++) {
-                uint32_t ahead = b + AHEAD < b1 && d->dirty[b + AHEAD]
-                                     ? atomic_load_explicit(&d->buckets[b + AHEAD],
-                                                            memory_order_relaxed)
-                                     : 0;
-                if (ahead)
-                    __builtin_prefetch(ghmi_slab_ptr(&d->alloc, ahead) + 16);
+            uint32_t b1 = chunk_end(c, nb);
+            for (uint32_t b = c * BUCKET_CHUNK; b < b1; b++) {
+                prefetch_ahead(d, b, b1, 1, 16);
                 if (d->dirty[b]) {
                     d->dirty[b] = 0;
                     unlink_empty(d, b, &r);
