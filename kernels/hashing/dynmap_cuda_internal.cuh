@@ -72,16 +72,17 @@ typedef struct Scratch {
     size_t tab_cap;
 } Scratch;
 
-/* Queues the hashes of n records (their keys the first key_words words of each, stride words
+/* Queues (dynmap_leaders.cu) the hashes of n records (their keys the first key_words words of each, stride words
  * apart; `check`: flag records whose first 8 bytes are zero) and their leaders, in scratch that
  * *block owns (free it whatever the result). */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
                               int check, void **block, Scratch *s);
 
-/* Loads the kernels of dynmap.cu (those of a table of hb head bytes) and dynmap_alloc.cu now
- * (the op table's preload, in dynmap_ops.cu). */
+/* Load the kernels of dynmap.cu (those of a table of hb head bytes), dynmap_alloc.cu and
+ * dynmap_leaders.cu now (the op table's preload, in dynmap_ops.cu). */
 cudaError_t ghmi_dyn_load_kernels(const GhmContext *ctx, int hb);
 cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx);
+cudaError_t ghmi_dyn_leaders_load_kernels(const GhmContext *ctx);
 
 /* The op table's create, destroy and insert (dynmap.cu); the rest is in dynmap_ops.cu. */
 int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl);

@@ -371,6 +371,8 @@ static int dyn_preload(const void *impl)
         err = ghmi_dyn_load_kernels(ctx, d->ref.hb);
     if (err == cudaSuccess)
         err = ghmi_dyn_alloc_load_kernels(ctx);
+    if (err == cudaSuccess)
+        err = ghmi_dyn_leaders_load_kernels(ctx);
     return GHM_CUDA(err);
 }
 
