@@ -132,8 +132,9 @@ GHM_API int ghm_dynmap_create(GhmContext *ctx, const GhmDynmapOptions *opt, GhmD
  * Either may be NULL; items may be NULL when n is 0. n <= GHM_DYNMAP_MAX_BATCH.
  * GHM_ERR_INVALID: an item's first 8 bytes are zero (nothing is changed); GHM_ERR_NOMEM or
  * GHM_ERR_TOO_LARGE (more than 2^32 slabs): the slabs the batch might need could not be
- * obtained; the table is unchanged (super blocks obtained before the failure stay with the
- * allocator as free slabs) and the outputs are unspecified. */
+ * obtained; the table holds the items it held, at their handles (super blocks obtained before
+ * the failure stay with the allocator as free slabs; on CUDA slabs the call linked may stay
+ * linked, empty, until ghm_dynmap_gc) and the outputs are unspecified. */
 GHM_API int ghm_dynmap_insert(GhmDynmap *dm, const uint32_t *items, size_t n,
                               GhmDynmapHandle *handles, uint8_t *inserted);
 

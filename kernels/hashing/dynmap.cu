@@ -17,15 +17,20 @@
  *             claims the first empty slot from there by a compare-and-swap of the slot's head
  *             (the item's first 8 bytes, or its 32-bit tag), writes the rest and sets the
  *             slot's mask bit. Look-ups beside the claims compare only slots whose bit is set
- *             (dynmap_ref.cuh). An item that reaches the end of its list is "left" and takes a
- *             rank among its bucket's left items (an atomic count per bucket);
- *          4. the first left item of each bucket turns the count into the bucket's first
- *             entry in the list of slabs to hand out (a scan per block, one atomic per block);
- *             the host reads the total, grows the allocator if needed (the only step that can
- *             run out of memory; a failure undoes the claims) and hands the slabs out
- *             (dynmap_alloc.cu);
+ *             (dynmap_ref.cuh). An item that reaches the end of its list takes a slab of the
+ *             call's pool (handed out before the kernel: as many as the batch fills if all its
+ *             items are new, the allocator grown to that where memory allows), links it after
+ *             the list's last slab by a compare-and-swap of the link (one that loses claims in
+ *             the winner's slab) and claims a slot in it; after the kernel the pool's unused
+ *             slabs go back. Once the pool is spent an item is "left" and takes a rank among
+ *             its bucket's left items (an atomic count per bucket); the host reads how many;
+ *          4. where some are left, the first left item of each bucket turns the count into the
+ *             bucket's first entry in the list of slabs to hand out (a scan per block, one
+ *             atomic per block); the host reads the total, grows the allocator if needed (the
+ *             only step that can run out of memory; a failure undoes the claims) and hands the
+ *             slabs out (dynmap_alloc.cu);
  *          5. a thread per left item writes it into new slab rank / slots, slot rank % slots;
- *             the first item of a new slab links it (after the list's last slab, or the one
+ *             the first item of a new slab links it (after the list's end, or after the one
  *             before it in the bucket's new slabs);
  *          6. duplicates and stored items get the leader's or the stored item's handle.
  *          Until 2026-11-27 the look-up and the claims were two walks (a look-up beside the
@@ -33,9 +38,11 @@
  *          bit now rules that out), and left items were stored by a warp each that took a
  *          slab from the allocator and linked it by a compare-and-swap: warps searched for
  *          free slabs and raced for links (slow runs of 13-17 ms; 7.2-7.4 ms at best for 2^23
- *          six-word items into a table of 2^25 on the H100). The ranks give every new slab's
- *          place before the first is written, and one kernel hands all of them out
- *          (docs/BENCHMARKS.md).
+ *          six-word items into a table of 2^25 on the H100). Then, until 2026-12-02, every new
+ *          slab came from the host's count (steps 4-5 for every item whose list was full): a
+ *          second pass over the batch that took a fifth of the insert's time. The pool keeps
+ *          what made that pass fast: no thread searches for a free slab, and a race for a link
+ *          costs the loser one slab given back (docs/BENCHMARKS.md).
  * erase    hash, leaders, and a thread per leader clears its slot's head and mask bit; one
  *          that empties its slab marks the bucket dirty.
  * find     a thread per key: bucket, slabs, handle and item.
@@ -44,11 +51,14 @@
  */
 #include <string.h>
 
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 
 #include "dynmap_cuda_internal.cuh"
 #include "hash_internal.h"
+
+namespace cg = cooperative_groups;
 
 /* --- kernels ------------------------------------------------------------------------------- */
 
@@ -73,20 +83,22 @@ static __device__ bool claim_head(const DynRef &r, uint32_t *slab, int slot,
     return atomicCAS(slab + slot, 0u, (uint32_t)head) == 0;
 }
 
-/* Claims the first empty slot of a list from the look-up's first slab with room on
- * (`sp`), by a compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit
- * tag), writes the item's other words, then its mask bit (a release, after the words: a
- * look-up compares only slots whose bit is set). The handle, or NO_HANDLE at the end of the
- * list. Never allocates. */
+/* Claims the first empty slot of a list from slab sp.first on (the look-up's first slab with
+ * room, whose empty slots and next link sp holds; `look_first`: a slab not looked at yet), by a
+ * compare-and-swap of the slot's head (the item's first 8 bytes, or its 32-bit tag), writes
+ * the item's other words, then its mask bit (a release, after the words: a look-up compares
+ * only slots whose bit is set). The handle, or NO_HANDLE at the end of the list, whose last
+ * slab is then in *last. Never allocates. */
 static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *item,
-                                             uint64_t hash, DynSpots sp)
+                                             uint64_t hash, DynSpots sp, bool look_first,
+                                             uint32_t *last)
 {
     unsigned long long head = dyn_head_of(r, item, hash);
     DynWant none = {0, 0, 0};
     DynLook k = {0, sp.empties, sp.first_next, 0};
     for (uint32_t s = sp.first; s;) {
         uint32_t *slab = dyn_slab(r, s);
-        if (s != sp.first)
+        if (s != sp.first || look_first)
             k = dyn_look(r, slab, none, true);
         for (; k.empties; k.empties &= k.empties - 1) {
             int slot = __ffs(k.empties) - 1;
@@ -100,28 +112,73 @@ static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *it
             mask.fetch_or(1u << slot, cuda::memory_order_release);
             return dyn_handle(s, slot);
         }
+        *last = s;
         s = k.next;
     }
     return GHM_DYNMAP_NO_HANDLE;
 }
 
+/* A slab of the call's pool (dynmap_cuda_internal.cuh's DynPool), one atomic for the lanes of a
+ * warp that ask together (every thread on one counter queued a whole kernel behind it,
+ * 2026-11-26); 0 once the pool is spent. */
+static __device__ uint32_t pool_take(const DynRef &r, const DynPool &pool)
+{
+    if (!pool.n)
+        return 0; /* no pool (an empty table): not one atomic on the counter per item */
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned long long base = 0;
+    if (g.thread_rank() == 0)
+        base = atomicAdd(&r.counters[DYN_C_POOL], (unsigned long long)g.size());
+    base = g.shfl(base, 0) + g.thread_rank();
+    return base < pool.n ? pool.slabs[base] : 0;
+}
+
+/* Past the end of its list (*last; 0: an empty bucket) an item links a slab of the pool there
+ * by a compare-and-swap of the link and claims a slot from there on (claim_slot): a thread
+ * that loses the link claims in the winner's slab, and links its own further on if that list
+ * fills up. A slab taken and never linked goes to the pool's spares, which the host gives
+ * back. The handle, or NO_HANDLE once the pool is spent (the item is left for the host's
+ * slabs). Tried and slower (2^23 six-word inserts, H200, 2026-12-02): storing the item in the
+ * slab before linking it, behind a fence (+0.2-0.3 ms), and claiming in the slab just linked
+ * without looking at it (its compare-and-swap then misses in L2: +0.3-0.6 ms). */
+static __device__ GhmDynmapHandle append_slot(const DynRef &r, const uint32_t *item,
+                                              uint64_t hash, const DynPool &pool,
+                                              uint32_t *last)
+{
+    GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
+    uint32_t mine = 0;
+    while (hd == GHM_DYNMAP_NO_HANDLE && (mine || (mine = pool_take(r, pool)))) {
+        uint32_t *link = *last ? dyn_slab(r, *last) + DYN_NEXT
+                               : &r.buckets[dyn_bucket(r, hash)];
+        uint32_t seen = atomicCAS(link, 0u, mine);
+        DynSpots from = {seen ? seen : mine, 0, 0, 0};
+        if (!seen)
+            mine = 0;
+        hd = claim_slot(r, item, hash, from, true, last);
+    }
+    if (mine)
+        pool.spares[atomicAdd(&r.counters[DYN_C_SPARES], 1ull)] = mine;
+    return hd;
+}
+
 /* Insert step 3, a thread per item. h[i]: a stored item's handle, a new item's claimed slot,
  * or NO_HANDLE (a new item left for a new slab); fresh[i]: new. A left item takes rank[i], its
- * rank among its bucket's left items, and tail[i], the list's last slab. `empty_table`: no
- * slab is linked anywhere, so every list is empty and nothing is walked. Stored items are
- * tallied per block. */
+ * rank among its bucket's left items, and tail[i], a slab of its list (the write links after
+ * the list's end from there). `empty_table`: no slab was linked anywhere, so no look-up is
+ * needed. Stored and left items are tallied per block. */
 template <int HB>
 static __global__ void plan_kernel(DynRef ref, const uint32_t *items, size_t n,
                                    const uint64_t *hash, const uint32_t *leader,
-                                   int empty_table, GhmDynmapHandle *h, uint8_t *fresh,
-                                   uint32_t *counts, uint32_t *rank, uint32_t *tail)
+                                   int empty_table, DynPool pool, GhmDynmapHandle *h,
+                                   uint8_t *fresh, uint32_t *counts, uint32_t *rank,
+                                   uint32_t *tail)
 {
     const DynRef r = dyn_fixed<HB>(ref);
     /* Through L1 (set by the hash kernel before): every thread reading it from one L2 line
      * made that line a queue (10 of 24 ms of a 2^25 fill's claims in ncu, 2026-11-26). */
     if (__ldg(&r.counters[DYN_C_BAD]))
         return; /* the call fails with nothing changed (every thread of the block returns) */
-    unsigned stored = 0;
+    unsigned stored = 0, left = 0;
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) {
         GhmDynmapHandle hd = GHM_DYNMAP_NO_HANDLE;
@@ -133,13 +190,17 @@ static __global__ void plan_kernel(DynRef ref, const uint32_t *items, size_t n,
                 hd = dyn_lookup(r, item, hash[i], true, &sp);
             if (hd == GHM_DYNMAP_NO_HANDLE) {
                 is_new = 1;
+                uint32_t last = sp.tail;
                 if (sp.first)
-                    hd = claim_slot(r, item, hash[i], sp);
+                    hd = claim_slot(r, item, hash[i], sp, false, &last);
+                if (hd == GHM_DYNMAP_NO_HANDLE)
+                    hd = append_slot(r, item, hash[i], pool, &last);
                 if (hd != GHM_DYNMAP_NO_HANDLE) {
                     stored = 1;
                 } else {
+                    left = 1;
                     rank[i] = atomicAdd(&counts[dyn_bucket(r, hash[i])], 1u);
-                    tail[i] = sp.tail;
+                    tail[i] = last;
                 }
             }
         }
@@ -148,6 +209,9 @@ static __global__ void plan_kernel(DynRef ref, const uint32_t *items, size_t n,
     }
     if (unsigned sum = dyn_block_sum(stored))
         atomicAdd(&r.counters[DYN_C_ITEMS], (unsigned long long)sum);
+    __syncthreads(); /* the first sum is read (maybe by every thread) before the next reset */
+    if (unsigned sum = dyn_block_sum(left))
+        atomicAdd(&r.counters[DYN_C_LEFT], (unsigned long long)sum);
 }
 
 /* Whether item i is new and left for a new slab. */
@@ -183,14 +247,15 @@ static __global__ void first_slab_kernel(DynRef r, size_t n, const uint64_t *has
 
 /* Insert step 5: a thread per left item writes it into its new slab (the slabs handed out are
  * `taken`, the bucket's first at counts[b]): its head, its other words, its mask bit; the
- * first item of a slab links it. Nothing else reads these slabs during the kernel. Items
- * stored are tallied per block. */
+ * first item of a slab links it (`appended`: the plan linked slabs of its pool, maybe after
+ * tail[i]). Nothing else reads these slabs during the kernel. Items stored are tallied per
+ * block. */
 template <int HB>
 static __global__ void write_kernel(DynRef ref, const uint32_t *items, size_t n,
                                     const uint64_t *hash, const uint8_t *fresh,
                                     const uint32_t *rank, const uint32_t *tail,
                                     const uint32_t *counts, const uint32_t *taken,
-                                    GhmDynmapHandle *h)
+                                    int appended, GhmDynmapHandle *h)
 {
     const DynRef r = dyn_fixed<HB>(ref);
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -203,6 +268,8 @@ static __global__ void write_kernel(DynRef ref, const uint32_t *items, size_t n,
             uint32_t *link = k ? dyn_slab(r, taken[first + k / r.slots - 1]) + DYN_NEXT
                              : tail[i] ? dyn_slab(r, tail[i]) + DYN_NEXT
                                        : &r.buckets[b];
+            while (appended && !k && *link) /* slabs the plan linked after tail[i] */
+                link = dyn_slab(r, *link) + DYN_NEXT;
             *link = s;
         }
         h[i] = dyn_handle(s, slot);
@@ -348,47 +415,90 @@ int ghmi_dyn_create(GhmContext *ctx, const GhmDynmapOptions *opt, void **impl)
 }
 
 /* An insert's scratch beyond the hashes and leaders: ranks and tails of the left items, the
- * slabs handed out. */
+ * pool, the slabs handed out for the left items. */
 typedef struct Plan {
     uint32_t *rank, *tail, *taken;
+    DynPool pool;
 } Plan;
 
-static void plan_layout(GhmiCarve *c, Plan *p, size_t n)
+static void plan_layout(GhmiCarve *c, Plan *p, size_t n, size_t pool_n)
 {
     p->rank = (uint32_t *)ghmi_carve(c, n * 4);
     p->tail = (uint32_t *)ghmi_carve(c, n * 4);
+    p->pool.slabs = (const uint32_t *)ghmi_carve(c, pool_n * 4);
+    p->pool.spares = (uint32_t *)ghmi_carve(c, pool_n * 4);
+    p->pool.n = pool_n;
 }
 
-/* Insert steps 3-4, queued, then the host waits: the number of new slabs in *need. *claimed
- * once the claims are queued: a failure from then on must undo them (unclaim_kernel). */
+/* The pool of an insert of n items: the slabs they fill if all are new (n / slots), the
+ * allocator grown to that where device memory allows (a failure to grow only makes the pool
+ * what is free; the items it leaves get slabs the host counts, which may fail the call). */
+static int pool_size(CudaDynmap *d, size_t n, size_t *out)
+{
+    size_t want = n / (size_t)d->ref.slots + 1, used = (size_t)d->host_counters[DYN_C_USED];
+    int ret = ghmi_dyn_reserve(d, want, used, 1);
+    if (ret < 0 && ret != GHM_ERR_NOMEM && ret != GHM_ERR_TOO_LARGE)
+        return ret;
+    size_t total = ghmi_dyn_total_slabs(d), free_now = total ? total - 1 - used : 0;
+    *out = want < free_now ? want : free_now;
+    return GHM_OK;
+}
+
+/* The plan's scratch, and its pool handed out (queued). A table that holds no slab
+ * (`empty`) gets no pool: there every new item goes to a new slab, which the host's count and
+ * the write pass store faster than appends in the look-up's kernel (a fill of 2^25 six-word
+ * items 21-23 ms against 25-26 with a pool, H200, 2026-12-02). */
+static int plan_scratch(CudaDynmap *d, size_t n, int empty, void **block, Plan *p)
+{
+    size_t pool_n = 0;
+    int ret = empty ? GHM_OK : pool_size(d, n, &pool_n);
+    GhmiCarve c = ghmi_carve_start(NULL);
+    plan_layout(&c, p, n, pool_n);
+    if (ret >= 0)
+        ret = ghmi_device_alloc(d->ctx, c.used, block);
+    if (ret < 0)
+        return ret;
+    c = ghmi_carve_start(*block);
+    plan_layout(&c, p, n, pool_n);
+    if (!pool_n)
+        return GHM_OK;
+    void *take_block = NULL;
+    ret = ghmi_dyn_take(d, pool_n, (uint32_t *)p->pool.slabs, &take_block);
+    ghmi_device_free(d->ctx, take_block); /* behind the take, on the stream */
+    return ret;
+}
+
+/* Insert steps 3-4, queued, then the host waits: the number of new slabs the left items need
+ * in *need. *claimed once the claims are queued: a failure from then on must undo them
+ * (unclaim_kernel). */
 static int plan_insert(CudaDynmap *d, const uint32_t *items, size_t n, const Scratch *s,
                        GhmDynmapHandle *h, uint8_t *fresh, void **block, Plan *p, int *claimed,
                        size_t *need)
 {
     cudaStream_t st = ghm_cuda_stream(d->ctx);
-    GhmiCarve c = ghmi_carve_start(NULL);
-    plan_layout(&c, p, n);
-    int ret = ghmi_device_alloc(d->ctx, c.used, block);
+    int empty = d->host_counters[DYN_C_USED] == 0; /* read after the last call: no slab linked */
+    int ret = plan_scratch(d, n, empty, block, p);
     if (ret < 0)
         return ret;
-    c = ghmi_carve_start(*block);
-    plan_layout(&c, p, n);
-    int empty = d->host_counters[DYN_C_USED] == 0; /* read after the last call: no slab linked */
     /* No item is new until the plan says so: the undo reads these flags even where the plan
      * kernel did not run, or returned early (an item starting with 8 zero bytes). */
     if ((ret = GHM_CUDA(cudaMemsetAsync(fresh, 0, n, st))) < 0)
         return ret;
     *claimed = 1;
     DYN_BY_HB(d->ref.hb, plan_kernel)<<<thread_grid(n), THREADS, 0, st>>>(
-        d->ref, items, n, s->hash, s->leader, empty, h, fresh, d->counts, p->rank, p->tail);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
+        d->ref, items, n, s->hash, s->leader, empty, p->pool, h, fresh, d->counts, p->rank,
+        p->tail);
+    if ((ret = GHM_CUDA_LAUNCH()) < 0 || (ret = ghmi_dyn_give_back(d, &p->pool)) < 0 ||
+        (ret = ghmi_dyn_read_counters(d)) < 0)
         return ret;
+    if (d->host_counters[DYN_C_BAD])
+        return GHM_ERR_INVALID; /* the plan kernel returned at once: nothing claimed */
+    if (!d->host_counters[DYN_C_LEFT])
+        return GHM_OK;
     first_slab_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, n, s->hash, h, fresh, p->rank,
                                                            d->counts);
     if ((ret = GHM_CUDA_LAUNCH()) < 0 || (ret = ghmi_dyn_read_counters(d)) < 0)
         return ret;
-    if (d->host_counters[DYN_C_BAD])
-        return GHM_ERR_INVALID; /* the plan kernel returned at once: nothing claimed */
     *need = (size_t)d->host_counters[DYN_C_NEED];
     return GHM_OK;
 }
@@ -398,7 +508,7 @@ static int take_slabs(CudaDynmap *d, size_t need, void **block, void **take_bloc
 {
     if (!need)
         return GHM_OK;
-    int ret = ghmi_dyn_reserve(d, need, (size_t)d->host_counters[DYN_C_USED]);
+    int ret = ghmi_dyn_reserve(d, need, (size_t)d->host_counters[DYN_C_USED], 0);
     if (ret >= 0)
         ret = ghmi_device_alloc(d->ctx, need * 4, block);
     if (ret < 0)
@@ -416,7 +526,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     Staged in = {NULL, NULL}, h = {NULL, NULL}, f = {NULL, NULL};
     void *block = NULL, *plan_block = NULL, *taken_block = NULL, *take_block = NULL;
     Scratch s;
-    Plan p = {NULL, NULL, NULL};
+    Plan p = {NULL, NULL, NULL, {NULL, NULL, 0}};
     size_t need = 0;
     int claimed = 0, writing = 0;
     int ret = ghmi_dyn_stage_in(ctx, items, n * d->ref.w * 4, &in);
@@ -438,8 +548,10 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         /* From here the claims stand. A failed launch may leave slabs taken but not linked
          * (the kernel may have run): the table stays valid, the destroy returns them. */
         writing = 1;
+        int appended = p.pool.n && d->host_counters[DYN_C_POOL];
         DYN_BY_HB(d->ref.hb, write_kernel)<<<thread_grid(n), THREADS, 0, st>>>(
-            d->ref, dev_items, n, s.hash, dev_fresh, p.rank, p.tail, d->counts, p.taken, dev_h);
+            d->ref, dev_items, n, s.hash, dev_fresh, p.rank, p.tail, d->counts, p.taken,
+            appended, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {

@@ -50,17 +50,20 @@ static void arrays_free(GhmContext *ctx, Arrays *a)
     ghmi_device_free(ctx, a->block_free);
 }
 
-static int arrays_grow(CudaDynmap *d, size_t cap, Arrays *out)
+/* The device allocator a growth uses: memory the call needs, or only would like. */
+typedef int (*DeviceAlloc)(GhmContext *ctx, size_t bytes, void **out);
+
+static int arrays_grow(CudaDynmap *d, size_t cap, DeviceAlloc alloc, Arrays *out)
 {
     GhmContext *ctx = d->ctx;
     cudaStream_t s = ghm_cuda_stream(ctx);
     size_t blocks = cap * DYN_BLOCKS_PER_SUPER, old = d->n_supers * DYN_BLOCKS_PER_SUPER;
     *out = (Arrays){NULL, NULL, NULL};
-    int ret = ghmi_device_alloc(ctx, cap * sizeof(uint32_t *), (void **)&out->dir);
+    int ret = alloc(ctx, cap * sizeof(uint32_t *), (void **)&out->dir);
     if (ret >= 0)
-        ret = ghmi_device_alloc(ctx, blocks * 32 * sizeof(uint32_t), (void **)&out->bits);
+        ret = alloc(ctx, blocks * 32 * sizeof(uint32_t), (void **)&out->bits);
     if (ret >= 0)
-        ret = ghmi_device_alloc(ctx, blocks * sizeof(int), (void **)&out->block_free);
+        ret = alloc(ctx, blocks * sizeof(int), (void **)&out->block_free);
     if (ret >= 0 && d->n_supers) {
         ret = GHM_CUDA(cudaMemcpyAsync(out->dir, d->ref.dir, d->n_supers * sizeof(uint32_t *),
                                        cudaMemcpyDeviceToDevice, s));
@@ -76,8 +79,9 @@ static int arrays_grow(CudaDynmap *d, size_t cap, Arrays *out)
     return ret;
 }
 
-int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used)
+int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used, int spare)
 {
+    DeviceAlloc alloc = spare ? ghmi_device_alloc_spare : ghmi_device_alloc;
     size_t total = ghmi_dyn_total_slabs(d);
     size_t free_now = total ? total - 1 - used : 0;
     if (free_now >= need)
@@ -102,12 +106,12 @@ int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used)
         cap = cap ? 2 * cap : 8;
         if (cap < d->n_supers + k)
             cap = d->n_supers + k;
-        if ((ret = arrays_grow(d, cap, &grown)) < 0)
+        if ((ret = arrays_grow(d, cap, alloc, &grown)) < 0)
             return ret;
     }
     size_t bytes = k * (size_t)DYN_SLABS_PER_SUPER * DYN_SLAB_WORDS * 4;
     void *chunk = NULL;
-    ret = ghmi_device_alloc(ctx, bytes, &chunk);
+    ret = alloc(ctx, bytes, &chunk);
     cudaStream_t s = ghm_cuda_stream(ctx);
     if (ret >= 0)
         ret = GHM_CUDA(cudaMemsetAsync(chunk, 0, bytes, s));
@@ -210,8 +214,40 @@ int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
     return GHM_CUDA_LAUNCH();
 }
 
+/* A thread per slab of the pool: one past what the plan asked of it (counters[DYN_C_POOL]),
+ * or a spare, goes back to its memory block, untouched (still zeroed). Those returned are
+ * taken off counters[DYN_C_USED] once a block. */
+static __global__ void give_back_kernel(DynRef r, DynPool pool)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    unsigned long long asked = r.counters[DYN_C_POOL], spares = r.counters[DYN_C_SPARES];
+    unsigned back = 0;
+    for (int part = 0; part < 2; part++) {
+        bool unused = i < pool.n && (part ? i < spares : i >= asked);
+        if (!unused)
+            continue;
+        uint32_t s = part ? pool.spares[i] : pool.slabs[i];
+        uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
+        atomicAnd(&r.bits[(size_t)blk * 32 + off / 32], ~(1u << (off % 32)));
+        atomicAdd(&r.block_free[blk], 1);
+        back++;
+    }
+    if (unsigned sum = dyn_block_sum(back))
+        atomicAdd(&r.counters[DYN_C_USED], 0ull - sum);
+}
+
+int ghmi_dyn_give_back(CudaDynmap *d, const DynPool *pool)
+{
+    if (!pool->n)
+        return GHM_OK;
+    give_back_kernel<<<thread_grid(pool->n), THREADS, 0, ghm_cuda_stream(d->ctx)>>>(d->ref,
+                                                                                  *pool);
+    return GHM_CUDA_LAUNCH();
+}
+
 cudaError_t ghmi_dyn_alloc_load_kernels(const GhmContext *ctx)
 {
-    const void *const k[] = {(const void *)init_supers_kernel, (const void *)take_kernel};
+    const void *const k[] = {(const void *)init_supers_kernel, (const void *)take_kernel,
+                             (const void *)give_back_kernel};
     return ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
 }

@@ -24,13 +24,28 @@ typedef struct CudaDynmap {
 
 /* Makes sure at least `need` slabs are free, `used` being handed out now (slab 0 apart): adds
  * super blocks, all allocated before anything changes, so a failure (GHM_ERR_NOMEM, or
- * GHM_ERR_TOO_LARGE beyond 2^32 slabs) leaves the allocator as it was. Queued on the stream. */
-int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used);
+ * GHM_ERR_TOO_LARGE beyond 2^32 slabs) leaves the allocator as it was. `spare`: memory that
+ * only speeds the call up (running out is logged nowhere: ghmi_device_alloc_spare). Queued on
+ * the stream. */
+int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used, int spare);
 
 /* Queues the handing out of k slabs, reserved before (ghmi_dyn_reserve), into out[0..k): the
  * free slabs of the lowest memory blocks, marked taken, zeroed but for their item words. Its
  * scratch is *block's (free it whatever the result). */
 int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block);
+
+/* An insert's pool: n slabs handed out before its look-up, for the items that reach the end
+ * of their list (dynmap.cu's append_slot); spares (room for n) receives those taken and not
+ * linked. counters[DYN_C_POOL] and [DYN_C_SPARES] count them. */
+typedef struct DynPool {
+    const uint32_t *slabs;
+    uint32_t *spares;
+    size_t n;
+} DynPool;
+
+/* Queues the return of the slabs of an insert's pool that it did not link (those past
+ * counters[DYN_C_POOL], and the spares) to the allocator. */
+int ghmi_dyn_give_back(CudaDynmap *d, const DynPool *pool);
 
 /* Slabs the allocator holds (slab 0 included) and the bytes of all its memory. */
 size_t ghmi_dyn_total_slabs(const CudaDynmap *d);

@@ -11,10 +11,13 @@
  * The slab memory (the paper's, section 5.1): memory blocks of 1024 slabs, whose 1024-bit mask
  * of slabs handed out is 32 words, and a count of free slabs per block; super blocks of 16
  * memory blocks are what the host adds (dynmap_alloc.cu). We depart from the paper's warp-level
- * allocation: an insert (dynmap.cu) knows every slab its batch will link before it writes
- * anything, so the host reserves them and one kernel hands them all out (dynmap_alloc.cu's
- * ghmi_dyn_take): no warp searches for a free slab, none races another for a link, and no
- * kernel can run out.
+ * allocation, where warps search the masks for free slabs: before an insert's look-up the host
+ * hands out a pool of free slabs in one kernel (dynmap_alloc.cu's ghmi_dyn_take), as many as
+ * the batch fills if all its items are new (growing the allocator to that first where it can:
+ * the paper's conservative estimate before an edit); a thread at its list's end takes the
+ * pool's next slab (one atomic a warp) and links it by a compare-and-swap, and what the pool
+ * has left goes back after the kernel. Items left once it is spent get slabs that the host
+ * counts and reserves (dynmap.cu), so no kernel runs out.
  */
 #ifndef GHM_DYNMAP_REF_CUH
 #define GHM_DYNMAP_REF_CUH
@@ -39,9 +42,12 @@ enum { /* dynmap_layout.h's, by the names the kernels use */
 /* Device counters of a table (one array of these, zeroed at create); the first
  * DYN_PER_CALL are reset at the start of each call that uses them. */
 enum {
-    DYN_C_NEED = 0,  /* insert: new slabs the batch links */
+    DYN_C_NEED = 0,  /* insert: new slabs the host hands out for the left items */
     DYN_C_BAD,       /* insert: an item whose first 8 bytes are zero; read: a bad handle */
     DYN_C_RELEASED,  /* gc: slabs returned */
+    DYN_C_LEFT,      /* insert: new items left for the host's slabs (the pool was spent) */
+    DYN_C_POOL,      /* insert: slabs asked of the call's pool (past its size once spent) */
+    DYN_C_SPARES,    /* insert: slabs of the pool taken and not linked */
     DYN_PER_CALL,
     DYN_C_USED = DYN_PER_CALL, /* slabs handed out, slab 0 not counted */
     DYN_C_ITEMS,               /* stored items: store and erase keep it */
@@ -328,7 +334,8 @@ static __device__ GhmDynmapHandle dyn_lookup(const DynRef &r, const uint32_t *ke
 /* The sum of `mine` over the threads of this block, for thread 0 (0 for the others): what a
  * kernel changes in the table's counters goes there one atomic a block, not one a thread
  * (every thread of a kernel on one word queues them all: 10 of a fill's 24 ms, 2026-11-26).
- * Every thread of the block calls it once, after its work. */
+ * Every thread of the block calls it, after its work; a second call only after a
+ * __syncthreads (the second resets the word the first returns from). */
 static __device__ __forceinline__ unsigned dyn_block_sum(unsigned mine)
 {
     __shared__ unsigned sum;
