@@ -215,7 +215,7 @@ int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
 }
 
 /* A thread per slab of the pool: one past what the plan asked of it (counters[DYN_C_POOL]),
- * or a spare, goes back to its memory block, untouched (still zeroed). Those returned are
+ * or a spare, goes back to its memory block, untouched (still empty). Those returned are
  * taken off counters[DYN_C_USED] once a block. */
 static __global__ void give_back_kernel(DynRef r, DynPool pool)
 {
@@ -226,10 +226,7 @@ static __global__ void give_back_kernel(DynRef r, DynPool pool)
         bool unused = i < pool.n && (part ? i < spares : i >= asked);
         if (!unused)
             continue;
-        uint32_t s = part ? pool.spares[i] : pool.slabs[i];
-        uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
-        atomicAnd(&r.bits[(size_t)blk * 32 + off / 32], ~(1u << (off % 32)));
-        atomicAdd(&r.block_free[blk], 1);
+        dyn_unmark(r, part ? pool.spares[i] : pool.slabs[i]);
         back++;
     }
     if (unsigned sum = dyn_block_sum(back))

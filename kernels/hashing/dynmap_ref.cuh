@@ -378,18 +378,25 @@ static __device__ __forceinline__ void dyn_erase_owned(const DynRef &r, uint32_t
     dyn_clear_bit(r, slab, slot, bucket);
 }
 
-/* Returns a slab whose slots are empty (called by one thread). The caller takes the slabs it
- * returns off counters[DYN_C_USED], a block at a time (gc_kernel): an atomic a slab on that one
- * word queued every thread of a gc behind it. */
+/* Gives slab s, empty, back to its memory block: its mask bit cleared, the block's free count
+ * raised. The caller takes the slabs it gives back off counters[DYN_C_USED], a block at a time:
+ * an atomic a slab on that one word queued every thread of a gc behind it. */
+static __device__ __forceinline__ void dyn_unmark(const DynRef &r, uint32_t s)
+{
+    uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
+    atomicAnd(&r.bits[(size_t)blk * 32 + off / 32], ~(1u << (off % 32)));
+    atomicAdd(&r.block_free[blk], 1);
+}
+
+/* Returns a slab whose slots are empty and that was linked (called by one thread; gc_kernel):
+ * its link and mask cleared first (dyn_unmark). */
 static __device__ void dyn_release(const DynRef &r, uint32_t s)
 {
     uint32_t *p = dyn_slab(r, s);
     p[DYN_NEXT] = 0;
     p[DYN_MASK] = 0;
     __threadfence();
-    uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
-    atomicAnd(&r.bits[(size_t)blk * 32 + off / 32], ~(1u << (off % 32)));
-    atomicAdd(&r.block_free[blk], 1);
+    dyn_unmark(r, s);
 }
 
 #endif /* GHM_DYNMAP_REF_CUH */
