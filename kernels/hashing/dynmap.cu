@@ -447,7 +447,7 @@ static int pool_size(CudaDynmap *d, size_t n, size_t *out)
 /* The plan's scratch, and its pool handed out (queued). A table that holds no slab
  * (`empty`) gets no pool: there every new item goes to a new slab, which the host's count and
  * the write pass store faster than appends in the look-up's kernel (a fill of 2^25 six-word
- * items 21-23 ms against 25-26 with a pool, H200, 2026-12-02). */
+ * items 21-23 ms against 25-27 with a pool, H200, 2026-12-02). */
 static int plan_scratch(CudaDynmap *d, size_t n, int empty, void **block, Plan *p)
 {
     size_t pool_n = 0;
