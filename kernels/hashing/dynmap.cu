@@ -51,14 +51,12 @@
  */
 #include <string.h>
 
-#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 
 #include "dynmap_cuda_internal.cuh"
 #include "hash_internal.h"
-
-namespace cg = cooperative_groups;
+#include "warp_take.cuh"
 
 /* --- kernels ------------------------------------------------------------------------------- */
 
@@ -119,18 +117,13 @@ static __device__ GhmDynmapHandle claim_slot(const DynRef &r, const uint32_t *it
 }
 
 /* A slab of the call's pool (dynmap_cuda_internal.cuh's DynPool), one atomic for the lanes of a
- * warp that ask together (every thread on one counter queued a whole kernel behind it,
- * 2026-11-26); 0 once the pool is spent. */
+ * warp that ask together; 0 once the pool is spent. */
 static __device__ uint32_t pool_take(const DynRef &r, const DynPool &pool)
 {
     if (!pool.n)
         return 0; /* no pool (an empty table): not one atomic on the counter per item */
-    cg::coalesced_group g = cg::coalesced_threads();
-    unsigned long long base = 0;
-    if (g.thread_rank() == 0)
-        base = atomicAdd(&r.counters[DYN_C_POOL], (unsigned long long)g.size());
-    base = g.shfl(base, 0) + g.thread_rank();
-    return base < pool.n ? pool.slabs[base] : 0;
+    unsigned long long at = ghmi_warp_take(&r.counters[DYN_C_POOL]);
+    return at < pool.n ? pool.slabs[at] : 0;
 }
 
 /* Past the end of its list (*last; 0: an empty bucket) an item links a slab of the pool there

@@ -13,26 +13,14 @@
  * makes does not depend on that order (the inside voxels are apart from the cloud's, so no key
  * is twice in a list), so it is the CPU's.
  */
-#include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/hashing/device_memory.h"
 #include "kernels/hashing/dynmap_ref.cuh"
 #include "kernels/hashing/sorted_ref.cuh"
+#include "kernels/hashing/warp_take.cuh"
 #include "vision/voxel/ghm_voxel_edit.h"
 #include "voxel_kernels.cuh"
-
-namespace cg = cooperative_groups;
-
-/* This lane's index in a list counted by *count (one atomic for the lanes here). */
-static __device__ __forceinline__ uint32_t take(uint32_t *count)
-{
-    cg::coalesced_group grp = cg::coalesced_threads();
-    uint32_t at = 0;
-    if (grp.thread_rank() == 0)
-        at = atomicAdd(count, (uint32_t)grp.size());
-    return grp.shfl(at, 0) + grp.thread_rank();
-}
 
 /* Item `item` as entry `at` of a list of items. */
 static __device__ __forceinline__ void put_item(uint32_t *list, uint32_t at,
@@ -48,7 +36,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void select_kernel(
 {
     uint32_t i = blockIdx.x * VOXEL_THREADS + threadIdx.x;
     if (i < n && labels[i] == label)
-        out[take(&counts[0])] = keys[i] | GHMI_EDIT_TAG;
+        out[ghmi_warp_take(&counts[0])] = keys[i] | GHMI_EDIT_TAG;
 }
 
 enum { LABEL_NONE = 0xFF }; /* no voxel of the probe */
@@ -134,7 +122,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void add_present_kernel(
     } else {
         return;
     }
-    take(relabelled);
+    ghmi_warp_take(relabelled);
 }
 
 /* subtract's and intersect's changes to the set (edit.c's subtract, intersect), made in place: a
@@ -172,7 +160,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void cut_kernel(
                 for (int w = 0; w < GHMI_EDIT_WORDS; w++)
                     if (w != GHMI_EDIT_W_KEY)
                         slab[dyn_word_of(set, slot, w)] = item[w];
-                take(cuts);
+                ghmi_warp_take(cuts);
             } else if (subtract ? l == LABEL_INSIDE
                                 : l != LABEL_INSIDE && l != LABEL_INTERSECTION) {
                 dyn_erase_owned(set, slab, slot, b);

@@ -18,6 +18,7 @@
  */
 #include <cooperative_groups.h>
 
+#include "kernels/hashing/warp_take.cuh"
 #include "voxel_kernels.cuh"
 
 namespace cg = cooperative_groups;
@@ -114,12 +115,7 @@ static __global__ __launch_bounds__(VOXEL_THREADS) void classify_kernel(
 static __device__ __forceinline__ void push(uint32_t *queue, uint32_t base, uint32_t *cnt,
                                             uint32_t v)
 {
-    cg::coalesced_group grp = cg::coalesced_threads();
-    uint32_t at = 0;
-    if (grp.thread_rank() == 0)
-        at = atomicAdd(cnt, (uint32_t)grp.size());
-    at = grp.shfl(at, 0);
-    queue[base + at + grp.thread_rank()] = v;
+    queue[base + ghmi_warp_take(cnt)] = v;
 }
 
 static __device__ __forceinline__ uint32_t ld_volatile(const uint32_t *p)
