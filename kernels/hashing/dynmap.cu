@@ -432,7 +432,7 @@ static int pool_size(CudaDynmap *d, size_t n, size_t *out)
     int ret = ghmi_dyn_reserve(d, want, used, 1);
     if (ret < 0 && ret != GHM_ERR_NOMEM && ret != GHM_ERR_TOO_LARGE)
         return ret;
-    size_t total = ghmi_dyn_total_slabs(d), free_now = total ? total - 1 - used : 0;
+    size_t free_now = ghmi_dyn_free_slabs(d, used);
     *out = want < free_now ? want : free_now;
     return GHM_OK;
 }

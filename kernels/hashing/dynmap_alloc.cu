@@ -30,6 +30,12 @@ static __global__ void init_supers_kernel(uint32_t **dir, uint32_t *bits, int *b
 
 size_t ghmi_dyn_total_slabs(const CudaDynmap *d) { return d->n_supers * DYN_SLABS_PER_SUPER; }
 
+size_t ghmi_dyn_free_slabs(const CudaDynmap *d, size_t used)
+{
+    size_t total = ghmi_dyn_total_slabs(d);
+    return total ? total - 1 - used : 0;
+}
+
 size_t ghmi_dyn_alloc_bytes(const CudaDynmap *d)
 {
     return d->n_supers * ((size_t)DYN_SLABS_PER_SUPER * DYN_SLAB_WORDS * 4) +
@@ -83,7 +89,7 @@ int ghmi_dyn_reserve(CudaDynmap *d, size_t need, size_t used, int spare)
 {
     DeviceAlloc alloc = spare ? ghmi_device_alloc_spare : ghmi_device_alloc;
     size_t total = ghmi_dyn_total_slabs(d);
-    size_t free_now = total ? total - 1 - used : 0;
+    size_t free_now = ghmi_dyn_free_slabs(d, used);
     if (free_now >= need)
         return GHM_OK;
     size_t missing = need - free_now + (total ? 0 : 1);

@@ -47,8 +47,10 @@ typedef struct DynPool {
  * counters[DYN_C_POOL], and the spares) to the allocator. */
 int ghmi_dyn_give_back(CudaDynmap *d, const DynPool *pool);
 
-/* Slabs the allocator holds (slab 0 included) and the bytes of all its memory. */
+/* Slabs the allocator holds (slab 0 included), those free while `used` are handed out, and the
+ * bytes of all its memory. */
 size_t ghmi_dyn_total_slabs(const CudaDynmap *d);
+size_t ghmi_dyn_free_slabs(const CudaDynmap *d, size_t used);
 size_t ghmi_dyn_alloc_bytes(const CudaDynmap *d);
 
 void ghmi_dyn_alloc_free(CudaDynmap *d);

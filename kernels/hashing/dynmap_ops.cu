@@ -344,13 +344,13 @@ static int dyn_stats(const void *impl, GhmDynmapStats *out)
     int ret = ghmi_dyn_read_counters(d);
     if (ret < 0)
         return ret;
-    size_t total = ghmi_dyn_total_slabs(d), used = (size_t)d->host_counters[DYN_C_USED];
+    size_t used = (size_t)d->host_counters[DYN_C_USED];
     memset(out, 0, sizeof *out);
     out->items = d->items;
     out->buckets = d->ref.n_buckets;
     out->slots_per_slab = (size_t)d->ref.slots;
     out->slabs_used = used;
-    out->slabs_free = total ? total - 1 - used : 0;
+    out->slabs_free = ghmi_dyn_free_slabs(d, used);
     out->bytes = sizeof *d + ghmi_dyn_alloc_bytes(d) + d->block_bytes;
     return GHM_OK;
 }
