@@ -228,11 +228,12 @@ static __global__ void give_back_kernel(DynRef r, DynPool pool)
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     unsigned long long asked = r.counters[DYN_C_POOL], spares = r.counters[DYN_C_SPARES];
     unsigned back = 0;
-    for (int part = 0; part < 2; part++) {
-        bool unused = i < pool.n && (part ? i < spares : i >= asked);
-        if (!unused)
-            continue;
-        dyn_unmark(r, part ? pool.spares[i] : pool.slabs[i]);
+    if (i < pool.n && i >= asked) {
+        dyn_unmark(r, pool.slabs[i]);
+        back++;
+    }
+    if (i < spares) { /* spares <= pool.n: each was taken from the pool */
+        dyn_unmark(r, pool.spares[i]);
         back++;
     }
     if (unsigned sum = dyn_block_sum(back))
