@@ -7,6 +7,8 @@
  * super blocks, the block masks and the free counts; everything is allocated before anything
  * is replaced.
  */
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cub/device/device_scan.cuh>
 
 #include "dynmap_cuda_internal.cuh"
@@ -220,6 +222,22 @@ int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
     return GHM_CUDA_LAUNCH();
 }
 
+/* Gives slab s, empty, back as dyn_unmark does, but one atomic pair for the calling lanes whose
+ * slabs share a mask word: the pool's unused slabs are consecutive in slab order, so a warp's
+ * mostly do (an atomic pair a slab gave 0.4 M back in 0.09 ms, H200, 2026-12-02). */
+static __device__ void unmark_together(const DynRef &r, uint32_t s)
+{
+    namespace cg = cooperative_groups;
+    uint32_t blk = s / DYN_SLABS_PER_BLOCK, off = s % DYN_SLABS_PER_BLOCK;
+    uint32_t word = blk * 32 + off / 32; /* below 2^27: 2^32 slabs at most */
+    cg::coalesced_group same = cg::labeled_partition(cg::coalesced_threads(), word);
+    uint32_t bits = cg::reduce(same, 1u << (off % 32), cg::bit_or<uint32_t>());
+    if (same.thread_rank() == 0) {
+        atomicAnd(&r.bits[word], ~bits);
+        atomicAdd(&r.block_free[blk], (int)same.size());
+    }
+}
+
 /* A thread per slab of the pool: one past what the plan asked of it (counters[DYN_C_POOL]),
  * or a spare, goes back to its memory block, untouched (still empty). Those returned are
  * taken off counters[DYN_C_USED] once a block. */
@@ -229,11 +247,11 @@ static __global__ void give_back_kernel(DynRef r, DynPool pool)
     unsigned long long asked = r.counters[DYN_C_POOL], spares = r.counters[DYN_C_SPARES];
     unsigned back = 0;
     if (i < pool.n && i >= asked) {
-        dyn_unmark(r, pool.slabs[i]);
+        unmark_together(r, pool.slabs[i]);
         back++;
     }
     if (i < spares) { /* spares <= pool.n: each was taken from the pool */
-        dyn_unmark(r, pool.spares[i]);
+        unmark_together(r, pool.spares[i]);
         back++;
     }
     if (unsigned sum = dyn_block_sum(back))
