@@ -560,8 +560,12 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
                                                            dev_h);
         (void)GHM_CUDA_LAUNCH();
     }
-    /* The counts are zero between calls, whatever this one's result. */
-    int zero = GHM_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st));
+    /* The counts are zero between calls, whatever this one's result: only left items touch
+     * them (none where the pool sufficed: the counters read by the plan say so), or a failure
+     * may have (80 MB cleared at 20.1 M buckets). */
+    int zero = GHM_OK;
+    if (ret < 0 || d->host_counters[DYN_C_LEFT])
+        zero = GHM_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)d->ref.n_buckets * 4, st));
     int rc = ghmi_dyn_read_counters(d);
     ghmi_device_free(ctx, block);
     ghmi_device_free(ctx, plan_block);
