@@ -90,6 +90,12 @@ START_TEST(test_uniform_and_tiny_images)
         ghm_image_free(&img);
     }
     ck_assert_int_eq(ghm_edges_detect(NULL, &ep, NULL), GHM_ERR_INVALID);
+    /* An image made by hand past the library's limit is refused before a pixel is read. */
+    uint8_t pixel = 0;
+    GhmImage huge = {20000, 6000, 20000, &pixel};
+    GhmEdges *e = NULL;
+    ck_assert_int_eq(ghm_edges_detect(&huge, &ep, &e), GHM_ERR_TOO_LARGE);
+    ck_assert_ptr_null(e);
 }
 END_TEST
 

@@ -61,23 +61,37 @@ static double image_noise_sigma(const GhmImage *img)
     }
     return sqrt(GHM_PI / 2.0) * (double)total / (6.0 * (w - 2) * (double)(h - 2));
 }
+/* The Sobel gradient / 8 at column x of a row, its neighbours taken at columns xl and xr. */
+static inline void sobel_at(const float *up, const float *mid, const float *dn, int x, int xl,
+                            int xr, float *gx, float *gy)
+{
+    gx[x] = (up[xr] - up[xl] + 2.0f * (mid[xr] - mid[xl]) + dn[xr] - dn[xl]) / 8.0f;
+    gy[x] = (dn[xl] - up[xl] + 2.0f * (dn[x] - up[x]) + dn[xr] - up[xr]) / 8.0f;
+}
+
+/* One row of sobel from the rows above (up), at (mid) and below (dn), the borders clamped. The
+ * interior's loop takes no clamps and its rows are restrict, so that it vectorises. */
+static void sobel_row(const float *restrict up, const float *restrict mid,
+                      const float *restrict dn, float *restrict gx, float *restrict gy, int w)
+{
+    for (int x = 1; x < w - 1; x++)
+        sobel_at(up, mid, dn, x, x - 1, x + 1, gx, gy);
+    sobel_at(up, mid, dn, 0, 0, w > 1 ? 1 : 0, gx, gy);
+    if (w > 1)
+        sobel_at(up, mid, dn, w - 1, w - 2, w - 1, gx, gy);
+}
+
 static void sobel(const float *f, float *gx, float *gy, int w, int h)
 {
 #pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
-    for (int y = 0; y < h; y++) {
-        const float *up = f + (size_t)ghmi_clampi(y - 1, 0, h - 1) * w;
-        const float *mid = f + (size_t)y * w;
-        const float *dn = f + (size_t)ghmi_clampi(y + 1, 0, h - 1) * w;
-        for (int x = 0; x < w; x++) {
-            int xl = ghmi_clampi(x - 1, 0, w - 1), xr = ghmi_clampi(x + 1, 0, w - 1);
-            gx[(size_t)y * w + x] =
-                (up[xr] - up[xl] + 2.0f * (mid[xr] - mid[xl]) + dn[xr] - dn[xl]) / 8.0f;
-            gy[(size_t)y * w + x] =
-                (dn[xl] - up[xl] + 2.0f * (dn[x] - up[x]) + dn[xr] - up[xr]) / 8.0f;
-        }
-    }
+    for (int y = 0; y < h; y++)
+        sobel_row(f + (size_t)ghmi_clampi(y - 1, 0, h - 1) * w, f + (size_t)y * w,
+                  f + (size_t)ghmi_clampi(y + 1, 0, h - 1) * w, gx + (size_t)y * w,
+                  gy + (size_t)y * w, w);
 }
 
+/* The pixel index is an int (ghm_edges_detect takes at most GHM_IMAGE_MAX_PIXELS): in
+ * suppress_row's vectorised loop GCC gathers with 32-bit lane indices but not with 64-bit. */
 static inline float bilinear(const float *m, int w, int h, float x, float y)
 {
     if (x < 0.0f)
@@ -91,8 +105,37 @@ static inline float bilinear(const float *m, int w, int h, float x, float y)
     int x0 = (int)x, y0 = (int)y;
     int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
     float fx = x - (float)x0, fy = y - (float)y0;
-    const float *r0 = m + (size_t)y0 * w, *r1 = m + (size_t)y1 * w;
-    return (r0[x0] * (1 - fx) + r0[x1] * fx) * (1 - fy) + (r1[x0] * (1 - fx) + r1[x1] * fx) * fy;
+    int r0 = y0 * w, r1 = y1 * w;
+    return (m[r0 + x0] * (1 - fx) + m[r0 + x1] * fx) * (1 - fy) +
+           (m[r1 + x0] * (1 - fx) + m[r1 + x1] * fx) * fy;
+}
+_Static_assert(GHM_IMAGE_MAX_PIXELS <= 2147483647u, "bilinear's pixel index is an int");
+
+/* One row of suppress, 0 < y < h - 1, x from 1 to w - 2. Written without branches (every
+ * pixel takes both neighbours, then keeps or drops the result) so that the loop vectorises;
+ * a kept pixel's arithmetic is the same as with branches, and a dropped one divides by 1,
+ * not by a magnitude that may be 0, so that its positions stay finite. `omp simd` because GCC
+ * cannot tell that the gathers from mag miss nms and off (they never overlap); it vectorises
+ * across pixels only, each pixel's operations and their order unchanged. */
+static void suppress_row(const float *mag, const float *gx, const float *gy, int w, int h, int y,
+                         float floor_mag, float *nms, float *off)
+{
+#pragma omp simd
+    for (int x = 1; x < w - 1; x++) {
+        size_t i = (size_t)y * w + x;
+        float m = mag[i];
+        int live = m > floor_mag;
+        float d = live ? m : 1.0f, cx = gx[i] / d, cy = gy[i] / d;
+        float m1 = bilinear(mag, w, h, (float)x + cx, (float)y + cy);
+        float m2 = bilinear(mag, w, h, (float)x - cx, (float)y - cy);
+        float den = m2 - 2.0f * m + m1;
+        float t = 0.5f * (m2 - m1) / den;
+        t = den < 0.0f ? t : 0.0f;
+        t = t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+        int keep = live & (m > m1) & (m >= m2);
+        nms[i] = keep ? m : 0.0f;
+        off[i] = keep ? t : 0.0f;
+    }
 }
 
 /* Non-maximum suppression across the edge with interpolated neighbours. Writes the magnitude
@@ -104,23 +147,14 @@ static void suppress(const float *mag, const float *gx, const float *gy, int w, 
 {
 #pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
     for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++) {
-            size_t i = (size_t)y * w + x;
-            float m = mag[i];
-            nms[i] = 0.0f;
-            off[i] = 0.0f;
-            if (m <= floor_mag || x == 0 || y == 0 || x == w - 1 || y == h - 1)
-                continue;
-            float cx = gx[i] / m, cy = gy[i] / m;
-            float m1 = bilinear(mag, w, h, (float)x + cx, (float)y + cy);
-            float m2 = bilinear(mag, w, h, (float)x - cx, (float)y - cy);
-            if (!(m > m1 && m >= m2))
-                continue;
-            float den = m2 - 2.0f * m + m1;
-            float t = den < 0.0f ? 0.5f * (m2 - m1) / den : 0.0f;
-            nms[i] = m;
-            off[i] = t < -0.5f ? -0.5f : t > 0.5f ? 0.5f : t;
+        size_t i = (size_t)y * w;
+        if (y == 0 || y == h - 1 || w < 3) {
+            memset(nms + i, 0, (size_t)w * sizeof *nms);
+            memset(off + i, 0, (size_t)w * sizeof *off);
+            continue;
         }
+        nms[i] = off[i] = nms[i + w - 1] = off[i + w - 1] = 0.0f;
+        suppress_row(mag, gx, gy, w, h, y, floor_mag, nms, off);
     }
 }
 
@@ -169,7 +203,7 @@ static void row_starts(const float *nms, int w, int h, float thr, size_t *start)
         const float *row = nms + (size_t)y * w;
         size_t n = 0;
         for (int x = 0; x < w; x++)
-            n += row[x] >= thr && row[x] > 0.0f;
+            n += (row[x] >= thr) & (row[x] > 0.0f); /* &, not &&: no branch, it vectorises */
         start[y + 1] = n;
     }
     for (int y = 0; y < h; y++)
@@ -280,6 +314,8 @@ int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out
 {
     if (!img || !p || !out || !img->pixels || img->width < 1 || img->height < 1)
         return GHM_ERR_INVALID;
+    if ((size_t)img->width * (size_t)img->height > GHM_IMAGE_MAX_PIXELS)
+        return GHM_ERR_TOO_LARGE; /* the images the library makes never are (bilinear's index) */
     if (p->blur_sigma < 0.0 || p->blur_sigma > 5.0 || p->percentile < 0.0 ||
         p->percentile >= 1.0 || p->noise_factor < 0.0)
         return GHM_ERR_INVALID;

@@ -78,8 +78,9 @@ GHM_API GhmEdgeParams ghm_edge_defaults(void);
 GHM_API GhmCornerParams ghm_corner_defaults(void);
 
 /* Detects the edges of img. Images smaller than 3x3 give zero points (not an error).
- * GHM_ERR_INVALID on NULL arguments or parameters out of range, GHM_ERR_NOMEM. The caller owns
- * *out and frees it with ghm_edges_free(). */
+ * GHM_ERR_INVALID on NULL arguments or parameters out of range, GHM_ERR_TOO_LARGE on an image
+ * of more than GHM_IMAGE_MAX_PIXELS (one made by hand: the library's never are), GHM_ERR_NOMEM.
+ * The caller owns *out and frees it with ghm_edges_free(). */
 GHM_API int ghm_edges_detect(const GhmImage *img, const GhmEdgeParams *p, GhmEdges **out);
 
 /* As ghm_edges_detect, on ctx's backend: where it has vision kernels (CUDA) the whole chain
