@@ -51,9 +51,13 @@ static void column_pass(int w, int h, const int32_t *seeds, float *d, int32_t *r
 }
 
 /* Row pass on one row: f[x] = column distances; writes the argmin column of the lower
- * envelope to arg. v (w ints) and z (w + 1 floats) are scratch. */
-static void envelope_row(int w, const float *f, int *v, float *z, int *arg)
+ * envelope to arg. v (w ints), z (w + 1 floats) and a (w floats) are scratch. a[q] holds
+ * f[q] + q^2, formed once per column, where the envelope loop formed it again for every
+ * parabola it compared against (the same float either way). */
+static void envelope_row(int w, const float *f, int *v, float *z, float *a, int *arg)
 {
+    for (int q = 0; q < w; q++)
+        a[q] = f[q] + (float)q * q;
     int k = 0;
     v[0] = 0;
     z[0] = -INFINITY;
@@ -62,7 +66,7 @@ static void envelope_row(int w, const float *f, int *v, float *z, int *arg)
         float s;
         for (;;) { /* z[0] = -infinity ends the loop at k = 0 */
             int p = v[k];
-            s = ((f[q] + (float)q * q) - (f[p] + (float)p * p)) / (2.0f * (float)(q - p));
+            s = (a[q] - a[p]) / (2.0f * (float)(q - p));
             if (s > z[k])
                 break;
             k--;
@@ -97,15 +101,15 @@ int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest,
 #pragma omp parallel reduction(| : failed) if (ghmi_parallel_image(w, h))
     {
         int *v = malloc((size_t)w * sizeof *v), *arg = malloc((size_t)w * sizeof *arg);
-        float *z = malloc(((size_t)w + 1) * sizeof *z);
-        if (!v || !arg || !z)
+        float *z = malloc(((size_t)w + 1) * sizeof *z), *a = malloc((size_t)w * sizeof *a);
+        if (!v || !arg || !z || !a)
             failed = 1;
 #pragma omp for schedule(static)
         for (int y = 0; y < h; y++) {
             if (failed)
                 continue;
             const float *f = d + (size_t)y * w;
-            envelope_row(w, f, v, z, arg);
+            envelope_row(w, f, v, z, a, arg);
             for (int x = 0; x < w; x++) {
                 size_t i = (size_t)y * w + x;
                 int sx = arg[x];
@@ -125,6 +129,7 @@ int ghm_distance_transform(int w, int h, const int32_t *seeds, int32_t *nearest,
         free(v);
         free(arg);
         free(z);
+        free(a);
     }
     free(d);
     free(row);
