@@ -61,6 +61,7 @@ static double image_noise_sigma(const GhmImage *img)
     }
     return sqrt(GHM_PI / 2.0) * (double)total / (6.0 * (w - 2) * (double)(h - 2));
 }
+
 /* The Sobel gradient / 8 at column x of a row, its neighbours taken at columns xl and xr. */
 static inline void sobel_at(const float *up, const float *mid, const float *dn, int x, int xl,
                             int xr, float *gx, float *gy)
