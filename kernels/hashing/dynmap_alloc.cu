@@ -224,7 +224,9 @@ int ghmi_dyn_take(CudaDynmap *d, size_t k, uint32_t *out, void **block)
 
 /* Gives slab s, empty, back as dyn_unmark does, but one atomic pair for the calling lanes whose
  * slabs share a mask word: the pool's unused slabs are consecutive in slab order, so a warp's
- * mostly do (an atomic pair a slab gave 0.4 M back in 0.09 ms, H200, 2026-12-02). */
+ * mostly do (an atomic pair a slab gave 0.4 M back in 0.09 ms, H200, 2026-12-02). Not for
+ * the gc, whose releases are scattered over the blocks: dyn_unmark made to combine like this
+ * made it 0-10 % slower (H200, 2026-12-02, bench_raw/h200_2026-12-02_dynmap_giveback). */
 static __device__ void unmark_together(const DynRef &r, uint32_t s)
 {
     namespace cg = cooperative_groups;
