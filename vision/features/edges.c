@@ -296,7 +296,8 @@ static int detect_into(const GhmImage *img, const GhmEdgeParams *p, GhmEdges *e,
     for (size_t i = 0; i < npix; i++)
         b[i] = sqrtf(e->gx[i] * e->gx[i] + e->gy[i] * e->gy[i]);
     /* Rayleigh mean of the gradient magnitude of pure noise is sigma * sqrt(pi / 2). */
-    e->noise = (float)(image_noise_sigma(img) * ghmi_gradient_noise_gain(g, r) * sqrt(GHM_PI / 2.0));
+    e->noise =
+        (float)(image_noise_sigma(img) * ghmi_gradient_noise_gain(g, r) * sqrt(GHM_PI / 2.0));
     float floor_mag = (float)p->noise_factor * e->noise;
     if (floor_mag < 0.5f)
         floor_mag = 0.5f; /* an exactly clean image: ignore rounding ripples */
