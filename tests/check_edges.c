@@ -117,6 +117,12 @@ START_TEST(test_grid_sample)
 }
 END_TEST
 
+/* Strength a beats strength b: a NaN is weaker than any number (ghm_edges.h). */
+static int stronger(float a, float b)
+{
+    return !isnan(a) && (isnan(b) || a > b);
+}
+
 /* Kept by the rule itself: no point of its cell is stronger, and none before it as strong. */
 static int kept_by_rule(const GhmEdgePoint *p, size_t n, size_t i, double cell)
 {
@@ -124,9 +130,22 @@ static int kept_by_rule(const GhmEdgePoint *p, size_t n, size_t i, double cell)
     for (size_t j = 0; j < n; j++)
         if (j != i && (int)((p[j].x + 0.5f) / cell) == cx &&
             (int)((p[j].y + 0.5f) / cell) == cy &&
-            (p[j].strength > p[i].strength || (p[j].strength == p[i].strength && j < i)))
+            (stronger(p[j].strength, p[i].strength) ||
+             (!stronger(p[i].strength, p[j].strength) && j < i)))
             return 0;
     return 1;
+}
+
+/* The kept indices of a sampling are exactly the rule's, ascending. */
+static int wrong_samples(const GhmEdgePoint *pts, size_t n, double cell, const uint32_t *idx,
+                         size_t k)
+{
+    int wrong = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept_by_rule(pts, n, i, cell))
+            wrong += at >= k || idx[at++] != i;
+    return wrong + (at != k);
 }
 
 /* Many points, few strengths (ties), a few cells of many points: the kept indices are exactly
@@ -150,12 +169,9 @@ START_TEST(test_grid_sample_matches_rule)
     const double cells[3] = {1.0, 2.5, 7.0};
     int wrong = 0;
     for (int c = 0; c < 3; c++) {
-        size_t k = 0, at = 0;
+        size_t k = 0;
         ck_assert_int_eq(ghm_edges_grid_sample(pts, N, 120, 80, cells[c], idx, &k), GHM_OK);
-        for (size_t i = 0; i < N; i++)
-            if (kept_by_rule(pts, N, i, cells[c]))
-                wrong += at >= k || idx[at++] != i;
-        wrong += at != k;
+        wrong += wrong_samples(pts, N, cells[c], idx, k);
     }
     ck_assert_int_eq(wrong, 0);
     size_t k = 0, k2 = 0;
@@ -166,6 +182,32 @@ START_TEST(test_grid_sample_matches_rule)
     ck_assert_uint_eq(k, k2);
     ck_assert_int_eq(memcmp(idx, again, k * sizeof *idx), 0);
     free(pts), free(idx), free(again);
+}
+END_TEST
+
+/* Strengths of every sign, both zeros (equal) and NaN (weaker than any number), in cells of a
+ * few points: the rule holds for points made by hand, not only by the detector. */
+START_TEST(test_grid_sample_any_strength)
+{
+    enum { N = 400 };
+    const float values[8] = {-3.0f, -0.0f, 0.0f, 2.0f, NAN, -INFINITY, INFINITY, -1e-30f};
+    GhmEdgePoint pts[N];
+    uint32_t idx[N];
+    uint32_t r = 777;
+    for (size_t i = 0; i < N; i++) {
+        r = r * 1664525u + 1013904223u;
+        pts[i].x = (float)(r >> 20 & 31);
+        pts[i].y = (float)(r >> 12 & 31);
+        pts[i].angle = 0.0f;
+        pts[i].strength = values[r >> 29];
+    }
+    int wrong = 0;
+    for (double cell = 2.0; cell <= 16.0; cell *= 2.0) {
+        size_t k = 0;
+        ck_assert_int_eq(ghm_edges_grid_sample(pts, N, 32, 32, cell, idx, &k), GHM_OK);
+        wrong += wrong_samples(pts, N, cell, idx, k);
+    }
+    ck_assert_int_eq(wrong, 0);
 }
 END_TEST
 
@@ -335,6 +377,7 @@ static Suite *edges_suite(void)
     tcase_add_test(core, test_uniform_and_tiny_images);
     tcase_add_test(core, test_grid_sample);
     tcase_add_test(core, test_grid_sample_matches_rule);
+    tcase_add_test(core, test_grid_sample_any_strength);
     tcase_add_test(core, test_threshold_is_the_quantile);
     tcase_add_test(core, test_corners_of_square);
     suite_add_tcase(s, core);

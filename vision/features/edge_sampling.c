@@ -14,7 +14,7 @@
 static int args_ok(const GhmEdgePoint *pts, size_t n, int width, int height, const uint32_t *idx,
                    const size_t *kept)
 {
-    return (pts || !n) && idx && kept && width >= 1 && height >= 1;
+    return (pts || !n) && n <= UINT32_MAX && idx && kept && width >= 1 && height >= 1;
 }
 
 /* The grid of cell x cell pixels over a width x height picture: cw x ch cells. */
@@ -24,8 +24,8 @@ static void grid_dims(int width, int height, double cell, int *cw, int *ch)
     *ch = (int)ceil(height / cell);
 }
 
-/* That grid, with room for the strongest point of each of its cells (*best, the caller's). */
-static int grid_alloc(int width, int height, double cell, int *cw, int *ch, int32_t **best)
+/* That grid, with room for the best key of each of its cells (*best, the caller's). */
+static int grid_alloc(int width, int height, double cell, int *cw, int *ch, uint64_t **best)
 {
     grid_dims(width, height, cell, cw, ch);
     size_t ncell = (size_t)*cw * (size_t)*ch;
@@ -35,28 +35,51 @@ static int grid_alloc(int width, int height, double cell, int *cw, int *ch, int3
     return *best ? GHM_OK : GHM_ERR_NOMEM;
 }
 
-/* ghm_edges_grid_sample with the grid's array given (best: room for its cells). Each point's
- * cell is kept in idx[i] while the strongest of every cell is found, then idx is compacted in
- * place to the points that are their cell's strongest: one pass over the points instead of a
- * pass over every cell (a 1080p query's verification grid at 1 px has 2 M cells for ~100 k
- * points) and a mark array. idx[k] is written after idx[i >= k] was read. */
-static size_t sample_with(const GhmEdgePoint *pts, size_t n, int cw, int ch, double cell,
-                          int32_t *best, uint32_t *idx)
+/* A point's rank within its cell as one integer, so that the strongest point, the first of
+ * equals, has the largest: the strength's bits made to order as its value (-0 taken as +0, a
+ * NaN below every number) above the index's complement. kernels/vision/features/sample.cu
+ * keys the device's points so (their strengths are never negative or NaN there). A cell's
+ * best key 0 means no point: every point's key is larger (the index is below 2^32 - 1). */
+static inline uint64_t sample_key(float strength, size_t i)
 {
-    memset(best, 0xFF, (size_t)cw * (size_t)ch * sizeof *best); /* -1: no point yet */
+    float s = strength + 0.0f; /* -0 -> +0 */
+    uint32_t b;
+    memcpy(&b, &s, sizeof b);
+    b = s != s ? 0 : b >> 31 ? ~b : b | 0x80000000u;
+    return (uint64_t)b << 32 | (uint32_t)~(uint32_t)i;
+}
+
+static inline uint32_t sample_cell(const GhmEdgePoint *p, int cw, int ch, double cell)
+{
+    int cx = ghmi_clampi((int)((p->x + 0.5f) / cell), 0, cw - 1);
+    int cy = ghmi_clampi((int)((p->y + 0.5f) / cell), 0, ch - 1);
+    return (uint32_t)cy * (uint32_t)cw + (uint32_t)cx;
+}
+
+/* ghm_edges_grid_sample with the grid's array given (best: room for its cells). Each point's
+ * cell is kept in idx[i] while the best key of every cell is found, then idx is compacted in
+ * place to the points that hold their cell's best key: one pass over the points instead of a
+ * pass over every cell (a 1080p query's verification grid at 1 px has 2 M cells for ~100 k
+ * points) and a mark array. idx[k] is written after idx[i >= k] was read. The keys make the
+ * choice a maximum without a branch or a second read of the best point's strength: until
+ * 2026-12-02 a compare of strengths, a branch the CPU mispredicted, made a 1024 x 768
+ * reference's samplings 3-4x slower (docs/BENCHMARKS.md). */
+static size_t sample_with(const GhmEdgePoint *pts, size_t n, int cw, int ch, double cell,
+                          uint64_t *best, uint32_t *idx)
+{
+    memset(best, 0, (size_t)cw * (size_t)ch * sizeof *best);
     for (size_t i = 0; i < n; i++) {
-        int cx = ghmi_clampi((int)((pts[i].x + 0.5f) / cell), 0, cw - 1);
-        int cy = ghmi_clampi((int)((pts[i].y + 0.5f) / cell), 0, ch - 1);
-        uint32_t c = (uint32_t)cy * (uint32_t)cw + (uint32_t)cx;
-        int32_t b = best[c];
-        if (b < 0 || pts[i].strength > pts[b].strength)
-            best[c] = (int32_t)i;
+        uint32_t c = sample_cell(&pts[i], cw, ch, cell);
+        uint64_t key = sample_key(pts[i].strength, i), b = best[c];
+        best[c] = key > b ? key : b;
         idx[i] = c;
     }
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (best[idx[i]] == (int32_t)i)
-            idx[k++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = idx[i];
+        idx[k] = (uint32_t)i;
+        k += best[c] == sample_key(pts[i].strength, i);
+    }
     return k;
 }
 
@@ -66,7 +89,7 @@ int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int heig
     if (!args_ok(pts, n, width, height, idx, kept) || !(cell >= 1.0))
         return GHM_ERR_INVALID;
     int cw, ch;
-    int32_t *best = NULL;
+    uint64_t *best = NULL;
     int ret = grid_alloc(width, height, cell, &cw, &ch, &best);
     if (ret < 0)
         return ret;
@@ -82,7 +105,7 @@ int ghm_edges_sample_capped(const GhmEdgePoint *pts, size_t n, int width, int he
     if (!args_ok(pts, n, width, height, idx, kept) || !(min_cell >= 1.0) || max_points < 1)
         return GHM_ERR_INVALID;
     int cw, ch;
-    int32_t *best = NULL; /* for the first grid: the cells only grow */
+    uint64_t *best = NULL; /* for the first grid: the cells only grow */
     int ret = grid_alloc(width, height, min_cell, &cw, &ch, &best);
     if (ret < 0)
         return ret;

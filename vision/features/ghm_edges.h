@@ -96,8 +96,9 @@ GHM_API int ghm_edges_detect_ctx(GhmContext *ctx, const GhmImage *img, const Ghm
 GHM_API void ghm_edges_free(GhmEdges **e);
 
 /* Spatially even subsampling: the image is cut into cells of cell x cell pixels and the
- * strongest point of each cell is kept. Writes the kept indices (ascending) to idx, which must
- * hold n entries, and their number to *kept. */
+ * strongest point of each cell is kept, the first of equally strong ones (-0 equals +0; a NaN
+ * strength is weaker than any number). Writes the kept indices (ascending) to idx, which must
+ * hold n entries, and their number to *kept. GHM_ERR_INVALID for n > UINT32_MAX. */
 GHM_API int ghm_edges_grid_sample(const GhmEdgePoint *pts, size_t n, int width, int height,
                                   double cell, uint32_t *idx, size_t *kept);
 
