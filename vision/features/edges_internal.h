@@ -25,6 +25,10 @@ static inline int ghmi_parallel_image(int w, int h)
     return (size_t)w * (size_t)h >= GHMI_PARALLEL_PIXELS;
 }
 
+/* Lists of fewer points than this are done on one thread, for the same reason: a pass over
+ * 16 k points with a libm call each takes about the wake-up's time. */
+#define GHMI_PARALLEL_POINTS 16384
+
 static inline int ghmi_clampi(int v, int lo, int hi)
 {
     return v < lo ? lo : v > hi ? hi : v;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edges_internal.h"
 #include "match_internal.h"
 
 /* The coded points: edge points thinned by a grid (strongest per cell), with directions. */
@@ -271,9 +272,22 @@ int ghmi_corner_table(GhmMatcher *m)
         if (x >= 0 && y >= 0 && x < m->width && y < m->height)
             t[(size_t)(y + 1) * w + (size_t)(x + 1)]++;
     }
+    /* The sums along each row, then down strips of columns, a row at a time: both passes on
+     * the team, the second vectorised (one pass with the four-term rule was serial: ~1 ms for
+     * a 1024 x 768 reference on one core). Sums wrap alike in any order. */
+    enum { STRIP = 256 };
+    int team = ghmi_parallel_image(m->width, m->height);
+#pragma omp parallel for schedule(static) if (team)
     for (size_t y = 1; y < h; y++)
         for (size_t x = 1; x < w; x++)
-            t[y * w + x] += t[y * w + x - 1] + t[(y - 1) * w + x] - t[(y - 1) * w + x - 1];
+            t[y * w + x] += t[y * w + x - 1];
+#pragma omp parallel for schedule(static) if (team)
+    for (size_t x0 = 1; x0 < w; x0 += STRIP) {
+        size_t x1 = x0 + STRIP < w ? x0 + STRIP : w;
+        for (size_t y = 2; y < h; y++)
+            for (size_t x = x0; x < x1; x++)
+                t[y * w + x] += t[(y - 1) * w + x];
+    }
     m->corner_sat = t;
     return GHM_OK;
 }
