@@ -10,7 +10,6 @@
 
 #include "edges_internal.h"
 #include "geohash_internal.h"
-#include "ghm_distance.h"
 #include "match_internal.h"
 
 /* Images above this many pixels (16 megapixels, 4096 x 4096) are refused: the per-pixel
@@ -104,20 +103,13 @@ static int build_nearest(GhmMatcher *m)
         free(seeds);
         return GHM_ERR_NOMEM;
     }
-    /* The per-pixel passes on the team: serial, the remap's gathers were a tenth of a 2-core
-     * reference build's serial time, and these arrays' first touch is their pages' zeroing. */
-    int team = ghmi_parallel_image(m->width, m->height);
-#pragma omp parallel for schedule(static) if (team)
+    /* on the team: these arrays' first touch is their pages' zeroing */
+#pragma omp parallel for schedule(static) if (ghmi_parallel_image(m->width, m->height))
     for (size_t i = 0; i < npix; i++)
         seeds[i] = -1;
     for (size_t i = 0; i < m->nedges; i++) /* in order: a later point on the same pixel wins */
         seeds[m->edge_pixel[i]] = (int32_t)i;
-    int ret = ghm_distance_transform(m->width, m->height, seeds, m->nearest, NULL);
-    if (ret == GHM_OK) {
-#pragma omp parallel for schedule(static) if (team)
-        for (size_t i = 0; i < npix; i++)
-            m->nearest[i] = m->nearest[i] < 0 ? -1 : seeds[m->nearest[i]];
-    }
+    int ret = ghmi_nearest_points(m->width, m->height, seeds, m->nearest);
     free(seeds);
     return ret;
 }
@@ -177,15 +169,10 @@ static int copy_features(GhmMatcher *m, const GhmiRefFeatures *f)
     m->edge_pixel = ghmi_copy_of(f->edge_pixel, f->nedges, sizeof *f->edge_pixel);
     m->corners = ghmi_copy_of(f->corners, f->ncorners, sizeof *f->corners);
     m->coded = ghmi_copy_of(f->coded, f->ncoded, sizeof *f->coded);
-    /* Unit gradient directions, computed once: scoring compares directions millions of times. */
     m->edge_dir = malloc((f->nedges ? f->nedges : 1) * sizeof *m->edge_dir);
     if (!m->edges || !m->edge_pixel || !m->corners || !m->coded || !m->edge_dir)
         return GHM_ERR_NOMEM;
-#pragma omp parallel for schedule(static) if (f->nedges >= GHMI_PARALLEL_POINTS)
-    for (size_t i = 0; i < f->nedges; i++) {
-        m->edge_dir[i][0] = cosf(f->edges[i].angle);
-        m->edge_dir[i][1] = sinf(f->edges[i].angle);
-    }
+    ghmi_unit_directions(f->edges, f->nedges, m->edge_dir);
     m->nedges = f->nedges;
     m->ncorners = f->ncorners;
     m->ncoded = f->ncoded;

@@ -291,11 +291,9 @@ static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
         m->qnearest = t;
         m->cap_qnearest = npix;
     }
-    int ret = ghm_distance_transform(qe->width, qe->height, qe->pixel_point, m->qnearest, NULL);
+    int ret = ghmi_nearest_points(qe->width, qe->height, qe->pixel_point, m->qnearest);
     if (ret < 0)
         return ret;
-    for (size_t i = 0; i < npix; i++)
-        m->qnearest[i] = m->qnearest[i] < 0 ? -1 : qe->pixel_point[m->qnearest[i]];
     if (qe->count > m->cap_qdir) {
         float(*t)[2] = realloc(m->qdir, qe->count * sizeof *t);
         if (!t)
@@ -303,10 +301,7 @@ static int query_nearest(GhmMatcher *m, const GhmEdges *qe)
         m->qdir = t;
         m->cap_qdir = qe->count;
     }
-    for (size_t i = 0; i < qe->count; i++) {
-        m->qdir[i][0] = cosf(qe->points[i].angle);
-        m->qdir[i][1] = sinf(qe->points[i].angle);
-    }
+    ghmi_unit_directions(qe->points, qe->count, m->qdir);
     m->qedges = qe;
     return GHM_OK;
 }

@@ -135,6 +135,12 @@ int ghmi_pyramid_build(const GhmImage *img, const GhmMatchParams *p, size_t max_
 void ghmi_pyramid_free(GhmiPyramid *py);
 /* Corners as basis points. The caller frees *out. */
 int ghmi_corners_to_points(const GhmCorner *c, size_t n, GhmGeoPoint **out);
+/* The nearest-edge map of a w x h picture: nearest[i] = seeds[] of the seed pixel nearest to
+ * pixel i (ghm_distance_transform), -1 where there is none; seeds: -1 or a point's index per
+ * pixel. Both sides' backward checks read such a map. */
+int ghmi_nearest_points(int w, int h, const int32_t *seeds, int32_t *nearest);
+/* dir[i] = the unit vector of pts[i].angle: scoring compares directions millions of times. */
+void ghmi_unit_directions(const GhmEdgePoint *pts, size_t n, float (*dir)[2]);
 /* Votes with the query's coded and basis points: every voted cell into m->cand[0 ..
  * m->ncand_all), of which the first *ncand (at most top_candidates) become hypotheses; stats
  * into res. */
