@@ -479,7 +479,7 @@ static int plan_insert(CudaDynmap *d, const uint32_t *items, size_t n, const Scr
         return ret;
     *claimed = 1;
     DYN_BY_HB(d->ref.hb, plan_kernel)<<<thread_grid(n), THREADS, 0, st>>>(
-        d->ref, items, n, s->hash, s->leader, empty, p->pool, h, fresh, d->counts, p->rank,
+        d->ref, items, n, s->hash, s->slot, empty, p->pool, h, fresh, d->counts, p->rank,
         p->tail);
     if ((ret = GHM_CUDA_LAUNCH()) < 0 || (ret = ghmi_dyn_give_back(d, &p->pool)) < 0 ||
         (ret = ghmi_dyn_read_counters(d)) < 0)
@@ -532,6 +532,8 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
     uint8_t *dev_fresh = (uint8_t *)f.dev;
     if (ret >= 0)
         ret = ghmi_dyn_hash_and_leaders(d, dev_items, d->ref.w, n, 1, &block, &s);
+    if (ret >= 0) /* a pass of their own: read in the plan kernel, they slowed it (dyn_leader) */
+        ret = ghmi_dyn_resolve_leaders(d, n, &s);
     if (ret >= 0)
         ret = plan_insert(d, dev_items, n, &s, dev_h, dev_fresh, &plan_block, &p, &claimed,
                           &need);
@@ -548,7 +550,7 @@ int ghmi_dyn_insert(void *impl, const uint32_t *items, size_t n, GhmDynmapHandle
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0) {
-        finish_kernel<<<thread_grid(n), THREADS, 0, st>>>(n, s.leader, dev_h);
+        finish_kernel<<<thread_grid(n), THREADS, 0, st>>>(n, s.slot, dev_h);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)

@@ -82,18 +82,51 @@ int ghmi_dyn_read_counters(CudaDynmap *d);
 /* Zeroes the per-call counters (need, new, bad, fail, released). */
 int ghmi_dyn_reset_counters(CudaDynmap *d);
 
-/* Scratch of an insert or erase: hashes, leader positions, the duplicate table. */
+/* The batch's duplicate table (dynmap_leaders.cu; hashing/dynmap_cpu.c's find_leaders) holds
+ * entries fp << idx_bits | i + 1 (0: empty), fp being the top bits of record i's hash that the
+ * index leaves room for: a probe passes over another key's entry without reading that record
+ * but for one in 2^fp_bits (the index alone made every occupied slot on the way a random read
+ * of the other record's hash). idx_bits <= 31: a batch has fewer than 2^31 records
+ * (GHM_DYNMAP_MAX_BATCH). */
+typedef struct LeaderTab {
+    uint32_t *tab;
+    size_t slots;
+    int idx_bits;
+} LeaderTab;
+
+/* Scratch of an insert or erase: hashes, the duplicate table, and per record its key's slot
+ * there (the hash kernel's), where its leader is read (dyn_leader), or, once the insert has
+ * resolved them (ghmi_dyn_resolve_leaders), its leader. */
 typedef struct Scratch {
     uint64_t *hash;
-    uint32_t *leader, *tab;
-    size_t tab_cap;
+    uint32_t *slot;
+    LeaderTab t;
 } Scratch;
 
-/* Queues (dynmap_leaders.cu) the hashes of n records (their keys the first key_words words of each, stride words
- * apart; `check`: flag records whose first 8 bytes are zero) and their leaders, in scratch that
- * *block owns (free it whatever the result). */
+static __device__ __forceinline__ uint32_t leader_index_mask(const LeaderTab &t)
+{
+    return (1u << t.idx_bits) - 1;
+}
+
+/* Record i's leader, the first record of the batch with its key: the entry its key's slot ends
+ * with once the hash kernel is done. The erase reads it in its own kernel (2^23 erases 2-3 %
+ * faster than after a pass of its own); the insert resolves every record's first
+ * (ghmi_dyn_resolve_leaders): read in the plan kernel, before each look-up, it made 2^23
+ * inserts 4-10 % slower (H200, 2026-12-02). */
+static __device__ __forceinline__ uint32_t dyn_leader(const LeaderTab &t, const uint32_t *slot,
+                                                      size_t i)
+{
+    return (__ldcg(&t.tab[slot[i]]) & leader_index_mask(t)) - 1;
+}
+
+/* Queues (dynmap_leaders.cu) the hashes of n records (their keys the first key_words words of
+ * each, stride words apart; `check`: flag records whose first 8 bytes are zero) and their keys'
+ * slots in the duplicate table (dyn_leader), in scratch that *block owns (free it whatever the
+ * result). */
 int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, size_t n,
                               int check, void **block, Scratch *s);
+/* Queues the replacement of each record's slot in s->slot by its leader (dyn_leader). */
+int ghmi_dyn_resolve_leaders(CudaDynmap *d, size_t n, Scratch *s);
 
 /* Load the kernels of dynmap.cu (those of a table of hb head bytes), dynmap_alloc.cu and
  * dynmap_leaders.cu now (the op table's preload, in dynmap_ops.cu). */

@@ -1,27 +1,11 @@
 /*
  * dynmap_leaders.cu - the batch's duplicates for GhmDynmap's CUDA insert and erase (steps 1-2
- * of dynmap.cu): every record's hash, and its leader, the first record of the batch with its
- * key (the paper's second table and leader rule), so that only a leader looks its key up.
+ * of dynmap.cu): every record's hash, and its key's slot in the duplicate table, where its
+ * leader ends, the first record of the batch with its key (the paper's second table and leader
+ * rule), so that only a leader looks its key up (dyn_leader, dynmap_cuda_internal.cuh).
  */
 #include "dynmap_cuda_internal.cuh"
 #include "hash_internal.h"
-
-/* The batch's duplicate table (hashing/dynmap_cpu.c's find_leaders) holds entries
- * fp << idx_bits | i + 1 (0: empty), fp being the top bits of record i's hash that the index
- * leaves room for: a probe passes over another key's entry without reading that record but
- * for one in 2^fp_bits (the index alone made every occupied slot on the way a random read of
- * the other record's hash). */
-typedef struct LeaderTab {
-    uint32_t *tab;
-    size_t slots;
-    int idx_bits;
-} LeaderTab;
-
-/* idx_bits <= 31: a batch has fewer than 2^31 records (GHM_DYNMAP_MAX_BATCH). */
-static __device__ __forceinline__ uint32_t leader_index_mask(const LeaderTab &t)
-{
-    return (1u << t.idx_bits) - 1;
-}
 
 static __device__ __forceinline__ uint32_t leader_entry(const LeaderTab &t, uint64_t hash,
                                                         size_t i)
@@ -30,11 +14,12 @@ static __device__ __forceinline__ uint32_t leader_entry(const LeaderTab &t, uint
 }
 
 /* Steps 1 and 2 in one pass: hash[i] = record i's hash (`check`: flag one whose first 8 bytes
- * are zero: device arrays are not checked by the API layer), and pos[i] = the duplicate table's
- * entry of its key, which ends holding the smallest index with that key. Keys are compared on
- * the records themselves (read-only), not on hash[], which other threads are still writing. */
+ * are zero: device arrays are not checked by the API layer), and slot[i] = the duplicate
+ * table's slot of its key, which ends holding the smallest index with that key (dyn_leader).
+ * Keys are compared on the records themselves (read-only), not on hash[], which other threads
+ * are still writing. */
 static __global__ void hash_leader_kernel(DynRef r, const uint32_t *rec, int stride, size_t n,
-                                          int check, LeaderTab t, uint64_t *hash, uint32_t *pos)
+                                          int check, LeaderTab t, uint64_t *hash, uint32_t *slot)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n)
@@ -68,26 +53,22 @@ static __global__ void hash_leader_kernel(DynRef r, const uint32_t *rec, int str
         }
         p = p + 1 == t.slots ? 0 : p + 1;
     }
-    pos[i] = (uint32_t)p;
-}
-
-static __global__ void leader_final_kernel(LeaderTab t, size_t n, uint32_t *pos)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n)
-        pos[i] = (t.tab[pos[i]] & leader_index_mask(t)) - 1;
+    slot[i] = (uint32_t)p;
 }
 
 /* The duplicate table at a load of at most one half (n + n / 4 slots, a table a third the size,
  * made the pass slower on an H200, 2026-11-30). */
 static void scratch_layout(GhmiCarve *c, Scratch *s, size_t n)
 {
-    s->tab_cap = 16;
-    while (s->tab_cap < 2 * n)
-        s->tab_cap *= 2;
+    s->t.slots = 16;
+    while (s->t.slots < 2 * n)
+        s->t.slots *= 2;
     s->hash = (uint64_t *)ghmi_carve(c, n * 8);
-    s->leader = (uint32_t *)ghmi_carve(c, n * 4);
-    s->tab = (uint32_t *)ghmi_carve(c, s->tab_cap * 4);
+    s->slot = (uint32_t *)ghmi_carve(c, n * 4);
+    s->t.tab = (uint32_t *)ghmi_carve(c, s->t.slots * 4);
+    /* bits that hold the indices plus one; n >= 1 (the API layer returns before an empty
+     * batch) */
+    s->t.idx_bits = ghmi_ceil_log2(n + 1);
 }
 
 /* Hashes n records and finds their leaders (insert and erase steps 1-2), queued. */
@@ -103,24 +84,32 @@ int ghmi_dyn_hash_and_leaders(CudaDynmap *d, const uint32_t *rec, int stride, si
         return ret;
     c = ghmi_carve_start(*block);
     scratch_layout(&c, s, n);
-    if ((ret = GHM_CUDA(cudaMemsetAsync(s->tab, 0, s->tab_cap * 4, st))) < 0)
+    if ((ret = GHM_CUDA(cudaMemsetAsync(s->t.tab, 0, s->t.slots * 4, st))) < 0)
         return ret;
     if ((ret = ghmi_dyn_reset_counters(d)) < 0)
         return ret;
-    /* bits that hold the indices plus one; n >= 1 (the API layer returns before an empty
-     * batch) */
-    LeaderTab t = {s->tab, s->tab_cap, ghmi_ceil_log2(n + 1)};
-    hash_leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, check, t,
-                                                           s->hash, s->leader);
-    if ((ret = GHM_CUDA_LAUNCH()) < 0)
-        return ret;
-    leader_final_kernel<<<thread_grid(n), THREADS, 0, st>>>(t, n, s->leader);
+    hash_leader_kernel<<<thread_grid(n), THREADS, 0, st>>>(d->ref, rec, stride, n, check, s->t,
+                                                           s->hash, s->slot);
+    return GHM_CUDA_LAUNCH();
+}
+
+static __global__ void resolve_leaders_kernel(LeaderTab t, size_t n, uint32_t *slot)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        slot[i] = dyn_leader(t, slot, i);
+}
+
+int ghmi_dyn_resolve_leaders(CudaDynmap *d, size_t n, Scratch *s)
+{
+    resolve_leaders_kernel<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(d->ctx)>>>(s->t, n,
+                                                                                   s->slot);
     return GHM_CUDA_LAUNCH();
 }
 
 cudaError_t ghmi_dyn_leaders_load_kernels(const GhmContext *ctx)
 {
     const void *const k[] = {(const void *)hash_leader_kernel,
-                             (const void *)leader_final_kernel};
+                             (const void *)resolve_leaders_kernel};
     return ghm_cuda_load_kernels(ctx, k, sizeof k / sizeof *k);
 }

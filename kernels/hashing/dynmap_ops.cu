@@ -38,13 +38,14 @@ static __device__ bool erase_one(const DynRef &r, const uint32_t *key, uint64_t 
 /* A thread per key; the items erased are tallied per block (one atomic per block). */
 template <int HB>
 static __global__ void erase_kernel(DynRef ref, const uint32_t *keys, size_t n,
-                                    const uint64_t *hash, const uint32_t *leader, uint8_t *erased)
+                                    const uint64_t *hash, LeaderTab t, const uint32_t *slot,
+                                    uint8_t *erased)
 {
     const DynRef r = dyn_fixed<HB>(ref);
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     bool hit = false;
     if (i < n) {
-        hit = leader[i] == i && erase_one(r, keys + i * r.kw, hash[i]);
+        hit = dyn_leader(t, slot, i) == i && erase_one(r, keys + i * r.kw, hash[i]);
         if (erased)
             erased[i] = hit;
     }
@@ -175,7 +176,7 @@ static int dyn_erase(void *impl, const uint32_t *keys, size_t n, uint8_t *erased
         ret = ghmi_dyn_hash_and_leaders(d, (const uint32_t *)in.dev, d->ref.kw, n, 0, &block, &s);
     if (ret >= 0) {
         DYN_BY_HB(d->ref.hb, erase_kernel)<<<thread_grid(n), THREADS, 0, ghm_cuda_stream(ctx)>>>(
-            d->ref, (const uint32_t *)in.dev, n, s.hash, s.leader, (uint8_t *)e.dev);
+            d->ref, (const uint32_t *)in.dev, n, s.hash, s.t, s.slot, (uint8_t *)e.dev);
         ret = GHM_CUDA_LAUNCH();
     }
     if (ret >= 0)
