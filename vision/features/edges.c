@@ -175,9 +175,10 @@ static void select_count(const float *v, size_t n, int shift, int bits, uint32_t
     memset(hists, 0, (size_t)nt * sizeof *hists);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        uint32_t(*h)[SEL_BINS] = hists[omp_get_thread_num()];
-        size_t t = (size_t)omp_get_thread_num(), team = (size_t)omp_get_num_threads();
-        size_t lo = n * t / team, hi = n * (t + 1) / team;
+        int t = omp_get_thread_num();
+        uint32_t(*h)[SEL_BINS] = hists[t];
+        size_t team = (size_t)omp_get_num_threads();
+        size_t lo = n * (size_t)t / team, hi = n * (size_t)(t + 1) / team;
         for (size_t i = lo; i < hi; i++) {
             uint32_t b;
             memcpy(&b, &v[i], sizeof b);
