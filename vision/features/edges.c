@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_sort_internal.h"
 #include "edges_internal.h"
 
 #define GHM_PI 3.14159265358979323846
@@ -160,68 +161,6 @@ static void suppress(const float *mag, const float *gx, const float *gy, int w, 
     }
 }
 
-/* The rank[0]-th and rank[1]-th smallest of the n positive floats v (0-based ranks below n),
- * by a radix select on their bits (positive floats order as their bits): three passes of 11,
- * 11 and 10 bits, each counting, per thread, the digits of the values that share the digits
- * found so far. The device selects so (kernels/vision/features/features.cu). Until 2026-12-02
- * two quickselects, serial and a mispredicted branch a step: ~1.3 ms of a pair's serial time on
- * 2 cores (docs/BENCHMARKS.md). */
-enum { SEL_PASSES = 3, SEL_BINS = 2048 };
-typedef uint32_t SelHist[2][SEL_BINS];
-
-static void select_count(const float *v, size_t n, int shift, int bits, uint32_t fixed,
-                         const uint32_t prefix[2], SelHist *hists, int nt)
-{
-    memset(hists, 0, (size_t)nt * sizeof *hists);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = omp_get_thread_num();
-        uint32_t(*h)[SEL_BINS] = hists[t];
-        size_t team = (size_t)omp_get_num_threads();
-        size_t lo = n * (size_t)t / team, hi = n * (size_t)(t + 1) / team;
-        for (size_t i = lo; i < hi; i++) {
-            uint32_t b;
-            memcpy(&b, &v[i], sizeof b);
-            uint32_t d = b >> shift & ((1u << bits) - 1);
-            h[0][d] += (b & fixed) == prefix[0];
-            h[1][d] += (b & fixed) == prefix[1];
-        }
-    }
-}
-
-static int select_two(const float *v, size_t n, const size_t rank[2], int team, float out[2])
-{
-    static const int shift[SEL_PASSES] = {21, 10, 0}, bits[SEL_PASSES] = {11, 11, 10};
-    int nt = team ? omp_get_max_threads() : 1;
-    SelHist *hists = malloc((size_t)nt * sizeof *hists);
-    if (!hists)
-        return GHM_ERR_NOMEM;
-    uint32_t prefix[2] = {0, 0};
-    size_t want[2] = {rank[0], rank[1]};
-    for (int p = 0; p < SEL_PASSES; p++) {
-        uint32_t fixed = p == 0 ? 0u : ~0u << shift[p - 1];
-        select_count(v, n, shift[p], bits[p], fixed, prefix, hists, nt);
-        for (int t = 0; t < 2; t++) {
-            size_t before = 0;
-            for (uint32_t d = 0; d < 1u << bits[p]; d++) {
-                size_t c = 0;
-                for (int k = 0; k < nt; k++)
-                    c += hists[k][t][d];
-                if (want[t] < before + c) {
-                    prefix[t] |= d << shift[p];
-                    want[t] -= before;
-                    break;
-                }
-                before += c;
-            }
-        }
-    }
-    free(hists);
-    memcpy(&out[0], &prefix[0], sizeof out[0]);
-    memcpy(&out[1], &prefix[1], sizeof out[1]);
-    return GHM_OK;
-}
-
 /* start[y + 1] = how many pixels of row y of nms (w x h) are at least thr and positive, then
  * the prefix sums: where row y's share of a compacted array starts (start[0] = 0, start[h] the
  * total), so that the rows can be compacted in parallel, in raster order. start has h + 1. */
@@ -250,26 +189,33 @@ static int choose_threshold(const float *nms, int w, int h, double quantile, flo
     *out = floor_mag;
     if (n == 0 || quantile <= 0.0)
         return GHM_OK;
-    float *v = malloc(n * sizeof *v);
+    /* The maxima's bits, in order by the backend's radix sort (positive floats order as their
+     * bits), on the threads. Until 2026-12-02 two quickselects, serial, a mispredicted branch
+     * a step: ~1.3 ms of a one-shot pair's serial time on 2 cores (docs/BENCHMARKS.md). */
+    uint32_t *v = malloc(n * sizeof *v);
     if (!v)
         return GHM_ERR_NOMEM;
-#pragma omp parallel for schedule(static) if (ghmi_parallel_image(w, h))
+    int team = ghmi_parallel_image(w, h);
+#pragma omp parallel for schedule(static) if (team)
     for (int y = 0; y < h; y++) {
         const float *row = nms + (size_t)y * w;
         size_t k = start[y];
         for (int x = 0; x < w; x++)
             if (row[x] > 0.0f)
-                v[k++] = row[x];
+                memcpy(&v[k++], &row[x], sizeof *v);
     }
-    size_t rank[2] = {(size_t)(quantile * (double)(n - 1)), (size_t)(0.9 * (double)(n - 1))};
-    float at[2];
-    int ret = select_two(v, n, rank, ghmi_parallel_image(w, h), at);
-    free(v);
-    if (ret < 0)
+    int ret = ghmi_cpu_sort_pairs(team ? omp_get_max_threads() : 1, v, NULL, n);
+    if (ret < 0) {
+        free(v);
         return ret;
+    }
+    float q, strong;
+    memcpy(&q, &v[(size_t)(quantile * (double)(n - 1))], sizeof q);
+    memcpy(&strong, &v[(size_t)(0.9 * (double)(n - 1))], sizeof strong);
+    free(v);
     /* On a clean picture whose edges are all equally strong the quantile would cut real
      * contours; never ask for more than half the strength of the strong (90 %) edges. */
-    float q = at[0], strong = 0.5f * at[1];
+    strong *= 0.5f;
     if (q > strong)
         q = strong;
     if (q > *out)
