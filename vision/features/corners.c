@@ -9,15 +9,10 @@
 #include "cpu_sort_internal.h"
 #include "edges_internal.h"
 
-/* The major key of the candidates' order: the response's bits made to rise as the response
- * falls (-0 taken as +0, so that equal responses tie). */
+/* The major key of the candidates' order: rising as the response falls (equal responses tie). */
 static uint32_t falling_response(float response)
 {
-    float r = response == 0.0f ? 0.0f : response;
-    uint32_t b;
-    memcpy(&b, &r, sizeof b);
-    b = (b & 0x80000000u) ? ~b : b | 0x80000000u; /* now rises with the float */
-    return ~b;
+    return ~ghmi_rising_bits(response);
 }
 
 /* Sorts the nc candidates strongest first, ties by pixel: the CPU backend's stable radix sort,

@@ -36,16 +36,13 @@ static int grid_alloc(int width, int height, double cell, int *cw, int *ch, uint
 }
 
 /* A point's rank within its cell as one integer, so that the strongest point, the first of
- * equals, has the largest: the strength's bits made to order as its value (-0 taken as +0, a
- * NaN below every number) above the index's complement. kernels/vision/features/sample.cu
- * keys the device's points so (their strengths are never negative or NaN there). A cell's
- * best key 0 means no point: every point's key is larger (the index is below 2^32 - 1). */
+ * equals, has the largest: the strength's rising bits (a NaN below every number) above the
+ * index's complement. kernels/vision/features/sample.cu keys the device's points so (their
+ * strengths are never negative or NaN there). A cell's best key 0 means no point: every
+ * point's key is larger (the index is below 2^32 - 1). */
 static inline uint64_t sample_key(float strength, size_t i)
 {
-    float s = strength + 0.0f; /* -0 -> +0 */
-    uint32_t b;
-    memcpy(&b, &s, sizeof b);
-    b = s != s ? 0 : b >> 31 ? ~b : b | 0x80000000u;
+    uint32_t b = strength != strength ? 0 : ghmi_rising_bits(strength);
     return (uint64_t)b << 32 | (uint32_t)~(uint32_t)i;
 }
 

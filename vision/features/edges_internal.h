@@ -7,6 +7,9 @@
 #ifndef GHM_EDGES_INTERNAL_H
 #define GHM_EDGES_INTERNAL_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "ghm_edges.h"
 #include "vision_backend_internal.h"
 
@@ -28,6 +31,18 @@ static inline int ghmi_parallel_image(int w, int h)
 /* Lists of fewer points than this are done on one thread, for the same reason: a pass over
  * 16 k points with a libm call each takes about the wake-up's time. */
 #define GHMI_PARALLEL_POINTS 16384
+
+/* A float's bits made to rise with its value (a negative one's all flipped, the others' sign
+ * bit set), -0 taken as +0 so that the zeros tie: the integer keys by which the feature code
+ * orders values (corners.c's candidates, edge_sampling.c's cells' strongest points). A NaN
+ * lands beyond every number, on its sign bit's side. */
+static inline uint32_t ghmi_rising_bits(float x)
+{
+    float v = x == 0.0f ? 0.0f : x;
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 31 ? ~b : b | 0x80000000u;
+}
 
 static inline int ghmi_clampi(int v, int lo, int hi)
 {
