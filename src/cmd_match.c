@@ -274,7 +274,8 @@ int ghm_cmd_match(int argc, char **argv)
         ghm_cli_context(&o.common, &ctx) < 0)
         goto done;
     double t0 = ghm_now();
-    if (ghm_match_open_reference(ctx, &o, ref, &m) < 0)
+    /* a plain run's one image (decoded already) is the reference's only query */
+    if (ghm_match_open_reference(ctx, &o, ref, query != NULL, &m) < 0)
         goto done;
     double build_ms = 1e3 * (ghm_now() - t0);
     if (!o.query) { /* --save-ref REFERENCE alone: the reference file was the job */

@@ -45,7 +45,9 @@ static int open_reference(Search *s, const char *path, GhmMatcher **m, char *why
     int ret = ghm_image_load(path, &img, why, n);
     if (ret < 0)
         return ret;
-    if ((ret = ghm_matcher_create(s->ctx, img, &s->o->params, m)) == GHM_ERR_TOO_LARGE)
+    /* the query is each reference's only one */
+    if ((ret = ghm_matcher_create_for_one_query(s->ctx, img, &s->o->params, m)) ==
+        GHM_ERR_TOO_LARGE)
         snprintf(why, n, "%dx%d is larger than image matching takes (16 megapixels)",
                  img->width, img->height);
     else if (ret < 0)

@@ -270,7 +270,7 @@ int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img)
 }
 
 int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
-                             const GhmImage *ref_img, GhmMatcher **out)
+                             const GhmImage *ref_img, int one_query, GhmMatcher **out)
 {
     char why[512] = "";
     int ret;
@@ -281,11 +281,13 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
             ghm_cli_warn(NULL, "--%s: has no effect with --load-ref: the saved reference "
                          "keeps the value it was built with (build it again to change it)",
                          opt->ref_option);
-    } else if ((ret = ghm_matcher_create(ctx, ref_img, &opt->params, out)) < 0) {
+    } else {
+        ret = one_query ? ghm_matcher_create_for_one_query(ctx, ref_img, &opt->params, out)
+                        : ghm_matcher_create(ctx, ref_img, &opt->params, out);
         if (ret == GHM_ERR_TOO_LARGE)
             ghm_cli_error(opt->reference, "%dx%d is larger than image matching takes "
                           "(16 megapixels)", ref_img->width, ref_img->height);
-        else
+        else if (ret < 0)
             ghm_cli_error(opt->reference, "cannot build the reference tables: %s",
                           ghm_strerror(ret));
     }

@@ -52,10 +52,11 @@ void ghm_match_print_help(FILE *f);
  * returns the GHM_ERR_* code. Needs no context, so that it overlaps CUDA's start-up. */
 int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img);
 
-/* Builds the matcher for opt: from --load-ref or from ref_img (ghm_match_read_reference), then
- * writes --save-ref if asked. Prints one error line on failure and returns the GHM_ERR_* code. */
+/* Builds the matcher for opt: from --load-ref or from ref_img (ghm_match_read_reference; for
+ * one query, one_query: ghm_matcher_create_for_one_query), then writes --save-ref if asked.
+ * Prints one error line on failure and returns the GHM_ERR_* code. */
 int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
-                             const GhmImage *ref_img, GhmMatcher **out);
+                             const GhmImage *ref_img, int one_query, GhmMatcher **out);
 
 /* The result as a JSON object (new reference, NULL when out of memory): found, votes,
  * confidence, transform, corners, inliers, timings_ms, tables. The caller adds "reference",

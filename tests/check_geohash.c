@@ -539,6 +539,70 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
+/* A reference for one query (its votes counted by scanning its bases, without the table) gives
+ * every result field a table gives, for one thread and three, queried twice, through a clone,
+ * and its signatures are the table's. */
+static void assert_same_result(const GhmMatchResult *a, const GhmMatchResult *b)
+{
+    ck_assert_int_eq(a->found, b->found);
+    ck_assert_mem_eq(a->matrix, b->matrix, sizeof a->matrix);
+    ck_assert_uint_eq(a->votes, b->votes);
+    ck_assert_uint_eq(a->votes_cast, b->votes_cast);
+    ck_assert_uint_eq(a->lookups, b->lookups);
+    ck_assert_uint_eq(a->candidates, b->candidates);
+    ck_assert_uint_eq(a->inliers, b->inliers);
+    ck_assert_uint_eq(a->ref_bases, b->ref_bases);
+    ck_assert_uint_eq(a->ref_entries, b->ref_entries);
+    ck_assert_uint_eq(a->ref_keys, b->ref_keys);
+    ck_assert(a->confidence == b->confidence);
+}
+
+static void one_query_as_table(int threads, const char *ref_path, const char *query_path)
+{
+    GhmContextOptions opt = ghm_context_defaults();
+    opt.backend = GHM_BACKEND_CPU;
+    opt.threads = threads;
+    GhmContext *ctx = ghm_test_context_opt(opt);
+    GhmImage *ref = ghm_test_load_image(ref_path), *q = ghm_test_load_image(query_path);
+    GhmMatchParams mp = ghm_match_defaults();
+    GhmMatcher *table = matcher_for(ctx, ref), *one = NULL, *clone = NULL;
+    ck_assert_int_eq(ghm_matcher_create_for_one_query(ctx, ref, &mp, &one), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_clone(ctx, one, &clone), GHM_OK);
+    GhmMatchResult want, got;
+    ck_assert_int_eq(ghm_matcher_match(table, q, &want), GHM_OK);
+    ck_assert_uint_gt(want.votes_cast, 0);
+    ck_assert_uint_gt(want.ref_entries, 0);
+    for (int again = 0; again < 2; again++) {
+        ck_assert_int_eq(ghm_matcher_match(one, q, &got), GHM_OK);
+        assert_same_result(&want, &got);
+    }
+    ck_assert_int_eq(ghm_matcher_match(clone, q, &got), GHM_OK);
+    assert_same_result(&want, &got);
+    uint32_t *ka = NULL, *kb = NULL;
+    size_t na = 0, nb = 0;
+    ck_assert_int_eq(ghm_matcher_signatures(table, &ka, &na), GHM_OK);
+    ck_assert_int_eq(ghm_matcher_signatures(one, &kb, &nb), GHM_OK);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_mem_eq(ka, kb, na * sizeof *ka);
+    free(ka);
+    free(kb);
+    ghm_matcher_free(&clone);
+    ghm_matcher_free(&one);
+    ghm_matcher_free(&table);
+    ghm_image_free(&ref);
+    ghm_image_free(&q);
+    ghm_context_free(&ctx);
+}
+
+START_TEST(test_one_query_same_as_table)
+{
+    for (int threads = 1; threads <= 3; threads += 2) {
+        one_query_as_table(threads, "images/butterfly.jpg", "pairs/dev_00_query.png");
+        one_query_as_table(threads, "images/box_in_scene.png", "images/box.png");
+    }
+}
+END_TEST
+
 /* --- hard: data/hard/truth.json (issue 13's development tier, a few pairs) ---------------- */
 
 /* Pairs that geometric hashing with global random bases could not solve: a glyph in a scene of
@@ -601,6 +665,7 @@ static Suite *geohash_suite(void)
     tcase_add_test(bad, test_same_seed_same_result);
     tcase_add_test(bad, test_reference_file_round_trip);
     tcase_add_test(bad, test_threads_agree);
+    tcase_add_test(bad, test_one_query_same_as_table);
     suite_add_tcase(s, bad);
     return s;
 }

@@ -255,8 +255,7 @@ static int choose_ref_bases(GhmGeoRef *r, uint64_t seed, uint32_t **keys_out, si
     return GHM_OK;
 }
 
-/* The level of basis key (i << 16 | j): the one whose basis points hold i. */
-static size_t level_of(const GhmGeoRef *r, uint32_t key)
+size_t ghmi_geo_level_of(const GhmGeoRef *r, uint32_t key)
 {
     uint32_t i = key >> 16;
     for (size_t l = 0; l < r->nlevels; l++)
@@ -286,8 +285,8 @@ static int runs_reserve(Runs *r, size_t more)
 
 /* The signatures of every basis, in one pass: each thread appends the runs of the bases it
  * takes to its own array, then the runs are laid out in basis order (keys) with the basis ids
- * (values), so the arrays do not depend on the thread count. */
-static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32_t *ids,
+ * (values; ids NULL: the positions), so the arrays do not depend on the thread count. */
+static int ref_signatures(const GhmGeoRef *r, const uint32_t *basis_keys, const uint32_t *ids,
                           uint32_t **keys_out, uint32_t **vals_out, size_t *n_out)
 {
     size_t nbases = r->nbases, words = seen_words64(&r->p, r->nbins);
@@ -302,7 +301,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
     if (!offs || !at || !seen || !lev || !owner || !runs)
         goto fail;
     for (size_t b = 0; b < nbases; b++)
-        lev[b] = (uint8_t)level_of(r, basis_keys[b]);
+        lev[b] = (uint8_t)ghmi_geo_level_of(r, basis_keys[b]);
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
     {
         int t = omp_get_thread_num();
@@ -341,7 +340,7 @@ static int ref_signatures(GhmGeoRef *r, const uint32_t *basis_keys, const uint32
         size_t k = offs[b + 1] - offs[b];
         memcpy(keys + offs[b], runs[owner[b]].keys + at[b], k * sizeof *keys);
         for (size_t i = 0; i < k; i++)
-            vals[offs[b] + i] = ids[b];
+            vals[offs[b] + i] = ids ? ids[b] : (uint32_t)b;
     }
     *n_out = offs[nbases];
     *keys_out = keys;
@@ -362,8 +361,20 @@ fail:
     return ret;
 }
 
-/* Index of the bases, the signature table and host copies of what voting reads. */
-static int build_tables(GhmGeoRef *r)
+/* Whether ids[b] == b for every basis: the bases' keys were ascending and distinct. */
+static int ids_are_positions(const uint32_t *ids, size_t n)
+{
+    for (size_t b = 0; b < n; b++)
+        if (ids[b] != b)
+            return 0;
+    return 1;
+}
+
+/* Index of the bases, the signature table (with_table, or where the device votes) and host
+ * copies of what voting reads. The scan that votes without the table takes a basis's position
+ * for its id: choose_ref_bases' keys are ascending and distinct, so they are the same; were
+ * they not, the table is built. */
+static int build_tables(GhmGeoRef *r, int with_table)
 {
     uint32_t *bkeys = NULL, *ids = NULL, *skeys = NULL, *svals = NULL;
     size_t nsig = 0;
@@ -382,6 +393,8 @@ static int build_tables(GhmGeoRef *r)
         (ret = ghm_index_build(r->bases, bkeys, r->nbases)) < 0 ||
         (ret = ghm_index_ids(r->bases, bkeys, r->nbases, ids)) < 0 ||
         (ret = ghm_index_keys(r->bases, ids, r->nbases, r->basis_keys)) < 0)
+        goto done;
+    if (!with_table && !ghmi_geo_votes_on_device(r->ctx) && ids_are_positions(ids, r->nbases))
         goto done;
     if ((ret = ref_signatures(r, r->basis_keys, ids, &skeys, &svals, &nsig)) < 0)
         goto done;
@@ -421,6 +434,15 @@ int ghm_geo_ref_build_levels(GhmContext *ctx, const GhmGeoPoint *basis_pts, size
                              const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoLevel *levels,
                              size_t nlevels, double diag, const GhmGeoParams *p,
                              GhmGeoRef **out)
+{
+    return ghmi_geo_ref_build(ctx, basis_pts, nb, coded_pts, nc, levels, nlevels, diag, p, 1,
+                              out);
+}
+
+int ghmi_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                       const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoLevel *levels,
+                       size_t nlevels, double diag, const GhmGeoParams *p, int with_table,
+                       GhmGeoRef **out)
 {
     GhmGeoLevel one = {0, (uint32_t)nb, 0, (uint32_t)nc, 1.0f};
     if (!levels) {
@@ -462,7 +484,7 @@ int ghm_geo_ref_build_levels(GhmContext *ctx, const GhmGeoPoint *basis_pts, size
         if ((ret = ghmi_coded_grid_build(coded_pts + levels[l].coded_first, levels[l].ncoded,
                                          &r->grids[l])) < 0)
             goto fail;
-    if ((ret = build_tables(r)) < 0)
+    if ((ret = build_tables(r, with_table)) < 0)
         goto fail;
     *out = r;
     return GHM_OK;
@@ -497,14 +519,16 @@ int ghm_geo_ref_clone(GhmContext *ctx, const GhmGeoRef *src, GhmGeoRef **out)
     r->levels = ghmi_copy_of(src->levels, src->nlevels, sizeof *src->levels);
     r->grids = calloc(src->nlevels, sizeof *r->grids);
     r->basis_keys = ghmi_copy_of(src->basis_keys, src->nbases, sizeof *src->basis_keys);
-    r->values = ghmi_copy_of(src->values, src->nentries, sizeof *src->values);
-    int ret = r->bpts && r->levels && r->grids && r->basis_keys && r->values ? GHM_OK
-                                                                             : GHM_ERR_NOMEM;
+    r->values = src->table ? ghmi_copy_of(src->values, src->nentries, sizeof *src->values) : NULL;
+    int ret = r->bpts && r->levels && r->grids && r->basis_keys && (r->values || !src->table)
+                  ? GHM_OK
+                  : GHM_ERR_NOMEM;
     if (!r->grids)
         r->nlevels = 0; /* ghm_geo_ref_free walks the grids */
     for (size_t l = 0; l < r->nlevels && ret == GHM_OK; l++)
         ret = copy_grid(&src->grids[l], &r->grids[l]);
-    if (ret == GHM_OK && (ret = ghm_index_clone(ctx, src->bases, &r->bases)) == GHM_OK)
+    if (ret == GHM_OK && (ret = ghm_index_clone(ctx, src->bases, &r->bases)) == GHM_OK &&
+        src->table) /* a reference without its table (ghmi_geo_ref_build) has a clone without */
         ret = ghm_multimap_clone(ctx, src->table, &r->table);
     if (ret < 0) {
         ghm_geo_ref_free(&r);
@@ -531,6 +555,32 @@ static int signature_space(const GhmGeoRef *r, uint32_t **out, size_t *n)
     return GHM_OK;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A reference without its table: every basis's signatures computed again, each basis's run put
+ * in key order. */
+static int signatures_without_table(const GhmGeoRef *r, uint32_t **keys, size_t *n)
+{
+    uint32_t *k = NULL, *ids = NULL;
+    size_t nsig = 0;
+    int ret = ref_signatures(r, r->basis_keys, NULL, &k, &ids, &nsig);
+    if (ret < 0)
+        return ret;
+    for (size_t i = 0, j; i < nsig; i = j) {
+        for (j = i + 1; j < nsig && ids[j] == ids[i]; j++)
+            ;
+        qsort(k + i, j - i, sizeof *k, cmp_u32);
+    }
+    free(ids);
+    *keys = k;
+    *n = nsig;
+    return GHM_OK;
+}
+
 /* The table's entries are found by looking every key of the signature space up (the table
  * keeps no host copy of its keys), then laid out by basis with a counting sort of the host copy
  * of the values (basis ids). */
@@ -538,6 +588,8 @@ int ghm_geo_ref_signatures(const GhmGeoRef *r, uint32_t **keys, size_t *n)
 {
     if (!r || !keys || !n)
         return GHM_ERR_INVALID;
+    if (!r->table)
+        return signatures_without_table(r, keys, n);
     uint32_t *space = NULL, *first = NULL, *count = NULL, *at = NULL, *out = NULL;
     size_t ns = 0;
     int ret = signature_space(r, &space, &ns);

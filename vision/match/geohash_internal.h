@@ -168,6 +168,44 @@ size_t ghmi_geo_neighbour_pairs(int threads, const GhmGeoPoint *bp, uint32_t fir
 /* GHM_OK when every level's ranges lie inside [0, nb) and [0, nc), else GHM_ERR_INVALID. */
 int ghmi_geo_check_levels(const GhmGeoLevel *levels, size_t nlevels, size_t nb, size_t nc);
 
+/* Whether ctx's backend votes on its device (GhmVisionOps' geo_vote and geo_best), with the
+ * reference's table there; else the host votes. */
+static inline int ghmi_geo_votes_on_device(const GhmContext *ctx)
+{
+    const GhmVisionOps *ops = ghmi_vision_ops(ctx);
+    return ops && ops->geo_vote && ops->geo_best;
+}
+
+/* As ghm_geo_ref_build_levels; with_table 0 leaves the signature table unbuilt where the host
+ * votes (ghmi_geo_votes_on_device), for a reference that answers one query: its votes are then
+ * counted by ghmi_geo_scan_votes. */
+int ghmi_geo_ref_build(GhmContext *ctx, const GhmGeoPoint *basis_pts, size_t nb,
+                       const GhmGeoPoint *coded_pts, size_t nc, const GhmGeoLevel *levels,
+                       size_t nlevels, double diag, const GhmGeoParams *p, int with_table,
+                       GhmGeoRef **out);
+
+/* The level of reference basis key (i << 16 | j): the one whose basis points hold i. */
+size_t ghmi_geo_level_of(const GhmGeoRef *r, uint32_t key);
+
+/* The order of cells within a row of votes: more votes first, then the lower reference basis
+ * id. A strict total order on (final count, id) makes a best list kept as counts grow exact
+ * whatever the order the votes arrive in, so every way of counting picks the same cells. */
+static inline int ghmi_geo_beats(uint32_t votes, uint32_t id, uint32_t best_votes,
+                                 uint32_t best_id)
+{
+    return votes > best_votes || (votes == best_votes && id < best_id);
+}
+
+/* Query basis b's best cells (votes and reference basis ids; 0 votes: none) into row_best[b *
+ * CAND_PER_ROW ..]. */
+void ghmi_geo_row_cells(const GhmGeoVoter *v, size_t b, const uint32_t *best,
+                        const uint32_t *who, GhmGeoCandidate *row_best);
+
+/* The votes of the m query bases whose signatures are in v->keys (v->offsets) against a
+ * reference without its table (geohash_scan.c): row_best (m x CAND_PER_ROW) as voting by the
+ * table fills it, and st's votes, ref_entries and ref_keys. */
+int ghmi_geo_scan_votes(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best, GhmGeoStats *st);
+
 /* Signatures and votes of the m query bases in v->qbasis on the backend's device
  * (geohash_device.c), each basis coding the coded points of its level (v->qlevel): fills
  * row_best (m x CAND_PER_ROW) and st->lookups / st->votes; *t_up is set when the inputs are on

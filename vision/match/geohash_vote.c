@@ -190,8 +190,9 @@ typedef struct SigRuns {
 } SigRuns;
 
 /* The distinct signatures of every query basis, concatenated (offsets per basis id), then one
- * bulk multimap look-up for all of them. Each thread appends its bases' runs to its own array;
- * the runs are then laid out in basis order. */
+ * bulk multimap look-up for all of them (none without the reference's table: the scan counts
+ * the votes). Each thread appends its bases' runs to its own array; the runs are then laid out
+ * in basis order. */
 static int query_signatures(GhmGeoVoter *v, const GhmGeoParams *p, const GhmGeoPoint *bp,
                             size_t m, size_t *nkeys)
 {
@@ -240,6 +241,10 @@ static int query_signatures(GhmGeoVoter *v, const GhmGeoParams *p, const GhmGeoP
         goto done;
     for (size_t b = 0; b < m; b++)
         memcpy(v->keys + v->offsets[b], runs[owner[b]].keys + at[b], counts[b] * sizeof *v->keys);
+    *nkeys = n;
+    ret = GHM_OK;
+    if (!r->table)
+        goto done;
     if ((ret = grow(&v->first, &v->cap_first, n ? n : 1)) < 0 ||
         (ret = grow(&v->count, &v->cap_count, n ? n : 1)) < 0 ||
         (ret = ghm_buffer_reserve(r->ctx, &v->dev_keys, &v->cap_dev_keys,
@@ -247,10 +252,7 @@ static int query_signatures(GhmGeoVoter *v, const GhmGeoParams *p, const GhmGeoP
         goto done;
     if (n && (ret = ghm_buffer_upload(r->ctx, v->dev_keys, v->keys, n * sizeof *v->keys)) < 0)
         goto done;
-    if ((ret = ghm_multimap_find(r->table, v->dev_keys, n, v->first, v->count)) < 0)
-        goto done;
-    *nkeys = n;
-    ret = GHM_OK;
+    ret = ghm_multimap_find(r->table, v->dev_keys, n, v->first, v->count);
 done:
     for (int t = 0; runs && t < v->nthreads; t++)
         free(runs[t].keys);
@@ -273,16 +275,22 @@ static int cmp_cand(const void *a, const void *b)
     return (rx > ry) - (rx < ry);
 }
 
-/* The order of cells within a row: more votes first, then the lower reference basis id. A
- * strict total order on (final count, id) makes the incremental best list below exact whatever
- * the order the votes arrive in (counts only grow), so the device's reduction of the finished
- * row picks the same cells. */
-static inline int beats(uint32_t votes, uint32_t id, uint32_t best_votes, uint32_t best_id)
+void ghmi_geo_row_cells(const GhmGeoVoter *v, size_t b, const uint32_t *best,
+                        const uint32_t *who, GhmGeoCandidate *row_best)
 {
-    return votes > best_votes || (votes == best_votes && id < best_id);
+    for (int i = 0; i < CAND_PER_ROW; i++) {
+        GhmGeoCandidate *c = &row_best[b * CAND_PER_ROW + i];
+        c->votes = best[i];
+        uint32_t rk = best[i] ? v->ref->basis_keys[who[i]] : 0;
+        c->ref_i = rk >> 16;
+        c->ref_j = rk & 0xFFFF;
+        c->q_k = v->qbasis[b] >> 16;
+        c->q_l = v->qbasis[b] & 0xFFFF;
+    }
 }
 
-/* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells. A signature's
+/* One row of T per query basis: accumulate, keep its CAND_PER_ROW best cells (by
+ * ghmi_geo_beats, so the device's reduction of the finished row picks the same). A signature's
  * run of values (14 on average, a cache line) starts anywhere in the table's megabytes of
  * values, and the row's increments wait on it: the runs VOTE_AHEAD signatures on are fetched
  * while this one is counted. */
@@ -306,7 +314,8 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                 const uint32_t *vals = r->values + v->first[s];
                 for (uint32_t c = 0; c < v->count[s]; c++) {
                     uint32_t id = vals[c], votes = ++row[id];
-                    if (!beats(votes, id, best[CAND_PER_ROW - 1], who[CAND_PER_ROW - 1]))
+                    if (!ghmi_geo_beats(votes, id, best[CAND_PER_ROW - 1],
+                                        who[CAND_PER_ROW - 1]))
                         continue;
                     /* Insert id into the small best list (it may already be in it). */
                     int at = CAND_PER_ROW - 1;
@@ -315,7 +324,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                             at = i;
                             break;
                         }
-                    while (at > 0 && beats(votes, id, best[at - 1], who[at - 1])) {
+                    while (at > 0 && ghmi_geo_beats(votes, id, best[at - 1], who[at - 1])) {
                         best[at] = best[at - 1];
                         who[at] = who[at - 1];
                         at--;
@@ -325,15 +334,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                 }
                 total += v->count[s];
             }
-            for (int i = 0; i < CAND_PER_ROW; i++) {
-                GhmGeoCandidate *c = &row_best[b * CAND_PER_ROW + i];
-                c->votes = best[i];
-                uint32_t rk = best[i] ? r->basis_keys[who[i]] : 0;
-                c->ref_i = rk >> 16;
-                c->ref_j = rk & 0xFFFF;
-                c->q_k = v->qbasis[b] >> 16;
-                c->q_l = v->qbasis[b] & 0xFFFF;
-            }
+            ghmi_geo_row_cells(v, b, best, who, row_best);
         }
     }
     return total;
@@ -376,9 +377,10 @@ int ghm_geo_vote_levels(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
     if (ret < 0)
         return ret;
     double t1 = ghm_now();
-    /* A backend with vision kernels computes signatures and votes on its device. */
+    /* A backend with vision kernels computes signatures and votes on its device, with the
+     * reference's table there (a reference without one is scanned on the host). */
     const GhmVisionOps *ops = ghmi_vision_ops(r->ctx);
-    int on_device = ops && ops->geo_vote && ops->geo_best;
+    int on_device = r->table && ghmi_geo_votes_on_device(r->ctx);
     if (!on_device && ((ret = query_grids(v, coded_pts, levels, nlevels)) < 0 ||
                        (ret = query_signatures(v, p, basis_pts, m, &nkeys)) < 0))
         return ret;
@@ -393,8 +395,15 @@ int ghm_geo_vote_levels(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
             return ret;
         }
         nkeys = st.lookups;
-    } else {
+    } else if (r->table) {
         st.votes = r->nbases ? vote_rows(v, m, row_best) : 0;
+    } else if ((ret = ghmi_geo_scan_votes(v, m, row_best, &st)) < 0) {
+        free(row_best);
+        return ret;
+    }
+    if (r->table) {
+        st.ref_entries = r->nentries;
+        st.ref_keys = r->nkeys;
     }
     size_t n = 0;
     for (size_t i = 0; i < m * CAND_PER_ROW && r->nbases; i++)

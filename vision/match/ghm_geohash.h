@@ -86,6 +86,8 @@ typedef struct GhmGeoStats {
     size_t query_bases;     /* m */
     size_t lookups;         /* signatures looked up */
     uint64_t votes;         /* votes cast */
+    size_t ref_entries;     /* the reference's (basis, signature) pairs, and their */
+    size_t ref_keys;        /* distinct signatures (ghm_geo_ref_sizes' entries and keys) */
     double bases_ms, signatures_ms, voting_ms;
 } GhmGeoStats;
 

@@ -107,6 +107,18 @@ GHM_API int ghm_match_check_params(const GhmMatchParams *p);
 GHM_API int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
                                GhmMatcher **out);
 
+/* As ghm_matcher_create, for a reference that answers one query (a one-shot pair; each
+ * reference of a search): where the backend votes on the host (the CPU), the signature table is
+ * not built, and a query's votes are counted instead by computing every reference basis's
+ * signatures against the query's. The same votes, so the same results, every query; the
+ * table's sort and hash are saved once (a one-shot pair on 2 cores about 15 % sooner), but each
+ * query computes the reference's signatures again, about the table's build: for several queries
+ * use ghm_matcher_create. Its clones vote as it does; a reference file saved from it loads as
+ * one ghm_matcher_create built; ghm_matcher_signatures computes them again. On a backend that
+ * votes on its device this is ghm_matcher_create. */
+GHM_API int ghm_matcher_create_for_one_query(GhmContext *ctx, const GhmImage *ref,
+                                             const GhmMatchParams *p, GhmMatcher **out);
+
 /* Matches one query. res->found says whether a match was found; not finding one is GHM_OK.
  * Reuses the matcher's scratch; deterministic for the context's seed. */
 GHM_API int ghm_matcher_match(GhmMatcher *m, const GhmImage *query, GhmMatchResult *res);

@@ -193,8 +193,10 @@ static int finish_matcher(GhmMatcher *m)
     return ghmi_match_device_create(m);
 }
 
+/* with_table 0: a reference for one query, whose table the host need not build
+ * (ghmi_geo_ref_build). */
 static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
-                      GhmMatcher **out)
+                      int with_table, GhmMatcher **out)
 {
     if (!ctx || !out || !f || f->width < 1 || f->height < 1 || (!f->edges && f->nedges) ||
         (!f->edge_pixel && f->nedges) || (!f->corners && f->ncorners) ||
@@ -220,8 +222,8 @@ static int build_impl(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchP
         (ret = ghmi_corners_to_points(m->corners, m->ncorners, &bp)) < 0)
         goto fail;
     double diag = hypot((double)f->width, (double)f->height);
-    if ((ret = ghm_geo_ref_build_levels(ctx, bp, m->ncorners, m->coded, m->ncoded, m->levels,
-                                        m->nlevels, diag, &p->geo, &m->geo)) < 0 ||
+    if ((ret = ghmi_geo_ref_build(ctx, bp, m->ncorners, m->coded, m->ncoded, m->levels,
+                                  m->nlevels, diag, &p->geo, with_table, &m->geo)) < 0 ||
         (ret = finish_matcher(m)) < 0)
         goto fail;
     free(bp);
@@ -289,13 +291,13 @@ int ghmi_matcher_build(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatch
     if (!ctx)
         return GHM_ERR_INVALID;
     int old = threads_enter(ctx);
-    int ret = build_impl(ctx, f, p, out);
+    int ret = build_impl(ctx, f, p, 1, out);
     omp_set_num_threads(old);
     return ret;
 }
 
 static int create_impl(GhmContext *ctx, const GhmImage *ref, const GhmMatchParams *p,
-                       GhmMatcher **out)
+                       int with_table, GhmMatcher **out)
 {
     if (!ctx || !ref || !out || ghm_match_check_params(p) < 0)
         return GHM_ERR_INVALID;
@@ -317,7 +319,7 @@ static int create_impl(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
             pix[e->pixel_point[i]] = (uint32_t)i;
     GhmiRefFeatures f = {ref->width, ref->height, e->points, pix, e->count, py.corners,
                          py.ncorners, py.coded, py.ncoded, py.levels, py.nlevels};
-    ret = build_impl(ctx, &f, p, out);
+    ret = build_impl(ctx, &f, p, with_table, out);
 done:
     free(pix);
     ghmi_pyramid_free(&py);
@@ -330,7 +332,18 @@ int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMatchParam
     if (!ctx)
         return GHM_ERR_INVALID;
     int old = threads_enter(ctx);
-    int ret = create_impl(ctx, ref, p, out);
+    int ret = create_impl(ctx, ref, p, 1, out);
+    omp_set_num_threads(old);
+    return ret;
+}
+
+int ghm_matcher_create_for_one_query(GhmContext *ctx, const GhmImage *ref,
+                                     const GhmMatchParams *p, GhmMatcher **out)
+{
+    if (!ctx)
+        return GHM_ERR_INVALID;
+    int old = threads_enter(ctx);
+    int ret = create_impl(ctx, ref, p, 0, out);
     omp_set_num_threads(old);
     return ret;
 }

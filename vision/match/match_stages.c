@@ -502,6 +502,8 @@ int ghmi_vote(GhmMatcher *m, const GhmGeoPoint *coded, size_t ncoded, const GhmG
     res->query_bases = st.query_bases;
     res->lookups = st.lookups;
     res->votes_cast = st.votes;
+    res->ref_entries = st.ref_entries; /* a reference without its table counted them now */
+    res->ref_keys = st.ref_keys;
     res->candidates = *ncand;
     return GHM_OK;
 }
