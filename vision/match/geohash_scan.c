@@ -110,15 +110,22 @@ static void scan_basis(const GhmGeoRef *r, const QueryLists *q, uint32_t id, Sca
     const GhmiCodedGrid *g = &r->grids[ghmi_geo_level_of(r, key)];
     size_t k = ghmi_basis_signatures(&r->bpts[key >> 16], &r->bpts[key & 0xFFFF], g, &r->p,
                                      r->nbins, s->seen, s->sigs);
+    uint32_t *restrict count = s->count, *restrict touched_at = s->touched;
+    const uint32_t *start = q->start, *basis = q->basis;
     size_t touched = 0;
+    uint64_t votes = 0;
     for (size_t i = 0; i < k; i++) {
         uint32_t slot = key_slot(s->sigs[i], &r->p, r->nbins);
         s->present[slot >> 6] |= 1ull << (slot & 63);
-        for (uint32_t j = q->start[slot]; j < q->start[slot + 1]; j++)
-            if (s->count[q->basis[j]]++ == 0)
-                s->touched[touched++] = q->basis[j];
-        s->votes += q->start[slot + 1] - q->start[slot];
+        uint32_t j = start[slot], end = start[slot + 1];
+        votes += end - j;
+        for (; j < end; j++) { /* a basis's first vote puts it on the list, without a branch */
+            uint32_t b = basis[j];
+            touched_at[touched] = b;
+            touched += count[b]++ == 0;
+        }
     }
+    s->votes += votes;
     s->entries += k;
     for (size_t t = 0; t < touched; t++) {
         uint32_t b = s->touched[t];
