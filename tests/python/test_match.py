@@ -91,6 +91,13 @@ def test_matcher_reused_for_many_queries(data):
             assert got.found == want.found and np.array_equal(got.matrix, want.matrix), q
     with pytest.raises(ValueError, match="closed"):
         m.match(queries[0])
+    # a matcher made for one query (match() makes one; no table on the CPU) answers the same
+    # every time it is asked
+    with gm.Matcher(ref, one_query=True, **CPU) as m:
+        for q, want in list(zip(queries, one_shot)) * 2:
+            got = m.match(q)
+            assert got.found == want.found and np.array_equal(got.matrix, want.matrix), q
+            assert got.votes == want.votes, q
 
 
 def test_clones_match_in_parallel(data):

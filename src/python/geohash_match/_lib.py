@@ -172,6 +172,7 @@ _PROTOS = [
     ("ghm_image_free", None, ctypes.POINTER(_imgp)),
     ("ghm_match_defaults", MatchParams),
     ("ghm_matcher_create", _int, _p, _imgp, ctypes.POINTER(MatchParams), _pp),
+    ("ghm_matcher_create_for_one_query", _int, _p, _imgp, ctypes.POINTER(MatchParams), _pp),
     ("ghm_matcher_match", _int, _p, _imgp, ctypes.POINTER(MatchResult)),
     ("ghm_matcher_size", None, _p, ctypes.POINTER(_int), ctypes.POINTER(_int)),
     ("ghm_matcher_save", _int, _p, _str, _str, _size),

@@ -100,21 +100,25 @@ def load_image(path):
 class Matcher(_lib.Handle):
     """The reference side (edges, bases, signature tables) built once, for many queries.
 
-    Matcher(reference, backend="auto", threads=0, seed=1, context=None): reference is a path or
-    an array. Matcher.load(path, ...) rebuilds one from a file that save(path) wrote (or that
-    `geohash-match --save-ref` wrote) without analysing an image again. The same seed gives the
-    same answers."""
+    Matcher(reference, backend="auto", threads=0, seed=1, context=None, one_query=False):
+    reference is a path or an array. Matcher.load(path, ...) rebuilds one from a file that
+    save(path) wrote (or that `geohash-match --save-ref` wrote) without analysing an image again.
+    The same seed gives the same answers. one_query=True is for a reference that answers one
+    query (match() makes such): on the CPU its signature table is not built, and each query
+    computes the reference's signatures again instead of reading the table (the same answers,
+    one query sooner, several slower)."""
 
     _free = "ghm_matcher_free"
 
-    def __init__(self, reference, backend="auto", threads=0, seed=1, context=None):
+    def __init__(self, reference, backend="auto", threads=0, seed=1, context=None,
+                 one_query=False):
         self._init_handle(_lib.context_for(context, backend, threads, seed))
         if reference is None:  # Matcher.load fills it in
             return
         params = lib.ghm_match_defaults()
         with _Image(reference) as img, self._ctx.lock:
-            ret = lib.ghm_matcher_create(self._ctx.ptr, img.ptr, ctypes.byref(params),
-                                         ctypes.byref(self._ptr))
+            create = lib.ghm_matcher_create_for_one_query if one_query else lib.ghm_matcher_create
+            ret = create(self._ctx.ptr, img.ptr, ctypes.byref(params), ctypes.byref(self._ptr))
             if ret == -9:  # GHM_ERR_TOO_LARGE
                 im = img.ptr.contents
                 raise _lib.GeohashError("%s: %dx%d is larger than image matching takes "
@@ -275,5 +279,6 @@ def have_ffmpeg():
 def match(reference, query, backend="auto", threads=0, seed=1, context=None):
     """Finds query inside reference (paths or arrays): a MatchResult. For many queries against
     one reference, a Matcher builds the reference's tables once."""
-    with Matcher(reference, backend=backend, threads=threads, seed=seed, context=context) as m:
+    with Matcher(reference, backend=backend, threads=threads, seed=seed, context=context,
+                 one_query=True) as m:
         return m.match(query)
