@@ -196,6 +196,21 @@ static inline int ghmi_geo_beats(uint32_t votes, uint32_t id, uint32_t best_vote
     return votes > best_votes || (votes == best_votes && id < best_id);
 }
 
+/* Puts cell (votes, id) into a row's best list (CAND_PER_ROW cells in ghmi_geo_beats order),
+ * moving it up from slot `at`: the cell's own slot where id is in the list already (its count
+ * grew), else the last, which it beats. */
+static inline void ghmi_geo_raise(uint32_t *best, uint32_t *who, int at, uint32_t votes,
+                                  uint32_t id)
+{
+    while (at > 0 && ghmi_geo_beats(votes, id, best[at - 1], who[at - 1])) {
+        best[at] = best[at - 1];
+        who[at] = who[at - 1];
+        at--;
+    }
+    best[at] = votes;
+    who[at] = id;
+}
+
 /* Query basis b's best cells (votes and reference basis ids; 0 votes: none) into row_best[b *
  * CAND_PER_ROW ..]. */
 void ghmi_geo_row_cells(const GhmGeoVoter *v, size_t b, const uint32_t *best,

@@ -90,16 +90,8 @@ static int scan_alloc(Scan *s, size_t words, size_t max_coded, size_t m)
 /* Cell (votes, id) offered to a best list, which holds no cell of id yet. */
 static void offer(uint32_t *best, uint32_t *who, uint32_t votes, uint32_t id)
 {
-    if (!ghmi_geo_beats(votes, id, best[CAND_PER_ROW - 1], who[CAND_PER_ROW - 1]))
-        return;
-    int at = CAND_PER_ROW - 1;
-    while (at > 0 && ghmi_geo_beats(votes, id, best[at - 1], who[at - 1])) {
-        best[at] = best[at - 1];
-        who[at] = who[at - 1];
-        at--;
-    }
-    best[at] = votes;
-    who[at] = id;
+    if (ghmi_geo_beats(votes, id, best[CAND_PER_ROW - 1], who[CAND_PER_ROW - 1]))
+        ghmi_geo_raise(best, who, CAND_PER_ROW - 1, votes, id);
 }
 
 /* Reference basis id's signatures, their votes for the query bases that share them, and the

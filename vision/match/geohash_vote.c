@@ -324,13 +324,7 @@ static uint64_t vote_rows(GhmGeoVoter *v, size_t m, GhmGeoCandidate *row_best)
                             at = i;
                             break;
                         }
-                    while (at > 0 && ghmi_geo_beats(votes, id, best[at - 1], who[at - 1])) {
-                        best[at] = best[at - 1];
-                        who[at] = who[at - 1];
-                        at--;
-                    }
-                    best[at] = votes;
-                    who[at] = id;
+                    ghmi_geo_raise(best, who, at, votes, id);
                 }
                 total += v->count[s];
             }

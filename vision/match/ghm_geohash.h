@@ -120,7 +120,8 @@ GHM_API int ghm_geo_ref_clone(GhmContext *ctx, const GhmGeoRef *ref, GhmGeoRef *
 
 GHM_API void ghm_geo_ref_free(GhmGeoRef **ref);
 
-/* Table sizes: bases n, signatures stored, distinct signature keys. */
+/* Table sizes: bases n, signatures stored, distinct signature keys (0 and 0 for a reference
+ * built without its table for one query, whose votes count them: GhmGeoStats). */
 GHM_API void ghm_geo_ref_sizes(const GhmGeoRef *ref, size_t *bases, size_t *entries, size_t *keys);
 
 /* The keys of the signature table's entries, one per (reference basis, signature) pair, in
