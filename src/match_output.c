@@ -123,9 +123,11 @@ void ghm_match_print_verbose(const GhmMatchResult *res, double build_ms)
     const GhmMatchTimings *t = &res->time;
     fprintf(stderr,
             "reference: build %.1f ms; %zu edge points, %zu basis points, %zu coded points, "
-            "%zu bases, %zu signatures under %zu keys\n",
+            "%zu bases, %zu signatures under %zu keys%s\n",
             build_ms, res->ref_edge_points, res->ref_basis_points, res->ref_coded_points,
-            res->ref_bases, res->ref_entries, res->ref_keys);
+            res->ref_bases, res->ref_entries, res->ref_keys,
+            res->ref_scanned ? " (for one query: no table, the signatures made while voting)"
+                             : "");
     fprintf(stderr,
             "query: %zu edge points, %zu basis points, %zu coded points, %zu bases, %zu "
             "look-ups, %llu votes, %zu candidates\n",

@@ -135,6 +135,19 @@ test_auto_one_pair_on_cpu() {
     [ "$(grep -c "found" "$TMP/out")" -eq 20 ] || fail "not found: $(cat "$TMP/out")"
 }
 
+# A plain REFERENCE QUERY run builds its reference for the one query (on the CPU without the
+# signature table, which --verbose says); a run of two builds the table; the answers are the same.
+test_one_query_without_table() {
+    local ref="$DATA/images/box_in_scene.png" q="$DATA/images/box.png"
+    run_cmd 0 --verbose --json --backend cpu "$ref" "$q"
+    grep -q "for one query: no table" "$TMP/err" || fail "one query: $(cat "$TMP/err")"
+    local one; one=$(grep -o '"transform":{[^}]*}' "$TMP/out")
+    run_cmd 0 --verbose --json --backend cpu "$ref" "$q" "$q"
+    grep -q "no table" "$TMP/err" && fail "two queries without the table: $(cat "$TMP/err")"
+    [ -n "$one" ] && [ "$(grep -o '"transform":{[^}]*}' "$TMP/out" | sort -u)" = "$one" ] ||
+        fail "answers differ: $one / $(cat "$TMP/out")"
+}
+
 test_missing_file() {
     run_cmd 2 --backend cpu "$DATA/images/no_such_file.png" "$DATA/images/box.png"
     expect_one_error_line no_such_file.png

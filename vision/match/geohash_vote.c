@@ -394,6 +394,8 @@ int ghm_geo_vote_levels(GhmGeoVoter *v, const GhmGeoPoint *basis_pts, size_t nb,
     } else if ((ret = ghmi_geo_scan_votes(v, m, row_best, &st)) < 0) {
         free(row_best);
         return ret;
+    } else {
+        st.scanned = 1;
     }
     if (r->table) {
         st.ref_entries = r->nentries;

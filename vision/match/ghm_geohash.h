@@ -88,6 +88,8 @@ typedef struct GhmGeoStats {
     uint64_t votes;         /* votes cast */
     size_t ref_entries;     /* the reference's (basis, signature) pairs, and their */
     size_t ref_keys;        /* distinct signatures (ghm_geo_ref_sizes' entries and keys) */
+    int scanned;            /* 1: the reference had no table, its bases were scanned (the
+                             * time in voting_ms) */
     double bases_ms, signatures_ms, voting_ms;
 } GhmGeoStats;
 

@@ -90,6 +90,8 @@ typedef struct GhmMatchResult {
     size_t query_edge_points, query_basis_points, query_coded_points, query_bases, lookups,
         candidates;
     uint64_t votes_cast;
+    int ref_scanned; /* 1: a reference for one query without its table was scanned instead
+                      * (ghm_matcher_create_for_one_query): voting_ms holds its signatures */
 } GhmMatchResult;
 
 typedef struct GhmMatcher GhmMatcher;

@@ -504,6 +504,7 @@ int ghmi_vote(GhmMatcher *m, const GhmGeoPoint *coded, size_t ncoded, const GhmG
     res->votes_cast = st.votes;
     res->ref_entries = st.ref_entries; /* a reference without its table counted them now */
     res->ref_keys = st.ref_keys;
+    res->ref_scanned = st.scanned;
     res->candidates = *ncand;
     return GHM_OK;
 }
