@@ -172,6 +172,92 @@ START_TEST(test_signatures_invariant_under_similarity)
 }
 END_TEST
 
+/* A reference built without its table (for one query) is scanned: the same candidates and
+ * counts as the table gives, for a query of every basis point and for one of two (a query
+ * basis or two, each of which a matching reference basis votes for many times over). */
+static void scan_as_table(GhmContext *ctx, const GhmGeoPoint *rb, size_t nb,
+                          const GhmGeoPoint *rc, size_t nc, const GhmGeoPoint *qb, size_t nqb,
+                          const GhmGeoPoint *qc, size_t nqc)
+{
+    GhmGeoParams gp = ghm_geo_defaults();
+    GhmGeoRef *refs[2] = {NULL, NULL};
+    GhmGeoCandidate cand[2][64];
+    size_t n[2] = {0, 0}, entries = 0, keys = 0;
+    GhmGeoStats st[2];
+    for (int k = 0; k < 2; k++) {
+        GhmGeoVoter *v = NULL;
+        ck_assert_int_eq(ghmi_geo_ref_build(ctx, rb, nb, rc, nc, NULL, 0, hypot(500, 380), &gp,
+                                            k == 0, &refs[k]),
+                         GHM_OK);
+        ck_assert_int_eq(ghm_geo_voter_create(refs[k], &v), GHM_OK);
+        ck_assert_int_eq(ghm_geo_vote(v, qb, nqb, qc, nqc, &gp, 1, cand[k], 64, &n[k], &st[k]),
+                         GHM_OK);
+        ck_assert_int_eq(st[k].scanned, k);
+        ghm_geo_voter_free(&v);
+    }
+    ghm_geo_ref_sizes(refs[0], NULL, &entries, &keys);
+    ck_assert_uint_gt(n[0], 0);
+    ck_assert_uint_eq(n[0], n[1]);
+    ck_assert_mem_eq(cand[0], cand[1], n[0] * sizeof cand[0][0]);
+    ck_assert_uint_eq(st[0].votes, st[1].votes);
+    ck_assert_uint_eq(st[0].lookups, st[1].lookups);
+    ck_assert_uint_eq(st[1].ref_entries, entries);
+    ck_assert_uint_eq(st[1].ref_keys, keys);
+    ghm_geo_ref_free(&refs[0]);
+    ghm_geo_ref_free(&refs[1]);
+}
+
+START_TEST(test_scan_votes_as_table)
+{
+    enum { NB = 40, NC = 400 };
+    GhmGeoPoint rb[NB], rc[NC];
+    uint64_t r = 7;
+    for (int i = 0; i < NB + NC; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        GhmGeoPoint p = {20.0f + (float)((r >> 20) % 4600) / 10.0f,
+                         20.0f + (float)((r >> 40) % 3400) / 10.0f,
+                         (float)((r >> 8) % 628) / 100.0f - 3.14f};
+        if (i < NB)
+            rb[i] = p;
+        else
+            rc[i - NB] = p;
+    }
+    for (int threads = 1; threads <= 3; threads += 2) {
+        GhmContextOptions opt = ghm_context_defaults();
+        opt.backend = GHM_BACKEND_CPU;
+        opt.threads = threads;
+        GhmContext *ctx = ghm_test_context_opt(opt);
+        scan_as_table(ctx, rb, NB, rc, NC, rb, NB, rc, NC);
+        /* the two nearest basis points of rb[0], so that they pair as in the reference */
+        GhmGeoPoint two[2] = {rb[0], rb[1]};
+        double best = INFINITY;
+        for (int i = 1; i < NB; i++) {
+            double d = hypot(rb[i].x - rb[0].x, rb[i].y - rb[0].y);
+            if (d < best && d > 30.0) {
+                best = d;
+                two[1] = rb[i];
+            }
+        }
+        scan_as_table(ctx, rb, NB, rc, NC, two, 2, rc, NC);
+        /* Coded points symmetric about the middle of two basis points (each mirrored, its
+         * direction turned half way round): the query's two bases, one each way, have the
+         * same signatures, so one reference basis votes for every query basis, many times. */
+        GhmGeoPoint ab[2] = {{200.0f, 200.0f, 0.0f}, {260.0f, 200.0f, 0.0f}}, sym[2 * 60];
+        for (int i = 0; i < 60; i++) {
+            sym[2 * i] = rc[i];
+            sym[2 * i].x = 170.0f + (float)(i % 10) * 12.0f;
+            sym[2 * i].y = 170.0f + (float)(i / 10) * 11.0f;
+            sym[2 * i + 1].x = 460.0f - sym[2 * i].x;
+            sym[2 * i + 1].y = 400.0f - sym[2 * i].y;
+            sym[2 * i + 1].angle = sym[2 * i].angle + (sym[2 * i].angle < 0 ? 3.14159265f
+                                                                            : -3.14159265f);
+        }
+        scan_as_table(ctx, ab, 2, sym, 120, ab, 2, sym, 120);
+        ghm_context_free(&ctx);
+    }
+}
+END_TEST
+
 START_TEST(test_bad_parameters)
 {
     GhmGeoParams gp = ghm_geo_defaults();
@@ -644,6 +730,7 @@ static Suite *geohash_suite(void)
     tcase_add_test(core, test_signatures_invariant_under_similarity);
     tcase_add_test(core, test_basis_signatures_exact);
     tcase_add_test(core, test_bad_parameters);
+    tcase_add_test(core, test_scan_votes_as_table);
     suite_add_tcase(s, core);
     TCase *pairs = tcase_create("pairs");
     tcase_set_timeout(pairs, 300);

@@ -79,7 +79,8 @@ static int scan_alloc(Scan *s, size_t words, size_t max_coded, size_t m)
     s->present = calloc(words, sizeof *s->present);
     s->sigs = malloc((max_coded ? max_coded : 1) * sizeof *s->sigs);
     s->count = calloc(m ? m : 1, sizeof *s->count);
-    s->touched = malloc((m ? m : 1) * sizeof *s->touched);
+    /* m + 1: the list is written one past its end where a vote adds no basis to it */
+    s->touched = malloc((m + 1) * sizeof *s->touched);
     s->best = calloc((m ? m : 1) * CAND_PER_ROW, sizeof *s->best);
     s->who = calloc((m ? m : 1) * CAND_PER_ROW, sizeof *s->who);
     return s->seen && s->present && s->sigs && s->count && s->touched && s->best && s->who
@@ -120,10 +121,10 @@ static void scan_basis(const GhmGeoRef *r, const QueryLists *q, uint32_t id, Sca
     s->votes += votes;
     s->entries += k;
     for (size_t t = 0; t < touched; t++) {
-        uint32_t b = s->touched[t];
-        offer(s->best + (size_t)b * CAND_PER_ROW, s->who + (size_t)b * CAND_PER_ROW,
-              s->count[b], id);
-        s->count[b] = 0;
+        uint32_t b = touched_at[t];
+        offer(s->best + (size_t)b * CAND_PER_ROW, s->who + (size_t)b * CAND_PER_ROW, count[b],
+              id);
+        count[b] = 0;
     }
 }
 
