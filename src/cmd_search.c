@@ -39,7 +39,7 @@ static int open_reference(Search *s, const char *path, GhmMatcher **m, char *why
 {
     GhmFileKind kind = GHM_FILE_UNKNOWN;
     if (ghm_file_sniff_path(path, &kind, NULL, 0) == GHM_OK && kind == GHM_FILE_REFERENCE)
-        return ghm_matcher_load(s->ctx, path, &s->o->params, m, why, n);
+        return ghm_matcher_load_for_one_query(s->ctx, path, &s->o->params, m, why, n);
     /* Anything else is for the image loader, whose message says what is wrong with it. */
     GhmImage *img = NULL;
     int ret = ghm_image_load(path, &img, why, n);

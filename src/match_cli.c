@@ -275,7 +275,10 @@ int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
     char why[512] = "";
     int ret;
     if (opt->load_ref) {
-        if ((ret = ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why)) < 0)
+        ret = one_query ? ghm_matcher_load_for_one_query(ctx, opt->load_ref, &opt->params, out,
+                                                         why, sizeof why)
+                        : ghm_matcher_load(ctx, opt->load_ref, &opt->params, out, why, sizeof why);
+        if (ret < 0)
             ghm_cli_error(opt->load_ref, "%s", why);
         else if (opt->ref_option)
             ghm_cli_warn(NULL, "--%s: has no effect with --load-ref: the saved reference "

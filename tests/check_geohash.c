@@ -556,6 +556,22 @@ START_TEST(test_same_seed_same_result)
 }
 END_TEST
 
+/* Every field a table and a scan of the same reference both give alike. */
+static void assert_same_result(const GhmMatchResult *a, const GhmMatchResult *b)
+{
+    ck_assert_int_eq(a->found, b->found);
+    ck_assert_mem_eq(a->matrix, b->matrix, sizeof a->matrix);
+    ck_assert_uint_eq(a->votes, b->votes);
+    ck_assert_uint_eq(a->votes_cast, b->votes_cast);
+    ck_assert_uint_eq(a->lookups, b->lookups);
+    ck_assert_uint_eq(a->candidates, b->candidates);
+    ck_assert_uint_eq(a->inliers, b->inliers);
+    ck_assert_uint_eq(a->ref_bases, b->ref_bases);
+    ck_assert_uint_eq(a->ref_entries, b->ref_entries);
+    ck_assert_uint_eq(a->ref_keys, b->ref_keys);
+    ck_assert(a->confidence == b->confidence);
+}
+
 /* A saved reference gives the same answer as the image; damaged files are refused. */
 START_TEST(test_reference_file_round_trip)
 {
@@ -573,6 +589,13 @@ START_TEST(test_reference_file_round_trip)
     ck_assert_int_eq(ghm_matcher_match(back, q, &b), GHM_OK);
     ck_assert(a.found && b.found);
     ck_assert_mem_eq(a.matrix, b.matrix, sizeof a.matrix);
+    ghm_matcher_free(&back);
+    /* loaded for one query: scanned, the same answer */
+    ck_assert_int_eq(ghm_matcher_load_for_one_query(ctx, path, NULL, &back, why, sizeof why),
+                     GHM_OK);
+    ck_assert_int_eq(ghm_matcher_match(back, q, &b), GHM_OK);
+    ck_assert(b.ref_scanned && !a.ref_scanned);
+    assert_same_result(&a, &b);
     ghm_matcher_free(&back);
     /* flip one byte of the payload, then cut the file short, then a foreign file */
     FILE *f = fopen(path, "r+b");
@@ -628,21 +651,6 @@ END_TEST
 /* A reference for one query (its votes counted by scanning its bases, without the table) gives
  * every result field a table gives, for one thread and three, queried twice, through a clone,
  * and its signatures are the table's. */
-static void assert_same_result(const GhmMatchResult *a, const GhmMatchResult *b)
-{
-    ck_assert_int_eq(a->found, b->found);
-    ck_assert_mem_eq(a->matrix, b->matrix, sizeof a->matrix);
-    ck_assert_uint_eq(a->votes, b->votes);
-    ck_assert_uint_eq(a->votes_cast, b->votes_cast);
-    ck_assert_uint_eq(a->lookups, b->lookups);
-    ck_assert_uint_eq(a->candidates, b->candidates);
-    ck_assert_uint_eq(a->inliers, b->inliers);
-    ck_assert_uint_eq(a->ref_bases, b->ref_bases);
-    ck_assert_uint_eq(a->ref_entries, b->ref_entries);
-    ck_assert_uint_eq(a->ref_keys, b->ref_keys);
-    ck_assert(a->confidence == b->confidence);
-}
-
 static void one_query_as_table(int threads, const char *ref_path, const char *query_path)
 {
     GhmContextOptions opt = ghm_context_defaults();

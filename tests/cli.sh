@@ -146,6 +146,11 @@ test_one_query_without_table() {
     grep -q "no table" "$TMP/err" && fail "two queries without the table: $(cat "$TMP/err")"
     [ -n "$one" ] && [ "$(grep -o '"transform":{[^}]*}' "$TMP/out" | sort -u)" = "$one" ] ||
         fail "answers differ: $one / $(cat "$TMP/out")"
+    # a saved reference loaded for one query, too
+    run_cmd 0 --backend cpu --save-ref "$TMP/ref.ghm" "$ref"
+    run_cmd 0 --verbose --json --backend cpu --load-ref "$TMP/ref.ghm" "$q"
+    grep -q "for one query: no table" "$TMP/err" || fail "--load-ref: $(cat "$TMP/err")"
+    [ "$(grep -o '"transform":{[^}]*}' "$TMP/out")" = "$one" ] || fail "--load-ref: $(cat "$TMP/out")"
 }
 
 test_missing_file() {

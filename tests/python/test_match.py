@@ -131,6 +131,9 @@ def test_save_and_load_reference(tmp_path, data):
     loaded = gm.Matcher.load(path, **CPU)
     assert loaded.size == m.size
     assert np.array_equal(loaded.match(query).matrix, m.match(query).matrix)
+    with gm.Matcher.load(path, one_query=True, **CPU) as one:
+        got, want = one.match(query), m.match(query)
+        assert np.array_equal(got.matrix, want.matrix) and got.votes == want.votes
     # a flipped byte: refused, the library's own words
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0x40

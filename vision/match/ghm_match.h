@@ -116,7 +116,8 @@ GHM_API int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMa
  * table's sort and hash are saved once (a one-shot pair on 2 cores about 15 % sooner), but each
  * query computes the reference's signatures again, about the table's build: for several queries
  * use ghm_matcher_create. Its clones vote as it does; a reference file saved from it loads as
- * one ghm_matcher_create built; ghm_matcher_signatures computes them again. On a backend that
+ * the loading function makes it (ghm_matcher_load, ghm_matcher_load_for_one_query);
+ * ghm_matcher_signatures computes them again. On a backend that
  * votes on its device this is ghm_matcher_create. */
 GHM_API int ghm_matcher_create_for_one_query(GhmContext *ctx, const GhmImage *ref,
                                              const GhmMatchParams *p, GhmMatcher **out);
@@ -155,6 +156,12 @@ GHM_API int ghm_matcher_save(const GhmMatcher *m, const char *path, char *why, s
  * parameters come from p (may be NULL for the defaults). */
 GHM_API int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
                              GhmMatcher **out, char *why, size_t why_size);
+
+/* As ghm_matcher_load, for a reference that answers one query: as
+ * ghm_matcher_create_for_one_query makes it. */
+GHM_API int ghm_matcher_load_for_one_query(GhmContext *ctx, const char *path,
+                                           const GhmMatchParams *p, GhmMatcher **out, char *why,
+                                           size_t why_size);
 
 /* A second matcher for the same reference in ctx (which must outlive it; a context of m's
  * backend, on CUDA maybe another device): m's features, parameters (query-side ones included)

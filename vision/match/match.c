@@ -286,12 +286,12 @@ int ghm_matcher_clone(GhmContext *ctx, const GhmMatcher *m, GhmMatcher **out)
 }
 
 int ghmi_matcher_build(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
-                       GhmMatcher **out)
+                       int with_table, GhmMatcher **out)
 {
     if (!ctx)
         return GHM_ERR_INVALID;
     int old = threads_enter(ctx);
-    int ret = build_impl(ctx, f, p, 1, out);
+    int ret = build_impl(ctx, f, p, with_table, out);
     omp_set_num_threads(old);
     return ret;
 }

@@ -395,7 +395,7 @@ static int merge_params(const GhmMatchParams *file, const GhmMatchParams *q, Ghm
     return ghm_match_check_params(out);
 }
 
-int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
+static int load_impl(GhmContext *ctx, const char *path, const GhmMatchParams *p, int with_table,
                      GhmMatcher **out, char *why, size_t why_size)
 {
     if (!ctx || !path || !out)
@@ -419,7 +419,7 @@ int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
     }
     GhmiRefFeatures f = {ft.width,  ft.height, ft.edges, ft.pixel,     ft.nedges, ft.corners,
                          ft.ncorners, ft.coded, ft.ncoded, ft.levels, ft.nlevels};
-    ret = ghmi_matcher_build(ctx, &f, &mp, out);
+    ret = ghmi_matcher_build(ctx, &f, &mp, with_table, out);
     if (ret < 0)
         ghmi_why(why, why_size, "cannot rebuild the reference: %s", ghm_strerror(ret));
 done:
@@ -429,4 +429,16 @@ done:
     free(ft.coded);
     ghm_file_data_free(&in);
     return ret;
+}
+
+int ghm_matcher_load(GhmContext *ctx, const char *path, const GhmMatchParams *p,
+                     GhmMatcher **out, char *why, size_t why_size)
+{
+    return load_impl(ctx, path, p, 1, out, why, why_size);
+}
+
+int ghm_matcher_load_for_one_query(GhmContext *ctx, const char *path, const GhmMatchParams *p,
+                                   GhmMatcher **out, char *why, size_t why_size)
+{
+    return load_impl(ctx, path, p, 0, out, why, why_size);
 }

@@ -239,10 +239,11 @@ typedef struct GhmiRefFeatures {
 } GhmiRefFeatures;
 
 /* Builds a matcher from reference features (copied): the path shared by ghm_matcher_create
- * and ghm_matcher_load. edge_pixel[i] must be < width * height and the level ranges must
- * cover the corners and coded points in order (GHM_ERR_INVALID otherwise). */
+ * and ghm_matcher_load (with_table 0: for one query, ghm_matcher_create_for_one_query).
+ * edge_pixel[i] must be < width * height and the level ranges must cover the corners and coded
+ * points in order (GHM_ERR_INVALID otherwise). */
 int ghmi_matcher_build(GhmContext *ctx, const GhmiRefFeatures *f, const GhmMatchParams *p,
-                       GhmMatcher **out);
+                       int with_table, GhmMatcher **out);
 /* GHM_OK when the level ranges of f cover its corners and coded points in order. */
 int ghmi_check_ref_levels(const GhmiRefFeatures *f);
 

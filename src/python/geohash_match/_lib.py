@@ -177,6 +177,8 @@ _PROTOS = [
     ("ghm_matcher_size", None, _p, ctypes.POINTER(_int), ctypes.POINTER(_int)),
     ("ghm_matcher_save", _int, _p, _str, _str, _size),
     ("ghm_matcher_load", _int, _p, _str, ctypes.POINTER(MatchParams), _pp, _str, _size),
+    ("ghm_matcher_load_for_one_query", _int, _p, _str, ctypes.POINTER(MatchParams), _pp, _str,
+     _size),
     ("ghm_matcher_clone", _int, _p, _p, _pp),
     ("ghm_matcher_free", None, _pp),
     ("ghm_video_open", _int, _str, _pp, _str, _size),

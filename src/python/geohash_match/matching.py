@@ -126,14 +126,16 @@ class Matcher(_lib.Handle):
             _lib.check(ret, "%s: cannot build the reference tables" % img.name)
 
     @classmethod
-    def load(cls, path, backend="auto", threads=0, seed=1, context=None):
-        """A matcher from a saved reference file (its own parameters and seed)."""
+    def load(cls, path, backend="auto", threads=0, seed=1, context=None, one_query=False):
+        """A matcher from a saved reference file (its own parameters and seed); one_query as
+        for Matcher()."""
         m = cls(None, backend=backend, threads=threads, seed=seed, context=context)
         why = _lib.why_buffer()
         params = lib.ghm_match_defaults()
+        load = lib.ghm_matcher_load_for_one_query if one_query else lib.ghm_matcher_load
         with m._ctx.lock:
-            _lib.check(lib.ghm_matcher_load(m._ctx.ptr, _lib.fspath(path), ctypes.byref(params),
-                                            ctypes.byref(m._ptr), why, len(why)),
+            _lib.check(load(m._ctx.ptr, _lib.fspath(path), ctypes.byref(params),
+                            ctypes.byref(m._ptr), why, len(why)),
                        os.fsdecode(path), why)
         return m
 
