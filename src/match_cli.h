@@ -54,8 +54,7 @@ int ghm_match_read_reference(const GhmMatchOptions *opt, GhmImage **ref_img);
 
 /* Builds the matcher for opt: from --load-ref or from ref_img (ghm_match_read_reference); for
  * one query (one_query) as ghm_matcher_create_for_one_query makes it. Then writes --save-ref
- * if asked.
- * Prints one error line on failure and returns the GHM_ERR_* code. */
+ * if asked. Prints one error line on failure and returns the GHM_ERR_* code. */
 int ghm_match_open_reference(GhmContext *ctx, const GhmMatchOptions *opt,
                              const GhmImage *ref_img, int one_query, GhmMatcher **out);
 

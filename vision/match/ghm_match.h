@@ -113,12 +113,12 @@ GHM_API int ghm_matcher_create(GhmContext *ctx, const GhmImage *ref, const GhmMa
  * reference of a search): where the backend votes on the host (the CPU), the signature table is
  * not built, and a query's votes are counted instead by computing every reference basis's
  * signatures against the query's. The same votes, so the same results, every query; the
- * table's sort and hash are saved once (a one-shot pair on 2 cores about 15 % sooner), but each
+ * table's sort and hash are saved once (a one-shot pair on 2 cores about 13 % sooner), but each
  * query computes the reference's signatures again, about the table's build: for several queries
  * use ghm_matcher_create. Its clones vote as it does; a reference file saved from it loads as
  * the loading function makes it (ghm_matcher_load, ghm_matcher_load_for_one_query);
- * ghm_matcher_signatures computes them again. On a backend that
- * votes on its device this is ghm_matcher_create. */
+ * ghm_matcher_signatures computes them again. On a backend that votes on its device this is
+ * ghm_matcher_create. */
 GHM_API int ghm_matcher_create_for_one_query(GhmContext *ctx, const GhmImage *ref,
                                              const GhmMatchParams *p, GhmMatcher **out);
 
