@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "geohash_internal.h"
 #include "ghm_geohash.h"
@@ -183,15 +182,12 @@ START_TEST(test_one_query_from_file)
     GhmImage *ref = ghm_test_load_image("images/butterfly.jpg");
     GhmImage *q = ghm_test_load_image("pairs/dev_03_query.jpg");
     GhmMatcher *m = matcher_for(ctx, ref), *whole = NULL, *one = NULL;
-    char path[] = "/tmp/ghm_check_scanXXXXXX", why[256] = "";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    const char *path = ghm_test_tmp("butterfly.ghm");
+    char why[256] = "";
     ck_assert_int_eq(ghm_matcher_save(m, path, why, sizeof why), GHM_OK);
     ck_assert_int_eq(ghm_matcher_load(ctx, path, NULL, &whole, why, sizeof why), GHM_OK);
     ck_assert_int_eq(ghm_matcher_load_for_one_query(ctx, path, NULL, &one, why, sizeof why),
                      GHM_OK);
-    unlink(path);
     GhmMatchResult a, b;
     ck_assert_int_eq(ghm_matcher_match(whole, q, &a), GHM_OK);
     ck_assert_int_eq(ghm_matcher_match(one, q, &b), GHM_OK);
@@ -214,6 +210,7 @@ static Suite *geohash_scan_suite(void)
     suite_add_tcase(s, points);
     TCase *matcher = tcase_create("matcher");
     tcase_set_timeout(matcher, 120);
+    tcase_add_checked_fixture(matcher, ghm_test_tmpdir_make, ghm_test_tmpdir_remove);
     tcase_add_test(matcher, test_one_query_same_as_table);
     tcase_add_test(matcher, test_one_query_from_file);
     suite_add_tcase(s, matcher);
