@@ -62,4 +62,22 @@ test_headers_alone() {
     [ "$n" -ge 15 ]
 }
 
+# The installed program loads MPI only under a launcher, from the module installed beside the
+# library (LIBDIR/geohash-match): two ranks' bench distmap runs, split over both. Skips where
+# the build has no MPI or mpirun cannot start two processes here.
+test_program_mpi_module() {
+    install_library
+    local bin=$prefix/bin/geohash-match flags=(--oversubscribe)
+    "$bin" --version | grep -q "MPI ranks" || { echo "no MPI in this build: skipped"; return 0; }
+    command -v mpirun >/dev/null || { echo "no mpirun: skipped"; return 0; }
+    [ "$(id -u)" -ne 0 ] || flags+=(--allow-run-as-root)
+    timeout 60 mpirun "${flags[@]}" -n 2 true >/dev/null 2>&1 ||
+        { echo "mpirun cannot start two processes: skipped"; return 0; }
+    ls "$prefix"/lib*/geohash-match/geohash-match-mpi.so >/dev/null
+    ! ldd "$bin" | grep -q libmpi # the program itself links no MPI
+    timeout 300 mpirun "${flags[@]}" -n 2 "$bin" bench distmap --backend cpu --threads 1 \
+        --quick >"$tmp/out"
+    grep -q "over 2 MPI ranks" "$tmp/out"
+}
+
 "$1"

@@ -595,6 +595,25 @@ test_mpi_ranks_option_errors_once() {
     [ "$(grep -c -- '--gpus' "$TMP/err")" -eq 1 ] || fail "said: $(cat "$TMP/err")"
 }
 
+# A process that an MPI launcher started (its environment says so) but that cannot load the
+# program's MPI module (geohash-match-mpi.so, beside it or installed) stops with one line and
+# exit 2 before doing anything: going on alone, every rank would do the whole run. The same
+# program without the launcher's variables runs, needing no MPI.
+test_mpi_module_missing_one_line() {
+    "$BIN" --version | grep -q "MPI ranks" || exit 77
+    mkdir -p "$TMP/alone/bin"
+    cp "$BIN" "$TMP/alone/bin/geohash-match"
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$TMP/alone/bin/geohash-match" --backend cpu \
+        "$DATA/images/butterfly.jpg" "$DATA/pairs/dev_00_query.png" >"$TMP/out" 2>"$TMP/err"
+    [ "$?" -eq 2 ] || fail "without its module under a launcher: not exit 2"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "MPI module geohash-match-mpi.so" "$TMP/err" ||
+        fail "said: $(cat "$TMP/err")"
+    [ ! -s "$TMP/out" ] || fail "printed: $(cat "$TMP/out")"
+    "$TMP/alone/bin/geohash-match" --backend cpu "$DATA/images/butterfly.jpg" \
+        "$DATA/pairs/dev_00_query.png" >"$TMP/out" 2>"$TMP/err" ||
+        fail "without a launcher: exit $?: $(cat "$TMP/err")"
+}
+
 # bench distmap under mpirun: one part per rank (ghm_dist_map_create_ranked over MPI), every
 # answer checked by the benchmark itself; rank 0 alone prints; --gpus and --parts refused.
 test_bench_distmap_mpi_ranks() {
