@@ -3,7 +3,7 @@
  * library (SIGINT and SIGTERM, FFmpeg's log callback), joins the MPI job when mpirun started
  * it (ranks.h), picks the sub-command from the first argument and turns its GHM_EXIT_* status
  * into the process exit status, the same on every rank. The only file that calls exit(), but
- * for ranks.c's stop of a process whose MPI cannot serve the run.
+ * for the stop of a process whose MPI cannot serve the run (ranks.c, ranks_mpi.c).
  */
 #include <errno.h>
 #ifdef __GLIBC__

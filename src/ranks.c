@@ -75,7 +75,9 @@ static void *open_module(const char **why)
 }
 
 /* The module's calls; a process that a launcher started but that cannot load them stops with
- * one line: going on as a lone rank, every rank would do the whole run. */
+ * one line: going on as a lone rank, every rank would do the whole run. The module stays
+ * loaded for the process's life (no dlclose): MPI does not promise that its libraries can be
+ * unloaded after MPI_Finalize, and the process ends soon after. */
 static const GhmRanksMpi *load_module(void)
 {
     const char *why;
